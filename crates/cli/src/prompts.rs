@@ -1,0 +1,206 @@
+//! Answering the engine's questions at the terminal: approvals, host keys, passwords, ask_user.
+//! Prompts go to stderr and answers are read from the controlling terminal, so stdout stays the
+//! result alone. Without a terminal nothing is ever assumed: approvals are denied (unless `--yes`),
+//! unknown host keys refused (unless `--accept-new-host-key`), questions left unanswered.
+
+use kaiport_protocol::{ApprovalDecision, ApprovalPreview, Prompt, PromptAnswer};
+use std::io::{BufRead, IsTerminal, Write};
+
+#[derive(Debug, Clone)]
+pub struct Answerer {
+    /// `--yes`: approve what asks (a deny is never overridden: denies never reach here).
+    pub yes: bool,
+    pub accept_new_host_key: bool,
+    /// From `--password-env`.
+    pub password: Option<String>,
+}
+
+impl Answerer {
+    pub async fn approval(
+        &self,
+        tool: &str,
+        reasons: &[String],
+        dangerous: bool,
+        preview: Option<&ApprovalPreview>,
+    ) -> (ApprovalDecision, Option<String>, bool) {
+        let mut text = format!(
+            "\n{} {tool} needs your approval",
+            if dangerous { "⚠ DANGEROUS:" } else { "?" }
+        );
+        for reason in reasons {
+            text.push_str(&format!("\n  - {reason}"));
+        }
+        match preview {
+            Some(ApprovalPreview::Command { command }) => {
+                text.push_str(&format!("\n  $ {command}"))
+            }
+            Some(ApprovalPreview::Diff { path, unified }) => {
+                text.push_str(&format!("\n  {path}:\n{unified}"))
+            }
+            Some(ApprovalPreview::Operations { lines }) => {
+                for line in lines {
+                    text.push_str(&format!("\n  • {line}"));
+                }
+            }
+            Some(ApprovalPreview::Text { text: preview }) => {
+                text.push_str(&format!("\n  {preview:?}"))
+            }
+            None => {}
+        }
+        if self.yes {
+            eprintln!("{text}\n  approved by --yes");
+            return (ApprovalDecision::Approve, None, true);
+        }
+        match ask_line(format!("{text}\nApprove? [y/N] ")).await {
+            Some(answer) if matches!(answer.trim(), "y" | "Y" | "yes") => {
+                (ApprovalDecision::Approve, None, false)
+            }
+            Some(_) => (ApprovalDecision::Deny, None, false),
+            None => {
+                eprintln!("{text}\n  denied: no terminal to ask (use --yes to approve what asks)");
+                (
+                    ApprovalDecision::Deny,
+                    Some("no one was at the terminal to approve it".to_owned()),
+                    true,
+                )
+            }
+        }
+    }
+
+    pub async fn prompt(&self, prompt: &Prompt) -> PromptAnswer {
+        match prompt {
+            Prompt::UnknownHostKey {
+                host,
+                port,
+                key_type,
+                fingerprint,
+            } => {
+                let text = format!(
+                    "The authenticity of host '{host}' (port {port}) can't be established.\n\
+                     {key_type} key fingerprint is {fingerprint}."
+                );
+                if self.accept_new_host_key {
+                    eprintln!("{text}\nTrusted because of --accept-new-host-key.");
+                    return PromptAnswer::Confirm { accept: true };
+                }
+                let answer = ask_line(format!(
+                    "{text}\nAre you sure you want to continue connecting (yes/no)? "
+                ))
+                .await;
+                match answer {
+                    Some(answer) => PromptAnswer::Confirm {
+                        accept: answer.trim() == "yes",
+                    },
+                    None => {
+                        eprintln!(
+                            "{text}\nRefused: no terminal to ask; pass --accept-new-host-key to trust it."
+                        );
+                        PromptAnswer::Confirm { accept: false }
+                    }
+                }
+            }
+            Prompt::Password { user, host } => match &self.password {
+                Some(password) => PromptAnswer::Secret {
+                    value: password.clone(),
+                },
+                None => secret(format!("{user}@{host}'s password: ")).await,
+            },
+            Prompt::Passphrase { key_path } => match &self.password {
+                Some(password) => PromptAnswer::Secret {
+                    value: password.clone(),
+                },
+                None => secret(format!("Enter passphrase for key '{key_path}': ")).await,
+            },
+            Prompt::KeyboardInteractive {
+                name,
+                instructions,
+                prompts,
+            } => {
+                if !name.is_empty() || !instructions.is_empty() {
+                    eprintln!("{name}\n{instructions}");
+                }
+                let mut values = Vec::new();
+                for (index, prompt) in prompts.iter().enumerate() {
+                    // A single password-like prompt is answered from --password-env.
+                    if let (Some(password), 0, 1) = (&self.password, index, prompts.len()) {
+                        values.push(password.clone());
+                        continue;
+                    }
+                    match secret(prompt.clone()).await {
+                        PromptAnswer::Secret { value } => values.push(value),
+                        _ => return PromptAnswer::Dismissed,
+                    }
+                }
+                PromptAnswer::Responses { values }
+            }
+        }
+    }
+
+    pub async fn question(&self, question: &str, options: &[String]) -> Option<String> {
+        let mut text = format!("\nPilot asks: {question}");
+        for (index, option) in options.iter().enumerate() {
+            text.push_str(&format!("\n  {}. {option}", index + 1));
+        }
+        text.push_str("\nAnswer (a number, your own words, or empty to not answer): ");
+        let answer = ask_line(text).await?;
+        let answer = answer.trim();
+        if answer.is_empty() {
+            return None;
+        }
+        match answer.parse::<usize>() {
+            Ok(number) if (1..=options.len()).contains(&number) => {
+                Some(options[number - 1].clone())
+            }
+            _ => Some(answer.to_owned()),
+        }
+    }
+}
+
+/// Whether a person can be asked: a controlling terminal exists.
+pub fn terminal_available() -> bool {
+    std::io::stderr().is_terminal() && open_tty().is_some()
+}
+
+fn open_tty() -> Option<std::fs::File> {
+    #[cfg(unix)]
+    {
+        std::fs::File::open("/dev/tty").ok()
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Print `prompt` to stderr and read one line from the terminal; None without a terminal.
+async fn ask_line(prompt: String) -> Option<String> {
+    if !terminal_available() {
+        return None;
+    }
+    tokio::task::spawn_blocking(move || {
+        eprint!("{prompt}");
+        let _ = std::io::stderr().flush();
+        let tty = open_tty()?;
+        let mut line = String::new();
+        std::io::BufReader::new(tty).read_line(&mut line).ok()?;
+        Some(line)
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+async fn secret(prompt: String) -> PromptAnswer {
+    if !terminal_available() {
+        eprintln!("{prompt}no terminal to ask; use --password-env VAR");
+        return PromptAnswer::Dismissed;
+    }
+    let answer = tokio::task::spawn_blocking(move || rpassword::prompt_password(prompt).ok())
+        .await
+        .ok()
+        .flatten();
+    match answer {
+        Some(value) => PromptAnswer::Secret { value },
+        None => PromptAnswer::Dismissed,
+    }
+}

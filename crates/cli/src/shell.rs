@@ -1,0 +1,129 @@
+//! `kaiport shell`: a terminal tab in this terminal. Keystrokes go to the engine as
+//! `TerminalInput`, the shell's bytes come back as `TerminalOutput` and are written as they are.
+//! The terminal is put in raw mode only while connected, and always restored.
+
+use crate::connection::{ConnectionOptions, parse_target};
+use crate::prompts::Answerer;
+use anyhow::Context;
+use kaiport_core::Engine;
+use kaiport_protocol::{ConnectionState, Event, Op};
+use std::io::{IsTerminal, Read, Write};
+use std::process::ExitCode;
+
+const TAB: &str = "shell";
+
+/// Restores the terminal when dropped, however the session ends.
+struct RawMode;
+
+impl RawMode {
+    fn enable() -> anyhow::Result<RawMode> {
+        crossterm::terminal::enable_raw_mode().context("cannot switch the terminal to raw mode")?;
+        Ok(RawMode)
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        let _ = crossterm::terminal::disable_raw_mode();
+    }
+}
+
+pub async fn run(connection: &str, options: &ConnectionOptions) -> anyhow::Result<ExitCode> {
+    let target = parse_target(connection, options)?;
+    let (engine, mut events) =
+        Engine::new(options.engine_config()?).context("cannot start the engine")?;
+    let answerer = Answerer {
+        yes: false,
+        accept_new_host_key: options.accept_new_host_key,
+        password: options.password_from_env()?,
+    };
+    let interactive = std::io::stdin().is_terminal();
+    let (cols, rows) = crossterm::terminal::size().unwrap_or((80, 24));
+    engine
+        .handle(Op::OpenTab {
+            tab: TAB.to_owned(),
+            target,
+            cols,
+            rows,
+            settings: Some(options.connection_settings()?),
+            mode: None,
+        })
+        .await;
+    let mut raw_mode = None;
+    let (input_tx, mut input_rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
+    let mut stdout = std::io::stdout();
+    #[cfg(unix)]
+    let mut resizes =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::window_change())?;
+    loop {
+        #[cfg(unix)]
+        let resized = resizes.recv();
+        #[cfg(not(unix))]
+        let resized = std::future::pending::<Option<()>>();
+        tokio::select! {
+            event = events.recv() => {
+                let Some(event) = event else { anyhow::bail!("the engine stopped unexpectedly") };
+                match event {
+                    Event::TerminalOutput { data, .. } => {
+                        stdout.write_all(&data)?;
+                        stdout.flush()?;
+                    }
+                    Event::ConnectionState { state: ConnectionState::Connected, .. } => {
+                        if interactive {
+                            raw_mode = Some(RawMode::enable()?);
+                        }
+                        spawn_stdin_reader(input_tx.clone());
+                    }
+                    Event::ConnectionState { state: ConnectionState::Failed { error }, .. } => {
+                        eprintln!("kaiport: could not connect to {connection}: {error}");
+                        return Ok(ExitCode::FAILURE);
+                    }
+                    Event::ConnectionState { state: ConnectionState::Disconnected { reason }, .. } => {
+                        drop(raw_mode.take());
+                        eprintln!("\r\nkaiport: {reason}");
+                        engine.handle(Op::CloseTab { tab: TAB.to_owned() }).await;
+                        return Ok(ExitCode::SUCCESS);
+                    }
+                    Event::PromptRequested { prompt_id, prompt, .. } => {
+                        let answer = answerer.prompt(&prompt).await;
+                        engine.handle(Op::AnswerPrompt { prompt: prompt_id, answer }).await;
+                    }
+                    Event::Error { message, .. } => eprint!("\r\nkaiport: {message}\r\n"),
+                    _ => {}
+                }
+            }
+            input = input_rx.recv() => {
+                match input {
+                    Some(bytes) => {
+                        let data = String::from_utf8_lossy(&bytes).into_owned();
+                        engine.handle(Op::TerminalInput { tab: TAB.to_owned(), data }).await;
+                    }
+                    // stdin closed: let the shell see end of input.
+                    None => engine.handle(Op::TerminalInput { tab: TAB.to_owned(), data: "\u{4}".to_owned() }).await,
+                }
+            }
+            _ = resized => {
+                if let Ok((cols, rows)) = crossterm::terminal::size() {
+                    engine.handle(Op::Resize { tab: TAB.to_owned(), cols, rows }).await;
+                }
+            }
+        }
+    }
+}
+
+fn spawn_stdin_reader(sender: tokio::sync::mpsc::Sender<Vec<u8>>) {
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin();
+        let mut buffer = [0u8; 4096];
+        loop {
+            match stdin.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(read) => {
+                    if sender.blocking_send(buffer[..read].to_vec()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+}

@@ -1,0 +1,220 @@
+//! `kaiport tools` and `kaiport tool`: the tool set of this build, and one tool call through the
+//! whole engine pipeline with its result printed as one JSON object on stdout.
+
+use crate::connection::{ConnectionOptions, parse_target};
+use crate::prompts::Answerer;
+use anyhow::Context;
+use kaiport_core::{Engine, tools};
+use kaiport_protocol::{ConnectionState, Event, Mode, Op, ToolStatus};
+use std::process::ExitCode;
+
+/// Exit status: the call succeeded.
+pub const EXIT_OK: u8 = 0;
+/// Exit status: the call failed, was denied or cancelled, or the connection failed.
+pub const EXIT_FAILED: u8 = 1;
+
+const TAB: &str = "cli";
+const CALL: &str = "cli-call";
+
+#[derive(Debug, clap::Args)]
+pub struct ToolArgs {
+    /// `local`, `ssh://user@host:port`, `user@host`, or a saved profile name.
+    connection: String,
+    /// The tool, e.g. run_command (see `kaiport tools`).
+    tool: String,
+    /// The tool's arguments as a JSON object, e.g. '{"command":"uptime"}'.
+    #[arg(default_value = "{}")]
+    args: String,
+    /// ask (default), autopilot or plan.
+    #[arg(long, value_parser = parse_mode, default_value = "ask")]
+    mode: Mode,
+    /// Approve what asks. Never overrides a deny.
+    #[arg(long)]
+    yes: bool,
+    #[command(flatten)]
+    options: ConnectionOptions,
+}
+
+fn parse_mode(text: &str) -> Result<Mode, String> {
+    match text {
+        "ask" => Ok(Mode::Ask),
+        "autopilot" => Ok(Mode::Autopilot),
+        "plan" => Ok(Mode::Plan),
+        other => Err(format!(
+            "mode must be ask, autopilot or plan, not {other:?}"
+        )),
+    }
+}
+
+pub fn list_tools(json: bool) -> anyhow::Result<ExitCode> {
+    let registry = tools::registry();
+    if json {
+        let specs: Vec<serde_json::Value> = registry.iter().map(tools::spec_json).collect();
+        println!("{}", serde_json::to_string_pretty(&specs)?);
+    } else {
+        for spec in &registry {
+            let state = if spec.implemented {
+                ""
+            } else {
+                " (not available yet)"
+            };
+            let first_sentence = spec
+                .description
+                .split(". ")
+                .next()
+                .unwrap_or(spec.description);
+            println!("{:<14} {first_sentence}{state}", spec.name.as_str());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
+    let tool_args: serde_json::Value = match serde_json::from_str(&args.args) {
+        Ok(value) => value,
+        Err(error) => {
+            eprintln!(
+                "kaiport: JSON_ARGS is not valid JSON ({error}); example: '{{\"command\":\"uptime\"}}'"
+            );
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let target = parse_target(&args.connection, &args.options)?;
+    let settings = args.options.connection_settings()?;
+    let config = args.options.engine_config()?;
+    let answerer = Answerer {
+        yes: args.yes,
+        accept_new_host_key: args.options.accept_new_host_key,
+        password: args.options.password_from_env()?,
+    };
+    let (engine, mut events) = Engine::new(config).context("cannot start the engine")?;
+    let (cols, rows) = crossterm::terminal::size().unwrap_or((120, 40));
+    engine
+        .handle(Op::OpenTab {
+            tab: TAB.to_owned(),
+            target,
+            cols,
+            rows,
+            settings: Some(settings),
+            mode: Some(args.mode),
+        })
+        .await;
+
+    let mut interrupts = std::pin::pin!(tokio::signal::ctrl_c());
+    let mut cancelled = false;
+    let mut call_started = false;
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            _ = &mut interrupts, if !cancelled => {
+                cancelled = true;
+                eprintln!("\nkaiport: cancelling…");
+                if !call_started {
+                    engine.handle(Op::CloseTab { tab: TAB.to_owned() }).await;
+                    return Ok(ExitCode::from(EXIT_FAILED));
+                }
+                engine.handle(Op::Cancel { tab: TAB.to_owned(), call: None }).await;
+                continue;
+            }
+        };
+        let Some(event) = event else {
+            anyhow::bail!("the engine stopped unexpectedly")
+        };
+        match event {
+            Event::ConnectionState {
+                state: ConnectionState::Connected,
+                ..
+            } => {
+                call_started = true;
+                engine
+                    .handle(Op::RunTool {
+                        tab: TAB.to_owned(),
+                        call: CALL.to_owned(),
+                        tool: args.tool.clone(),
+                        args: tool_args.clone(),
+                    })
+                    .await;
+            }
+            Event::ConnectionState {
+                state: ConnectionState::Failed { error },
+                ..
+            } => {
+                eprintln!("kaiport: could not connect to {}: {error}", args.connection);
+                return Ok(ExitCode::from(EXIT_FAILED));
+            }
+            Event::ConnectionState {
+                state: ConnectionState::Disconnected { reason },
+                ..
+            } => {
+                eprintln!("kaiport: {reason}");
+            }
+            Event::PromptRequested {
+                prompt_id, prompt, ..
+            } => {
+                let answer = answerer.prompt(&prompt).await;
+                engine
+                    .handle(Op::AnswerPrompt {
+                        prompt: prompt_id,
+                        answer,
+                    })
+                    .await;
+            }
+            Event::ApprovalRequested {
+                call,
+                tool,
+                reasons,
+                dangerous,
+                preview,
+                ..
+            } => {
+                let (decision, reason, automatic) = answerer
+                    .approval(&tool, &reasons, dangerous, preview.as_ref())
+                    .await;
+                engine
+                    .handle(Op::Approve {
+                        call,
+                        decision,
+                        reason,
+                        automatic,
+                    })
+                    .await;
+            }
+            Event::QuestionAsked {
+                call,
+                question,
+                options,
+                ..
+            } => {
+                let answer = answerer.question(&question, &options).await;
+                engine.handle(Op::AnswerQuestion { call, answer }).await;
+            }
+            Event::ToolFinished { outcome, .. } => {
+                println!("{}", serde_json::to_string(&outcome)?);
+                engine
+                    .handle(Op::CloseTab {
+                        tab: TAB.to_owned(),
+                    })
+                    .await;
+                let code = if outcome.status == ToolStatus::Ok {
+                    EXIT_OK
+                } else {
+                    EXIT_FAILED
+                };
+                return Ok(ExitCode::from(code));
+            }
+            Event::Error { message, .. } => eprintln!("kaiport: {message}"),
+            Event::Hello { .. }
+            | Event::TabOpened { .. }
+            | Event::ConnectionState {
+                state: ConnectionState::Connecting,
+                ..
+            }
+            | Event::TerminalOutput { .. }
+            | Event::TabClosed { .. }
+            | Event::ModeChanged { .. }
+            | Event::SettingsChanged { .. }
+            | Event::ToolRequested { .. }
+            | Event::ToolRunning { .. } => {}
+        }
+    }
+}

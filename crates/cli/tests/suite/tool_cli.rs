@@ -1,0 +1,432 @@
+//! `kaiport tools` and `kaiport tool` against a real sshd and the local shell: results, exit
+//! codes, approvals without a terminal, denies, bad arguments, host keys, and the audit line
+//! every outcome leaves.
+
+use kaiport_tests::sshd::{Sshd, SshdConfig, TEST_PASSWORD};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// One kaiport invocation with its own KAIPORT_HOME (so its audit log is its own).
+struct Kaiport {
+    home: tempfile::TempDir,
+}
+
+impl Kaiport {
+    fn new() -> Kaiport {
+        Kaiport {
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn audit_path(&self) -> PathBuf {
+        self.home.path().join("ai-audit.jsonl")
+    }
+
+    fn audit(&self) -> Vec<Value> {
+        let text = std::fs::read_to_string(self.audit_path()).unwrap_or_default();
+        text.lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_with_env(args, &[])
+    }
+
+    fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kaiport"));
+        command
+            .args(args)
+            .env("KAIPORT_HOME", self.home.path())
+            .env("HOME", self.home.path())
+            .env_remove("SSH_AUTH_SOCK")
+            .stdin(Stdio::null());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        // setsid: no controlling terminal, so nothing can be asked interactively.
+        command.process_group(0);
+        command.output().unwrap()
+    }
+}
+
+trait ProcessGroup {
+    fn process_group(&mut self, group: i32) -> &mut Self;
+}
+
+impl ProcessGroup for Command {
+    fn process_group(&mut self, group: i32) -> &mut Self {
+        std::os::unix::process::CommandExt::process_group(self, group)
+    }
+}
+
+fn outcome(output: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|error| {
+        panic!(
+            "stdout is not one JSON object ({error}):\n{stdout}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+fn ssh_args<'a>(sshd: &'a Sshd, url: &'a str, known_hosts: &'a str, key: &'a str) -> Vec<&'a str> {
+    let _ = sshd;
+    vec![url, "--identity", key, "--known-hosts", known_hosts]
+}
+
+struct Server {
+    sshd: Sshd,
+    url: String,
+    known_hosts: String,
+    key: String,
+}
+
+fn server() -> Server {
+    server_with(SshdConfig::default())
+}
+
+fn server_with(config: SshdConfig) -> Server {
+    let sshd = Sshd::start_with(config).unwrap();
+    let known_hosts = sshd.dir().join("cli_known_hosts");
+    sshd.write_known_hosts(&known_hosts).unwrap();
+    Server {
+        url: format!("ssh://{}@127.0.0.1:{}", sshd.user(), sshd.port()),
+        known_hosts: known_hosts.display().to_string(),
+        key: sshd.keys.ed25519.display().to_string(),
+        sshd,
+    }
+}
+
+impl Server {
+    fn tool(&self, kaiport: &Kaiport, tool: &str, args: Value, extra: &[&str]) -> Output {
+        let args = args.to_string();
+        let mut argv = vec!["tool"];
+        argv.extend(ssh_args(
+            &self.sshd,
+            &self.url,
+            &self.known_hosts,
+            &self.key,
+        ));
+        argv.push(tool);
+        argv.push(&args);
+        argv.extend(extra);
+        kaiport.run(&argv)
+    }
+}
+
+#[test]
+fn tools_json_lists_the_build_with_schemas() {
+    let output = Kaiport::new().run(&["tools", "--json"]);
+    assert!(output.status.success());
+    let tools: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let run_command = tools
+        .iter()
+        .find(|tool| tool["name"] == "run_command")
+        .unwrap();
+    assert_eq!(run_command["input_schema"]["required"], json!(["command"]));
+    assert_eq!(
+        run_command["input_schema"]["properties"]["timeout_s"]["type"],
+        json!(["integer", "null"])
+    );
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "send_input",
+        "read_screen",
+        "edit_file",
+        "show_view",
+        "propose_plan",
+        "update_plan",
+        "ask_user",
+    ] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+}
+
+#[test]
+fn run_command_over_ssh_prints_the_result_and_leaves_an_audit_line() {
+    let server = server();
+    let kaiport = Kaiport::new();
+    let output = server.tool(
+        &kaiport,
+        "run_command",
+        json!({"command": "echo hello from $(whoami)"}),
+        &["--yes"],
+    );
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result = outcome(&output);
+    assert_eq!(result["status"], "ok");
+    assert_eq!(result["result"]["status"], "completed");
+    assert_eq!(
+        result["result"]["output"].as_str().unwrap().trim(),
+        "hello from kaiport-test"
+    );
+    assert_eq!(result["result"]["exit_code"], 0);
+    assert_eq!(result["result"]["detection"], "shell_integration");
+
+    let audit = kaiport.audit();
+    assert_eq!(audit.len(), 1);
+    let line = &audit[0];
+    assert_eq!(line["tool"], "run_command");
+    assert_eq!(line["connection"], json!(server.url));
+    assert_eq!(line["args"]["command"], "echo hello from $(whoami)");
+    assert_eq!(line["decision"], "ask");
+    assert_eq!(line["decided_by"], "automatic");
+    assert_eq!(line["status"], "ok");
+    assert!(line["duration_ms"].as_u64().is_some());
+    assert!(line["time"].as_str().unwrap().ends_with('Z'));
+}
+
+#[test]
+fn exit_codes_and_long_output_are_reported_and_capped() {
+    let server = server();
+    let kaiport = Kaiport::new();
+    let output = server.tool(
+        &kaiport,
+        "run_command",
+        json!({"command": "(exit 3)"}),
+        &["--mode", "autopilot"],
+    );
+    assert!(output.status.success());
+    assert_eq!(outcome(&output)["result"]["exit_code"], 3);
+
+    let output = server.tool(
+        &kaiport,
+        "run_command",
+        json!({"command": "seq 1 100000"}),
+        &["--mode", "autopilot"],
+    );
+    let result = outcome(&output)["result"].clone();
+    let text = result["output"].as_str().unwrap();
+    assert!(text.starts_with("1\n2\n3\n"), "{}", &text[..50]);
+    assert!(text.trim_end().ends_with("99999\n100000"));
+    assert!(text.len() <= 16 * 1024);
+    assert!(text.lines().count() <= 400);
+    let omitted = result["truncated"]["omitted_lines"].as_u64().unwrap();
+    assert_eq!(omitted + text.lines().count() as u64 - 1, 100_000);
+}
+
+#[test]
+fn a_command_that_outlives_its_timeout_is_reported_as_still_running() {
+    let server = server();
+    let kaiport = Kaiport::new();
+    let output = server.tool(
+        &kaiport,
+        "run_command",
+        json!({"command": "sleep 30", "timeout_s": 1}),
+        &["--mode", "autopilot"],
+    );
+    let result = outcome(&output);
+    assert_eq!(result["status"], "ok");
+    assert_eq!(result["result"]["status"], "timed_out");
+}
+
+#[test]
+fn without_a_terminal_an_ask_is_denied_and_yes_never_overrides_a_forbidden_command() {
+    let server = server();
+    let kaiport = Kaiport::new();
+    let marker = server.sshd.dir().join("must-survive");
+    std::fs::write(&marker, "x").unwrap();
+    let command = format!("rm -f {}", marker.display());
+
+    // Ask mode, nobody to ask: denied, not run.
+    let output = server.tool(&kaiport, "run_command", json!({ "command": command }), &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let result = outcome(&output);
+    assert_eq!(result["status"], "denied");
+    assert!(marker.exists());
+
+    // Forbidden: denied even with --yes and in autopilot, with the rule named.
+    let output = server.tool(
+        &kaiport,
+        "run_command",
+        json!({ "command": format!("true && sudo {command}") }),
+        &[
+            "--yes",
+            "--mode",
+            "autopilot",
+            "--setting",
+            "forbidden_commands=rm,shutdown",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let result = outcome(&output);
+    assert_eq!(result["status"], "denied");
+    assert!(
+        result["error"].as_str().unwrap().contains("forbidden"),
+        "{result}"
+    );
+    assert!(marker.exists());
+
+    let audit = kaiport.audit();
+    assert_eq!(audit.len(), 2);
+    assert_eq!(
+        (
+            audit[0]["decision"].as_str(),
+            audit[0]["decided_by"].as_str()
+        ),
+        (Some("ask"), Some("automatic"))
+    );
+    assert_eq!(
+        (
+            audit[1]["decision"].as_str(),
+            audit[1]["decided_by"].as_str()
+        ),
+        (Some("deny"), Some("rule"))
+    );
+    assert_eq!(audit[1]["status"], "denied");
+}
+
+#[test]
+fn bad_arguments_and_unknown_tools_are_errors_for_the_model() {
+    let server = server();
+    let kaiport = Kaiport::new();
+    let output = server.tool(&kaiport, "run_command", json!({"comand": "ls"}), &["--yes"]);
+    assert_eq!(output.status.code(), Some(1));
+    let result = outcome(&output);
+    assert_eq!(result["status"], "error");
+    assert!(
+        result["error"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field `comand`"),
+        "{result}"
+    );
+
+    let output = server.tool(&kaiport, "format_disk", json!({}), &["--yes"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        outcome(&output)["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("unknown tool \"format_disk\"")
+    );
+
+    let audit = kaiport.audit();
+    assert_eq!(
+        audit
+            .iter()
+            .map(|line| line["status"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        vec!["error", "error"]
+    );
+
+    // Not JSON at all: a usage error, nothing run, nothing audited.
+    let output = kaiport.run(&["tool", "local", "run_command", "{command: ls}"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(kaiport.audit().len(), 2);
+}
+
+#[test]
+fn unknown_host_keys_are_refused_without_consent_and_remembered_with_it() {
+    let server = server();
+    let kaiport = Kaiport::new();
+    let empty_known_hosts = kaiport.home.path().join("known_hosts");
+    let known_hosts = empty_known_hosts.display().to_string();
+    let port = server.sshd.port().to_string();
+    let args = [
+        "tool",
+        &server.url,
+        "--identity",
+        &server.key,
+        "--known-hosts",
+        &known_hosts,
+        "read_screen",
+        "{}",
+    ];
+    let output = kaiport.run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("SHA256:"), "{stderr}");
+
+    let mut accepting = args.to_vec();
+    accepting.push("--accept-new-host-key");
+    let output = kaiport.run(&accepting);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let remembered = std::fs::read_to_string(&empty_known_hosts).unwrap();
+    assert!(
+        remembered.contains(&format!("[127.0.0.1]:{port}")),
+        "{remembered}"
+    );
+    // Now known: no flag needed.
+    assert!(kaiport.run(&args).status.success());
+}
+
+#[test]
+fn password_from_an_environment_variable() {
+    let server = server_with(SshdConfig {
+        password: true,
+        no_publickey: true,
+        ..SshdConfig::default()
+    });
+    let kaiport = Kaiport::new();
+    let args = [
+        "tool",
+        &server.url,
+        "--known-hosts",
+        &server.known_hosts,
+        "--password-env",
+        "KAIPORT_TEST_PW",
+        "run_command",
+        r#"{"command":"echo pw-ok"}"#,
+        "--yes",
+    ];
+    let output = kaiport.run_with_env(&args, &[("KAIPORT_TEST_PW", TEST_PASSWORD)]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        outcome(&output)["result"]["output"]
+            .as_str()
+            .unwrap()
+            .trim(),
+        "pw-ok"
+    );
+    // The password is in no file kaiport wrote and in none of its output.
+    let audit = std::fs::read_to_string(kaiport.audit_path()).unwrap();
+    assert!(!audit.contains(TEST_PASSWORD));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains(TEST_PASSWORD));
+    assert!(!String::from_utf8_lossy(&output.stderr).contains(TEST_PASSWORD));
+
+    let output = kaiport.run_with_env(&args, &[("KAIPORT_TEST_PW", "wrong")]);
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn the_local_terminal_tab_runs_commands_too() {
+    let kaiport = Kaiport::new();
+    let output = kaiport.run(&[
+        "tool",
+        "local",
+        "run_command",
+        r#"{"command":"echo local-ok; (exit 4)"}"#,
+        "--yes",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result = outcome(&output);
+    assert_eq!(
+        result["result"]["output"].as_str().unwrap().trim(),
+        "local-ok"
+    );
+    assert_eq!(result["result"]["exit_code"], 4);
+    assert_eq!(kaiport.audit()[0]["connection"], "local");
+}

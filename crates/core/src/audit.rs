@@ -1,0 +1,278 @@
+//! The audit log `ai-audit.jsonl`: one JSON object per tool call, appended and flushed per line.
+//!
+//! It records what happened (time, tab, connection, tool, arguments, decision, who decided,
+//! status, duration) and must never record a secret or a file's contents: arguments pass through
+//! [`redact_args`] first. A line is written with a single `write` on an append-only file, and a
+//! partial last line left by a crash is cut off when the log is opened again, so the file is
+//! always a sequence of whole lines.
+
+use kaiport_protocol::{DecidedBy, ToolStatus, Verdict};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The file name inside the app's data folder.
+pub const AUDIT_FILE_NAME: &str = "ai-audit.jsonl";
+
+/// String argument values longer than this are shortened in the log.
+const MAX_LOGGED_CHARS: usize = 500;
+
+/// Argument names whose values are secrets.
+const SECRET_KEYS: [&str; 8] = [
+    "password",
+    "passphrase",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "private_key",
+    "authorization",
+];
+
+/// Argument names whose values are file contents: logged as their size only.
+const CONTENT_KEYS: [&str; 4] = ["content", "old_text", "new_text", "text"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    #[error("cannot open the audit log {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write to the audit log {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// One line of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditRecord {
+    /// RFC 3339 UTC with milliseconds.
+    pub time: String,
+    pub tab: String,
+    /// The connection as a user names it (`ssh://alice@host:22`, a profile name, `local`); never
+    /// a secret.
+    pub connection: String,
+    pub tool: String,
+    pub call: String,
+    pub args: Value,
+    pub decision: Verdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<DecidedBy>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+    pub status: ToolStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub duration_ms: u64,
+}
+
+/// An open audit log. Shared by all tabs of an engine.
+#[derive(Debug)]
+pub struct AuditLog {
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+impl AuditLog {
+    /// Open (creating it and its folder if needed) the log at `path`, repairing a partial last
+    /// line left by a crash.
+    pub fn open(path: &Path) -> Result<AuditLog, AuditError> {
+        let open_error = |source| AuditError::Open {
+            path: path.to_owned(),
+            source,
+        };
+        if let Some(parent) = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(parent).map_err(open_error)?;
+        }
+        repair_partial_line(path).map_err(open_error)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(open_error)?;
+        Ok(AuditLog {
+            path: path.to_owned(),
+            file: Mutex::new(file),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Append one record as one line and flush it to the OS.
+    pub fn append(&self, record: &AuditRecord) -> Result<(), AuditError> {
+        let write_error = |source| AuditError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        let mut line = serde_json::to_vec(record)
+            .map_err(|error| write_error(std::io::Error::other(error)))?;
+        line.push(b'\n');
+        let mut file = self
+            .file
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        // One write call per line: with O_APPEND, concurrent writers never interleave inside it.
+        file.write_all(&line).map_err(write_error)?;
+        file.flush().map_err(write_error)?;
+        file.sync_data().map_err(write_error)
+    }
+}
+
+/// Cut a partial last line (no trailing newline) so the file holds whole lines only.
+fn repair_partial_line(path: &Path) -> std::io::Result<()> {
+    let mut file = match OpenOptions::new().read(true).write(true).open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(error),
+    };
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(());
+    }
+    let window = len.min(64 * 1024);
+    file.seek(SeekFrom::Start(len - window))?;
+    let mut tail = Vec::with_capacity(window as usize);
+    file.read_to_end(&mut tail)?;
+    if tail.last() == Some(&b'\n') {
+        return Ok(());
+    }
+    let keep = match tail.iter().rposition(|&byte| byte == b'\n') {
+        Some(index) => len - window + index as u64 + 1,
+        None if window == len => 0,
+        // A line longer than the window: leave it rather than guess.
+        None => return Ok(()),
+    };
+    tracing::warn!(path = %path.display(), cut = len - keep, "audit log ended in a partial line; cut it");
+    file.set_len(keep)
+}
+
+/// Arguments as they may be logged: secrets replaced, file contents reduced to their size, long
+/// strings shortened.
+pub fn redact_args(args: &Value) -> Value {
+    match args {
+        Value::Object(map) => {
+            let mut out = Map::with_capacity(map.len());
+            for (key, value) in map {
+                let lower = key.to_ascii_lowercase();
+                let redacted = if SECRET_KEYS.iter().any(|secret| lower.contains(secret)) {
+                    Value::String("[redacted]".to_owned())
+                } else if CONTENT_KEYS.contains(&lower.as_str()) {
+                    match value {
+                        Value::String(text) => Value::String(format!("[{} bytes]", text.len())),
+                        other => redact_args(other),
+                    }
+                } else {
+                    redact_args(value)
+                };
+                out.insert(key.clone(), redacted);
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(redact_args).collect()),
+        Value::String(text) => Value::String(shorten(text, MAX_LOGGED_CHARS)),
+        other => other.clone(),
+    }
+}
+
+/// `text` cut to `max_chars` characters, with a note of how much was cut.
+pub fn shorten(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        None => text.to_owned(),
+        Some((cut, _)) => {
+            let rest = text[cut..].chars().count();
+            format!("{}… [{rest} more chars]", &text[..cut])
+        }
+    }
+}
+
+/// The current time as the audit log writes it.
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn record(tool: &str) -> AuditRecord {
+        AuditRecord {
+            time: now_rfc3339(),
+            tab: "t1".to_owned(),
+            connection: "local".to_owned(),
+            tool: tool.to_owned(),
+            call: "c1".to_owned(),
+            args: json!({}),
+            decision: Verdict::Allow,
+            decided_by: Some(DecidedBy::Rule),
+            reasons: Vec::new(),
+            status: ToolStatus::Ok,
+            error: None,
+            duration_ms: 3,
+        }
+    }
+
+    #[test]
+    fn secrets_and_contents_never_reach_the_log() {
+        let args = json!({
+            "path": "/etc/hosts",
+            "content": "top secret file body",
+            "edits": [{"old_text": "a", "new_text": "bc"}],
+            "db_password": "hunter2",
+            "command": "x".repeat(600),
+        });
+        let redacted = redact_args(&args);
+        assert_eq!(redacted["path"], "/etc/hosts");
+        assert_eq!(redacted["content"], "[20 bytes]");
+        assert_eq!(redacted["edits"][0]["new_text"], "[2 bytes]");
+        assert_eq!(redacted["db_password"], "[redacted]");
+        assert_eq!(
+            redacted["command"],
+            format!("{}… [100 more chars]", "x".repeat(500))
+        );
+        assert!(!redacted.to_string().contains("hunter2"));
+    }
+
+    #[test]
+    fn lines_are_appended_whole_and_a_partial_line_is_repaired() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("logs/ai-audit.jsonl");
+        let log = AuditLog::open(&path).unwrap();
+        log.append(&record("run_command")).unwrap();
+        log.append(&record("read_screen")).unwrap();
+        drop(log);
+        // Simulate a crash in the middle of a line.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"time\":\"20")
+            .unwrap();
+        let log = AuditLog::open(&path).unwrap();
+        log.append(&record("send_input")).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let tools: Vec<String> = text
+            .lines()
+            .map(|line| {
+                serde_json::from_str::<Value>(line).unwrap()["tool"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(tools, vec!["run_command", "read_screen", "send_input"]);
+        assert!(text.ends_with('\n'));
+    }
+}

@@ -1,0 +1,14 @@
+//! Connection profiles, URLs, ~/.ssh/config import, known hosts, and secrets in the OS keychain.
+//!
+//! [`profiles`] keeps the user's saved connections (`connections.toml`, never a secret in it),
+//! [`ssh_config`] imports hosts from OpenSSH's config, [`known_hosts`] reads and appends OpenSSH
+//! `known_hosts` files, [`secrets`] stores passwords and passphrases in the OS keychain, and
+//! [`destination`] parses `ssh://user@host:port` / `user@host` into an [`crate::ssh::SshTarget`].
+//!
+//! Nothing here opens a network connection.
+
+pub mod destination;
+pub mod known_hosts;
+pub mod profiles;
+pub mod secrets;
+pub mod ssh_config;

@@ -1,0 +1,474 @@
+//! Saved connection profiles in `<config_dir>/connections.toml`, where `config_dir` is
+//! `$KAIPORT_HOME` when set, otherwise the OS config folder + `kaiport`.
+//!
+//! The file is a list of `[[connection]]` tables:
+//! ```toml
+//! [[connection]]
+//! name = "web1"
+//! kind = "ssh"
+//! host = "web1.example.org"
+//! port = 22
+//! user = "deploy"
+//! identity_files = ["~/.ssh/id_ed25519"]
+//! proxy_jump = ["bastion"]          # profile names or user@host:port, first hop first
+//! [connection.settings]             # per-connection settings (DESIGN §3), free-form for now
+//! send_file_contents = false
+//! ```
+//! Saving is atomic (temp file beside it, then rename). Malformed files are reported with file
+//! and line and never overwritten by a load. This file must never hold a secret: passwords and
+//! passphrases live in [`super::secrets`]; a `password`-like key here is an error.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::destination::{DestinationError, parse_ssh_target};
+use crate::ssh::{DEFAULT_PORT, SshTarget};
+
+/// The file name of the profile store inside the config dir.
+pub const PROFILES_FILE: &str = "connections.toml";
+/// The environment variable that overrides the config dir.
+pub const HOME_ENV: &str = "KAIPORT_HOME";
+/// Deepest ProxyJump nesting followed before giving up (catches cycles too).
+const MAX_JUMP_DEPTH: usize = 8;
+/// Keys that would hold a secret; refused in the profile file.
+const SECRET_KEYS: [&str; 5] = ["password", "passphrase", "secret", "private_key", "token"];
+
+/// One saved connection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionProfile {
+    pub name: String,
+    #[serde(flatten)]
+    pub kind: ProfileKind,
+    /// Per-connection settings (names as in DESIGN §3); typed later.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub settings: serde_json::Map<String, serde_json::Value>,
+}
+
+/// What kind of connection a profile is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ProfileKind {
+    Ssh {
+        host: String,
+        #[serde(default = "default_port")]
+        port: u16,
+        user: String,
+        /// Private key files (`~` allowed), tried in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        identity_files: Vec<String>,
+        /// Jump hosts, first hop first: profile names or `user@host:port`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        proxy_jump: Vec<String>,
+    },
+}
+
+fn default_port() -> u16 {
+    DEFAULT_PORT
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct ProfileFile {
+    #[serde(default, rename = "connection")]
+    connections: Vec<ConnectionProfile>,
+}
+
+/// Errors loading, saving or resolving profiles.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("cannot find a config folder: set {HOME_ENV} to the folder kaiport should use")]
+    NoConfigDir,
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: {message}. Fix or remove that line; kaiport will not overwrite the file until it reads cleanly.", path.display())]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("cannot save {}: {source}. Check that the folder is writable.", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot save the connection profiles: {0}")]
+    Encode(String),
+    #[error("no connection profile named {0:?}")]
+    NotFound(String),
+    #[error("connection {profile:?}: ProxyJump {hop:?}: {source}")]
+    BadJump {
+        profile: String,
+        hop: String,
+        #[source]
+        source: DestinationError,
+    },
+    #[error(
+        "connection {0:?}: ProxyJump hops nest too deeply or form a loop; check its proxy_jump list"
+    )]
+    JumpLoop(String),
+}
+
+/// The kaiport config folder: `$KAIPORT_HOME`, else `<OS config dir>/kaiport`.
+pub fn config_dir() -> Result<PathBuf, ProfileError> {
+    if let Some(home) = std::env::var_os(HOME_ENV).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(home));
+    }
+    dirs::config_dir()
+        .map(|dir| dir.join("kaiport"))
+        .ok_or(ProfileError::NoConfigDir)
+}
+
+/// Expands a leading `~` / `~/` to the home folder.
+pub fn expand_tilde(path: &str) -> PathBuf {
+    if path == "~" {
+        return dirs::home_dir().unwrap_or_else(|| PathBuf::from(path));
+    }
+    if let Some(rest) = path.strip_prefix("~/")
+        && let Some(home) = dirs::home_dir()
+    {
+        return home.join(rest);
+    }
+    PathBuf::from(path)
+}
+
+/// The saved profiles and the file they live in.
+#[derive(Debug, Clone)]
+pub struct ProfileStore {
+    path: PathBuf,
+    profiles: Vec<ConnectionProfile>,
+}
+
+impl ProfileStore {
+    /// Loads `<config_dir>/connections.toml` (empty when it does not exist yet).
+    pub fn load_default() -> Result<ProfileStore, ProfileError> {
+        ProfileStore::load(config_dir()?.join(PROFILES_FILE))
+    }
+
+    /// Loads the profile file at `path` (empty when it does not exist yet).
+    pub fn load(path: impl Into<PathBuf>) -> Result<ProfileStore, ProfileError> {
+        let path = path.into();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(source) => return Err(ProfileError::Read { path, source }),
+        };
+        let profiles = parse(&text, &path)?;
+        Ok(ProfileStore { path, profiles })
+    }
+
+    /// The file this store loads from and saves to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn profiles(&self) -> &[ConnectionProfile] {
+        &self.profiles
+    }
+
+    pub fn get(&self, name: &str) -> Option<&ConnectionProfile> {
+        self.profiles.iter().find(|p| p.name == name)
+    }
+
+    /// Adds `profile`, replacing one with the same name.
+    pub fn upsert(&mut self, profile: ConnectionProfile) {
+        match self.profiles.iter_mut().find(|p| p.name == profile.name) {
+            Some(existing) => *existing = profile,
+            None => self.profiles.push(profile),
+        }
+    }
+
+    /// Removes the profile called `name`, returning it.
+    pub fn remove(&mut self, name: &str) -> Option<ConnectionProfile> {
+        let index = self.profiles.iter().position(|p| p.name == name)?;
+        Some(self.profiles.remove(index))
+    }
+
+    /// Writes the profiles atomically: a temp file in the same folder, flushed, renamed over.
+    pub fn save(&self) -> Result<(), ProfileError> {
+        let file = ProfileFile {
+            connections: self.profiles.clone(),
+        };
+        let text =
+            toml::to_string_pretty(&file).map_err(|e| ProfileError::Encode(e.to_string()))?;
+        let write_err = |source| ProfileError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        let dir = match self.path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&dir).map_err(write_err)?;
+        let file_name = self
+            .path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(PROFILES_FILE);
+        let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+        let result = (|| {
+            let mut out = std::fs::File::create(&temp)?;
+            out.write_all(text.as_bytes())?;
+            out.sync_all()?;
+            std::fs::rename(&temp, &self.path)
+        })();
+        if result.is_err() {
+            // Best effort: do not leave the temp file behind.
+            let _ = std::fs::remove_file(&temp);
+        }
+        result.map_err(write_err)
+    }
+
+    /// The [`SshTarget`] for profile `name`, with its ProxyJump hops resolved (hops naming
+    /// other profiles use those profiles, recursively, like OpenSSH).
+    pub fn resolve_target(&self, name: &str) -> Result<SshTarget, ProfileError> {
+        let mut seen = HashSet::new();
+        self.resolve(name, &mut seen, 0)
+    }
+
+    fn resolve(
+        &self,
+        name: &str,
+        seen: &mut HashSet<String>,
+        depth: usize,
+    ) -> Result<SshTarget, ProfileError> {
+        if depth > MAX_JUMP_DEPTH || !seen.insert(name.to_owned()) {
+            return Err(ProfileError::JumpLoop(name.to_owned()));
+        }
+        let profile = self
+            .get(name)
+            .ok_or_else(|| ProfileError::NotFound(name.to_owned()))?;
+        let ProfileKind::Ssh {
+            host,
+            port,
+            user,
+            identity_files,
+            proxy_jump,
+        } = &profile.kind;
+        let mut target = SshTarget::new(host.clone(), *port, user.clone());
+        target.identity_files = identity_files.iter().map(|f| expand_tilde(f)).collect();
+        for hop in proxy_jump {
+            if self.get(hop).is_some() {
+                let mut hop_target = self.resolve(hop, seen, depth + 1)?;
+                target.jump_hosts.append(&mut hop_target.jump_hosts);
+                target.jump_hosts.push(hop_target);
+            } else {
+                let hop_target = parse_ssh_target(hop).map_err(|source| ProfileError::BadJump {
+                    profile: name.to_owned(),
+                    hop: hop.clone(),
+                    source,
+                })?;
+                target.jump_hosts.push(hop_target);
+            }
+        }
+        seen.remove(name);
+        Ok(target)
+    }
+}
+
+fn parse(text: &str, path: &Path) -> Result<Vec<ConnectionProfile>, ProfileError> {
+    for (index, line) in text.lines().enumerate() {
+        let key = line
+            .split('=')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches('"')
+            .to_ascii_lowercase();
+        if line.contains('=') && SECRET_KEYS.contains(&key.as_str()) {
+            return Err(ProfileError::Malformed {
+                path: path.to_owned(),
+                line: index + 1,
+                message: format!(
+                    "`{key}` does not belong in this file: kaiport keeps secrets in the OS keychain"
+                ),
+            });
+        }
+    }
+    let file: ProfileFile = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|span| line_of(text, span.start)).unwrap_or(1);
+        ProfileError::Malformed {
+            path: path.to_owned(),
+            line,
+            message: e.message().trim_end_matches('.').to_owned(),
+        }
+    })?;
+    let mut names = HashSet::new();
+    for profile in &file.connections {
+        if profile.name.trim().is_empty() || !names.insert(profile.name.clone()) {
+            let needle = format!("\"{}\"", profile.name);
+            let line = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.trim_start().starts_with("name") && l.contains(&needle))
+                .map(|(i, _)| i + 1)
+                .last()
+                .unwrap_or(1);
+            return Err(ProfileError::Malformed {
+                path: path.to_owned(),
+                line,
+                message: format!("connection name {:?} is empty or used twice", profile.name),
+            });
+        }
+    }
+    Ok(file.connections)
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .map(|before| before.matches('\n').count() + 1)
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    const SAMPLE: &str = r#"
+[[connection]]
+name = "bastion"
+kind = "ssh"
+host = "bastion.example.org"
+user = "ops"
+
+[[connection]]
+name = "web1"
+kind = "ssh"
+host = "10.0.0.5"
+port = 2222
+user = "deploy"
+identity_files = ["~/.ssh/id_ed25519", "/keys/id_rsa"]
+proxy_jump = ["bastion", "admin@inner.example.org:2200"]
+
+[connection.settings]
+send_file_contents = true
+command_timeout_s = 90
+"#;
+
+    #[test]
+    fn load_resolve_save_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("connections.toml");
+        std::fs::write(&path, SAMPLE).unwrap();
+        let store = ProfileStore::load(&path).unwrap();
+        assert_eq!(store.profiles().len(), 2);
+        let web1 = store.get("web1").unwrap();
+        assert_eq!(
+            web1.settings.get("command_timeout_s"),
+            Some(&serde_json::json!(90))
+        );
+
+        let target = store.resolve_target("web1").unwrap();
+        let mut expected = SshTarget::new("10.0.0.5", 2222, "deploy");
+        expected.identity_files = vec![
+            expand_tilde("~/.ssh/id_ed25519"),
+            PathBuf::from("/keys/id_rsa"),
+        ];
+        expected.jump_hosts = vec![
+            SshTarget::new("bastion.example.org", 22, "ops"),
+            SshTarget::new("inner.example.org", 2200, "admin"),
+        ];
+        assert_eq!(target, expected);
+
+        store.save().unwrap();
+        let again = ProfileStore::load(&path).unwrap();
+        assert_eq!(again.profiles(), store.profiles());
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(
+            leftovers,
+            vec![std::ffi::OsString::from("connections.toml")]
+        );
+    }
+
+    #[test]
+    fn missing_file_is_empty_and_save_creates_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("connections.toml");
+        let mut store = ProfileStore::load(&path).unwrap();
+        assert!(store.profiles().is_empty());
+        store.upsert(ConnectionProfile {
+            name: "h".into(),
+            kind: ProfileKind::Ssh {
+                host: "h.example".into(),
+                port: 22,
+                user: "u".into(),
+                identity_files: vec![],
+                proxy_jump: vec![],
+            },
+            settings: serde_json::Map::new(),
+        });
+        store.save().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "[[connection]]\nname = \"h\"\nkind = \"ssh\"\nhost = \"h.example\"\nport = 22\nuser = \"u\"\n"
+        );
+        assert!(store.remove("h").is_some());
+    }
+
+    #[test]
+    fn malformed_file_names_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("connections.toml");
+        std::fs::write(&path, "[[connection]]\nname = \"a\"\nkind = \"ssh\"\nhost = \"h\"\nport = \"x\"\nuser = \"u\"\n").unwrap();
+        let error = ProfileStore::load(&path).unwrap_err();
+        let ProfileError::Malformed { line, .. } = &error else {
+            panic!("{error:?}")
+        };
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("{}:", path.display())),
+            "{error}"
+        );
+        assert!(*line >= 1, "{error}");
+
+        std::fs::write(&path, "[[connection]]\nname = \"a\"\nkind = \"ssh\"\nhost = \"h\"\nuser = \"u\"\npassword = \"hunter2\"\n").unwrap();
+        let error = ProfileStore::load(&path).unwrap_err().to_string();
+        assert!(
+            error.contains(":6: `password` does not belong in this file"),
+            "{error}"
+        );
+        assert!(!error.contains("hunter2"));
+
+        std::fs::write(&path, "[[connection]]\nname = \"a\"\nkind = \"ssh\"\nhost = \"h\"\nuser = \"u\"\n[[connection]]\nname = \"a\"\nkind = \"ssh\"\nhost = \"h\"\nuser = \"u\"\n").unwrap();
+        let error = ProfileStore::load(&path).unwrap_err().to_string();
+        assert!(
+            error.contains(":7: connection name \"a\" is empty or used twice"),
+            "{error}"
+        );
+
+        std::fs::write(&path, "[[connection]\n").unwrap();
+        let error = ProfileStore::load(&path).unwrap_err().to_string();
+        assert!(error.contains(":1: "), "{error}");
+    }
+
+    #[test]
+    fn jump_loops_are_reported() {
+        let text = "[[connection]]\nname = \"a\"\nkind = \"ssh\"\nhost = \"h\"\nuser = \"u\"\nproxy_jump = [\"b\"]\n\
+                    [[connection]]\nname = \"b\"\nkind = \"ssh\"\nhost = \"h2\"\nuser = \"u\"\nproxy_jump = [\"a\"]\n";
+        let store = ProfileStore {
+            path: PathBuf::from("x"),
+            profiles: parse(text, Path::new("x")).unwrap(),
+        };
+        assert!(matches!(
+            store.resolve_target("a"),
+            Err(ProfileError::JumpLoop(_))
+        ));
+        assert!(matches!(
+            store.resolve_target("zzz"),
+            Err(ProfileError::NotFound(_))
+        ));
+    }
+}

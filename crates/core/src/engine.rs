@@ -1,0 +1,1005 @@
+//! The engine: owns tabs, takes [`Op`]s from front ends, sends [`Event`]s back, and runs every
+//! tool call through one pipeline (DESIGN.md "The path of one tool call"):
+//!
+//! registry → typed arguments → policy → approval → execution → capped output → events → audit.
+//!
+//! Every path — denied, failed, cancelled, timed out — ends with an outcome for the model, a
+//! `ToolFinished` event and an audit line. The engine never knows which front end is attached.
+
+use crate::audit::{AuditLog, AuditRecord, now_rfc3339, redact_args};
+use crate::output::{TextLimits, cap_text};
+use crate::pending::{NoAnswer, Pending};
+use crate::policy::{CallFacts, Decision, decide};
+use crate::shell_io::ShellClosed;
+use crate::ssh::{ConnectInteraction, SshOptions, SshSession, SshTarget};
+use crate::terminal::{ShellIntegrationMode, Terminal, TerminalNotice, TerminalSettings};
+use crate::tools::{self, ToolRequest};
+use kaiport_protocol::tools::{AskUserResult, ToolName};
+use kaiport_protocol::*;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+/// How long connecting (TCP, SSH handshake, authentication, first prompt) may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+/// Scrollback kept by each terminal's screen mirror.
+pub const SCROLLBACK_LINES: usize = 10_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Audit(#[from] crate::audit::AuditError),
+    #[error(
+        "cannot find a home folder for kaiport's files; set KAIPORT_HOME to a folder kaiport may use"
+    )]
+    NoHome,
+}
+
+/// Where the engine keeps its files, and the defaults for new tabs.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Connection profiles and settings.
+    pub config_dir: PathBuf,
+    /// Audit log, histories.
+    pub data_dir: PathBuf,
+    pub audit_path: PathBuf,
+    /// OpenSSH known_hosts file used to verify servers.
+    pub known_hosts: PathBuf,
+    pub default_settings: ConnectionSettings,
+}
+
+impl EngineConfig {
+    /// The standard places: everything under `$KAIPORT_HOME` when set, otherwise the OS config
+    /// and data folders; known hosts from `~/.ssh/known_hosts`.
+    pub fn from_environment() -> Result<EngineConfig, EngineError> {
+        let (config_dir, data_dir) = match std::env::var_os("KAIPORT_HOME") {
+            Some(home) if !home.is_empty() => (PathBuf::from(&home), PathBuf::from(home)),
+            _ => (
+                dirs::config_dir()
+                    .ok_or(EngineError::NoHome)?
+                    .join("kaiport"),
+                dirs::data_dir().ok_or(EngineError::NoHome)?.join("kaiport"),
+            ),
+        };
+        let known_hosts = dirs::home_dir()
+            .ok_or(EngineError::NoHome)?
+            .join(".ssh")
+            .join("known_hosts");
+        Ok(EngineConfig {
+            audit_path: data_dir.join(crate::audit::AUDIT_FILE_NAME),
+            config_dir,
+            data_dir,
+            known_hosts,
+            default_settings: ConnectionSettings::default(),
+        })
+    }
+}
+
+/// The events of one engine, in order. Unbounded so the shell pump never blocks on a slow front
+/// end; front ends drain it continuously.
+pub type EventStream = mpsc::UnboundedReceiver<Event>;
+
+/// The engine. Cheap to clone; all clones drive the same tabs.
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: EngineConfig,
+    events: mpsc::UnboundedSender<Event>,
+    tabs: Mutex<HashMap<TabId, Arc<Tab>>>,
+    approvals: Pending<CallId, Approval>,
+    questions: Pending<CallId, Option<String>>,
+    prompts: Pending<PromptId, PromptAnswer>,
+    audit: AuditLog,
+    next_prompt: AtomicU64,
+}
+
+/// The answer to one approval.
+struct Approval {
+    decision: ApprovalDecision,
+    reason: Option<String>,
+    by: DecidedBy,
+}
+
+/// A connected terminal tab's live parts.
+struct TerminalSession {
+    terminal: Terminal,
+    ssh: Option<SshSession>,
+}
+
+type SessionState = Option<Result<Arc<TerminalSession>, String>>;
+
+struct Tab {
+    id: TabId,
+    kind: TabKind,
+    /// The connection as the user names it; goes into the audit log.
+    connection: String,
+    mode: Mutex<Mode>,
+    settings: Mutex<ConnectionSettings>,
+    session: watch::Receiver<SessionState>,
+    session_tx: watch::Sender<SessionState>,
+    calls: Mutex<HashMap<CallId, CancellationToken>>,
+    /// Cancelled when the tab closes: ends every wait in it.
+    closing: CancellationToken,
+}
+
+impl Tab {
+    fn mode(&self) -> Mode {
+        *lock(&self.mode)
+    }
+
+    fn settings(&self) -> ConnectionSettings {
+        lock(&self.settings).clone()
+    }
+
+    /// The session once connecting ended (or the error it ended with).
+    async fn session(&self, cancel: &CancellationToken) -> Result<Arc<TerminalSession>, String> {
+        let mut receiver = self.session.clone();
+        let wait = receiver.wait_for(Option::is_some);
+        tokio::select! {
+            state = wait => match state {
+                Ok(state) => match state.as_ref() {
+                    Some(Ok(session)) => Ok(session.clone()),
+                    Some(Err(error)) => Err(format!("the tab could not connect: {error}")),
+                    None => Err("the tab is not connected".to_owned()),
+                },
+                Err(_) => Err("the tab was closed".to_owned()),
+            },
+            () = cancel.cancelled() => Err("cancelled while the tab was connecting".to_owned()),
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Engine {
+    /// Start an engine. The stream's first event is `Hello`.
+    pub fn new(config: EngineConfig) -> Result<(Engine, EventStream), EngineError> {
+        let audit = AuditLog::open(&config.audit_path)?;
+        let (events, stream) = mpsc::unbounded_channel();
+        let engine = Engine {
+            inner: Arc::new(Inner {
+                config,
+                events,
+                tabs: Mutex::new(HashMap::new()),
+                approvals: Pending::default(),
+                questions: Pending::default(),
+                prompts: Pending::default(),
+                audit,
+                next_prompt: AtomicU64::new(1),
+            }),
+        };
+        engine.inner.emit(Event::Hello {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            tools: tools::registry()
+                .into_iter()
+                .filter(|spec| spec.implemented)
+                .map(|spec| spec.name)
+                .collect(),
+        });
+        Ok((engine, stream))
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.inner.config
+    }
+
+    /// Handle one op. Quick ops (input, resize, answers) are done when this returns, so their
+    /// order is kept; long ones (connecting, tool calls) continue in the background and report
+    /// through events.
+    pub async fn handle(&self, op: Op) {
+        let inner = &self.inner;
+        match op {
+            Op::OpenTab {
+                tab,
+                target,
+                cols,
+                rows,
+                settings,
+                mode,
+            } => {
+                inner.open_tab(tab, target, cols, rows, settings, mode);
+            }
+            Op::CloseTab { tab } => inner.close_tab(&tab).await,
+            Op::TerminalInput { tab, data } => {
+                if let Some(session) = inner.connected(&tab)
+                    && let Err(error) = session.terminal.user_input(data.as_bytes()).await
+                {
+                    inner.emit(Event::Error {
+                        tab: Some(tab),
+                        message: error.to_string(),
+                    });
+                }
+            }
+            Op::Resize { tab, cols, rows } => {
+                if let Some(session) = inner.connected(&tab)
+                    && let Err(error) = session.terminal.resize(cols, rows).await
+                {
+                    inner.emit(Event::Error {
+                        tab: Some(tab),
+                        message: error.to_string(),
+                    });
+                }
+            }
+            Op::SetMode { tab, mode } => {
+                if let Some(found) = inner.tab(&tab) {
+                    *lock(&found.mode) = mode;
+                    inner.emit(Event::ModeChanged { tab, mode });
+                } else {
+                    inner.no_such_tab(&tab);
+                }
+            }
+            Op::UpdateSettings { tab, settings } => {
+                if let Some(found) = inner.tab(&tab) {
+                    *lock(&found.settings) = settings.clone();
+                    inner.emit(Event::SettingsChanged { tab, settings });
+                } else {
+                    inner.no_such_tab(&tab);
+                }
+            }
+            Op::RunTool {
+                tab,
+                call,
+                tool,
+                args,
+            } => {
+                let inner = self.inner.clone();
+                tokio::spawn(async move {
+                    inner.run_tool(tab, call, tool, args).await;
+                });
+            }
+            Op::Approve {
+                call,
+                decision,
+                reason,
+                automatic,
+            } => {
+                let by = if automatic {
+                    DecidedBy::Automatic
+                } else {
+                    DecidedBy::User
+                };
+                if !inner.approvals.answer(
+                    &call,
+                    Approval {
+                        decision,
+                        reason,
+                        by,
+                    },
+                ) {
+                    inner.emit(Event::Error {
+                        tab: None,
+                        message: format!("no approval is pending for call {call}"),
+                    });
+                }
+            }
+            Op::AnswerQuestion { call, answer } => {
+                if !inner.questions.answer(&call, answer) {
+                    inner.emit(Event::Error {
+                        tab: None,
+                        message: format!("no question is pending for call {call}"),
+                    });
+                }
+            }
+            Op::AnswerPrompt { prompt, answer } => {
+                if !inner.prompts.answer(&prompt, answer) {
+                    inner.emit(Event::Error {
+                        tab: None,
+                        message: format!("no prompt {prompt} is pending"),
+                    });
+                }
+            }
+            Op::Cancel { tab, call } => {
+                if let Some(found) = inner.tab(&tab) {
+                    let calls = lock(&found.calls);
+                    match call {
+                        Some(call) => {
+                            if let Some(token) = calls.get(&call) {
+                                token.cancel();
+                            }
+                        }
+                        None => calls.values().for_each(CancellationToken::cancel),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Run one tool call and wait for its outcome (the same pipeline as `Op::RunTool`).
+    pub async fn run_tool(
+        &self,
+        tab: TabId,
+        call: CallId,
+        tool: String,
+        args: Value,
+    ) -> ToolOutcome {
+        self.inner.clone().run_tool(tab, call, tool, args).await
+    }
+}
+
+impl Inner {
+    fn emit(&self, event: Event) {
+        // A closed stream means every front end is gone; nothing is left to tell.
+        let _ = self.events.send(event);
+    }
+
+    fn tab(&self, tab: &str) -> Option<Arc<Tab>> {
+        lock(&self.tabs).get(tab).cloned()
+    }
+
+    fn connected(&self, tab: &str) -> Option<Arc<TerminalSession>> {
+        let found = self.tab(tab);
+        let Some(found) = found else {
+            self.no_such_tab(tab);
+            return None;
+        };
+        let state = found.session.borrow().clone();
+        match state {
+            Some(Ok(session)) => Some(session),
+            _ => None,
+        }
+    }
+
+    fn no_such_tab(&self, tab: &str) {
+        self.emit(Event::Error {
+            tab: Some(tab.to_owned()),
+            message: format!("there is no tab {tab:?}"),
+        });
+    }
+
+    fn open_tab(
+        self: &Arc<Self>,
+        tab: TabId,
+        target: TabTarget,
+        cols: u16,
+        rows: u16,
+        settings: Option<ConnectionSettings>,
+        mode: Option<Mode>,
+    ) {
+        if self.tab(&tab).is_some() {
+            self.emit(Event::Error {
+                tab: Some(tab.clone()),
+                message: format!("a tab {tab:?} is already open"),
+            });
+            return;
+        }
+        let (session_tx, session) = watch::channel(None);
+        let entry = Arc::new(Tab {
+            id: tab.clone(),
+            kind: TabKind::Terminal,
+            connection: connection_label(&target),
+            mode: Mutex::new(mode.unwrap_or_default()),
+            settings: Mutex::new(settings.unwrap_or_else(|| self.config.default_settings.clone())),
+            session,
+            session_tx,
+            calls: Mutex::new(HashMap::new()),
+            closing: CancellationToken::new(),
+        });
+        lock(&self.tabs).insert(tab.clone(), entry.clone());
+        self.emit(Event::TabOpened {
+            tab: tab.clone(),
+            kind: entry.kind,
+            title: entry.connection.clone(),
+        });
+        self.emit(Event::ConnectionState {
+            tab: tab.clone(),
+            state: ConnectionState::Connecting,
+        });
+        let inner = self.clone();
+        tokio::spawn(async move {
+            let connecting = inner.connect(&entry, target, cols, rows);
+            let result = tokio::select! {
+                result = connecting => result,
+                () = entry.closing.cancelled() => Err("the tab was closed while connecting".to_owned()),
+            };
+            let state = match &result {
+                Ok(_) => ConnectionState::Connected,
+                Err(error) => ConnectionState::Failed {
+                    error: error.clone(),
+                },
+            };
+            entry.session_tx.send_replace(Some(result));
+            inner.emit(Event::ConnectionState {
+                tab: entry.id.clone(),
+                state,
+            });
+        });
+    }
+
+    async fn connect(
+        self: &Arc<Self>,
+        tab: &Arc<Tab>,
+        target: TabTarget,
+        cols: u16,
+        rows: u16,
+    ) -> Result<Arc<TerminalSession>, String> {
+        let (io, ssh) = match target {
+            TabTarget::Local => (open_local_shell(cols, rows)?, None),
+            TabTarget::Profile { name } => {
+                return Err(format!(
+                    "connection profiles are not supported yet; cannot open {name:?}"
+                ));
+            }
+            TabTarget::Ssh {
+                host,
+                port,
+                user,
+                identity_files,
+                jump_hosts,
+            } => {
+                let jump_hosts = jump_hosts
+                    .iter()
+                    .map(|hop| {
+                        crate::connect::destination::parse_ssh_target(hop)
+                            .map_err(|error| error.to_string())
+                    })
+                    .collect::<Result<Vec<SshTarget>, String>>()?;
+                let target = SshTarget {
+                    host,
+                    port,
+                    user,
+                    identity_files: identity_files.into_iter().map(PathBuf::from).collect(),
+                    jump_hosts,
+                };
+                let options = SshOptions {
+                    known_hosts: self.config.known_hosts.clone(),
+                    connect_timeout: CONNECT_TIMEOUT,
+                    keepalive_interval: Duration::from_secs(15),
+                    keepalive_max: 3,
+                    use_agent: true,
+                };
+                let interaction = Arc::new(EnginePrompts {
+                    inner: self.clone(),
+                    tab: tab.id.clone(),
+                });
+                let session = SshSession::connect(&target, &options, interaction)
+                    .await
+                    .map_err(|error| error.to_string())?;
+                let io = session
+                    .open_shell("xterm-256color", cols, rows)
+                    .await
+                    .map_err(|error| error.to_string())?;
+                (io, Some(session))
+            }
+        };
+        let settings = tab.settings();
+        let terminal_settings = TerminalSettings {
+            shell_integration: match settings.shell_integration {
+                ShellIntegration::Inject => ShellIntegrationMode::Inject,
+                ShellIntegration::DetectOnly => ShellIntegrationMode::DetectOnly,
+                ShellIntegration::Off => ShellIntegrationMode::Off,
+            },
+            scrollback_lines: SCROLLBACK_LINES,
+            quiet_period: Duration::from_millis(500),
+        };
+        let notify = {
+            let inner = Arc::downgrade(self);
+            let tab = tab.id.clone();
+            Arc::new(move |notice: TerminalNotice| {
+                let Some(inner) = inner.upgrade() else { return };
+                match notice {
+                    TerminalNotice::Output(data) => inner.emit(Event::TerminalOutput {
+                        tab: tab.clone(),
+                        data,
+                    }),
+                    TerminalNotice::Closed(closed) => inner.emit(Event::ConnectionState {
+                        tab: tab.clone(),
+                        state: ConnectionState::Disconnected {
+                            reason: describe_closed(&closed),
+                        },
+                    }),
+                }
+            })
+        };
+        let terminal = Terminal::start(io, cols, rows, terminal_settings, notify);
+        terminal
+            .wait_ready(CONNECT_TIMEOUT)
+            .await
+            .map_err(|error| error.to_string())?;
+        Ok(Arc::new(TerminalSession { terminal, ssh }))
+    }
+
+    async fn close_tab(&self, tab: &str) {
+        let Some(found) = lock(&self.tabs).remove(tab) else {
+            self.no_such_tab(tab);
+            return;
+        };
+        found.closing.cancel();
+        let state = found.session.borrow().clone();
+        if let Some(Ok(session)) = state {
+            session.terminal.close().await;
+            if let Some(ssh) = &session.ssh {
+                ssh.disconnect().await;
+            }
+        }
+        self.emit(Event::TabClosed {
+            tab: tab.to_owned(),
+        });
+    }
+
+    /// The whole pipeline for one call.
+    async fn run_tool(
+        self: Arc<Self>,
+        tab_id: TabId,
+        call: CallId,
+        tool: String,
+        args: Value,
+    ) -> ToolOutcome {
+        let started = Instant::now();
+        self.emit(Event::ToolRequested {
+            tab: tab_id.clone(),
+            call: call.clone(),
+            tool: tool.clone(),
+            args: args.clone(),
+        });
+        let Some(tab) = self.tab(&tab_id) else {
+            let outcome = error_outcome(
+                &tool,
+                ToolStatus::Error,
+                format!("there is no tab {tab_id:?}"),
+            );
+            return self.finish(
+                &tab_id,
+                "",
+                &call,
+                &args,
+                outcome,
+                Verdict::Deny,
+                None,
+                Vec::new(),
+                started,
+            );
+        };
+        let cancel = tab.closing.child_token();
+        lock(&tab.calls).insert(call.clone(), cancel.clone());
+        let (outcome, verdict, decided_by, reasons) = self
+            .decide_and_execute(&tab, &call, &tool, &args, &cancel)
+            .await;
+        lock(&tab.calls).remove(&call);
+        self.finish(
+            &tab_id,
+            &tab.connection,
+            &call,
+            &args,
+            outcome,
+            verdict,
+            decided_by,
+            reasons,
+            started,
+        )
+    }
+
+    async fn decide_and_execute(
+        &self,
+        tab: &Arc<Tab>,
+        call: &CallId,
+        tool: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> (ToolOutcome, Verdict, Option<DecidedBy>, Vec<String>) {
+        let fail = |message: String| {
+            (
+                error_outcome(tool, ToolStatus::Error, message),
+                Verdict::Deny,
+                None,
+                Vec::new(),
+            )
+        };
+        // 1. Registry: known in this build, for this kind of tab?
+        let Some(spec) = tools::find(tool) else {
+            let known: Vec<&str> = tools::registry()
+                .iter()
+                .filter(|spec| spec.implemented)
+                .map(|spec| spec.name.as_str())
+                .collect();
+            return fail(format!(
+                "unknown tool {tool:?}; the tools are: {}",
+                known.join(", ")
+            ));
+        };
+        if !spec.tab_kinds.contains(&tab.kind) {
+            return fail(format!("{tool} does not work in this kind of tab"));
+        }
+        // 2. Typed arguments.
+        let request = match tools::parse_request(spec.name, args.clone()) {
+            Ok(request) => request,
+            Err(message) => return fail(message),
+        };
+        // 3. Policy.
+        let mode = tab.mode();
+        let settings = tab.settings();
+        let facts = match &request {
+            ToolRequest::RunCommand(params) => CallFacts::Command {
+                line: &params.command,
+            },
+            ToolRequest::SendInput(params) => CallFacts::TerminalInput {
+                text: params.text.as_deref().unwrap_or(""),
+            },
+            ToolRequest::ReadScreen(_) => CallFacts::ReadOnly,
+            ToolRequest::AskUser(_) => CallFacts::Interaction,
+        };
+        let (decided_by, reasons) = match decide(&facts, mode, &settings) {
+            Decision::Deny { reason } => {
+                let outcome = error_outcome(tool, ToolStatus::Denied, reason.clone());
+                return (outcome, Verdict::Deny, Some(DecidedBy::Rule), vec![reason]);
+            }
+            Decision::Allow { by, reasons } => (by, reasons),
+            Decision::Ask { reasons, dangerous } => {
+                // 4. Approval: waits for the user, without a time limit; cancel ends it.
+                let preview = approval_preview(&request);
+                let answer = self
+                    .approvals
+                    .ask(call.clone(), cancel, || {
+                        self.emit(Event::ApprovalRequested {
+                            tab: tab.id.clone(),
+                            call: call.clone(),
+                            tool: tool.to_owned(),
+                            reasons: reasons.clone(),
+                            dangerous,
+                            preview,
+                        });
+                    })
+                    .await;
+                match answer {
+                    Ok(Approval {
+                        decision: ApprovalDecision::Approve,
+                        by,
+                        ..
+                    }) => (by, reasons),
+                    Ok(Approval {
+                        decision: ApprovalDecision::Deny,
+                        reason,
+                        by,
+                    }) => {
+                        let message = match reason {
+                            Some(reason) if !reason.trim().is_empty() => {
+                                format!("the user denied this call: {reason}")
+                            }
+                            _ => "the user denied this call".to_owned(),
+                        };
+                        return (
+                            error_outcome(tool, ToolStatus::Denied, message),
+                            Verdict::Ask,
+                            Some(by),
+                            reasons,
+                        );
+                    }
+                    Err(NoAnswer::Cancelled | NoAnswer::Abandoned) => {
+                        let outcome = error_outcome(
+                            tool,
+                            ToolStatus::Cancelled,
+                            "cancelled while waiting for approval".to_owned(),
+                        );
+                        return (outcome, Verdict::Ask, None, reasons);
+                    }
+                }
+            }
+        };
+        let verdict = match decided_by {
+            DecidedBy::User | DecidedBy::Automatic => Verdict::Ask,
+            DecidedBy::Rule | DecidedBy::Autopilot => Verdict::Allow,
+        };
+        // 5. Execution.
+        self.emit(Event::ToolRunning {
+            tab: tab.id.clone(),
+            call: call.clone(),
+        });
+        let outcome = self
+            .execute(tab, call, tool, request, &settings, cancel)
+            .await;
+        (outcome, verdict, Some(decided_by), reasons)
+    }
+
+    async fn execute(
+        &self,
+        tab: &Arc<Tab>,
+        call: &CallId,
+        tool: &str,
+        request: ToolRequest,
+        settings: &ConnectionSettings,
+        cancel: &CancellationToken,
+    ) -> ToolOutcome {
+        if let ToolRequest::AskUser(params) = &request {
+            let answer = self
+                .questions
+                .ask(call.clone(), cancel, || {
+                    self.emit(Event::QuestionAsked {
+                        tab: tab.id.clone(),
+                        call: call.clone(),
+                        question: params.question.clone(),
+                        options: params.options.clone(),
+                    });
+                })
+                .await;
+            return match answer {
+                Ok(answer) => ok_outcome(
+                    tool,
+                    &AskUserResult {
+                        answered: answer.is_some(),
+                        answer,
+                    },
+                ),
+                Err(_) => error_outcome(
+                    tool,
+                    ToolStatus::Cancelled,
+                    "the user did not answer".to_owned(),
+                ),
+            };
+        }
+        let session = match tab.session(cancel).await {
+            Ok(session) => session,
+            Err(message) => return error_outcome(tool, ToolStatus::Error, message),
+        };
+        let terminal = &session.terminal;
+        match request {
+            ToolRequest::RunCommand(params) => {
+                let timeout = Duration::from_secs(u64::from(
+                    params.timeout_s.unwrap_or(settings.command_timeout_s),
+                ));
+                match terminal
+                    .run_command(&params.command, timeout, cancel.clone())
+                    .await
+                {
+                    Ok(mut result) => {
+                        let limits = TextLimits {
+                            max_bytes: settings.output_limit_kb as usize * 1024,
+                            max_lines: settings.output_limit_lines as usize,
+                        };
+                        let (output, truncated) = cap_text(&result.output, limits);
+                        result.output = output;
+                        result.truncated = truncated;
+                        ok_outcome(tool, &result)
+                    }
+                    Err(error) => error_outcome(tool, ToolStatus::Error, error.to_string()),
+                }
+            }
+            ToolRequest::SendInput(params) => match terminal
+                .send_input(params.text.as_deref(), params.key)
+                .await
+            {
+                Ok(screen) => ok_outcome(tool, &screen),
+                Err(error) => error_outcome(tool, ToolStatus::Error, error.to_string()),
+            },
+            ToolRequest::ReadScreen(params) => {
+                let wait = Duration::from_secs(u64::from(params.wait_seconds.unwrap_or(0)));
+                match terminal.read_screen(wait, cancel.clone()).await {
+                    Ok(screen) => ok_outcome(tool, &screen),
+                    Err(error) => error_outcome(tool, ToolStatus::Error, error.to_string()),
+                }
+            }
+            ToolRequest::AskUser(_) => error_outcome(
+                tool,
+                ToolStatus::Error,
+                "ask_user was handled above".to_owned(),
+            ),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &self,
+        tab: &str,
+        connection: &str,
+        call: &str,
+        args: &Value,
+        outcome: ToolOutcome,
+        verdict: Verdict,
+        decided_by: Option<DecidedBy>,
+        reasons: Vec<String>,
+        started: Instant,
+    ) -> ToolOutcome {
+        let duration_ms = started.elapsed().as_millis() as u64;
+        let record = AuditRecord {
+            time: now_rfc3339(),
+            tab: tab.to_owned(),
+            connection: connection.to_owned(),
+            tool: outcome.tool.clone(),
+            call: call.to_owned(),
+            args: redact_args(args),
+            decision: verdict,
+            decided_by,
+            reasons,
+            status: outcome.status,
+            error: outcome.error.clone(),
+            duration_ms,
+        };
+        if let Err(error) = self.audit.append(&record) {
+            // The call happened; the user must learn that its record is missing.
+            self.emit(Event::Error {
+                tab: Some(tab.to_owned()),
+                message: error.to_string(),
+            });
+        }
+        self.emit(Event::ToolFinished {
+            tab: tab.to_owned(),
+            call: call.to_owned(),
+            outcome: outcome.clone(),
+            verdict,
+            decided_by,
+            duration_ms,
+        });
+        outcome
+    }
+
+    fn next_prompt_id(&self) -> PromptId {
+        format!(
+            "prompt-{}",
+            self.next_prompt.fetch_add(1, Ordering::Relaxed)
+        )
+    }
+
+    async fn prompt(&self, tab: &str, prompt: Prompt) -> Option<PromptAnswer> {
+        let id = self.next_prompt_id();
+        let closing = self
+            .tab(tab)
+            .map(|found| found.closing.clone())
+            .unwrap_or_default();
+        self.prompts
+            .ask(id.clone(), &closing, || {
+                self.emit(Event::PromptRequested {
+                    tab: Some(tab.to_owned()),
+                    prompt_id: id.clone(),
+                    prompt,
+                });
+            })
+            .await
+            .ok()
+    }
+}
+
+/// Connection prompts (host keys, passwords) as engine events answered by `Op::AnswerPrompt`.
+struct EnginePrompts {
+    inner: Arc<Inner>,
+    tab: TabId,
+}
+
+#[async_trait::async_trait]
+impl ConnectInteraction for EnginePrompts {
+    async fn confirm_unknown_host(
+        &self,
+        host: &str,
+        port: u16,
+        key_type: &str,
+        fingerprint_sha256: &str,
+    ) -> bool {
+        let prompt = Prompt::UnknownHostKey {
+            host: host.to_owned(),
+            port,
+            key_type: key_type.to_owned(),
+            fingerprint: fingerprint_sha256.to_owned(),
+        };
+        matches!(
+            self.inner.prompt(&self.tab, prompt).await,
+            Some(PromptAnswer::Confirm { accept: true })
+        )
+    }
+
+    async fn password(&self, user: &str, host: &str) -> Option<String> {
+        let prompt = Prompt::Password {
+            user: user.to_owned(),
+            host: host.to_owned(),
+        };
+        match self.inner.prompt(&self.tab, prompt).await {
+            Some(PromptAnswer::Secret { value }) => Some(value),
+            _ => None,
+        }
+    }
+
+    async fn passphrase(&self, key_path: &Path) -> Option<String> {
+        let prompt = Prompt::Passphrase {
+            key_path: key_path.display().to_string(),
+        };
+        match self.inner.prompt(&self.tab, prompt).await {
+            Some(PromptAnswer::Secret { value }) => Some(value),
+            _ => None,
+        }
+    }
+
+    async fn keyboard_interactive(
+        &self,
+        name: &str,
+        instructions: &str,
+        prompts: &[(String, bool)],
+    ) -> Option<Vec<String>> {
+        let prompt = Prompt::KeyboardInteractive {
+            name: name.to_owned(),
+            instructions: instructions.to_owned(),
+            prompts: prompts.iter().map(|(text, _)| text.clone()).collect(),
+        };
+        match self.inner.prompt(&self.tab, prompt).await {
+            Some(PromptAnswer::Responses { values }) => Some(values),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "local-terminal")]
+fn open_local_shell(cols: u16, rows: u16) -> Result<crate::shell_io::ShellIo, String> {
+    crate::terminal::spawn_local_shell(None, cols, rows).map_err(|error| error.to_string())
+}
+
+#[cfg(not(feature = "local-terminal"))]
+fn open_local_shell(_cols: u16, _rows: u16) -> Result<crate::shell_io::ShellIo, String> {
+    Err("this build has no local terminal".to_owned())
+}
+
+fn connection_label(target: &TabTarget) -> String {
+    match target {
+        TabTarget::Local => "local".to_owned(),
+        TabTarget::Profile { name } => name.clone(),
+        TabTarget::Ssh {
+            host, port, user, ..
+        } => format!("ssh://{user}@{host}:{port}"),
+    }
+}
+
+fn describe_closed(closed: &ShellClosed) -> String {
+    match closed {
+        ShellClosed::Exited {
+            status: Some(status),
+        } => format!("the shell exited with status {status}"),
+        ShellClosed::Exited { status: None } => "the shell exited".to_owned(),
+        ShellClosed::ConnectionLost { reason } => format!("the connection was lost: {reason}"),
+    }
+}
+
+fn approval_preview(request: &ToolRequest) -> Option<ApprovalPreview> {
+    match request {
+        ToolRequest::RunCommand(params) => Some(ApprovalPreview::Command {
+            command: params.command.clone(),
+        }),
+        ToolRequest::SendInput(params) => {
+            let mut text = params.text.clone().unwrap_or_default();
+            if let Some(key) = params.key {
+                let key = serde_json::to_value(key)
+                    .ok()
+                    .and_then(|value| value.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                text.push_str(&format!("<{key}>"));
+            }
+            Some(ApprovalPreview::Text { text })
+        }
+        ToolRequest::ReadScreen(_) | ToolRequest::AskUser(_) => None,
+    }
+}
+
+fn ok_outcome(tool: &str, result: &impl serde::Serialize) -> ToolOutcome {
+    match serde_json::to_value(result) {
+        Ok(value) => ToolOutcome {
+            tool: tool.to_owned(),
+            status: ToolStatus::Ok,
+            result: Some(value),
+            error: None,
+        },
+        Err(error) => error_outcome(
+            tool,
+            ToolStatus::Error,
+            format!("could not encode the result: {error}"),
+        ),
+    }
+}
+
+fn error_outcome(tool: &str, status: ToolStatus, message: String) -> ToolOutcome {
+    ToolOutcome {
+        tool: tool.to_owned(),
+        status,
+        result: None,
+        error: Some(message),
+    }
+}
+
+/// The tool name as the registry knows it, for callers that hold a [`ToolName`].
+pub fn tool_name(name: ToolName) -> String {
+    name.as_str().to_owned()
+}

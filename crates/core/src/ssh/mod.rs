@@ -1,0 +1,158 @@
+//! SSH client (russh): connect, authenticate, verify host keys, jump hosts, keepalive; shell, exec
+//! and subsystem (sftp) channels.
+//!
+//! [`SshSession::connect`] dials a [`SshTarget`] (through its jump hosts, if any), checks every
+//! hop's host key against the OpenSSH `known_hosts` file in [`SshOptions`], and authenticates in
+//! the order agent → identity files → password → keyboard-interactive, using only what the server
+//! offers. Anything that needs a person (an unknown host key, a password, a key passphrase) goes
+//! through the front end's [`ConnectInteraction`].
+//!
+//! This module must never trust a host key that the user has not confirmed or that `known_hosts`
+//! does not vouch for, never log or store a secret, and never open a connection the caller did not
+//! ask for.
+
+mod auth;
+mod error;
+mod session;
+mod shell;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use async_trait::async_trait;
+pub use error::SshError;
+pub use session::SshSession;
+
+/// The default SSH port.
+pub const DEFAULT_PORT: u16 = 22;
+/// How long the TCP connect plus SSH handshake may take, by default (DESIGN: connect 15 s).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+/// How often a keepalive is sent when the server has been quiet, by default.
+pub const DEFAULT_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(15);
+/// How many unanswered keepalives close the connection, by default.
+pub const DEFAULT_KEEPALIVE_MAX: usize = 3;
+
+/// One SSH server to log in to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SshTarget {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    /// Private key files to try, in order (after the agent).
+    pub identity_files: Vec<PathBuf>,
+    /// ProxyJump hops in order: the first is dialled first, the target is reached from the last.
+    /// Hops' own `jump_hosts` are ignored.
+    pub jump_hosts: Vec<SshTarget>,
+}
+
+impl SshTarget {
+    /// A target with no identity files and no jump hosts.
+    pub fn new(host: impl Into<String>, port: u16, user: impl Into<String>) -> Self {
+        SshTarget {
+            host: host.into(),
+            port,
+            user: user.into(),
+            identity_files: Vec::new(),
+            jump_hosts: Vec::new(),
+        }
+    }
+
+    /// `host:port`, as used in messages.
+    pub fn endpoint(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+}
+
+impl std::fmt::Display for SshTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}@{}:{}", self.user, self.host, self.port)
+    }
+}
+
+/// How to connect: where host keys are recorded, time limits, keepalive, agent use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SshOptions {
+    /// The OpenSSH-format `known_hosts` file used for every hop.
+    pub known_hosts: PathBuf,
+    /// Limit for the TCP connect and the SSH handshake of each hop (time spent waiting for the
+    /// user to confirm a host key does not count).
+    pub connect_timeout: Duration,
+    /// Keepalive interval; zero turns keepalives off.
+    pub keepalive_interval: Duration,
+    /// Unanswered keepalives after which the connection counts as lost.
+    pub keepalive_max: usize,
+    /// Try the keys of the ssh-agent at `SSH_AUTH_SOCK` first.
+    pub use_agent: bool,
+}
+
+impl SshOptions {
+    /// Default options recording host keys in `known_hosts`.
+    pub fn with_known_hosts(known_hosts: impl Into<PathBuf>) -> Self {
+        SshOptions {
+            known_hosts: known_hosts.into(),
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            keepalive_interval: DEFAULT_KEEPALIVE_INTERVAL,
+            keepalive_max: DEFAULT_KEEPALIVE_MAX,
+            use_agent: true,
+        }
+    }
+}
+
+impl Default for SshOptions {
+    /// Uses the user's `~/.ssh/known_hosts`, like OpenSSH.
+    fn default() -> Self {
+        let home = dirs::home_dir().unwrap_or_default();
+        SshOptions::with_known_hosts(home.join(".ssh").join("known_hosts"))
+    }
+}
+
+/// The private keys OpenSSH tries by default, those of them that exist: `~/.ssh/id_ed25519`,
+/// `id_ecdsa`, `id_rsa`. For front ends that want OpenSSH's behaviour when a profile names none.
+pub fn default_identity_files() -> Vec<PathBuf> {
+    let Some(home) = dirs::home_dir() else {
+        return Vec::new();
+    };
+    ["id_ed25519", "id_ecdsa", "id_rsa"]
+        .iter()
+        .map(|name| home.join(".ssh").join(name))
+        .filter(|path| path.is_file())
+        .collect()
+}
+
+/// What the front end does when connecting needs a person: implemented by CLI prompts and UI
+/// dialogs. Every method may take as long as the user needs (no connect timeout runs meanwhile).
+/// Returning `false`/`None` means the user declined or cancelled; connecting then goes on with the
+/// next authentication method, or fails with a [`SshError`] that says what was declined.
+#[async_trait]
+pub trait ConnectInteraction: Send + Sync {
+    /// The server's host key is not in `known_hosts`. `key_type` is like `ED25519`,
+    /// `fingerprint_sha256` like `SHA256:…` (OpenSSH style). `true` trusts it and records it.
+    async fn confirm_unknown_host(
+        &self,
+        host: &str,
+        port: u16,
+        key_type: &str,
+        fingerprint_sha256: &str,
+    ) -> bool;
+    /// The password for `user@host`.
+    async fn password(&self, user: &str, host: &str) -> Option<String>;
+    /// The passphrase that decrypts the private key at `key_path`.
+    async fn passphrase(&self, key_path: &Path) -> Option<String>;
+    /// Answers to the server's keyboard-interactive prompts, one per prompt, in order. Each
+    /// prompt comes with whether the answer may be echoed.
+    async fn keyboard_interactive(
+        &self,
+        name: &str,
+        instructions: &str,
+        prompts: &[(String, bool)],
+    ) -> Option<Vec<String>>;
+}
+
+/// What a command run with [`SshSession::exec`] produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExecOutput {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// The command's exit status; `None` when it ended by a signal or the server did not say.
+    pub exit_status: Option<u32>,
+}

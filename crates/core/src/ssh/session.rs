@@ -1,0 +1,526 @@
+//! One authenticated SSH connection (possibly reached through jump hosts) and the channels opened
+//! on it. The russh [`client::Handler`] here checks host keys against known_hosts and reports when
+//! the connection ends.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use russh::client::{self, Msg};
+use russh::keys::{PublicKey, PublicKeyOrCertificate};
+use russh::{ChannelMsg, ChannelStream, Disconnect, Pty};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::watch;
+
+use super::{ConnectInteraction, ExecOutput, SshError, SshOptions, SshTarget};
+use crate::connect::known_hosts::{self, HostKeyStatus};
+use crate::shell_io::ShellIo;
+
+/// Per-channel flow-control window: large, so bulk SFTP transfers are not throttled by round trips.
+const WINDOW_SIZE: u32 = 16 * 1024 * 1024;
+/// Largest packet russh supports sending (it warns above 65535).
+const MAX_PACKET_SIZE: u32 = 65535;
+/// The language tag sent with a disconnect message.
+const LANGUAGE_TAG: &str = "en";
+
+/// What the handshake is doing, so the connect timeout can pause while the user is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HandshakePhase {
+    Network,
+    AskingUser,
+}
+
+/// Why the connection ended, once it has; shared between the handler and the session.
+type CloseReason = Arc<Mutex<Option<String>>>;
+
+/// The russh handler of one hop: host-key verification and end-of-connection reporting.
+pub(super) struct ClientHandler {
+    host: String,
+    port: u16,
+    known_hosts: PathBuf,
+    interaction: Arc<dyn ConnectInteraction>,
+    /// The precise reason a host key was refused (russh itself only says "unknown key").
+    refusal: Arc<Mutex<Option<SshError>>>,
+    phase: watch::Sender<HandshakePhase>,
+    close_reason: CloseReason,
+    /// Dropped with the handler when russh's session task ends: receivers then see the close.
+    _alive: watch::Sender<()>,
+}
+
+impl ClientHandler {
+    fn endpoint(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+
+    fn refuse(&self, error: SshError) -> bool {
+        if let Ok(mut slot) = self.refusal.lock() {
+            *slot = Some(error);
+        }
+        false
+    }
+
+    async fn verify(&self, key: &PublicKey) -> bool {
+        let endpoint = self.endpoint();
+        let key_type = known_hosts::key_type_label(key);
+        let fingerprint = known_hosts::fingerprint_sha256(key);
+        let status = match known_hosts::check(&self.known_hosts, &self.host, self.port, key) {
+            Ok(status) => status,
+            Err(source) => return self.refuse(SshError::KnownHosts { endpoint, source }),
+        };
+        match status {
+            HostKeyStatus::Known { .. } => true,
+            HostKeyStatus::Changed { line, key_type } => self.refuse(SshError::HostKeyChanged {
+                endpoint,
+                key_type,
+                fingerprint,
+                known_hosts: self.known_hosts.clone(),
+                line,
+            }),
+            HostKeyStatus::Revoked { line } => self.refuse(SshError::HostKeyRevoked {
+                endpoint,
+                key_type,
+                fingerprint,
+                known_hosts: self.known_hosts.clone(),
+                line,
+            }),
+            HostKeyStatus::Unknown => {
+                self.phase.send_replace(HandshakePhase::AskingUser);
+                let accepted = self
+                    .interaction
+                    .confirm_unknown_host(&self.host, self.port, &key_type, &fingerprint)
+                    .await;
+                self.phase.send_replace(HandshakePhase::Network);
+                if !accepted {
+                    return self.refuse(SshError::HostKeyNotAccepted {
+                        endpoint,
+                        key_type,
+                        fingerprint,
+                        known_hosts: self.known_hosts.clone(),
+                    });
+                }
+                match known_hosts::append(&self.known_hosts, &self.host, self.port, key) {
+                    Ok(()) => {
+                        tracing::info!(host = %endpoint, %fingerprint, "host key trusted and recorded");
+                        true
+                    }
+                    Err(source) => self.refuse(SshError::KnownHosts { endpoint, source }),
+                }
+            }
+        }
+    }
+}
+
+impl client::Handler for ClientHandler {
+    type Error = russh::Error;
+
+    async fn check_server_key(
+        &mut self,
+        server_public_key: &PublicKeyOrCertificate,
+    ) -> Result<bool, Self::Error> {
+        let key = match server_public_key {
+            PublicKeyOrCertificate::PublicKey { key, .. } => key.clone(),
+            // A host certificate is checked like its plain key: kaiport trusts no CA.
+            PublicKeyOrCertificate::Certificate(cert) => PublicKey::from(cert.public_key().clone()),
+        };
+        Ok(self.verify(&key).await)
+    }
+
+    async fn disconnected(
+        &mut self,
+        reason: client::DisconnectReason<Self::Error>,
+    ) -> Result<(), Self::Error> {
+        let text = match reason {
+            client::DisconnectReason::ReceivedDisconnect(info) if info.message.is_empty() => {
+                format!("server disconnected ({:?})", info.reason_code)
+            }
+            client::DisconnectReason::ReceivedDisconnect(info) => {
+                format!("server disconnected: {}", info.message)
+            }
+            client::DisconnectReason::Error(russh::Error::KeepaliveTimeout) => {
+                "the server stopped answering keepalives".to_owned()
+            }
+            client::DisconnectReason::Error(russh::Error::IO(e)) => format!("network error: {e}"),
+            client::DisconnectReason::Error(e) => e.to_string(),
+        };
+        tracing::debug!(host = %self.endpoint(), reason = %text, "ssh connection ended");
+        if let Ok(mut slot) = self.close_reason.lock() {
+            slot.get_or_insert(text);
+        }
+        Ok(())
+    }
+}
+
+/// A live SSH connection. Cheap to clone; all clones share the connection, which ends when
+/// [`SshSession::disconnect`] is called, the server goes away, or the last clone is dropped.
+#[derive(Clone)]
+pub struct SshSession {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    handle: client::Handle<ClientHandler>,
+    /// The jump-host sessions this one runs through; kept alive as long as it is.
+    hops: Vec<client::Handle<ClientHandler>>,
+    endpoint: String,
+    alive: watch::Receiver<()>,
+    close_reason: CloseReason,
+}
+
+impl std::fmt::Debug for SshSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SshSession")
+            .field("endpoint", &self.inner.endpoint)
+            .field("hops", &self.inner.hops.len())
+            .finish()
+    }
+}
+
+/// One connected and authenticated hop, before it is wrapped into a session.
+struct Hop {
+    endpoint: String,
+    handle: client::Handle<ClientHandler>,
+    alive: watch::Receiver<()>,
+    close_reason: CloseReason,
+}
+
+impl SshSession {
+    /// Connects to `target` (through its jump hosts, each dialled from the one before), verifies
+    /// every hop's host key and authenticates on each. Time limits: `options.connect_timeout` for
+    /// each hop's TCP connect and handshake, and for each authentication round trip; time spent
+    /// waiting for the user is not counted.
+    pub async fn connect(
+        target: &SshTarget,
+        options: &SshOptions,
+        interaction: Arc<dyn ConnectInteraction>,
+    ) -> Result<SshSession, SshError> {
+        let config = Arc::new(client_config(options));
+        let mut hops: Vec<client::Handle<ClientHandler>> = Vec::new();
+        let chain = target.jump_hosts.iter().chain(std::iter::once(target));
+        let mut last: Option<Hop> = None;
+        for hop_target in chain {
+            let hop = match last.take() {
+                None => {
+                    let stream = tcp_connect(hop_target, options.connect_timeout).await?;
+                    connect_hop(hop_target, options, &interaction, config.clone(), stream).await?
+                }
+                Some(previous) => {
+                    let channel = previous
+                        .handle
+                        .channel_open_direct_tcpip(
+                            hop_target.host.clone(),
+                            u32::from(hop_target.port),
+                            "127.0.0.1",
+                            0,
+                        )
+                        .await
+                        .map_err(|e| forward_error(&previous, hop_target, e))?;
+                    hops.push(previous.handle);
+                    let stream = channel.into_stream();
+                    connect_hop(hop_target, options, &interaction, config.clone(), stream).await?
+                }
+            };
+            last = Some(hop);
+        }
+        let Some(hop) = last else {
+            // The chain always contains `target` itself.
+            return Err(SshError::ConnectionLost {
+                endpoint: target.endpoint(),
+                reason: "no hop was connected".to_owned(),
+            });
+        };
+        Ok(SshSession {
+            inner: Arc::new(Inner {
+                handle: hop.handle,
+                hops,
+                endpoint: target.endpoint(),
+                alive: hop.alive,
+                close_reason: hop.close_reason,
+            }),
+        })
+    }
+
+    /// `host:port` of the target (not of the jump hosts).
+    pub fn endpoint(&self) -> &str {
+        &self.inner.endpoint
+    }
+
+    /// Opens a session channel with a pseudo-terminal of `cols`×`rows` and the user's login
+    /// shell, and returns the pipe to it. A spawned task pumps bytes both ways until the channel
+    /// ends; see [`ShellIo`] for what arrives last.
+    pub async fn open_shell(&self, term: &str, cols: u16, rows: u16) -> Result<ShellIo, SshError> {
+        let channel = self.open_session_channel().await?;
+        channel
+            .request_pty(
+                /* want_reply */ true,
+                term,
+                u32::from(cols),
+                u32::from(rows),
+                /* pix_width */ 0,
+                /* pix_height */ 0,
+                &[(Pty::ECHO, 1)],
+            )
+            .await
+            .map_err(|e| self.channel_error("request a terminal", e))?;
+        channel
+            .request_shell(/* want_reply */ true)
+            .await
+            .map_err(|e| self.channel_error("start a shell", e))?;
+        let (io, ends) = ShellIo::pair();
+        tokio::spawn(super::shell::pump(channel, ends, self.clone()));
+        Ok(io)
+    }
+
+    /// Runs `command` on a separate exec channel (never the user's terminal) and collects its
+    /// output and exit status. No time limit: callers that need one wrap this in a timeout.
+    pub async fn exec(&self, command: &str) -> Result<ExecOutput, SshError> {
+        let mut channel = self.open_session_channel().await?;
+        channel
+            .exec(/* want_reply */ true, command)
+            .await
+            .map_err(|e| self.channel_error("run a command", e))?;
+        let mut output = ExecOutput::default();
+        let mut ended_cleanly = false;
+        while let Some(msg) = channel.wait().await {
+            match msg {
+                ChannelMsg::Data { data } => output.stdout.extend_from_slice(&data),
+                ChannelMsg::ExtendedData { data, .. } => output.stderr.extend_from_slice(&data),
+                ChannelMsg::ExitStatus { exit_status } => {
+                    output.exit_status = Some(exit_status);
+                    ended_cleanly = true;
+                }
+                ChannelMsg::ExitSignal { .. } | ChannelMsg::Close => ended_cleanly = true,
+                ChannelMsg::Failure => {
+                    return Err(SshError::Refused {
+                        endpoint: self.inner.endpoint.clone(),
+                        what: "run the command".to_owned(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        if !ended_cleanly {
+            return Err(self.lost());
+        }
+        Ok(output)
+    }
+
+    /// Opens a session channel running subsystem `name` (e.g. `sftp`) and returns it as a byte
+    /// stream.
+    pub async fn open_subsystem(&self, name: &str) -> Result<ChannelStream<Msg>, SshError> {
+        let mut channel = self.open_session_channel().await?;
+        channel
+            .request_subsystem(/* want_reply */ true, name)
+            .await
+            .map_err(|e| self.channel_error("start a subsystem", e))?;
+        // Wait for the server's answer so a missing subsystem is an error here, not a hang later.
+        loop {
+            match channel.wait().await {
+                Some(ChannelMsg::Success) => break,
+                Some(ChannelMsg::Failure) => {
+                    return Err(SshError::Refused {
+                        endpoint: self.inner.endpoint.clone(),
+                        what: format!("start the {name} subsystem"),
+                    });
+                }
+                Some(ChannelMsg::WindowAdjusted { .. }) => {}
+                Some(_) => break,
+                None => return Err(self.lost()),
+            }
+        }
+        Ok(channel.into_stream())
+    }
+
+    /// Whether the connection is gone.
+    pub fn is_closed(&self) -> bool {
+        self.inner.handle.is_closed() || self.inner.alive.has_changed().is_err()
+    }
+
+    /// Resolves when the connection is gone (server went away, network lost, keepalive timeout,
+    /// or [`SshSession::disconnect`]).
+    pub async fn closed(&self) {
+        let mut alive = self.inner.alive.clone();
+        while alive.changed().await.is_ok() {}
+    }
+
+    /// Why the connection ended, once it has.
+    pub fn close_reason(&self) -> Option<String> {
+        self.inner
+            .close_reason
+            .lock()
+            .ok()
+            .and_then(|slot| slot.clone())
+    }
+
+    /// Says goodbye to the server (and to every jump host). Never fails: a connection that is
+    /// already gone is fine.
+    pub async fn disconnect(&self) {
+        let handles = std::iter::once(&self.inner.handle).chain(self.inner.hops.iter().rev());
+        for handle in handles {
+            if let Err(e) = handle
+                .disconnect(Disconnect::ByApplication, "", LANGUAGE_TAG)
+                .await
+            {
+                tracing::debug!(host = %self.inner.endpoint, error = %e, "disconnect: already closed");
+            }
+        }
+        if let Ok(mut slot) = self.inner.close_reason.lock() {
+            slot.get_or_insert_with(|| "disconnected by kaiport".to_owned());
+        }
+    }
+
+    async fn open_session_channel(&self) -> Result<russh::Channel<Msg>, SshError> {
+        self.inner
+            .handle
+            .channel_open_session()
+            .await
+            .map_err(|e| self.channel_error("open a session channel", e))
+    }
+
+    fn channel_error(&self, what: &str, error: russh::Error) -> SshError {
+        match error {
+            russh::Error::ChannelOpenFailure(reason) => SshError::Refused {
+                endpoint: self.inner.endpoint.clone(),
+                what: format!("{what} ({reason:?})"),
+            },
+            _ if self.is_closed() => self.lost(),
+            other => SshError::Protocol {
+                endpoint: self.inner.endpoint.clone(),
+                doing: "opening a channel",
+                source: other,
+            },
+        }
+    }
+
+    /// The error for "the connection is gone", with the best reason known.
+    pub(super) fn lost(&self) -> SshError {
+        SshError::ConnectionLost {
+            endpoint: self.inner.endpoint.clone(),
+            reason: self.lost_reason(),
+        }
+    }
+
+    /// Why the connection is gone, as a sentence fragment.
+    pub(super) fn lost_reason(&self) -> String {
+        self.close_reason()
+            .unwrap_or_else(|| "the connection was lost".to_owned())
+    }
+}
+
+fn client_config(options: &SshOptions) -> client::Config {
+    let keepalive = (!options.keepalive_interval.is_zero()).then_some(options.keepalive_interval);
+    client::Config {
+        window_size: WINDOW_SIZE,
+        maximum_packet_size: MAX_PACKET_SIZE,
+        keepalive_interval: keepalive,
+        keepalive_max: options.keepalive_max,
+        nodelay: true,
+        ..client::Config::default()
+    }
+}
+
+async fn tcp_connect(
+    target: &SshTarget,
+    timeout: Duration,
+) -> Result<tokio::net::TcpStream, SshError> {
+    let endpoint = target.endpoint();
+    let connecting = tokio::net::TcpStream::connect((target.host.as_str(), target.port));
+    let stream = match tokio::time::timeout(timeout, connecting).await {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(source)) => return Err(SshError::Connect { endpoint, source }),
+        Err(_) => {
+            return Err(SshError::Timeout {
+                endpoint,
+                seconds: timeout.as_secs(),
+            });
+        }
+    };
+    if let Err(e) = stream.set_nodelay(true) {
+        tracing::debug!(host = %endpoint, error = %e, "set_nodelay failed");
+    }
+    Ok(stream)
+}
+
+/// Runs the SSH handshake over `stream`, then authenticates.
+async fn connect_hop<S>(
+    target: &SshTarget,
+    options: &SshOptions,
+    interaction: &Arc<dyn ConnectInteraction>,
+    config: Arc<client::Config>,
+    stream: S,
+) -> Result<Hop, SshError>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let endpoint = target.endpoint();
+    let (phase_tx, mut phase_rx) = watch::channel(HandshakePhase::Network);
+    let (alive_tx, alive_rx) = watch::channel(());
+    let refusal = Arc::new(Mutex::new(None));
+    let close_reason: CloseReason = Arc::new(Mutex::new(None));
+    let handler = ClientHandler {
+        host: target.host.clone(),
+        port: target.port,
+        known_hosts: options.known_hosts.clone(),
+        interaction: interaction.clone(),
+        refusal: refusal.clone(),
+        phase: phase_tx,
+        close_reason: close_reason.clone(),
+        _alive: alive_tx,
+    };
+    let handshake = client::connect_stream(config, stream, handler);
+    tokio::pin!(handshake);
+    let timeout = options.connect_timeout;
+    let mut phase_open = true;
+    let result = loop {
+        let asking = *phase_rx.borrow_and_update() == HandshakePhase::AskingUser;
+        tokio::select! {
+            result = &mut handshake => break result,
+            changed = phase_rx.changed(), if phase_open => {
+                phase_open = changed.is_ok();
+            }
+            () = tokio::time::sleep(timeout), if !asking => {
+                return Err(SshError::Timeout { endpoint, seconds: timeout.as_secs() });
+            }
+        }
+    };
+    let mut handle = match result {
+        Ok(handle) => handle,
+        Err(error) => {
+            if let Some(refused) = refusal.lock().ok().and_then(|mut slot| slot.take()) {
+                return Err(refused);
+            }
+            return Err(match error {
+                russh::Error::IO(source) => SshError::Connect { endpoint, source },
+                other => SshError::Protocol {
+                    endpoint,
+                    doing: "the SSH handshake",
+                    source: other,
+                },
+            });
+        }
+    };
+    super::auth::authenticate(&mut handle, target, options, interaction.as_ref()).await?;
+    Ok(Hop {
+        endpoint: target.endpoint(),
+        handle,
+        alive: alive_rx,
+        close_reason,
+    })
+}
+
+fn forward_error(previous: &Hop, next: &SshTarget, error: russh::Error) -> SshError {
+    match error {
+        russh::Error::ChannelOpenFailure(reason) => SshError::Refused {
+            endpoint: format!("jump host {}", previous.endpoint),
+            what: format!("forward a connection to {} ({reason:?})", next.endpoint()),
+        },
+        other if previous.handle.is_closed() => SshError::ConnectionLost {
+            endpoint: format!("jump host {}", previous.endpoint),
+            reason: format!("while forwarding to {}: {other}", next.endpoint()),
+        },
+        other => SshError::Protocol {
+            endpoint: next.endpoint(),
+            doing: "forwarding through the jump host",
+            source: other,
+        },
+    }
+}

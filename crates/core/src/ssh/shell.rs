@@ -1,0 +1,124 @@
+//! The task that pumps one interactive shell channel to and from its [`ShellIo`].
+//!
+//! Reading and writing run as two tasks so a large paste waiting for window space never stops
+//! output from being read. The reader owns the outcome: it keeps reading after `exit-status`
+//! until the channel ends, then sends exactly one [`ShellOutput::Closed`]. A channel that ends
+//! without exit status or close from the server means the connection dropped.
+
+use std::time::Duration;
+
+use russh::client::Msg;
+use russh::{Channel, ChannelMsg, ChannelWriteHalf};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::SshSession;
+use crate::shell_io::{ShellClosed, ShellInput, ShellOutput, TransportEnds};
+
+/// How long buffered output is still read after the connection is known to be gone.
+const DRAIN_AFTER_LOSS: Duration = Duration::from_millis(100);
+
+pub(super) async fn pump(channel: Channel<Msg>, ends: TransportEnds, session: SshSession) {
+    let TransportEnds { input, output } = ends;
+    let (mut reader, writer) = channel.split();
+    let stop_writer = CancellationToken::new();
+    let writer_task = tokio::spawn(write_loop(writer, input, stop_writer.clone()));
+
+    let mut exit_status = None;
+    let mut ended_by_server = false;
+    let mut consumer_gone = false;
+    let mut connection_gone = false;
+    loop {
+        let msg = if connection_gone {
+            // Deliver what was already received, but do not wait for more.
+            tokio::time::timeout(DRAIN_AFTER_LOSS, reader.wait())
+                .await
+                .ok()
+                .flatten()
+        } else {
+            tokio::select! {
+                msg = reader.wait() => msg,
+                // The connection can die while russh still holds the channel's sender.
+                () = session.closed() => {
+                    connection_gone = true;
+                    continue;
+                }
+            }
+        };
+        let Some(msg) = msg else { break };
+        match msg {
+            ChannelMsg::Data { data } | ChannelMsg::ExtendedData { data, .. } => {
+                let delivered =
+                    consumer_gone || output.send(ShellOutput::Data(data.to_vec())).await.is_ok();
+                if !delivered {
+                    // Nobody listens any more: close the channel, keep draining until it ends.
+                    consumer_gone = true;
+                    stop_writer.cancel();
+                }
+            }
+            ChannelMsg::ExitStatus {
+                exit_status: status,
+            } => {
+                exit_status = Some(status);
+                ended_by_server = true;
+            }
+            ChannelMsg::ExitSignal { .. } | ChannelMsg::Eof | ChannelMsg::Close => {
+                ended_by_server = true;
+            }
+            _ => {}
+        }
+    }
+    stop_writer.cancel();
+    if let Err(e) = writer_task.await {
+        tracing::debug!(error = %e, "shell writer task ended abnormally");
+    }
+    let closed = if exit_status.is_some() || (ended_by_server && !session.is_closed()) {
+        ShellClosed::Exited {
+            status: exit_status,
+        }
+    } else {
+        ShellClosed::ConnectionLost {
+            reason: session.lost_reason(),
+        }
+    };
+    if !consumer_gone {
+        // Ignored error: the terminal dropped its receiver in the meantime; nothing left to tell.
+        let _ = output.send(ShellOutput::Closed(closed)).await;
+    }
+}
+
+async fn write_loop(
+    writer: ChannelWriteHalf<Msg>,
+    mut input: mpsc::Receiver<ShellInput>,
+    stop: CancellationToken,
+) {
+    loop {
+        let next = tokio::select! {
+            () = stop.cancelled() => None,
+            next = input.recv() => next,
+        };
+        let step = match next {
+            Some(ShellInput::Data(bytes)) => {
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    r = writer.data_bytes(bytes) => r,
+                }
+            }
+            Some(ShellInput::Resize { cols, rows }) => {
+                writer
+                    .window_change(u32::from(cols), u32::from(rows), 0, 0)
+                    .await
+            }
+            Some(ShellInput::Close) | None => {
+                // Ignored errors: the channel or connection may already be gone, which is the goal.
+                let _ = writer.eof().await;
+                let _ = writer.close().await;
+                break;
+            }
+        };
+        if let Err(e) = step {
+            tracing::debug!(error = %e, "writing to the shell channel failed; the reader reports why");
+            break;
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Shell integration snippets: small shell code that makes bash, zsh and fish print OSC 133 marks
+//! (`A` prompt start, `B` prompt end, `C` output start, `D;$?` finished) around every command.
+//!
+//! How injection works (the terminal drives it, this module only provides the text):
+//! 1. [`PROBE_LINE`] is typed with a leading space while the terminal hides the shell's output
+//!    from the user and the mirror. It is valid in bash, zsh and fish (undefined variables expand
+//!    to nothing in all three) and prints `__kp:<fish>:<bash>:<zsh>:`; [`parse_probe`] reads which
+//!    one answered. sh, dash, csh and others get no snippet.
+//! 2. The snippet for that shell is typed the same hidden way, as one line with a leading space.
+//!    Each snippet is idempotent (a second injection does nothing), keeps `$?` / `$status` for
+//!    the user's own prompt code, and only wraps the existing prompt in zero-width marks, so the
+//!    prompt looks the same.
+//! 3. History: bash deletes its own line and the probe from the history list (`history -d`,
+//!    only entries containing `__kp`, so `HISTCONTROL=ignorespace` is handled too); zsh switches
+//!    to a fresh history list re-read from `$HISTFILE` (`fc -p`), which drops the two in-memory
+//!    lines; fish never records lines that start with a space.
+//!
+//! These snippets must never print anything visible, change the prompt's look, or change the
+//! user's shell options.
+
+/// A shell we have an integration snippet for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShellKind {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+impl ShellKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ShellKind::Bash => "bash",
+            ShellKind::Zsh => "zsh",
+            ShellKind::Fish => "fish",
+        }
+    }
+}
+
+/// The detection probe (typed after a leading space). Prints `__kp:<fish>:<bash>:<zsh>:`.
+pub const PROBE_LINE: &str = r#"echo "__kp:$FISH_VERSION:$BASH_VERSION:$ZSH_VERSION:""#;
+
+/// Which shell answered the probe, from the rendered output lines of the probe. The echoed probe
+/// line itself contains `$` signs and is never mistaken for the answer.
+pub fn parse_probe(text: &str) -> Option<ShellKind> {
+    text.lines().find_map(|line| {
+        let start = line.find("__kp:")?;
+        let fields: Vec<&str> = line[start + "__kp:".len()..].split(':').collect();
+        if fields.len() < 4 || fields[..3].iter().any(|f| f.contains('$')) {
+            return None;
+        }
+        if !fields[0].trim().is_empty() {
+            Some(ShellKind::Fish)
+        } else if !fields[1].trim().is_empty() {
+            Some(ShellKind::Bash)
+        } else if !fields[2].trim().is_empty() {
+            Some(ShellKind::Zsh)
+        } else {
+            None
+        }
+    })
+}
+
+/// Whether the probe answered at all (even with "no shell we know").
+pub fn probe_answered(text: &str) -> bool {
+    text.lines()
+        .any(|line| line.contains("__kp:") && !line.contains('$'))
+}
+
+const BASH: &str = concat!(
+    r#"if [ -z "${__kp_installed-}" ]; then __kp_installed=1; "#,
+    // First in PROMPT_COMMAND: report the status, then hand it on unchanged.
+    r#"__kp_pre() { local s=$?; builtin printf '\033]133;D;%s\007' "$s"; return $s; }; "#,
+    // Last in PROMPT_COMMAND: (re)wrap PS1 if a prompt theme rebuilt it.
+    r#"__kp_post() { local s=$?; case "$PS1" in *'133;A'*) ;; *) PS1='\[\033]133;A\007\]'"$PS1"'\[\033]133;B\007\]';; esac; return $s; }; "#,
+    r#"if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then PROMPT_COMMAND=(__kp_pre "${PROMPT_COMMAND[@]}" __kp_post); "#,
+    r#"else PROMPT_COMMAND=$'__kp_pre\n'"${PROMPT_COMMAND-}"$'\n__kp_post'; fi; "#,
+    r#"PS0="${PS0-}"'\033]133;C\007'; "#,
+    // Our PROMPT_COMMAND names functions a child shell would not have: never export it.
+    r#"export -n PROMPT_COMMAND PS0; "#,
+    r#"fi; "#,
+    // Remove this line and the probe from the history list, if they are there.
+    r#"__kp_hist() { local n; n=$(HISTTIMEFORMAT= builtin history 1); case "$n" in *__kp*) n=${n#"${n%%[0-9]*}"}; n=${n%%[!0-9]*}; builtin history -d "$n";; *) return 1;; esac; }; "#,
+    r#"__kp_hist && __kp_hist; unset -f __kp_hist"#,
+);
+
+const ZSH: &str = concat!(
+    r#"if [[ -z "${__kp_installed-}" ]]; then __kp_installed=1; "#,
+    r#"__kp_precmd() { local s=$?; builtin print -n "\e]133;D;$s\a"; return $s; }; "#,
+    r#"__kp_wrap() { local s=$?; if [[ "$PS1" != *'133;A'* ]]; then PS1=$'%{\e]133;A\a%}'"$PS1"$'%{\e]133;B\a%}'; fi; return $s; }; "#,
+    r#"__kp_preexec() { builtin print -n "\e]133;C\a"; }; "#,
+    r#"precmd_functions=(__kp_precmd $precmd_functions __kp_wrap); "#,
+    r#"preexec_functions=($preexec_functions __kp_preexec); "#,
+    r#"fi; "#,
+    r#"if [[ -n "${HISTFILE-}" ]]; then fc -p "$HISTFILE" "${HISTSIZE:-1000}" "${SAVEHIST:-0}"; else fc -p; fi"#,
+);
+
+const FISH: &str = concat!(
+    r#"if not set -q __kp_installed; set -g __kp_installed 1; "#,
+    r#"function __kp_postexec --on-event fish_postexec; set -l s $status; printf '\e]133;D;%s\a' $s; end; "#,
+    r#"function __kp_preexec --on-event fish_preexec; printf '\e]133;C\a'; end; "#,
+    r#"function __kp_prompt_start --on-event fish_prompt; printf '\e]133;A\a'; end; "#,
+    r#"functions -q fish_prompt; and functions -c fish_prompt __kp_orig_prompt; "#,
+    r#"function fish_prompt; __kp_orig_prompt; printf '\e]133;B\a'; end; "#,
+    r#"end"#,
+);
+
+/// The integration snippet for `shell`, as one line (type it after a leading space).
+pub fn snippet(shell: ShellKind) -> &'static str {
+    match shell {
+        ShellKind::Bash => BASH,
+        ShellKind::Zsh => ZSH,
+        ShellKind::Fish => FISH,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn probe_answers() {
+        assert_eq!(
+            parse_probe("__kp::5.2.15(1)-release::"),
+            Some(ShellKind::Bash)
+        );
+        assert_eq!(parse_probe("x\n__kp:::5.9:\n"), Some(ShellKind::Zsh));
+        assert_eq!(parse_probe("__kp:3.7.1:::"), Some(ShellKind::Fish));
+        assert_eq!(parse_probe("__kp::::"), None);
+        assert!(probe_answered("__kp::::"));
+        assert_eq!(parse_probe(&format!("$ {PROBE_LINE}")), None);
+        assert!(!probe_answered(&format!("$ {PROBE_LINE}")));
+    }
+
+    #[test]
+    fn snippets_are_one_line() {
+        for shell in [ShellKind::Bash, ShellKind::Zsh, ShellKind::Fish] {
+            assert!(!snippet(shell).contains('\n'), "{}", shell.name());
+            assert!(snippet(shell).contains("__kp"), "{}", shell.name());
+        }
+    }
+
+    #[test]
+    fn bash_snippet_parses() {
+        let status = std::process::Command::new("bash")
+            .args(["-n", "-c", snippet(ShellKind::Bash)])
+            .status();
+        match status {
+            Ok(status) => assert!(status.success()),
+            Err(err) => eprintln!("skipped: bash not runnable: {err}"),
+        }
+    }
+}

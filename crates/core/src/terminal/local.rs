@@ -1,0 +1,163 @@
+//! The local shell tab: a PTY (portable-pty) running the user's shell, exposed as a
+//! [`ShellIo`] like an SSH shell channel.
+//!
+//! Two std threads per shell: a blocking reader feeding `ShellOutput::Data` (64 KB reads) and
+//! finally `Closed(Exited { status })`, and a writer applying `ShellInput` (bytes, resize,
+//! close). Dropping the terminal (the input sender) kills the shell. Desktop only (feature
+//! `local-terminal`); it never touches the user's files or shell configuration.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+use super::TerminalError;
+use crate::shell_io::{ShellClosed, ShellInput, ShellIo, ShellOutput};
+
+const READ_BUFFER: usize = 64 * 1024;
+
+/// What to run in a local PTY.
+#[derive(Debug, Clone, Default)]
+pub struct LocalShellCommand {
+    /// The shell; `None`: `$SHELL`, else `/bin/sh` (`%COMSPEC%` / cmd.exe on Windows).
+    pub program: Option<PathBuf>,
+    pub args: Vec<OsString>,
+    /// Extra environment (on top of the inherited one and `TERM=xterm-256color`).
+    pub env: Vec<(OsString, OsString)>,
+    pub cwd: Option<PathBuf>,
+    pub cols: u16,
+    pub rows: u16,
+}
+
+/// Starts `shell` (or the user's default shell) in a local PTY of `cols`×`rows`.
+pub fn spawn_local_shell(
+    shell: Option<&Path>,
+    cols: u16,
+    rows: u16,
+) -> Result<ShellIo, TerminalError> {
+    spawn_local_command(LocalShellCommand {
+        program: shell.map(Path::to_path_buf),
+        cols,
+        rows,
+        ..LocalShellCommand::default()
+    })
+}
+
+fn default_shell() -> PathBuf {
+    #[cfg(windows)]
+    {
+        std::env::var_os("COMSPEC").map_or_else(|| PathBuf::from("cmd.exe"), PathBuf::from)
+    }
+    #[cfg(not(windows))]
+    {
+        std::env::var_os("SHELL")
+            .filter(|s| !s.is_empty())
+            .map_or_else(|| PathBuf::from("/bin/sh"), PathBuf::from)
+    }
+}
+
+/// Starts a local PTY running `command`.
+pub fn spawn_local_command(command: LocalShellCommand) -> Result<ShellIo, TerminalError> {
+    let program = command.program.clone().unwrap_or_else(default_shell);
+    let shell_name = program.display().to_string();
+    let fail = |reason: String| TerminalError::LocalShell {
+        shell: shell_name.clone(),
+        reason,
+    };
+
+    let size = PtySize {
+        rows: command.rows.max(1),
+        cols: command.cols.max(1),
+        pixel_width: 0,
+        pixel_height: 0,
+    };
+    let pair = native_pty_system()
+        .openpty(size)
+        .map_err(|e| fail(format!("no PTY: {e:#}")))?;
+    let mut builder = CommandBuilder::new(&program);
+    builder.args(&command.args);
+    builder.env("TERM", "xterm-256color");
+    for (key, value) in &command.env {
+        builder.env(key, value);
+    }
+    if let Some(cwd) = &command.cwd {
+        builder.cwd(cwd);
+    } else if let Some(home) = std::env::var_os("HOME") {
+        builder.cwd(home);
+    }
+    let mut child = pair
+        .slave
+        .spawn_command(builder)
+        .map_err(|e| fail(format!("{e:#}")))?;
+    // Only the child may hold the slave, or the reader never sees the end.
+    drop(pair.slave);
+    let mut killer = child.clone_killer();
+    let mut reader = pair
+        .master
+        .try_clone_reader()
+        .map_err(|e| fail(format!("{e:#}")))?;
+    let mut writer = pair
+        .master
+        .take_writer()
+        .map_err(|e| fail(format!("{e:#}")))?;
+    let master = pair.master;
+
+    let (io, mut ends) = ShellIo::pair();
+    let output = ends.output;
+    std::thread::Builder::new()
+        .name("kaiport-pty-reader".to_owned())
+        .spawn(move || {
+            let mut buffer = vec![0u8; READ_BUFFER];
+            loop {
+                match reader.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if output
+                            .blocking_send(ShellOutput::Data(buffer[..n].to_vec()))
+                            .is_err()
+                        {
+                            let _ = child.kill();
+                            break;
+                        }
+                    }
+                }
+            }
+            let status = child.wait().ok().map(|status| status.exit_code());
+            let _ = output.blocking_send(ShellOutput::Closed(ShellClosed::Exited { status }));
+        })
+        .map_err(|e| fail(format!("no reader thread: {e}")))?;
+    std::thread::Builder::new()
+        .name("kaiport-pty-writer".to_owned())
+        .spawn(move || {
+            while let Some(input) = ends.input.blocking_recv() {
+                match input {
+                    ShellInput::Data(bytes) => {
+                        if writer
+                            .write_all(&bytes)
+                            .and_then(|()| writer.flush())
+                            .is_err()
+                        {
+                            break;
+                        }
+                    }
+                    ShellInput::Resize { cols, rows } => {
+                        let size = PtySize {
+                            rows,
+                            cols,
+                            pixel_width: 0,
+                            pixel_height: 0,
+                        };
+                        if let Err(err) = master.resize(size) {
+                            tracing::warn!(%err, "local terminal resize failed");
+                        }
+                    }
+                    ShellInput::Close => break,
+                }
+            }
+            // Closed or dropped: end the shell; the reader then reports the exit.
+            let _ = killer.kill();
+        })
+        .map_err(|e| fail(format!("no writer thread: {e}")))?;
+    Ok(io)
+}

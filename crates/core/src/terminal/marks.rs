@@ -1,0 +1,274 @@
+//! OSC 133 shell-integration marks (`A` prompt start, `B` prompt end, `C` output start,
+//! `D;status` command finished), found in the raw byte stream with their exact byte offsets.
+//!
+//! [`MarkScanner`] is a tiny incremental state machine: it only looks for `ESC ] 133 ; …`
+//! terminated by BEL or ST and keeps its state across chunk boundaries, so a mark split over two
+//! reads is still found, and its offsets are positions in the whole stream. The terminal uses the
+//! offsets to cut the command's output out of the byte stream and to feed the screen mirror up to
+//! each mark (so the cursor position at a mark is known).
+//!
+//! It never interprets other escape sequences and never allocates per byte; the common case (a
+//! chunk without ESC) is one scan for the ESC byte.
+
+/// Which OSC 133 mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkKind {
+    /// `A`: the prompt starts.
+    PromptStart,
+    /// `B`: the prompt ends, the user's command line starts.
+    CommandStart,
+    /// `C`: the command was accepted, its output starts.
+    OutputStart,
+    /// `D[;status]`: the command finished, with its exit status when the shell told it.
+    CommandFinished { exit_code: Option<i32> },
+}
+
+/// One mark and where it is in the byte stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    pub kind: MarkKind,
+    /// Offset of the ESC that starts the sequence.
+    pub start: u64,
+    /// Offset just past the terminator (BEL or ST).
+    pub end: u64,
+}
+
+/// Longest OSC payload kept; OSC 133 payloads are short, longer OSCs (titles, hyperlinks) are
+/// skipped without being stored.
+const MAX_PAYLOAD: usize = 64;
+
+const ESC: u8 = 0x1b;
+const BEL: u8 = 0x07;
+const CAN: u8 = 0x18;
+const SUB: u8 = 0x1a;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Ground,
+    /// Saw ESC.
+    Escape,
+    /// Inside an OSC body.
+    Osc,
+    /// Saw ESC inside an OSC body (maybe the start of ST).
+    OscEscape,
+}
+
+/// Incremental OSC 133 finder. Feed every byte of the stream, in order, through [`scan`].
+///
+/// [`scan`]: MarkScanner::scan
+#[derive(Debug)]
+pub struct MarkScanner {
+    state: State,
+    osc_start: u64,
+    payload: [u8; MAX_PAYLOAD],
+    payload_len: usize,
+    payload_overflow: bool,
+    /// Total bytes scanned so far: the stream offset of the next byte.
+    offset: u64,
+}
+
+impl Default for MarkScanner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MarkScanner {
+    pub fn new() -> Self {
+        MarkScanner {
+            state: State::Ground,
+            osc_start: 0,
+            payload: [0; MAX_PAYLOAD],
+            payload_len: 0,
+            payload_overflow: false,
+            offset: 0,
+        }
+    }
+
+    /// Stream offset of the next byte to be scanned.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Scans `chunk` (the next bytes of the stream) and appends the marks that end in it to `out`.
+    pub fn scan(&mut self, chunk: &[u8], out: &mut Vec<Mark>) {
+        let base = self.offset;
+        let mut i = 0;
+        while i < chunk.len() {
+            match self.state {
+                State::Ground => match chunk[i..].iter().position(|&b| b == ESC) {
+                    Some(pos) => {
+                        i += pos + 1;
+                        self.state = State::Escape;
+                        self.osc_start = base + (i as u64) - 1;
+                    }
+                    None => break,
+                },
+                State::Escape => {
+                    let b = chunk[i];
+                    i += 1;
+                    match b {
+                        b']' => {
+                            self.state = State::Osc;
+                            self.payload_len = 0;
+                            self.payload_overflow = false;
+                        }
+                        ESC => self.osc_start = base + (i as u64) - 1,
+                        _ => self.state = State::Ground,
+                    }
+                }
+                State::Osc => {
+                    let b = chunk[i];
+                    i += 1;
+                    match b {
+                        BEL => {
+                            self.dispatch(base + i as u64, out);
+                            self.state = State::Ground;
+                        }
+                        ESC => self.state = State::OscEscape,
+                        CAN | SUB => self.state = State::Ground,
+                        _ => {
+                            if self.payload_len < MAX_PAYLOAD {
+                                self.payload[self.payload_len] = b;
+                                self.payload_len += 1;
+                            } else {
+                                self.payload_overflow = true;
+                            }
+                        }
+                    }
+                }
+                State::OscEscape => {
+                    let b = chunk[i];
+                    if b == b'\\' {
+                        i += 1;
+                        self.dispatch(base + i as u64, out);
+                        self.state = State::Ground;
+                    } else {
+                        // The OSC was cut short by another escape sequence: that ESC starts it.
+                        self.osc_start = base + i as u64 - 1;
+                        self.state = State::Escape;
+                    }
+                }
+            }
+        }
+        self.offset = base + chunk.len() as u64;
+    }
+
+    fn dispatch(&mut self, end: u64, out: &mut Vec<Mark>) {
+        if self.payload_overflow {
+            return;
+        }
+        if let Some(kind) = parse_osc133(&self.payload[..self.payload_len]) {
+            out.push(Mark {
+                kind,
+                start: self.osc_start,
+                end,
+            });
+        }
+    }
+}
+
+/// Parses an OSC payload (between `ESC ]` and the terminator); `None` unless it is OSC 133.
+pub fn parse_osc133(payload: &[u8]) -> Option<MarkKind> {
+    let rest = payload.strip_prefix(b"133;")?;
+    let mut fields = rest.split(|&b| b == b';');
+    let kind = fields.next()?;
+    match kind {
+        b"A" => Some(MarkKind::PromptStart),
+        b"B" => Some(MarkKind::CommandStart),
+        b"C" => Some(MarkKind::OutputStart),
+        b"D" => {
+            let exit_code = fields
+                .next()
+                .and_then(|status| std::str::from_utf8(status).ok())
+                .and_then(|status| status.trim().parse::<i32>().ok());
+            Some(MarkKind::CommandFinished { exit_code })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn scan_all(chunks: &[&[u8]]) -> Vec<Mark> {
+        let mut scanner = MarkScanner::new();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            scanner.scan(chunk, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn finds_marks_with_offsets() {
+        let stream = b"ab\x1b]133;A\x07$ \x1b]133;B\x1b\\ls\r\n\x1b]133;C\x07out\x1b]133;D;3\x07";
+        let marks = scan_all(&[stream]);
+        assert_eq!(
+            marks,
+            vec![
+                Mark {
+                    kind: MarkKind::PromptStart,
+                    start: 2,
+                    end: 10
+                },
+                Mark {
+                    kind: MarkKind::CommandStart,
+                    start: 12,
+                    end: 21
+                },
+                Mark {
+                    kind: MarkKind::OutputStart,
+                    start: 25,
+                    end: 33
+                },
+                Mark {
+                    kind: MarkKind::CommandFinished { exit_code: Some(3) },
+                    start: 36,
+                    end: 46
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn split_across_every_byte_boundary() {
+        let stream: &[u8] = b"x\x1b[1mhi\x1b]0;title\x07\x1b]133;D;127\x1b\\y";
+        let whole = scan_all(&[stream]);
+        assert_eq!(whole.len(), 1);
+        for cut in 0..stream.len() {
+            let (a, b) = stream.split_at(cut);
+            assert_eq!(scan_all(&[a, b]), whole, "cut at {cut}");
+        }
+        let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+        assert_eq!(scan_all(&bytes), whole);
+    }
+
+    #[test]
+    fn ignores_other_and_aborted_osc() {
+        let marks = scan_all(&[b"\x1b]1337;x\x07\x1b]133;A\x18\x1b]133;Z\x07\x1b]133;D\x07"]);
+        assert_eq!(
+            marks,
+            vec![Mark {
+                kind: MarkKind::CommandFinished { exit_code: None },
+                start: 25,
+                end: 33
+            }]
+        );
+    }
+
+    #[test]
+    fn osc_interrupted_by_escape_restarts() {
+        let marks = scan_all(&[b"\x1b]133;A\x1b]133;B\x07"]);
+        assert_eq!(
+            marks,
+            vec![Mark {
+                kind: MarkKind::CommandStart,
+                start: 7,
+                end: 15
+            }]
+        );
+    }
+}

@@ -1,0 +1,144 @@
+//! Heuristics on screen text, for shells without shell integration: does the cursor line look
+//! like a shell prompt, and does it look like a program waiting for an answer.
+//!
+//! Pure functions on strings; they never touch the mirror or the shell. They are guesses by
+//! nature and the callers always combine them with "output has been quiet".
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Characters a prompt usually ends with (after trimming trailing spaces).
+const PROMPT_ENDINGS: &[char] = &['$', '#', '%', '>', '❯', '»', '➜', 'λ'];
+
+/// Powerline separators (private-use glyphs of patched fonts).
+const POWERLINE: &[char] = &[
+    '\u{e0b0}', '\u{e0b1}', '\u{e0b2}', '\u{e0b3}', '\u{e0b4}', '\u{e0b5}',
+];
+
+static USER_AT_HOST: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^\S*?[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+").ok());
+
+/// Whether `line` (the text of the cursor row, up to the cursor) looks like a shell prompt.
+/// `session_prompt` is the prompt seen when the session started, if known.
+pub fn looks_like_prompt(line: &str, session_prompt: Option<&str>) -> bool {
+    let trimmed = line.trim_end();
+    if trimmed.is_empty() {
+        return false;
+    }
+    if let Some(session) = session_prompt {
+        let session = session.trim_end();
+        if !session.is_empty() && trimmed == session {
+            return true;
+        }
+    }
+    if let Some(last) = trimmed.chars().last()
+        && (PROMPT_ENDINGS.contains(&last) || POWERLINE.contains(&last))
+    {
+        return true;
+    }
+    // `user@host` prompts that end in something else (`user@host:~`); only when it is short
+    // enough to be a prompt rather than a line of output.
+    trimmed.chars().count() <= 120
+        && USER_AT_HOST.as_ref().is_some_and(|re| re.is_match(trimmed))
+        && !trimmed.contains(' ')
+}
+
+/// Phrases that mean "a program asks something" wherever they are on the line.
+const QUESTION_PHRASES: &[&str] = &[
+    "[y/n]",
+    "(y/n)",
+    "[yes/no]",
+    "(yes/no",
+    "password:",
+    "password for",
+    "passphrase",
+    "verification code",
+    "press enter",
+    "press any key",
+    "press return",
+    "continue?",
+];
+
+/// Whether the cursor line (the text up to the cursor, trailing spaces kept) looks like a program
+/// waiting for an answer: `[y/N]`, a password prompt, or a line ending in `? ` / `: `.
+pub fn looks_like_question(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    if QUESTION_PHRASES.iter().any(|phrase| lower.contains(phrase)) {
+        return true;
+    }
+    let trimmed = lower.trim_end();
+    if trimmed.is_empty() {
+        return false;
+    }
+    let had_space = trimmed.len() < lower.len();
+    (trimmed.ends_with('?') || trimmed.ends_with(':')) && (had_space || trimmed.len() > 1)
+}
+
+/// Whether the command line itself runs something that silently waits for a line of input on the
+/// terminal (a bare `read`), which no screen text can reveal.
+pub fn command_reads_terminal(command: &str) -> bool {
+    command
+        .split([';', '&', '|', '(', ')', '{', '}'])
+        .filter_map(|part| part.split_whitespace().next())
+        .any(|word| word == "read")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompts() {
+        for line in [
+            "user@host:~$ ",
+            "root@srv:/etc# ",
+            "bash-5.2$",
+            "% ",
+            "~/src ❯ ",
+            "PS C:\\> ",
+            "\u{e0b0} ",
+            "me@box",
+            "[me@box ~]$",
+        ] {
+            assert!(looks_like_prompt(line, None), "{line:?}");
+        }
+        for line in [
+            "",
+            "   ",
+            "hello world",
+            "100%|#####| 3/3",
+            "Downloading...",
+        ] {
+            assert!(!looks_like_prompt(line, None), "{line:?}");
+        }
+        assert!(looks_like_prompt("weird prompt ", Some("weird prompt")));
+    }
+
+    #[test]
+    fn questions() {
+        for line in [
+            "Continue? [y/N] ",
+            "Proceed (y/n)?",
+            "[sudo] password for me: ",
+            "Password:",
+            "Enter passphrase for key '/home/me/.ssh/id': ",
+            "Name: ",
+            "Overwrite? ",
+            "Are you sure you want to continue connecting (yes/no/[fingerprint])? ",
+        ] {
+            assert!(looks_like_question(line), "{line:?}");
+        }
+        for line in ["", "building", "step 3/4", "http://x", "user@host:~$ "] {
+            assert!(!looks_like_question(line), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn reads_terminal() {
+        assert!(command_reads_terminal("read x"));
+        assert!(command_reads_terminal("echo a; read -r line && echo $line"));
+        assert!(!command_reads_terminal("readlink -f x"));
+        assert!(!command_reads_terminal("echo read"));
+    }
+}

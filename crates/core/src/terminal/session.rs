@@ -1,0 +1,1123 @@
+//! [`Terminal`]: one terminal tab's shell session as Pilot and the UI share it.
+//!
+//! A pump task reads the shell's bytes, feeds the screen mirror (vt100 with scrollback) and the
+//! OSC 133 [`MarkScanner`], keeps the raw bytes of the command being run, and hands every chunk
+//! to the UI through `notify` — once per chunk, in order, with one short mutex section. The
+//! command runner ([`Terminal::run_command`]) types a line into that same shell and decides when
+//! it finished: by OSC 133 marks when the shell has integration, otherwise by "quiet output and a
+//! prompt-looking cursor line", with bounded fallbacks so no wait is ever unbounded.
+//!
+//! This module never interprets what a command means (that is the policy's job), never caps the
+//! output for the model (the tool layer does), and never types into the shell while a full-screen
+//! program is open or the user has typed a partial line.
+
+use std::collections::VecDeque;
+use std::num::NonZeroU16;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use kaiport_protocol::tools::{CommandStatus, Detection, Key, RunCommandResult, ScreenResult};
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::integration::{self, ShellKind};
+use super::keys::encode_key_for;
+use super::marks::{Mark, MarkKind, MarkScanner};
+use super::prompt::{command_reads_terminal, looks_like_prompt, looks_like_question};
+use super::render::{render_lines, render_text};
+use super::{ShellIntegrationMode, TerminalError, TerminalNotice, TerminalSettings};
+use crate::shell_io::{ShellClosed, ShellInput, ShellIo, ShellOutput};
+
+/// Marks kept (older ones are dropped; a command only looks at marks after it started).
+const MAX_MARKS: usize = 256;
+/// Raw bytes of a command's output kept from its start, and from its end; the middle of a huge
+/// output is dropped with a marker line (the model gets at most a few KB anyway).
+const CAPTURE_HEAD: usize = 8 << 20;
+const CAPTURE_TAIL: usize = 8 << 20;
+/// After a `D` mark, how long to wait for the prompt marks before calling the command done.
+const PROMPT_AFTER_D: Duration = Duration::from_millis(300);
+/// Integration expected, the heuristic says "prompt", but no `D` mark: how long before the
+/// heuristic decides (the shell was replaced by `exec`, a nested shell, `sudo -i`, tmux…).
+const INTEGRATION_FALLBACK: Duration = Duration::from_millis(1000);
+/// How long run_command waits for the shell to be back at an empty prompt before typing.
+const READY_FOR_COMMAND: Duration = Duration::from_millis(2000);
+/// send_input: settled when quiet this long; never longer than `SETTLE_MAX`.
+const SETTLE_QUIET: Duration = Duration::from_millis(300);
+const SETTLE_MIN: Duration = Duration::from_millis(100);
+const SETTLE_MAX: Duration = Duration::from_secs(2);
+/// read_screen waits at most this long.
+const READ_SCREEN_MAX: Duration = Duration::from_secs(120);
+/// Hidden probe / injection: how long each may take before it is abandoned and shown.
+const HIDDEN_TIMEOUT: Duration = Duration::from_secs(4);
+/// Re-check conditions at least this often while waiting (quiet periods are time-based).
+const POLL: Duration = Duration::from_millis(25);
+/// close(): how long to wait for the shell to report that it is gone.
+const CLOSE_WAIT: Duration = Duration::from_secs(2);
+
+/// One terminal tab's shell. Cheap to clone (an `Arc` inside); all clones drive the same shell.
+#[derive(Clone)]
+pub struct Terminal {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    input: mpsc::Sender<ShellInput>,
+    /// Bumped after every chunk and on close; waiters subscribe.
+    changed: watch::Sender<u64>,
+    /// One run_command (or injection) at a time; others queue here.
+    run_lock: tokio::sync::Mutex<()>,
+    settings: TerminalSettings,
+    notify: Arc<dyn Fn(TerminalNotice) + Send + Sync>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct MarkRecord {
+    mark: Mark,
+    at: Instant,
+    /// Mirror cursor (row, col) right after the mark; `None` while output was hidden.
+    cursor: Option<(u16, u16)>,
+}
+
+struct State {
+    mirror: vt100::Parser,
+    scanner: MarkScanner,
+    marks: VecDeque<MarkRecord>,
+    /// Reused buffer for the marks of one chunk.
+    chunk_marks: Vec<Mark>,
+    last_output_at: Instant,
+    /// Raw bytes since the current command was typed.
+    capture: Option<Capture>,
+    /// While `Some`, output is hidden from the UI and the mirror (injection).
+    hidden: Option<Vec<u8>>,
+    closed: Option<ShellClosed>,
+    ready: bool,
+    session_prompt: Option<String>,
+    /// The last prompt carried OSC 133 marks.
+    marks_live: bool,
+    /// A command we typed may still be running (timed out, awaiting input, interrupted).
+    busy: bool,
+    shell: Option<ShellKind>,
+    mode: ShellIntegrationMode,
+}
+
+/// The raw bytes of one command, from the moment it was typed: the head and the tail are kept,
+/// the middle of a huge output is counted and dropped.
+struct Capture {
+    start: u64,
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    dropped: u64,
+    /// A line feed arrived (the shell echoed the command and Enter).
+    saw_newline: bool,
+}
+
+impl Capture {
+    fn new(start: u64) -> Self {
+        Capture {
+            start,
+            head: Vec::new(),
+            tail: VecDeque::new(),
+            dropped: 0,
+            saw_newline: false,
+        }
+    }
+
+    fn end(&self) -> u64 {
+        self.start + self.head.len() as u64 + self.dropped + self.tail.len() as u64
+    }
+
+    fn push(&mut self, mut chunk: &[u8]) {
+        if !self.saw_newline && chunk.contains(&b'\n') {
+            self.saw_newline = true;
+        }
+        if self.head.len() < CAPTURE_HEAD {
+            let take = chunk.len().min(CAPTURE_HEAD - self.head.len());
+            self.head.extend_from_slice(&chunk[..take]);
+            chunk = &chunk[take..];
+        }
+        if chunk.is_empty() {
+            return;
+        }
+        if chunk.len() >= CAPTURE_TAIL {
+            self.dropped += (self.tail.len() + chunk.len() - CAPTURE_TAIL) as u64;
+            self.tail.clear();
+            self.tail.extend(&chunk[chunk.len() - CAPTURE_TAIL..]);
+            return;
+        }
+        let overflow = (self.tail.len() + chunk.len()).saturating_sub(CAPTURE_TAIL);
+        if overflow > 0 {
+            self.tail.drain(..overflow);
+            self.dropped += overflow as u64;
+        }
+        self.tail.extend(chunk);
+    }
+
+    /// Bytes between two stream offsets; a gap (dropped middle) becomes a marker line.
+    fn slice(&self, from: u64, to: u64) -> Vec<u8> {
+        let from = from.max(self.start);
+        let to = to.min(self.end());
+        let mut out = Vec::new();
+        if from >= to {
+            return out;
+        }
+        let head_end = self.start + self.head.len() as u64;
+        if from < head_end {
+            let a = (from - self.start) as usize;
+            let b = (to.min(head_end) - self.start) as usize;
+            out.extend_from_slice(&self.head[a..b]);
+        }
+        let tail_start = head_end + self.dropped;
+        if self.dropped > 0 && from < tail_start && to > head_end {
+            let note = format!(
+                "\r\n[… {} bytes of output not kept by the terminal …]\r\n",
+                self.dropped
+            );
+            out.extend_from_slice(note.as_bytes());
+        }
+        if to > tail_start {
+            let a = (from.max(tail_start) - tail_start) as usize;
+            let b = (to - tail_start) as usize;
+            out.extend(self.tail.range(a..b));
+        }
+        out
+    }
+}
+
+impl State {
+    fn ingest(&mut self, chunk: &[u8]) -> bool {
+        let base = self.scanner.offset();
+        let mut marks = std::mem::take(&mut self.chunk_marks);
+        marks.clear();
+        self.scanner.scan(chunk, &mut marks);
+        let now = Instant::now();
+        self.last_output_at = now;
+        if let Some(capture) = &mut self.capture {
+            capture.push(chunk);
+        }
+        let forward = if let Some(hidden) = &mut self.hidden {
+            hidden.extend_from_slice(chunk);
+            for mark in &marks {
+                self.record_mark(*mark, now, None);
+            }
+            false
+        } else if marks.is_empty() {
+            self.mirror.process(chunk);
+            true
+        } else {
+            // Feed the mirror up to each mark so its cursor position is known.
+            let mut done = 0;
+            for mark in &marks {
+                let end = usize::try_from(mark.end - base)
+                    .unwrap_or(chunk.len())
+                    .min(chunk.len());
+                self.mirror.process(&chunk[done..end]);
+                done = end;
+                let cursor = self.mirror.screen().cursor_position();
+                self.record_mark(*mark, now, Some(cursor));
+            }
+            self.mirror.process(&chunk[done..]);
+            true
+        };
+        self.chunk_marks = marks;
+        forward
+    }
+
+    fn record_mark(&mut self, mark: Mark, at: Instant, cursor: Option<(u16, u16)>) {
+        if self.mode == ShellIntegrationMode::Off {
+            return;
+        }
+        if matches!(mark.kind, MarkKind::PromptStart | MarkKind::CommandStart) {
+            self.marks_live = true;
+        }
+        if self.marks.len() == MAX_MARKS {
+            self.marks.pop_front();
+        }
+        self.marks.push_back(MarkRecord { mark, at, cursor });
+    }
+
+    fn offset(&self) -> u64 {
+        self.scanner.offset()
+    }
+
+    fn quiet_for(&self, now: Instant) -> Duration {
+        now.saturating_duration_since(self.last_output_at)
+    }
+
+    fn integration_active(&self) -> bool {
+        self.mode != ShellIntegrationMode::Off && self.marks_live
+    }
+
+    /// The cursor row's text before and after the cursor.
+    fn cursor_line(&self) -> (String, String) {
+        let screen = self.mirror.screen();
+        let (row, col) = screen.cursor_position();
+        let (_, cols) = screen.size();
+        let before = screen
+            .rows(0, col)
+            .nth(usize::from(row))
+            .unwrap_or_default();
+        let after = screen
+            .rows(col, cols.get().saturating_sub(col))
+            .nth(usize::from(row))
+            .unwrap_or_default();
+        (before, after)
+    }
+
+    fn screen_result(&self) -> ScreenResult {
+        screen_result(self.mirror.screen())
+    }
+
+    fn last_mark(&self) -> Option<&MarkRecord> {
+        self.marks.back()
+    }
+
+    /// Where the shell is, as far as typing a command is concerned.
+    fn prompt_state(&self, now: Instant, quiet_period: Duration) -> PromptState {
+        if self.mirror.screen().alternate_screen() {
+            return PromptState::FullScreen;
+        }
+        let (before, after) = self.cursor_line();
+        if self.integration_active()
+            && let Some(last) = self.last_mark()
+        {
+            match last.mark.kind {
+                MarkKind::CommandStart => {
+                    if last.mark.end == self.offset() {
+                        return PromptState::Empty;
+                    }
+                    let cursor = self.mirror.screen().cursor_position();
+                    if let Some((row, col)) = last.cursor {
+                        let typed = if cursor.0 == row && cursor.1 >= col {
+                            let (_, cols) = self.mirror.screen().size();
+                            self.mirror
+                                .screen()
+                                .rows(col, cols.get().saturating_sub(col))
+                                .nth(usize::from(row))
+                                .unwrap_or_default()
+                        } else {
+                            format!("{before}{after}")
+                        };
+                        let typed = typed.trim().to_owned();
+                        return if typed.is_empty() {
+                            PromptState::Empty
+                        } else {
+                            PromptState::Typed(typed)
+                        };
+                    }
+                    // No cursor known (marks arrived while hidden): use the screen heuristic.
+                }
+                MarkKind::PromptStart | MarkKind::CommandFinished { .. } => {
+                    // The prompt is being drawn; wait for B (or the heuristic) a moment.
+                    if now.saturating_duration_since(last.at) < PROMPT_AFTER_D {
+                        return PromptState::NotAtPrompt;
+                    }
+                }
+                MarkKind::OutputStart => return PromptState::NotAtPrompt,
+            }
+        }
+        if self.busy && self.quiet_for(now) < quiet_period {
+            return PromptState::NotAtPrompt;
+        }
+        if !after.trim().is_empty() {
+            return PromptState::Typed(after.trim().to_owned());
+        }
+        if looks_like_prompt(&before, self.session_prompt.as_deref()) {
+            return PromptState::Empty;
+        }
+        if let Some(prompt) = self.session_prompt.as_deref()
+            && !prompt.is_empty()
+            && let Some(rest) = before.strip_prefix(prompt)
+        {
+            return PromptState::Typed(rest.trim().to_owned());
+        }
+        PromptState::NotAtPrompt
+    }
+}
+
+enum PromptState {
+    Empty,
+    Typed(String),
+    FullScreen,
+    NotAtPrompt,
+}
+
+fn screen_result(screen: &vt100::Screen) -> ScreenResult {
+    let (rows, cols) = screen.size();
+    let mut lines: Vec<String> = screen
+        .rows(0, cols.get())
+        .map(|row| row.trim_end().to_owned())
+        .collect();
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    let (cursor_row, cursor_col) = screen.cursor_position();
+    ScreenResult {
+        screen: lines.join("\n"),
+        cursor_row,
+        cursor_col,
+        rows: rows.get(),
+        cols: cols.get(),
+        alternate_screen: screen.alternate_screen(),
+    }
+}
+
+fn size(cols: u16, rows: u16) -> Result<(NonZeroU16, NonZeroU16), TerminalError> {
+    match (NonZeroU16::new(cols), NonZeroU16::new(rows)) {
+        (Some(cols), Some(rows)) => Ok((cols, rows)),
+        _ => Err(TerminalError::InvalidSize { cols, rows }),
+    }
+}
+
+/// What the runner decided about the command being waited for.
+struct Verdict {
+    status: CommandStatus,
+    detection: Detection,
+    exit_code: Option<i32>,
+    note: Option<String>,
+    /// Output range in the stream: from, and to (`None` = up to the end of the capture).
+    from: u64,
+    to: Option<u64>,
+    /// The first captured line is the echoed command (no `C` mark to start from).
+    drop_echo: bool,
+    /// The last line is the prompt.
+    drop_prompt: bool,
+    marks_lost: bool,
+}
+
+struct RunContext {
+    start: u64,
+    integration: bool,
+    reads_terminal: bool,
+    fallback_since: Option<Instant>,
+    quiet_period: Duration,
+}
+
+impl RunContext {
+    /// One look at the state: `Some` when the command finished or waits for input.
+    fn evaluate(&mut self, state: &State, now: Instant) -> Option<Verdict> {
+        let marks: Vec<&MarkRecord> = state
+            .marks
+            .iter()
+            .filter(|m| m.mark.start >= self.start)
+            .collect();
+        let output_start = marks.iter().find(|m| m.mark.kind == MarkKind::OutputStart);
+        let from = output_start.map_or(self.start, |m| m.mark.end);
+        let finished = marks.iter().find(|m| {
+            matches!(m.mark.kind, MarkKind::CommandFinished { .. }) && m.mark.start >= from
+        });
+        if let Some(done) = finished {
+            let prompt_back = marks.iter().any(|m| {
+                m.mark.start > done.mark.start
+                    && matches!(m.mark.kind, MarkKind::CommandStart | MarkKind::PromptStart)
+            });
+            if prompt_back || now.saturating_duration_since(done.at) >= PROMPT_AFTER_D {
+                let exit_code = match done.mark.kind {
+                    MarkKind::CommandFinished { exit_code } => exit_code,
+                    _ => None,
+                };
+                return Some(Verdict {
+                    status: CommandStatus::Completed,
+                    detection: Detection::ShellIntegration,
+                    exit_code,
+                    note: None,
+                    from,
+                    to: Some(done.mark.start),
+                    drop_echo: output_start.is_none(),
+                    drop_prompt: false,
+                    marks_lost: false,
+                });
+            }
+            return None;
+        }
+
+        let echoed = state.capture.as_ref().is_some_and(|c| c.saw_newline);
+        let quiet = state.quiet_for(now) >= self.quiet_period;
+        if !echoed || !quiet {
+            self.fallback_since = None;
+            return None;
+        }
+        if state.mirror.screen().alternate_screen() {
+            // A full-screen program (less, vim, top) is waiting for keys.
+            return Some(Verdict {
+                status: CommandStatus::AwaitingInput,
+                detection: if self.integration {
+                    Detection::ShellIntegration
+                } else {
+                    Detection::Heuristic
+                },
+                exit_code: None,
+                note: Some(
+                    "a full-screen program is open (alternate screen): read it with read_screen, \
+                     control or quit it with send_input (e.g. key \"esc\", text \"q\" or \":q\" \
+                     then key \"enter\")"
+                        .to_owned(),
+                ),
+                from,
+                to: None,
+                drop_echo: output_start.is_none(),
+                drop_prompt: false,
+                marks_lost: false,
+            });
+        }
+        let (before, _) = state.cursor_line();
+        let at_prompt = looks_like_prompt(&before, state.session_prompt.as_deref());
+        if at_prompt {
+            let decide = if self.integration {
+                let since = *self.fallback_since.get_or_insert(now);
+                now.saturating_duration_since(since) >= INTEGRATION_FALLBACK
+            } else {
+                true
+            };
+            if decide {
+                return Some(Verdict {
+                    status: CommandStatus::Completed,
+                    detection: Detection::Heuristic,
+                    exit_code: None,
+                    note: self.integration.then(|| {
+                        "shell integration marks stopped (the shell was probably replaced, e.g. \
+                         by exec, a nested shell, sudo -i or tmux); the end was detected by the \
+                         prompt heuristic, so there is no exit code"
+                            .to_owned()
+                    }),
+                    from,
+                    to: None,
+                    drop_echo: output_start.is_none(),
+                    drop_prompt: true,
+                    marks_lost: self.integration,
+                });
+            }
+            return None;
+        }
+        self.fallback_since = None;
+        let line_is_blank = before.trim().is_empty();
+        if looks_like_question(&before) || (self.reads_terminal && line_is_blank) {
+            return Some(Verdict {
+                status: CommandStatus::AwaitingInput,
+                detection: if self.integration {
+                    Detection::ShellIntegration
+                } else {
+                    Detection::Heuristic
+                },
+                exit_code: None,
+                note: Some(
+                    "the command waits for input: answer with send_input (text, then key \
+                     \"enter\"), or stop it with key \"ctrl-c\""
+                        .to_owned(),
+                ),
+                from,
+                to: None,
+                drop_echo: output_start.is_none(),
+                drop_prompt: false,
+                marks_lost: false,
+            });
+        }
+        None
+    }
+}
+
+/// Text of the output between two stream offsets, cleaned for the model.
+fn extract_output(bytes: &[u8], drop_echo: bool, drop_prompt: bool) -> String {
+    let mut lines = render_lines(bytes);
+    if drop_prompt && !lines.is_empty() {
+        lines.pop();
+    }
+    if drop_echo && !lines.is_empty() {
+        lines.remove(0);
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+impl Terminal {
+    /// Starts the pump task for `io` (call inside a tokio runtime). `notify` receives every
+    /// output chunk for the UI, in order, then `Closed` once.
+    pub fn start(
+        io: ShellIo,
+        cols: u16,
+        rows: u16,
+        settings: TerminalSettings,
+        notify: Arc<dyn Fn(TerminalNotice) + Send + Sync>,
+    ) -> Terminal {
+        let cols = NonZeroU16::new(cols).unwrap_or(vt100::Parser::DEFAULT_COLS);
+        let rows = NonZeroU16::new(rows).unwrap_or(vt100::Parser::DEFAULT_ROWS);
+        let state = State {
+            mirror: vt100::Parser::new(rows, cols, settings.scrollback_lines),
+            scanner: MarkScanner::new(),
+            marks: VecDeque::new(),
+            chunk_marks: Vec::new(),
+            last_output_at: Instant::now(),
+            capture: None,
+            hidden: None,
+            closed: None,
+            ready: false,
+            session_prompt: None,
+            marks_live: false,
+            busy: false,
+            shell: None,
+            mode: settings.shell_integration,
+        };
+        let (changed, _) = watch::channel(0);
+        let shared = Arc::new(Shared {
+            state: Mutex::new(state),
+            input: io.input,
+            changed,
+            run_lock: tokio::sync::Mutex::new(()),
+            settings,
+            notify,
+        });
+        tokio::spawn(pump(Arc::clone(&shared), io.output));
+        Terminal { shared }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.shared.lock()
+    }
+
+    /// Waits for the first prompt (OSC 133 marks, or quiet output with a prompt-looking cursor
+    /// line). With [`ShellIntegrationMode::Inject`] it then detects the shell and injects its
+    /// integration snippet, hidden from the user; a failed injection is logged and the terminal
+    /// keeps working with the heuristic. Calling it again returns at once.
+    pub async fn wait_ready(&self, timeout: Duration) -> Result<(), TerminalError> {
+        let _run = self.shared.run_lock.lock().await;
+        if self.lock().ready {
+            return Ok(());
+        }
+        let deadline = Instant::now() + timeout;
+        let quiet_period = self.shared.settings.quiet_period;
+        let mut changed = self.shared.changed.subscribe();
+        loop {
+            let now = Instant::now();
+            {
+                let mut state = self.lock();
+                if let Some(closed) = &state.closed {
+                    return Err(TerminalError::from_closed(closed));
+                }
+                let quiet = state.quiet_for(now);
+                let (before, _) = state.cursor_line();
+                let marked_prompt = state.integration_active()
+                    && state
+                        .last_mark()
+                        .is_some_and(|m| m.mark.kind == MarkKind::CommandStart)
+                    && quiet >= Duration::from_millis(50);
+                let heuristic = quiet >= quiet_period && looks_like_prompt(&before, None);
+                let give_up = now >= deadline;
+                if marked_prompt
+                    || heuristic
+                    || (give_up && quiet >= quiet_period && !before.trim().is_empty())
+                {
+                    if !marked_prompt && !heuristic {
+                        tracing::warn!(prompt = %before, "no prompt-looking line; taking the cursor line as the prompt");
+                    }
+                    state.session_prompt = Some(before.trim_end().to_owned());
+                    break;
+                }
+                if give_up {
+                    return Err(TerminalError::NotReady { waited: timeout });
+                }
+            }
+            let _ = tokio::time::timeout(POLL, changed.changed()).await;
+        }
+        let inject = {
+            let state = self.lock();
+            state.mode == ShellIntegrationMode::Inject && !state.integration_active()
+        };
+        if inject {
+            match self.inject().await {
+                Ok(Some(shell)) => {
+                    tracing::debug!(shell = shell.name(), "shell integration injected")
+                }
+                Ok(None) => tracing::debug!("no shell integration for this shell"),
+                Err(err) => tracing::warn!(%err, "shell integration was not injected"),
+            }
+        }
+        self.lock().ready = true;
+        Ok(())
+    }
+
+    /// Detects the shell and injects its snippet, with the shell's output hidden. `Ok(None)`: a
+    /// shell without a snippet (sh, dash…).
+    async fn inject(&self) -> Result<Option<ShellKind>, TerminalError> {
+        let probe = self
+            .hidden_line(integration::PROBE_LINE, HiddenDone::ProbeAnswered)
+            .await?;
+        let Some(probe) = probe else {
+            return Err(TerminalError::Integration {
+                reason: "the shell did not answer the detection probe".to_owned(),
+            });
+        };
+        let Some(shell) = integration::parse_probe(&probe) else {
+            return Ok(None);
+        };
+        self.lock().shell = Some(shell);
+        let done = self
+            .hidden_line(integration::snippet(shell), HiddenDone::PromptMarked)
+            .await?;
+        if done.is_none() {
+            return Err(TerminalError::Integration {
+                reason: format!("no OSC 133 marks from {} after the snippet", shell.name()),
+            });
+        }
+        Ok(Some(shell))
+    }
+
+    /// Types ` <line>` + Enter with output hidden from the UI and mirror, until `done`.
+    /// `Ok(Some(text))`: done, the hidden output is discarded (the user's screen still shows the
+    /// prompt it showed before, which the shell has just redrawn identically). `Ok(None)`: not done
+    /// in time; the hidden output is shown after all, so the screen stays truthful.
+    async fn hidden_line(
+        &self,
+        line: &str,
+        done: HiddenDone,
+    ) -> Result<Option<String>, TerminalError> {
+        let start = {
+            let mut state = self.lock();
+            state.hidden = Some(Vec::new());
+            state.offset()
+        };
+        let mut changed = self.shared.changed.subscribe();
+        let sent = self.send(format!(" {line}\r").into_bytes()).await;
+        let deadline = Instant::now() + HIDDEN_TIMEOUT;
+        let mut finished: Option<String> = None;
+        if sent.is_ok() {
+            loop {
+                let now = Instant::now();
+                {
+                    let state = self.lock();
+                    if state.closed.is_some() {
+                        break;
+                    }
+                    let hidden = state.hidden.as_deref().unwrap_or_default();
+                    let quiet = state.quiet_for(now);
+                    match done {
+                        HiddenDone::ProbeAnswered => {
+                            let text = render_text(hidden);
+                            let last = text.rsplit('\n').next().unwrap_or_default();
+                            if integration::probe_answered(&text)
+                                && text.contains('\n')
+                                && quiet >= Duration::from_millis(150)
+                                && looks_like_prompt(last, state.session_prompt.as_deref())
+                            {
+                                finished = Some(text);
+                                break;
+                            }
+                        }
+                        HiddenDone::PromptMarked => {
+                            let marked = state.marks.iter().any(|m| {
+                                m.mark.start >= start && m.mark.kind == MarkKind::CommandStart
+                            });
+                            if marked && quiet >= Duration::from_millis(50) {
+                                finished = Some(render_text(hidden));
+                                break;
+                            }
+                        }
+                    }
+                }
+                if now >= deadline {
+                    break;
+                }
+                let _ = tokio::time::timeout(POLL, changed.changed()).await;
+            }
+        }
+        let shown = {
+            let mut state = self.lock();
+            let hidden = state.hidden.take().unwrap_or_default();
+            if finished.is_some() {
+                // Marks seen while hidden belong to the prompt the user sees now.
+                let cursor = state.mirror.screen().cursor_position();
+                for record in state.marks.iter_mut().filter(|m| m.mark.start >= start) {
+                    record.cursor = Some(cursor);
+                }
+                None
+            } else {
+                state.mirror.process(&hidden);
+                Some(hidden)
+            }
+        };
+        if let Some(bytes) = shown
+            && !bytes.is_empty()
+        {
+            (self.shared.notify)(TerminalNotice::Output(bytes));
+        }
+        sent?;
+        Ok(finished)
+    }
+
+    /// Types `command` + Enter into the terminal and waits until it finishes, waits for input,
+    /// times out (left running) or is cancelled (left running). The output is complete (up to
+    /// 8 MB head + 8 MB tail); capping it for the model is the caller's job.
+    ///
+    /// Refused (error, nothing typed) when the command has a line break or control character,
+    /// a full-screen program is open, the user has typed a partial line, or the previous command
+    /// is still running.
+    pub async fn run_command(
+        &self,
+        command: &str,
+        timeout: Duration,
+        cancel: CancellationToken,
+    ) -> Result<RunCommandResult, TerminalError> {
+        if command.contains(['\n', '\r']) {
+            return Err(TerminalError::MultiLineCommand);
+        }
+        if let Some(c) = command.chars().find(|c| c.is_control()) {
+            return Err(TerminalError::ControlCharacter { code: u32::from(c) });
+        }
+        if command.trim().is_empty() {
+            return Err(TerminalError::EmptyCommand);
+        }
+        let _run = tokio::select! {
+            guard = self.shared.run_lock.lock() => guard,
+            () = cancel.cancelled() => return Err(TerminalError::Cancelled),
+        };
+        let started_at = Instant::now();
+        self.ready_for_command(&cancel).await?;
+        let quiet_period = self.shared.settings.quiet_period;
+        let mut ctx = {
+            let mut state = self.lock();
+            let start = state.offset();
+            state.capture = Some(Capture::new(start));
+            RunContext {
+                start,
+                integration: state.integration_active(),
+                reads_terminal: command_reads_terminal(command),
+                fallback_since: None,
+                quiet_period,
+            }
+        };
+        let mut changed = self.shared.changed.subscribe();
+        let mut line = command.as_bytes().to_vec();
+        line.push(b'\r');
+        if let Err(err) = self.send(line).await {
+            self.lock().capture = None;
+            return Err(err);
+        }
+        let deadline = started_at + timeout;
+        loop {
+            let now = Instant::now();
+            {
+                let mut state = self.lock();
+                if let Some(verdict) = ctx.evaluate(&state, now) {
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                }
+                let interrupted = |note: String| Verdict {
+                    status: CommandStatus::Interrupted,
+                    detection: if ctx.integration {
+                        Detection::ShellIntegration
+                    } else {
+                        Detection::Heuristic
+                    },
+                    exit_code: None,
+                    note: Some(note),
+                    from: ctx.start,
+                    to: None,
+                    drop_echo: true,
+                    drop_prompt: false,
+                    marks_lost: false,
+                };
+                if let Some(closed) = state.closed.clone() {
+                    let note = TerminalError::from_closed(&closed).to_string();
+                    let verdict = interrupted(format!("{note}; the command did not finish"));
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                }
+                if cancel.is_cancelled() {
+                    let verdict = interrupted(
+                        "cancelled while waiting; the command may still be running in the terminal"
+                            .to_owned(),
+                    );
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                }
+                if now >= deadline {
+                    let verdict = Verdict {
+                        status: CommandStatus::TimedOut,
+                        note: Some(format!(
+                            "still running after {} s and left running in the terminal: check on it \
+                             with read_screen, stop it with send_input key \"ctrl-c\"",
+                            timeout.as_secs_f32()
+                        )),
+                        ..interrupted(String::new())
+                    };
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                }
+            }
+            tokio::select! {
+                _ = tokio::time::timeout(POLL, changed.changed()) => {}
+                () = cancel.cancelled() => {}
+            }
+        }
+    }
+
+    fn finish(
+        &self,
+        state: &mut State,
+        ctx: &RunContext,
+        mut verdict: Verdict,
+        started_at: Instant,
+    ) -> RunCommandResult {
+        let capture = state.capture.take();
+        // Output that started with a C mark has no echo line to drop.
+        if verdict.status != CommandStatus::Completed {
+            let output_start = state
+                .marks
+                .iter()
+                .find(|m| m.mark.start >= ctx.start && m.mark.kind == MarkKind::OutputStart);
+            if let Some(c) = output_start {
+                verdict.from = c.mark.end;
+                verdict.drop_echo = false;
+            }
+        }
+        let output = capture.map_or_else(String::new, |capture| {
+            let to = verdict.to.unwrap_or_else(|| capture.end());
+            let bytes = capture.slice(verdict.from, to);
+            let echoed = capture.saw_newline;
+            extract_output(&bytes, verdict.drop_echo && echoed, verdict.drop_prompt)
+        });
+        if verdict.marks_lost {
+            state.marks_live = false;
+        }
+        state.busy = verdict.status != CommandStatus::Completed;
+        let screen =
+            (verdict.status != CommandStatus::Completed).then(|| state.screen_result().screen);
+        RunCommandResult {
+            status: verdict.status,
+            output,
+            exit_code: verdict.exit_code,
+            duration_ms: u64::try_from(started_at.elapsed().as_millis()).unwrap_or(u64::MAX),
+            detection: verdict.detection,
+            truncated: None,
+            screen,
+            note: verdict.note,
+        }
+    }
+
+    /// Waits (briefly) until the shell sits at an empty prompt; errors say why not.
+    async fn ready_for_command(&self, cancel: &CancellationToken) -> Result<(), TerminalError> {
+        let deadline = Instant::now() + READY_FOR_COMMAND;
+        let quiet_period = self.shared.settings.quiet_period;
+        let mut changed = self.shared.changed.subscribe();
+        loop {
+            let now = Instant::now();
+            {
+                let mut state = self.lock();
+                if let Some(closed) = &state.closed {
+                    return Err(TerminalError::from_closed(closed));
+                }
+                match state.prompt_state(now, quiet_period) {
+                    PromptState::Empty => {
+                        state.busy = false;
+                        return Ok(());
+                    }
+                    PromptState::FullScreen => return Err(TerminalError::FullScreenActive),
+                    PromptState::Typed(text) if !state.busy => {
+                        return Err(TerminalError::InputLinePending { text });
+                    }
+                    PromptState::Typed(_) | PromptState::NotAtPrompt => {
+                        if now >= deadline {
+                            return Err(TerminalError::NotAtPrompt {
+                                cursor_line: state.cursor_line().0.trim_end().to_owned(),
+                            });
+                        }
+                    }
+                }
+            }
+            tokio::select! {
+                _ = tokio::time::timeout(POLL, changed.changed()) => {}
+                () = cancel.cancelled() => return Err(TerminalError::Cancelled),
+            }
+        }
+    }
+
+    /// Sends text and/or a key (text first), then returns the screen once output settles
+    /// (quiet for 300 ms, at most 2 s). Does not wait for a prompt.
+    pub async fn send_input(
+        &self,
+        text: Option<&str>,
+        key: Option<Key>,
+    ) -> Result<ScreenResult, TerminalError> {
+        let mut bytes = Vec::new();
+        if let Some(text) = text {
+            bytes.extend_from_slice(text.as_bytes());
+        }
+        {
+            let state = self.lock();
+            if let Some(closed) = &state.closed {
+                return Err(TerminalError::from_closed(closed));
+            }
+            if let Some(key) = key {
+                let application_cursor = state.mirror.screen().application_cursor();
+                bytes.extend_from_slice(encode_key_for(key, application_cursor));
+            }
+        }
+        if bytes.is_empty() {
+            return Err(TerminalError::NothingToSend);
+        }
+        let mut changed = self.shared.changed.subscribe();
+        let sent_at = Instant::now();
+        self.send(bytes).await?;
+        loop {
+            let now = Instant::now();
+            {
+                let state = self.lock();
+                let since_send = now.saturating_duration_since(sent_at);
+                let quiet = state.quiet_for(now).min(since_send);
+                if state.closed.is_some()
+                    || since_send >= SETTLE_MAX
+                    || (since_send >= SETTLE_MIN && quiet >= SETTLE_QUIET)
+                {
+                    return Ok(state.screen_result());
+                }
+            }
+            let _ = tokio::time::timeout(POLL, changed.changed()).await;
+        }
+    }
+
+    /// Waits `wait` (at most 120 s; ends early if the shell closes), then returns the screen.
+    pub async fn read_screen(
+        &self,
+        wait: Duration,
+        cancel: CancellationToken,
+    ) -> Result<ScreenResult, TerminalError> {
+        let deadline = Instant::now() + wait.min(READ_SCREEN_MAX);
+        let mut changed = self.shared.changed.subscribe();
+        loop {
+            if self.lock().closed.is_some() || Instant::now() >= deadline {
+                return Ok(self.screen());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            tokio::select! {
+                _ = tokio::time::timeout(left, changed.changed()) => {}
+                () = cancel.cancelled() => return Err(TerminalError::Cancelled),
+            }
+        }
+    }
+
+    /// Keystrokes from the UI, passed to the shell unchanged.
+    pub async fn user_input(&self, bytes: &[u8]) -> Result<(), TerminalError> {
+        if let Some(closed) = &self.lock().closed {
+            return Err(TerminalError::from_closed(closed));
+        }
+        self.send(bytes.to_vec()).await
+    }
+
+    /// Resizes the mirror and the shell's terminal.
+    pub async fn resize(&self, cols: u16, rows: u16) -> Result<(), TerminalError> {
+        let (c, r) = size(cols, rows)?;
+        {
+            let mut state = self.lock();
+            if let Some(closed) = &state.closed {
+                return Err(TerminalError::from_closed(closed));
+            }
+            state.mirror.screen_mut().set_size(r, c);
+        }
+        self.shared
+            .input
+            .send(ShellInput::Resize { cols, rows })
+            .await
+            .map_err(|_| self.gone())
+    }
+
+    /// The visible screen now.
+    pub fn screen(&self) -> ScreenResult {
+        self.lock().screen_result()
+    }
+
+    /// Whether commands are currently detected by OSC 133 marks.
+    pub fn integration_active(&self) -> bool {
+        self.lock().integration_active()
+    }
+
+    /// The shell detected for integration, if any.
+    pub fn shell_kind(&self) -> Option<ShellKind> {
+        self.lock().shell
+    }
+
+    /// Why the shell ended, once it has.
+    pub fn closed(&self) -> Option<ShellClosed> {
+        self.lock().closed.clone()
+    }
+
+    /// Asks the transport to close the shell and waits briefly until it reports closed.
+    pub async fn close(&self) {
+        let mut changed = self.shared.changed.subscribe();
+        if self.shared.input.send(ShellInput::Close).await.is_err() {
+            return;
+        }
+        let deadline = Instant::now() + CLOSE_WAIT;
+        while self.lock().closed.is_none() && Instant::now() < deadline {
+            let _ = tokio::time::timeout(POLL, changed.changed()).await;
+        }
+    }
+
+    async fn send(&self, bytes: Vec<u8>) -> Result<(), TerminalError> {
+        self.shared
+            .input
+            .send(ShellInput::Data(bytes))
+            .await
+            .map_err(|_| self.gone())
+    }
+
+    fn gone(&self) -> TerminalError {
+        match &self.lock().closed {
+            Some(closed) => TerminalError::from_closed(closed),
+            None => TerminalError::ConnectionLost {
+                reason: "the shell's input channel is closed".to_owned(),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum HiddenDone {
+    /// The probe printed its answer and the prompt is back.
+    ProbeAnswered,
+    /// A `B` mark arrived: the integrated prompt is drawn.
+    PromptMarked,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves the mirror usable; keep going.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn close_with(&self, reason: ShellClosed) {
+        {
+            let mut state = self.lock();
+            if state.closed.is_some() {
+                return;
+            }
+            state.closed = Some(reason.clone());
+        }
+        (self.notify)(TerminalNotice::Closed(reason));
+        self.changed.send_modify(|v| *v = v.wrapping_add(1));
+    }
+}
+
+/// The hot path: every byte from the shell goes through here once.
+async fn pump(shared: Arc<Shared>, mut output: mpsc::Receiver<ShellOutput>) {
+    while let Some(message) = output.recv().await {
+        match message {
+            ShellOutput::Data(bytes) => {
+                let (forward, offset) = {
+                    let mut state = shared.lock();
+                    let forward = state.ingest(&bytes);
+                    (forward, state.offset())
+                };
+                if forward {
+                    (shared.notify)(TerminalNotice::Output(bytes));
+                }
+                shared.changed.send_replace(offset);
+            }
+            ShellOutput::Closed(reason) => {
+                shared.close_with(reason);
+                return;
+            }
+        }
+    }
+    shared.close_with(ShellClosed::ConnectionLost {
+        reason: "the shell's output stream ended without a close notice".to_owned(),
+    });
+}

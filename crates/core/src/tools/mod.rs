@@ -1,0 +1,345 @@
+//! The tool registry of this build and the typed form of one call.
+//!
+//! The registry is built in one place from Cargo features: mobile builds compile without
+//! `edit-file`, `show-view` and `plan`, and those tools are then absent from the schemas, not
+//! merely refused. Arguments are parsed into the protocol's parameter types; a bad argument is
+//! the model's to fix, so it becomes a precise message, never a panic.
+
+use kaiport_protocol::TabKind;
+use kaiport_protocol::tools::*;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// One tool as this build offers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSpec {
+    pub name: ToolName,
+    /// What the model is told the tool does.
+    pub description: &'static str,
+    /// The kinds of tab the tool works in.
+    pub tab_kinds: &'static [TabKind],
+    /// False while the tool's implementation has not landed: calls get a clear error.
+    pub implemented: bool,
+}
+
+const TERMINAL: &[TabKind] = &[TabKind::Terminal];
+const STORAGE: &[TabKind] = &[TabKind::Storage];
+const BOTH: &[TabKind] = &[TabKind::Terminal, TabKind::Storage];
+
+/// The tools of this build, in a stable order.
+pub fn registry() -> Vec<ToolSpec> {
+    let spec = |name, description, tab_kinds, implemented| ToolSpec {
+        name,
+        description,
+        tab_kinds,
+        implemented,
+    };
+    let mut tools = vec![
+        spec(
+            ToolName::RunCommand,
+            "Type a command line into the user's visible terminal, press Enter and wait until the shell shows its \
+             prompt again. Returns status (completed, timed_out = still running, awaiting_input = the command asks \
+             something: answer with send_input, interrupted), the output without the echoed command and prompt, \
+             exit_code (with shell integration only), duration_ms and the detection method. Long output keeps its \
+             head and tail. Without an exit code, append `; echo \"exit=$?\"` if you need one.",
+            TERMINAL,
+            true,
+        ),
+        spec(
+            ToolName::SendInput,
+            "Send text and/or one special key to the terminal without waiting for a prompt: answer a question, \
+             quit a program, move in a full-screen program. Returns the screen once output settles (at most 2 s).",
+            TERMINAL,
+            true,
+        ),
+        spec(
+            ToolName::ReadScreen,
+            "Return the text visible in the terminal now, after waiting wait_seconds (0-120): follow a \
+             long-running command, an interactive program, or something the user did.",
+            TERMINAL,
+            true,
+        ),
+    ];
+    #[cfg(feature = "show-view")]
+    tools.push(spec(
+        ToolName::ShowView,
+        "Show a server view (docker, services, disk, processes, logs, ports, …) to the user and get a compact \
+         summary. Read-only commands on a separate channel; never sudo.",
+        TERMINAL,
+        false,
+    ));
+    #[cfg(feature = "plan")]
+    tools.extend([
+        spec(
+            ToolName::ProposePlan,
+            "Plan mode only, once: propose a plan (title, findings, up to 30 steps) for the user to approve.",
+            TERMINAL,
+            false,
+        ),
+        spec(
+            ToolName::UpdatePlan,
+            "Set a plan step to running, done, failed or skipped with a short note, or add a step (the user \
+             confirms added steps).",
+            TERMINAL,
+            false,
+        ),
+    ]);
+    tools.push(spec(
+        ToolName::ReadFile,
+        "Read a text file, or a range of its lines (start_line + line_count). Needs the connection's permission \
+         to send file contents to the AI. Binary files and files over 2 MB are refused.",
+        BOTH,
+        false,
+    ));
+    #[cfg(feature = "edit-file")]
+    tools.push(spec(
+        ToolName::EditFile,
+        "Change parts of a text file by exact replacement: each old_text must occur exactly once unless \
+         replace_all. All edits apply or none. Prefer this over write_file for existing files; read the file \
+         first.",
+        BOTH,
+        false,
+    ));
+    tools.extend([
+        spec(
+            ToolName::WriteFile,
+            "Create a file or replace it whole. Read an existing file before replacing it.",
+            BOTH,
+            false,
+        ),
+        spec(ToolName::ListDir, "List a folder: name, type, size, modified, permissions (up to 500 entries).", BOTH, false),
+        spec(
+            ToolName::FindFiles,
+            "Find files and folders under a folder by metadata only (name glob, type, size, modified).",
+            BOTH,
+            false,
+        ),
+        spec(
+            ToolName::SearchFiles,
+            "Search text files under a folder for a regex or literal; returns matching lines with path and line \
+             number (at most 100), never whole files. Needs the content permission.",
+            BOTH,
+            false,
+        ),
+        spec(
+            ToolName::FolderReport,
+            "Statistics of a folder tree from metadata only: counts, sizes by type and extension, ages, largest, \
+             oldest, newest, possible duplicates, empty folders, clean-up candidates.",
+            BOTH,
+            false,
+        ),
+        spec(ToolName::MakeDir, "Create a folder (with missing parents where the service can).", STORAGE, false),
+        spec(ToolName::Rename, "Rename or move a file or folder within one side.", STORAGE, false),
+        spec(
+            ToolName::Delete,
+            "Delete a file or folder; a non-empty folder only with recursive: true. Always asks the user.",
+            STORAGE,
+            false,
+        ),
+        spec(ToolName::Upload, "Copy one file from the user's computer into a storage folder.", STORAGE, false),
+        spec(ToolName::Download, "Copy one file from storage into a folder on the user's computer.", STORAGE, false),
+        spec(
+            ToolName::ExecutePlan,
+            "Run up to 200 storage operations after one approval; stops at the first error.",
+            STORAGE,
+            false,
+        ),
+        spec(
+            ToolName::AskUser,
+            "Ask the user a question with up to 5 suggested answers; they may type their own. Never answered \
+             automatically.",
+            BOTH,
+            true,
+        ),
+    ]);
+    tools
+}
+
+/// The spec of `name` in this build.
+pub fn find(name: &str) -> Option<ToolSpec> {
+    registry()
+        .into_iter()
+        .find(|spec| spec.name.as_str() == name)
+}
+
+/// A tool as `kaiport tools --json` and the model see it.
+pub fn spec_json(spec: &ToolSpec) -> Value {
+    json!({
+        "name": spec.name.as_str(),
+        "description": spec.description,
+        "input_schema": parameters_schema(spec.name),
+        "tabs": spec.tab_kinds,
+        "implemented": spec.implemented,
+    })
+}
+
+/// A call with its arguments parsed and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolRequest {
+    RunCommand(RunCommandParams),
+    SendInput(SendInputParams),
+    ReadScreen(ReadScreenParams),
+    AskUser(AskUserParams),
+}
+
+/// Maximum ask_user options.
+pub const MAX_QUESTION_OPTIONS: usize = 5;
+/// Maximum read_screen wait.
+pub const MAX_READ_SCREEN_WAIT_S: u32 = 120;
+
+/// Parse `args` for `name`; the error is a message for the model.
+pub fn parse_request(name: ToolName, args: Value) -> Result<ToolRequest, String> {
+    let request = match name {
+        ToolName::RunCommand => {
+            let params: RunCommandParams = parse(name, args)?;
+            if params.command.trim().is_empty() {
+                return Err(
+                    "run_command: `command` is empty; give the command line to type".to_owned(),
+                );
+            }
+            if let Some(timeout) = params.timeout_s
+                && !(1..=kaiport_protocol::MAX_COMMAND_TIMEOUT_S).contains(&timeout)
+            {
+                return Err(format!(
+                    "run_command: timeout_s must be from 1 to {}, not {timeout}",
+                    kaiport_protocol::MAX_COMMAND_TIMEOUT_S
+                ));
+            }
+            ToolRequest::RunCommand(params)
+        }
+        ToolName::SendInput => {
+            let params: SendInputParams = parse(name, args)?;
+            if params.text.as_deref().is_none_or(str::is_empty) && params.key.is_none() {
+                return Err("send_input: give `text`, `key`, or both".to_owned());
+            }
+            ToolRequest::SendInput(params)
+        }
+        ToolName::ReadScreen => {
+            let params: ReadScreenParams = parse(name, args)?;
+            if let Some(wait) = params.wait_seconds
+                && wait > MAX_READ_SCREEN_WAIT_S
+            {
+                return Err(format!(
+                    "read_screen: wait_seconds must be from 0 to {MAX_READ_SCREEN_WAIT_S}, not {wait}"
+                ));
+            }
+            ToolRequest::ReadScreen(params)
+        }
+        ToolName::AskUser => {
+            let params: AskUserParams = parse(name, args)?;
+            if params.question.trim().is_empty() {
+                return Err("ask_user: `question` is empty".to_owned());
+            }
+            if params.options.len() > MAX_QUESTION_OPTIONS {
+                return Err(format!(
+                    "ask_user: at most {MAX_QUESTION_OPTIONS} options, not {}; the user can always type their own answer",
+                    params.options.len()
+                ));
+            }
+            ToolRequest::AskUser(params)
+        }
+        other => {
+            return Err(format!(
+                "{other} is not available in this version of kaiport yet"
+            ));
+        }
+    };
+    Ok(request)
+}
+
+fn parse<T: DeserializeOwned>(name: ToolName, args: Value) -> Result<T, String> {
+    let args = match args {
+        // Some models send no arguments at all for parameterless calls.
+        Value::Null => json!({}),
+        other => other,
+    };
+    if !args.is_object() {
+        return Err(format!(
+            "{name}: arguments must be a JSON object, not {}",
+            json_kind(&args)
+        ));
+    }
+    serde_json::from_value(args).map_err(|error| format!("{name}: invalid arguments: {error}"))
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn registry_follows_features() {
+        let names: Vec<ToolName> = registry().iter().map(|spec| spec.name).collect();
+        assert_eq!(
+            names.contains(&ToolName::EditFile),
+            cfg!(feature = "edit-file")
+        );
+        assert_eq!(
+            names.contains(&ToolName::ShowView),
+            cfg!(feature = "show-view")
+        );
+        assert_eq!(
+            names.contains(&ToolName::ProposePlan),
+            cfg!(feature = "plan")
+        );
+        assert_eq!(
+            names.contains(&ToolName::UpdatePlan),
+            cfg!(feature = "plan")
+        );
+        assert!(names.contains(&ToolName::RunCommand));
+        assert!(names.contains(&ToolName::AskUser));
+    }
+
+    #[test]
+    fn bad_arguments_become_messages() {
+        assert_eq!(
+            parse_request(ToolName::RunCommand, json!({})).unwrap_err(),
+            "run_command: invalid arguments: missing field `command`"
+        );
+        assert!(
+            parse_request(
+                ToolName::RunCommand,
+                json!({"command": "ls", "timout_s": 5})
+            )
+            .unwrap_err()
+            .contains("unknown field `timout_s`")
+        );
+        assert_eq!(
+            parse_request(
+                ToolName::RunCommand,
+                json!({"command": "ls", "timeout_s": 601})
+            )
+            .unwrap_err(),
+            "run_command: timeout_s must be from 1 to 600, not 601"
+        );
+        assert_eq!(
+            parse_request(ToolName::RunCommand, json!("ls")).unwrap_err(),
+            "run_command: arguments must be a JSON object, not a string"
+        );
+        assert!(parse_request(ToolName::SendInput, json!({"key": "ctrl-q"})).is_ok());
+        assert!(
+            parse_request(ToolName::SendInput, json!({"key": "ctrl-shift-q"}))
+                .unwrap_err()
+                .contains("unknown variant")
+        );
+        assert!(parse_request(ToolName::ReadScreen, Value::Null).is_ok());
+        assert!(
+            parse_request(
+                ToolName::AskUser,
+                json!({"question": "q", "options": ["1","2","3","4","5","6"]})
+            )
+            .is_err()
+        );
+    }
+}

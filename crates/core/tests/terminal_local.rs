@@ -1,0 +1,383 @@
+//! The terminal against real local shells in a PTY (`spawn_local_command`): bash with and
+//! without injected integration, sh, and zsh/fish when installed. Every shell runs with HOME in a
+//! temp dir and a known rc file, so prompts and history are deterministic.
+#![cfg(all(unix, feature = "local-terminal"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kaiport_core::shell_io::ShellClosed;
+use kaiport_core::terminal::{
+    LocalShellCommand, ShellIntegrationMode, ShellKind, Terminal, TerminalNotice, TerminalSettings,
+    spawn_local_command,
+};
+use kaiport_protocol::tools::{CommandStatus, Detection, Key, RunCommandResult};
+use pretty_assertions::assert_eq;
+use tokio_util::sync::CancellationToken;
+
+const SECOND: Duration = Duration::from_secs(1);
+
+fn find(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+struct Local {
+    terminal: Terminal,
+    shown: Arc<Mutex<Vec<u8>>>,
+    _home: tempfile::TempDir,
+}
+
+impl Local {
+    fn shown_text(&self) -> String {
+        String::from_utf8_lossy(&self.shown.lock().unwrap()).into_owned()
+    }
+}
+
+/// Starts `shell` with HOME in a temp dir holding `rc_name` = `rc`.
+async fn start(shell: &Path, rc_name: &str, rc: &str, mode: ShellIntegrationMode) -> Local {
+    let home = tempfile::tempdir().unwrap();
+    let rc_path = home.path().join(rc_name);
+    std::fs::create_dir_all(rc_path.parent().unwrap()).unwrap();
+    std::fs::write(&rc_path, rc).unwrap();
+    let io = spawn_local_command(LocalShellCommand {
+        program: Some(shell.to_path_buf()),
+        args: Vec::new(),
+        env: vec![
+            ("HOME".into(), home.path().into()),
+            ("ENV".into(), rc_path.clone().into()),
+            ("ZDOTDIR".into(), home.path().into()),
+            ("XDG_CONFIG_HOME".into(), home.path().join(".config").into()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("PROMPT_COMMAND".into(), "".into()),
+        ],
+        cwd: Some(home.path().to_path_buf()),
+        cols: 100,
+        rows: 30,
+    })
+    .unwrap();
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&shown);
+    let terminal = Terminal::start(
+        io,
+        100,
+        30,
+        TerminalSettings {
+            shell_integration: mode,
+            ..TerminalSettings::default()
+        },
+        Arc::new(move |notice| {
+            if let TerminalNotice::Output(bytes) = notice {
+                sink.lock().unwrap().extend_from_slice(&bytes);
+            }
+        }),
+    );
+    terminal.wait_ready(15 * SECOND).await.unwrap();
+    Local {
+        terminal,
+        shown,
+        _home: home,
+    }
+}
+
+const BASHRC: &str = "PS1='kp@test:\\w\\$ '\nHISTFILE=\"$HOME/.bash_history\"\nunset HISTCONTROL\n";
+
+/// The test prompt (`\\$` is `#` for root).
+fn is_bash_prompt(text: &str) -> bool {
+    text == "kp@test:~$" || text == "kp@test:~#"
+}
+
+async fn bash(mode: ShellIntegrationMode) -> Option<Local> {
+    let Some(bash) = find("bash") else {
+        eprintln!("skipped: bash is not installed");
+        return None;
+    };
+    Some(start(&bash, ".bashrc", BASHRC, mode).await)
+}
+
+async fn run(terminal: &Terminal, command: &str, timeout: Duration) -> RunCommandResult {
+    terminal
+        .run_command(command, timeout, CancellationToken::new())
+        .await
+        .unwrap_or_else(|e| panic!("{command}: {e}"))
+}
+
+fn short(result: &RunCommandResult) -> (CommandStatus, &str, Option<i32>, Detection) {
+    (
+        result.status,
+        result.output.as_str(),
+        result.exit_code,
+        result.detection,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_bash_injected_integration() {
+    let Some(local) = bash(ShellIntegrationMode::Inject).await else {
+        return;
+    };
+    let t = &local.terminal;
+    assert!(t.integration_active());
+    assert_eq!(t.shell_kind(), Some(ShellKind::Bash));
+    // Injection left nothing on the screen or in what the UI was shown.
+    let screen = t.screen().screen;
+    assert!(is_bash_prompt(&screen), "{screen:?}");
+    assert!(
+        !local.shown_text().contains("__kp"),
+        "{:?}",
+        local.shown_text()
+    );
+
+    let si = Detection::ShellIntegration;
+    assert_eq!(
+        short(&run(t, "echo hi", 10 * SECOND).await),
+        (CommandStatus::Completed, "hi", Some(0), si)
+    );
+    assert_eq!(
+        short(&run(t, "false", 10 * SECOND).await),
+        (CommandStatus::Completed, "", Some(1), si)
+    );
+    assert_eq!(
+        short(&run(t, "(exit 3)", 10 * SECOND).await),
+        (CommandStatus::Completed, "", Some(3), si)
+    );
+    let stderr = run(t, "echo out; echo err >&2", 10 * SECOND).await;
+    assert_eq!(stderr.output, "out\nerr");
+
+    // The prompt looks as before, and history has no trace of the injection.
+    let history = run(t, "history", 10 * SECOND).await;
+    assert!(!history.output.contains("__kp"), "{}", history.output);
+    assert!(history.output.contains("echo hi"), "{}", history.output);
+    assert!(is_bash_prompt(
+        t.screen().screen.lines().last().unwrap_or_default()
+    ));
+    assert!(!t.screen().screen.contains("__kp"));
+
+    // Long output arrives complete.
+    let seq = run(t, "seq 1 100000", 60 * SECOND).await;
+    assert_eq!(seq.exit_code, Some(0));
+    let lines: Vec<&str> = seq.output.lines().collect();
+    assert_eq!(
+        (lines.len(), lines.first(), lines.last()),
+        (100_000, Some(&"1"), Some(&"100000"))
+    );
+
+    // A \r progress bar: only the final state of the line.
+    let bar = run(t, r"printf '10%%\r50%%\r100%%\ndone\n'", 10 * SECOND).await;
+    assert_eq!(bar.output, "100%\ndone");
+
+    common_interactions(t, si).await;
+
+    // The shell is replaced by one without integration: the heuristic takes over.
+    let exec = run(t, "exec bash --norc --noprofile", 20 * SECOND).await;
+    assert_eq!(
+        (exec.status, exec.detection),
+        (CommandStatus::Completed, Detection::Heuristic)
+    );
+    assert!(!t.integration_active());
+    let after = run(t, "echo again", 10 * SECOND).await;
+    assert_eq!(
+        short(&after),
+        (
+            CommandStatus::Completed,
+            "again",
+            None,
+            Detection::Heuristic
+        )
+    );
+
+    shell_exit(t).await;
+}
+
+/// Timeouts, questions, Ctrl-C and full-screen programs: the same with and without marks.
+async fn common_interactions(t: &Terminal, detection: Detection) {
+    // Outlives its timeout, then the prompt comes back.
+    let slow = run(t, "sleep 3", SECOND).await;
+    assert_eq!(slow.status, CommandStatus::TimedOut);
+    assert!(slow.screen.is_some());
+    t.read_screen(3 * SECOND, CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(short(&run(t, "echo back", 10 * SECOND).await).1, "back");
+
+    // `read` waits silently; send_input answers it.
+    let read = run(t, "read x", 10 * SECOND).await;
+    assert_eq!(read.status, CommandStatus::AwaitingInput, "{read:?}");
+    t.send_input(Some("hello"), Some(Key::Enter)).await.unwrap();
+    let echo = run(t, "echo \"got $x\"", 10 * SECOND).await;
+    assert_eq!(
+        (echo.output.as_str(), echo.detection),
+        ("got hello", detection)
+    );
+
+    // A [y/N] question.
+    let ask = run(
+        t,
+        "read -p 'Continue? [y/N] ' a; echo \"answer=$a\"",
+        10 * SECOND,
+    )
+    .await;
+    assert_eq!(ask.status, CommandStatus::AwaitingInput);
+    assert!(
+        ask.screen
+            .as_deref()
+            .unwrap_or_default()
+            .ends_with("Continue? [y/N]"),
+        "{ask:?}"
+    );
+    let screen = t.send_input(Some("y"), Some(Key::Enter)).await.unwrap();
+    assert!(screen.screen.contains("answer=y"), "{}", screen.screen);
+
+    // Ctrl-C stops a long command.
+    let long = run(t, "sleep 100", SECOND).await;
+    assert_eq!(long.status, CommandStatus::TimedOut);
+    assert!(matches!(
+        t.run_command("echo no", SECOND, CancellationToken::new())
+            .await,
+        Err(kaiport_core::terminal::TerminalError::NotAtPrompt { .. })
+    ));
+    t.send_input(None, Some(Key::CtrlC)).await.unwrap();
+    assert_eq!(short(&run(t, "echo alive", 10 * SECOND).await).1, "alive");
+
+    // A full-screen program: awaiting input, refused run_command, quit with a key.
+    if let Some(less) = find("less") {
+        let file = "kp_notes.txt";
+        run(t, &format!("seq 1 200 > {file}"), 10 * SECOND).await;
+        let opened = run(t, &format!("{} {file}", less.display()), 10 * SECOND).await;
+        assert_eq!(opened.status, CommandStatus::AwaitingInput, "{opened:?}");
+        assert!(t.screen().alternate_screen);
+        assert_eq!(
+            t.run_command("ls", SECOND, CancellationToken::new()).await,
+            Err(kaiport_core::terminal::TerminalError::FullScreenActive)
+        );
+        let screen = t.send_input(Some("q"), None).await.unwrap();
+        assert!(!screen.alternate_screen, "{}", screen.screen);
+    } else {
+        eprintln!("skipped less: not installed");
+    }
+    if let Some(vi) = find("vi") {
+        let opened = run(
+            t,
+            &format!("{} -u NONE kp_vi.txt", vi.display()),
+            10 * SECOND,
+        )
+        .await;
+        assert_eq!(opened.status, CommandStatus::AwaitingInput, "{opened:?}");
+        t.send_input(None, Some(Key::Esc)).await.unwrap();
+        let screen = t.send_input(Some(":q!"), Some(Key::Enter)).await.unwrap();
+        assert!(!screen.alternate_screen, "{}", screen.screen);
+        assert_eq!(
+            short(&run(t, "echo after-vi", 10 * SECOND).await).1,
+            "after-vi"
+        );
+    } else {
+        eprintln!("skipped vi: not installed");
+    }
+}
+
+async fn shell_exit(t: &Terminal) {
+    let exit = run(t, "exit 4", 10 * SECOND).await;
+    assert_eq!(exit.status, CommandStatus::Interrupted);
+    assert!(exit.note.unwrap().contains("the shell has exited"));
+    assert!(matches!(t.closed(), Some(ShellClosed::Exited { .. })));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_bash_heuristic_only() {
+    let Some(local) = bash(ShellIntegrationMode::Off).await else {
+        return;
+    };
+    let t = &local.terminal;
+    assert!(!t.integration_active());
+    let h = Detection::Heuristic;
+    assert_eq!(
+        short(&run(t, "echo hi", 10 * SECOND).await),
+        (CommandStatus::Completed, "hi", None, h)
+    );
+    assert_eq!(
+        short(&run(t, "false", 10 * SECOND).await),
+        (CommandStatus::Completed, "", None, h)
+    );
+    let seq = run(t, "seq 1 20000", 60 * SECOND).await;
+    assert_eq!(seq.output.lines().count(), 20_000);
+    common_interactions(t, h).await;
+    shell_exit(t).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_sh_gets_no_snippet_and_no_trace() {
+    let Some(sh) = find("sh") else {
+        eprintln!("skipped: sh is not installed");
+        return;
+    };
+    let local = start(
+        &sh,
+        ".shrc",
+        "PS1='sh-test$ '\n",
+        ShellIntegrationMode::Inject,
+    )
+    .await;
+    let t = &local.terminal;
+    assert!(!t.integration_active());
+    assert_eq!(t.shell_kind(), None);
+    assert_eq!(t.screen().screen, "sh-test$");
+    assert!(!local.shown_text().contains("__kp"));
+    let r = run(t, "echo hi; echo there", 10 * SECOND).await;
+    assert_eq!(
+        short(&r),
+        (
+            CommandStatus::Completed,
+            "hi\nthere",
+            None,
+            Detection::Heuristic
+        )
+    );
+    t.close().await;
+    assert!(t.closed().is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_zsh_injected_integration() {
+    let Some(zsh) = find("zsh") else {
+        eprintln!("skipped: zsh is not installed");
+        return;
+    };
+    let local = start(
+        &zsh,
+        ".zshrc",
+        "PS1='kp@zsh %~ %# '\nHISTFILE=$HOME/.zsh_history\n",
+        ShellIntegrationMode::Inject,
+    )
+    .await;
+    let t = &local.terminal;
+    assert_eq!(t.shell_kind(), Some(ShellKind::Zsh));
+    assert!(t.integration_active());
+    assert_eq!(short(&run(t, "(exit 3)", 10 * SECOND).await).2, Some(3));
+    assert_eq!(run(t, "echo hi", 10 * SECOND).await.output, "hi");
+    let history = run(t, "fc -l 1", 10 * SECOND).await;
+    assert!(!history.output.contains("__kp"), "{}", history.output);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_fish_injected_integration() {
+    let Some(fish) = find("fish") else {
+        eprintln!("skipped: fish is not installed");
+        return;
+    };
+    let local = start(
+        &fish,
+        ".config/fish/config.fish",
+        "",
+        ShellIntegrationMode::Inject,
+    )
+    .await;
+    let t = &local.terminal;
+    assert_eq!(t.shell_kind(), Some(ShellKind::Fish));
+    assert!(t.integration_active());
+    assert_eq!(short(&run(t, "false", 10 * SECOND).await).2, Some(1));
+    assert_eq!(run(t, "echo hi", 10 * SECOND).await.output, "hi");
+}

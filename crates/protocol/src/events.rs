@@ -1,0 +1,198 @@
+//! What the engine tells front ends.
+
+use crate::ops::{CallId, PromptId, TabId};
+use crate::settings::{ConnectionSettings, Mode};
+use crate::tools::ToolName;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use specta::Type;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum TabKind {
+    Terminal,
+    Storage,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ConnectionState {
+    Connecting,
+    Connected,
+    /// The connection ended; `reason` says why in words a user understands.
+    Disconnected {
+        reason: String,
+    },
+    /// Connecting failed.
+    Failed {
+        error: String,
+    },
+}
+
+/// Who decided that a tool call may run (or not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    /// A rule decided without asking (allowed / forbidden / read-only / plan mode).
+    Rule,
+    /// The user answered an approval.
+    User,
+    /// Autopilot let it through.
+    Autopilot,
+    /// A front end answered without asking a person: `--yes`, or no one at a terminal to ask.
+    Automatic,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// What the user is shown before approving.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ApprovalPreview {
+    Command { command: String },
+    Diff { path: String, unified: String },
+    Operations { lines: Vec<String> },
+    Text { text: String },
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// The tool ran and produced a result.
+    Ok,
+    /// The tool ran, or tried to, and failed (bad arguments, I/O error, …).
+    Error,
+    /// A rule or the user refused it.
+    Denied,
+    /// The call was cancelled.
+    Cancelled,
+}
+
+/// The result object the model gets for one tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct ToolOutcome {
+    pub tool: String,
+    pub status: ToolStatus,
+    /// The tool's result (status ok).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<serde_json::Value>,
+    /// What went wrong and what to do (other statuses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What an engine prompt asks the user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Prompt {
+    UnknownHostKey {
+        host: String,
+        port: u16,
+        key_type: String,
+        fingerprint: String,
+    },
+    Password {
+        user: String,
+        host: String,
+    },
+    Passphrase {
+        key_path: String,
+    },
+    KeyboardInteractive {
+        name: String,
+        instructions: String,
+        prompts: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// First event on every stream: what this engine build can do.
+    Hello {
+        version: String,
+        tools: Vec<ToolName>,
+    },
+    TabOpened {
+        tab: TabId,
+        kind: TabKind,
+        title: String,
+    },
+    ConnectionState {
+        tab: TabId,
+        state: ConnectionState,
+    },
+    /// Raw terminal bytes, in order.
+    TerminalOutput {
+        tab: TabId,
+        data: Vec<u8>,
+    },
+    TabClosed {
+        tab: TabId,
+    },
+    ModeChanged {
+        tab: TabId,
+        mode: Mode,
+    },
+    SettingsChanged {
+        tab: TabId,
+        settings: ConnectionSettings,
+    },
+    /// A tool card appears.
+    ToolRequested {
+        tab: TabId,
+        call: CallId,
+        tool: String,
+        args: serde_json::Value,
+    },
+    /// The call waits for the user's `Op::Approve`.
+    ApprovalRequested {
+        tab: TabId,
+        call: CallId,
+        tool: String,
+        reasons: Vec<String>,
+        dangerous: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        preview: Option<ApprovalPreview>,
+    },
+    ToolRunning {
+        tab: TabId,
+        call: CallId,
+    },
+    /// ask_user: the call waits for `Op::AnswerQuestion`. Never answered automatically.
+    QuestionAsked {
+        tab: TabId,
+        call: CallId,
+        question: String,
+        options: Vec<String>,
+    },
+    ToolFinished {
+        tab: TabId,
+        call: CallId,
+        outcome: ToolOutcome,
+        verdict: Verdict,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decided_by: Option<DecidedBy>,
+        duration_ms: u64,
+    },
+    /// The engine needs an answer from the user (`Op::AnswerPrompt`).
+    PromptRequested {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab: Option<TabId>,
+        prompt_id: PromptId,
+        prompt: Prompt,
+    },
+    /// Something went wrong outside any tool call.
+    Error {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab: Option<TabId>,
+        message: String,
+    },
+}

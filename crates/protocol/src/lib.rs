@@ -1,0 +1,16 @@
+//! kaiport-protocol: the contract between the kaiport engine and every front end.
+//!
+//! Front ends (the Tauri window, `kaiport serve`, `kaiport pilot`, `kaiport tool`) send
+//! [`Op`]s and receive [`Event`]s; the tool parameter and result types in [`tools`] are what
+//! the model sees, and their JSON schemas are generated from the Rust types. Plain data only:
+//! no I/O, no async runtime, no business logic.
+
+pub mod events;
+pub mod ops;
+pub mod settings;
+pub mod tools;
+
+pub use events::*;
+pub use ops::*;
+pub use settings::*;
+pub use tools::{ToolName, parameters_schema};

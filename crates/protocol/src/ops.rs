@@ -1,0 +1,124 @@
+//! What a front end asks of the engine. Each variant's doc names the events that answer it.
+
+use crate::settings::{ConnectionSettings, Mode};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use specta::Type;
+
+/// A tab's id, chosen by the front end that opens it so it can subscribe before work starts.
+pub type TabId = String;
+/// A tool call's id (from the model, or chosen by the front end for `RunTool`).
+pub type CallId = String;
+/// The id of a prompt the engine raised (host key, password, passphrase, …).
+pub type PromptId = String;
+
+/// What a tab connects to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TabTarget {
+    /// A shell on this computer (desktop builds).
+    Local,
+    /// A saved connection profile, by name.
+    Profile { name: String },
+    /// An SSH server given directly.
+    Ssh {
+        host: String,
+        port: u16,
+        user: String,
+        #[serde(default)]
+        identity_files: Vec<String>,
+        /// ProxyJump hops, `user@host:port`, in order.
+        #[serde(default)]
+        jump_hosts: Vec<String>,
+    },
+}
+
+/// The user's answer to a pending approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    Approve,
+    Deny,
+}
+
+/// An answer to an engine prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PromptAnswer {
+    /// Host key: trust and remember it, or not.
+    Confirm { accept: bool },
+    /// Password or passphrase. Never logged, never echoed in events.
+    Secret { value: String },
+    /// keyboard-interactive answers, one per prompt.
+    Responses { values: Vec<String> },
+    /// The user closed the prompt.
+    Dismissed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Op {
+    /// Open a tab. Answered by `TabOpened`, then `ConnectionState` changes (and `PromptRequested`
+    /// for host keys or passwords), `TerminalOutput` as the shell prints.
+    OpenTab {
+        tab: TabId,
+        target: TabTarget,
+        cols: u16,
+        rows: u16,
+        #[serde(default)]
+        settings: Option<ConnectionSettings>,
+        #[serde(default)]
+        mode: Option<Mode>,
+    },
+    /// Close a tab. Answered by `TabClosed`.
+    CloseTab { tab: TabId },
+    /// Keystrokes from the user. Answered by `TerminalOutput` as the shell echoes.
+    TerminalInput { tab: TabId, data: String },
+    /// The terminal's visible size changed. No answer.
+    Resize { tab: TabId, cols: u16, rows: u16 },
+    /// Change a tab's mode. Answered by `ModeChanged`.
+    SetMode { tab: TabId, mode: Mode },
+    /// Replace a tab's connection settings. Answered by `SettingsChanged`.
+    UpdateSettings {
+        tab: TabId,
+        settings: ConnectionSettings,
+    },
+    /// Run one tool call through the whole pipeline (as if the model had asked). Answered by
+    /// `ToolRequested`, maybe `ApprovalRequested`, `ToolRunning`, `ToolFinished`.
+    RunTool {
+        tab: TabId,
+        call: CallId,
+        tool: String,
+        args: serde_json::Value,
+    },
+    /// Answer a pending approval. Answered by `ToolRunning`/`ToolFinished` of that call.
+    Approve {
+        call: CallId,
+        decision: ApprovalDecision,
+        #[serde(default)]
+        reason: Option<String>,
+        /// True when the front end answered by a standing instruction (`--yes`, nobody at the
+        /// terminal) rather than a person deciding now. Recorded in the audit log.
+        #[serde(default)]
+        automatic: bool,
+    },
+    /// Answer an ask_user question; `answer: None` means the user stopped it without answering.
+    /// Answered by `ToolFinished` of that call.
+    AnswerQuestion {
+        call: CallId,
+        #[serde(default)]
+        answer: Option<String>,
+    },
+    /// Answer an engine prompt. Answered by whatever the prompt was blocking.
+    AnswerPrompt {
+        prompt: PromptId,
+        answer: PromptAnswer,
+    },
+    /// Cancel a tool call (or everything running in a tab when `call` is absent). Answered by
+    /// `ToolFinished` with status `cancelled`.
+    Cancel {
+        tab: TabId,
+        #[serde(default)]
+        call: Option<CallId>,
+    },
+}

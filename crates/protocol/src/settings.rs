@@ -1,0 +1,239 @@
+//! Per-connection settings (DESIGN.md §3). The same names are used in the config file, on the
+//! CLI (`--setting NAME=VALUE`), in the protocol and in the UI.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use specta::Type;
+
+/// How much Pilot may do on its own in a tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Every change asks; allowed commands run.
+    #[default]
+    Ask,
+    /// Everything that is not forbidden, dangerous, lock-out or unprovable runs.
+    Autopilot,
+    /// Read-only look-around, then a plan for the user to approve.
+    Plan,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Ask => "ask",
+            Mode::Autopilot => "autopilot",
+            Mode::Plan => "plan",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShellIntegration {
+    /// Inject kaiport's OSC 133 snippet on connect (invisible to the user).
+    #[default]
+    Inject,
+    /// Use OSC 133 marks if the shell already emits them; inject nothing.
+    DetectOnly,
+    /// Heuristic only.
+    Off,
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Default,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    Type,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Sensitivity {
+    Public,
+    #[default]
+    Internal,
+    Confidential,
+    Restricted,
+}
+
+/// Maximum run_command timeout, whatever the settings say.
+pub const MAX_COMMAND_TIMEOUT_S: u32 = 600;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConnectionSettings {
+    /// Forbidden commands (AI), e.g. `rm`, `systemctl restart`.
+    pub forbidden_commands: Vec<String>,
+    /// Allowed commands (AI).
+    pub allowed_commands: Vec<String>,
+    /// Added to the built-in dangerous list.
+    pub extra_dangerous_commands: Vec<String>,
+    /// "Send file contents to the AI": read_file and search_files need it.
+    pub send_file_contents: bool,
+    pub file_limit_kb: u32,
+    pub command_timeout_s: u32,
+    pub output_limit_kb: u32,
+    pub output_limit_lines: u32,
+    pub shell_integration: ShellIntegration,
+    pub sensitivity: Sensitivity,
+}
+
+impl Default for ConnectionSettings {
+    fn default() -> Self {
+        ConnectionSettings {
+            forbidden_commands: Vec::new(),
+            allowed_commands: Vec::new(),
+            extra_dangerous_commands: Vec::new(),
+            send_file_contents: false,
+            file_limit_kb: 64,
+            command_timeout_s: 60,
+            output_limit_kb: 16,
+            output_limit_lines: 400,
+            shell_integration: ShellIntegration::Inject,
+            sensitivity: Sensitivity::Internal,
+        }
+    }
+}
+
+/// A `--setting NAME=VALUE` that could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingError(pub String);
+
+impl std::fmt::Display for SettingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SettingError {}
+
+impl ConnectionSettings {
+    /// The setting names, as accepted by [`ConnectionSettings::set`].
+    pub const NAMES: [&'static str; 10] = [
+        "forbidden_commands",
+        "allowed_commands",
+        "extra_dangerous_commands",
+        "send_file_contents",
+        "file_limit_kb",
+        "command_timeout_s",
+        "output_limit_kb",
+        "output_limit_lines",
+        "shell_integration",
+        "sensitivity",
+    ];
+
+    /// Set one setting from its text form (lists are comma-separated).
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
+        fn list(value: &str) -> Vec<String> {
+            value
+                .split(',')
+                .map(str::trim)
+                .filter(|item| !item.is_empty())
+                .map(str::to_owned)
+                .collect()
+        }
+        fn number(name: &str, value: &str, min: u32, max: u32) -> Result<u32, SettingError> {
+            match value.trim().parse::<u32>() {
+                Ok(number) if (min..=max).contains(&number) => Ok(number),
+                _ => Err(SettingError(format!(
+                    "{name} must be a whole number from {min} to {max}, not {value:?}"
+                ))),
+            }
+        }
+        fn choice<T: for<'de> Deserialize<'de>>(
+            name: &str,
+            value: &str,
+            choices: &str,
+        ) -> Result<T, SettingError> {
+            serde_json::from_value(serde_json::Value::String(value.trim().to_owned())).map_err(
+                |_| SettingError(format!("{name} must be one of {choices}, not {value:?}")),
+            )
+        }
+        match name {
+            "forbidden_commands" => self.forbidden_commands = list(value),
+            "allowed_commands" => self.allowed_commands = list(value),
+            "extra_dangerous_commands" => self.extra_dangerous_commands = list(value),
+            "send_file_contents" => {
+                self.send_file_contents = match value.trim() {
+                    "true" | "yes" | "on" | "1" => true,
+                    "false" | "no" | "off" | "0" => false,
+                    _ => {
+                        return Err(SettingError(format!(
+                            "send_file_contents must be true or false, not {value:?}"
+                        )));
+                    }
+                }
+            }
+            "file_limit_kb" => self.file_limit_kb = number(name, value, 1, 2048)?,
+            "command_timeout_s" => {
+                self.command_timeout_s = number(name, value, 1, MAX_COMMAND_TIMEOUT_S)?
+            }
+            "output_limit_kb" => self.output_limit_kb = number(name, value, 1, 1024)?,
+            "output_limit_lines" => self.output_limit_lines = number(name, value, 10, 100_000)?,
+            "shell_integration" => {
+                self.shell_integration = choice(name, value, "inject, detect-only, off")?
+            }
+            "sensitivity" => {
+                self.sensitivity =
+                    choice(name, value, "public, internal, confidential, restricted")?
+            }
+            _ => {
+                return Err(SettingError(format!(
+                    "unknown setting {name:?}; known settings: {}",
+                    ConnectionSettings::NAMES.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn set_parses_every_kind_of_value() {
+        let mut settings = ConnectionSettings::default();
+        settings
+            .set("forbidden_commands", "rm, systemctl restart,,")
+            .unwrap();
+        settings.set("send_file_contents", "true").unwrap();
+        settings.set("command_timeout_s", "5").unwrap();
+        settings.set("shell_integration", "detect-only").unwrap();
+        settings.set("sensitivity", "restricted").unwrap();
+        assert_eq!(
+            settings.forbidden_commands,
+            vec!["rm".to_owned(), "systemctl restart".to_owned()]
+        );
+        assert!(settings.send_file_contents);
+        assert_eq!(settings.command_timeout_s, 5);
+        assert_eq!(settings.shell_integration, ShellIntegration::DetectOnly);
+        assert_eq!(settings.sensitivity, Sensitivity::Restricted);
+    }
+
+    #[test]
+    fn set_rejects_bad_values_with_the_reason() {
+        let mut settings = ConnectionSettings::default();
+        assert_eq!(
+            settings.set("command_timeout_s", "601").unwrap_err().0,
+            "command_timeout_s must be a whole number from 1 to 600, not \"601\""
+        );
+        assert!(
+            settings
+                .set("colour", "red")
+                .unwrap_err()
+                .0
+                .starts_with("unknown setting \"colour\"")
+        );
+        assert!(settings.set("shell_integration", "maybe").is_err());
+    }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs what the real-server SSH tests (tests/suite/ssh.rs) need on a fresh Debian/Ubuntu machine:
+# OpenSSH server and client (sshd, ssh-keygen, ssh-agent, ssh-add), sudo, and passwd/login tools
+# (useradd, chpasswd). Idempotent: runs `apt-get update` and installs only when something is missing.
+# Must run as root. Never starts a system sshd service: the test fixtures start their own.
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-test-deps.sh: must run as root (it uses apt-get)" >&2
+    exit 1
+fi
+
+# command that must exist -> Debian package that provides it
+declare -A needed=(
+    [/usr/sbin/sshd]=openssh-server
+    [/usr/bin/ssh]=openssh-client
+    [/usr/bin/ssh-keygen]=openssh-client
+    [/usr/bin/ssh-agent]=openssh-client
+    [/usr/bin/ssh-add]=openssh-client
+    [/usr/bin/sudo]=sudo
+    [/usr/sbin/useradd]=passwd
+    [/usr/sbin/chpasswd]=passwd
+    [/usr/bin/flock]=util-linux
+    [/bin/bash]=bash
+)
+
+missing=()
+for path in "${!needed[@]}"; do
+    if [ ! -x "$path" ]; then
+        missing+=("${needed[$path]}")
+    fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+    echo "install-test-deps.sh: all test dependencies present"
+    exit 0
+fi
+
+# Deduplicate package names.
+mapfile -t packages < <(printf '%s\n' "${missing[@]}" | sort -u)
+echo "install-test-deps.sh: installing ${packages[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# policy-rc.d keeps the package's postinst from starting a system-wide sshd on port 22.
+policy=/usr/sbin/policy-rc.d
+created_policy=0
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' > "$policy"
+    chmod +x "$policy"
+    created_policy=1
+fi
+apt-get install -y -qq --no-install-recommends "${packages[@]}"
+if [ "$created_policy" -eq 1 ]; then
+    rm -f "$policy"
+fi
+mkdir -p /run/sshd
+echo "install-test-deps.sh: done"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Quick start, part two: install everything the test suite needs (build tools, OpenSSH server and
+# client, sudo, shells) and run the whole suite: formatting, lints, unit tests, and the end-to-end
+# tests against real servers that the fixtures start on 127.0.0.1 and stop by PID.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/common.sh
+ensure_build_tools
+as_root bash scripts/install-test-deps.sh
+# Shells for the shell-integration tests (bash is always there).
+apt_install_missing zsh fish less procps
+
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo test --workspace --locked
+
+# The mobile feature set (no edit_file, show_view, plan, local terminal) builds, passes its unit
+# tests, and its tool list lacks exactly those tools.
+cargo test -p kaiport-core --no-default-features --lib --locked
+mobile_tools=$(cargo run -q -p kaiport-cli --no-default-features --locked -- tools --json)
+grep -q '"name": "run_command"' <<<"$mobile_tools"
+for tool in edit_file show_view propose_plan update_plan; do
+    if grep -q "\"name\": \"$tool\"" <<<"$mobile_tools"; then
+        echo "test.sh: the mobile build offers $tool" >&2
+        exit 1
+    fi
+done
+echo "test.sh: mobile tool set checked"

@@ -1,0 +1,245 @@
+//! Driving a real [`Engine`] from a test: open a tab, run tool calls, answer approvals and
+//! questions the way a test says, and look at every event that went by.
+
+use anyhow::{Context, Result, bail};
+use kaiport_core::{Engine, EngineConfig};
+use kaiport_protocol::*;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How the harness answers approval requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approvals {
+    Approve,
+    Deny,
+    /// Leave them pending (for cancel tests).
+    Ignore,
+}
+
+/// An engine with one tab, answering what it asks per the test's wishes.
+pub struct EngineHarness {
+    pub engine: Engine,
+    pub home: tempfile::TempDir,
+    pub tab: TabId,
+    events: Arc<Mutex<Vec<Event>>>,
+    finished: Arc<Mutex<HashMap<CallId, ToolOutcome>>>,
+    pub approvals: Arc<Mutex<Approvals>>,
+    /// Answer to the next ask_user questions (None: "did not answer").
+    pub question_answer: Arc<Mutex<Option<String>>>,
+    next_call: Mutex<u32>,
+}
+
+impl EngineHarness {
+    /// Start an engine (its files in a temp KAIPORT_HOME, known_hosts as given) and open a tab.
+    pub async fn open(
+        target: TabTarget,
+        known_hosts: Option<PathBuf>,
+        settings: ConnectionSettings,
+        mode: Mode,
+    ) -> Result<EngineHarness> {
+        let home = tempfile::tempdir()?;
+        let config = EngineConfig {
+            config_dir: home.path().to_owned(),
+            data_dir: home.path().to_owned(),
+            audit_path: home.path().join("ai-audit.jsonl"),
+            known_hosts: known_hosts.unwrap_or_else(|| home.path().join("known_hosts")),
+            default_settings: ConnectionSettings::default(),
+        };
+        let (engine, mut stream) = Engine::new(config)?;
+        let events: Arc<Mutex<Vec<Event>>> = Arc::default();
+        let approvals = Arc::new(Mutex::new(Approvals::Approve));
+        let question_answer: Arc<Mutex<Option<String>>> = Arc::default();
+        let finished: Arc<Mutex<HashMap<CallId, ToolOutcome>>> = Arc::default();
+        let (connected_tx, mut connected_rx) = mpsc::unbounded_channel();
+        {
+            let engine = engine.clone();
+            let events = events.clone();
+            let approvals = approvals.clone();
+            let question_answer = question_answer.clone();
+            let finished = finished.clone();
+            tokio::spawn(async move {
+                while let Some(event) = stream.recv().await {
+                    match &event {
+                        Event::ConnectionState { state, .. } => {
+                            let _ = connected_tx.send(state.clone());
+                        }
+                        Event::ApprovalRequested { call, .. } => {
+                            let answer = *approvals.lock().unwrap_or_else(|p| p.into_inner());
+                            let decision = match answer {
+                                Approvals::Approve => Some(ApprovalDecision::Approve),
+                                Approvals::Deny => Some(ApprovalDecision::Deny),
+                                Approvals::Ignore => None,
+                            };
+                            if let Some(decision) = decision {
+                                engine
+                                    .handle(Op::Approve {
+                                        call: call.clone(),
+                                        decision,
+                                        reason: None,
+                                        automatic: false,
+                                    })
+                                    .await;
+                            }
+                        }
+                        Event::QuestionAsked { call, .. } => {
+                            let answer = question_answer
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .clone();
+                            engine
+                                .handle(Op::AnswerQuestion {
+                                    call: call.clone(),
+                                    answer,
+                                })
+                                .await;
+                        }
+                        Event::PromptRequested { prompt_id, .. } => {
+                            engine
+                                .handle(Op::AnswerPrompt {
+                                    prompt: prompt_id.clone(),
+                                    answer: PromptAnswer::Dismissed,
+                                })
+                                .await;
+                        }
+                        Event::ToolFinished { call, outcome, .. } => {
+                            finished
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .insert(call.clone(), outcome.clone());
+                        }
+                        _ => {}
+                    }
+                    events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
+                }
+            });
+        }
+        let tab = "t1".to_owned();
+        engine
+            .handle(Op::OpenTab {
+                tab: tab.clone(),
+                target,
+                cols: 100,
+                rows: 30,
+                settings: Some(settings),
+                mode: Some(mode),
+            })
+            .await;
+        loop {
+            match tokio::time::timeout(Duration::from_secs(30), connected_rx.recv()).await {
+                Ok(Some(ConnectionState::Connected)) => break,
+                Ok(Some(ConnectionState::Failed { error })) => bail!("could not connect: {error}"),
+                Ok(Some(_)) => {}
+                Ok(None) => bail!("engine stopped"),
+                Err(_) => bail!("no connection after 30 s"),
+            }
+        }
+        Ok(EngineHarness {
+            engine,
+            home,
+            tab,
+            events,
+            finished,
+            approvals,
+            question_answer,
+            next_call: Mutex::new(0),
+        })
+    }
+
+    pub fn set_approvals(&self, approvals: Approvals) {
+        *self.approvals.lock().unwrap_or_else(|p| p.into_inner()) = approvals;
+    }
+
+    pub fn set_question_answer(&self, answer: Option<&str>) {
+        *self
+            .question_answer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = answer.map(str::to_owned);
+    }
+
+    /// Start a call; returns its id.
+    pub async fn start(&self, tool: &str, args: Value) -> CallId {
+        let call = {
+            let mut next = self.next_call.lock().unwrap_or_else(|p| p.into_inner());
+            *next += 1;
+            format!("call-{next}")
+        };
+        self.engine
+            .handle(Op::RunTool {
+                tab: self.tab.clone(),
+                call: call.clone(),
+                tool: tool.to_owned(),
+                args,
+            })
+            .await;
+        call
+    }
+
+    /// Wait for a call's outcome.
+    pub async fn outcome(&self, call: &str, within: Duration) -> Result<ToolOutcome> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(outcome) = self
+                .finished
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(call)
+            {
+                return Ok(outcome);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                bail!("no outcome for {call} within {within:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Run a call to its end (90 s at most).
+    pub async fn call(&self, tool: &str, args: Value) -> Result<ToolOutcome> {
+        let call = self.start(tool, args).await;
+        self.outcome(&call, Duration::from_secs(90)).await
+    }
+
+    /// The result object of a successful call.
+    pub async fn ok(&self, tool: &str, args: Value) -> Result<Value> {
+        let outcome = self.call(tool, args.clone()).await?;
+        if outcome.status != ToolStatus::Ok {
+            bail!(
+                "{tool} {args} ended {:?}: {:?}",
+                outcome.status,
+                outcome.error
+            );
+        }
+        outcome.result.context("no result")
+    }
+
+    pub fn events(&self) -> Vec<Event> {
+        self.events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The audit log's lines so far.
+    pub fn audit(&self) -> Result<Vec<Value>> {
+        let text =
+            std::fs::read_to_string(self.home.path().join("ai-audit.jsonl")).unwrap_or_default();
+        text.lines()
+            .map(|line| Ok(serde_json::from_str(line)?))
+            .collect()
+    }
+
+    /// Everything the terminal printed so far, as text.
+    pub fn terminal_text(&self) -> String {
+        let mut bytes = Vec::new();
+        for event in self.events() {
+            if let Event::TerminalOutput { data, .. } = event {
+                bytes.extend(data);
+            }
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}

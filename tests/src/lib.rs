@@ -1,0 +1,15 @@
+//! Real-server fixtures for kaiport's end-to-end suites.
+//!
+//! - [`sshd::Sshd`]: a real OpenSSH `sshd` on 127.0.0.1 (port picked by the fixture) with its own
+//!   host keys, client keys and authorized_keys in a temp dir, logging in as the test user
+//!   [`sshd::TEST_USER`]; stopped by PID on drop.
+//! - [`sshd::SshAgent`]: a real `ssh-agent` on a socket in a temp dir.
+//! - [`interaction::ScriptedInteraction`]: a [`kaiport_core::ssh::ConnectInteraction`] that
+//!   answers from a script and records what it was asked.
+//!
+//! Every server binds to 127.0.0.1 only; every started process is stopped by its PID. Run
+//! `scripts/install-test-deps.sh` (as root) first on a fresh machine.
+
+pub mod engine_harness;
+pub mod interaction;
+pub mod sshd;

@@ -1,0 +1,545 @@
+//! A real OpenSSH `sshd` for tests, and a real `ssh-agent`.
+//!
+//! [`Sshd::start`] makes a temp dir with fresh host keys (ed25519, RSA, ECDSA), client keys
+//! ([`ClientKeys`]: ed25519, ECDSA, RSA, and an ed25519 encrypted with [`KEY_PASSPHRASE`]), an
+//! `authorized_keys` with all of them, and an `sshd_config`; then runs `/usr/sbin/sshd -D -e -f`
+//! on 127.0.0.1 on a free port and waits until it answers with an SSH banner. Dropping the
+//! fixture kills sshd and every process it started (sessions, shells) by PID.
+//!
+//! When the tests run as root (CI), sshd logs in as [`TEST_USER`], created on first use with
+//! password [`TEST_PASSWORD`], bash as shell and passwordless sudo; otherwise as the current user
+//! (password and keyboard-interactive tests then cannot pass).
+//!
+//! Servers listen on 127.0.0.1 only. Each fixture has its own port and temp dir, so tests can run
+//! in parallel.
+
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use kaiport_core::ssh::{SshOptions, SshTarget};
+use tempfile::TempDir;
+
+/// The unprivileged user sshd logs in as when the tests run as root.
+pub const TEST_USER: &str = "kaiport-test";
+/// [`TEST_USER`]'s password (set with chpasswd on first use).
+pub const TEST_PASSWORD: &str = "kaiport-Test-pw-42";
+/// The passphrase of [`ClientKeys::ed25519_encrypted`].
+pub const KEY_PASSPHRASE: &str = "correct horse battery staple";
+/// The only address fixtures listen on.
+pub const LOCALHOST: &str = "127.0.0.1";
+
+const SSHD: &str = "/usr/sbin/sshd";
+const READY_TIMEOUT: Duration = Duration::from_secs(15);
+const START_ATTEMPTS: usize = 5;
+
+/// Client private keys made for one fixture; all are in its `authorized_keys`.
+#[derive(Debug, Clone)]
+pub struct ClientKeys {
+    pub ed25519: PathBuf,
+    pub ecdsa: PathBuf,
+    pub rsa: PathBuf,
+    /// Encrypted with [`KEY_PASSPHRASE`].
+    pub ed25519_encrypted: PathBuf,
+    /// Not in `authorized_keys`: for "wrong key" tests.
+    pub unauthorized: PathBuf,
+}
+
+/// What the server allows besides public keys.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SshdConfig {
+    /// `PasswordAuthentication yes`.
+    pub password: bool,
+    /// `KbdInteractiveAuthentication yes` (with `UsePAM yes`, which provides the prompts).
+    pub keyboard_interactive: bool,
+    /// Leave public-key authentication off (to force password / keyboard-interactive).
+    pub no_publickey: bool,
+}
+
+/// A running OpenSSH server on 127.0.0.1. See the module docs.
+#[derive(Debug)]
+pub struct Sshd {
+    dir: TempDir,
+    port: u16,
+    child: Option<Child>,
+    user: String,
+    /// The client keys of this fixture.
+    pub keys: ClientKeys,
+}
+
+impl Sshd {
+    /// Starts a server allowing public keys only.
+    pub fn start() -> Result<Sshd> {
+        Sshd::start_with(SshdConfig::default())
+    }
+
+    /// Starts a server with `config`.
+    pub fn start_with(config: SshdConfig) -> Result<Sshd> {
+        let user = ensure_test_user()?;
+        std::fs::create_dir_all("/run/sshd").or_else(|e| {
+            if is_root() {
+                Err(e).context("creating /run/sshd")
+            } else {
+                Ok(())
+            }
+        })?;
+        let dir = tempfile::Builder::new().prefix("kaiport-sshd-").tempdir()?;
+        // sshd reads authorized_keys as the login user: the dir must be traversable.
+        set_mode(dir.path(), 0o755)?;
+        for kind in ["ed25519", "rsa", "ecdsa"] {
+            keygen(&dir.path().join(format!("ssh_host_{kind}_key")), kind, "")?;
+        }
+        let keys = ClientKeys {
+            ed25519: dir.path().join("id_ed25519"),
+            ecdsa: dir.path().join("id_ecdsa"),
+            rsa: dir.path().join("id_rsa"),
+            ed25519_encrypted: dir.path().join("id_ed25519_encrypted"),
+            unauthorized: dir.path().join("id_unauthorized"),
+        };
+        keygen(&keys.ed25519, "ed25519", "")?;
+        keygen(&keys.ecdsa, "ecdsa", "")?;
+        keygen(&keys.rsa, "rsa", "")?;
+        keygen(&keys.ed25519_encrypted, "ed25519", KEY_PASSPHRASE)?;
+        keygen(&keys.unauthorized, "ed25519", "")?;
+        let mut authorized = String::new();
+        for key in [
+            &keys.ed25519,
+            &keys.ecdsa,
+            &keys.rsa,
+            &keys.ed25519_encrypted,
+        ] {
+            authorized.push_str(&std::fs::read_to_string(pub_path(key))?);
+        }
+        let authorized_keys = dir.path().join("authorized_keys");
+        std::fs::write(&authorized_keys, authorized)?;
+        set_mode(&authorized_keys, 0o644)?;
+
+        let mut last_error = None;
+        for _ in 0..START_ATTEMPTS {
+            let port = free_port()?;
+            write_config(dir.path(), port, &user, config)?;
+            match spawn_sshd(dir.path(), port) {
+                Ok(child) => {
+                    return Ok(Sshd {
+                        dir,
+                        port,
+                        child: Some(child),
+                        user,
+                        keys,
+                    });
+                }
+                // Another process may have taken the port in between: try another one.
+                Err(e) => last_error = Some(e),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| anyhow::anyhow!("sshd did not start")))
+    }
+
+    /// The port sshd listens on (on 127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The user sshd logs in as.
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
+    /// The fixture's temp dir (keys, config, log).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// sshd's PID while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// A target for this server as the test user with the ed25519 client key.
+    pub fn target(&self) -> SshTarget {
+        let mut target = SshTarget::new(LOCALHOST, self.port, self.user.clone());
+        target.identity_files = vec![self.keys.ed25519.clone()];
+        target
+    }
+
+    /// A target with no identity files (for password / agent tests).
+    pub fn target_without_keys(&self) -> SshTarget {
+        SshTarget::new(LOCALHOST, self.port, self.user.clone())
+    }
+
+    /// `known_hosts` lines (one per host key: ed25519, RSA, ECDSA) for this server.
+    pub fn known_hosts_lines(&self) -> Result<String> {
+        let mut out = String::new();
+        for kind in ["ed25519", "rsa", "ecdsa"] {
+            let public =
+                std::fs::read_to_string(self.dir().join(format!("ssh_host_{kind}_key.pub")))?;
+            let mut fields = public.split_whitespace();
+            let (Some(algo), Some(blob)) = (fields.next(), fields.next()) else {
+                bail!("malformed host public key for {kind}");
+            };
+            writeln!(out, "[{LOCALHOST}]:{} {algo} {blob}", self.port)?;
+        }
+        Ok(out)
+    }
+
+    /// Appends this server's `known_hosts` lines to `path` (created if missing), e.g. to trust
+    /// both servers of a jump-host pair in one file.
+    pub fn trust_in(&self, path: &Path) -> Result<()> {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        file.write_all(self.known_hosts_lines()?.as_bytes())?;
+        Ok(())
+    }
+
+    /// Two servers, e.g. a jump host and the target behind it.
+    pub fn start_pair() -> Result<(Sshd, Sshd)> {
+        Ok((Sshd::start()?, Sshd::start()?))
+    }
+
+    /// Writes a `known_hosts` file trusting this server to `path`.
+    pub fn write_known_hosts(&self, path: &Path) -> Result<()> {
+        std::fs::write(path, self.known_hosts_lines()?)?;
+        Ok(())
+    }
+
+    /// Options for connecting to this server: a `known_hosts` in the fixture dir that already
+    /// trusts it, a 10 s connect timeout, no agent, short keepalive.
+    pub fn options(&self) -> Result<SshOptions> {
+        let known_hosts = self.dir().join("client_known_hosts");
+        self.write_known_hosts(&known_hosts)?;
+        let mut options = SshOptions::with_known_hosts(known_hosts);
+        options.connect_timeout = Duration::from_secs(10);
+        options.keepalive_interval = Duration::from_secs(2);
+        options.keepalive_max = 3;
+        options.use_agent = false;
+        Ok(options)
+    }
+
+    /// sshd's log so far (its stderr), for failure messages.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir().join("sshd.log")).unwrap_or_default()
+    }
+
+    /// Kills sshd and every process it started (connection handlers, shells) at once, as if the
+    /// server died: clients see their TCP connections drop. Idempotent.
+    pub fn kill(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let mut pids = descendants(child.id());
+        pids.push(child.id());
+        kill_pids(&pids);
+        // Reaped so no zombie is left; an error means it was already reaped.
+        let _ = child.wait();
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A running `ssh-agent` on a socket in its own temp dir, stopped by PID on drop.
+#[derive(Debug)]
+pub struct SshAgent {
+    dir: TempDir,
+    child: Child,
+}
+
+impl SshAgent {
+    /// Starts `ssh-agent -D -a <socket>` and waits for its socket.
+    pub fn start() -> Result<SshAgent> {
+        let dir = tempfile::Builder::new()
+            .prefix("kaiport-agent-")
+            .tempdir()?;
+        let socket = dir.path().join("agent.sock");
+        let child = Command::new("ssh-agent")
+            .arg("-D")
+            .arg("-a")
+            .arg(&socket)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting ssh-agent (install openssh-client)")?;
+        let agent = SshAgent { dir, child };
+        let deadline = Instant::now() + READY_TIMEOUT;
+        while !agent.socket().exists() {
+            if Instant::now() > deadline {
+                bail!("ssh-agent did not create {}", agent.socket().display());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(agent)
+    }
+
+    /// The agent's socket (what `SSH_AUTH_SOCK` should point to).
+    pub fn socket(&self) -> PathBuf {
+        self.dir.path().join("agent.sock")
+    }
+
+    /// `ssh-add`s a private key (unencrypted) to the agent.
+    pub fn add(&self, key: &Path) -> Result<()> {
+        let status = Command::new("ssh-add")
+            .arg(key)
+            .env("SSH_AUTH_SOCK", self.socket())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .context("running ssh-add")?;
+        if !status.success() {
+            bail!("ssh-add {} failed: {status}", key.display());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for SshAgent {
+    fn drop(&mut self) {
+        kill_pids(&[self.child.id()]);
+        let _ = self.child.wait();
+    }
+}
+
+fn is_root() -> bool {
+    static ROOT: OnceLock<bool> = OnceLock::new();
+    *ROOT.get_or_init(|| {
+        Command::new("id")
+            .arg("-u")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+            .unwrap_or(false)
+    })
+}
+
+/// Makes sure the login user exists; returns its name. As root: creates [`TEST_USER`] once per
+/// machine (under a file lock, so parallel test processes do not race) and once per process.
+fn ensure_test_user() -> Result<String> {
+    static USER: OnceLock<std::result::Result<String, String>> = OnceLock::new();
+    let result = USER.get_or_init(|| create_test_user().map_err(|e| format!("{e:#}")));
+    result.clone().map_err(|e| anyhow::anyhow!(e))
+}
+
+fn create_test_user() -> Result<String> {
+    if !is_root() {
+        let out = Command::new("id")
+            .arg("-un")
+            .output()
+            .context("running id -un")?;
+        return Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned());
+    }
+    let script = format!(
+        r#"set -e
+if ! id -u {user} >/dev/null 2>&1; then
+    useradd --create-home --shell /bin/bash {user}
+fi
+echo '{user}:{password}' | chpasswd
+rule='{user} ALL=(ALL) NOPASSWD:ALL'
+if [ "$(cat /etc/sudoers.d/{user} 2>/dev/null)" != "$rule" ]; then
+    mkdir -p /etc/sudoers.d
+    printf '%s\n' "$rule" > /etc/sudoers.d/.{user}.tmp
+    chmod 0440 /etc/sudoers.d/.{user}.tmp
+    mv /etc/sudoers.d/.{user}.tmp /etc/sudoers.d/{user}
+fi
+"#,
+        user = TEST_USER,
+        password = TEST_PASSWORD,
+    );
+    let status = Command::new("flock")
+        .arg("/tmp/kaiport-test-user.lock")
+        .arg("bash")
+        .arg("-c")
+        .arg(&script)
+        .status()
+        .context("creating the test user (needs flock, useradd, chpasswd: run scripts/install-test-deps.sh)")?;
+    if !status.success() {
+        bail!("creating the test user {TEST_USER} failed: {status}");
+    }
+    Ok(TEST_USER.to_owned())
+}
+
+fn keygen(path: &Path, kind: &str, passphrase: &str) -> Result<()> {
+    let mut cmd = Command::new("ssh-keygen");
+    cmd.arg("-q")
+        .arg("-t")
+        .arg(kind)
+        .arg("-N")
+        .arg(passphrase)
+        .arg("-C")
+        .arg("kaiport-test");
+    if kind == "rsa" {
+        cmd.arg("-b").arg("3072");
+    }
+    let output = cmd
+        .arg("-f")
+        .arg(path)
+        .stdin(Stdio::null())
+        .output()
+        .context("running ssh-keygen (install openssh-client)")?;
+    if !output.status.success() {
+        bail!(
+            "ssh-keygen -t {kind} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(())
+}
+
+fn pub_path(key: &Path) -> PathBuf {
+    let mut name = key.as_os_str().to_owned();
+    name.push(".pub");
+    PathBuf::from(name)
+}
+
+fn set_mode(path: &Path, mode: u32) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .with_context(|| format!("chmod {mode:o} {}", path.display()))
+}
+
+fn free_port() -> Result<u16> {
+    let listener = TcpListener::bind((LOCALHOST, 0))?;
+    Ok(listener.local_addr()?.port())
+}
+
+fn write_config(dir: &Path, port: u16, user: &str, config: SshdConfig) -> Result<()> {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let d = dir.display();
+    let text = format!(
+        "Port {port}
+ListenAddress {LOCALHOST}
+HostKey {d}/ssh_host_ed25519_key
+HostKey {d}/ssh_host_rsa_key
+HostKey {d}/ssh_host_ecdsa_key
+PidFile {d}/sshd.pid
+AuthorizedKeysFile {d}/authorized_keys
+StrictModes no
+UsePAM {pam}
+PubkeyAuthentication {pubkey}
+PasswordAuthentication {password}
+KbdInteractiveAuthentication {kbd}
+PermitRootLogin no
+AllowUsers {user}
+AllowTcpForwarding yes
+MaxAuthTries 20
+MaxStartups 100:30:200
+MaxSessions 50
+PrintMotd no
+LogLevel VERBOSE
+Subsystem sftp internal-sftp
+",
+        pam = yes_no(config.keyboard_interactive),
+        pubkey = yes_no(!config.no_publickey),
+        password = yes_no(config.password),
+        kbd = yes_no(config.keyboard_interactive),
+    );
+    std::fs::write(dir.join("sshd_config"), text)?;
+    Ok(())
+}
+
+fn spawn_sshd(dir: &Path, port: u16) -> Result<Child> {
+    let log = std::fs::File::create(dir.join("sshd.log"))?;
+    let mut child = Command::new(SSHD)
+        .arg("-D")
+        .arg("-e")
+        .arg("-f")
+        .arg(dir.join("sshd_config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .context("starting /usr/sbin/sshd (run scripts/install-test-deps.sh)")?;
+    let deadline = Instant::now() + READY_TIMEOUT;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            let log = std::fs::read_to_string(dir.join("sshd.log")).unwrap_or_default();
+            bail!("sshd exited at start ({status}): {log}");
+        }
+        if banner_ok(port) {
+            return Ok(child);
+        }
+        if Instant::now() > deadline {
+            kill_pids(&[child.id()]);
+            let _ = child.wait();
+            bail!("sshd did not answer on port {port} within {READY_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// Whether an SSH server answers on the port.
+fn banner_ok(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect((LOCALHOST, port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let mut buf = [0u8; 8];
+    let ok = stream.read_exact(&mut buf).is_ok() && buf.starts_with(b"SSH-2.0");
+    // Politely end the probe connection so sshd does not log a long pre-auth wait.
+    let _ = stream.write_all(b"SSH-2.0-probe\r\n");
+    ok
+}
+
+/// All processes below `pid` (children, grandchildren, …), from /proc.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Some(child) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            // Format: "pid (comm) state ppid ..." where comm may contain spaces and parens.
+            let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                continue;
+            };
+            let Some(ppid) = after
+                .split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            parents.push((child, ppid));
+        }
+    }
+    let mut found = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(p) = frontier.pop() {
+        for &(child, ppid) in &parents {
+            if ppid == p && !found.contains(&child) {
+                found.push(child);
+                frontier.push(child);
+            }
+        }
+    }
+    found
+}
+
+fn kill_pids(pids: &[u32]) {
+    if pids.is_empty() {
+        return;
+    }
+    // Errors ignored: a process may have exited in between.
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .args(pids.iter().map(u32::to_string))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}

@@ -1,0 +1,5 @@
+//! End-to-end suites against real servers started by the fixtures in `kaiport-tests`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod engine;
+mod ssh;

@@ -1,0 +1,332 @@
+//! The engine's tool pipeline end to end against a real sshd: run_command / send_input /
+//! read_screen with and without shell integration, interactive and full-screen programs, Ctrl-C,
+//! approvals, ask_user, cancel, a dropped connection — and the audit line of every outcome.
+
+use kaiport_protocol::*;
+use kaiport_tests::engine_harness::{Approvals, EngineHarness};
+use kaiport_tests::sshd::Sshd;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use std::time::Duration;
+
+async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) -> EngineHarness {
+    let known_hosts = sshd.dir().join("engine_known_hosts");
+    sshd.write_known_hosts(&known_hosts).unwrap();
+    let target = TabTarget::Ssh {
+        host: "127.0.0.1".to_owned(),
+        port: sshd.port(),
+        user: sshd.user().to_owned(),
+        identity_files: vec![sshd.keys.ed25519.display().to_string()],
+        jump_hosts: Vec::new(),
+    };
+    EngineHarness::open(target, Some(known_hosts), settings, mode)
+        .await
+        .unwrap()
+}
+
+fn without_integration() -> ConnectionSettings {
+    ConnectionSettings {
+        shell_integration: ShellIntegration::Off,
+        ..ConnectionSettings::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_command_with_shell_integration_is_exact() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    let result = tab
+        .ok(
+            "run_command",
+            json!({"command": "printf 'a\\nb\\n'; (exit 7)"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["output"], "a\nb");
+    assert_eq!(result["exit_code"], 7);
+    assert_eq!(result["detection"], "shell_integration");
+    let result = tab
+        .ok("run_command", json!({"command": "echo \"$((6*7))\""}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"].as_str().unwrap().trim(), "42");
+    assert_eq!(result["exit_code"], 0);
+    // The injected integration left no trace in the history.
+    let result = tab
+        .ok("run_command", json!({"command": "history | tail -n 5"}))
+        .await
+        .unwrap();
+    let history = result["output"].as_str().unwrap();
+    assert!(!history.contains("133"), "{history}");
+    assert!(history.contains("6*7"), "{history}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_command_without_integration_uses_the_heuristic() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, without_integration(), Mode::Autopilot).await;
+    let result = tab
+        .ok("run_command", json!({"command": "echo plain; echo text"}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"].as_str().unwrap().trim(), "plain\ntext");
+    assert_eq!(result["detection"], "heuristic");
+    assert!(result.get("exit_code").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn losing_the_markers_falls_back_to_the_heuristic() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    // A new shell without kaiport's integration replaces the integrated one.
+    let replaced = tab
+        .call(
+            "run_command",
+            json!({"command": "exec bash --norc --noprofile", "timeout_s": 20}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(replaced.status, ToolStatus::Ok, "{replaced:?}");
+    let result = tab
+        .ok(
+            "run_command",
+            json!({"command": "echo still-here", "timeout_s": 20}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["status"], "completed");
+    assert_eq!(result["output"].as_str().unwrap().trim(), "still-here");
+    assert_eq!(result["detection"], "heuristic");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_ends_the_wait_and_send_input_answers_it() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    let result = tab
+        .ok(
+            "run_command",
+            json!({"command": "read -p 'Your name? ' name; echo \"hello $name\"", "timeout_s": 20}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["status"], "awaiting_input", "{result}");
+    assert!(result["screen"].as_str().unwrap().contains("Your name?"));
+    let screen = tab
+        .ok("send_input", json!({"text": "kai", "key": "enter"}))
+        .await
+        .unwrap();
+    assert!(
+        screen["screen"].as_str().unwrap().contains("hello kai"),
+        "{screen}"
+    );
+    let result = tab
+        .ok("run_command", json!({"command": "echo next"}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"].as_str().unwrap().trim(), "next");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_full_screen_program_is_driven_with_send_input() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    let result = tab
+        .ok(
+            "run_command",
+            json!({"command": "seq 1 500 | less", "timeout_s": 5}),
+        )
+        .await
+        .unwrap();
+    assert_ne!(result["status"], "completed", "{result}");
+    let screen = tab.ok("read_screen", json!({})).await.unwrap();
+    assert_eq!(screen["alternate_screen"], true, "{screen}");
+    assert!(screen["screen"].as_str().unwrap().contains("\n2\n"));
+    let screen = tab.ok("send_input", json!({"key": "pgdn"})).await.unwrap();
+    assert!(
+        !screen["screen"].as_str().unwrap().starts_with("1\n"),
+        "{screen}"
+    );
+    let screen = tab.ok("send_input", json!({"text": "q"})).await.unwrap();
+    assert_eq!(screen["alternate_screen"], false, "{screen}");
+    let result = tab
+        .ok("run_command", json!({"command": "echo back"}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"].as_str().unwrap().trim(), "back");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_stops_a_command_that_outlived_its_timeout() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    let result = tab
+        .ok(
+            "run_command",
+            json!({"command": "sleep 100", "timeout_s": 1}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["status"], "timed_out");
+    tab.ok("send_input", json!({"key": "ctrl-c"}))
+        .await
+        .unwrap();
+    let result = tab
+        .ok("run_command", json!({"command": "echo after"}))
+        .await
+        .unwrap();
+    assert_eq!(result["status"], "completed");
+    assert_eq!(result["output"].as_str().unwrap().trim(), "after");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dropped_connection_interrupts_the_waiting_call() {
+    let mut sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    let call = tab
+        .start(
+            "run_command",
+            json!({"command": "sleep 60", "timeout_s": 120}),
+        )
+        .await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    sshd.kill();
+    let outcome = tab.outcome(&call, Duration::from_secs(20)).await.unwrap();
+    let interrupted = outcome.status == ToolStatus::Error
+        || outcome
+            .result
+            .as_ref()
+            .is_some_and(|result| result["status"] == "interrupted");
+    assert!(interrupted, "{outcome:?}");
+    let disconnected = tab.events().iter().any(|event| {
+        matches!(
+            event,
+            Event::ConnectionState {
+                state: ConnectionState::Disconnected { .. },
+                ..
+            }
+        )
+    });
+    assert!(disconnected);
+    // Later calls fail at once with a clear error instead of hanging.
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(10),
+        tab.call("run_command", json!({"command": "true"})),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_ne!(outcome.status, ToolStatus::Ok);
+    assert_eq!(tab.audit().unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn approvals_decide_and_every_outcome_is_audited() {
+    let sshd = Sshd::start().unwrap();
+    let settings = ConnectionSettings {
+        forbidden_commands: vec!["reboot".to_owned()],
+        ..ConnectionSettings::default()
+    };
+    let tab = open(&sshd, settings, Mode::Ask).await;
+
+    tab.set_approvals(Approvals::Approve);
+    let approved = tab
+        .call("run_command", json!({"command": "echo approved"}))
+        .await
+        .unwrap();
+    assert_eq!(approved.status, ToolStatus::Ok);
+
+    tab.set_approvals(Approvals::Deny);
+    let denied = tab
+        .call(
+            "run_command",
+            json!({"command": "touch /tmp/kaiport-denied"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(denied.status, ToolStatus::Denied);
+    assert_eq!(denied.error.as_deref(), Some("the user denied this call"));
+
+    let forbidden = tab
+        .call("run_command", json!({"command": "sudo reboot"}))
+        .await
+        .unwrap();
+    assert_eq!(forbidden.status, ToolStatus::Denied);
+
+    tab.set_approvals(Approvals::Ignore);
+    let call = tab
+        .start("run_command", json!({"command": "echo never"}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    tab.engine
+        .handle(Op::Cancel {
+            tab: tab.tab.clone(),
+            call: Some(call.clone()),
+        })
+        .await;
+    let cancelled = tab.outcome(&call, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(cancelled.status, ToolStatus::Cancelled);
+
+    let bad = tab.call("run_command", json!({"cmd": "ls"})).await.unwrap();
+    assert_eq!(bad.status, ToolStatus::Error);
+
+    let read = tab.call("read_screen", json!({})).await.unwrap();
+    assert_eq!(read.status, ToolStatus::Ok);
+
+    let audit = tab.audit().unwrap();
+    let summary: Vec<(String, String, String)> = audit
+        .iter()
+        .map(|line| {
+            (
+                line["decision"].as_str().unwrap().to_owned(),
+                line["decided_by"].as_str().unwrap_or("-").to_owned(),
+                line["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String, String)> = [
+        ("ask", "user", "ok"),
+        ("ask", "user", "denied"),
+        ("deny", "rule", "denied"),
+        ("ask", "-", "cancelled"),
+        ("deny", "-", "error"),
+        ("allow", "rule", "ok"),
+    ]
+    .iter()
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(summary, expected);
+    // The terminal never saw the denied or forbidden commands.
+    let typed = tab.terminal_text();
+    assert!(
+        !typed.contains("kaiport-denied") && !typed.contains("reboot") && !typed.contains("never"),
+        "{typed}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_user_waits_for_the_user_even_in_autopilot() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    tab.set_question_answer(Some("blue"));
+    let answer = tab
+        .ok(
+            "ask_user",
+            json!({"question": "Which colour?", "options": ["red", "blue"]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer, json!({"answered": true, "answer": "blue"}));
+    tab.set_question_answer(None);
+    let answer = tab
+        .ok("ask_user", json!({"question": "Proceed?"}))
+        .await
+        .unwrap();
+    assert_eq!(answer, json!({"answered": false}));
+    let asked = tab
+        .events()
+        .iter()
+        .filter(|event| matches!(event, Event::QuestionAsked { .. }))
+        .count();
+    assert_eq!(asked, 2);
+}
