@@ -7,14 +7,13 @@
 //! `ToolFinished` event and an audit line. The engine never knows which front end is attached.
 
 use crate::audit::{AuditLog, AuditRecord, now_rfc3339, redact_args};
-use crate::output::{TextLimits, cap_text};
 use crate::pending::{NoAnswer, Pending};
-use crate::policy::{CallFacts, Decision, decide};
+use crate::policy::{Decision, PolicyContext, decide};
 use crate::shell_io::ShellClosed;
 use crate::ssh::{ConnectInteraction, SshOptions, SshSession, SshTarget};
 use crate::terminal::{ShellIntegrationMode, Terminal, TerminalNotice, TerminalSettings};
-use crate::tools::{self, ToolRequest};
-use kaiport_protocol::tools::{AskUserResult, ToolName};
+use crate::tools::{self, Action, TabResources, ToolContext};
+use kaiport_protocol::tools::{AskUserParams, AskUserResult, ToolName};
 use kaiport_protocol::*;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -108,13 +107,7 @@ struct Approval {
     by: DecidedBy,
 }
 
-/// A connected terminal tab's live parts.
-struct TerminalSession {
-    terminal: Terminal,
-    ssh: Option<SshSession>,
-}
-
-type SessionState = Option<Result<Arc<TerminalSession>, String>>;
+type SessionState = Option<Result<Arc<TabResources>, String>>;
 
 struct Tab {
     id: TabId,
@@ -140,7 +133,7 @@ impl Tab {
     }
 
     /// The session once connecting ended (or the error it ended with).
-    async fn session(&self, cancel: &CancellationToken) -> Result<Arc<TerminalSession>, String> {
+    async fn session(&self, cancel: &CancellationToken) -> Result<Arc<TabResources>, String> {
         let mut receiver = self.session.clone();
         let wait = receiver.wait_for(Option::is_some);
         tokio::select! {
@@ -214,7 +207,8 @@ impl Engine {
             Op::CloseTab { tab } => inner.close_tab(&tab).await,
             Op::TerminalInput { tab, data } => {
                 if let Some(session) = inner.connected(&tab)
-                    && let Err(error) = session.terminal.user_input(data.as_bytes()).await
+                    && let Some(terminal) = &session.terminal
+                    && let Err(error) = terminal.user_input(data.as_bytes()).await
                 {
                     inner.emit(Event::Error {
                         tab: Some(tab),
@@ -224,7 +218,8 @@ impl Engine {
             }
             Op::Resize { tab, cols, rows } => {
                 if let Some(session) = inner.connected(&tab)
-                    && let Err(error) = session.terminal.resize(cols, rows).await
+                    && let Some(terminal) = &session.terminal
+                    && let Err(error) = terminal.resize(cols, rows).await
                 {
                     inner.emit(Event::Error {
                         tab: Some(tab),
@@ -338,7 +333,7 @@ impl Inner {
         lock(&self.tabs).get(tab).cloned()
     }
 
-    fn connected(&self, tab: &str) -> Option<Arc<TerminalSession>> {
+    fn connected(&self, tab: &str) -> Option<Arc<TabResources>> {
         let found = self.tab(tab);
         let Some(found) = found else {
             self.no_such_tab(tab);
@@ -423,7 +418,7 @@ impl Inner {
         target: TabTarget,
         cols: u16,
         rows: u16,
-    ) -> Result<Arc<TerminalSession>, String> {
+    ) -> Result<Arc<TabResources>, String> {
         let (io, ssh) = match target {
             TabTarget::Local => (open_local_shell(cols, rows)?, None),
             TabTarget::Profile { name } => {
@@ -507,7 +502,10 @@ impl Inner {
             .wait_ready(CONNECT_TIMEOUT)
             .await
             .map_err(|error| error.to_string())?;
-        Ok(Arc::new(TerminalSession { terminal, ssh }))
+        Ok(Arc::new(TabResources {
+            terminal: Some(terminal),
+            ssh,
+        }))
     }
 
     async fn close_tab(&self, tab: &str) {
@@ -518,7 +516,9 @@ impl Inner {
         found.closing.cancel();
         let state = found.session.borrow().clone();
         if let Some(Ok(session)) = state {
-            session.terminal.close().await;
+            if let Some(terminal) = &session.terminal {
+                terminal.close().await;
+            }
             if let Some(ssh) = &session.ssh {
                 ssh.disconnect().await;
             }
@@ -616,20 +616,28 @@ impl Inner {
             Ok(request) => request,
             Err(message) => return fail(message),
         };
-        // 3. Policy.
-        let mode = tab.mode();
-        let settings = tab.settings();
-        let facts = match &request {
-            ToolRequest::RunCommand(params) => CallFacts::Command {
-                line: &params.command,
-            },
-            ToolRequest::SendInput(params) => CallFacts::TerminalInput {
-                text: params.text.as_deref().unwrap_or(""),
-            },
-            ToolRequest::ReadScreen(_) => CallFacts::ReadOnly,
-            ToolRequest::AskUser(_) => CallFacts::Interaction,
+        // 3. Prepare (reads only) on the connected tab, then the policy.
+        let resources = match tab.session(cancel).await {
+            Ok(resources) => resources,
+            Err(message) => return fail(message),
         };
-        let (decided_by, reasons) = match decide(&facts, mode, &settings) {
+        let settings = tab.settings();
+        let context = ToolContext {
+            resources: &resources,
+            settings: &settings,
+            tab_kind: tab.kind,
+            cancel,
+        };
+        let prepared = match tools::prepare(request, &context).await {
+            Ok(prepared) => prepared,
+            Err(message) => return fail(message),
+        };
+        let policy = PolicyContext {
+            mode: tab.mode(),
+            settings: &settings,
+            tab_kind: tab.kind,
+        };
+        let (decided_by, reasons) = match decide(&prepared.facts, policy) {
             Decision::Deny { reason } => {
                 let outcome = error_outcome(tool, ToolStatus::Denied, reason.clone());
                 return (outcome, Verdict::Deny, Some(DecidedBy::Rule), vec![reason]);
@@ -637,7 +645,7 @@ impl Inner {
             Decision::Allow { by, reasons } => (by, reasons),
             Decision::Ask { reasons, dangerous } => {
                 // 4. Approval: waits for the user, without a time limit; cancel ends it.
-                let preview = approval_preview(&request);
+                let preview = prepared.preview.clone();
                 let answer = self
                     .approvals
                     .ask(call.clone(), cancel, || {
@@ -668,12 +676,8 @@ impl Inner {
                             }
                             _ => "the user denied this call".to_owned(),
                         };
-                        return (
-                            error_outcome(tool, ToolStatus::Denied, message),
-                            Verdict::Ask,
-                            Some(by),
-                            reasons,
-                        );
+                        let outcome = error_outcome(tool, ToolStatus::Denied, message);
+                        return (outcome, Verdict::Ask, Some(by), reasons);
                     }
                     Err(NoAnswer::Cancelled | NoAnswer::Abandoned) => {
                         let outcome = error_outcome(
@@ -695,93 +699,53 @@ impl Inner {
             tab: tab.id.clone(),
             call: call.clone(),
         });
-        let outcome = self
-            .execute(tab, call, tool, request, &settings, cancel)
-            .await;
+        let outcome = match prepared.action {
+            Action::AskUser(params) => self.ask_user(tab, call, tool, params, cancel).await,
+            action => match tools::execute(action, &context).await {
+                Ok(result) => ToolOutcome {
+                    tool: tool.to_owned(),
+                    status: ToolStatus::Ok,
+                    result: Some(result),
+                    error: None,
+                },
+                Err(message) => error_outcome(tool, ToolStatus::Error, message),
+            },
+        };
         (outcome, verdict, Some(decided_by), reasons)
     }
 
-    async fn execute(
+    /// ask_user: shown to the user and answered only by them, in every mode.
+    async fn ask_user(
         &self,
         tab: &Arc<Tab>,
         call: &CallId,
         tool: &str,
-        request: ToolRequest,
-        settings: &ConnectionSettings,
+        params: AskUserParams,
         cancel: &CancellationToken,
     ) -> ToolOutcome {
-        if let ToolRequest::AskUser(params) = &request {
-            let answer = self
-                .questions
-                .ask(call.clone(), cancel, || {
-                    self.emit(Event::QuestionAsked {
-                        tab: tab.id.clone(),
-                        call: call.clone(),
-                        question: params.question.clone(),
-                        options: params.options.clone(),
-                    });
-                })
-                .await;
-            return match answer {
-                Ok(answer) => ok_outcome(
-                    tool,
-                    &AskUserResult {
-                        answered: answer.is_some(),
-                        answer,
-                    },
-                ),
-                Err(_) => error_outcome(
-                    tool,
-                    ToolStatus::Cancelled,
-                    "the user did not answer".to_owned(),
-                ),
-            };
-        }
-        let session = match tab.session(cancel).await {
-            Ok(session) => session,
-            Err(message) => return error_outcome(tool, ToolStatus::Error, message),
-        };
-        let terminal = &session.terminal;
-        match request {
-            ToolRequest::RunCommand(params) => {
-                let timeout = Duration::from_secs(u64::from(
-                    params.timeout_s.unwrap_or(settings.command_timeout_s),
-                ));
-                match terminal
-                    .run_command(&params.command, timeout, cancel.clone())
-                    .await
-                {
-                    Ok(mut result) => {
-                        let limits = TextLimits {
-                            max_bytes: settings.output_limit_kb as usize * 1024,
-                            max_lines: settings.output_limit_lines as usize,
-                        };
-                        let (output, truncated) = cap_text(&result.output, limits);
-                        result.output = output;
-                        result.truncated = truncated;
-                        ok_outcome(tool, &result)
-                    }
-                    Err(error) => error_outcome(tool, ToolStatus::Error, error.to_string()),
-                }
-            }
-            ToolRequest::SendInput(params) => match terminal
-                .send_input(params.text.as_deref(), params.key)
-                .await
-            {
-                Ok(screen) => ok_outcome(tool, &screen),
-                Err(error) => error_outcome(tool, ToolStatus::Error, error.to_string()),
-            },
-            ToolRequest::ReadScreen(params) => {
-                let wait = Duration::from_secs(u64::from(params.wait_seconds.unwrap_or(0)));
-                match terminal.read_screen(wait, cancel.clone()).await {
-                    Ok(screen) => ok_outcome(tool, &screen),
-                    Err(error) => error_outcome(tool, ToolStatus::Error, error.to_string()),
-                }
-            }
-            ToolRequest::AskUser(_) => error_outcome(
+        let answer = self
+            .questions
+            .ask(call.clone(), cancel, || {
+                self.emit(Event::QuestionAsked {
+                    tab: tab.id.clone(),
+                    call: call.clone(),
+                    question: params.question.clone(),
+                    options: params.options.clone(),
+                });
+            })
+            .await;
+        match answer {
+            Ok(answer) => ok_outcome(
                 tool,
-                ToolStatus::Error,
-                "ask_user was handled above".to_owned(),
+                &AskUserResult {
+                    answered: answer.is_some(),
+                    answer,
+                },
+            ),
+            Err(_) => error_outcome(
+                tool,
+                ToolStatus::Cancelled,
+                "the user did not answer".to_owned(),
             ),
         }
     }
@@ -951,26 +915,6 @@ fn describe_closed(closed: &ShellClosed) -> String {
         } => format!("the shell exited with status {status}"),
         ShellClosed::Exited { status: None } => "the shell exited".to_owned(),
         ShellClosed::ConnectionLost { reason } => format!("the connection was lost: {reason}"),
-    }
-}
-
-fn approval_preview(request: &ToolRequest) -> Option<ApprovalPreview> {
-    match request {
-        ToolRequest::RunCommand(params) => Some(ApprovalPreview::Command {
-            command: params.command.clone(),
-        }),
-        ToolRequest::SendInput(params) => {
-            let mut text = params.text.clone().unwrap_or_default();
-            if let Some(key) = params.key {
-                let key = serde_json::to_value(key)
-                    .ok()
-                    .and_then(|value| value.as_str().map(str::to_owned))
-                    .unwrap_or_default();
-                text.push_str(&format!("<{key}>"));
-            }
-            Some(ApprovalPreview::Text { text })
-        }
-        ToolRequest::ReadScreen(_) | ToolRequest::AskUser(_) => None,
     }
 }
 

@@ -13,7 +13,8 @@ mod command;
 
 pub use command::{SimpleCommand, SplitLine, split_command_line};
 
-use kaiport_protocol::{ConnectionSettings, DecidedBy, Mode};
+use kaiport_protocol::tools::Side;
+use kaiport_protocol::{ConnectionSettings, DecidedBy, Mode, TabKind};
 
 /// What the policy decided for one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,46 +32,170 @@ pub enum Decision {
     },
 }
 
-/// What the policy needs to know about a call.
+/// What the policy needs to know about a call, gathered before it runs (for file changes: after
+/// reading what is there, so "replaces an existing file" is a fact, not a guess).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CallFacts<'a> {
+pub enum CallFacts {
     /// A command line typed into the terminal (run_command).
-    Command { line: &'a str },
+    Command { line: String },
     /// Text and keys typed into whatever runs in the terminal (send_input): it can answer a
     /// question, confirm a deletion or type a whole command.
-    TerminalInput { text: &'a str },
-    /// Reads only (read_screen, list_dir, …).
-    ReadOnly,
+    TerminalInput { text: String },
+    /// Reads only. `contents`: file contents go to the model (read_file, search_files), which
+    /// needs the connection's `send_file_contents` permission.
+    Read { contents: bool },
     /// Needs the user anyway (ask_user): no approval on top.
     Interaction,
-    /// Changes something; `summary` names what, for the reason text.
-    Change { summary: String },
+    /// Plan bookkeeping (propose_plan / update_plan): changes nothing on any server.
+    Plan,
+    /// Changes to files or folders.
+    Changes { changes: Vec<FileChange> },
 }
 
-/// Decide one call under a tab's mode and connection settings.
-pub fn decide(facts: &CallFacts<'_>, mode: Mode, settings: &ConnectionSettings) -> Decision {
+/// One change a file tool would make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    pub side: Side,
+    pub kind: ChangeKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// A new file.
+    Create,
+    /// An existing file replaced whole.
+    Replace,
+    /// An existing file edited in place.
+    Edit,
+    Delete {
+        recursive: bool,
+    },
+    Rename {
+        to: String,
+        target_exists: bool,
+    },
+    MakeDir,
+    /// A file copied between the sides of a storage tab.
+    Transfer {
+        replaces_existing: bool,
+    },
+}
+
+impl FileChange {
+    fn describe(&self) -> String {
+        match &self.kind {
+            ChangeKind::Create => format!("creates {}", self.path),
+            ChangeKind::Replace => format!("replaces the existing file {}", self.path),
+            ChangeKind::Edit => format!("edits {}", self.path),
+            ChangeKind::Delete { recursive: true } => {
+                format!("deletes {} and everything in it", self.path)
+            }
+            ChangeKind::Delete { recursive: false } => format!("deletes {}", self.path),
+            ChangeKind::Rename {
+                to,
+                target_exists: true,
+            } => {
+                format!("renames {} onto the existing {to}", self.path)
+            }
+            ChangeKind::Rename {
+                to,
+                target_exists: false,
+            } => format!("renames {} to {to}", self.path),
+            ChangeKind::MakeDir => format!("creates the folder {}", self.path),
+            ChangeKind::Transfer {
+                replaces_existing: true,
+            } => {
+                format!("copies a file onto the existing {}", self.path)
+            }
+            ChangeKind::Transfer {
+                replaces_existing: false,
+            } => format!("copies a file to {}", self.path),
+        }
+    }
+
+    /// Changes that destroy or overwrite data the user had.
+    fn destroys_data(&self) -> bool {
+        matches!(
+            self.kind,
+            ChangeKind::Delete { .. }
+                | ChangeKind::Rename {
+                    target_exists: true,
+                    ..
+                }
+                | ChangeKind::Transfer {
+                    replaces_existing: true
+                }
+        )
+    }
+
+    /// Changes to something that already exists.
+    fn touches_existing(&self) -> bool {
+        self.destroys_data() || matches!(self.kind, ChangeKind::Replace | ChangeKind::Edit)
+    }
+}
+
+/// The tab a call runs in, as far as the rules care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PolicyContext<'a> {
+    pub mode: Mode,
+    pub settings: &'a ConnectionSettings,
+    pub tab_kind: TabKind,
+}
+
+/// Decide one call (see the module docs for the order).
+pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
+    let PolicyContext {
+        mode,
+        settings,
+        tab_kind,
+    } = context;
     match facts {
-        CallFacts::ReadOnly | CallFacts::Interaction => Decision::Allow {
-            by: DecidedBy::Rule,
-            reasons: vec!["reads only".to_owned()],
+        CallFacts::Read { contents: true } if !settings.send_file_contents => Decision::Deny {
+            reason: "this connection does not allow sending file contents to the AI (setting \
+                     send_file_contents is off); no file contents were read. Use list_dir, find_files \
+                     or folder_report, or ask the user to turn the permission on."
+                .to_owned(),
         },
-        CallFacts::Change { summary } => match mode {
-            Mode::Plan => Decision::Deny {
-                reason: format!(
-                    "plan mode: {summary} would change something; propose it as a plan step instead"
-                ),
-            },
-            Mode::Autopilot => Decision::Allow {
-                by: DecidedBy::Autopilot,
-                reasons: Vec::new(),
-            },
-            Mode::Ask => Decision::Ask {
-                reasons: vec![format!("{summary} changes something")],
-                dangerous: false,
-            },
-        },
+        CallFacts::Read { .. } => Decision::Allow { by: DecidedBy::Rule, reasons: vec!["reads only".to_owned()] },
+        CallFacts::Interaction | CallFacts::Plan => {
+            Decision::Allow { by: DecidedBy::Rule, reasons: vec!["changes nothing on the server".to_owned()] }
+        }
+        CallFacts::Changes { changes } => decide_changes(changes, mode, tab_kind),
         CallFacts::Command { line } => decide_command(line, mode, settings),
         CallFacts::TerminalInput { text } => decide_terminal_input(text, mode, settings),
+    }
+}
+
+fn decide_changes(changes: &[FileChange], mode: Mode, tab_kind: TabKind) -> Decision {
+    let summary: Vec<String> = changes.iter().map(FileChange::describe).collect();
+    if mode == Mode::Plan {
+        return Decision::Deny {
+            reason: format!(
+                "plan mode: this call {}; nothing is changed while planning. Propose it as a plan step instead.",
+                summary.join(", ")
+            ),
+        };
+    }
+    let destroys = changes.iter().any(FileChange::destroys_data);
+    // Storage tabs: changing what exists always asks (DESIGN.md §2).
+    let always_asks = destroys
+        || (tab_kind == TabKind::Storage && changes.iter().any(FileChange::touches_existing));
+    if always_asks {
+        return Decision::Ask {
+            reasons: summary,
+            dangerous: destroys,
+        };
+    }
+    match mode {
+        Mode::Autopilot => Decision::Allow {
+            by: DecidedBy::Autopilot,
+            reasons: summary,
+        },
+        Mode::Ask | Mode::Plan => Decision::Ask {
+            reasons: summary,
+            dangerous: false,
+        },
     }
 }
 
@@ -193,7 +318,17 @@ mod tests {
     }
 
     fn verdict(line: &str, mode: Mode, settings: &ConnectionSettings) -> &'static str {
-        match decide(&CallFacts::Command { line }, mode, settings) {
+        let context = PolicyContext {
+            mode,
+            settings,
+            tab_kind: TabKind::Terminal,
+        };
+        match decide(
+            &CallFacts::Command {
+                line: line.to_owned(),
+            },
+            context,
+        ) {
             Decision::Allow { .. } => "allow",
             Decision::Ask { .. } => "ask",
             Decision::Deny { .. } => "deny",
@@ -253,7 +388,105 @@ mod tests {
     fn plan_mode_refuses_commands_and_input() {
         let rules = settings(&[], &[]);
         assert_eq!(verdict("ls", Mode::Plan, &rules), "deny");
-        let input = decide(&CallFacts::TerminalInput { text: "y" }, Mode::Plan, &rules);
+        let context = PolicyContext {
+            mode: Mode::Plan,
+            settings: &rules,
+            tab_kind: TabKind::Terminal,
+        };
+        let input = decide(
+            &CallFacts::TerminalInput {
+                text: "y".to_owned(),
+            },
+            context,
+        );
         assert!(matches!(input, Decision::Deny { .. }));
+    }
+
+    #[test]
+    fn file_contents_need_the_permission() {
+        let verdict = |send_file_contents: bool, contents: bool| {
+            let rules = ConnectionSettings {
+                send_file_contents,
+                ..ConnectionSettings::default()
+            };
+            let context = PolicyContext {
+                mode: Mode::Autopilot,
+                settings: &rules,
+                tab_kind: TabKind::Terminal,
+            };
+            matches!(
+                decide(&CallFacts::Read { contents }, context),
+                Decision::Allow { .. }
+            )
+        };
+        assert!(!verdict(false, true));
+        assert!(verdict(false, false));
+        assert!(verdict(true, true));
+    }
+
+    #[test]
+    fn changes_to_existing_data_ask_where_the_rules_say_always() {
+        let rules = settings(&[], &[]);
+        let change = |kind| CallFacts::Changes {
+            changes: vec![FileChange {
+                path: "/srv/a".to_owned(),
+                side: Side::Remote,
+                kind,
+            }],
+        };
+        let verdict = |facts: &CallFacts, mode, tab_kind| match decide(
+            facts,
+            PolicyContext {
+                mode,
+                settings: &rules,
+                tab_kind,
+            },
+        ) {
+            Decision::Allow { .. } => "allow",
+            Decision::Ask {
+                dangerous: true, ..
+            } => "ask-dangerous",
+            Decision::Ask { .. } => "ask",
+            Decision::Deny { .. } => "deny",
+        };
+        use TabKind::{Storage, Terminal};
+        assert_eq!(
+            verdict(&change(ChangeKind::Edit), Mode::Autopilot, Terminal),
+            "allow"
+        );
+        assert_eq!(
+            verdict(&change(ChangeKind::Edit), Mode::Autopilot, Storage),
+            "ask"
+        );
+        assert_eq!(
+            verdict(&change(ChangeKind::Create), Mode::Autopilot, Storage),
+            "allow"
+        );
+        assert_eq!(
+            verdict(&change(ChangeKind::Create), Mode::Ask, Storage),
+            "ask"
+        );
+        assert_eq!(
+            verdict(
+                &change(ChangeKind::Delete { recursive: false }),
+                Mode::Autopilot,
+                Storage
+            ),
+            "ask-dangerous"
+        );
+        assert_eq!(
+            verdict(
+                &change(ChangeKind::Transfer {
+                    replaces_existing: true
+                }),
+                Mode::Autopilot,
+                Storage
+            ),
+            "ask-dangerous"
+        );
+        assert_eq!(
+            verdict(&change(ChangeKind::Create), Mode::Plan, Terminal),
+            "deny"
+        );
     }
 }

@@ -5,10 +5,16 @@
 //! merely refused. Arguments are parsed into the protocol's parameter types; a bad argument is
 //! the model's to fix, so it becomes a precise message, never a panic.
 
-use kaiport_protocol::TabKind;
+mod terminal;
+
+use crate::policy::CallFacts;
+use crate::ssh::SshSession;
+use crate::terminal::Terminal;
 use kaiport_protocol::tools::*;
+use kaiport_protocol::{ApprovalPreview, ConnectionSettings, TabKind};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 /// One tool as this build offers it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,6 +186,70 @@ pub enum ToolRequest {
     SendInput(SendInputParams),
     ReadScreen(ReadScreenParams),
     AskUser(AskUserParams),
+}
+
+/// What a connected tab offers its tools.
+pub struct TabResources {
+    /// The interactive shell (terminal tabs).
+    pub terminal: Option<Terminal>,
+    /// The SSH connection (SSH terminal tabs): exec channels, SFTP.
+    pub ssh: Option<SshSession>,
+}
+
+/// Everything one call may use.
+pub struct ToolContext<'a> {
+    pub resources: &'a TabResources,
+    pub settings: &'a ConnectionSettings,
+    pub tab_kind: TabKind,
+    pub cancel: &'a CancellationToken,
+}
+
+/// A call made ready to decide on: the facts the policy needs, what the user sees in an
+/// approval, and the action to run if allowed. Preparing may read (e.g. the file a diff is made
+/// against) but never changes anything.
+pub struct Prepared {
+    pub facts: CallFacts,
+    pub preview: Option<ApprovalPreview>,
+    pub action: Action,
+}
+
+/// What runs once a call is allowed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    RunCommand(RunCommandParams),
+    SendInput(SendInputParams),
+    ReadScreen(ReadScreenParams),
+    /// Answered by the user through the engine, not by a tool module.
+    AskUser(AskUserParams),
+}
+
+/// Prepare a parsed call (see [`Prepared`]). An error is a message for the model.
+pub async fn prepare(request: ToolRequest, _context: &ToolContext<'_>) -> Result<Prepared, String> {
+    Ok(match request {
+        ToolRequest::RunCommand(params) => terminal::prepare_run_command(params),
+        ToolRequest::SendInput(params) => terminal::prepare_send_input(params),
+        ToolRequest::ReadScreen(params) => terminal::prepare_read_screen(params),
+        ToolRequest::AskUser(params) => Prepared {
+            facts: CallFacts::Interaction,
+            preview: None,
+            action: Action::AskUser(params),
+        },
+    })
+}
+
+/// Run an allowed action. The result is the tool's result object; an error is a message for the
+/// model.
+pub async fn execute(action: Action, context: &ToolContext<'_>) -> Result<Value, String> {
+    match action {
+        Action::RunCommand(params) => terminal::run_command(params, context).await,
+        Action::SendInput(params) => terminal::send_input(params, context).await,
+        Action::ReadScreen(params) => terminal::read_screen(params, context).await,
+        Action::AskUser(_) => Err("ask_user is answered by the user, not executed".to_owned()),
+    }
+}
+
+fn to_value(result: &impl serde::Serialize) -> Result<Value, String> {
+    serde_json::to_value(result).map_err(|error| format!("could not encode the result: {error}"))
 }
 
 /// Maximum ask_user options.
