@@ -42,13 +42,10 @@ impl EngineHarness {
         mode: Mode,
     ) -> Result<EngineHarness> {
         let home = tempfile::tempdir()?;
-        let config = EngineConfig {
-            config_dir: home.path().to_owned(),
-            data_dir: home.path().to_owned(),
-            audit_path: home.path().join("ai-audit.jsonl"),
-            known_hosts: known_hosts.unwrap_or_else(|| home.path().join("known_hosts")),
-            default_settings: ConnectionSettings::default(),
-        };
+        let mut config = EngineConfig::in_dir(home.path());
+        if let Some(known_hosts) = known_hosts {
+            config.known_hosts = known_hosts;
+        }
         let (engine, mut stream) = Engine::new(config)?;
         let events: Arc<Mutex<Vec<Event>>> = Arc::default();
         let approvals = Arc::new(Mutex::new(Approvals::Approve));

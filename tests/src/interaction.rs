@@ -79,7 +79,7 @@ impl ConnectInteraction for ScriptedInteraction {
         self.accept_unknown_host
     }
 
-    async fn password(&self, user: &str, host: &str) -> Option<String> {
+    async fn password(&self, user: &str, host: &str, _port: u16) -> Option<String> {
         self.note(format!("password {user}@{host}"));
         self.password.clone()
     }

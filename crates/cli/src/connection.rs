@@ -1,10 +1,12 @@
 //! CONNECTION arguments: `local`, `ssh://user@host:port`, `user@host[:port]`, or a saved
 //! profile name; and the options that go with them.
 
+use crate::prompts::Answerer;
 use anyhow::{Context, bail};
-use kaiport_core::EngineConfig;
 use kaiport_core::connect::destination::parse_ssh_target;
-use kaiport_protocol::{ConnectionSettings, TabTarget};
+use kaiport_core::connect::profiles::ProfileStore;
+use kaiport_core::{Engine, EngineConfig, EventStream};
+use kaiport_protocol::{ConnectionSettings, Mode, Op, TabTarget};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -44,8 +46,32 @@ impl ConnectionOptions {
         Ok(config)
     }
 
-    pub fn connection_settings(&self) -> anyhow::Result<ConnectionSettings> {
-        let mut settings = ConnectionSettings::default();
+    /// The settings for a tab on `target`: None (the profile's or the defaults, chosen by the
+    /// engine) unless `--setting` flags were given, which apply over the profile's settings.
+    pub fn tab_settings(
+        &self,
+        target: &TabTarget,
+        config: &EngineConfig,
+    ) -> anyhow::Result<Option<ConnectionSettings>> {
+        if self.settings.is_empty() {
+            return Ok(None);
+        }
+        let base = match target {
+            TabTarget::Profile { name } => {
+                match ProfileStore::load(&config.profiles_path)?.get(name) {
+                    Some(profile) => profile.connection_settings()?,
+                    None => ConnectionSettings::default(),
+                }
+            }
+            TabTarget::Local | TabTarget::Ssh { .. } => ConnectionSettings::default(),
+        };
+        self.apply_settings(base).map(Some)
+    }
+
+    fn apply_settings(
+        &self,
+        mut settings: ConnectionSettings,
+    ) -> anyhow::Result<ConnectionSettings> {
         for setting in &self.settings {
             let Some((name, value)) = setting.split_once('=') else {
                 bail!("--setting takes NAME=VALUE, not {setting:?}");
@@ -66,6 +92,38 @@ impl ConnectionOptions {
             },
         }
     }
+}
+
+/// An engine with one tab opening on `connection`, and the answerer for its prompts. The tab's
+/// events (connection state, prompts) arrive on the returned stream.
+pub async fn open_tab(
+    connection: &str,
+    options: &ConnectionOptions,
+    tab: &str,
+    mode: Option<Mode>,
+    yes: bool,
+) -> anyhow::Result<(Engine, EventStream, Answerer)> {
+    let target = parse_target(connection, options)?;
+    let config = options.engine_config()?;
+    let settings = options.tab_settings(&target, &config)?;
+    let answerer = Answerer {
+        yes,
+        accept_new_host_key: options.accept_new_host_key,
+        password: options.password_from_env()?,
+    };
+    let (engine, events) = Engine::new(config).context("cannot start the engine")?;
+    let (cols, rows) = crossterm::terminal::size().unwrap_or((120, 40));
+    engine
+        .handle(Op::OpenTab {
+            tab: tab.to_owned(),
+            target,
+            cols,
+            rows,
+            settings,
+            mode,
+        })
+        .await;
+    Ok((engine, events, answerer))
 }
 
 /// What a CONNECTION argument names: `local`, a URL or `user@host[:port]`, else a profile name.

@@ -10,6 +10,7 @@
 //! SSH, terminals or policy.
 
 mod connection;
+mod connections;
 mod prompts;
 mod shell;
 mod tool;
@@ -46,6 +47,9 @@ enum Command {
     },
     /// Run one tool call through the whole pipeline and print its result as JSON.
     Tool(tool::ToolArgs),
+    /// Saved connections and their passwords.
+    #[command(subcommand)]
+    Connections(connections::ConnectionsCommand),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
     });
     let result = match command {
         Command::Tools { json } => tool::list_tools(json),
+        Command::Connections(command) => connections::run(command),
         Command::Tool(args) => runtime.block_on(tool::run(args)),
         Command::Shell {
             connection,

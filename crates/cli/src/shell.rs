@@ -2,10 +2,8 @@
 //! `TerminalInput`, the shell's bytes come back as `TerminalOutput` and are written as they are.
 //! The terminal is put in raw mode only while connected, and always restored.
 
-use crate::connection::{ConnectionOptions, parse_target};
-use crate::prompts::Answerer;
+use crate::connection::{ConnectionOptions, open_tab};
 use anyhow::Context;
-use kaiport_core::Engine;
 use kaiport_protocol::{ConnectionState, Event, Op};
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -29,26 +27,8 @@ impl Drop for RawMode {
 }
 
 pub async fn run(connection: &str, options: &ConnectionOptions) -> anyhow::Result<ExitCode> {
-    let target = parse_target(connection, options)?;
-    let (engine, mut events) =
-        Engine::new(options.engine_config()?).context("cannot start the engine")?;
-    let answerer = Answerer {
-        yes: false,
-        accept_new_host_key: options.accept_new_host_key,
-        password: options.password_from_env()?,
-    };
+    let (engine, mut events, answerer) = open_tab(connection, options, TAB, None, false).await?;
     let interactive = std::io::stdin().is_terminal();
-    let (cols, rows) = crossterm::terminal::size().unwrap_or((80, 24));
-    engine
-        .handle(Op::OpenTab {
-            tab: TAB.to_owned(),
-            target,
-            cols,
-            rows,
-            settings: Some(options.connection_settings()?),
-            mode: None,
-        })
-        .await;
     let mut raw_mode = None;
     let (input_tx, mut input_rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
     let mut stdout = std::io::stdout();

@@ -1,10 +1,8 @@
 //! `kaiport tools` and `kaiport tool`: the tool set of this build, and one tool call through the
 //! whole engine pipeline with its result printed as one JSON object on stdout.
 
-use crate::connection::{ConnectionOptions, parse_target};
-use crate::prompts::Answerer;
-use anyhow::Context;
-use kaiport_core::{Engine, tools};
+use crate::connection::{ConnectionOptions, open_tab};
+use kaiport_core::tools;
 use kaiport_protocol::{ConnectionState, Event, Mode, Op, ToolStatus};
 use std::process::ExitCode;
 
@@ -79,26 +77,14 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let target = parse_target(&args.connection, &args.options)?;
-    let settings = args.options.connection_settings()?;
-    let config = args.options.engine_config()?;
-    let answerer = Answerer {
-        yes: args.yes,
-        accept_new_host_key: args.options.accept_new_host_key,
-        password: args.options.password_from_env()?,
-    };
-    let (engine, mut events) = Engine::new(config).context("cannot start the engine")?;
-    let (cols, rows) = crossterm::terminal::size().unwrap_or((120, 40));
-    engine
-        .handle(Op::OpenTab {
-            tab: TAB.to_owned(),
-            target,
-            cols,
-            rows,
-            settings: Some(settings),
-            mode: Some(args.mode),
-        })
-        .await;
+    let (engine, mut events, answerer) = open_tab(
+        &args.connection,
+        &args.options,
+        TAB,
+        Some(args.mode),
+        args.yes,
+    )
+    .await?;
 
     let mut interrupts = std::pin::pin!(tokio::signal::ctrl_c());
     let mut cancelled = false;

@@ -7,6 +7,9 @@
 //! `ToolFinished` event and an audit line. The engine never knows which front end is attached.
 
 use crate::audit::{AuditLog, AuditRecord, now_rfc3339, redact_args};
+use crate::connect::destination::parse_ssh_target;
+use crate::connect::profiles::{PROFILES_FILE, ProfileStore};
+use crate::connect::secrets::{SecretStore, key_passphrase_account, ssh_password_account};
 use crate::pending::{NoAnswer, Pending};
 use crate::policy::{Decision, PolicyContext, decide};
 use crate::shell_io::ShellClosed;
@@ -47,6 +50,8 @@ pub struct EngineConfig {
     /// Audit log, histories.
     pub data_dir: PathBuf,
     pub audit_path: PathBuf,
+    /// Saved connection profiles (`connections.toml`).
+    pub profiles_path: PathBuf,
     /// OpenSSH known_hosts file used to verify servers.
     pub known_hosts: PathBuf,
     pub default_settings: ConnectionSettings,
@@ -71,11 +76,26 @@ impl EngineConfig {
             .join("known_hosts");
         Ok(EngineConfig {
             audit_path: data_dir.join(crate::audit::AUDIT_FILE_NAME),
+            profiles_path: config_dir.join(PROFILES_FILE),
             config_dir,
             data_dir,
             known_hosts,
             default_settings: ConnectionSettings::default(),
         })
+    }
+}
+
+impl EngineConfig {
+    /// Everything in one folder (tests, portable installs): profiles, audit log, known_hosts.
+    pub fn in_dir(dir: &Path) -> EngineConfig {
+        EngineConfig {
+            config_dir: dir.to_owned(),
+            data_dir: dir.to_owned(),
+            audit_path: dir.join(crate::audit::AUDIT_FILE_NAME),
+            profiles_path: dir.join(PROFILES_FILE),
+            known_hosts: dir.join("known_hosts"),
+            default_settings: ConnectionSettings::default(),
+        }
     }
 }
 
@@ -108,6 +128,12 @@ struct Approval {
 }
 
 type SessionState = Option<Result<Arc<TabResources>, String>>;
+
+/// A tab target with profiles and destinations resolved.
+enum ResolvedTarget {
+    Local,
+    Ssh(SshTarget),
+}
 
 struct Tab {
     id: TabId,
@@ -369,13 +395,22 @@ impl Inner {
             });
             return;
         }
+        let resolved = self.resolve_target(&target);
+        let profile_settings = match &resolved {
+            Ok((_, settings)) => settings.clone(),
+            Err(_) => None,
+        };
         let (session_tx, session) = watch::channel(None);
         let entry = Arc::new(Tab {
             id: tab.clone(),
             kind: TabKind::Terminal,
             connection: connection_label(&target),
             mode: Mutex::new(mode.unwrap_or_default()),
-            settings: Mutex::new(settings.unwrap_or_else(|| self.config.default_settings.clone())),
+            settings: Mutex::new(
+                settings
+                    .or(profile_settings)
+                    .unwrap_or_else(|| self.config.default_settings.clone()),
+            ),
             session,
             session_tx,
             calls: Mutex::new(HashMap::new()),
@@ -393,7 +428,10 @@ impl Inner {
         });
         let inner = self.clone();
         tokio::spawn(async move {
-            let connecting = inner.connect(&entry, target, cols, rows);
+            let connecting = async {
+                let (target, _) = resolved?;
+                inner.connect(&entry, target, cols, rows).await
+            };
             let result = tokio::select! {
                 result = connecting => result,
                 () = entry.closing.cancelled() => Err("the tab was closed while connecting".to_owned()),
@@ -412,20 +450,13 @@ impl Inner {
         });
     }
 
-    async fn connect(
-        self: &Arc<Self>,
-        tab: &Arc<Tab>,
-        target: TabTarget,
-        cols: u16,
-        rows: u16,
-    ) -> Result<Arc<TabResources>, String> {
-        let (io, ssh) = match target {
-            TabTarget::Local => (open_local_shell(cols, rows)?, None),
-            TabTarget::Profile { name } => {
-                return Err(format!(
-                    "connection profiles are not supported yet; cannot open {name:?}"
-                ));
-            }
+    /// What a tab target names, with the profile's settings when it is a profile.
+    fn resolve_target(
+        &self,
+        target: &TabTarget,
+    ) -> Result<(ResolvedTarget, Option<ConnectionSettings>), String> {
+        match target {
+            TabTarget::Local => Ok((ResolvedTarget::Local, None)),
             TabTarget::Ssh {
                 host,
                 port,
@@ -435,18 +466,46 @@ impl Inner {
             } => {
                 let jump_hosts = jump_hosts
                     .iter()
-                    .map(|hop| {
-                        crate::connect::destination::parse_ssh_target(hop)
-                            .map_err(|error| error.to_string())
-                    })
+                    .map(|hop| parse_ssh_target(hop).map_err(|error| error.to_string()))
                     .collect::<Result<Vec<SshTarget>, String>>()?;
                 let target = SshTarget {
-                    host,
-                    port,
-                    user,
-                    identity_files: identity_files.into_iter().map(PathBuf::from).collect(),
+                    host: host.clone(),
+                    port: *port,
+                    user: user.clone(),
+                    identity_files: identity_files.iter().map(PathBuf::from).collect(),
                     jump_hosts,
                 };
+                Ok((ResolvedTarget::Ssh(target), None))
+            }
+            TabTarget::Profile { name } => {
+                let store = ProfileStore::load(&self.config.profiles_path)
+                    .map_err(|error| error.to_string())?;
+                let target = store
+                    .resolve_target(name)
+                    .map_err(|error| error.to_string())?;
+                let settings = match store.get(name) {
+                    Some(profile) => Some(
+                        profile
+                            .connection_settings()
+                            .map_err(|error| error.to_string())?,
+                    ),
+                    None => None,
+                };
+                Ok((ResolvedTarget::Ssh(target), settings))
+            }
+        }
+    }
+
+    async fn connect(
+        self: &Arc<Self>,
+        tab: &Arc<Tab>,
+        target: ResolvedTarget,
+        cols: u16,
+        rows: u16,
+    ) -> Result<Arc<TabResources>, String> {
+        let (io, ssh) = match target {
+            ResolvedTarget::Local => (open_local_shell(cols, rows)?, None),
+            ResolvedTarget::Ssh(target) => {
                 let options = SshOptions {
                     known_hosts: self.config.known_hosts.clone(),
                     connect_timeout: CONNECT_TIMEOUT,
@@ -849,7 +908,10 @@ impl ConnectInteraction for EnginePrompts {
         )
     }
 
-    async fn password(&self, user: &str, host: &str) -> Option<String> {
+    async fn password(&self, user: &str, host: &str, port: u16) -> Option<String> {
+        if let Some(saved) = keychain_secret(ssh_password_account(user, host, port)).await {
+            return Some(saved);
+        }
         let prompt = Prompt::Password {
             user: user.to_owned(),
             host: host.to_owned(),
@@ -861,6 +923,9 @@ impl ConnectInteraction for EnginePrompts {
     }
 
     async fn passphrase(&self, key_path: &Path) -> Option<String> {
+        if let Some(saved) = keychain_secret(key_passphrase_account(key_path)).await {
+            return Some(saved);
+        }
         let prompt = Prompt::Passphrase {
             key_path: key_path.display().to_string(),
         };
@@ -885,6 +950,20 @@ impl ConnectInteraction for EnginePrompts {
             Some(PromptAnswer::Responses { values }) => Some(values),
             _ => None,
         }
+    }
+}
+
+/// A secret saved in the OS keychain, if the keychain can be read and has one. A keychain that
+/// cannot be opened is not an error here: the user is asked instead.
+async fn keychain_secret(account: String) -> Option<String> {
+    let lookup = tokio::task::spawn_blocking(move || SecretStore::open()?.get(&account)).await;
+    match lookup {
+        Ok(Ok(secret)) => secret,
+        Ok(Err(error)) => {
+            tracing::debug!(%error, "no secret from the keychain");
+            None
+        }
+        Err(_) => None,
     }
 }
 

@@ -430,3 +430,122 @@ fn the_local_terminal_tab_runs_commands_too() {
     assert_eq!(result["result"]["exit_code"], 4);
     assert_eq!(kaiport.audit()[0]["connection"], "local");
 }
+
+#[test]
+fn a_saved_profile_brings_its_host_and_its_rules() {
+    let server = server();
+    let kaiport = Kaiport::new();
+    let profiles = format!(
+        "[[connection]]\nname = \"web1\"\nkind = \"ssh\"\nhost = \"127.0.0.1\"\nport = {}\nuser = \"{}\"\nidentity_files = [\"{}\"]\n\n[connection.settings]\nforbidden_commands = [\"rm\"]\n",
+        server.sshd.port(),
+        server.sshd.user(),
+        server.key,
+    );
+    std::fs::write(kaiport.home.path().join("connections.toml"), profiles).unwrap();
+    let known_hosts = ["--known-hosts", server.known_hosts.as_str()];
+
+    let mut args = vec![
+        "tool",
+        "web1",
+        "run_command",
+        r#"{"command":"echo via-profile"}"#,
+        "--yes",
+    ];
+    args.extend(known_hosts);
+    let output = kaiport.run(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        outcome(&output)["result"]["output"]
+            .as_str()
+            .unwrap()
+            .trim(),
+        "via-profile"
+    );
+
+    let mut args = vec![
+        "tool",
+        "web1",
+        "run_command",
+        r#"{"command":"rm -rf /tmp/nothing"}"#,
+        "--yes",
+    ];
+    args.extend(known_hosts);
+    let output = kaiport.run(&args);
+    assert_eq!(outcome(&output)["status"], "denied");
+    assert_eq!(kaiport.audit()[1]["connection"], "web1");
+
+    let output = kaiport.run(&["connections", "list"]);
+    let listed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        listed.contains("web1") && listed.contains(&format!(":{}", server.sshd.port())),
+        "{listed}"
+    );
+
+    // A profile that does not exist is a clear error.
+    let output = kaiport.run(&["tool", "nosuch", "read_screen", "{}"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("nosuch"));
+}
+
+#[test]
+fn ssh_config_hosts_are_imported_as_connections() {
+    let kaiport = Kaiport::new();
+    let config = kaiport.home.path().join("ssh_config");
+    std::fs::write(
+        &config,
+        "Host db\n  HostName 10.0.0.5\n  User postgres\n  Port 2200\n  ProxyJump bastion\n\nHost bastion\n  HostName bastion.example\n  User ops\n\nHost *\n  ServerAliveInterval 30\n",
+    )
+    .unwrap();
+    let output = kaiport.run(&[
+        "connections",
+        "import-ssh-config",
+        "--file",
+        config.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = kaiport.run(&["connections", "list"]);
+    let listed = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        listed.contains("ssh://postgres@10.0.0.5:2200 via bastion"),
+        "{listed}"
+    );
+    assert!(listed.contains("ssh://ops@bastion.example:22"), "{listed}");
+    assert!(!listed.contains('*'), "{listed}");
+    let saved = std::fs::read_to_string(kaiport.home.path().join("connections.toml")).unwrap();
+    assert!(!saved.to_lowercase().contains("password"));
+}
+
+#[test]
+fn kaiport_shell_drives_the_local_terminal_through_the_engine() {
+    let kaiport = Kaiport::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kaiport"))
+        .args(["shell", "local"])
+        .env("KAIPORT_HOME", kaiport.home.path())
+        .env("HOME", kaiport.home.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let stdin = child.stdin.as_mut().unwrap();
+        stdin.write_all(b"echo shell-$((40+2))\nexit\n").unwrap();
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(printed.contains("shell-42"), "{printed}");
+}

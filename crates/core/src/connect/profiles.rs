@@ -47,6 +47,21 @@ pub struct ConnectionProfile {
     pub settings: serde_json::Map<String, serde_json::Value>,
 }
 
+impl ConnectionProfile {
+    /// The profile's settings over the defaults; an unknown name or a bad value is an error
+    /// naming the profile.
+    pub fn connection_settings(
+        &self,
+    ) -> Result<kaiport_protocol::ConnectionSettings, ProfileError> {
+        serde_json::from_value(serde_json::Value::Object(self.settings.clone())).map_err(|error| {
+            ProfileError::BadSettings {
+                profile: self.name.clone(),
+                message: error.to_string(),
+            }
+        })
+    }
+}
+
 /// What kind of connection a profile is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -78,6 +93,8 @@ struct ProfileFile {
 /// Errors loading, saving or resolving profiles.
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
+    #[error("the settings of connection {profile:?} are not valid: {message}")]
+    BadSettings { profile: String, message: String },
     #[error("cannot find a config folder: set {HOME_ENV} to the folder kaiport should use")]
     NoConfigDir,
     #[error("cannot read {}: {source}", path.display())]

@@ -41,14 +41,15 @@ pub enum SecretError {
         "no OS keychain is available on this system: {reason}. Secrets cannot be saved; enter them when asked."
     )]
     Unavailable { reason: String },
+    // The cause is in the message, not chained as a source, so it is not printed twice.
     #[error(
-        "the OS keychain failed on {operation} for {account:?}: {source}. Unlock the keychain and try again."
+        "the OS keychain refused {operation} the secret {account:?}: {cause}. If the keychain is locked, \
+         unlock it and try again; otherwise enter the secret when asked (scripts: --password-env)."
     )]
     Keychain {
         operation: &'static str,
         account: String,
-        #[source]
-        source: keyring_core::Error,
+        cause: keyring_core::Error,
     },
 }
 
@@ -130,12 +131,12 @@ pub fn key_passphrase_account(key_path: &std::path::Path) -> String {
 fn keychain_error(
     operation: &'static str,
     account: &str,
-    source: keyring_core::Error,
+    cause: keyring_core::Error,
 ) -> SecretError {
     SecretError::Keychain {
         operation,
         account: account.to_owned(),
-        source,
+        cause,
     }
 }
 

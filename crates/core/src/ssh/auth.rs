@@ -294,7 +294,11 @@ impl Authenticator<'_> {
 
     async fn try_password(&mut self) -> Result<bool, SshError> {
         let user = self.target.user.clone();
-        let Some(password) = self.interaction.password(&user, &self.target.host).await else {
+        let Some(password) = self
+            .interaction
+            .password(&user, &self.target.host, self.target.port)
+            .await
+        else {
             self.tried.push("password (not given)".to_owned());
             return Ok(false);
         };

@@ -135,7 +135,7 @@ pub trait ConnectInteraction: Send + Sync {
         fingerprint_sha256: &str,
     ) -> bool;
     /// The password for `user@host`.
-    async fn password(&self, user: &str, host: &str) -> Option<String>;
+    async fn password(&self, user: &str, host: &str, port: u16) -> Option<String>;
     /// The passphrase that decrypts the private key at `key_path`.
     async fn passphrase(&self, key_path: &Path) -> Option<String>;
     /// Answers to the server's keyboard-interactive prompts, one per prompt, in order. Each
