@@ -9,6 +9,7 @@
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
 //! SSH, terminals or policy.
 
+mod audit_cmd;
 mod connection;
 mod connections;
 mod prompts;
@@ -47,6 +48,8 @@ enum Command {
     },
     /// Run one tool call through the whole pipeline and print its result as JSON.
     Tool(tool::ToolArgs),
+    /// Show the audit log: every tool call, its decision and how it ended.
+    Audit(audit_cmd::AuditArgs),
     /// Saved connections and their passwords.
     #[command(subcommand)]
     Connections(connections::ConnectionsCommand),
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
     let result = match command {
         Command::Tools { json } => tool::list_tools(json),
         Command::Connections(command) => connections::run(command),
+        Command::Audit(args) => audit_cmd::run(args),
         Command::Tool(args) => runtime.block_on(tool::run(args)),
         Command::Shell {
             connection,

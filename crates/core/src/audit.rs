@@ -122,10 +122,10 @@ impl AuditLog {
             .file
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        // One write call per line: with O_APPEND, concurrent writers never interleave inside it.
-        file.write_all(&line).map_err(write_error)?;
-        file.flush().map_err(write_error)?;
-        file.sync_data().map_err(write_error)
+        // One write call per line: with O_APPEND, concurrent writers never interleave inside it,
+        // and the line is with the OS when this returns (a crash of kaiport cannot lose it). No
+        // fsync per line: it would cost milliseconds on every tool call.
+        file.write_all(&line).map_err(write_error)
     }
 }
 

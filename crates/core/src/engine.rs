@@ -16,7 +16,7 @@ use crate::shell_io::ShellClosed;
 use crate::ssh::{ConnectInteraction, SshOptions, SshSession, SshTarget};
 use crate::terminal::{ShellIntegrationMode, Terminal, TerminalNotice, TerminalSettings};
 use crate::tools::{self, Action, TabResources, ToolContext};
-use kaiport_protocol::tools::{AskUserParams, AskUserResult, ToolName};
+use kaiport_protocol::tools::{AskUserParams, AskUserResult};
 use kaiport_protocol::*;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -1020,9 +1020,4 @@ fn error_outcome(tool: &str, status: ToolStatus, message: String) -> ToolOutcome
         result: None,
         error: Some(message),
     }
-}
-
-/// The tool name as the registry knows it, for callers that hold a [`ToolName`].
-pub fn tool_name(name: ToolName) -> String {
-    name.as_str().to_owned()
 }

@@ -175,6 +175,12 @@ fn run_command_over_ssh_prints_the_result_and_leaves_an_audit_line() {
 
     let audit = kaiport.audit();
     assert_eq!(audit.len(), 1);
+    let shown = kaiport.run(&["audit"]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.contains("run_command") && shown.contains("automatic") && shown.contains(&server.url),
+        "{shown}"
+    );
     let line = &audit[0];
     assert_eq!(line["tool"], "run_command");
     assert_eq!(line["connection"], json!(server.url));

@@ -24,6 +24,7 @@ mod local;
 pub mod marks;
 pub mod prompt;
 pub mod render;
+pub mod scrollback;
 mod session;
 
 use std::time::Duration;

@@ -25,11 +25,15 @@ use super::keys::encode_key_for;
 use super::marks::{Mark, MarkKind, MarkScanner};
 use super::prompt::{command_reads_terminal, looks_like_prompt, looks_like_question};
 use super::render::{render_lines, render_text};
+use super::scrollback::ScrollbackLog;
 use super::{ShellIntegrationMode, TerminalError, TerminalNotice, TerminalSettings};
 use crate::shell_io::{ShellClosed, ShellInput, ShellIo, ShellOutput};
 
 /// Marks kept (older ones are dropped; a command only looks at marks after it started).
 const MAX_MARKS: usize = 256;
+/// Rows of vt100 scrollback in the mirror: none, the history is kept compactly in
+/// [`ScrollbackLog`] (a vt100 row costs 32 bytes per column).
+const MIRROR_SCROLLBACK_ROWS: usize = 0;
 /// Raw bytes of a command's output kept from its start, and from its end; the middle of a huge
 /// output is dropped with a marker line (the model gets at most a few KB anyway).
 const CAPTURE_HEAD: usize = 8 << 20;
@@ -81,6 +85,8 @@ struct MarkRecord {
 
 struct State {
     mirror: vt100::Parser,
+    /// What the user saw, for a front end that attaches later (compact; see `scrollback`).
+    history: ScrollbackLog,
     scanner: MarkScanner,
     marks: VecDeque<MarkRecord>,
     /// Reused buffer for the marks of one chunk.
@@ -203,6 +209,7 @@ impl State {
             false
         } else if marks.is_empty() {
             self.mirror.process(chunk);
+            self.history.push(chunk);
             true
         } else {
             // Feed the mirror up to each mark so its cursor position is known.
@@ -217,6 +224,7 @@ impl State {
                 self.record_mark(*mark, now, Some(cursor));
             }
             self.mirror.process(&chunk[done..]);
+            self.history.push(chunk);
             true
         };
         self.chunk_marks = marks;
@@ -544,7 +552,9 @@ impl Terminal {
         let cols = NonZeroU16::new(cols).unwrap_or(vt100::Parser::DEFAULT_COLS);
         let rows = NonZeroU16::new(rows).unwrap_or(vt100::Parser::DEFAULT_ROWS);
         let state = State {
-            mirror: vt100::Parser::new(rows, cols, settings.scrollback_lines),
+            // The mirror keeps the visible screen only; history lives in the compact log.
+            mirror: vt100::Parser::new(rows, cols, MIRROR_SCROLLBACK_ROWS),
+            history: ScrollbackLog::new(settings.scrollback_lines),
             scanner: MarkScanner::new(),
             marks: VecDeque::new(),
             chunk_marks: Vec::new(),
@@ -733,6 +743,7 @@ impl Terminal {
                 None
             } else {
                 state.mirror.process(&hidden);
+                state.history.push(&hidden);
                 Some(hidden)
             }
         };
@@ -1015,6 +1026,17 @@ impl Terminal {
             .send(ShellInput::Resize { cols, rows })
             .await
             .map_err(|_| self.gone())
+    }
+
+    /// The terminal's history as the raw bytes the user saw (bounded by `scrollback_lines`), for
+    /// a front end that attaches later to replay.
+    pub fn history_bytes(&self) -> Vec<u8> {
+        self.lock().history.bytes()
+    }
+
+    /// The history as plain text lines (colors and cursor movement applied).
+    pub fn history_text(&self) -> String {
+        render_text(&self.history_bytes())
     }
 
     /// The visible screen now.
