@@ -16,7 +16,7 @@ cargo test --workspace --locked
 
 # The mobile feature set (no edit_file, show_view, plan, local terminal) builds, passes its unit
 # tests, and its tool list lacks exactly those tools.
-cargo test -p kaiport-core --no-default-features --lib --locked
+cargo test -p kaiport-core --no-default-features --locked
 mobile_tools=$(cargo run -q -p kaiport-cli --no-default-features --locked -- tools --json)
 grep -q '"name": "run_command"' <<<"$mobile_tools"
 for tool in edit_file show_view propose_plan update_plan; do
