@@ -17,6 +17,7 @@
 //! This module never decides whether a command is allowed (policy), never caps output for the
 //! model (tools), and knows nothing about SSH or the UI.
 
+pub mod fast_forward;
 pub mod integration;
 pub mod keys;
 #[cfg(feature = "local-terminal")]

@@ -20,6 +20,7 @@ use kaiport_protocol::tools::{CommandStatus, Detection, Key, RunCommandResult, S
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::fast_forward::{self, ScrollRegionWatch};
 use super::integration::{self, ShellKind};
 use super::keys::encode_key_for;
 use super::marks::{Mark, MarkKind, MarkScanner};
@@ -87,6 +88,10 @@ struct State {
     mirror: vt100::Parser,
     /// What the user saw, for a front end that attaches later (compact; see `scrollback`).
     history: ScrollbackLog,
+    /// The last chunk fed to the mirror had no escape sequence (the parser is in its ground
+    /// state), and whether a scroll region may be set: both gate `fast_forward`.
+    previous_plain: bool,
+    scroll_region: ScrollRegionWatch,
     scanner: MarkScanner,
     marks: VecDeque<MarkRecord>,
     /// Reused buffer for the marks of one chunk.
@@ -208,7 +213,7 @@ impl State {
             }
             false
         } else if marks.is_empty() {
-            self.mirror.process(chunk);
+            self.feed_mirror(chunk);
             self.history.push(chunk);
             true
         } else {
@@ -224,11 +229,30 @@ impl State {
                 self.record_mark(*mark, now, Some(cursor));
             }
             self.mirror.process(&chunk[done..]);
+            self.scroll_region.scan(chunk);
+            self.previous_plain = false;
             self.history.push(chunk);
             true
         };
         self.chunk_marks = marks;
         forward
+    }
+
+    /// Feeds the mirror, skipping what provably scrolls away unseen (see `fast_forward`).
+    fn feed_mirror(&mut self, chunk: &[u8]) {
+        let rows = usize::from(self.mirror.screen().size().0.get());
+        let shortcut = self.previous_plain
+            && !self.scroll_region.may_be_set()
+            && !self.mirror.screen().alternate_screen();
+        match fast_forward::skippable_prefix(chunk, rows).filter(|_| shortcut) {
+            Some(start) => {
+                self.mirror.process(&fast_forward::blanking(rows));
+                self.mirror.process(&chunk[start..]);
+            }
+            None => self.mirror.process(chunk),
+        }
+        self.scroll_region.scan(chunk);
+        self.previous_plain = !chunk.contains(&0x1b);
     }
 
     fn record_mark(&mut self, mark: Mark, at: Instant, cursor: Option<(u16, u16)>) {
@@ -555,6 +579,8 @@ impl Terminal {
             // The mirror keeps the visible screen only; history lives in the compact log.
             mirror: vt100::Parser::new(rows, cols, MIRROR_SCROLLBACK_ROWS),
             history: ScrollbackLog::new(settings.scrollback_lines),
+            previous_plain: false,
+            scroll_region: ScrollRegionWatch::default(),
             scanner: MarkScanner::new(),
             marks: VecDeque::new(),
             chunk_marks: Vec::new(),
@@ -743,6 +769,8 @@ impl Terminal {
                 None
             } else {
                 state.mirror.process(&hidden);
+                state.scroll_region.scan(&hidden);
+                state.previous_plain = false;
                 state.history.push(&hidden);
                 Some(hidden)
             }
