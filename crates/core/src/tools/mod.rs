@@ -8,7 +8,7 @@
 mod files;
 mod terminal;
 
-pub use files::{PlannedWrite, TabFiles};
+pub use files::{PlannedWrite, TabFiles, folder_report_on, search_files_on};
 
 use crate::policy::CallFacts;
 use crate::ssh::SshSession;

@@ -599,3 +599,21 @@ pub(super) async fn folder_report(
         &walk::folder_report(files.as_ref(), &params, chrono::Utc::now().timestamp()).await?,
     )
 }
+
+/// search_files on `files` directly, without a tab or the pipeline (benchmarks, tools that
+/// already decided). `file_limit`: the per-file limit in bytes.
+pub async fn search_files_on(
+    files: &dyn FileAccess,
+    params: &SearchFilesParams,
+    file_limit: u64,
+) -> Result<SearchFilesResult, String> {
+    walk::search_files(files, params, file_limit).await
+}
+
+/// folder_report on `files` directly, without a tab or the pipeline.
+pub async fn folder_report_on(
+    files: &dyn FileAccess,
+    params: &FolderReportParams,
+) -> Result<FolderReportResult, String> {
+    walk::folder_report(files, params, chrono::Utc::now().timestamp()).await
+}
