@@ -53,8 +53,9 @@ fn describe(tool: ToolName, error: &FsError) -> String {
     format!("{tool}: {error}")
 }
 
-/// Walks `root` (which must be a folder) to `max_depth` levels (its own entries are level 1),
-/// calling `visit` for every entry until it returns false.
+/// Walks `root` (which must be a folder), calling `visit` for every entry until it returns
+/// false. Entries of the root are level 1; entries deeper than `max_depth` are not listed (like
+/// `find -maxdepth`).
 async fn walk(
     tool: ToolName,
     files: &dyn FileAccess,
@@ -336,7 +337,9 @@ pub(super) async fn search_files(
         .transpose()?;
     let mut candidates = Vec::new();
     let mut skipped = Vec::new();
-    walk(TOOL, files, &params.path, MAX_SEARCH_DEPTH, |walked| {
+    // Folders down to MAX_SEARCH_DEPTH levels below the root are searched: their files are one
+    // level deeper.
+    walk(TOOL, files, &params.path, MAX_SEARCH_DEPTH + 1, |walked| {
         let meta = &walked.item.metadata;
         if meta.kind == EntryKind::File
             && glob
@@ -614,7 +617,8 @@ pub(super) async fn folder_report(
     let mut by_type = HashMap::new();
     let mut by_extension = HashMap::new();
     let mut by_age = HashMap::new();
-    let outcome = walk(TOOL, files, &params.path, max_depth, |walked| {
+    // max_depth counts folder levels below the root; the entries in them are one level deeper.
+    let outcome = walk(TOOL, files, &params.path, max_depth + 1, |walked| {
         let meta = &walked.item.metadata;
         match meta.kind {
             EntryKind::Dir => folders += 1,
