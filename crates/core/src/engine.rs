@@ -561,9 +561,15 @@ impl Inner {
             .wait_ready(CONNECT_TIMEOUT)
             .await
             .map_err(|error| error.to_string())?;
+        // SFTP starts on the first file tool call, so a server without it still gives a terminal.
+        let files = Some(match &ssh {
+            Some(session) => tools::TabFiles::sftp(session.clone()),
+            None => tools::TabFiles::local(),
+        });
         Ok(Arc::new(TabResources {
             terminal: Some(terminal),
             ssh,
+            files,
         }))
     }
 

@@ -11,6 +11,7 @@
 pub mod audit;
 pub mod connect;
 pub mod engine;
+pub mod fs;
 pub mod output;
 pub mod pending;
 pub mod policy;

@@ -555,3 +555,62 @@ fn kaiport_shell_drives_the_local_terminal_through_the_engine() {
     let printed = String::from_utf8_lossy(&output.stdout);
     assert!(printed.contains("shell-42"), "{printed}");
 }
+
+/// read_file, edit_file and write_file through `kaiport tool` over SFTP, with the content
+/// permission given as a setting and approvals answered by --yes.
+#[test]
+fn file_tools_through_kaiport_tool() {
+    let server = server();
+    let kaiport = Kaiport::new();
+    let dir = tempfile::Builder::new()
+        .prefix("kaiport-cli-files-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    let path = dir.path().join("notes.txt").display().to_string();
+    let allow = ["--yes", "--setting", "send_file_contents=true"];
+
+    let output = server.tool(
+        &kaiport,
+        "write_file",
+        json!({"path": path, "content": "a = 1\n"}),
+        &allow,
+    );
+    assert_eq!(outcome(&output)["result"]["created"], true, "{output:?}");
+    let output = server.tool(
+        &kaiport,
+        "edit_file",
+        json!({"path": path, "edits": [{"old_text": "a = 1", "new_text": "a = 2"}]}),
+        &allow,
+    );
+    assert_eq!(outcome(&output)["result"]["edits_applied"], 1, "{output:?}");
+    let output = server.tool(&kaiport, "read_file", json!({"path": path}), &allow);
+    assert_eq!(outcome(&output)["result"]["content"], "a = 2\n");
+    // Each `kaiport tool` is a new tab: replacing an existing file needs a read in that tab.
+    let output = server.tool(
+        &kaiport,
+        "write_file",
+        json!({"path": path, "content": "x\n"}),
+        &allow,
+    );
+    assert!(!output.status.success());
+    assert!(
+        outcome(&output)["error"]
+            .as_str()
+            .unwrap()
+            .contains("read it with read_file first")
+    );
+    // Without the permission no content is read.
+    let output = server.tool(&kaiport, "read_file", json!({"path": path}), &["--yes"]);
+    assert_eq!(outcome(&output)["status"], "denied");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "a = 2\n");
+    let audit = serde_json::to_string(&kaiport.audit()).unwrap();
+    assert!(
+        audit.contains("notes.txt") && !audit.contains("a = 2"),
+        "{audit}"
+    );
+}

@@ -5,7 +5,10 @@
 //! merely refused. Arguments are parsed into the protocol's parameter types; a bad argument is
 //! the model's to fix, so it becomes a precise message, never a panic.
 
+mod files;
 mod terminal;
+
+pub use files::{PlannedWrite, TabFiles, folder_report_on, search_files_on};
 
 use crate::policy::CallFacts;
 use crate::ssh::SshSession;
@@ -95,7 +98,7 @@ pub fn registry() -> Vec<ToolSpec> {
         "Read a text file, or a range of its lines (start_line + line_count). Needs the connection's permission \
          to send file contents to the AI. Binary files and files over 2 MB are refused.",
         BOTH,
-        false,
+        true,
     ));
     #[cfg(feature = "edit-file")]
     tools.push(spec(
@@ -104,35 +107,35 @@ pub fn registry() -> Vec<ToolSpec> {
          replace_all. All edits apply or none. Prefer this over write_file for existing files; read the file \
          first.",
         BOTH,
-        false,
+        true,
     ));
     tools.extend([
         spec(
             ToolName::WriteFile,
             "Create a file or replace it whole. Read an existing file before replacing it.",
             BOTH,
-            false,
+            true,
         ),
-        spec(ToolName::ListDir, "List a folder: name, type, size, modified, permissions (up to 500 entries).", BOTH, false),
+        spec(ToolName::ListDir, "List a folder: name, type, size, modified, permissions (up to 500 entries).", BOTH, true),
         spec(
             ToolName::FindFiles,
             "Find files and folders under a folder by metadata only (name glob, type, size, modified).",
             BOTH,
-            false,
+            true,
         ),
         spec(
             ToolName::SearchFiles,
             "Search text files under a folder for a regex or literal; returns matching lines with path and line \
              number (at most 100), never whole files. Needs the content permission.",
             BOTH,
-            false,
+            true,
         ),
         spec(
             ToolName::FolderReport,
             "Statistics of a folder tree from metadata only: counts, sizes by type and extension, ages, largest, \
              oldest, newest, possible duplicates, empty folders, clean-up candidates.",
             BOTH,
-            false,
+            true,
         ),
         spec(ToolName::MakeDir, "Create a folder (with missing parents where the service can).", STORAGE, false),
         spec(ToolName::Rename, "Rename or move a file or folder within one side.", STORAGE, false),
@@ -186,6 +189,14 @@ pub enum ToolRequest {
     SendInput(SendInputParams),
     ReadScreen(ReadScreenParams),
     AskUser(AskUserParams),
+    ReadFile(ReadFileParams),
+    #[cfg(feature = "edit-file")]
+    EditFile(EditFileParams),
+    WriteFile(WriteFileParams),
+    ListDir(ListDirParams),
+    FindFiles(FindFilesParams),
+    SearchFiles(SearchFilesParams),
+    FolderReport(FolderReportParams),
 }
 
 /// What a connected tab offers its tools.
@@ -194,6 +205,8 @@ pub struct TabResources {
     pub terminal: Option<Terminal>,
     /// The SSH connection (SSH terminal tabs): exec channels, SFTP.
     pub ssh: Option<SshSession>,
+    /// The tab's files (SFTP for SSH tabs, opened on first use; this computer for the local tab).
+    pub files: Option<TabFiles>,
 }
 
 /// Everything one call may use.
@@ -221,10 +234,17 @@ pub enum Action {
     ReadScreen(ReadScreenParams),
     /// Answered by the user through the engine, not by a tool module.
     AskUser(AskUserParams),
+    ReadFile(ReadFileParams),
+    /// edit_file or write_file, with the content and the state it was checked against.
+    WriteFile(Box<PlannedWrite>),
+    ListDir(ListDirParams),
+    FindFiles(FindFilesParams),
+    SearchFiles(SearchFilesParams),
+    FolderReport(FolderReportParams),
 }
 
 /// Prepare a parsed call (see [`Prepared`]). An error is a message for the model.
-pub async fn prepare(request: ToolRequest, _context: &ToolContext<'_>) -> Result<Prepared, String> {
+pub async fn prepare(request: ToolRequest, context: &ToolContext<'_>) -> Result<Prepared, String> {
     Ok(match request {
         ToolRequest::RunCommand(params) => terminal::prepare_run_command(params),
         ToolRequest::SendInput(params) => terminal::prepare_send_input(params),
@@ -234,6 +254,26 @@ pub async fn prepare(request: ToolRequest, _context: &ToolContext<'_>) -> Result
             preview: None,
             action: Action::AskUser(params),
         },
+        ToolRequest::ReadFile(params) => files::prepare_read_file(params)?,
+        #[cfg(feature = "edit-file")]
+        ToolRequest::EditFile(params) => files::prepare_edit_file(params, context).await?,
+        ToolRequest::WriteFile(params) => files::prepare_write_file(params, context).await?,
+        ToolRequest::ListDir(params) => {
+            let path = params.path.clone();
+            files::prepare_listing(Action::ListDir(params), &path, ToolName::ListDir)?
+        }
+        ToolRequest::FindFiles(params) => {
+            let path = params.path.clone();
+            files::prepare_listing(Action::FindFiles(params), &path, ToolName::FindFiles)?
+        }
+        ToolRequest::SearchFiles(params) => {
+            let path = params.path.clone();
+            files::prepare_listing(Action::SearchFiles(params), &path, ToolName::SearchFiles)?
+        }
+        ToolRequest::FolderReport(params) => {
+            let path = params.path.clone();
+            files::prepare_listing(Action::FolderReport(params), &path, ToolName::FolderReport)?
+        }
     })
 }
 
@@ -245,6 +285,12 @@ pub async fn execute(action: Action, context: &ToolContext<'_>) -> Result<Value,
         Action::SendInput(params) => terminal::send_input(params, context).await,
         Action::ReadScreen(params) => terminal::read_screen(params, context).await,
         Action::AskUser(_) => Err("ask_user is answered by the user, not executed".to_owned()),
+        Action::ReadFile(params) => files::read_file(params, context).await,
+        Action::WriteFile(plan) => files::write(*plan, context).await,
+        Action::ListDir(params) => files::list_dir(params, context).await,
+        Action::FindFiles(params) => files::find_files(params, context).await,
+        Action::SearchFiles(params) => files::search_files(params, context).await,
+        Action::FolderReport(params) => files::folder_report(params, context).await,
     }
 }
 
@@ -308,6 +354,14 @@ pub fn parse_request(name: ToolName, args: Value) -> Result<ToolRequest, String>
             }
             ToolRequest::AskUser(params)
         }
+        ToolName::ReadFile => ToolRequest::ReadFile(parse(name, args)?),
+        #[cfg(feature = "edit-file")]
+        ToolName::EditFile => ToolRequest::EditFile(parse(name, args)?),
+        ToolName::WriteFile => ToolRequest::WriteFile(parse(name, args)?),
+        ToolName::ListDir => ToolRequest::ListDir(parse(name, args)?),
+        ToolName::FindFiles => ToolRequest::FindFiles(parse(name, args)?),
+        ToolName::SearchFiles => ToolRequest::SearchFiles(parse(name, args)?),
+        ToolName::FolderReport => ToolRequest::FolderReport(parse(name, args)?),
         other => {
             return Err(format!(
                 "{other} is not available in this version of kaiport yet"

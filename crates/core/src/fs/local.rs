@@ -1,0 +1,277 @@
+//! [`FileAccess`] on this computer's own file system (the local terminal tab; the local side of
+//! storage tabs later). Same contract as SFTP: streamed reads and writes, atomic replacement
+//! through a temporary file beside the target, links listed but never followed.
+
+use super::{
+    Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, WriteOptions,
+    split_parent, temp_name_beside,
+};
+use async_trait::async_trait;
+use kaiport_protocol::tools::EntryKind;
+use std::io::ErrorKind;
+use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+
+/// The local file system.
+#[derive(Debug, Clone, Default)]
+pub struct LocalFiles;
+
+fn map_error(path: &str, error: std::io::Error) -> FsError {
+    let kind = match error.kind() {
+        ErrorKind::NotFound => FsErrorKind::NotFound,
+        ErrorKind::PermissionDenied => FsErrorKind::PermissionDenied,
+        ErrorKind::AlreadyExists => FsErrorKind::AlreadyExists,
+        _ => FsErrorKind::Other,
+    };
+    let message = match kind {
+        FsErrorKind::NotFound => "no such file or folder".to_owned(),
+        FsErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => error.to_string(),
+    };
+    FsError::new(kind, path, message)
+}
+
+fn metadata_from(found: &std::fs::Metadata) -> Metadata {
+    let file_type = found.file_type();
+    let kind = if file_type.is_symlink() {
+        EntryKind::Symlink
+    } else if file_type.is_dir() {
+        EntryKind::Dir
+    } else if file_type.is_file() {
+        EntryKind::File
+    } else {
+        EntryKind::Other
+    };
+    let modified = found
+        .modified()
+        .ok()
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|since| since.as_secs() as i64);
+    #[cfg(unix)]
+    let (mode, uid, gid) = {
+        use std::os::unix::fs::MetadataExt;
+        (
+            Some(found.mode() & 0o7777),
+            Some(found.uid()),
+            Some(found.gid()),
+        )
+    };
+    #[cfg(not(unix))]
+    let (mode, uid, gid) = (None, None, None);
+    Metadata {
+        kind,
+        size: found.len(),
+        modified,
+        mode,
+        uid,
+        gid,
+    }
+}
+
+#[cfg(unix)]
+async fn set_mode(file: &tokio::fs::File, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+        .await
+}
+
+#[cfg(not(unix))]
+async fn set_mode(_file: &tokio::fs::File, _mode: u32) -> std::io::Result<()> {
+    Ok(())
+}
+
+fn create_new_private() -> tokio::fs::OpenOptions {
+    let mut options = tokio::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    options
+}
+
+impl LocalFiles {
+    async fn write_temp(
+        &self,
+        temp: &str,
+        target: &str,
+        source: Source<'_>,
+        mode: Option<u32>,
+        options: &WriteOptions,
+    ) -> Result<u64, FsError> {
+        let mut file = create_new_private()
+            .open(temp)
+            .await
+            .map_err(|error| map_error(target, error))?;
+        let written = tokio::io::copy(source, &mut file)
+            .await
+            .map_err(|error| map_error(temp, error))?;
+        file.sync_all()
+            .await
+            .map_err(|error| map_error(temp, error))?;
+        if let Some(mode) = mode {
+            set_mode(&file, mode)
+                .await
+                .map_err(|error| map_error(temp, error))?;
+        }
+        drop(file);
+        if let Some(expected) = &options.expect {
+            let now = match self.metadata(target).await {
+                Ok(found) => Some(found.stamp()),
+                Err(error) if error.kind == FsErrorKind::NotFound => None,
+                Err(error) => return Err(error),
+            };
+            super::check_unchanged(target, *expected, now)?;
+        }
+        tokio::fs::rename(temp, target)
+            .await
+            .map_err(|error| map_error(target, error))?;
+        Ok(written)
+    }
+}
+
+#[async_trait]
+impl FileAccess for LocalFiles {
+    fn location(&self) -> String {
+        "local".to_owned()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            atomic_rename: true,
+            permissions: cfg!(unix),
+            symlinks: true,
+            fsync: true,
+        }
+    }
+
+    async fn metadata(&self, path: &str) -> Result<Metadata, FsError> {
+        let found = tokio::fs::metadata(path)
+            .await
+            .map_err(|error| map_error(path, error))?;
+        Ok(metadata_from(&found))
+    }
+
+    async fn symlink_metadata(&self, path: &str) -> Result<Metadata, FsError> {
+        let found = tokio::fs::symlink_metadata(path)
+            .await
+            .map_err(|error| map_error(path, error))?;
+        Ok(metadata_from(&found))
+    }
+
+    async fn read_dir(&self, path: &str) -> Result<Vec<DirItem>, FsError> {
+        let path_owned = path.to_owned();
+        // One blocking task for the whole folder, not one per entry.
+        tokio::task::spawn_blocking(move || {
+            let reader =
+                std::fs::read_dir(&path_owned).map_err(|error| map_error(&path_owned, error))?;
+            let mut items = Vec::new();
+            for entry in reader {
+                let entry = entry.map_err(|error| map_error(&path_owned, error))?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Ok(found) = entry.metadata() else {
+                    continue;
+                };
+                items.push(DirItem {
+                    name,
+                    metadata: metadata_from(&found),
+                });
+            }
+            Ok(items)
+        })
+        .await
+        .map_err(|error| FsError::new(FsErrorKind::Other, path, error.to_string()))?
+    }
+
+    async fn read_link(&self, path: &str) -> Result<String, FsError> {
+        let target = tokio::fs::read_link(path)
+            .await
+            .map_err(|error| map_error(path, error))?;
+        Ok(target.to_string_lossy().into_owned())
+    }
+
+    async fn read_into(
+        &self,
+        path: &str,
+        offset: u64,
+        max_len: u64,
+        sink: Sink<'_>,
+    ) -> Result<u64, FsError> {
+        let mut file = tokio::fs::File::open(path)
+            .await
+            .map_err(|error| map_error(path, error))?;
+        if offset > 0 {
+            file.seek(std::io::SeekFrom::Start(offset))
+                .await
+                .map_err(|error| map_error(path, error))?;
+        }
+        let mut limited = file.take(max_len);
+        let copied = tokio::io::copy(&mut limited, sink)
+            .await
+            .map_err(|error| map_error(path, error))?;
+        sink.flush().await.map_err(|error| map_error(path, error))?;
+        Ok(copied)
+    }
+
+    async fn write_atomic(
+        &self,
+        path: &str,
+        source: Source<'_>,
+        options: &WriteOptions,
+    ) -> Result<u64, FsError> {
+        let (parent, _) = split_parent(path);
+        match tokio::fs::metadata(parent).await {
+            Ok(found) if found.is_dir() => {}
+            Ok(_) => {
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    path,
+                    format!("{parent} is not a folder"),
+                ));
+            }
+            Err(_) => {
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    path,
+                    format!("the folder {parent} does not exist; create it first"),
+                ));
+            }
+        }
+        let existing = match self.metadata(path).await {
+            Ok(found) => Some(found),
+            Err(error) if error.kind == FsErrorKind::NotFound => None,
+            Err(error) => return Err(error),
+        };
+        let mode = options
+            .mode
+            .or_else(|| existing.as_ref().and_then(|found| found.mode))
+            .or(Some(0o644));
+        let temp = temp_name_beside(path);
+        let result = self.write_temp(&temp, path, source, mode, options).await;
+        if result.is_err() {
+            let _ = tokio::fs::remove_file(&temp).await;
+        }
+        result
+    }
+
+    async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+        let mut file = create_new_private()
+            .open(path)
+            .await
+            .map_err(|error| map_error(path, error))?;
+        let written = file.write_all(data).await;
+        let flushed = file.flush().await;
+        if let Err(error) = written.and(flushed) {
+            let _ = tokio::fs::remove_file(path).await;
+            return Err(map_error(path, error));
+        }
+        Ok(())
+    }
+
+    async fn remove_file(&self, path: &str) -> Result<(), FsError> {
+        tokio::fs::remove_file(path)
+            .await
+            .map_err(|error| map_error(path, error))
+    }
+
+    fn temp_dir(&self) -> String {
+        std::env::temp_dir().to_string_lossy().into_owned()
+    }
+}

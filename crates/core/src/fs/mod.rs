@@ -1,0 +1,254 @@
+//! One way to reach files, whatever carries them: [`FileAccess`], with an SFTP implementation
+//! ([`SftpFiles`], over the tab's SSH connection) and a local one ([`LocalFiles`]). The file tools
+//! (`tools/files`) are written once against the trait; the storage services of later tabs
+//! implement it too, and say what they can do through [`Capabilities`].
+//!
+//! Contract of every implementation:
+//! - reads and writes stream with bounded memory (a 1 GiB file never sits in memory);
+//! - [`FileAccess::write_atomic`] never leaves a half-written target: the data goes to a temporary
+//!   file beside it which replaces the target only once complete (and flushed where the transport
+//!   can); on any failure the temporary file is removed and the original stays byte-identical;
+//! - listings never follow symlinks: a link is reported as a link;
+//! - errors name the path and say what went wrong in words a user can act on.
+//!
+//! This module must never log file contents.
+
+mod local;
+mod sftp;
+
+pub use local::LocalFiles;
+pub use sftp::SftpFiles;
+
+use async_trait::async_trait;
+use kaiport_protocol::tools::EntryKind;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// What a transport can do; tools adapt (e.g. no sudo writes without permissions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Rename replaces an existing target in one step (posix-rename or an OS rename).
+    pub atomic_rename: bool,
+    /// Unix owner, group and mode bits exist and can be set.
+    pub permissions: bool,
+    /// Symlinks exist and can be told apart from what they point to.
+    pub symlinks: bool,
+    /// Written data can be flushed to stable storage before the rename.
+    pub fsync: bool,
+}
+
+/// Facts about one file, folder or link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Metadata {
+    pub kind: EntryKind,
+    pub size: u64,
+    /// Seconds since the Unix epoch.
+    pub modified: Option<i64>,
+    /// Permission bits (`0o7777`), where the transport has them.
+    pub mode: Option<u32>,
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
+}
+
+impl Metadata {
+    /// Size and modification time: what "changed since it was read" compares first.
+    pub fn stamp(&self) -> Stamp {
+        Stamp {
+            size: self.size,
+            modified: self.modified,
+        }
+    }
+}
+
+/// Size and modification time of a file at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: u64,
+    pub modified: Option<i64>,
+}
+
+/// One entry of a folder listing (not followed if it is a link).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirItem {
+    pub name: String,
+    pub metadata: Metadata,
+}
+
+/// How [`FileAccess::write_atomic`] writes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Permission bits for the new file; `None`: keep the target's, or the transport's default
+    /// for a new file.
+    pub mode: Option<u32>,
+    /// Refuse ([`FsErrorKind::Changed`]) unless the target still has this size and time right
+    /// before it is replaced; `Some(None)`: refuse if the target exists by then.
+    pub expect: Option<Option<Stamp>>,
+}
+
+/// What went wrong, in kinds a caller can act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FsErrorKind {
+    NotFound,
+    PermissionDenied,
+    AlreadyExists,
+    /// The target changed between the read it was checked against and the write.
+    Changed,
+    /// The connection dropped; nothing more can be done on it.
+    ConnectionLost,
+    /// The transport cannot do this.
+    Unsupported,
+    Other,
+}
+
+/// A failed file operation: which path, what kind of failure, and the transport's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct FsError {
+    pub kind: FsErrorKind,
+    pub path: String,
+    pub message: String,
+}
+
+impl FsError {
+    pub fn new(kind: FsErrorKind, path: &str, message: impl Into<String>) -> FsError {
+        FsError {
+            kind,
+            path: path.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A byte sink for streamed reads.
+pub type Sink<'a> = &'a mut (dyn AsyncWrite + Send + Unpin);
+/// A byte source for streamed writes.
+pub type Source<'a> = &'a mut (dyn AsyncRead + Send + Unpin);
+
+/// Access to the files of one tab side. Paths are absolute (`/` separated on remote sides).
+/// See the module docs for the contract every implementation keeps.
+#[async_trait]
+pub trait FileAccess: Send + Sync {
+    /// Where these files are, for messages (`sftp://user@host:22`, `local`).
+    fn location(&self) -> String;
+
+    fn capabilities(&self) -> Capabilities;
+
+    /// Facts about `path`, following a final symlink.
+    async fn metadata(&self, path: &str) -> Result<Metadata, FsError>;
+
+    /// Facts about `path` itself (a symlink is reported as one).
+    async fn symlink_metadata(&self, path: &str) -> Result<Metadata, FsError>;
+
+    /// The entries of the folder `path` (without `.` and `..`), links not followed.
+    async fn read_dir(&self, path: &str) -> Result<Vec<DirItem>, FsError>;
+
+    /// Where the symlink `path` points.
+    async fn read_link(&self, path: &str) -> Result<String, FsError>;
+
+    /// Streams up to `max_len` bytes of `path` from `offset` into `sink`; returns how many were
+    /// written. Stops early at the end of the file.
+    async fn read_into(
+        &self,
+        path: &str,
+        offset: u64,
+        max_len: u64,
+        sink: Sink<'_>,
+    ) -> Result<u64, FsError>;
+
+    /// Replaces (or creates) `path` with everything `source` yields, atomically (module docs).
+    /// The parent folder must exist. Returns the bytes written.
+    async fn write_atomic(
+        &self,
+        path: &str,
+        source: Source<'_>,
+        options: &WriteOptions,
+    ) -> Result<u64, FsError>;
+
+    /// Creates the new file `path` (refused if anything exists there) readable only by the
+    /// connection's user, with `data`.
+    async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError>;
+
+    /// Removes the file `path`.
+    async fn remove_file(&self, path: &str) -> Result<(), FsError>;
+
+    /// A folder where [`FileAccess::create_private`] may put short-lived files.
+    fn temp_dir(&self) -> String;
+}
+
+/// Reads `path` whole into memory, refusing files over `limit` bytes (the size is checked
+/// first, and the read stops at the limit should the file grow meanwhile).
+pub async fn read_whole(
+    files: &dyn FileAccess,
+    path: &str,
+    limit: u64,
+) -> Result<Vec<u8>, FsError> {
+    let mut data = Vec::new();
+    files.read_into(path, 0, limit, &mut data).await?;
+    Ok(data)
+}
+
+/// The folder part of `path` (`/` for top-level entries), and the final name.
+pub fn split_parent(path: &str) -> (&str, &str) {
+    let trimmed = path.trim_end_matches('/');
+    match trimmed.rfind('/') {
+        Some(0) => ("/", &trimmed[1..]),
+        Some(at) => (&trimmed[..at], &trimmed[at + 1..]),
+        None => (".", trimmed),
+    }
+}
+
+/// `dir` joined with `name` using `/`.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// A name for a temporary file beside `target`, unlikely to collide with anything.
+pub(crate) fn temp_name_beside(target: &str) -> String {
+    let (dir, name) = split_parent(target);
+    let nonce: u64 = rand::random();
+    // Keep the name short: long targets would otherwise exceed NAME_MAX.
+    let short: String = name.chars().take(40).collect();
+    join(dir, &format!(".{short}.kaiport-{nonce:016x}.tmp"))
+}
+
+/// Refuses when the target is not as it was when it was read.
+pub(crate) fn check_unchanged(
+    target: &str,
+    expected: Option<Stamp>,
+    now: Option<Stamp>,
+) -> Result<(), FsError> {
+    if expected == now {
+        return Ok(());
+    }
+    let what = match (expected, now) {
+        (Some(_), None) => "was removed",
+        (None, Some(_)) => "was created by someone else",
+        _ => "was changed",
+    };
+    Err(FsError::new(
+        FsErrorKind::Changed,
+        target,
+        format!("the file {what} since it was read; nothing was written. Read it again first."),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn parents_and_names() {
+        assert_eq!(split_parent("/etc/hosts"), ("/etc", "hosts"));
+        assert_eq!(split_parent("/hosts"), ("/", "hosts"));
+        assert_eq!(split_parent("/a/b/"), ("/a", "b"));
+        assert_eq!(join("/", "x"), "/x");
+        assert_eq!(join("/a", "x"), "/a/x");
+        let temp = temp_name_beside("/srv/app/config.yml");
+        assert!(temp.starts_with("/srv/app/.config.yml.kaiport-"), "{temp}");
+    }
+}

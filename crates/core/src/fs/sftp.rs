@@ -1,0 +1,589 @@
+//! [`FileAccess`] over SFTP (russh-sftp's raw session on the tab's SSH connection).
+//!
+//! Throughput: one request per round trip is what makes naive SFTP clients slow, so reads and
+//! writes keep up to [`MAX_IN_FLIGHT`] requests of the server's largest chunk outstanding
+//! (OpenSSH advertises its limits through `limits@openssh.com`), replies are consumed in order,
+//! and the SSH channel has a large window (see `ssh::session`). Folder listings, stats and small
+//! files are cheap to run concurrently because every request is independent on the wire.
+//!
+//! Atomic writes use `fsync@openssh.com` and `posix-rename@openssh.com` where the server offers
+//! them. Without posix-rename, a plain SFTP rename cannot replace an existing file, so the
+//! target is removed first (a short window in which it is missing; said in the docs of
+//! [`SftpFiles::capabilities`]).
+
+use super::{
+    Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, WriteOptions,
+    check_unchanged, split_parent, temp_name_beside,
+};
+use crate::ssh::SshSession;
+use async_trait::async_trait;
+use futures::stream::{FuturesOrdered, FuturesUnordered, StreamExt};
+use kaiport_protocol::tools::EntryKind;
+use russh_sftp::client::RawSftpSession;
+use russh_sftp::client::error::Error as SftpError;
+use russh_sftp::protocol::{FileAttributes, OpenFlags, Packet, StatusCode};
+use std::sync::Arc;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Requests kept outstanding during a transfer (OpenSSH's own client uses 64).
+const MAX_IN_FLIGHT: usize = 64;
+/// Chunk size when the server does not say what it accepts (the SFTP minimum every server takes).
+const FALLBACK_CHUNK: u64 = 32 * 1024;
+/// Never ask for more per request than this, even if the server would send it.
+const MAX_CHUNK: u64 = 255 * 1024;
+/// Largest SFTP packet accepted from the server: a full data reply plus headers.
+const MAX_PACKET: u32 = 1024 * 1024;
+/// How long one request may take before the connection is considered stuck.
+const REQUEST_TIMEOUT_S: u64 = 120;
+/// Permission bits of a new file when the target did not exist (before the server's umask).
+const NEW_FILE_MODE: u32 = 0o644;
+/// Permission bits of files only the connection's user may read.
+const PRIVATE_MODE: u32 = 0o600;
+
+const POSIX_RENAME: &str = "posix-rename@openssh.com";
+const FSYNC: &str = "fsync@openssh.com";
+const LIMITS: &str = "limits@openssh.com";
+
+/// Files on an SSH server through its `sftp` subsystem.
+pub struct SftpFiles {
+    session: Arc<RawSftpSession>,
+    location: String,
+    read_chunk: u64,
+    write_chunk: u64,
+    posix_rename: bool,
+    fsync: bool,
+}
+
+impl SftpFiles {
+    /// Starts the `sftp` subsystem on `ssh` and learns what the server offers.
+    pub async fn open(ssh: &SshSession) -> Result<SftpFiles, FsError> {
+        let location = format!("sftp://{}", ssh.endpoint());
+        let stream = ssh.open_subsystem("sftp").await.map_err(|error| {
+            FsError::new(
+                FsErrorKind::Unsupported,
+                "/",
+                format!("the server offers no SFTP: {error}"),
+            )
+        })?;
+        let config = russh_sftp::client::Config {
+            max_packet_len: MAX_PACKET,
+            request_timeout_secs: REQUEST_TIMEOUT_S,
+            ..russh_sftp::client::Config::default()
+        };
+        let session = RawSftpSession::new_with_config(stream, config);
+        let version = session
+            .init()
+            .await
+            .map_err(|error| map_error(&location, "/", error))?;
+        let offers = |name: &str| version.extensions.contains_key(name);
+        let (mut read_chunk, mut write_chunk) = (FALLBACK_CHUNK, FALLBACK_CHUNK);
+        if offers(LIMITS)
+            && let Ok(limits) = session.limits().await
+        {
+            if limits.max_read_len > 0 {
+                read_chunk = limits.max_read_len.min(MAX_CHUNK);
+            }
+            if limits.max_write_len > 0 {
+                write_chunk = limits.max_write_len.min(MAX_CHUNK);
+            }
+        }
+        Ok(SftpFiles {
+            session: Arc::new(session),
+            location,
+            read_chunk,
+            write_chunk,
+            posix_rename: offers(POSIX_RENAME),
+            fsync: offers(FSYNC),
+        })
+    }
+
+    fn error(&self, path: &str, error: SftpError) -> FsError {
+        map_error(&self.location, path, error)
+    }
+
+    async fn read_handle(
+        &self,
+        handle: &str,
+        offset: u64,
+        max_len: u64,
+        sink: Sink<'_>,
+        path: &str,
+    ) -> Result<u64, FsError> {
+        let end = offset.saturating_add(max_len);
+        let mut next = offset;
+        let mut written = 0u64;
+        let mut at_end = false;
+        let mut in_flight = FuturesOrdered::new();
+        loop {
+            while !at_end && next < end && in_flight.len() < MAX_IN_FLIGHT {
+                let len = self.read_chunk.min(end - next);
+                let session = self.session.clone();
+                let handle = handle.to_owned();
+                let at = next;
+                in_flight.push_back(async move {
+                    let reply = session.read(handle, at, len as u32).await;
+                    (at, len, reply)
+                });
+                next += len;
+            }
+            let Some((at, len, reply)) = in_flight.next().await else {
+                break;
+            };
+            match reply {
+                Ok(data) => {
+                    let got = data.data.len() as u64;
+                    sink.write_all(&data.data)
+                        .await
+                        .map_err(|error| local_error(path, error))?;
+                    written += got;
+                    if got < len {
+                        // A short reply (end of file, or a server that sends less): everything
+                        // requested after it is at the wrong offset, so restart from here.
+                        in_flight = FuturesOrdered::new();
+                        next = at + got;
+                        at_end = got == 0;
+                    }
+                }
+                Err(SftpError::Status(status)) if status.status_code == StatusCode::Eof => {
+                    at_end = true;
+                    in_flight = FuturesOrdered::new();
+                }
+                Err(error) => return Err(self.error(path, error)),
+            }
+        }
+        sink.flush()
+            .await
+            .map_err(|error| local_error(path, error))?;
+        Ok(written)
+    }
+
+    async fn write_handle(
+        &self,
+        handle: &str,
+        source: Source<'_>,
+        path: &str,
+    ) -> Result<u64, FsError> {
+        let mut offset = 0u64;
+        let mut source_done = false;
+        let mut in_flight = FuturesUnordered::new();
+        loop {
+            if !source_done && in_flight.len() < MAX_IN_FLIGHT {
+                let mut chunk = vec![0u8; self.write_chunk as usize];
+                let filled = fill(source, &mut chunk)
+                    .await
+                    .map_err(|error| local_error(path, error))?;
+                if filled == 0 {
+                    source_done = true;
+                } else {
+                    chunk.truncate(filled);
+                    let session = self.session.clone();
+                    let handle = handle.to_owned();
+                    let at = offset;
+                    in_flight.push(async move { session.write(handle, at, chunk).await });
+                    offset += filled as u64;
+                }
+                // Top the pipeline up before waiting for a reply.
+                if !source_done && in_flight.len() < MAX_IN_FLIGHT {
+                    continue;
+                }
+            }
+            match in_flight.next().await {
+                None => break,
+                Some(Ok(_)) => {}
+                Some(Err(error)) => return Err(self.error(path, error)),
+            }
+        }
+        Ok(offset)
+    }
+
+    async fn rename_over(&self, from: &str, to: &str) -> Result<(), FsError> {
+        if self.posix_rename {
+            let mut data = Vec::with_capacity(8 + from.len() + to.len());
+            for text in [from, to] {
+                data.extend_from_slice(&(text.len() as u32).to_be_bytes());
+                data.extend_from_slice(text.as_bytes());
+            }
+            return match self.session.extended(POSIX_RENAME, data).await {
+                Ok(Packet::Status(status)) if status.status_code == StatusCode::Ok => Ok(()),
+                Ok(Packet::Status(status)) => Err(self.error(to, SftpError::Status(status))),
+                Ok(_) => Err(FsError::new(
+                    FsErrorKind::Other,
+                    to,
+                    "unexpected answer to posix-rename",
+                )),
+                Err(error) => Err(self.error(to, error)),
+            };
+        }
+        match self.session.rename(from, to).await {
+            Ok(_) => Ok(()),
+            Err(_) => {
+                // Plain SFTP rename refuses an existing target: remove it, then rename.
+                match self.session.remove(to).await {
+                    Ok(_) => {}
+                    Err(SftpError::Status(status))
+                        if status.status_code == StatusCode::NoSuchFile => {}
+                    Err(error) => return Err(self.error(to, error)),
+                }
+                self.session
+                    .rename(from, to)
+                    .await
+                    .map(|_| ())
+                    .map_err(|error| self.error(to, error))
+            }
+        }
+    }
+
+    async fn finish_temp(
+        &self,
+        handle: &str,
+        temp: &str,
+        target: &str,
+        source: Source<'_>,
+        mode: u32,
+        existing: Option<&Metadata>,
+        options: &WriteOptions,
+    ) -> Result<u64, FsError> {
+        let written = self.write_handle(handle, source, temp).await?;
+        if self.fsync {
+            self.session
+                .fsync(handle)
+                .await
+                .map_err(|error| self.error(temp, error))?;
+        }
+        let attrs = FileAttributes {
+            permissions: Some(mode),
+            ..FileAttributes::default()
+        };
+        self.session
+            .fsetstat(handle, attrs)
+            .await
+            .map_err(|error| self.error(temp, error))?;
+        if let Some(existing) = existing
+            && let (Some(uid), Some(gid)) = (existing.uid, existing.gid)
+        {
+            // Keep the owner where the server lets us; a user who may write a file they do not
+            // own usually may not give it away, and then the new file is theirs.
+            let owner = FileAttributes {
+                uid: Some(uid),
+                gid: Some(gid),
+                ..FileAttributes::default()
+            };
+            if let Err(error) = self.session.fsetstat(handle, owner).await {
+                tracing::debug!(path = %target, error = %error, "could not keep the owner");
+            }
+        }
+        self.session
+            .close(handle)
+            .await
+            .map_err(|error| self.error(temp, error))?;
+        if let Some(expected) = &options.expect {
+            let now = match self.metadata(target).await {
+                Ok(found) => Some(found.stamp()),
+                Err(error) if error.kind == FsErrorKind::NotFound => None,
+                Err(error) => return Err(error),
+            };
+            check_unchanged(target, *expected, now)?;
+        }
+        self.rename_over(temp, target).await?;
+        Ok(written)
+    }
+}
+
+/// Reads from `source` until `buffer` is full or the source ends.
+async fn fill(source: Source<'_>, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        let got = source.read(&mut buffer[filled..]).await?;
+        if got == 0 {
+            break;
+        }
+        filled += got;
+    }
+    Ok(filled)
+}
+
+fn local_error(path: &str, error: std::io::Error) -> FsError {
+    FsError::new(
+        FsErrorKind::Other,
+        path,
+        format!("local I/O failed: {error}"),
+    )
+}
+
+fn map_error(location: &str, path: &str, error: SftpError) -> FsError {
+    match error {
+        SftpError::Status(status) => {
+            let kind = match status.status_code {
+                StatusCode::NoSuchFile => FsErrorKind::NotFound,
+                StatusCode::PermissionDenied => FsErrorKind::PermissionDenied,
+                StatusCode::OpUnsupported => FsErrorKind::Unsupported,
+                StatusCode::NoConnection | StatusCode::ConnectionLost => {
+                    FsErrorKind::ConnectionLost
+                }
+                StatusCode::Ok | StatusCode::Eof | StatusCode::Failure | StatusCode::BadMessage => {
+                    FsErrorKind::Other
+                }
+            };
+            let message = match kind {
+                FsErrorKind::NotFound => "no such file or folder".to_owned(),
+                FsErrorKind::PermissionDenied => "permission denied".to_owned(),
+                _ if status.error_message.is_empty() => format!("{}", status.status_code),
+                _ => status.error_message,
+            };
+            FsError::new(kind, path, message)
+        }
+        SftpError::Timeout => FsError::new(
+            FsErrorKind::ConnectionLost,
+            path,
+            format!("{location} did not answer within {REQUEST_TIMEOUT_S} s"),
+        ),
+        SftpError::IO(message) | SftpError::UnexpectedBehavior(message) => FsError::new(
+            FsErrorKind::ConnectionLost,
+            path,
+            format!("the SFTP connection to {location} failed: {message}"),
+        ),
+        SftpError::Limited(message) => FsError::new(FsErrorKind::Other, path, message),
+        SftpError::UnexpectedPacket => FsError::new(
+            FsErrorKind::Other,
+            path,
+            format!("{location} sent an unexpected SFTP answer"),
+        ),
+    }
+}
+
+fn metadata_from(attrs: &FileAttributes) -> Metadata {
+    let kind = match attrs.permissions {
+        None => EntryKind::Other,
+        Some(_) if attrs.is_symlink() => EntryKind::Symlink,
+        Some(_) if attrs.is_dir() => EntryKind::Dir,
+        Some(_) if attrs.is_regular() => EntryKind::File,
+        Some(_) => EntryKind::Other,
+    };
+    Metadata {
+        kind,
+        size: attrs.size.unwrap_or(0),
+        modified: attrs.mtime.map(i64::from),
+        mode: attrs.permissions.map(|bits| bits & 0o7777),
+        uid: attrs.uid,
+        gid: attrs.gid,
+    }
+}
+
+#[async_trait]
+impl FileAccess for SftpFiles {
+    fn location(&self) -> String {
+        self.location.clone()
+    }
+
+    /// `atomic_rename` is false on servers without posix-rename: the target is then removed
+    /// just before the rename.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            atomic_rename: self.posix_rename,
+            permissions: true,
+            symlinks: true,
+            fsync: self.fsync,
+        }
+    }
+
+    async fn metadata(&self, path: &str) -> Result<Metadata, FsError> {
+        let attrs = self
+            .session
+            .stat(path)
+            .await
+            .map_err(|error| self.error(path, error))?;
+        Ok(metadata_from(&attrs.attrs))
+    }
+
+    async fn symlink_metadata(&self, path: &str) -> Result<Metadata, FsError> {
+        let attrs = self
+            .session
+            .lstat(path)
+            .await
+            .map_err(|error| self.error(path, error))?;
+        Ok(metadata_from(&attrs.attrs))
+    }
+
+    async fn read_dir(&self, path: &str) -> Result<Vec<DirItem>, FsError> {
+        let handle = self
+            .session
+            .opendir(path)
+            .await
+            .map_err(|error| self.error(path, error))?
+            .handle;
+        let mut items = Vec::new();
+        let listed = loop {
+            match self.session.readdir(handle.as_str()).await {
+                Ok(name) => items.extend(
+                    name.files
+                        .into_iter()
+                        .filter(|file| file.filename != "." && file.filename != "..")
+                        .map(|file| DirItem {
+                            metadata: metadata_from(&file.attrs),
+                            name: file.filename,
+                        }),
+                ),
+                Err(SftpError::Status(status)) if status.status_code == StatusCode::Eof => {
+                    break Ok(());
+                }
+                Err(error) => break Err(self.error(path, error)),
+            }
+        };
+        let closed = self.session.close(handle).await;
+        listed?;
+        closed.map_err(|error| self.error(path, error))?;
+        Ok(items)
+    }
+
+    async fn read_link(&self, path: &str) -> Result<String, FsError> {
+        let name = self
+            .session
+            .readlink(path)
+            .await
+            .map_err(|error| self.error(path, error))?;
+        name.files
+            .into_iter()
+            .next()
+            .map(|file| file.filename)
+            .ok_or_else(|| FsError::new(FsErrorKind::Other, path, "the server sent no link target"))
+    }
+
+    async fn read_into(
+        &self,
+        path: &str,
+        offset: u64,
+        max_len: u64,
+        sink: Sink<'_>,
+    ) -> Result<u64, FsError> {
+        let handle = self
+            .session
+            .open(path, OpenFlags::READ, FileAttributes::default())
+            .await
+            .map_err(|error| self.error(path, error))?
+            .handle;
+        let result = self.read_handle(&handle, offset, max_len, sink, path).await;
+        // A failed close after a complete read loses nothing.
+        if let Err(error) = self.session.close(handle).await {
+            tracing::debug!(path = %path, error = %error, "closing after a read failed");
+        }
+        result
+    }
+
+    async fn write_atomic(
+        &self,
+        path: &str,
+        source: Source<'_>,
+        options: &WriteOptions,
+    ) -> Result<u64, FsError> {
+        let (parent, _) = split_parent(path);
+        match self.metadata(parent).await {
+            Ok(found) if found.kind == EntryKind::Dir => {}
+            Ok(_) => {
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    path,
+                    format!("{parent} is not a folder"),
+                ));
+            }
+            Err(error) if error.kind == FsErrorKind::NotFound => {
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    path,
+                    format!("the folder {parent} does not exist; create it first"),
+                ));
+            }
+            Err(error) => return Err(error),
+        }
+        let existing = match self.metadata(path).await {
+            Ok(found) => Some(found),
+            Err(error) if error.kind == FsErrorKind::NotFound => None,
+            Err(error) => return Err(error),
+        };
+        if let Some(found) = &existing
+            && found.kind != EntryKind::File
+        {
+            return Err(FsError::new(
+                FsErrorKind::Other,
+                path,
+                "this is not a regular file; only files can be written",
+            ));
+        }
+        let mode = options
+            .mode
+            .or_else(|| existing.as_ref().and_then(|found| found.mode))
+            .unwrap_or(NEW_FILE_MODE);
+        let temp = temp_name_beside(path);
+        let private = FileAttributes {
+            permissions: Some(PRIVATE_MODE),
+            ..FileAttributes::default()
+        };
+        let flags = OpenFlags::WRITE | OpenFlags::CREATE | OpenFlags::EXCLUDE;
+        let handle = self
+            .session
+            .open(temp.as_str(), flags, private)
+            .await
+            .map_err(|error| match self.error(path, error) {
+                denied if denied.kind == FsErrorKind::PermissionDenied => FsError::new(
+                    FsErrorKind::PermissionDenied,
+                    path,
+                    format!(
+                        "permission denied: cannot create a file in {parent} (writes go through a \
+                         temporary file beside the target); use sudo: true in a terminal tab"
+                    ),
+                ),
+                other => other,
+            })?
+            .handle;
+        let result = self
+            .finish_temp(
+                &handle,
+                &temp,
+                path,
+                source,
+                mode,
+                existing.as_ref(),
+                options,
+            )
+            .await;
+        if result.is_err() {
+            // Best effort: the connection may be gone, and then sshd closes the handle itself.
+            let _ = self.session.close(handle.as_str()).await;
+            let _ = self.session.remove(temp.as_str()).await;
+        }
+        result
+    }
+
+    async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+        let private = FileAttributes {
+            permissions: Some(PRIVATE_MODE),
+            ..FileAttributes::default()
+        };
+        let flags = OpenFlags::WRITE | OpenFlags::CREATE | OpenFlags::EXCLUDE;
+        let handle = self
+            .session
+            .open(path, flags, private)
+            .await
+            .map_err(|error| self.error(path, error))?
+            .handle;
+        let mut source: &[u8] = data;
+        let written = self.write_handle(&handle, &mut source, path).await;
+        let closed = self.session.close(handle).await;
+        if let Err(error) = written {
+            let _ = self.session.remove(path).await;
+            return Err(error);
+        }
+        closed.map(|_| ()).map_err(|error| self.error(path, error))
+    }
+
+    async fn remove_file(&self, path: &str) -> Result<(), FsError> {
+        self.session
+            .remove(path)
+            .await
+            .map(|_| ())
+            .map_err(|error| self.error(path, error))
+    }
+
+    fn temp_dir(&self) -> String {
+        "/tmp".to_owned()
+    }
+}

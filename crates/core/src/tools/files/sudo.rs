@@ -1,0 +1,215 @@
+//! sudo writes (edit_file / write_file with `sudo: true`, terminal tabs): for files the SSH user
+//! cannot write.
+//!
+//! The new content and a small install script go up over SFTP as private temp files; then one
+//! short command line, `sudo sh <script>`, runs in the user's terminal. The script copies the
+//! content to a temp file beside the target, gives it the target's owner, group and mode, and
+//! renames it over the target — so the change is atomic and the metadata stays. No path appears
+//! on the command line (they are single-quoted inside the script), so names with spaces, quotes,
+//! newlines or leading dashes cannot change what runs.
+//!
+//! A sudo password prompt is the user's to answer in the terminal: this module never sees or
+//! types it; it waits (within the command time limit) for the script's end marker.
+
+use super::PlannedWrite;
+use crate::fs::{FileAccess, join};
+use crate::tools::ToolContext;
+use kaiport_protocol::tools::CommandStatus;
+use std::time::{Duration, Instant};
+
+/// Permission bits of a new file created through sudo.
+const NEW_FILE_MODE: u32 = 0o644;
+/// How often the screen is checked while a sudo password prompt waits for the user.
+const PROMPT_POLL: Duration = Duration::from_secs(1);
+
+/// `text` as one single-quoted sh word.
+pub(super) fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// The install script for `target` from the uploaded `source`.
+pub(super) fn install_script(source: &str, target: &str, owner: Option<(u32, u32, u32)>) -> String {
+    let mut script = String::from("set -e\n");
+    script.push_str(&format!("src={}\n", sh_quote(source)));
+    script.push_str(&format!("dst={}\n", sh_quote(target)));
+    // mktemp in the target's folder, so the final mv is a rename on one file system.
+    script.push_str("tmp=$(mktemp \"$dst.kaiport-XXXXXX\")\n");
+    script.push_str("trap 'rm -f -- \"$tmp\"' EXIT\n");
+    script.push_str("cat -- \"$src\" > \"$tmp\"\n");
+    match owner {
+        Some((uid, gid, mode)) => {
+            script.push_str(&format!("chown {uid}:{gid} -- \"$tmp\"\n"));
+            script.push_str(&format!("chmod {:o} -- \"$tmp\"\n", mode & 0o7777));
+        }
+        None => script.push_str(&format!("chmod {NEW_FILE_MODE:o} -- \"$tmp\"\n")),
+    }
+    script.push_str("mv -f -- \"$tmp\" \"$dst\"\n");
+    script.push_str("trap - EXIT\n");
+    script
+}
+
+pub(super) async fn write(
+    plan: &PlannedWrite,
+    files: &dyn FileAccess,
+    context: &ToolContext<'_>,
+) -> Result<(), String> {
+    let tool = plan.tool;
+    let terminal = context
+        .resources
+        .terminal
+        .as_ref()
+        .ok_or_else(|| format!("{tool}: sudo writes need a terminal tab"))?;
+    let nonce: u64 = rand::random();
+    let dir = files.temp_dir();
+    let data_path = join(&dir, &format!(".kaiport-sudo-{nonce:016x}.data"));
+    let script_path = join(&dir, &format!(".kaiport-sudo-{nonce:016x}.sh"));
+    let result = async {
+        files
+            .create_private(&data_path, &plan.content)
+            .await
+            .map_err(|error| format!("{tool}: could not upload the new content: {error}"))?;
+        let script = install_script(&data_path, &plan.path, plan.owner);
+        files
+            .create_private(&script_path, script.as_bytes())
+            .await
+            .map_err(|error| format!("{tool}: could not upload the install script: {error}"))?;
+        // Last check before anything is replaced: the file is still as the diff saw it.
+        let now = match files.metadata(&plan.path).await {
+            Ok(found) => Some(found.stamp()),
+            Err(error) if error.kind == crate::fs::FsErrorKind::NotFound => None,
+            Err(error) => return Err(format!("{tool}: {error}")),
+        };
+        crate::fs::check_unchanged(&plan.path, plan.before, now)
+            .map_err(|error| format!("{tool}: {error}"))?;
+        run_install(&script_path, nonce, terminal, context).await
+    }
+    .await;
+    // The temp files are the SSH user's own: remove them whatever happened.
+    for path in [&data_path, &script_path] {
+        if let Err(error) = files.remove_file(path).await {
+            tracing::debug!(path = %path, error = %error, "temp file already gone");
+        }
+    }
+    result.map_err(|message| match message.starts_with(tool.as_str()) {
+        true => message,
+        false => format!("{tool}: {message}"),
+    })
+}
+
+/// Runs the script with sudo in the terminal and waits for its end marker.
+async fn run_install(
+    script_path: &str,
+    nonce: u64,
+    terminal: &crate::terminal::Terminal,
+    context: &ToolContext<'_>,
+) -> Result<(), String> {
+    let marker = format!("kaiport-sudo-{nonce:016x}-");
+    // The quotes keep the echoed command line from containing the finished markers.
+    let command = format!("sudo sh {script_path} && echo {marker}'done' || echo {marker}'failed'");
+    let timeout = Duration::from_secs(u64::from(context.settings.command_timeout_s));
+    let started = Instant::now();
+    let result = terminal
+        .run_command(&command, timeout, context.cancel.clone())
+        .await
+        .map_err(|error| error.to_string())?;
+    let done = format!("{marker}done");
+    let failed = format!("{marker}failed");
+    let verdict = |text: &str| {
+        if text.contains(&done) {
+            Some(Ok(()))
+        } else if text.contains(&failed) {
+            Some(Err(text.to_owned()))
+        } else {
+            None
+        }
+    };
+    match result.status {
+        CommandStatus::Completed => match verdict(&result.output) {
+            Some(Ok(())) => Ok(()),
+            Some(Err(output)) => Err(failure(&output, &marker)),
+            None => Err(format!(
+                "the install command ended without saying whether it worked; check the file. Output: {}",
+                crate::audit::shorten(&result.output, 400)
+            )),
+        },
+        CommandStatus::AwaitingInput => {
+            // Most likely sudo's password prompt: the user answers it in the terminal.
+            loop {
+                if started.elapsed() >= timeout {
+                    return Err(format!(
+                        "sudo is still waiting for input in the terminal (a password prompt?) after {} s; \
+                         the file was not changed. Ask the user to answer it, or press ctrl-c with send_input.",
+                        timeout.as_secs()
+                    ));
+                }
+                let screen = terminal
+                    .read_screen(PROMPT_POLL, context.cancel.clone())
+                    .await
+                    .map_err(|error| error.to_string())?;
+                if let Some(outcome) = verdict(&screen.screen) {
+                    return outcome.map_err(|output| failure(&output, &marker));
+                }
+            }
+        }
+        CommandStatus::TimedOut => Err(format!(
+            "the sudo install command did not finish within {} s; it is still running in the terminal",
+            timeout.as_secs()
+        )),
+        CommandStatus::Interrupted => {
+            Err("the sudo install command was interrupted; check the file".to_owned())
+        }
+    }
+}
+
+fn failure(output: &str, marker: &str) -> String {
+    let cleaned: Vec<&str> = output
+        .lines()
+        .filter(|line| !line.contains(marker))
+        .collect();
+    format!(
+        "the sudo write failed; the file was not changed. sudo said: {}",
+        crate::audit::shorten(cleaned.join("\n").trim(), 400)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn quoting_survives_hostile_names() {
+        assert_eq!(sh_quote("a b"), "'a b'");
+        assert_eq!(sh_quote("it's"), r"'it'\''s'");
+        assert_eq!(sh_quote("-rf\nx"), "'-rf\nx'");
+        let script = install_script("/tmp/s", "/etc/x'y", Some((0, 0, 0o640)));
+        assert!(script.contains(r"dst='/etc/x'\''y'"), "{script}");
+        assert!(script.contains("chown 0:0 -- \"$tmp\""), "{script}");
+        assert!(script.contains("chmod 640 -- \"$tmp\""), "{script}");
+    }
+
+    /// The script runs under a real sh: names with spaces, quotes and newlines land intact.
+    #[cfg(unix)]
+    #[test]
+    fn script_installs_with_real_sh() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("src");
+        std::fs::write(&source, "new\n").unwrap();
+        let target = dir.path().join("a b'c\nd -x");
+        std::fs::write(&target, "old\n").unwrap();
+        let script = install_script(
+            &source.display().to_string(),
+            &target.display().to_string(),
+            None,
+        );
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
+        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 2, "no temp file left behind");
+    }
+}

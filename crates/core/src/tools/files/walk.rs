@@ -1,0 +1,790 @@
+//! list_dir, find_files, search_files and folder_report: folder walks over [`FileAccess`].
+//!
+//! Walks go level by level and list up to [`CONCURRENCY`] folders at once (over SFTP every
+//! listing is independent on the wire, so this hides round trips), in a stable order: by level,
+//! then by name. Links are reported, never followed, so a walk cannot leave the tree or loop.
+//! search_files reads files the same way, many at once, keeping the order.
+
+use super::text::looks_binary;
+use crate::fs::{DirItem, FileAccess, FsError, Metadata, join, read_whole};
+use futures::stream::{self, StreamExt};
+use kaiport_protocol::tools::*;
+use std::collections::HashMap;
+
+/// list_dir returns at most this many entries.
+pub const MAX_LIST_ENTRIES: usize = 500;
+/// search_files goes at most this many folder levels deep.
+pub const MAX_SEARCH_DEPTH: u32 = 6;
+/// search_files returns at most this many matching lines.
+pub const MAX_SEARCH_MATCHES: usize = 100;
+/// Each matching line is cut to this many characters.
+pub const MAX_MATCH_CHARS: usize = 200;
+/// folder_report's depth when none is given, and the most it allows.
+pub const DEFAULT_REPORT_DEPTH: u32 = 6;
+pub const MAX_REPORT_DEPTH: u32 = 12;
+/// find_files' depth when none is given, and the most it allows.
+pub const DEFAULT_FIND_DEPTH: u32 = 12;
+pub const MAX_FIND_DEPTH: u32 = 32;
+/// find_files' result limit when none is given, and the most it allows.
+pub const DEFAULT_FIND_LIMIT: u32 = 200;
+pub const MAX_FIND_LIMIT: u32 = 1000;
+/// Folders listed (or files read) at the same time.
+const CONCURRENCY: usize = 32;
+
+const DAY: i64 = 86_400;
+
+/// One entry met on a walk.
+struct Walked<'a> {
+    path: String,
+    item: &'a DirItem,
+}
+
+#[derive(Default)]
+struct WalkOutcome {
+    /// Some folder at the depth limit was not entered.
+    depth_limited: bool,
+    /// Folders (below the root) that could not be listed.
+    unreadable: Vec<String>,
+    /// Folders (below the root) with nothing in them.
+    empty: Vec<String>,
+}
+
+fn describe(tool: ToolName, error: &FsError) -> String {
+    format!("{tool}: {error}")
+}
+
+/// Walks `root` (which must be a folder), calling `visit` for every entry until it returns
+/// false. Entries of the root are level 1; entries deeper than `max_depth` are not listed (like
+/// `find -maxdepth`).
+async fn walk(
+    tool: ToolName,
+    files: &dyn FileAccess,
+    root: &str,
+    max_depth: u32,
+    mut visit: impl FnMut(Walked<'_>) -> bool,
+) -> Result<WalkOutcome, String> {
+    let found = files
+        .metadata(root)
+        .await
+        .map_err(|error| describe(tool, &error))?;
+    if found.kind != EntryKind::Dir {
+        return Err(format!("{tool}: {root} is not a folder"));
+    }
+    let mut outcome = WalkOutcome::default();
+    let mut level = vec![root.to_owned()];
+    let mut depth = 1;
+    while !level.is_empty() {
+        let mut listings = stream::iter(level)
+            .map(|dir| async move {
+                let listing = files.read_dir(&dir).await;
+                (dir, listing)
+            })
+            .buffered(CONCURRENCY);
+        let mut next = Vec::new();
+        while let Some((dir, listing)) = listings.next().await {
+            let mut items = match listing {
+                Ok(items) => items,
+                Err(error) if dir == root => return Err(describe(tool, &error)),
+                Err(_) => {
+                    outcome.unreadable.push(dir);
+                    continue;
+                }
+            };
+            if items.is_empty() && dir != root {
+                outcome.empty.push(dir.clone());
+            }
+            items.sort_by(|a, b| a.name.cmp(&b.name));
+            for item in &items {
+                let path = join(&dir, &item.name);
+                if item.metadata.kind == EntryKind::Dir {
+                    if depth < max_depth {
+                        next.push(path.clone());
+                    } else {
+                        outcome.depth_limited = true;
+                    }
+                }
+                if !visit(Walked { path, item }) {
+                    return Ok(outcome);
+                }
+            }
+        }
+        level = next;
+        depth += 1;
+    }
+    Ok(outcome)
+}
+
+/// RFC 3339 (UTC, seconds) of a Unix time.
+fn rfc3339(seconds: Option<i64>) -> Option<String> {
+    seconds
+        .and_then(|at| chrono::DateTime::from_timestamp(at, 0))
+        .map(|at| at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
+/// `rwxr-xr-x` (with s/t for setuid, setgid and sticky).
+fn permission_string(mode: u32) -> String {
+    let mut out = String::with_capacity(9);
+    let special = [(0o4000, 's'), (0o2000, 's'), (0o1000, 't')];
+    for (index, shift) in [6u32, 3, 0].into_iter().enumerate() {
+        let bits = (mode >> shift) & 0o7;
+        out.push(if bits & 4 != 0 { 'r' } else { '-' });
+        out.push(if bits & 2 != 0 { 'w' } else { '-' });
+        let (flag, letter) = special[index];
+        let exec = bits & 1 != 0;
+        out.push(match (mode & flag != 0, exec) {
+            (true, true) => letter,
+            (true, false) => letter.to_ascii_uppercase(),
+            (false, true) => 'x',
+            (false, false) => '-',
+        });
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// list_dir
+// ---------------------------------------------------------------------------------------------
+
+pub(super) async fn list_dir(files: &dyn FileAccess, path: &str) -> Result<ListDirResult, String> {
+    const TOOL: ToolName = ToolName::ListDir;
+    let mut items = match files.read_dir(path).await {
+        Ok(items) => items,
+        Err(error) => {
+            // Say "not a folder" rather than the server's generic failure.
+            if let Ok(found) = files.metadata(path).await
+                && found.kind != EntryKind::Dir
+            {
+                return Err(format!("list_dir: {path} is not a folder; use read_file"));
+            }
+            return Err(describe(TOOL, &error));
+        }
+    };
+    items.sort_by(|a, b| a.name.cmp(&b.name));
+    let omitted = items.len().saturating_sub(MAX_LIST_ENTRIES) as u64;
+    items.truncate(MAX_LIST_ENTRIES);
+    let entries = stream::iter(items)
+        .map(|item| async move {
+            let link_target = match item.metadata.kind {
+                EntryKind::Symlink => files.read_link(&join(path, &item.name)).await.ok(),
+                EntryKind::File | EntryKind::Dir | EntryKind::Other => None,
+            };
+            DirEntry {
+                kind: item.metadata.kind,
+                size: item.metadata.size,
+                modified: rfc3339(item.metadata.modified),
+                permissions: item.metadata.mode.map(permission_string),
+                link_target,
+                name: item.name,
+            }
+        })
+        .buffered(CONCURRENCY)
+        .collect()
+        .await;
+    Ok(ListDirResult {
+        path: path.to_owned(),
+        entries,
+        omitted,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// find_files
+// ---------------------------------------------------------------------------------------------
+
+fn name_glob(tool: ToolName, glob: &str) -> Result<globset::GlobMatcher, String> {
+    globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .build()
+        .map(|glob| glob.compile_matcher())
+        .map_err(|error| format!("{tool}: invalid glob {glob:?}: {error}"))
+}
+
+/// A time filter: RFC 3339, a date (`2024-05-01`), or an age like `30m`, `12h`, `7d`, `2w`.
+fn parse_time(tool: ToolName, text: &str, now: i64) -> Result<i64, String> {
+    let text = text.trim();
+    if let Ok(at) = chrono::DateTime::parse_from_rfc3339(text) {
+        return Ok(at.timestamp());
+    }
+    if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        && let Some(midnight) = date.and_hms_opt(0, 0, 0)
+    {
+        return Ok(midnight.and_utc().timestamp());
+    }
+    let unit = text.chars().last().unwrap_or(' ');
+    let seconds = match unit {
+        'm' => 60,
+        'h' => 3600,
+        'd' => DAY,
+        'w' => 7 * DAY,
+        _ => 0,
+    };
+    match text[..text.len() - unit.len_utf8()].parse::<i64>() {
+        Ok(amount) if seconds > 0 && amount >= 0 => Ok(now - amount * seconds),
+        _ => Err(format!(
+            "{tool}: cannot read the time {text:?}; use RFC 3339 (2024-05-01T12:00:00Z), a date \
+             (2024-05-01) or an age like 30m, 12h, 7d, 2w"
+        )),
+    }
+}
+
+pub(super) async fn find_files(
+    files: &dyn FileAccess,
+    params: &FindFilesParams,
+) -> Result<FindFilesResult, String> {
+    const TOOL: ToolName = ToolName::FindFiles;
+    let limit = params.limit.unwrap_or(DEFAULT_FIND_LIMIT);
+    if !(1..=MAX_FIND_LIMIT).contains(&limit) {
+        return Err(format!(
+            "find_files: limit must be from 1 to {MAX_FIND_LIMIT}, not {limit}"
+        ));
+    }
+    let max_depth = params.max_depth.unwrap_or(DEFAULT_FIND_DEPTH);
+    if !(1..=MAX_FIND_DEPTH).contains(&max_depth) {
+        return Err(format!(
+            "find_files: max_depth must be from 1 to {MAX_FIND_DEPTH}, not {max_depth}"
+        ));
+    }
+    let glob = params
+        .name
+        .as_deref()
+        .map(|glob| name_glob(TOOL, glob))
+        .transpose()?;
+    let now = chrono::Utc::now().timestamp();
+    let after = params
+        .modified_after
+        .as_deref()
+        .map(|text| parse_time(TOOL, text, now))
+        .transpose()?;
+    let before = params
+        .modified_before
+        .as_deref()
+        .map(|text| parse_time(TOOL, text, now))
+        .transpose()?;
+    let mut matches = Vec::new();
+    let mut truncated = false;
+    let mut scanned = 0u64;
+    walk(TOOL, files, &params.path, max_depth, |walked| {
+        scanned += 1;
+        let meta: &Metadata = &walked.item.metadata;
+        let modified = meta.modified.unwrap_or(i64::MIN);
+        let fits = params.kind.is_none_or(|kind| kind == meta.kind)
+            && glob
+                .as_ref()
+                .is_none_or(|glob| glob.is_match(&walked.item.name))
+            && params.min_size.is_none_or(|min| meta.size >= min)
+            && params.max_size.is_none_or(|max| meta.size <= max)
+            && after.is_none_or(|after| modified >= after)
+            && before.is_none_or(|before| meta.modified.is_some() && modified < before);
+        if !fits {
+            return true;
+        }
+        if matches.len() == limit as usize {
+            truncated = true;
+            return false;
+        }
+        matches.push(FoundEntry {
+            path: walked.path,
+            kind: meta.kind,
+            size: meta.size,
+            modified: rfc3339(meta.modified),
+        });
+        true
+    })
+    .await?;
+    Ok(FindFilesResult {
+        matches,
+        truncated,
+        entries_scanned: scanned,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// search_files
+// ---------------------------------------------------------------------------------------------
+
+struct Candidate {
+    path: String,
+    size: u64,
+}
+
+pub(super) async fn search_files(
+    files: &dyn FileAccess,
+    params: &SearchFilesParams,
+    file_limit: u64,
+) -> Result<SearchFilesResult, String> {
+    const TOOL: ToolName = ToolName::SearchFiles;
+    if params.pattern.is_empty() {
+        return Err("search_files: `pattern` is empty".to_owned());
+    }
+    let pattern = if params.literal.unwrap_or(false) {
+        regex::escape(&params.pattern)
+    } else {
+        params.pattern.clone()
+    };
+    let regex = regex::bytes::RegexBuilder::new(&pattern)
+        .case_insensitive(params.case_insensitive.unwrap_or(false))
+        .multi_line(true)
+        .crlf(true)
+        .size_limit(1 << 22)
+        .build()
+        .map_err(|error| {
+            format!("search_files: invalid regular expression (set literal: true for plain text): {error}")
+        })?;
+    let glob = params
+        .glob
+        .as_deref()
+        .map(|glob| name_glob(TOOL, glob))
+        .transpose()?;
+    let mut candidates = Vec::new();
+    let mut skipped = Vec::new();
+    // Folders down to MAX_SEARCH_DEPTH levels below the root are searched: their files are one
+    // level deeper.
+    walk(TOOL, files, &params.path, MAX_SEARCH_DEPTH + 1, |walked| {
+        let meta = &walked.item.metadata;
+        if meta.kind == EntryKind::File
+            && glob
+                .as_ref()
+                .is_none_or(|glob| glob.is_match(&walked.item.name))
+        {
+            if meta.size > file_limit {
+                skipped.push(SkippedFile {
+                    path: walked.path,
+                    reason: format!("over the per-file limit ({} KB)", file_limit / 1024),
+                });
+            } else {
+                candidates.push(Candidate {
+                    path: walked.path,
+                    size: meta.size,
+                });
+            }
+        }
+        true
+    })
+    .await?;
+    let mut reads = stream::iter(candidates)
+        .map(|candidate| async move {
+            let data = if candidate.size == 0 {
+                Ok(Vec::new())
+            } else {
+                read_whole(files, &candidate.path, file_limit + 1).await
+            };
+            (candidate.path, data)
+        })
+        .buffered(CONCURRENCY);
+    let mut matches = Vec::new();
+    let mut files_read = Vec::new();
+    let mut truncated = false;
+    while let Some((path, data)) = reads.next().await {
+        let data = match data {
+            Ok(data) => data,
+            Err(error) => {
+                skipped.push(SkippedFile {
+                    path,
+                    reason: error.message,
+                });
+                continue;
+            }
+        };
+        if data.len() as u64 > file_limit {
+            skipped.push(SkippedFile {
+                path,
+                reason: format!("grew over the per-file limit ({} KB)", file_limit / 1024),
+            });
+            continue;
+        }
+        if looks_binary(&data) {
+            skipped.push(SkippedFile {
+                path,
+                reason: "binary".to_owned(),
+            });
+            continue;
+        }
+        files_read.push(path.clone());
+        for (line, text) in matching_lines(&regex, &data) {
+            if matches.len() == MAX_SEARCH_MATCHES {
+                truncated = true;
+                break;
+            }
+            matches.push(SearchMatch {
+                path: path.clone(),
+                line,
+                text: String::from_utf8_lossy(text)
+                    .chars()
+                    .take(MAX_MATCH_CHARS)
+                    .collect(),
+            });
+        }
+        if truncated {
+            break;
+        }
+    }
+    Ok(SearchFilesResult {
+        matches,
+        truncated,
+        files_read,
+        skipped,
+    })
+}
+
+/// The lines of `data` (1-based number, text without its line end) that match, as grep would
+/// find them: the whole buffer is searched, and a match must lie within one line.
+fn matching_lines<'a>(regex: &regex::bytes::Regex, data: &'a [u8]) -> Vec<(u64, &'a [u8])> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    let mut line_number = 1u64;
+    let mut counted_to = 0;
+    while from <= data.len() {
+        let Some(hit) = regex.find_at(data, from) else {
+            break;
+        };
+        let start = memchr::memrchr(b'\n', &data[..hit.start()]).map_or(0, |at| at + 1);
+        let end =
+            memchr::memchr(b'\n', &data[hit.start()..]).map_or(data.len(), |at| hit.start() + at);
+        let mut line = &data[start..end];
+        if line.last() == Some(&b'\r') {
+            line = &line[..line.len() - 1];
+        }
+        // A match reaching past the line end (`\s` eating the newline) counts only if the line
+        // matches on its own.
+        if hit.end() <= end || regex.is_match(line) {
+            line_number += memchr::memchr_iter(b'\n', &data[counted_to..start]).count() as u64;
+            counted_to = start;
+            found.push((line_number, line));
+        }
+        if end >= data.len() {
+            break;
+        }
+        from = end + 1;
+    }
+    found
+}
+
+// ---------------------------------------------------------------------------------------------
+// folder_report
+// ---------------------------------------------------------------------------------------------
+
+const LARGEST: usize = 10;
+const OLDEST: usize = 5;
+const NEWEST: usize = 5;
+const MAX_LISTED: usize = 20;
+const MAX_EXTENSIONS: usize = 30;
+const BIG_FILE: u64 = 10 * 1024 * 1024;
+
+struct FileSeen {
+    path: String,
+    name: String,
+    size: u64,
+    modified: Option<i64>,
+}
+
+/// The lowercase extension of a file name (`None` for none or a leading-dot name).
+fn extension(name: &str) -> Option<String> {
+    let at = name.rfind('.')?;
+    (at > 0 && at + 1 < name.len()).then(|| name[at + 1..].to_ascii_lowercase())
+}
+
+fn is_log(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".log") || lower.contains(".log.")
+}
+
+fn is_backup(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [".bak", ".old", ".orig", ".backup"]
+        .iter()
+        .any(|suffix| lower.ends_with(suffix) || lower.contains(&format!("{suffix}.")))
+}
+
+fn is_temp(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with('~')
+        || [".tmp", ".temp", ".swp", ".swo", ".part"]
+            .iter()
+            .any(|suffix| lower.ends_with(suffix))
+}
+
+fn category(name: &str) -> &'static str {
+    if is_log(name) {
+        return "logs";
+    }
+    if is_backup(name) {
+        return "backups";
+    }
+    if is_temp(name) {
+        return "temporary";
+    }
+    let Some(ext) = extension(name) else {
+        return "other";
+    };
+    match ext.as_str() {
+        "txt" | "md" | "rst" | "pdf" | "doc" | "docx" | "odt" | "rtf" | "csv" | "xls" | "xlsx" => {
+            "documents"
+        }
+        "rs" | "py" | "js" | "ts" | "go" | "c" | "h" | "cc" | "cpp" | "java" | "rb" | "php"
+        | "sh" | "pl" | "lua" | "css" | "scss" | "html" | "htm" | "vue" | "svelte" => "code",
+        "json" | "yaml" | "yml" | "toml" | "xml" | "ini" | "conf" | "cfg" | "env" | "service" => {
+            "configuration"
+        }
+        "png" | "jpg" | "jpeg" | "gif" | "svg" | "webp" | "bmp" | "ico" | "tif" | "tiff" => {
+            "images"
+        }
+        "mp3" | "wav" | "flac" | "ogg" | "m4a" | "mp4" | "mkv" | "avi" | "mov" | "webm" => "media",
+        "zip" | "tar" | "gz" | "tgz" | "bz2" | "xz" | "zst" | "7z" | "rar" => "archives",
+        "db" | "sqlite" | "sqlite3" | "sql" | "dump" => "databases",
+        "so" | "a" | "o" | "bin" | "exe" | "dll" | "jar" | "whl" | "deb" | "rpm" => "binaries",
+        _ => "other",
+    }
+}
+
+/// Age buckets, youngest first: (label, upper bound in days).
+const AGE_BUCKETS: [(&str, i64); 6] = [
+    ("under 1 day", 1),
+    ("1-7 days", 7),
+    ("7-30 days", 30),
+    ("30-90 days", 90),
+    ("90-365 days", 365),
+    ("over 1 year", i64::MAX),
+];
+
+fn age_bucket(modified: Option<i64>, now: i64) -> &'static str {
+    let Some(modified) = modified else {
+        return "unknown";
+    };
+    let days = (now - modified).max(0) / DAY;
+    AGE_BUCKETS
+        .iter()
+        .find(|(_, upper)| days < *upper)
+        .map_or("over 1 year", |(label, _)| label)
+}
+
+fn add_to(groups: &mut HashMap<String, SizeGroup>, name: &str, size: u64) {
+    let group = groups.entry(name.to_owned()).or_insert_with(|| SizeGroup {
+        name: name.to_owned(),
+        files: 0,
+        bytes: 0,
+    });
+    group.files += 1;
+    group.bytes += size;
+}
+
+fn sorted_groups(groups: HashMap<String, SizeGroup>) -> Vec<SizeGroup> {
+    let mut groups: Vec<SizeGroup> = groups.into_values().collect();
+    groups.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.name.cmp(&b.name)));
+    groups
+}
+
+fn fact(file: &FileSeen) -> FileFact {
+    FileFact {
+        path: file.path.clone(),
+        size: file.size,
+        modified: rfc3339(file.modified),
+    }
+}
+
+fn cleanup_reason(file: &FileSeen, now: i64) -> Option<String> {
+    let days = file.modified.map(|at| (now - at) / DAY);
+    let older = |limit: i64| days.is_some_and(|days| days > limit);
+    if is_temp(&file.name) {
+        Some("temporary file".to_owned())
+    } else if is_log(&file.name) && older(30) {
+        Some(format!("log not changed for {} days", days.unwrap_or(0)))
+    } else if is_backup(&file.name) && older(90) {
+        Some(format!("backup not changed for {} days", days.unwrap_or(0)))
+    } else if file.size > BIG_FILE && older(365) {
+        Some(format!(
+            "{} MB, unchanged for over a year",
+            file.size / (1024 * 1024)
+        ))
+    } else {
+        None
+    }
+}
+
+pub(super) async fn folder_report(
+    files: &dyn FileAccess,
+    params: &FolderReportParams,
+    now: i64,
+) -> Result<FolderReportResult, String> {
+    const TOOL: ToolName = ToolName::FolderReport;
+    let max_depth = params.max_depth.unwrap_or(DEFAULT_REPORT_DEPTH);
+    if !(1..=MAX_REPORT_DEPTH).contains(&max_depth) {
+        return Err(format!(
+            "folder_report: max_depth must be from 1 to {MAX_REPORT_DEPTH}, not {max_depth}"
+        ));
+    }
+    let mut seen: Vec<FileSeen> = Vec::new();
+    let mut folders = 0u64;
+    let mut by_type = HashMap::new();
+    let mut by_extension = HashMap::new();
+    let mut by_age = HashMap::new();
+    // max_depth counts folder levels below the root; the entries in them are one level deeper.
+    let outcome = walk(TOOL, files, &params.path, max_depth + 1, |walked| {
+        let meta = &walked.item.metadata;
+        match meta.kind {
+            EntryKind::Dir => folders += 1,
+            EntryKind::Symlink => add_to(&mut by_type, "symlinks", 0),
+            EntryKind::Other => add_to(&mut by_type, "special files", 0),
+            EntryKind::File => {
+                let name = walked.item.name.clone();
+                add_to(&mut by_type, category(&name), meta.size);
+                let ext = extension(&name).unwrap_or_else(|| "(none)".to_owned());
+                add_to(&mut by_extension, &ext, meta.size);
+                add_to(&mut by_age, age_bucket(meta.modified, now), meta.size);
+                seen.push(FileSeen {
+                    path: walked.path,
+                    name,
+                    size: meta.size,
+                    modified: meta.modified,
+                });
+            }
+        }
+        true
+    })
+    .await?;
+    let total_bytes = seen.iter().map(|file| file.size).sum();
+    let mut by_extension = sorted_groups(by_extension);
+    if by_extension.len() > MAX_EXTENSIONS {
+        let rest = by_extension.split_off(MAX_EXTENSIONS - 1);
+        by_extension.push(SizeGroup {
+            name: format!("({} more extensions)", rest.len()),
+            files: rest.iter().map(|group| group.files).sum(),
+            bytes: rest.iter().map(|group| group.bytes).sum(),
+        });
+    }
+    let mut by_age_sorted = Vec::new();
+    for label in AGE_BUCKETS
+        .iter()
+        .map(|(label, _)| *label)
+        .chain(["unknown"])
+    {
+        if let Some(group) = by_age.remove(label) {
+            by_age_sorted.push(group);
+        }
+    }
+
+    let mut order: Vec<&FileSeen> = seen.iter().collect();
+    order.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.path.cmp(&b.path)));
+    let largest = order.iter().take(LARGEST).map(|file| fact(file)).collect();
+    let cleanup_candidates = order
+        .iter()
+        .filter_map(|file| {
+            cleanup_reason(file, now).map(|reason| CleanupCandidate {
+                path: file.path.clone(),
+                size: file.size,
+                reason,
+            })
+        })
+        .take(MAX_LISTED)
+        .collect();
+    let mut dated: Vec<&FileSeen> = seen.iter().filter(|file| file.modified.is_some()).collect();
+    dated.sort_by(|a, b| {
+        a.modified
+            .cmp(&b.modified)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    let oldest = dated.iter().take(OLDEST).map(|file| fact(file)).collect();
+    let newest = dated
+        .iter()
+        .rev()
+        .take(NEWEST)
+        .map(|file| fact(file))
+        .collect();
+
+    let mut same: HashMap<(&str, u64), Vec<&str>> = HashMap::new();
+    for file in seen.iter().filter(|file| file.size > 0) {
+        same.entry((&file.name, file.size))
+            .or_default()
+            .push(&file.path);
+    }
+    let mut possible_duplicates: Vec<DuplicateGroup> = same
+        .into_iter()
+        .filter(|(_, paths)| paths.len() > 1)
+        .map(|((name, size), paths)| DuplicateGroup {
+            name: name.to_owned(),
+            size,
+            paths: paths.into_iter().map(str::to_owned).collect(),
+        })
+        .collect();
+    // The groups wasting the most space first.
+    possible_duplicates.sort_by(|a, b| {
+        (b.size * (b.paths.len() as u64 - 1))
+            .cmp(&(a.size * (a.paths.len() as u64 - 1)))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    possible_duplicates.truncate(MAX_LISTED);
+    let mut empty_folders = outcome.empty;
+    empty_folders.sort();
+    empty_folders.truncate(MAX_LISTED);
+    Ok(FolderReportResult {
+        path: params.path.clone(),
+        files: seen.len() as u64,
+        folders,
+        total_bytes,
+        by_type: sorted_groups(by_type),
+        by_extension,
+        by_age: by_age_sorted,
+        largest,
+        oldest,
+        newest,
+        possible_duplicates,
+        empty_folders,
+        cleanup_candidates,
+        depth_limited: outcome.depth_limited,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn permissions_read_like_ls() {
+        assert_eq!(permission_string(0o755), "rwxr-xr-x");
+        assert_eq!(permission_string(0o640), "rw-r-----");
+        assert_eq!(permission_string(0o4755), "rwsr-xr-x");
+        assert_eq!(permission_string(0o1777), "rwxrwxrwt");
+    }
+
+    #[test]
+    fn matching_lines_like_grep() {
+        let regex = regex::bytes::RegexBuilder::new("b+")
+            .multi_line(true)
+            .crlf(true)
+            .build()
+            .unwrap();
+        let data = b"a\nbb\nc\r\nb\r\nbbb";
+        let found: Vec<(u64, &[u8])> = matching_lines(&regex, data);
+        assert_eq!(
+            found,
+            vec![(2, &b"bb"[..]), (4, &b"b"[..]), (5, &b"bbb"[..])]
+        );
+        let spanning = regex::bytes::Regex::new(r"a\sb").unwrap();
+        assert!(matching_lines(&spanning, b"a\nb").is_empty());
+        let anchored = regex::bytes::RegexBuilder::new("^c$")
+            .multi_line(true)
+            .crlf(true)
+            .build()
+            .unwrap();
+        assert_eq!(matching_lines(&anchored, data), vec![(3, &b"c"[..])]);
+    }
+
+    #[test]
+    fn times_and_names() {
+        let now = 1_700_000_000;
+        assert_eq!(
+            parse_time(ToolName::FindFiles, "7d", now).unwrap(),
+            now - 7 * DAY
+        );
+        assert_eq!(
+            parse_time(ToolName::FindFiles, "2024-05-01", now).unwrap(),
+            1_714_521_600
+        );
+        assert!(parse_time(ToolName::FindFiles, "soon", now).is_err());
+        assert_eq!(extension("a.TAR.GZ").as_deref(), Some("gz"));
+        assert_eq!(extension(".bashrc"), None);
+        assert_eq!(category("app.log.2.gz"), "logs");
+        assert_eq!(category("db.sql.bak"), "backups");
+        assert_eq!(age_bucket(Some(now - 40 * DAY), now), "30-90 days");
+    }
+}
