@@ -98,6 +98,8 @@ struct Inner {
     prompts: Pending<PromptId, PromptAnswer>,
     audit: AuditLog,
     next_prompt: AtomicU64,
+    /// Which connections' data tool results have shown (one ledger per engine for now).
+    taint: Mutex<crate::taint::TaintLedger>,
 }
 
 /// The answer to one approval.
@@ -171,6 +173,7 @@ impl Engine {
                 prompts: Pending::default(),
                 audit,
                 next_prompt: AtomicU64::new(1),
+                taint: Mutex::default(),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -636,6 +639,7 @@ impl Inner {
             mode: tab.mode(),
             settings: &settings,
             tab_kind: tab.kind,
+            data_seen: lock(&self.taint).seen_elsewhere(&tab.connection),
         };
         let (decided_by, reasons) = match decide(&prepared.facts, policy) {
             Decision::Deny { reason } => {
@@ -711,6 +715,9 @@ impl Inner {
                 Err(message) => error_outcome(tool, ToolStatus::Error, message),
             },
         };
+        if outcome.result.is_some() {
+            lock(&self.taint).record(&tab.connection, settings.sensitivity);
+        }
         (outcome, verdict, Some(decided_by), reasons)
     }
 

@@ -16,6 +16,7 @@ pub mod pending;
 pub mod policy;
 pub mod shell_io;
 pub mod ssh;
+pub mod taint;
 pub mod terminal;
 pub mod tools;
 
