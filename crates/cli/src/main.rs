@@ -5,11 +5,13 @@
 //! - `kaiport tools [--json]`: the tools of this build, with their parameter schemas.
 //! - `kaiport tool CONNECTION TOOL JSON_ARGS`: one tool call through the whole pipeline (policy,
 //!   approval, audit), printing the result object the model would get.
+//! - `kaiport policy check …`: the decision for a command or tool call under given rules.
 //!
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
 //! SSH, terminals or policy.
 
 mod connection;
+mod policy_cmd;
 mod prompts;
 mod shell;
 mod tool;
@@ -46,6 +48,11 @@ enum Command {
     },
     /// Run one tool call through the whole pipeline and print its result as JSON.
     Tool(tool::ToolArgs),
+    /// Explain the approval rules: `kaiport policy check [--forbidden P]… -- 'command'`.
+    Policy {
+        #[command(subcommand)]
+        command: policy_cmd::PolicyCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -68,6 +75,7 @@ fn main() -> ExitCode {
     let result = match command {
         Command::Tools { json } => tool::list_tools(json),
         Command::Tool(args) => runtime.block_on(tool::run(args)),
+        Command::Policy { command } => policy_cmd::run(command),
         Command::Shell {
             connection,
             options,
