@@ -13,6 +13,8 @@ pub mod connect;
 pub mod engine;
 pub mod output;
 pub mod pending;
+#[cfg(feature = "plan")]
+pub mod plan;
 pub mod policy;
 pub mod shell_io;
 pub mod ssh;

@@ -80,14 +80,14 @@ pub fn registry() -> Vec<ToolSpec> {
             ToolName::ProposePlan,
             "Plan mode only, once: propose a plan (title, findings, up to 30 steps) for the user to approve.",
             TERMINAL,
-            false,
+            true,
         ),
         spec(
             ToolName::UpdatePlan,
             "Set a plan step to running, done, failed or skipped with a short note, or add a step (the user \
              confirms added steps).",
             TERMINAL,
-            false,
+            true,
         ),
     ]);
     tools.push(spec(
@@ -186,6 +186,10 @@ pub enum ToolRequest {
     SendInput(SendInputParams),
     ReadScreen(ReadScreenParams),
     AskUser(AskUserParams),
+    #[cfg(feature = "plan")]
+    ProposePlan(ProposePlanParams),
+    #[cfg(feature = "plan")]
+    UpdatePlan(UpdatePlanParams),
 }
 
 /// What a connected tab offers its tools.
@@ -221,6 +225,11 @@ pub enum Action {
     ReadScreen(ReadScreenParams),
     /// Answered by the user through the engine, not by a tool module.
     AskUser(AskUserParams),
+    /// Plan bookkeeping, done by the engine's [`crate::plan::PlanBook`].
+    #[cfg(feature = "plan")]
+    ProposePlan(ProposePlanParams),
+    #[cfg(feature = "plan")]
+    UpdatePlan(UpdatePlanParams),
 }
 
 /// Prepare a parsed call (see [`Prepared`]). An error is a message for the model.
@@ -234,6 +243,37 @@ pub async fn prepare(request: ToolRequest, _context: &ToolContext<'_>) -> Result
             preview: None,
             action: Action::AskUser(params),
         },
+        #[cfg(feature = "plan")]
+        ToolRequest::ProposePlan(params) => Prepared {
+            facts: CallFacts::ProposePlan {
+                steps: params.steps.len(),
+            },
+            preview: Some(ApprovalPreview::Operations {
+                lines: params
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .map(|(index, step)| format!("{}. {}", index + 1, step.title))
+                    .collect(),
+            }),
+            action: Action::ProposePlan(params),
+        },
+        #[cfg(feature = "plan")]
+        ToolRequest::UpdatePlan(params) => Prepared {
+            facts: match &params.add {
+                Some(step) => CallFacts::PlanStepAdded {
+                    title: step.title.clone(),
+                },
+                None => CallFacts::Plan,
+            },
+            preview: params.add.as_ref().map(|step| ApprovalPreview::Text {
+                text: match &step.detail {
+                    Some(detail) => format!("{}\n{detail}", step.title),
+                    None => step.title.clone(),
+                },
+            }),
+            action: Action::UpdatePlan(params),
+        },
     })
 }
 
@@ -245,6 +285,10 @@ pub async fn execute(action: Action, context: &ToolContext<'_>) -> Result<Value,
         Action::SendInput(params) => terminal::send_input(params, context).await,
         Action::ReadScreen(params) => terminal::read_screen(params, context).await,
         Action::AskUser(_) => Err("ask_user is answered by the user, not executed".to_owned()),
+        #[cfg(feature = "plan")]
+        Action::ProposePlan(_) | Action::UpdatePlan(_) => {
+            Err("plan calls are kept by the engine's plan book, not executed".to_owned())
+        }
     }
 }
 
@@ -307,6 +351,18 @@ pub fn parse_request(name: ToolName, args: Value) -> Result<ToolRequest, String>
                 ));
             }
             ToolRequest::AskUser(params)
+        }
+        #[cfg(feature = "plan")]
+        ToolName::ProposePlan => {
+            let params: ProposePlanParams = parse(name, args)?;
+            crate::plan::validate_proposal(&params)?;
+            ToolRequest::ProposePlan(params)
+        }
+        #[cfg(feature = "plan")]
+        ToolName::UpdatePlan => {
+            let params: UpdatePlanParams = parse(name, args)?;
+            crate::plan::validate_update(&params)?;
+            ToolRequest::UpdatePlan(params)
         }
         other => {
             return Err(format!(
