@@ -15,6 +15,7 @@
 use super::paths::normalise_path;
 use super::unwrap::{Payload, Shape, classify, writes_of};
 use std::cell::RefCell;
+use std::time::{Duration, Instant};
 use tree_sitter::{Node, Parser};
 
 /// One simple command that would run, after unwrapping.
@@ -76,7 +77,10 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-fn parse(source: &str) -> Option<tree_sitter::Tree> {
+/// Time one whole analysis may spend parsing; past it the line is unprovable (asks).
+const PARSE_BUDGET: Duration = Duration::from_millis(100);
+
+fn parse(source: &str, deadline: Instant) -> Option<tree_sitter::Tree> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -88,13 +92,29 @@ fn parse(source: &str) -> Option<tree_sitter::Tree> {
         }
         let parser = slot.as_mut()?;
         parser.reset();
-        parser.parse(source, None)
+        let bytes = source.as_bytes();
+        let mut read =
+            |offset: usize, _: tree_sitter::Point| bytes.get(offset..).unwrap_or_default();
+        // Returning true stops the parser: error recovery on hostile input can be slow.
+        let mut past_deadline = |_: &tree_sitter::ParseState| Instant::now() > deadline;
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut past_deadline);
+        let tree = parser.parse_with_options(&mut read, None, Some(options));
+        if tree.is_none() {
+            parser.reset();
+        }
+        tree
     })
 }
 
 /// Analyse one command line (see the module docs).
 pub fn analyse(line: &str) -> Analysis {
-    let mut walker = Walker::default();
+    let mut walker = Walker {
+        out: Analysis::default(),
+        depth: 0,
+        payloads: 0,
+        cwd: None,
+        deadline: Instant::now() + PARSE_BUDGET,
+    };
     walker.script(line, &Frame::default());
     walker.out
 }
@@ -124,13 +144,14 @@ struct Frame {
     piped_text: Option<String>,
 }
 
-#[derive(Default)]
 struct Walker {
     out: Analysis,
     depth: usize,
     payloads: usize,
     /// The folder relative paths start from, after a literal `cd` in this line.
     cwd: Option<String>,
+    /// When parsing must stop (see [`PARSE_BUDGET`]).
+    deadline: Instant,
 }
 
 /// One word with quoting removed.
@@ -167,8 +188,8 @@ impl Walker {
             return;
         }
         self.payloads += 1;
-        let Some(tree) = parse(source) else {
-            self.unprovable("the shell syntax could not be parsed");
+        let Some(tree) = parse(source, self.deadline) else {
+            self.unprovable("the command line is too complex to analyse in time");
             return;
         };
         let root = tree.root_node();
@@ -792,7 +813,13 @@ fn name_candidates(text: &str) -> Vec<String> {
             let end = after
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                 .unwrap_or(after.len());
-            rest = &after[end.max(1).min(after.len())..];
+            // `$` before something that is not a name (`$1`, `$é`): skip that one character.
+            let end = if end == 0 {
+                after.chars().next().map_or(0, char::len_utf8)
+            } else {
+                end
+            };
+            rest = &after[end..];
         }
     }
     literal.push_str(rest);
