@@ -254,11 +254,11 @@ async fn plan_mode_reads_then_plan_approval_switches_to_ask() {
     let last_card = |tab: &EngineHarness| {
         tab.events()
             .into_iter()
-            .filter_map(|event| match event {
+            .rev()
+            .find_map(|event| match event {
                 Event::PlanUpdated { plan, .. } => Some(plan),
                 _ => None,
             })
-            .last()
             .unwrap()
     };
     assert_eq!(last_card(&tab).steps.len(), 2);

@@ -260,8 +260,20 @@ impl Walker {
                 }
             }
             "declaration_command" => self.declaration(node, src, frame),
-            "unset_command" | "test_command" | "comment" | "heredoc_body" | "heredoc_start"
-            | "heredoc_end" => self.substitutions(node, src),
+            // `((i++))`, `[[ … ]]`, `unset`: no command runs, except substitutions inside.
+            "unset_command"
+            | "test_command"
+            | "comment"
+            | "heredoc_body"
+            | "heredoc_start"
+            | "heredoc_end"
+            | "arithmetic_expansion"
+            | "postfix_expression"
+            | "binary_expression"
+            | "unary_expression"
+            | "parenthesized_expression"
+            | "ternary_expression"
+            | "number" => self.substitutions(node, src),
             "ERROR" => {
                 self.unprovable("the shell syntax could not be parsed completely");
                 self.children(node, src, frame);
@@ -281,9 +293,8 @@ impl Walker {
                 "comment" => {}
                 // `if`/`while` conditions and bodies are statements; anything else (words of a
                 // `case` pattern) only matters for substitutions.
-                "word" | "string" | "raw_string" | "concatenation" | "simple_expansion"
-                | "expansion" | "extglob_pattern" | "number" => self.substitutions(child, src),
-                _ => self.statement(child, src, frame),
+                kind if is_statement_kind(kind) => self.statement(child, src, frame),
+                _ => self.substitutions(child, src),
             }
         }
     }
@@ -832,6 +843,44 @@ fn name_candidates(text: &str) -> Vec<String> {
 fn is_dynamic_text(text: &str) -> bool {
     let without_home = text.replacen("$HOME", "", 1).replacen("${HOME}", "", 1);
     without_home.contains('$') || without_home.contains('`')
+}
+
+/// Node kinds that run or contain commands (everything else in a body is a word).
+fn is_statement_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "program"
+            | "list"
+            | "compound_statement"
+            | "subshell"
+            | "do_group"
+            | "else_clause"
+            | "elif_clause"
+            | "if_statement"
+            | "while_statement"
+            | "negated_command"
+            | "case_item"
+            | "for_statement"
+            | "select_statement"
+            | "case_statement"
+            | "c_style_for_statement"
+            | "pipeline"
+            | "redirected_statement"
+            | "command"
+            | "function_definition"
+            | "variable_assignment"
+            | "variable_assignments"
+            | "declaration_command"
+            | "unset_command"
+            | "test_command"
+            | "ERROR"
+            | "arithmetic_expansion"
+            | "postfix_expression"
+            | "binary_expression"
+            | "unary_expression"
+            | "parenthesized_expression"
+            | "ternary_expression"
+    )
 }
 
 /// `cat` with no arguments (it prints its standard input).

@@ -480,10 +480,13 @@ fn decide_terminal_input(text: &str, mode: Mode, settings: &ConnectionSettings) 
                 .to_owned(),
         };
     }
-    // Unprovable parts are expected here (a `y`, half a line): only the clear dangers ask.
-    let mut without_unprovable = analysis.clone();
-    without_unprovable.unprovable.clear();
-    let must_ask = must_ask_reasons(&without_unprovable, settings);
+    // Input is often not a whole line (`y`, `:wq`, half a quote): a parse error alone does not
+    // ask; everything else that would ask for run_command does.
+    let mut typed = analysis.clone();
+    typed
+        .unprovable
+        .retain(|reason| !reason.contains("could not be parsed"));
+    let must_ask = must_ask_reasons(&typed, settings);
     if !must_ask.is_empty() {
         return Decision::Ask {
             reasons: must_ask,
