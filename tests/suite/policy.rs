@@ -10,16 +10,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) -> EngineHarness {
-    let known_hosts = sshd.dir().join("policy_known_hosts");
-    sshd.write_known_hosts(&known_hosts).unwrap();
-    let target = TabTarget::Ssh {
-        host: "127.0.0.1".to_owned(),
-        port: sshd.port(),
-        user: sshd.user().to_owned(),
-        identity_files: vec![sshd.keys.ed25519.display().to_string()],
-        jump_hosts: Vec::new(),
-    };
-    EngineHarness::open(target, Some(known_hosts), settings, mode)
+    EngineHarness::open_sshd(sshd, settings, mode)
         .await
         .unwrap()
 }

@@ -1209,6 +1209,24 @@ fn has_unquoted_glob(raw: &str) -> bool {
     false
 }
 
+/// Up to two more digits of `radix` after `value` (`\x41`, `\101`).
+fn read_digits(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    radix: u32,
+    mut value: u32,
+) -> u32 {
+    for _ in 0..2 {
+        match chars.peek().and_then(|digit| digit.to_digit(radix)) {
+            Some(digit) => {
+                value = value * radix + digit;
+                chars.next();
+            }
+            None => break,
+        }
+    }
+    value
+}
+
 /// `$'…'`: the common escapes, so `$'\x72m'` is seen as `rm` (and still marked obscured).
 fn decode_ansi_c(raw: &str) -> String {
     let inner = raw
@@ -1227,31 +1245,10 @@ fn decode_ansi_c(raw: &str) -> String {
             Some('t') => out.push('\t'),
             Some('r') => out.push('\r'),
             Some('e' | 'E') => out.push('\u{1b}'),
-            Some('x') => {
-                let mut value = 0u32;
-                for _ in 0..2 {
-                    match chars.peek().and_then(|d| d.to_digit(16)) {
-                        Some(digit) => {
-                            value = value * 16 + digit;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.extend(char::from_u32(value));
-            }
-            Some(d @ '0'..='7') => {
-                let mut value = d.to_digit(8).unwrap_or(0);
-                for _ in 0..2 {
-                    match chars.peek().and_then(|d| d.to_digit(8)) {
-                        Some(digit) => {
-                            value = value * 8 + digit;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.extend(char::from_u32(value));
+            Some('x') => out.extend(char::from_u32(read_digits(&mut chars, 16, 0))),
+            Some(digit @ '0'..='7') => {
+                let first = digit.to_digit(8).unwrap_or(0);
+                out.extend(char::from_u32(read_digits(&mut chars, 8, first)));
             }
             Some(other) => out.push(other),
             None => out.push('\\'),

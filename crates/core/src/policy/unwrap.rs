@@ -89,6 +89,22 @@ fn skip_options(args: &[String], short_values: &str, long_values: &[&str]) -> us
     index
 }
 
+/// sudo's options that take a value.
+const SUDO_SHORT_VALUES: &str = "ugCDhpRrtTU";
+const SUDO_LONG_VALUES: &[&str] = &[
+    "user",
+    "group",
+    "close-from",
+    "chdir",
+    "host",
+    "prompt",
+    "role",
+    "type",
+    "command-timeout",
+    "other-user",
+    "chroot",
+];
+
 /// `sudo -e file` / `sudo --edit file` (sudoedit): only sudo's own options count, not those of
 /// the command it runs (`sudo journalctl -xe`).
 fn sudo_edits(args: &[String]) -> bool {
@@ -171,23 +187,7 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
             if sudo_edits(args) {
                 return Shape::Plain; // sudoedit: see writes_of
             }
-            let start = skip_options(
-                args,
-                "ugCDhpRrtTU",
-                &[
-                    "user",
-                    "group",
-                    "close-from",
-                    "chdir",
-                    "host",
-                    "prompt",
-                    "role",
-                    "type",
-                    "command-timeout",
-                    "other-user",
-                    "chroot",
-                ],
-            );
+            let start = skip_options(args, SUDO_SHORT_VALUES, SUDO_LONG_VALUES);
             let (inner_starts, note) = skip_assignments(args, start);
             Shape::Wrapper { inner_starts, note }
         }
