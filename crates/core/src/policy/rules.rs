@@ -734,7 +734,7 @@ pub fn read_only(command: &SimpleCommand) -> Result<(), String> {
     }
     let ok = match name {
         "date" => !has_short(args, "s") && !has_any(args, &["--set"]),
-        "sort" => !has_short(args, "o") && !args.iter().any(|arg| arg.starts_with("--output")),
+        "sort" => !has_short(args, "o") && !args.iter().any(|arg| arg.starts_with("--o")),
         "uniq" => positional(args).len() <= 1,
         "xxd" => !has_short(args, "r") && positional(args).len() <= 1,
         "sed" => has_short(args, "n") && sed_is_read_only(args),

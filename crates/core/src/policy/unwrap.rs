@@ -182,6 +182,11 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
         inner_starts,
         note: None,
     };
+    if let Some(option) = program_option(name, args) {
+        return Shape::Unprovable(format!(
+            "`{name} {option}` makes it run another program, which this analysis cannot follow"
+        ));
+    }
     match name {
         "sudo" => {
             if sudo_edits(args) {
@@ -465,6 +470,73 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
             None => Shape::Plain,
         },
     }
+}
+
+/// Options through which a "harmless" program runs another one (the GTFOBins family): the
+/// option as written, if one is present.
+fn program_option(name: &str, args: &[String]) -> Option<String> {
+    let long_prefixes: &[&str] = match name {
+        "sort" => &["--compress-program"],
+        "rg" => &["--pre", "--hostname-bin"],
+        "ag" => &["--pager"],
+        "man" => &["--pager", "--html"],
+        "tar" | "gtar" | "bsdtar" => &[
+            "--to-command",
+            "--use-compress-program",
+            "--checkpoint-action",
+            "--info-script",
+            "--new-volume-script",
+            "--rsh-command",
+        ],
+        "rsync" => &["--rsh", "--rsync-path"],
+        "zip" => &["--unzip-command"],
+        "ssh" | "scp" | "sftp" => &[],
+        "tcpdump" => &["--postrotate-command"],
+        _ => &[],
+    };
+    let short: &[&str] = match name {
+        "man" => &["-P", "-H"],
+        "tar" | "gtar" => &["-I", "-F"],
+        "rsync" => &["-e"],
+        "zip" => &["-TT"],
+        "scp" | "sftp" => &["-S"],
+        "tcpdump" => &["-z"],
+        _ => &[],
+    };
+    for arg in args {
+        if long_prefixes.iter().any(|prefix| arg.starts_with(prefix)) {
+            return Some(arg.clone());
+        }
+        if short.iter().any(|option| {
+            arg == option
+                || (option.len() == 2 && arg.starts_with(option) && !arg.starts_with("--"))
+        }) {
+            return Some(arg.clone());
+        }
+    }
+    if matches!(name, "ssh" | "scp" | "sftp") {
+        let lowered: Vec<String> = args.iter().map(|arg| arg.to_ascii_lowercase()).collect();
+        if let Some(index) = lowered.iter().position(|arg| {
+            [
+                "proxycommand",
+                "localcommand",
+                "permitlocalcommand",
+                "knownhostscommand",
+            ]
+            .iter()
+            .any(|key| arg.trim_start_matches("-o").trim_start().starts_with(key))
+        }) {
+            return Some(args[index].clone());
+        }
+    }
+    if matches!(name, "less" | "more" | "most")
+        && let Some(arg) = args
+            .iter()
+            .find(|arg| arg.starts_with('+') && arg.contains(['!', '|']))
+    {
+        return Some(arg.clone());
+    }
+    None
 }
 
 fn shell(args: &[String]) -> Shape {
@@ -1028,6 +1100,33 @@ pub fn writes_of(command: &SimpleCommand) -> Vec<WriteSpec> {
             recursive(args) || name == "rmdir",
             positional_args(args, "nu", &["iterations", "size", "remove"]),
         ),
+        "sort" => {
+            let mut outputs = Vec::new();
+            for (index, arg) in args.iter().enumerate() {
+                if let Some((_, path)) = arg.split_once('=').filter(|_| arg.starts_with("--o")) {
+                    outputs.push(path.to_owned());
+                } else if arg.starts_with("--o") {
+                    outputs.extend(args.get(index + 1).cloned());
+                } else if arg.starts_with('-') && !arg.starts_with("--") {
+                    if let Some(position) = arg.find('o') {
+                        let attached = &arg[position + 1..];
+                        if attached.is_empty() {
+                            outputs.extend(args.get(index + 1).cloned());
+                        } else {
+                            outputs.push(attached.to_owned());
+                        }
+                    }
+                }
+            }
+            outputs
+                .iter()
+                .map(|path| spec(path, "sort -o", false))
+                .collect()
+        }
+        "uniq" => positional_args(args, "fsw", &["skip-fields", "skip-chars", "check-chars"])
+            .get(1)
+            .map(|path| vec![spec(path, "uniq output", false)])
+            .unwrap_or_default(),
         "truncate" => all(
             "truncate",
             false,
