@@ -146,6 +146,24 @@ impl EngineHarness {
         })
     }
 
+    /// An SSH terminal tab on a fixture sshd (its host key trusted, its ed25519 key used).
+    pub async fn open_sshd(
+        sshd: &crate::sshd::Sshd,
+        settings: ConnectionSettings,
+        mode: Mode,
+    ) -> Result<EngineHarness> {
+        let known_hosts = sshd.dir().join("harness_known_hosts");
+        sshd.write_known_hosts(&known_hosts)?;
+        let target = TabTarget::Ssh {
+            host: "127.0.0.1".to_owned(),
+            port: sshd.port(),
+            user: sshd.user().to_owned(),
+            identity_files: vec![sshd.keys.ed25519.display().to_string()],
+            jump_hosts: Vec::new(),
+        };
+        EngineHarness::open(target, Some(known_hosts), settings, mode).await
+    }
+
     pub fn set_approvals(&self, approvals: Approvals) {
         *self.approvals.lock().unwrap_or_else(|p| p.into_inner()) = approvals;
     }

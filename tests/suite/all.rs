@@ -3,4 +3,5 @@
 
 mod engine;
 mod files;
+mod policy;
 mod ssh;

@@ -5,6 +5,7 @@
 //! - `kaiport tools [--json]`: the tools of this build, with their parameter schemas.
 //! - `kaiport tool CONNECTION TOOL JSON_ARGS`: one tool call through the whole pipeline (policy,
 //!   approval, audit), printing the result object the model would get.
+//! - `kaiport policy check …`: the decision for a command or tool call under given rules.
 //!
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
 //! SSH, terminals or policy.
@@ -12,6 +13,7 @@
 mod audit_cmd;
 mod connection;
 mod connections;
+mod policy_cmd;
 mod prompts;
 mod shell;
 mod tool;
@@ -53,6 +55,11 @@ enum Command {
     /// Saved connections and their passwords.
     #[command(subcommand)]
     Connections(connections::ConnectionsCommand),
+    /// Explain the approval rules: `kaiport policy check [--forbidden P]… -- 'command'`.
+    Policy {
+        #[command(subcommand)]
+        command: policy_cmd::PolicyCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -77,6 +84,7 @@ fn main() -> ExitCode {
         Command::Connections(command) => connections::run(command),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Tool(args) => runtime.block_on(tool::run(args)),
+        Command::Policy { command } => policy_cmd::run(command),
         Command::Shell {
             connection,
             options,

@@ -200,7 +200,9 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }
             | Event::ToolRequested { .. }
-            | Event::ToolRunning { .. } => {}
+            | Event::ToolRunning { .. }
+            | Event::PlanProposed { .. }
+            | Event::PlanUpdated { .. } => {}
         }
     }
 }

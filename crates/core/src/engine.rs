@@ -118,6 +118,10 @@ struct Inner {
     prompts: Pending<PromptId, PromptAnswer>,
     audit: AuditLog,
     next_prompt: AtomicU64,
+    /// Which connections' data tool results have shown (one ledger per engine for now).
+    taint: Mutex<crate::taint::TaintLedger>,
+    #[cfg(feature = "plan")]
+    plans: crate::plan::PlanBook,
 }
 
 /// The answer to one approval.
@@ -197,6 +201,9 @@ impl Engine {
                 prompts: Pending::default(),
                 audit,
                 next_prompt: AtomicU64::new(1),
+                taint: Mutex::default(),
+                #[cfg(feature = "plan")]
+                plans: crate::plan::PlanBook::default(),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -579,6 +586,8 @@ impl Inner {
             return;
         };
         found.closing.cancel();
+        #[cfg(feature = "plan")]
+        self.plans.forget(tab);
         let state = found.session.borrow().clone();
         if let Some(Ok(session)) = state {
             if let Some(terminal) = &session.terminal {
@@ -701,8 +710,18 @@ impl Inner {
             mode: tab.mode(),
             settings: &settings,
             tab_kind: tab.kind,
+            data_seen: lock(&self.taint).seen_elsewhere(&tab.connection),
         };
-        let (decided_by, reasons) = match decide(&prepared.facts, policy) {
+        let decision = decide(&prepared.facts, policy);
+        // Plan calls that may go ahead get their cards before the approval is asked.
+        #[cfg(feature = "plan")]
+        if !matches!(decision, Decision::Deny { .. }) {
+            match self.plans.before_decision(&tab.id, call, &prepared.action) {
+                Ok(events) => events.into_iter().for_each(|event| self.emit(event)),
+                Err(message) => return fail(message),
+            }
+        }
+        let (decided_by, reasons) = match decision {
             Decision::Deny { reason } => {
                 let outcome = error_outcome(tool, ToolStatus::Denied, reason.clone());
                 return (outcome, Verdict::Deny, Some(DecidedBy::Rule), vec![reason]);
@@ -741,10 +760,14 @@ impl Inner {
                             }
                             _ => "the user denied this call".to_owned(),
                         };
+                        #[cfg(feature = "plan")]
+                        self.plan_refused(&tab.id, &prepared.action);
                         let outcome = error_outcome(tool, ToolStatus::Denied, message);
                         return (outcome, Verdict::Ask, Some(by), reasons);
                     }
                     Err(NoAnswer::Cancelled | NoAnswer::Abandoned) => {
+                        #[cfg(feature = "plan")]
+                        self.plan_refused(&tab.id, &prepared.action);
                         let outcome = error_outcome(
                             tool,
                             ToolStatus::Cancelled,
@@ -766,6 +789,10 @@ impl Inner {
         });
         let outcome = match prepared.action {
             Action::AskUser(params) => self.ask_user(tab, call, tool, params, cancel).await,
+            #[cfg(feature = "plan")]
+            action @ (Action::ProposePlan(_) | Action::UpdatePlan(_)) => {
+                self.plan_call(tab, tool, &action, decided_by)
+            }
             action => match tools::execute(action, &context).await {
                 Ok(result) => ToolOutcome {
                     tool: tool.to_owned(),
@@ -776,7 +803,49 @@ impl Inner {
                 Err(message) => error_outcome(tool, ToolStatus::Error, message),
             },
         };
+        if outcome.result.is_some() {
+            lock(&self.taint).record(&tab.connection, settings.sensitivity);
+        }
         (outcome, verdict, Some(decided_by), reasons)
+    }
+
+    /// propose_plan / update_plan once allowed: the plan book records it; approving a proposal
+    /// (by a person) switches the tab from plan to ask mode.
+    #[cfg(feature = "plan")]
+    fn plan_call(&self, tab: &Arc<Tab>, tool: &str, action: &Action, by: DecidedBy) -> ToolOutcome {
+        match self.plans.approved(&tab.id, action, by == DecidedBy::User) {
+            Ok((result, events, leaves_plan_mode)) => {
+                events.into_iter().for_each(|event| self.emit(event));
+                if leaves_plan_mode {
+                    let mut mode = lock(&tab.mode);
+                    if *mode == Mode::Plan {
+                        *mode = Mode::Ask;
+                        drop(mode);
+                        self.emit(Event::ModeChanged {
+                            tab: tab.id.clone(),
+                            mode: Mode::Ask,
+                        });
+                    }
+                }
+                ok_outcome(tool, &result)
+            }
+            Err(message) => {
+                if let Some(plan) = self.plans.card(&tab.id) {
+                    self.emit(Event::PlanUpdated {
+                        tab: tab.id.clone(),
+                        plan,
+                    });
+                }
+                error_outcome(tool, ToolStatus::Error, message)
+            }
+        }
+    }
+
+    #[cfg(feature = "plan")]
+    fn plan_refused(&self, tab: &str, action: &Action) {
+        for event in self.plans.refused(tab, action) {
+            self.emit(event);
+        }
     }
 
     /// ask_user: shown to the user and answered only by them, in every mode.

@@ -14,9 +14,12 @@ pub mod engine;
 pub mod fs;
 pub mod output;
 pub mod pending;
+#[cfg(feature = "plan")]
+pub mod plan;
 pub mod policy;
 pub mod shell_io;
 pub mod ssh;
+pub mod taint;
 pub mod terminal;
 pub mod tools;
 

@@ -2,7 +2,7 @@
 
 use crate::ops::{CallId, PromptId, TabId};
 use crate::settings::{ConnectionSettings, Mode};
-use crate::tools::ToolName;
+use crate::tools::{PlanStep, ToolName};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -112,6 +112,27 @@ pub enum Prompt {
     },
 }
 
+/// Where a plan stands (plan cards).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanPhase {
+    /// Proposed, waiting for the user's approval.
+    Proposed,
+    /// Approved by the user: Pilot carries it out.
+    Approved,
+    /// The user did not approve it.
+    Rejected,
+}
+
+/// A whole plan, as a plan card shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct PlanCard {
+    pub title: String,
+    pub findings: String,
+    pub steps: Vec<PlanStep>,
+    pub phase: PlanPhase,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
@@ -188,6 +209,19 @@ pub enum Event {
         tab: Option<TabId>,
         prompt_id: PromptId,
         prompt: Prompt,
+    },
+    /// propose_plan: a plan card appears; the call waits for the user's approval
+    /// (`ApprovalRequested` follows). Approving it switches the tab from plan to ask mode.
+    PlanProposed {
+        tab: TabId,
+        call: CallId,
+        plan: PlanCard,
+    },
+    /// The tab's plan changed (approved, rejected, a step's status, a step added or confirmed);
+    /// carries the whole plan.
+    PlanUpdated {
+        tab: TabId,
+        plan: PlanCard,
     },
     /// Something went wrong outside any tool call.
     Error {

@@ -1,20 +1,30 @@
 //! The approval rules: for one tool call, **allow**, **ask** or **deny** (DESIGN.md §3).
 //!
-//! Decision order, strictest first: a forbidden command anywhere → deny; plan mode and the call
-//! could change something → deny; anything the analysis cannot prove harmless → ask (autopilot
-//! included); allowed commands → allow; autopilot → allow; otherwise → ask.
+//! Decision order, strictest first:
+//! 1. a forbidden command anywhere in the line (after unwrapping `sudo`, `bash -c`, `find -exec`,
+//!    `$( )`, …) → deny;
+//! 2. plan mode and the call could change something → deny (plan mode runs only read-only tools
+//!    and commands on [`rules::read_only`]'s list);
+//! 3. dangerous commands (built-in list + `extra_dangerous_commands`), changes that can lock the
+//!    user out ([`paths::LOCKOUT_PATHS`], firewall/network/sshd commands), deletes and
+//!    replacements where the rules say so, data from a more sensitive connection written to a
+//!    less sensitive one, and anything [`analysis`] cannot prove → ask, autopilot included;
+//! 4. every command on the allowed list → allow; autopilot → allow; otherwise → ask.
 //!
 //! This module must never let a call through that it does not understand: when in doubt, ask.
-//! The command analysis here splits a line into simple commands with a quote-aware scanner and
-//! treats every construct it does not model (substitutions, eval, variables as command names)
-//! as unprovable.
+//! `kaiport policy check` calls [`decide`] and [`analyse`] directly, so what it prints is what the
+//! engine does.
 
-mod command;
+pub mod analysis;
+pub mod check;
+pub mod paths;
+pub mod rules;
+mod unwrap;
 
-pub use command::{SimpleCommand, SplitLine, split_command_line};
+pub use analysis::{Analysis, SimpleCommand, Write, analyse, normalise_name};
 
 use kaiport_protocol::tools::Side;
-use kaiport_protocol::{ConnectionSettings, DecidedBy, Mode, TabKind};
+use kaiport_protocol::{ConnectionSettings, DecidedBy, Mode, Sensitivity, TabKind};
 
 /// What the policy decided for one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,8 +56,12 @@ pub enum CallFacts {
     Read { contents: bool },
     /// Needs the user anyway (ask_user): no approval on top.
     Interaction,
-    /// Plan bookkeeping (propose_plan / update_plan): changes nothing on any server.
+    /// Plan bookkeeping (update_plan status changes): changes nothing on any server.
     Plan,
+    /// propose_plan: always asks; approving it is the user's approval of the plan.
+    ProposePlan { steps: usize },
+    /// update_plan adding a step: the user confirms it.
+    PlanStepAdded { title: String },
     /// Changes to files or folders.
     Changes { changes: Vec<FileChange> },
 }
@@ -114,6 +128,15 @@ impl FileChange {
         }
     }
 
+    /// The paths this change touches, with whether everything below them is affected.
+    fn paths(&self) -> Vec<(String, bool)> {
+        match &self.kind {
+            ChangeKind::Rename { to, .. } => vec![(self.path.clone(), true), (to.clone(), false)],
+            ChangeKind::Delete { recursive } => vec![(self.path.clone(), *recursive)],
+            _ => vec![(self.path.clone(), false)],
+        }
+    }
+
     /// Changes that destroy or overwrite data the user had.
     fn destroys_data(&self) -> bool {
         matches!(
@@ -141,6 +164,21 @@ pub struct PolicyContext<'a> {
     pub mode: Mode,
     pub settings: &'a ConnectionSettings,
     pub tab_kind: TabKind,
+    /// The most sensitive label among *other* connections whose data this session has seen
+    /// (from [`crate::taint::TaintLedger`]); `None` when it has seen none.
+    pub data_seen: Option<Sensitivity>,
+}
+
+impl<'a> PolicyContext<'a> {
+    /// A context without taint (no other connection's data seen).
+    pub fn new(mode: Mode, settings: &'a ConnectionSettings, tab_kind: TabKind) -> Self {
+        PolicyContext {
+            mode,
+            settings,
+            tab_kind,
+            data_seen: None,
+        }
+    }
 }
 
 /// Decide one call (see the module docs for the order).
@@ -149,21 +187,89 @@ pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
         mode,
         settings,
         tab_kind,
+        ..
     } = context;
-    match facts {
+    let decision = match facts {
         CallFacts::Read { contents: true } if !settings.send_file_contents => Decision::Deny {
             reason: "this connection does not allow sending file contents to the AI (setting \
                      send_file_contents is off); no file contents were read. Use list_dir, find_files \
                      or folder_report, or ask the user to turn the permission on."
                 .to_owned(),
         },
-        CallFacts::Read { .. } => Decision::Allow { by: DecidedBy::Rule, reasons: vec!["reads only".to_owned()] },
-        CallFacts::Interaction | CallFacts::Plan => {
-            Decision::Allow { by: DecidedBy::Rule, reasons: vec!["changes nothing on the server".to_owned()] }
+        CallFacts::Read { .. } => Decision::Allow {
+            by: DecidedBy::Rule,
+            reasons: vec!["reads only".to_owned()],
+        },
+        CallFacts::Interaction | CallFacts::Plan => Decision::Allow {
+            by: DecidedBy::Rule,
+            reasons: vec!["changes nothing on the server".to_owned()],
+        },
+        CallFacts::ProposePlan { steps } => {
+            if mode == Mode::Plan {
+                Decision::Ask {
+                    reasons: vec![format!(
+                        "Pilot proposes a plan with {steps} steps; approving it ends plan mode and lets Pilot carry it out \
+                         (in ask mode: each change still asks)"
+                    )],
+                    dangerous: false,
+                }
+            } else {
+                Decision::Deny {
+                    reason: "propose_plan works in plan mode only; the tab is not in plan mode, so go ahead with \
+                             the work (or ask the user to switch to plan mode)"
+                        .to_owned(),
+                }
+            }
         }
+        CallFacts::PlanStepAdded { title } => Decision::Ask {
+            reasons: vec![format!(
+                "Pilot adds a step to the approved plan: {title:?}; it is only part of the plan once you confirm it"
+            )],
+            dangerous: false,
+        },
         CallFacts::Changes { changes } => decide_changes(changes, mode, tab_kind),
         CallFacts::Command { line } => decide_command(line, mode, settings),
         CallFacts::TerminalInput { text } => decide_terminal_input(text, mode, settings),
+    };
+    apply_taint(decision, facts, context)
+}
+
+/// Data from a more sensitive connection written to a less sensitive one asks (DESIGN.md §3).
+fn apply_taint(decision: Decision, facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
+    let Some(seen) = context.data_seen else {
+        return decision;
+    };
+    let own = context.settings.sensitivity;
+    let writes = matches!(
+        facts,
+        CallFacts::Command { .. } | CallFacts::TerminalInput { .. } | CallFacts::Changes { .. }
+    );
+    if !writes || seen <= own {
+        return decision;
+    }
+    let reason = format!(
+        "this session has seen data from a connection labelled {} and this connection is labelled {}: the call \
+         could copy that data here",
+        crate::taint::label(seen),
+        crate::taint::label(own)
+    );
+    match decision {
+        Decision::Allow { reasons, .. } => {
+            let mut reasons = reasons;
+            reasons.push(reason);
+            Decision::Ask {
+                reasons,
+                dangerous: false,
+            }
+        }
+        Decision::Ask {
+            mut reasons,
+            dangerous,
+        } => {
+            reasons.push(reason);
+            Decision::Ask { reasons, dangerous }
+        }
+        deny @ Decision::Deny { .. } => deny,
     }
 }
 
@@ -177,7 +283,26 @@ fn decide_changes(changes: &[FileChange], mode: Mode, tab_kind: TabKind) -> Deci
             ),
         };
     }
+    // Lock-out paths ask in every mode, whichever tool changes them.
+    let lockout: Vec<String> = changes
+        .iter()
+        .flat_map(FileChange::paths)
+        .filter_map(|(path, subtree)| {
+            let path = paths::normalise_path(&path, None);
+            paths::lockout_match(&path, subtree).map(|entry| {
+                format!("changes {path}, which can lock you out of the server (protected: {entry}); this always asks")
+            })
+        })
+        .collect();
     let destroys = changes.iter().any(FileChange::destroys_data);
+    if !lockout.is_empty() {
+        let mut reasons = summary;
+        reasons.extend(lockout);
+        return Decision::Ask {
+            reasons,
+            dangerous: true,
+        };
+    }
     // Storage tabs: changing what exists always asks (DESIGN.md §2).
     let always_asks = destroys
         || (tab_kind == TabKind::Storage && changes.iter().any(FileChange::touches_existing));
@@ -199,47 +324,124 @@ fn decide_changes(changes: &[FileChange], mode: Mode, tab_kind: TabKind) -> Deci
     }
 }
 
-fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Decision {
-    let split = split_command_line(line);
-    for command in &split.commands {
-        if let Some(pattern) = matching_pattern(command, &settings.forbidden_commands) {
-            return Decision::Deny {
-                reason: format!(
-                    "`{}` is a forbidden command on this connection (rule: {pattern:?}); it was not run. \
-                     Ask the user to run it themselves if it is really needed.",
-                    command.display()
-                ),
-            };
+/// The reasons a command line must ask whatever the mode: unprovable parts, dangerous commands,
+/// dangerous writes and lock-out changes.
+pub fn must_ask_reasons(analysis: &Analysis, settings: &ConnectionSettings) -> Vec<String> {
+    let mut reasons: Vec<String> = analysis.unprovable.clone();
+    for command in &analysis.commands {
+        if let Some(reason) = rules::builtin_dangerous(command) {
+            reasons.push(reason);
         }
-    }
-    if mode == Mode::Plan {
-        return Decision::Deny {
-            reason:
-                "plan mode: commands are not run while planning, because this version cannot yet \
-                     prove a command read-only; describe the command as a plan step instead"
-                    .to_owned(),
-        };
-    }
-    let mut unprovable: Vec<String> = split.unprovable.clone();
-    for command in &split.commands {
-        if let Some(pattern) = matching_pattern(command, &settings.extra_dangerous_commands) {
-            unprovable.push(format!(
-                "`{}` is on the connection's dangerous list ({pattern:?})",
+        if let Some(pattern) = rules::first_loose_match(command, &settings.extra_dangerous_commands)
+        {
+            reasons.push(format!(
+                "`{}` is on this connection's dangerous list (rule: {pattern:?})",
                 command.display()
             ));
         }
+        if let Some(reason) = rules::lockout_command(command) {
+            reasons.push(reason);
+        }
     }
-    if !unprovable.is_empty() {
+    for write in &analysis.writes {
+        if let Some(reason) = rules::lockout_write(write) {
+            reasons.push(reason);
+        } else if let Some(reason) = rules::dangerous_write(write) {
+            reasons.push(reason);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    reasons.retain(|reason| seen.insert(reason.clone()));
+    reasons
+}
+
+/// Wrappers plan mode accepts around a read-only command.
+const PLAN_WRAPPERS: &[&str] = &[
+    "sudo", "doas", "env", "nice", "ionice", "timeout", "time", "command", "stdbuf", "xargs",
+    "watch", "taskset", "bash", "sh", "zsh", "dash", "ksh", "ssh",
+];
+
+/// Plan mode: `Err` with the reason when something in the line could change anything.
+pub fn plan_mode_check(analysis: &Analysis) -> Result<(), String> {
+    if let Some(reason) = analysis.unprovable.first() {
+        return Err(format!(
+            "{reason}; plan mode runs only commands it can prove read-only"
+        ));
+    }
+    if let Some(write) = analysis.writes.first() {
+        return Err(format!("{} writes to {}", write.how, write.path));
+    }
+    for command in &analysis.commands {
+        for wrapper in &command.wrappers {
+            let name = wrapper.first().map(String::as_str).unwrap_or_default();
+            if !PLAN_WRAPPERS.contains(&name) {
+                return Err(format!("`{name}` is not used in plan mode"));
+            }
+        }
+        rules::read_only(command)?;
+    }
+    Ok(())
+}
+
+fn forbidden(analysis: &Analysis, settings: &ConnectionSettings) -> Option<(String, String)> {
+    analysis.commands.iter().find_map(|command| {
+        rules::first_loose_match(command, &settings.forbidden_commands)
+            .map(|pattern| (command.display(), pattern.to_owned()))
+    })
+}
+
+fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Decision {
+    let analysis = analyse(line);
+    if let Some((command, pattern)) = forbidden(&analysis, settings) {
+        return Decision::Deny {
+            reason: format!(
+                "`{command}` is a forbidden command on this connection (rule: {pattern:?}); it was not run. \
+                 Do not try another way to run it; ask the user to run it themselves if it is really needed."
+            ),
+        };
+    }
+    if mode == Mode::Plan {
+        return match plan_mode_check(&analysis) {
+            Ok(()) => Decision::Allow {
+                by: DecidedBy::Rule,
+                reasons: vec!["plan mode: reads only".to_owned()],
+            },
+            Err(reason) => Decision::Deny {
+                reason: format!(
+                    "plan mode: {reason}. While planning only read-only commands run; put this in a plan step \
+                     (propose_plan) instead."
+                ),
+            },
+        };
+    }
+    let must_ask = must_ask_reasons(&analysis, settings);
+    if !must_ask.is_empty() {
         return Decision::Ask {
-            reasons: unprovable,
+            reasons: must_ask,
             dangerous: true,
         };
     }
-    let all_allowed = !split.commands.is_empty()
-        && split
-            .commands
-            .iter()
-            .all(|command| matching_pattern(command, &settings.allowed_commands).is_some());
+    let all_allowed = !analysis.commands.is_empty()
+        && analysis.commands.iter().all(|command| {
+            settings
+                .allowed_commands
+                .iter()
+                .any(|pattern| rules::matches_prefix(pattern, &command.words))
+        });
+    // In ask mode every change asks: an allowed command only writes without asking when writing
+    // is what that command is (`cp`, `tee`), not through a redirection or a flag (`>`, `sed -i`).
+    let changes: Vec<String> = analysis
+        .writes
+        .iter()
+        .filter(|write| write.how.contains(' '))
+        .map(|write| format!("{} writes to {}", write.how, write.path))
+        .collect();
+    if all_allowed && !changes.is_empty() && mode == Mode::Ask {
+        return Decision::Ask {
+            reasons: changes,
+            dangerous: false,
+        };
+    }
     if all_allowed {
         return Decision::Allow {
             by: DecidedBy::Rule,
@@ -259,49 +461,48 @@ fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Deci
 }
 
 fn decide_terminal_input(text: &str, mode: Mode, settings: &ConnectionSettings) -> Decision {
-    // Typed text may be a whole command line: the forbidden list applies to it too.
-    if !text.trim().is_empty() {
-        let split = split_command_line(text);
-        for command in &split.commands {
-            if let Some(pattern) = matching_pattern(command, &settings.forbidden_commands) {
-                return Decision::Deny {
-                    reason: format!(
-                        "the input contains `{}`, a forbidden command on this connection (rule: {pattern:?})",
-                        command.display()
-                    ),
-                };
-            }
-        }
+    // Typed text may be a whole command line: the rules for commands apply to it too.
+    let analysis = if text.trim().is_empty() {
+        Analysis::default()
+    } else {
+        analyse(text)
+    };
+    if let Some((command, pattern)) = forbidden(&analysis, settings) {
+        return Decision::Deny {
+            reason: format!(
+                "the input contains `{command}`, a forbidden command on this connection (rule: {pattern:?})"
+            ),
+        };
     }
-    match mode {
-        Mode::Plan => Decision::Deny {
+    if mode == Mode::Plan {
+        return Decision::Deny {
             reason: "plan mode: typing into the terminal could change something; use read_screen to look"
                 .to_owned(),
-        },
-        Mode::Autopilot => Decision::Allow { by: DecidedBy::Autopilot, reasons: Vec::new() },
-        Mode::Ask => Decision::Ask { reasons: vec!["types into the terminal".to_owned()], dangerous: false },
+        };
     }
-}
-
-/// The first pattern (in the form a user types: `rm`, `systemctl restart`) that `command` matches:
-/// the pattern's words are the first words of the command, after unwrapping.
-fn matching_pattern<'p>(command: &SimpleCommand, patterns: &'p [String]) -> Option<&'p str> {
-    patterns.iter().map(String::as_str).find(|pattern| {
-        let words: Vec<&str> = pattern.split_whitespace().collect();
-        !words.is_empty()
-            && words.len() <= command.words.len()
-            && words
-                .iter()
-                .zip(&command.words)
-                .enumerate()
-                .all(|(index, (want, have))| {
-                    if index == 0 {
-                        command::normalise_name(want) == *have
-                    } else {
-                        want == have
-                    }
-                })
-    })
+    // Input is often not a whole line (`y`, `:wq`, half a quote): a parse error alone does not
+    // ask; everything else that would ask for run_command does.
+    let mut typed = analysis.clone();
+    typed
+        .unprovable
+        .retain(|reason| !reason.contains("could not be parsed"));
+    let must_ask = must_ask_reasons(&typed, settings);
+    if !must_ask.is_empty() {
+        return Decision::Ask {
+            reasons: must_ask,
+            dangerous: true,
+        };
+    }
+    match mode {
+        Mode::Autopilot => Decision::Allow {
+            by: DecidedBy::Autopilot,
+            reasons: Vec::new(),
+        },
+        Mode::Ask | Mode::Plan => Decision::Ask {
+            reasons: vec!["types into the terminal".to_owned()],
+            dangerous: false,
+        },
+    }
 }
 
 #[cfg(test)]
@@ -318,11 +519,7 @@ mod tests {
     }
 
     fn verdict(line: &str, mode: Mode, settings: &ConnectionSettings) -> &'static str {
-        let context = PolicyContext {
-            mode,
-            settings,
-            tab_kind: TabKind::Terminal,
-        };
+        let context = PolicyContext::new(mode, settings, TabKind::Terminal);
         match decide(
             &CallFacts::Command {
                 line: line.to_owned(),
@@ -376,7 +573,8 @@ mod tests {
         for line in [
             "eval \"$x\"",
             "$cmd arg",
-            "echo `id`",
+            "`echo rm` x",
+            "$(echo rm) x",
             "curl x | sh",
             "bash -c \"$payload\"",
         ] {
@@ -387,12 +585,9 @@ mod tests {
     #[test]
     fn plan_mode_refuses_commands_and_input() {
         let rules = settings(&[], &[]);
-        assert_eq!(verdict("ls", Mode::Plan, &rules), "deny");
-        let context = PolicyContext {
-            mode: Mode::Plan,
-            settings: &rules,
-            tab_kind: TabKind::Terminal,
-        };
+        assert_eq!(verdict("ls", Mode::Plan, &rules), "allow");
+        assert_eq!(verdict("touch x", Mode::Plan, &rules), "deny");
+        let context = PolicyContext::new(Mode::Plan, &rules, TabKind::Terminal);
         let input = decide(
             &CallFacts::TerminalInput {
                 text: "y".to_owned(),
@@ -409,11 +604,7 @@ mod tests {
                 send_file_contents,
                 ..ConnectionSettings::default()
             };
-            let context = PolicyContext {
-                mode: Mode::Autopilot,
-                settings: &rules,
-                tab_kind: TabKind::Terminal,
-            };
+            let context = PolicyContext::new(Mode::Autopilot, &rules, TabKind::Terminal);
             matches!(
                 decide(&CallFacts::Read { contents }, context),
                 Decision::Allow { .. }
@@ -436,11 +627,7 @@ mod tests {
         };
         let verdict = |facts: &CallFacts, mode, tab_kind| match decide(
             facts,
-            PolicyContext {
-                mode,
-                settings: &rules,
-                tab_kind,
-            },
+            PolicyContext::new(mode, &rules, tab_kind),
         ) {
             Decision::Allow { .. } => "allow",
             Decision::Ask {

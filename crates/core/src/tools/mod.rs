@@ -83,14 +83,14 @@ pub fn registry() -> Vec<ToolSpec> {
             ToolName::ProposePlan,
             "Plan mode only, once: propose a plan (title, findings, up to 30 steps) for the user to approve.",
             TERMINAL,
-            false,
+            true,
         ),
         spec(
             ToolName::UpdatePlan,
             "Set a plan step to running, done, failed or skipped with a short note, or add a step (the user \
              confirms added steps).",
             TERMINAL,
-            false,
+            true,
         ),
     ]);
     tools.push(spec(
@@ -197,6 +197,10 @@ pub enum ToolRequest {
     FindFiles(FindFilesParams),
     SearchFiles(SearchFilesParams),
     FolderReport(FolderReportParams),
+    #[cfg(feature = "plan")]
+    ProposePlan(ProposePlanParams),
+    #[cfg(feature = "plan")]
+    UpdatePlan(UpdatePlanParams),
 }
 
 /// What a connected tab offers its tools.
@@ -241,6 +245,11 @@ pub enum Action {
     FindFiles(FindFilesParams),
     SearchFiles(SearchFilesParams),
     FolderReport(FolderReportParams),
+    /// Plan bookkeeping, done by the engine's [`crate::plan::PlanBook`].
+    #[cfg(feature = "plan")]
+    ProposePlan(ProposePlanParams),
+    #[cfg(feature = "plan")]
+    UpdatePlan(UpdatePlanParams),
 }
 
 /// Prepare a parsed call (see [`Prepared`]). An error is a message for the model.
@@ -274,6 +283,37 @@ pub async fn prepare(request: ToolRequest, context: &ToolContext<'_>) -> Result<
             let path = params.path.clone();
             files::prepare_listing(Action::FolderReport(params), &path, ToolName::FolderReport)?
         }
+        #[cfg(feature = "plan")]
+        ToolRequest::ProposePlan(params) => Prepared {
+            facts: CallFacts::ProposePlan {
+                steps: params.steps.len(),
+            },
+            preview: Some(ApprovalPreview::Operations {
+                lines: params
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .map(|(index, step)| format!("{}. {}", index + 1, step.title))
+                    .collect(),
+            }),
+            action: Action::ProposePlan(params),
+        },
+        #[cfg(feature = "plan")]
+        ToolRequest::UpdatePlan(params) => Prepared {
+            facts: match &params.add {
+                Some(step) => CallFacts::PlanStepAdded {
+                    title: step.title.clone(),
+                },
+                None => CallFacts::Plan,
+            },
+            preview: params.add.as_ref().map(|step| ApprovalPreview::Text {
+                text: match &step.detail {
+                    Some(detail) => format!("{}\n{detail}", step.title),
+                    None => step.title.clone(),
+                },
+            }),
+            action: Action::UpdatePlan(params),
+        },
     })
 }
 
@@ -291,6 +331,10 @@ pub async fn execute(action: Action, context: &ToolContext<'_>) -> Result<Value,
         Action::FindFiles(params) => files::find_files(params, context).await,
         Action::SearchFiles(params) => files::search_files(params, context).await,
         Action::FolderReport(params) => files::folder_report(params, context).await,
+        #[cfg(feature = "plan")]
+        Action::ProposePlan(_) | Action::UpdatePlan(_) => {
+            Err("plan calls are kept by the engine's plan book, not executed".to_owned())
+        }
     }
 }
 
@@ -362,6 +406,18 @@ pub fn parse_request(name: ToolName, args: Value) -> Result<ToolRequest, String>
         ToolName::FindFiles => ToolRequest::FindFiles(parse(name, args)?),
         ToolName::SearchFiles => ToolRequest::SearchFiles(parse(name, args)?),
         ToolName::FolderReport => ToolRequest::FolderReport(parse(name, args)?),
+        #[cfg(feature = "plan")]
+        ToolName::ProposePlan => {
+            let params: ProposePlanParams = parse(name, args)?;
+            crate::plan::validate_proposal(&params)?;
+            ToolRequest::ProposePlan(params)
+        }
+        #[cfg(feature = "plan")]
+        ToolName::UpdatePlan => {
+            let params: UpdatePlanParams = parse(name, args)?;
+            crate::plan::validate_update(&params)?;
+            ToolRequest::UpdatePlan(params)
+        }
         other => {
             return Err(format!(
                 "{other} is not available in this version of kaiport yet"

@@ -1,0 +1,110 @@
+//! `kaiport policy check`: the single form (decision plus the simple commands found) and the
+//! batch form (one JSON line out per line in, in order, same decisions as the engine's policy).
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn kaiport(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kaiport"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn single_check_prints_decision_and_commands() {
+    let (code, stdout, stderr) = kaiport(
+        &[
+            "policy",
+            "check",
+            "--forbidden",
+            "rm",
+            "--allowed",
+            "ls",
+            "--mode",
+            "autopilot",
+            "--",
+            "ls; sudo -u bob /bin/rm -rf x",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let answer: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["decision"], "deny");
+    assert!(answer["reasons"][0].as_str().unwrap().contains("forbidden"));
+    let commands: Vec<Value> = answer["commands"].as_array().unwrap().clone();
+    assert_eq!(commands[0]["words"], json!(["ls"]));
+    assert_eq!(commands[1]["words"], json!(["rm", "-rf", "x"]));
+    assert_eq!(commands[1]["wrappers"], json!([["sudo", "-u", "bob"]]));
+}
+
+#[test]
+fn batch_answers_every_line_in_order() {
+    let input = [
+        json!({"forbidden": ["rm"], "allowed": [], "mode": "autopilot", "command": "ls && rm x"}),
+        json!({"allowed": ["ls"], "mode": "ask", "command": "ls -la"}),
+        json!({"mode": "autopilot", "command": "echo x >> /etc/ssh/sshd_config"}),
+        json!({"mode": "plan", "command": "touch x"}),
+        json!({"mode": "autopilot", "tool": "edit_file", "args": {"path": "/etc/sudoers", "edits": [{"old_text": "a", "new_text": "b"}]}}),
+        json!({"mode": "autopilot", "tool": "list_dir", "args": {"path": "/etc"}}),
+    ]
+    .iter()
+    .map(|line| line.to_string())
+    .collect::<Vec<_>>()
+    .join("\n");
+    let (code, stdout, stderr) = kaiport(&["policy", "check", "--batch"], &input);
+    assert_eq!(code, 0, "{stderr}");
+    let decisions: Vec<String> = stdout
+        .lines()
+        .map(|line| {
+            let value: Value = serde_json::from_str(line).unwrap();
+            assert!(value["reasons"].is_array(), "{line}");
+            value["decision"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(decisions, ["deny", "allow", "ask", "deny", "ask", "allow"]);
+}
+
+#[test]
+fn batch_marks_unreadable_lines_and_keeps_order() {
+    let input = "{\"command\": \"ls\", \"mode\": \"autopilot\"}\nnot json\n{\"mode\": \"ask\"}\n";
+    let (code, stdout, _) = kaiport(&["policy", "check", "--batch"], input);
+    assert_eq!(code, 1);
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["decision"], "allow");
+    assert!(lines[1]["error"].as_str().unwrap().starts_with("line 2:"));
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("give \"command\"")
+    );
+}
+
+#[test]
+fn missing_command_is_explained() {
+    let (code, _, stderr) = kaiport(&["policy", "check", "--forbidden", "rm"], "");
+    assert_eq!(code, 1);
+    assert!(stderr.contains("after `--`"), "{stderr}");
+}
