@@ -12,4 +12,5 @@
 
 pub mod engine_harness;
 pub mod interaction;
+pub mod model_server;
 pub mod sshd;

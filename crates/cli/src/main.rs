@@ -5,11 +5,13 @@
 //! - `kaiport tools [--json]`: the tools of this build, with their parameter schemas.
 //! - `kaiport tool CONNECTION TOOL JSON_ARGS`: one tool call through the whole pipeline (policy,
 //!   approval, audit), printing the result object the model would get.
+//! - `kaiport pilot CONNECTION "task"`: Pilot working on a task, with approvals at the prompt.
 //!
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
 //! SSH, terminals or policy.
 
 mod connection;
+mod pilot;
 mod prompts;
 mod shell;
 mod tool;
@@ -46,6 +48,8 @@ enum Command {
     },
     /// Run one tool call through the whole pipeline and print its result as JSON.
     Tool(tool::ToolArgs),
+    /// Let Pilot work on a task in a connection, here in this terminal.
+    Pilot(pilot::PilotArgs),
 }
 
 fn main() -> ExitCode {
@@ -68,6 +72,7 @@ fn main() -> ExitCode {
     let result = match command {
         Command::Tools { json } => tool::list_tools(json),
         Command::Tool(args) => runtime.block_on(tool::run(args)),
+        Command::Pilot(args) => runtime.block_on(pilot::run(args)),
         Command::Shell {
             connection,
             options,

@@ -35,7 +35,7 @@ pub struct ToolArgs {
     options: ConnectionOptions,
 }
 
-fn parse_mode(text: &str) -> Result<Mode, String> {
+pub fn parse_mode(text: &str) -> Result<Mode, String> {
     match text {
         "ask" => Ok(Mode::Ask),
         "autopilot" => Ok(Mode::Autopilot),
@@ -214,7 +214,11 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }
             | Event::ToolRequested { .. }
-            | Event::ToolRunning { .. } => {}
+            | Event::ToolRunning { .. }
+            | Event::TurnStarted { .. }
+            | Event::AssistantText { .. }
+            | Event::ModelRetrying { .. }
+            | Event::TurnFinished { .. } => {}
         }
     }
 }

@@ -464,7 +464,14 @@ async fn run_call(
             }
         }
     };
-    let left_running = outcome.status == ToolStatus::Cancelled && call.name == "run_command";
+    // The terminal reports a cancelled wait as `interrupted` (the command keeps running there).
+    let interrupted = outcome
+        .result
+        .as_ref()
+        .is_some_and(|result| result["status"] == "interrupted");
+    let left_running = cancel.is_cancelled()
+        && call.name == ToolName::RunCommand.as_str()
+        && (outcome.status == ToolStatus::Cancelled || interrupted);
     (result_message(call, nonce, connection, &outcome), left_running)
 }
 
