@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What the server replays: one step per request, in order.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -118,9 +118,21 @@ pub struct RecordedRequest {
     pub raw: String,
     /// Whether the key matched [`Script::api_key`] (true when the script sets none).
     pub auth_ok: bool,
+    /// When the request arrived.
+    pub received: Instant,
+    /// When the last byte of a streamed answer was handed to the connection.
+    finished: Arc<Mutex<Option<Instant>>>,
 }
 
 impl RecordedRequest {
+    /// When the streamed answer ended (None for error answers and dropped streams).
+    pub fn finished(&self) -> Option<Instant> {
+        *self
+            .finished
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     pub fn tool_names(&self) -> Vec<String> {
         self.body["tools"]
             .as_array()
@@ -178,7 +190,9 @@ struct Shared {
 type SharedState = Arc<Mutex<Shared>>;
 
 fn lock(state: &SharedState) -> std::sync::MutexGuard<'_, Shared> {
-    state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A running scripted model server on 127.0.0.1; stopped when dropped.
@@ -217,6 +231,10 @@ impl ModelServer {
                 let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
                     return;
                 };
+                // Real APIs flush each event at once; Nagle would hold small SSE writes back.
+                let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
+                    let _ = stream.set_nodelay(true);
+                });
                 tokio::select! {
                     _ = axum::serve(listener, app) => {}
                     _ = stopped => {}
@@ -279,7 +297,12 @@ impl Drop for ModelServer {
     }
 }
 
-async fn handle(State(state): State<SharedState>, headers: HeaderMap, uri: Uri, body: Bytes) -> Response {
+async fn handle(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    uri: Uri,
+    body: Bytes,
+) -> Response {
     let protocol = if uri.path() == "/v1/messages" {
         "anthropic"
     } else {
@@ -287,7 +310,7 @@ async fn handle(State(state): State<SharedState>, headers: HeaderMap, uri: Uri, 
     };
     let raw = String::from_utf8_lossy(&body).into_owned();
     let parsed: Value = serde_json::from_str(&raw).unwrap_or(Value::Null);
-    let (step, auth_ok, failure) = {
+    let (step, auth_ok, failure, finished) = {
         let mut shared = lock(&state);
         let auth_ok = match &shared.script.api_key {
             None => true,
@@ -306,7 +329,10 @@ async fn handle(State(state): State<SharedState>, headers: HeaderMap, uri: Uri, 
             body: parsed,
             raw,
             auth_ok,
+            received: Instant::now(),
+            finished: Arc::default(),
         };
+        let finished = record.finished.clone();
         let step = shared.script.steps.get(shared.next).cloned();
         let failure = match &step {
             None => Some(format!(
@@ -324,13 +350,18 @@ async fn handle(State(state): State<SharedState>, headers: HeaderMap, uri: Uri, 
             shared.failures.push(failure.clone());
         }
         shared.requests.push(record);
-        (step, auth_ok, failure)
+        (step, auth_ok, failure, finished)
     };
     if !auth_ok {
         return error_response(protocol, 401, "invalid api key", None);
     }
     if let Some(failure) = failure {
-        return error_response(protocol, 400, &format!("script expectation failed: {failure}"), None);
+        return error_response(
+            protocol,
+            400,
+            &format!("script expectation failed: {failure}"),
+            None,
+        );
     }
     let Some(step) = step else {
         return error_response(protocol, 400, "no step", None);
@@ -347,7 +378,7 @@ async fn handle(State(state): State<SharedState>, headers: HeaderMap, uri: Uri, 
         "anthropic" => anthropic_events(&respond),
         _ => openai_events(&respond),
     };
-    stream(events, &respond)
+    stream(events, &respond, finished)
 }
 
 fn header(headers: &HeaderMap, name: &str) -> Option<String> {
@@ -394,9 +425,16 @@ fn check(expect: &Expect, request: &RecordedRequest) -> std::result::Result<(), 
     Ok(())
 }
 
-fn error_response(protocol: &str, status: u16, message: &str, retry_after: Option<u32>) -> Response {
+fn error_response(
+    protocol: &str,
+    status: u16,
+    message: &str,
+    retry_after: Option<u32>,
+) -> Response {
     let body = match protocol {
-        "anthropic" => json!({"type": "error", "error": {"type": "scripted_error", "message": message}}),
+        "anthropic" => {
+            json!({"type": "error", "error": {"type": "scripted_error", "message": message}})
+        }
         _ => json!({"error": {"message": message, "type": "scripted_error"}}),
     };
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -412,7 +450,10 @@ fn error_response(protocol: &str, status: u16, message: &str, retry_after: Optio
 /// Text in pieces of a few characters, split on character boundaries.
 fn pieces(text: &str, size: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
-    chars.chunks(size.max(1)).map(|chunk| chunk.iter().collect()).collect()
+    chars
+        .chunks(size.max(1))
+        .map(|chunk| chunk.iter().collect())
+        .collect()
 }
 
 fn arguments_text(call: &ScriptedCall) -> String {
@@ -502,7 +543,10 @@ fn openai_events(respond: &Respond) -> Vec<String> {
                 "model": "scripted", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}),
         )
     };
-    let mut events = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
+    let mut events = vec![chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    )];
     for piece in pieces(&respond.text, 6) {
         events.push(chunk(json!({"content": piece}), Value::Null));
     }
@@ -542,12 +586,17 @@ fn openai_events(respond: &Respond) -> Vec<String> {
     events
 }
 
-fn stream(events: Vec<String>, respond: &Respond) -> Response {
+fn stream(
+    events: Vec<String>,
+    respond: &Respond,
+    finished: Arc<Mutex<Option<Instant>>>,
+) -> Response {
     let delay = Duration::from_millis(respond.chunk_delay_ms);
     let drop_after = respond.drop_after_chunks;
     let stall_after = respond.stall_after_chunks;
     let body = futures::stream::unfold(0usize, move |sent| {
         let events = events.clone();
+        let finished = finished.clone();
         async move {
             if drop_after == Some(sent) {
                 // Let what was sent reach the client first, then end the body with an error:
@@ -561,7 +610,12 @@ fn stream(events: Vec<String>, respond: &Respond) -> Response {
             if stall_after == Some(sent) {
                 std::future::pending::<()>().await;
             }
-            let event = events.get(sent)?.clone();
+            let Some(event) = events.get(sent).cloned() else {
+                *finished
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(Instant::now());
+                return None;
+            };
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
             }

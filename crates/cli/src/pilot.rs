@@ -72,8 +72,7 @@ fn parse_provider(text: &str) -> Result<ProviderKind, String> {
 
 /// The model settings: the settings file, then the flags on top.
 fn model_settings(args: &PilotArgs, config_dir: &std::path::Path) -> anyhow::Result<ModelSettings> {
-    let from_file =
-        load_model_settings(config_dir, args.provider).map_err(anyhow::Error::msg)?;
+    let from_file = load_model_settings(config_dir, args.provider).map_err(anyhow::Error::msg)?;
     let mut settings = match (from_file, args.provider) {
         (Some(settings), _) => settings,
         (None, Some(provider)) => ModelSettings {
@@ -86,7 +85,9 @@ fn model_settings(args: &PilotArgs, config_dir: &std::path::Path) -> anyhow::Res
         },
         (None, None) => bail!(
             "no model configured: pass --provider and --model, or write {}",
-            config_dir.join(kaiport_core::agent::SETTINGS_FILE).display()
+            config_dir
+                .join(kaiport_core::agent::SETTINGS_FILE)
+                .display()
         ),
     };
     if let Some(base_url) = &args.base_url {

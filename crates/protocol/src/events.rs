@@ -197,7 +197,10 @@ pub enum Event {
         message: String,
     },
     /// Pilot started working on a message (`Op::SendMessage`).
-    TurnStarted { tab: TabId, turn: u64 },
+    TurnStarted {
+        tab: TabId,
+        turn: u64,
+    },
     /// Pilot's streamed text, in order.
     AssistantText {
         tab: TabId,

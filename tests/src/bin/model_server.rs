@@ -11,14 +11,24 @@ fn main() -> Result<()> {
         bail!("usage: kaiport-model-server SCRIPT.json");
     };
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-    let server = ModelServer::from_json(serde_json::from_str(&text).context("SCRIPT is not JSON")?)?;
-    println!("anthropic: --provider anthropic --base-url {}", server.anthropic_url());
-    println!("openai:    --provider openai --base-url {}", server.openai_url());
+    let server =
+        ModelServer::from_json(serde_json::from_str(&text).context("SCRIPT is not JSON")?)?;
+    println!(
+        "anthropic: --provider anthropic --base-url {}",
+        server.anthropic_url()
+    );
+    println!(
+        "openai:    --provider openai --base-url {}",
+        server.openai_url()
+    );
     println!("press Enter to stop");
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
     for request in server.requests() {
-        println!("{}", serde_json::json!({"protocol": request.protocol, "path": request.path, "auth_ok": request.auth_ok, "body": request.body}));
+        println!(
+            "{}",
+            serde_json::json!({"protocol": request.protocol, "path": request.path, "auth_ok": request.auth_ok, "body": request.body})
+        );
     }
     for failure in server.failures() {
         println!("FAILED: {failure}");

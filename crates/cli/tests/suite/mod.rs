@@ -1,2 +1,2 @@
-mod tool_cli;
 mod pilot;
+mod tool_cli;

@@ -225,7 +225,12 @@ fn script(steps: Value) -> ModelServer {
 }
 
 fn assert_script_done(model: &ModelServer, finished: &Finished) {
-    assert_eq!(model.failures(), Vec::<String>::new(), "{}", finished.describe());
+    assert_eq!(
+        model.failures(),
+        Vec::<String>::new(),
+        "{}",
+        finished.describe()
+    );
     assert_eq!(model.remaining_steps(), 0, "{}", finished.describe());
 }
 
@@ -250,10 +255,22 @@ fn a_multi_step_task_runs_commands_and_reports() {
              "respond": {"text": "You are kaiport-test and 6*7 is 42."}}
         ]));
         let finished = run(&server, &model, protocol, &["--yes"], "Check who I am");
-        assert!(finished.status.success(), "{protocol}: {}", finished.describe());
+        assert!(
+            finished.status.success(),
+            "{protocol}: {}",
+            finished.describe()
+        );
         assert_script_done(&model, &finished);
-        assert!(finished.stdout.contains("Let me check."), "{}", finished.describe());
-        assert!(finished.stdout.contains("You are kaiport-test and 6*7 is 42."));
+        assert!(
+            finished.stdout.contains("Let me check."),
+            "{}",
+            finished.describe()
+        );
+        assert!(
+            finished
+                .stdout
+                .contains("You are kaiport-test and 6*7 is 42.")
+        );
         assert_eq!(
             finished
                 .stdout
@@ -286,7 +303,10 @@ fn a_multi_step_task_runs_commands_and_reports() {
         // The conversation was saved: the user's message, three replies, two results, the end.
         let history = finished.history();
         assert_eq!(history.len(), 7, "{history:#?}");
-        assert_eq!(history[0]["message"], json!({"role": "user", "text": "Check who I am"}));
+        assert_eq!(
+            history[0]["message"],
+            json!({"role": "user", "text": "Check who I am"})
+        );
         assert_eq!(history[6]["kind"], "turn_finished");
         assert_eq!(history[6]["status"], "completed");
         finished.assert_no_secret(&model);
@@ -306,7 +326,11 @@ fn a_denied_approval_is_reported_and_the_model_recovers() {
         let finished = run(&server, &model, protocol, &[], "Create a marker file");
         assert!(finished.status.success(), "{}", finished.describe());
         assert_script_done(&model, &finished);
-        assert!(finished.stdout.contains("→ denied"), "{}", finished.describe());
+        assert!(
+            finished.stdout.contains("→ denied"),
+            "{}",
+            finished.describe()
+        );
         let audit = finished.audit();
         assert_eq!(audit.len(), 1);
         assert_eq!(audit[0]["status"], "denied");
@@ -330,7 +354,13 @@ fn a_forbidden_command_is_refused_even_with_yes() {
             &server,
             &model,
             protocol,
-            &["--yes", "--mode", "autopilot", "--setting", "forbidden_commands=rm"],
+            &[
+                "--yes",
+                "--mode",
+                "autopilot",
+                "--setting",
+                "forbidden_commands=rm",
+            ],
             "Clean up",
         );
         assert!(finished.status.success(), "{}", finished.describe());
@@ -359,14 +389,30 @@ fn malformed_arguments_and_unknown_tools_go_back_to_the_model() {
         assert_script_done(&model, &finished);
         let results = last_request(&model).tool_results();
         assert_eq!(results.len(), 2, "{results:?}");
-        assert!(results[0].contains("run_command: the arguments are not valid JSON"), "{}", results[0]);
-        assert!(results[1].contains("unknown tool \\\"launch_rockets\\\""), "{}", results[1]);
+        assert!(
+            results[0].contains("run_command: the arguments are not valid JSON"),
+            "{}",
+            results[0]
+        );
+        assert!(
+            results[1].contains("unknown tool \\\"launch_rockets\\\""),
+            "{}",
+            results[1]
+        );
         let audit = finished.audit();
         let lines: Vec<(&str, &str)> = audit
             .iter()
-            .map(|line| (line["tool"].as_str().unwrap(), line["status"].as_str().unwrap()))
+            .map(|line| {
+                (
+                    line["tool"].as_str().unwrap(),
+                    line["status"].as_str().unwrap(),
+                )
+            })
             .collect();
-        assert_eq!(lines, vec![("run_command", "error"), ("launch_rockets", "error")]);
+        assert_eq!(
+            lines,
+            vec![("run_command", "error"), ("launch_rockets", "error")]
+        );
         finished.assert_no_secret(&model);
     }
 }
@@ -382,10 +428,20 @@ fn ask_user_unanswered_tells_the_model_so() {
              "respond": {"text": "No answer; I will stop here."}}
         ]));
         // Autopilot and --yes, and still nobody answers for the user.
-        let finished = run(&server, &model, protocol, &["--yes", "--mode", "autopilot"], "Deploy");
+        let finished = run(
+            &server,
+            &model,
+            protocol,
+            &["--yes", "--mode", "autopilot"],
+            "Deploy",
+        );
         assert!(finished.status.success(), "{}", finished.describe());
         assert_script_done(&model, &finished);
-        assert!(finished.stderr.contains("not answered"), "{}", finished.describe());
+        assert!(
+            finished.stderr.contains("not answered"),
+            "{}",
+            finished.describe()
+        );
         let audit = finished.audit();
         assert_eq!(audit.len(), 1);
         assert_eq!(audit[0]["tool"], "ask_user");
@@ -443,10 +499,19 @@ fn ask_user_is_answered_at_the_terminal() {
         let output = collect(child.stdout.take().unwrap());
         let deadline = Instant::now() + Duration::from_secs(60);
         while !output.lock().unwrap().contains("Answer (a number") {
-            assert!(Instant::now() < deadline, "no question shown:\n{}", output.lock().unwrap());
+            assert!(
+                Instant::now() < deadline,
+                "no question shown:\n{}",
+                output.lock().unwrap()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
-        assert!(output.lock().unwrap().contains("Pilot asks: Which environment?"));
+        assert!(
+            output
+                .lock()
+                .unwrap()
+                .contains("Pilot asks: Which environment?")
+        );
         child.stdin.as_mut().unwrap().write_all(b"2\n").unwrap();
         let status = child.wait().unwrap();
         let transcript = output.lock().unwrap().clone();
@@ -475,10 +540,18 @@ fn cancel_mid_stream_stops_the_turn() {
         let interrupted = Instant::now();
         running.interrupt();
         let finished = running.finish();
-        assert!(interrupted.elapsed() < Duration::from_secs(5), "cancel took {:?}", interrupted.elapsed());
+        assert!(
+            interrupted.elapsed() < Duration::from_secs(5),
+            "cancel took {:?}",
+            interrupted.elapsed()
+        );
         assert_eq!(finished.status.code(), Some(1), "{}", finished.describe());
         let events = finished.events();
-        let last = events.iter().rev().find(|event| event["type"] == "turn_finished").unwrap();
+        let last = events
+            .iter()
+            .rev()
+            .find(|event| event["type"] == "turn_finished")
+            .unwrap();
         assert_eq!(last["status"], "cancelled");
         assert_eq!(finished.audit().len(), 0);
         // The partial reply is kept in the history, then the cancelled turn.
@@ -495,17 +568,29 @@ fn cancel_mid_tool_leaves_the_command_running_and_says_so() {
         let model = script(json!([
             {"respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "sleep 30"}}]}}
         ]));
-        let running = start(&server, &model, protocol, &["--json", "--yes"], "Wait a while");
+        let running = start(
+            &server,
+            &model,
+            protocol,
+            &["--json", "--yes"],
+            "Wait a while",
+        );
         running.wait_for_stdout("\"tool_running\"", Duration::from_secs(60));
         std::thread::sleep(Duration::from_millis(300));
         running.interrupt();
         let finished = running.finish();
         assert_eq!(finished.status.code(), Some(1), "{}", finished.describe());
         let events = finished.events();
-        let end = events.iter().find(|event| event["type"] == "turn_finished").unwrap();
+        let end = events
+            .iter()
+            .find(|event| event["type"] == "turn_finished")
+            .unwrap();
         assert_eq!(end["status"], "cancelled", "{}", finished.describe());
         assert!(
-            end["message"].as_str().unwrap_or_default().contains("may still be running in the terminal"),
+            end["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("may still be running in the terminal"),
             "{}",
             finished.describe()
         );
@@ -537,11 +622,20 @@ fn rate_limits_are_retried_and_a_dropped_stream_before_text_too() {
         let started = Instant::now();
         let finished = run(&server, &model, protocol, &[], "Say hello");
         assert!(finished.status.success(), "{}", finished.describe());
-        assert!(started.elapsed() >= Duration::from_secs(1), "retry-after was not honoured");
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "retry-after was not honoured"
+        );
         assert_script_done(&model, &finished);
         assert!(finished.stdout.contains("Hello after waiting."));
         assert!(!finished.stdout.contains("never seen"));
-        assert!(finished.stderr.contains("HTTP 429: slow down; retrying in 1000 ms"), "{}", finished.describe());
+        assert!(
+            finished
+                .stderr
+                .contains("HTTP 429: slow down; retrying in 1000 ms"),
+            "{}",
+            finished.describe()
+        );
         assert_eq!(finished.audit().len(), 0);
         finished.assert_no_secret(&model);
     }
@@ -557,7 +651,9 @@ fn a_wrong_key_fails_at_once_with_a_clear_message() {
         let finished = run(&server, &model, protocol, &[], "Hello");
         assert_eq!(finished.status.code(), Some(1), "{}", finished.describe());
         assert!(
-            finished.stderr.contains(&format!("{protocol} refused the API key (HTTP 401): invalid api key")),
+            finished.stderr.contains(&format!(
+                "{protocol} refused the API key (HTTP 401): invalid api key"
+            )),
             "{}",
             finished.describe()
         );
@@ -578,7 +674,13 @@ fn a_connection_dropped_mid_reply_fails_the_turn() {
         let finished = run(&server, &model, protocol, &[], "Check");
         assert_eq!(finished.status.code(), Some(1), "{}", finished.describe());
         assert!(finished.stdout.contains("Start"), "{}", finished.describe());
-        assert!(finished.stderr.contains(&format!("cannot reach {protocol}")), "{}", finished.describe());
+        assert!(
+            finished
+                .stderr
+                .contains(&format!("cannot reach {protocol}")),
+            "{}",
+            finished.describe()
+        );
         // Text was already shown: no retry that would repeat it.
         assert_eq!(model.requests().len(), 1);
         assert_eq!(finished.history().last().unwrap()["status"], "failed");
@@ -596,14 +698,23 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
             steps.push(json!({"respond": {"tool_calls": [{"name": "run_command",
                 "arguments": {"command": format!("seq {} {}", round * 100_000, round * 100_000 + 350)}}]}}));
         }
-        steps.push(json!({"expect": {"body_contains": ["[kaiport removed this run_command result"]},
-                          "respond": {"text": "All numbers seen."}}));
+        steps.push(
+            json!({"expect": {"body_contains": ["[kaiport removed this run_command result"]},
+                          "respond": {"text": "All numbers seen."}}),
+        );
         let model = script(Value::Array(steps));
         let finished = run(
             &server,
             &model,
             protocol,
-            &["--mode", "autopilot", "--context-tokens", "6000", "--max-output-tokens", "500"],
+            &[
+                "--mode",
+                "autopilot",
+                "--context-tokens",
+                "6000",
+                "--max-output-tokens",
+                "500",
+            ],
             "Count",
         );
         assert!(finished.status.success(), "{}", finished.describe());
@@ -614,9 +725,17 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
         // The newest results are whole; older ones were elided.
         assert!(results[7].contains("700350"), "{}", results[7]);
         assert!(results[6].contains("600350"));
-        assert!(results[0].starts_with("[kaiport removed this run_command result"), "{}", results[0]);
+        assert!(
+            results[0].starts_with("[kaiport removed this run_command result"),
+            "{}",
+            results[0]
+        );
         // The request stayed near the budget (≈ 4 bytes a token).
-        assert!(last.raw.len() < 6000 * 4, "request of {} bytes", last.raw.len());
+        assert!(
+            last.raw.len() < 6000 * 4,
+            "request of {} bytes",
+            last.raw.len()
+        );
         assert_eq!(finished.audit().len(), 8);
         finished.assert_no_secret(&model);
     }
@@ -628,7 +747,10 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
 fn a_multi_step_task_reads_edits_and_verifies_a_file() {
     for tool in ["read_file", "edit_file"] {
         let spec = kaiport_core::tools::find(tool).expect("tool in the registry");
-        assert!(spec.implemented, "{tool} is not implemented in this build: merge the File tools work");
+        assert!(
+            spec.implemented,
+            "{tool} is not implemented in this build: merge the File tools work"
+        );
     }
     let server = server();
     for protocol in PROTOCOLS {
@@ -657,13 +779,30 @@ fn a_multi_step_task_reads_edits_and_verifies_a_file() {
         );
         assert!(finished.status.success(), "{}", finished.describe());
         assert_script_done(&model, &finished);
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "port = 8080\nmode = fast\n");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "port = 8080\nmode = fast\n"
+        );
         let tools: Vec<String> = finished
             .audit()
             .iter()
-            .map(|line| format!("{}:{}", line["tool"].as_str().unwrap(), line["status"].as_str().unwrap()))
+            .map(|line| {
+                format!(
+                    "{}:{}",
+                    line["tool"].as_str().unwrap(),
+                    line["status"].as_str().unwrap()
+                )
+            })
             .collect();
-        assert_eq!(tools, ["run_command:ok", "read_file:ok", "edit_file:ok", "run_command:ok"]);
+        assert_eq!(
+            tools,
+            [
+                "run_command:ok",
+                "read_file:ok",
+                "edit_file:ok",
+                "run_command:ok"
+            ]
+        );
         finished.assert_no_secret(&model);
     }
 }

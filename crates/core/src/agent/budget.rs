@@ -21,7 +21,9 @@ pub fn default_context_tokens(provider: ProviderKind, model: &str) -> u32 {
             400_000
         }
         ProviderKind::Openai
-            if model.starts_with("gpt-4o") || model.starts_with("o1") || model.starts_with("o3")
+            if model.starts_with("gpt-4o")
+                || model.starts_with("o1")
+                || model.starts_with("o3")
                 || model.starts_with("o4") =>
         {
             128_000
@@ -91,7 +93,7 @@ pub fn fit(messages: &mut [Message], fixed: usize, budget: usize) -> usize {
             if content.starts_with("[kaiport removed this ") {
                 continue;
             }
-            let before = estimate(content) ;
+            let before = estimate(content);
             *content = elided_marker(name, content.chars().count());
             total = total - before + estimate(content);
             elided += 1;
@@ -126,20 +128,33 @@ mod tests {
         assert_eq!(fit(&mut messages, 100, 100_000), 0);
         // Room for about three results: only the oldest goes.
         assert_eq!(fit(&mut messages, 100, 3200), 1);
-        let Message::Tool { content, .. } = &messages[1] else { panic!() };
+        let Message::Tool { content, .. } = &messages[1] else {
+            panic!()
+        };
         assert!(content.starts_with("[kaiport removed this run_command result (4000 characters)"));
         // Far too little room: everything but the newest two goes, once.
         assert_eq!(fit(&mut messages, 100, 10), 1);
         assert_eq!(fit(&mut messages, 100, 10), 0);
-        let Message::Tool { content, .. } = &messages[4] else { panic!() };
+        let Message::Tool { content, .. } = &messages[4] else {
+            panic!()
+        };
         assert_eq!(content.len(), 4000);
     }
 
     #[test]
     fn defaults_follow_provider_and_model() {
-        assert_eq!(default_context_tokens(ProviderKind::Anthropic, "claude-x"), 200_000);
-        assert_eq!(default_context_tokens(ProviderKind::Openai, "gpt-4o-mini"), 128_000);
-        assert_eq!(default_context_tokens(ProviderKind::Openai, "llama3.1:8b"), 32_768);
+        assert_eq!(
+            default_context_tokens(ProviderKind::Anthropic, "claude-x"),
+            200_000
+        );
+        assert_eq!(
+            default_context_tokens(ProviderKind::Openai, "gpt-4o-mini"),
+            128_000
+        );
+        assert_eq!(
+            default_context_tokens(ProviderKind::Openai, "llama3.1:8b"),
+            32_768
+        );
         assert_eq!(conversation_budget(10_000, 2_000), 6_800);
     }
 }

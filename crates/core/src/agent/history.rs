@@ -39,7 +39,13 @@ pub enum HistoryEntry {
 pub fn history_path(data_dir: &Path, tab: &str) -> PathBuf {
     let name: String = tab
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     data_dir.join(HISTORY_DIR).join(format!("{name}.jsonl"))
 }

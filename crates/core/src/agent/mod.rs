@@ -130,13 +130,19 @@ pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<Mod
             turn,
         });
         let mut state = conversation.state.lock().await;
-        let (status, message) = run_turn(&engine, &tab, turn, &mut state, text, model, &cancel).await;
-        record(&engine, &tab, &mut state, HistoryEntry::TurnFinished {
-            time: now_rfc3339(),
-            turn,
-            status,
-            message: message.clone(),
-        });
+        let (status, message) =
+            run_turn(&engine, &tab, turn, &mut state, text, model, &cancel).await;
+        record(
+            &engine,
+            &tab,
+            &mut state,
+            HistoryEntry::TurnFinished {
+                time: now_rfc3339(),
+                turn,
+                status,
+                message: message.clone(),
+            },
+        );
         drop(state);
         *lock(&conversation.running) = None;
         engine.emit(Event::TurnFinished {
@@ -185,8 +191,8 @@ pub fn load_model_settings(
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(format!("cannot read {}: {error}", path.display())),
     };
-    let file: toml::Table =
-        toml::from_str(&text).map_err(|error| format!("{} is not valid: {error}", path.display()))?;
+    let file: toml::Table = toml::from_str(&text)
+        .map_err(|error| format!("{} is not valid: {error}", path.display()))?;
     let provider = match provider {
         Some(provider) => provider,
         None => match file.get("provider").and_then(toml::Value::as_str) {
@@ -206,7 +212,10 @@ pub fn load_model_settings(
     };
     let mut section = section.clone();
     if let Some(table) = section.as_table_mut() {
-        table.insert("provider".to_owned(), toml::Value::String(provider.as_str().to_owned()));
+        table.insert(
+            "provider".to_owned(),
+            toml::Value::String(provider.as_str().to_owned()),
+        );
     }
     section
         .try_into()
@@ -245,18 +254,26 @@ fn record(engine: &Engine, tab: &str, state: &mut State, entry: HistoryEntry) {
     {
         engine.emit(Event::Error {
             tab: Some(tab.to_owned()),
-            message: format!("cannot save Pilot's history to {}: {error}", history.path().display()),
+            message: format!(
+                "cannot save Pilot's history to {}: {error}",
+                history.path().display()
+            ),
         });
     }
 }
 
 fn push(engine: &Engine, tab: &str, turn: u64, state: &mut State, message: Message) {
     state.messages.push(message.clone());
-    record(engine, tab, state, HistoryEntry::Message {
-        time: now_rfc3339(),
-        turn,
-        message,
-    });
+    record(
+        engine,
+        tab,
+        state,
+        HistoryEntry::Message {
+            time: now_rfc3339(),
+            turn,
+            message,
+        },
+    );
 }
 
 /// One turn, to its end. Returns how it ended and why (when not completed).
@@ -290,12 +307,11 @@ async fn run_turn(
     let Some(settings) = state.model.clone() else {
         return (TurnStatus::Failed, Some("no model configured".to_owned()));
     };
-    let provider = match llm::resolve_api_key(&settings)
-        .and_then(|key| llm::provider_for(&settings, key))
-    {
-        Ok(provider) => provider,
-        Err(error) => return (TurnStatus::Failed, Some(error.to_string())),
-    };
+    let provider =
+        match llm::resolve_api_key(&settings).and_then(|key| llm::provider_for(&settings, key)) {
+            Ok(provider) => provider,
+            Err(error) => return (TurnStatus::Failed, Some(error.to_string())),
+        };
     push(engine, tab, turn, state, Message::User { text });
     let max_output = settings
         .max_output_tokens
@@ -304,6 +320,12 @@ async fn run_turn(
         .context_tokens
         .unwrap_or_else(|| budget::default_context_tokens(settings.provider, &settings.model));
     let budget = budget::conversation_budget(context, max_output);
+    // The tool set depends on the build and the tab kind only: made once per turn.
+    let Some(kind) = engine.tab_info(tab).map(|info| info.kind) else {
+        return (TurnStatus::Cancelled, Some("the tab was closed".to_owned()));
+    };
+    let tools = tool_schemas(kind);
+    let tools_tokens = budget::estimate(&serde_json::to_string(&tools).unwrap_or_default());
 
     for step in 0..MAX_STEPS_PER_TURN {
         if cancel.is_cancelled() {
@@ -312,20 +334,35 @@ async fn run_turn(
         let Some(info) = engine.tab_info(tab) else {
             return (TurnStatus::Cancelled, Some("the tab was closed".to_owned()));
         };
-        let tools = tool_schemas(info.kind);
         let system = prompt::system_prompt(&info, &tools);
-        let fixed = budget::estimate(&system)
-            + budget::estimate(&serde_json::to_string(&tools).unwrap_or_default());
+        let fixed = budget::estimate(&system) + tools_tokens;
         budget::fit(&mut state.messages, fixed, budget);
-        let reply = ask_model(engine, tab, turn, provider.as_ref(), &system, &tools, state, max_output, cancel).await;
+        let reply = ask_model(
+            engine,
+            tab,
+            turn,
+            provider.as_ref(),
+            &system,
+            &tools,
+            state,
+            max_output,
+            cancel,
+        )
+        .await;
         let reply = match reply {
             Ok(reply) => reply,
             Err((error, partial)) => {
                 if !partial.is_empty() {
-                    push(engine, tab, turn, state, Message::Assistant {
-                        text: partial,
-                        tool_calls: Vec::new(),
-                    });
+                    push(
+                        engine,
+                        tab,
+                        turn,
+                        state,
+                        Message::Assistant {
+                            text: partial,
+                            tool_calls: Vec::new(),
+                        },
+                    );
                 }
                 return match error {
                     LlmError::Cancelled => (TurnStatus::Cancelled, None),
@@ -334,13 +371,21 @@ async fn run_turn(
             }
         };
         let calls = reply.tool_calls.clone();
-        push(engine, tab, turn, state, Message::Assistant {
-            text: reply.text,
-            tool_calls: reply.tool_calls,
-        });
+        push(
+            engine,
+            tab,
+            turn,
+            state,
+            Message::Assistant {
+                text: reply.text,
+                tool_calls: reply.tool_calls,
+            },
+        );
         if calls.is_empty() {
             return match reply.stop {
-                llm::StopReason::EndTurn | llm::StopReason::ToolUse => (TurnStatus::Completed, None),
+                llm::StopReason::EndTurn | llm::StopReason::ToolUse => {
+                    (TurnStatus::Completed, None)
+                }
                 llm::StopReason::MaxTokens => (
                     TurnStatus::Completed,
                     Some("the reply reached the model's output limit".to_owned()),
@@ -358,8 +403,16 @@ async fn run_turn(
                 continue;
             }
             let call_id = format!("{tab}-{turn}-{step}-{index}");
-            let (message, left_running) =
-                run_call(engine, tab, &info.connection, &state.nonce, call, call_id, cancel).await;
+            let (message, left_running) = run_call(
+                engine,
+                tab,
+                &info.connection,
+                &state.nonce,
+                call,
+                call_id,
+                cancel,
+            )
+            .await;
             if left_running {
                 note = Some(format!(
                     "{} was cancelled; the command may still be running in the terminal",
@@ -472,12 +525,20 @@ async fn run_call(
     let left_running = cancel.is_cancelled()
         && call.name == ToolName::RunCommand.as_str()
         && (outcome.status == ToolStatus::Cancelled || interrupted);
-    (result_message(call, nonce, connection, &outcome), left_running)
+    (
+        result_message(call, nonce, connection, &outcome),
+        left_running,
+    )
 }
 
 /// What the model gets for an outcome: results framed as untrusted data (ask_user answers
 /// come from the user and are not), kaiport's own errors as they are.
-fn result_message(call: &ToolCall, nonce: &str, connection: &str, outcome: &ToolOutcome) -> Message {
+fn result_message(
+    call: &ToolCall,
+    nonce: &str,
+    connection: &str,
+    outcome: &ToolOutcome,
+) -> Message {
     let status = match outcome.status {
         ToolStatus::Ok => "ok",
         ToolStatus::Error => "error",

@@ -18,7 +18,9 @@ pub fn system_prompt(tab: &TabInfo, tools: &[ToolSchema]) -> String {
     );
     let kind = match tab.kind {
         TabKind::Terminal => "a terminal tab: an interactive shell the user sees and can type into",
-        TabKind::Storage => "a storage tab: remote storage, with the user's own computer as the local side",
+        TabKind::Storage => {
+            "a storage tab: remote storage, with the user's own computer as the local side"
+        }
     };
     let _ = writeln!(prompt, "# This tab\n- Kind: {kind}.");
     let _ = writeln!(prompt, "- Connection: {}.", tab.connection);
@@ -65,7 +67,11 @@ pub fn system_prompt(tab: &TabInfo, tools: &[ToolSchema]) -> String {
     let _ = writeln!(
         prompt,
         "- File contents may be sent to you: {}.",
-        if settings.send_file_contents { "yes" } else { "no (read_file and search_files are refused)" }
+        if settings.send_file_contents {
+            "yes"
+        } else {
+            "no (read_file and search_files are refused)"
+        }
     );
     let _ = writeln!(
         prompt,
@@ -114,8 +120,10 @@ mod tests {
 
     #[test]
     fn prompt_names_the_tab_rules_and_tools() {
-        let mut settings = ConnectionSettings::default();
-        settings.forbidden_commands = vec!["rm".to_owned(), "reboot".to_owned()];
+        let settings = ConnectionSettings {
+            forbidden_commands: vec!["rm".to_owned(), "reboot".to_owned()],
+            ..ConnectionSettings::default()
+        };
         let tab = TabInfo {
             kind: TabKind::Terminal,
             connection: "ssh://alice@web1:22".to_owned(),
@@ -138,7 +146,10 @@ mod tests {
             "untrusted data",
             "Read a file before you change it",
         ] {
-            assert!(prompt.contains(needle), "{needle:?} missing from:\n{prompt}");
+            assert!(
+                prompt.contains(needle),
+                "{needle:?} missing from:\n{prompt}"
+            );
         }
     }
 

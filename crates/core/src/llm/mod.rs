@@ -491,7 +491,9 @@ mod tests {
     #[test]
     fn error_details_come_from_the_json_body() {
         assert_eq!(
-            error_detail(r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#),
+            error_detail(
+                r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#
+            ),
             "invalid x-api-key"
         );
         assert_eq!(error_detail("upstream down"), "upstream down");

@@ -117,7 +117,10 @@ impl ReplyBuilder {
             detail: format!("a chunk is not JSON ({error})"),
         })?;
         if let Some(error) = chunk.get("error") {
-            let message = error["message"].as_str().unwrap_or("unknown error").to_owned();
+            let message = error["message"]
+                .as_str()
+                .unwrap_or("unknown error")
+                .to_owned();
             return Err(LlmError::Protocol {
                 provider: PROVIDER,
                 detail: message,
@@ -313,6 +316,9 @@ mod tests {
                 arguments: r#"{"command":"uptime"}"#.into()
             }]
         );
-        assert_eq!(replay(&[r#"{"choices":[{"delta":{"content":"x"},"finish_reason":"length"}]}"#]).stop, StopReason::MaxTokens);
+        assert_eq!(
+            replay(&[r#"{"choices":[{"delta":{"content":"x"},"finish_reason":"length"}]}"#]).stop,
+            StopReason::MaxTokens
+        );
     }
 }

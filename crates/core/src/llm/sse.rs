@@ -78,7 +78,8 @@ mod tests {
 
     #[test]
     fn events_survive_any_split() {
-        let stream = "event: a\r\ndata: {\"x\":\"é\"}\r\n\r\n: ping\n\ndata: one\ndata: two\n\ndata: [DONE]";
+        let stream =
+            "event: a\r\ndata: {\"x\":\"é\"}\r\n\r\n: ping\n\ndata: one\ndata: two\n\ndata: [DONE]";
         let whole = {
             let mut parser = SseParser::default();
             let mut events = parser.push(stream.as_bytes());
