@@ -6,10 +6,13 @@
 //! - [`sshd::SshAgent`]: a real `ssh-agent` on a socket in a temp dir.
 //! - [`interaction::ScriptedInteraction`]: a [`kaiport_core::ssh::ConnectInteraction`] that
 //!   answers from a script and records what it was asked.
+//! - [`model_server::ModelServer`]: a scripted model server speaking the Anthropic and
+//!   OpenAI-compatible streaming APIs, recording every request (binary `kaiport-model-server`).
 //!
 //! Every server binds to 127.0.0.1 only; every started process is stopped by its PID. Run
 //! `scripts/install-test-deps.sh` (as root) first on a fresh machine.
 
 pub mod engine_harness;
 pub mod interaction;
+pub mod model_server;
 pub mod sshd;

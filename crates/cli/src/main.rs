@@ -6,6 +6,7 @@
 //! - `kaiport tool CONNECTION TOOL JSON_ARGS`: one tool call through the whole pipeline (policy,
 //!   approval, audit), printing the result object the model would get.
 //! - `kaiport policy check …`: the decision for a command or tool call under given rules.
+//! - `kaiport pilot CONNECTION "task"`: Pilot working on a task, with approvals at the prompt.
 //!
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
 //! SSH, terminals or policy.
@@ -13,6 +14,7 @@
 mod audit_cmd;
 mod connection;
 mod connections;
+mod pilot;
 mod policy_cmd;
 mod prompts;
 mod shell;
@@ -60,6 +62,8 @@ enum Command {
         #[command(subcommand)]
         command: policy_cmd::PolicyCommand,
     },
+    /// Let Pilot work on a task in a connection, here in this terminal.
+    Pilot(pilot::PilotArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => audit_cmd::run(args),
         Command::Tool(args) => runtime.block_on(tool::run(args)),
         Command::Policy { command } => policy_cmd::run(command),
+        Command::Pilot(args) => runtime.block_on(pilot::run(args)),
         Command::Shell {
             connection,
             options,

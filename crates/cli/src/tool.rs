@@ -33,7 +33,7 @@ pub struct ToolArgs {
     options: ConnectionOptions,
 }
 
-fn parse_mode(text: &str) -> Result<Mode, String> {
+pub fn parse_mode(text: &str) -> Result<Mode, String> {
     match text {
         "ask" => Ok(Mode::Ask),
         "autopilot" => Ok(Mode::Autopilot),
@@ -202,7 +202,11 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::ToolRequested { .. }
             | Event::ToolRunning { .. }
             | Event::PlanProposed { .. }
-            | Event::PlanUpdated { .. } => {}
+            | Event::PlanUpdated { .. }
+            | Event::TurnStarted { .. }
+            | Event::AssistantText { .. }
+            | Event::ModelRetrying { .. }
+            | Event::TurnFinished { .. } => {}
         }
     }
 }

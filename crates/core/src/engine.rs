@@ -122,6 +122,8 @@ struct Inner {
     taint: Mutex<crate::taint::TaintLedger>,
     #[cfg(feature = "plan")]
     plans: crate::plan::PlanBook,
+    /// Pilot's conversations, one per tab.
+    pilot: crate::agent::Conversations,
 }
 
 /// The answer to one approval.
@@ -204,6 +206,7 @@ impl Engine {
                 taint: Mutex::default(),
                 #[cfg(feature = "plan")]
                 plans: crate::plan::PlanBook::default(),
+                pilot: crate::agent::Conversations::default(),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -341,6 +344,10 @@ impl Engine {
                     }
                 }
             }
+            Op::SendMessage { tab, text, model } => {
+                crate::agent::send_message(self, tab, text, model);
+            }
+            Op::CancelTurn { tab } => crate::agent::cancel_turn(self, &tab),
         }
     }
 
@@ -354,6 +361,83 @@ impl Engine {
     ) -> ToolOutcome {
         self.inner.clone().run_tool(tab, call, tool, args).await
     }
+
+    /// What Pilot's system prompt and policy need to know about a tab.
+    pub fn tab_info(&self, tab: &str) -> Option<TabInfo> {
+        let found = self.inner.tab(tab)?;
+        Some(TabInfo {
+            kind: found.kind,
+            connection: found.connection.clone(),
+            mode: found.mode(),
+            settings: found.settings(),
+            closing: found.closing.clone(),
+        })
+    }
+
+    /// A tool call that never reaches a tool (the model's arguments are not JSON): it gets
+    /// the same `ToolRequested`/`ToolFinished` events and audit line as any other.
+    pub fn reject_tool_call(
+        &self,
+        tab: &str,
+        call: CallId,
+        tool: &str,
+        args: Value,
+        message: String,
+    ) -> ToolOutcome {
+        let started = Instant::now();
+        self.inner.emit(Event::ToolRequested {
+            tab: tab.to_owned(),
+            call: call.clone(),
+            tool: tool.to_owned(),
+            args: args.clone(),
+        });
+        let connection = self
+            .inner
+            .tab(tab)
+            .map(|found| found.connection.clone())
+            .unwrap_or_default();
+        let outcome = error_outcome(tool, ToolStatus::Error, message);
+        self.inner.finish(
+            tab,
+            &connection,
+            &call,
+            &args,
+            outcome,
+            Verdict::Deny,
+            None,
+            Vec::new(),
+            started,
+        )
+    }
+
+    /// Cancel one running call of a tab (what `Op::Cancel` with a call does).
+    pub(crate) fn cancel_call(&self, tab: &str, call: &str) {
+        if let Some(found) = self.inner.tab(tab)
+            && let Some(token) = lock(&found.calls).get(call)
+        {
+            token.cancel();
+        }
+    }
+
+    pub(crate) fn emit(&self, event: Event) {
+        self.inner.emit(event);
+    }
+
+    pub(crate) fn pilot(&self) -> &crate::agent::Conversations {
+        &self.inner.pilot
+    }
+}
+
+/// A tab as Pilot sees it (see [`Engine::tab_info`]).
+#[derive(Debug, Clone)]
+pub struct TabInfo {
+    pub kind: TabKind,
+    /// The connection as the user names it (never a secret).
+    pub connection: String,
+    pub mode: Mode,
+    pub settings: ConnectionSettings,
+    /// Fires when the tab closes.
+    pub closing: CancellationToken,
 }
 
 impl Inner {
@@ -800,6 +884,10 @@ impl Inner {
                     result: Some(result),
                     error: None,
                 },
+                // A cancelled call says so, whatever the tool made of the cancellation.
+                Err(message) if cancel.is_cancelled() => {
+                    error_outcome(tool, ToolStatus::Cancelled, message)
+                }
                 Err(message) => error_outcome(tool, ToolStatus::Error, message),
             },
         };

@@ -8,10 +8,12 @@
 //! build), [`policy::decide`] (allow / ask / deny), [`audit::AuditLog`], [`terminal::Terminal`]
 //! (a shell's screen mirror and command runner), [`ssh::SshSession`].
 
+pub mod agent;
 pub mod audit;
 pub mod connect;
 pub mod engine;
 pub mod fs;
+pub mod llm;
 pub mod output;
 pub mod pending;
 #[cfg(feature = "plan")]

@@ -1,6 +1,7 @@
 //! What the engine tells front ends.
 
 use crate::ops::{CallId, PromptId, TabId};
+use crate::pilot::TurnStatus;
 use crate::settings::{ConnectionSettings, Mode};
 use crate::tools::{PlanStep, ToolName};
 use schemars::JsonSchema;
@@ -228,5 +229,33 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tab: Option<TabId>,
         message: String,
+    },
+    /// Pilot started working on a message (`Op::SendMessage`).
+    TurnStarted {
+        tab: TabId,
+        turn: u64,
+    },
+    /// Pilot's streamed text, in order.
+    AssistantText {
+        tab: TabId,
+        turn: u64,
+        delta: String,
+    },
+    /// The model API failed in a way worth retrying (rate limit, server error, network);
+    /// kaiport tries again after `wait_ms`.
+    ModelRetrying {
+        tab: TabId,
+        turn: u64,
+        attempt: u32,
+        wait_ms: u64,
+        reason: String,
+    },
+    /// Pilot's turn ended; `message` says why when it did not complete.
+    TurnFinished {
+        tab: TabId,
+        turn: u64,
+        status: TurnStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
     },
 }

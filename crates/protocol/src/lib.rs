@@ -7,10 +7,12 @@
 
 pub mod events;
 pub mod ops;
+pub mod pilot;
 pub mod settings;
 pub mod tools;
 
 pub use events::*;
 pub use ops::*;
+pub use pilot::*;
 pub use settings::*;
 pub use tools::{ToolName, parameters_schema};

@@ -1,5 +1,6 @@
 //! What a front end asks of the engine. Each variant's doc names the events that answer it.
 
+use crate::pilot::ModelSettings;
 use crate::settings::{ConnectionSettings, Mode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -121,4 +122,21 @@ pub enum Op {
         #[serde(default)]
         call: Option<CallId>,
     },
+    /// A message from the user to Pilot in a tab. Answered by `TurnStarted`, then
+    /// `AssistantText` as the model writes, the events of each tool call it makes
+    /// (`ToolRequested`, `ApprovalRequested`, `QuestionAsked`, `ToolRunning`, `ToolFinished`),
+    /// `ModelRetrying` when the model API has to be retried, and `TurnFinished`. An `Error`
+    /// when the tab does not exist or Pilot is still busy with the previous message.
+    SendMessage {
+        tab: TabId,
+        text: String,
+        /// The model to use from now on in this tab (default: the one used before, else the
+        /// settings file).
+        #[serde(default)]
+        model: Option<ModelSettings>,
+    },
+    /// Stop Pilot's current turn in a tab; the running tool call is cancelled (a command
+    /// already typed into the terminal keeps running there). Answered by `TurnFinished` with
+    /// status `cancelled`.
+    CancelTurn { tab: TabId },
 }

@@ -1,2 +1,3 @@
+mod pilot;
 mod policy_cli;
 mod tool_cli;

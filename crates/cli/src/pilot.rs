@@ -1,0 +1,358 @@
+//! `kaiport pilot CONNECTION "task"`: Pilot in a plain terminal. The model's text streams to
+//! stdout with one line per tool call and its status; approvals (with diffs) and ask_user are
+//! answered at the prompt; Ctrl-C cancels the turn (twice: quit). Without a terminal nothing is
+//! assumed: approvals are denied unless `--yes` (which never overrides a deny) and questions go
+//! unanswered. `--json` prints the engine's event stream as JSON lines instead.
+//!
+//! The model comes from the settings file (`pilot.toml`), overridden by the flags; the API key
+//! from the keychain or, for scripts, the variable `--api-key-env` names. The key itself never
+//! passes through this file.
+
+use crate::connection::{ConnectionOptions, open_tab};
+use crate::tool::{EXIT_FAILED, EXIT_OK};
+use anyhow::bail;
+use kaiport_core::agent::load_model_settings;
+use kaiport_protocol::{
+    ConnectionState, Event, Mode, ModelSettings, Op, ProviderKind, ToolStatus, TurnStatus,
+};
+use std::collections::HashMap;
+use std::io::Write;
+use std::process::ExitCode;
+
+const TAB: &str = "pilot";
+
+#[derive(Debug, clap::Args)]
+pub struct PilotArgs {
+    /// `local`, `ssh://user@host:port`, `user@host`, or a saved profile name.
+    connection: String,
+    /// What Pilot should do.
+    task: String,
+    /// ask (default), autopilot or plan.
+    #[arg(long, value_parser = crate::tool::parse_mode, default_value = "ask")]
+    mode: Mode,
+    /// anthropic, or openai (any OpenAI-compatible server). Default: the settings file.
+    #[arg(long, value_parser = parse_provider)]
+    provider: Option<ProviderKind>,
+    /// The provider's API base URL (e.g. http://127.0.0.1:11434/v1 for Ollama).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The model name.
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Take the API key from this environment variable (otherwise the keychain).
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+    /// The model's context window in tokens (default per provider and model).
+    #[arg(long, value_name = "TOKENS")]
+    context_tokens: Option<u32>,
+    /// Longest reply in tokens (default 4096).
+    #[arg(long, value_name = "TOKENS")]
+    max_output_tokens: Option<u32>,
+    /// Approve what asks. Never overrides a deny, never answers ask_user.
+    #[arg(long)]
+    yes: bool,
+    /// Print the event stream as JSON lines instead of a transcript.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    options: ConnectionOptions,
+}
+
+fn parse_provider(text: &str) -> Result<ProviderKind, String> {
+    match text {
+        "anthropic" => Ok(ProviderKind::Anthropic),
+        "openai" => Ok(ProviderKind::Openai),
+        other => Err(format!(
+            "provider must be anthropic or openai (any OpenAI-compatible server), not {other:?}"
+        )),
+    }
+}
+
+/// The model settings: the settings file, then the flags on top.
+fn model_settings(args: &PilotArgs, config_dir: &std::path::Path) -> anyhow::Result<ModelSettings> {
+    let from_file = load_model_settings(config_dir, args.provider).map_err(anyhow::Error::msg)?;
+    let mut settings = match (from_file, args.provider) {
+        (Some(settings), _) => settings,
+        (None, Some(provider)) => ModelSettings {
+            provider,
+            base_url: None,
+            model: String::new(),
+            api_key_env: None,
+            context_tokens: None,
+            max_output_tokens: None,
+        },
+        (None, None) => bail!(
+            "no model configured: pass --provider and --model, or write {}",
+            config_dir
+                .join(kaiport_core::agent::SETTINGS_FILE)
+                .display()
+        ),
+    };
+    if let Some(base_url) = &args.base_url {
+        settings.base_url = Some(base_url.clone());
+    }
+    if let Some(model) = &args.model {
+        settings.model = model.clone();
+    }
+    if let Some(var) = &args.api_key_env {
+        settings.api_key_env = Some(var.clone());
+    }
+    if let Some(tokens) = args.context_tokens {
+        settings.context_tokens = Some(tokens);
+    }
+    if let Some(tokens) = args.max_output_tokens {
+        settings.max_output_tokens = Some(tokens);
+    }
+    if settings.model.trim().is_empty() {
+        bail!("no model name: pass --model NAME");
+    }
+    Ok(settings)
+}
+
+/// The transcript printer.
+struct Transcript {
+    json: bool,
+    /// Whether the last thing printed ended a line.
+    at_line_start: bool,
+    /// Arguments of calls in flight, for their status line.
+    args: HashMap<String, (String, String)>,
+}
+
+impl Transcript {
+    fn out(&mut self, text: &str) {
+        let mut stdout = std::io::stdout();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+        if !text.is_empty() {
+            self.at_line_start = text.ends_with('\n');
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        if !self.at_line_start {
+            self.out("\n");
+        }
+        self.out(&format!("{text}\n"));
+    }
+}
+
+fn short(text: &str, max: usize) -> String {
+    let one_line = text.replace('\n', " ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let mut cut: String = one_line.chars().take(max).collect();
+    cut.push('…');
+    cut
+}
+
+pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
+    let model = model_settings(&args, &args.options.engine_config()?.config_dir)?;
+    let (engine, mut events, answerer) = open_tab(
+        &args.connection,
+        &args.options,
+        TAB,
+        Some(args.mode),
+        args.yes,
+    )
+    .await?;
+    let mut transcript = Transcript {
+        json: args.json,
+        at_line_start: true,
+        args: HashMap::new(),
+    };
+    let mut model = Some(model);
+    let mut turn_started = false;
+    let mut interrupts = 0u32;
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            _ = tokio::signal::ctrl_c() => {
+                interrupts += 1;
+                if interrupts > 1 || !turn_started {
+                    eprintln!("\nkaiport: stopped");
+                    engine.handle(Op::CloseTab { tab: TAB.to_owned() }).await;
+                    return Ok(ExitCode::from(EXIT_FAILED));
+                }
+                eprintln!("\nkaiport: cancelling the turn… (Ctrl-C again to quit)");
+                engine.handle(Op::CancelTurn { tab: TAB.to_owned() }).await;
+                continue;
+            }
+        };
+        let Some(event) = event else {
+            bail!("the engine stopped unexpectedly");
+        };
+        if transcript.json && !matches!(event, Event::TerminalOutput { .. }) {
+            transcript.out(&format!("{}\n", serde_json::to_string(&event)?));
+        }
+        match event {
+            Event::ConnectionState {
+                state: ConnectionState::Connected,
+                ..
+            } => {
+                if let Some(model) = model.take() {
+                    engine
+                        .handle(Op::SendMessage {
+                            tab: TAB.to_owned(),
+                            text: args.task.clone(),
+                            model: Some(model),
+                        })
+                        .await;
+                }
+            }
+            Event::ConnectionState {
+                state: ConnectionState::Failed { error },
+                ..
+            } => {
+                eprintln!("kaiport: could not connect to {}: {error}", args.connection);
+                return Ok(ExitCode::from(EXIT_FAILED));
+            }
+            Event::ConnectionState {
+                state: ConnectionState::Disconnected { reason },
+                ..
+            } => eprintln!("kaiport: {reason}"),
+            Event::PromptRequested {
+                prompt_id, prompt, ..
+            } => {
+                let answer = answerer.prompt(&prompt).await;
+                engine
+                    .handle(Op::AnswerPrompt {
+                        prompt: prompt_id,
+                        answer,
+                    })
+                    .await;
+            }
+            Event::TurnStarted { .. } => turn_started = true,
+            Event::PlanProposed { plan, .. } | Event::PlanUpdated { plan, .. } => {
+                if !transcript.json {
+                    transcript.line(&format!("▤ plan: {} ({:?})", plan.title, plan.phase));
+                    for (index, step) in plan.steps.iter().enumerate() {
+                        let waiting = if step.awaiting_confirmation {
+                            " (awaiting your confirmation)"
+                        } else {
+                            ""
+                        };
+                        transcript.line(&format!(
+                            "  {}. [{:?}] {}{waiting}",
+                            index + 1,
+                            step.status,
+                            step.title
+                        ));
+                    }
+                }
+            }
+            Event::AssistantText { delta, .. } => {
+                if !transcript.json {
+                    transcript.out(&delta);
+                }
+            }
+            Event::ModelRetrying {
+                attempt,
+                wait_ms,
+                reason,
+                ..
+            } => eprintln!("kaiport: {reason}; retrying in {wait_ms} ms (attempt {attempt})"),
+            Event::ToolRequested {
+                call, tool, args, ..
+            } => {
+                transcript
+                    .args
+                    .insert(call, (tool, short(&args.to_string(), 100)));
+            }
+            Event::ApprovalRequested {
+                call,
+                tool,
+                reasons,
+                dangerous,
+                preview,
+                ..
+            } => {
+                let (decision, reason, automatic) = answerer
+                    .approval(&tool, &reasons, dangerous, preview.as_ref())
+                    .await;
+                engine
+                    .handle(Op::Approve {
+                        call,
+                        decision,
+                        reason,
+                        automatic,
+                    })
+                    .await;
+            }
+            Event::QuestionAsked {
+                call,
+                question,
+                options,
+                ..
+            } => {
+                let answer = answerer.question(&question, &options).await;
+                if answer.is_none() {
+                    eprintln!("  (not answered)");
+                }
+                engine.handle(Op::AnswerQuestion { call, answer }).await;
+            }
+            Event::ToolFinished {
+                call,
+                outcome,
+                duration_ms,
+                ..
+            } => {
+                let (tool, shown) = transcript
+                    .args
+                    .remove(&call)
+                    .unwrap_or_else(|| (outcome.tool.clone(), String::new()));
+                if !transcript.json {
+                    let status = match outcome.status {
+                        ToolStatus::Ok => "ok",
+                        ToolStatus::Error => "error",
+                        ToolStatus::Denied => "denied",
+                        ToolStatus::Cancelled => "cancelled",
+                    }
+                    .to_owned();
+                    let error = outcome
+                        .error
+                        .as_deref()
+                        .map(|error| format!(": {}", short(error, 160)))
+                        .unwrap_or_default();
+                    transcript.line(&format!(
+                        "⏺ {tool} {shown} → {status}{error} ({duration_ms} ms)"
+                    ));
+                }
+            }
+            Event::TurnFinished {
+                status, message, ..
+            } => {
+                if !transcript.json {
+                    if !transcript.at_line_start {
+                        transcript.out("\n");
+                    }
+                    if let Some(message) = &message {
+                        eprintln!("kaiport: {message}");
+                    }
+                }
+                engine
+                    .handle(Op::CloseTab {
+                        tab: TAB.to_owned(),
+                    })
+                    .await;
+                let code = match status {
+                    TurnStatus::Completed => EXIT_OK,
+                    TurnStatus::Cancelled | TurnStatus::Failed => EXIT_FAILED,
+                };
+                return Ok(ExitCode::from(code));
+            }
+            Event::Error { message, .. } => eprintln!("kaiport: {message}"),
+            Event::Hello { .. }
+            | Event::TabOpened { .. }
+            | Event::ConnectionState {
+                state: ConnectionState::Connecting,
+                ..
+            }
+            | Event::TerminalOutput { .. }
+            | Event::TabClosed { .. }
+            | Event::ModeChanged { .. }
+            | Event::SettingsChanged { .. }
+            | Event::ToolRunning { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,813 @@
+//! `kaiport pilot` end to end: a real sshd, the scripted model server on both protocols
+//! (Anthropic Messages and OpenAI-compatible), and the `kaiport` binary. Each test checks the
+//! transcript or event stream, what the model was sent, the audit log, and that the API key
+//! never shows up in anything recorded.
+
+use kaiport_tests::model_server::{ModelServer, RecordedRequest};
+use kaiport_tests::sshd::Sshd;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The API key the tests hand to kaiport; it must never be recorded anywhere.
+const API_KEY: &str = "sk-test-NEVER-LOG-7f3a9c";
+const KEY_VAR: &str = "KAIPORT_TEST_MODEL_KEY";
+const PROTOCOLS: [&str; 2] = ["anthropic", "openai"];
+
+struct Server {
+    sshd: Sshd,
+    url: String,
+    known_hosts: String,
+    key: String,
+}
+
+fn server() -> Server {
+    let sshd = Sshd::start().unwrap();
+    let known_hosts = sshd.dir().join("pilot_known_hosts");
+    sshd.write_known_hosts(&known_hosts).unwrap();
+    Server {
+        url: format!("ssh://{}@127.0.0.1:{}", sshd.user(), sshd.port()),
+        known_hosts: known_hosts.display().to_string(),
+        key: sshd.keys.ed25519.display().to_string(),
+        sshd,
+    }
+}
+
+/// One `kaiport pilot` run with its own KAIPORT_HOME.
+struct Run {
+    home: tempfile::TempDir,
+    child: Child,
+    stdout: Arc<Mutex<String>>,
+    stderr: Arc<Mutex<String>>,
+}
+
+struct Finished {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+    home: tempfile::TempDir,
+}
+
+fn collect(mut source: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+    let text = Arc::new(Mutex::new(String::new()));
+    let sink = text.clone();
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(read) = source.read(&mut buffer) {
+            if read == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buffer[..read]));
+        }
+    });
+    text
+}
+
+fn start(server: &Server, model: &ModelServer, protocol: &str, extra: &[&str], task: &str) -> Run {
+    let home = tempfile::tempdir().unwrap();
+    let base_url = match protocol {
+        "anthropic" => model.anthropic_url(),
+        _ => model.openai_url(),
+    };
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kaiport"));
+    command
+        .args(["pilot", &server.url, "--identity", &server.key])
+        .args(["--known-hosts", &server.known_hosts])
+        .args(["--provider", protocol, "--base-url", &base_url])
+        .args(["--model", "scripted-model", "--api-key-env", KEY_VAR])
+        .args(extra)
+        .arg(task)
+        .env("KAIPORT_HOME", home.path())
+        .env("HOME", home.path())
+        .env(KEY_VAR, API_KEY)
+        .env_remove("SSH_AUTH_SOCK")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // A process group of its own: no controlling terminal, nothing asked interactively.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command.spawn().unwrap();
+    let stdout = collect(child.stdout.take().unwrap());
+    let stderr = collect(child.stderr.take().unwrap());
+    Run {
+        home,
+        child,
+        stdout,
+        stderr,
+    }
+}
+
+impl Run {
+    fn wait_for_stdout(&self, needle: &str, within: Duration) {
+        let deadline = Instant::now() + within;
+        while !self.stdout.lock().unwrap().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "{needle:?} not printed within {within:?}; stdout:\n{}\nstderr:\n{}",
+                self.stdout.lock().unwrap(),
+                self.stderr.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Ctrl-C, as the terminal would send it.
+    fn interrupt(&self) {
+        let status = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    fn finish(mut self) -> Finished {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("kaiport pilot did not end within 120 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        // Let the readers drain the pipes.
+        std::thread::sleep(Duration::from_millis(50));
+        Finished {
+            status,
+            stdout: self.stdout.lock().unwrap().clone(),
+            stderr: self.stderr.lock().unwrap().clone(),
+            home: self.home,
+        }
+    }
+}
+
+impl Finished {
+    fn audit(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.home.path().join("ai-audit.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    fn history_path(&self) -> PathBuf {
+        self.home.path().join("pilot-history").join("pilot.jsonl")
+    }
+
+    fn history(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.history_path())
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    /// The event stream of a `--json` run.
+    fn events(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|error| panic!("not an event ({error}): {line}"))
+            })
+            .collect()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "status {:?}\nstdout:\n{}\nstderr:\n{}",
+            self.status, self.stdout, self.stderr
+        )
+    }
+
+    /// Nothing recorded anywhere holds the API key.
+    fn assert_no_secret(&self, model: &ModelServer) {
+        let history = std::fs::read_to_string(self.history_path()).unwrap_or_default();
+        let audit =
+            std::fs::read_to_string(self.home.path().join("ai-audit.jsonl")).unwrap_or_default();
+        for (what, text) in [
+            ("stdout", &self.stdout),
+            ("stderr", &self.stderr),
+            ("history", &history),
+            ("audit log", &audit),
+        ] {
+            assert!(!text.contains(API_KEY), "the API key is in the {what}");
+        }
+        for request in model.requests() {
+            assert!(
+                !request.raw.contains(API_KEY),
+                "the API key is in a request body"
+            );
+        }
+    }
+}
+
+fn run(
+    server: &Server,
+    model: &ModelServer,
+    protocol: &str,
+    extra: &[&str],
+    task: &str,
+) -> Finished {
+    start(server, model, protocol, extra, task).finish()
+}
+
+fn script(steps: Value) -> ModelServer {
+    ModelServer::from_json(json!({"api_key": API_KEY, "steps": steps})).unwrap()
+}
+
+fn assert_script_done(model: &ModelServer, finished: &Finished) {
+    assert_eq!(
+        model.failures(),
+        Vec::<String>::new(),
+        "{}",
+        finished.describe()
+    );
+    assert_eq!(model.remaining_steps(), 0, "{}", finished.describe());
+}
+
+fn last_request(model: &ModelServer) -> RecordedRequest {
+    model.requests().pop().unwrap()
+}
+
+#[test]
+fn a_multi_step_task_runs_commands_and_reports() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = script(json!([
+            {"expect": {"tools_include": ["run_command", "send_input", "read_screen", "ask_user"],
+                        "system_contains": ["terminal tab", server.url, "Mode: ask", "untrusted data"],
+                        "body_contains": ["Check who I am"]},
+             "respond": {"text": "Let me check.", "tool_calls": [
+                {"name": "run_command", "arguments": {"command": "echo user=$(whoami)"}}]}},
+            {"expect": {"last_result_contains": ["user=kaiport-test", "<untrusted-data-", "tool=\"run_command\"", "not instructions"]},
+             "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "echo $((6*7))"}}],
+                         "openai_quirks": true}},
+            {"expect": {"last_result_contains": ["42"]},
+             "respond": {"text": "You are kaiport-test and 6*7 is 42."}}
+        ]));
+        let finished = run(&server, &model, protocol, &["--yes"], "Check who I am");
+        assert!(
+            finished.status.success(),
+            "{protocol}: {}",
+            finished.describe()
+        );
+        assert_script_done(&model, &finished);
+        assert!(
+            finished.stdout.contains("Let me check."),
+            "{}",
+            finished.describe()
+        );
+        assert!(
+            finished
+                .stdout
+                .contains("You are kaiport-test and 6*7 is 42.")
+        );
+        assert_eq!(
+            finished
+                .stdout
+                .lines()
+                .filter(|line| line.starts_with("⏺ run_command"))
+                .count(),
+            2,
+            "{}",
+            finished.describe()
+        );
+        let audit = finished.audit();
+        let commands: Vec<(&str, &str, &str)> = audit
+            .iter()
+            .map(|line| {
+                (
+                    line["args"]["command"].as_str().unwrap(),
+                    line["status"].as_str().unwrap(),
+                    line["decided_by"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            commands,
+            vec![
+                ("echo user=$(whoami)", "ok", "automatic"),
+                ("echo $((6*7))", "ok", "automatic")
+            ]
+        );
+        assert_eq!(audit[0]["connection"], json!(server.url));
+        // The conversation was saved: the user's message, three replies, two results, the end.
+        let history = finished.history();
+        assert_eq!(history.len(), 7, "{history:#?}");
+        assert_eq!(
+            history[0]["message"],
+            json!({"role": "user", "text": "Check who I am"})
+        );
+        assert_eq!(history[6]["kind"], "turn_finished");
+        assert_eq!(history[6]["status"], "completed");
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn a_denied_approval_is_reported_and_the_model_recovers() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = script(json!([
+            {"respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "touch /tmp/pilot-denied"}}]}},
+            {"expect": {"last_result_contains": ["\"status\":\"denied\"", "the user denied this call"]},
+             "respond": {"text": "The change was not approved, so I left the server as it was."}}
+        ]));
+        // No terminal and no --yes: what asks is denied.
+        let finished = run(&server, &model, protocol, &[], "Create a marker file");
+        assert!(finished.status.success(), "{}", finished.describe());
+        assert_script_done(&model, &finished);
+        assert!(
+            finished.stdout.contains("→ denied"),
+            "{}",
+            finished.describe()
+        );
+        let audit = finished.audit();
+        assert_eq!(audit.len(), 1);
+        assert_eq!(audit[0]["status"], "denied");
+        assert_eq!(audit[0]["decision"], "ask");
+        assert_eq!(audit[0]["decided_by"], "automatic");
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn a_forbidden_command_is_refused_even_with_yes() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = script(json!([
+            {"expect": {"system_contains": ["Forbidden commands (always refused): rm."]},
+             "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "cd /tmp && rm -rf pilot-x"}}]}},
+            {"expect": {"last_result_contains": ["\"status\":\"denied\"", "forbidden"]},
+             "respond": {"text": "Deleting is forbidden on this connection."}}
+        ]));
+        let finished = run(
+            &server,
+            &model,
+            protocol,
+            &[
+                "--yes",
+                "--mode",
+                "autopilot",
+                "--setting",
+                "forbidden_commands=rm",
+            ],
+            "Clean up",
+        );
+        assert!(finished.status.success(), "{}", finished.describe());
+        assert_script_done(&model, &finished);
+        let audit = finished.audit();
+        assert_eq!(audit.len(), 1);
+        assert_eq!(audit[0]["status"], "denied");
+        assert_eq!(audit[0]["decision"], "deny");
+        assert_eq!(audit[0]["decided_by"], "rule");
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn malformed_arguments_and_unknown_tools_go_back_to_the_model() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = script(json!([
+            {"respond": {"tool_calls": [
+                {"name": "run_command", "raw_arguments": "{\"command\": \"ls"},
+                {"name": "launch_rockets", "arguments": {"count": 3}}]}},
+            {"respond": {"text": "Sorry, my calls were broken."}}
+        ]));
+        let finished = run(&server, &model, protocol, &["--yes"], "List files");
+        assert!(finished.status.success(), "{}", finished.describe());
+        assert_script_done(&model, &finished);
+        let results = last_request(&model).tool_results();
+        assert_eq!(results.len(), 2, "{results:?}");
+        assert!(
+            results[0].contains("run_command: the arguments are not valid JSON"),
+            "{}",
+            results[0]
+        );
+        assert!(
+            results[1].contains("unknown tool \\\"launch_rockets\\\""),
+            "{}",
+            results[1]
+        );
+        let audit = finished.audit();
+        let lines: Vec<(&str, &str)> = audit
+            .iter()
+            .map(|line| {
+                (
+                    line["tool"].as_str().unwrap(),
+                    line["status"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            vec![("run_command", "error"), ("launch_rockets", "error")]
+        );
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn ask_user_unanswered_tells_the_model_so() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = script(json!([
+            {"respond": {"tool_calls": [{"name": "ask_user", "arguments":
+                {"question": "Which environment?", "options": ["staging", "production"]}}]}},
+            {"expect": {"last_result_contains": ["\"answered\":false"]},
+             "respond": {"text": "No answer; I will stop here."}}
+        ]));
+        // Autopilot and --yes, and still nobody answers for the user.
+        let finished = run(
+            &server,
+            &model,
+            protocol,
+            &["--yes", "--mode", "autopilot"],
+            "Deploy",
+        );
+        assert!(finished.status.success(), "{}", finished.describe());
+        assert_script_done(&model, &finished);
+        assert!(
+            finished.stderr.contains("not answered"),
+            "{}",
+            finished.describe()
+        );
+        let audit = finished.audit();
+        assert_eq!(audit.len(), 1);
+        assert_eq!(audit[0]["tool"], "ask_user");
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn ask_user_is_answered_at_the_terminal() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = script(json!([
+            {"respond": {"tool_calls": [{"name": "ask_user", "arguments":
+                {"question": "Which environment?", "options": ["staging", "production"]}}]}},
+            {"expect": {"last_result_contains": ["\"answered\":true", "\"answer\":\"production\""]},
+             "respond": {"text": "Production it is."}}
+        ]));
+        let home = tempfile::tempdir().unwrap();
+        let base_url = match protocol {
+            "anthropic" => model.anthropic_url(),
+            _ => model.openai_url(),
+        };
+        let quote = |text: &str| format!("'{}'", text.replace('\'', "'\\''"));
+        let argv = [
+            env!("CARGO_BIN_EXE_kaiport"),
+            "pilot",
+            &server.url,
+            "--identity",
+            &server.key,
+            "--known-hosts",
+            &server.known_hosts,
+            "--provider",
+            protocol,
+            "--base-url",
+            &base_url,
+            "--model",
+            "scripted-model",
+            "--api-key-env",
+            KEY_VAR,
+            "Deploy",
+        ];
+        let line: Vec<String> = argv.iter().map(|arg| quote(arg)).collect();
+        // `script` gives kaiport a real terminal, as a person at a prompt would have.
+        let mut child = Command::new("script")
+            .args(["-qfec", &line.join(" "), "/dev/null"])
+            .env("KAIPORT_HOME", home.path())
+            .env("HOME", home.path())
+            .env(KEY_VAR, API_KEY)
+            .env_remove("SSH_AUTH_SOCK")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let output = collect(child.stdout.take().unwrap());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !output.lock().unwrap().contains("Answer (a number") {
+            assert!(
+                Instant::now() < deadline,
+                "no question shown:\n{}",
+                output.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            output
+                .lock()
+                .unwrap()
+                .contains("Pilot asks: Which environment?")
+        );
+        child.stdin.as_mut().unwrap().write_all(b"2\n").unwrap();
+        let status = child.wait().unwrap();
+        let transcript = output.lock().unwrap().clone();
+        assert!(status.success(), "{transcript}");
+        assert!(transcript.contains("Production it is."), "{transcript}");
+        assert_eq!(model.failures(), Vec::<String>::new());
+        assert_eq!(model.remaining_steps(), 0);
+        assert!(!transcript.contains(API_KEY));
+        let audit = std::fs::read_to_string(home.path().join("ai-audit.jsonl")).unwrap();
+        let line: Value = serde_json::from_str(audit.lines().next().unwrap()).unwrap();
+        assert_eq!(line["tool"], "ask_user");
+        assert_eq!(line["status"], "ok");
+    }
+}
+
+#[test]
+fn cancel_mid_stream_stops_the_turn() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = script(json!([
+            {"respond": {"text": "Working on it, step by step, slowly and carefully...", "chunk_delay_ms": 30,
+                         "stall_after_chunks": 6}}
+        ]));
+        let running = start(&server, &model, protocol, &["--json"], "Take your time");
+        running.wait_for_stdout("\"assistant_text\"", Duration::from_secs(60));
+        let interrupted = Instant::now();
+        running.interrupt();
+        let finished = running.finish();
+        assert!(
+            interrupted.elapsed() < Duration::from_secs(5),
+            "cancel took {:?}",
+            interrupted.elapsed()
+        );
+        assert_eq!(finished.status.code(), Some(1), "{}", finished.describe());
+        let events = finished.events();
+        let last = events
+            .iter()
+            .rev()
+            .find(|event| event["type"] == "turn_finished")
+            .unwrap();
+        assert_eq!(last["status"], "cancelled");
+        assert_eq!(finished.audit().len(), 0);
+        // The partial reply is kept in the history, then the cancelled turn.
+        let history = finished.history();
+        assert_eq!(history.last().unwrap()["status"], "cancelled");
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn cancel_mid_tool_leaves_the_command_running_and_says_so() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = script(json!([
+            {"respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "sleep 30"}}]}}
+        ]));
+        let running = start(
+            &server,
+            &model,
+            protocol,
+            &["--json", "--yes"],
+            "Wait a while",
+        );
+        running.wait_for_stdout("\"tool_running\"", Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(300));
+        running.interrupt();
+        let finished = running.finish();
+        assert_eq!(finished.status.code(), Some(1), "{}", finished.describe());
+        let events = finished.events();
+        let end = events
+            .iter()
+            .find(|event| event["type"] == "turn_finished")
+            .unwrap();
+        assert_eq!(end["status"], "cancelled", "{}", finished.describe());
+        assert!(
+            end["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("may still be running in the terminal"),
+            "{}",
+            finished.describe()
+        );
+        let audit = finished.audit();
+        assert_eq!(audit.len(), 1);
+        assert_eq!(audit[0]["args"]["command"], "sleep 30");
+        let outcome = &events
+            .iter()
+            .find(|event| event["type"] == "tool_finished")
+            .unwrap()["outcome"];
+        // The terminal stopped waiting; the command itself was left running.
+        assert!(
+            outcome["status"] == "cancelled" || outcome["result"]["status"] == "interrupted",
+            "{outcome}"
+        );
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn rate_limits_are_retried_and_a_dropped_stream_before_text_too() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = script(json!([
+            {"respond": {"status": 429, "retry_after": 1, "error_message": "slow down"}},
+            {"respond": {"text": "never seen", "drop_after_chunks": 1}},
+            {"respond": {"text": "Hello after waiting."}}
+        ]));
+        let started = Instant::now();
+        let finished = run(&server, &model, protocol, &[], "Say hello");
+        assert!(finished.status.success(), "{}", finished.describe());
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "retry-after was not honoured"
+        );
+        assert_script_done(&model, &finished);
+        assert!(finished.stdout.contains("Hello after waiting."));
+        assert!(!finished.stdout.contains("never seen"));
+        assert!(
+            finished
+                .stderr
+                .contains("HTTP 429: slow down; retrying in 1000 ms"),
+            "{}",
+            finished.describe()
+        );
+        assert_eq!(finished.audit().len(), 0);
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn a_wrong_key_fails_at_once_with_a_clear_message() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = ModelServer::from_json(json!({"api_key": "the-right-key", "steps": [
+            {"respond": {"text": "unreachable"}}]}))
+        .unwrap();
+        let finished = run(&server, &model, protocol, &[], "Hello");
+        assert_eq!(finished.status.code(), Some(1), "{}", finished.describe());
+        assert!(
+            finished.stderr.contains(&format!(
+                "{protocol} refused the API key (HTTP 401): invalid api key"
+            )),
+            "{}",
+            finished.describe()
+        );
+        assert_eq!(model.requests().len(), 1, "a 401 must not be retried");
+        assert!(!model.requests()[0].auth_ok);
+        assert_eq!(finished.audit().len(), 0);
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn a_connection_dropped_mid_reply_fails_the_turn() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let model = script(json!([
+            {"respond": {"text": "Starting the check now, one moment", "drop_after_chunks": 5}}
+        ]));
+        let finished = run(&server, &model, protocol, &[], "Check");
+        assert_eq!(finished.status.code(), Some(1), "{}", finished.describe());
+        assert!(finished.stdout.contains("Start"), "{}", finished.describe());
+        assert!(
+            finished
+                .stderr
+                .contains(&format!("cannot reach {protocol}")),
+            "{}",
+            finished.describe()
+        );
+        // Text was already shown: no retry that would repeat it.
+        assert_eq!(model.requests().len(), 1);
+        assert_eq!(finished.history().last().unwrap()["status"], "failed");
+        assert_eq!(finished.audit().len(), 0);
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn the_context_budget_elides_old_results_in_a_long_session() {
+    let server = server();
+    for protocol in PROTOCOLS {
+        let mut steps = Vec::new();
+        for round in 0..8 {
+            steps.push(json!({"respond": {"tool_calls": [{"name": "run_command",
+                "arguments": {"command": format!("seq {} {}", round * 100_000, round * 100_000 + 350)}}]}}));
+        }
+        steps.push(
+            json!({"expect": {"body_contains": ["[kaiport removed this run_command result"]},
+                          "respond": {"text": "All numbers seen."}}),
+        );
+        let model = script(Value::Array(steps));
+        let finished = run(
+            &server,
+            &model,
+            protocol,
+            &[
+                "--mode",
+                "autopilot",
+                "--context-tokens",
+                "6000",
+                "--max-output-tokens",
+                "500",
+            ],
+            "Count",
+        );
+        assert!(finished.status.success(), "{}", finished.describe());
+        assert_script_done(&model, &finished);
+        let last = last_request(&model);
+        let results = last.tool_results();
+        assert_eq!(results.len(), 8);
+        // The newest results are whole; older ones were elided.
+        assert!(results[7].contains("700350"), "{}", results[7]);
+        assert!(results[6].contains("600350"));
+        assert!(
+            results[0].starts_with("[kaiport removed this run_command result"),
+            "{}",
+            results[0]
+        );
+        // The request stayed near the budget (≈ 4 bytes a token).
+        assert!(
+            last.raw.len() < 6000 * 4,
+            "request of {} bytes",
+            last.raw.len()
+        );
+        assert_eq!(finished.audit().len(), 8);
+        finished.assert_no_secret(&model);
+    }
+}
+
+/// Needs read_file and edit_file (File tools issue). Fails, on purpose, in a build where they
+/// are not implemented yet, rather than being skipped.
+#[test]
+fn a_multi_step_task_reads_edits_and_verifies_a_file() {
+    for tool in ["read_file", "edit_file"] {
+        let spec = kaiport_core::tools::find(tool).expect("tool in the registry");
+        assert!(
+            spec.implemented,
+            "{tool} is not implemented in this build: merge the File tools work"
+        );
+    }
+    let server = server();
+    for protocol in PROTOCOLS {
+        let path = server.sshd.dir().join(format!("pilot-{protocol}.conf"));
+        std::fs::write(&path, "port = 8080\nmode = slow\n").unwrap();
+        set_world_writable(&path);
+        let path = path.display().to_string();
+        let model = script(json!([
+            {"expect": {"tools_include": ["read_file", "edit_file"]},
+             "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": format!("wc -l {path}")}}]}},
+            {"expect": {"last_result_contains": ["2 "]},
+             "respond": {"tool_calls": [{"name": "read_file", "arguments": {"path": path}}]}},
+            {"expect": {"last_result_contains": ["mode = slow"]},
+             "respond": {"tool_calls": [{"name": "edit_file", "arguments": {"path": path,
+                "edits": [{"old_text": "mode = slow", "new_text": "mode = fast"}]}}]}},
+            {"respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": format!("grep mode {path}")}}]}},
+            {"expect": {"last_result_contains": ["mode = fast"]},
+             "respond": {"text": "Switched to fast mode."}}
+        ]));
+        let finished = run(
+            &server,
+            &model,
+            protocol,
+            &["--yes", "--setting", "send_file_contents=true"],
+            "Make it fast",
+        );
+        assert!(finished.status.success(), "{}", finished.describe());
+        assert_script_done(&model, &finished);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "port = 8080\nmode = fast\n"
+        );
+        let tools: Vec<String> = finished
+            .audit()
+            .iter()
+            .map(|line| {
+                format!(
+                    "{}:{}",
+                    line["tool"].as_str().unwrap(),
+                    line["status"].as_str().unwrap()
+                )
+            })
+            .collect();
+        assert_eq!(
+            tools,
+            [
+                "run_command:ok",
+                "read_file:ok",
+                "edit_file:ok",
+                "run_command:ok"
+            ]
+        );
+        finished.assert_no_secret(&model);
+    }
+}
+
+fn set_world_writable(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666)).unwrap();
+}

@@ -1,0 +1,582 @@
+//! Pilot's loop in a tab: the user's message goes to the model with a system prompt describing
+//! the tab; the model's text streams out as `AssistantText`; its tool calls run one at a time,
+//! in the order given, through the engine's own pipeline ([`Engine::run_tool`]: policy,
+//! approval, audit); their results go back; until the model ends its turn.
+//!
+//! - One turn at a time per tab; `Op::CancelTurn` (or closing the tab) stops it at any point:
+//!   the model stream is dropped, the running call is cancelled (a command already typed into
+//!   the terminal keeps running there and the turn says so), calls not yet run are answered
+//!   "not run" so the conversation stays valid for the next message.
+//! - Tool output reaches the model framed as untrusted data ([`prompt::frame_untrusted`]).
+//! - Older tool results are elided when the conversation nears the model's window
+//!   ([`budget`]).
+//! - The conversation is kept in memory and appended to the tab's history file ([`history`]).
+//!
+//! This module never sees an API key except to hand it to the provider for one turn; keys are
+//! never put into events, history, audit or messages.
+
+pub mod budget;
+pub mod history;
+pub mod prompt;
+
+use crate::Engine;
+use crate::audit::now_rfc3339;
+use crate::llm::{
+    self, LlmError, Message, ModelProvider, ModelRequest, RetryPolicy, ToolCall, ToolSchema,
+};
+use crate::tools;
+use history::{History, HistoryEntry};
+use kaiport_protocol::*;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+/// Model round trips in one turn before Pilot stops and reports it.
+pub const MAX_STEPS_PER_TURN: usize = 50;
+/// Reply length when the settings give none.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4096;
+/// The model settings file in the config folder.
+pub const SETTINGS_FILE: &str = "pilot.toml";
+
+/// Every tab's conversation. Owned by the engine.
+#[derive(Default)]
+pub struct Conversations {
+    tabs: Mutex<HashMap<TabId, Arc<TabConversation>>>,
+}
+
+struct TabConversation {
+    /// Held by the running turn.
+    state: tokio::sync::Mutex<State>,
+    /// The running turn's cancellation; None when idle.
+    running: Mutex<Option<CancellationToken>>,
+    next_turn: AtomicU64,
+}
+
+struct State {
+    messages: Vec<Message>,
+    /// For the untrusted-data markers of this conversation.
+    nonce: String,
+    model: Option<ModelSettings>,
+    history: Option<History>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Conversations {
+    fn tab(&self, tab: &str) -> Arc<TabConversation> {
+        lock(&self.tabs)
+            .entry(tab.to_owned())
+            .or_insert_with(|| {
+                Arc::new(TabConversation {
+                    state: tokio::sync::Mutex::new(State {
+                        messages: Vec::new(),
+                        nonce: prompt::new_nonce(),
+                        model: None,
+                        history: None,
+                    }),
+                    running: Mutex::new(None),
+                    next_turn: AtomicU64::new(1),
+                })
+            })
+            .clone()
+    }
+
+    /// The conversation of `tab` as the model sees it now (for front ends and tests).
+    pub async fn messages(&self, tab: &str) -> Vec<Message> {
+        let conversation = lock(&self.tabs).get(tab).cloned();
+        match conversation {
+            Some(conversation) => conversation.state.lock().await.messages.clone(),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// `Op::SendMessage`: start a turn in the background.
+pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<ModelSettings>) {
+    let Some(info) = engine.tab_info(&tab) else {
+        engine.emit(Event::Error {
+            tab: Some(tab.clone()),
+            message: format!("there is no tab {tab:?}"),
+        });
+        return;
+    };
+    let conversation = engine.pilot().tab(&tab);
+    let cancel = {
+        let mut running = lock(&conversation.running);
+        if running.is_some() {
+            engine.emit(Event::Error {
+                tab: Some(tab),
+                message: "Pilot is still working on the previous message; wait or cancel it first"
+                    .to_owned(),
+            });
+            return;
+        }
+        let cancel = info.closing.child_token();
+        *running = Some(cancel.clone());
+        cancel
+    };
+    let turn = conversation.next_turn.fetch_add(1, Ordering::Relaxed);
+    let engine = engine.clone();
+    tokio::spawn(async move {
+        engine.emit(Event::TurnStarted {
+            tab: tab.clone(),
+            turn,
+        });
+        let mut state = conversation.state.lock().await;
+        let (status, message) =
+            run_turn(&engine, &tab, turn, &mut state, text, model, &cancel).await;
+        record(
+            &engine,
+            &tab,
+            &mut state,
+            HistoryEntry::TurnFinished {
+                time: now_rfc3339(),
+                turn,
+                status,
+                message: message.clone(),
+            },
+        );
+        drop(state);
+        *lock(&conversation.running) = None;
+        engine.emit(Event::TurnFinished {
+            tab,
+            turn,
+            status,
+            message,
+        });
+    });
+}
+
+/// `Op::CancelTurn`.
+pub fn cancel_turn(engine: &Engine, tab: &str) {
+    let conversation = lock(&engine.pilot().tabs).get(tab).cloned();
+    let running = conversation.and_then(|conversation| lock(&conversation.running).clone());
+    match running {
+        Some(cancel) => cancel.cancel(),
+        None => engine.emit(Event::Error {
+            tab: Some(tab.to_owned()),
+            message: "Pilot is not working on anything in this tab".to_owned(),
+        }),
+    }
+}
+
+/// The model settings from the settings file (`pilot.toml` in the config folder):
+///
+/// ```toml
+/// provider = "anthropic"          # or "openai" (any OpenAI-compatible server)
+/// [anthropic]
+/// model = "claude-sonnet-4-5"
+/// [openai]
+/// base_url = "http://127.0.0.1:11434/v1"
+/// model = "llama3.1"
+/// context_tokens = 32768
+/// ```
+///
+/// `provider` picks the section (default: the file's `provider`). None when there is no file
+/// or no such section.
+pub fn load_model_settings(
+    config_dir: &Path,
+    provider: Option<ProviderKind>,
+) -> Result<Option<ModelSettings>, String> {
+    let path = config_dir.join(SETTINGS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(format!("cannot read {}: {error}", path.display())),
+    };
+    let file: toml::Table = toml::from_str(&text)
+        .map_err(|error| format!("{} is not valid: {error}", path.display()))?;
+    let provider = match provider {
+        Some(provider) => provider,
+        None => match file.get("provider").and_then(toml::Value::as_str) {
+            Some("anthropic") => ProviderKind::Anthropic,
+            Some("openai") => ProviderKind::Openai,
+            Some(other) => {
+                return Err(format!(
+                    "{}: provider must be anthropic or openai, not {other:?}",
+                    path.display()
+                ));
+            }
+            None => return Ok(None),
+        },
+    };
+    let Some(section) = file.get(provider.as_str()) else {
+        return Ok(None);
+    };
+    let mut section = section.clone();
+    if let Some(table) = section.as_table_mut() {
+        table.insert(
+            "provider".to_owned(),
+            toml::Value::String(provider.as_str().to_owned()),
+        );
+    }
+    section
+        .try_into()
+        .map(Some)
+        .map_err(|error| format!("{} [{}]: {error}", path.display(), provider.as_str()))
+}
+
+/// The tools the model is offered in a tab of `kind`: implemented in this build, for this kind.
+pub fn tool_schemas(kind: TabKind) -> Vec<ToolSchema> {
+    tools::registry()
+        .into_iter()
+        .filter(|spec| spec.implemented && spec.tab_kinds.contains(&kind))
+        .map(|spec| ToolSchema {
+            name: spec.name.as_str().to_owned(),
+            description: spec.description.to_owned(),
+            parameters: parameters_schema(spec.name).into(),
+        })
+        .collect()
+}
+
+fn record(engine: &Engine, tab: &str, state: &mut State, entry: HistoryEntry) {
+    if state.history.is_none() {
+        match History::open(&engine.config().data_dir, tab) {
+            Ok(history) => state.history = Some(history),
+            Err(error) => {
+                engine.emit(Event::Error {
+                    tab: Some(tab.to_owned()),
+                    message: format!("cannot save Pilot's history: {error}"),
+                });
+                return;
+            }
+        }
+    }
+    if let Some(history) = &mut state.history
+        && let Err(error) = history.append(&entry)
+    {
+        engine.emit(Event::Error {
+            tab: Some(tab.to_owned()),
+            message: format!(
+                "cannot save Pilot's history to {}: {error}",
+                history.path().display()
+            ),
+        });
+    }
+}
+
+fn push(engine: &Engine, tab: &str, turn: u64, state: &mut State, message: Message) {
+    state.messages.push(message.clone());
+    record(
+        engine,
+        tab,
+        state,
+        HistoryEntry::Message {
+            time: now_rfc3339(),
+            turn,
+            message,
+        },
+    );
+}
+
+/// One turn, to its end. Returns how it ended and why (when not completed).
+async fn run_turn(
+    engine: &Engine,
+    tab: &str,
+    turn: u64,
+    state: &mut State,
+    text: String,
+    model: Option<ModelSettings>,
+    cancel: &CancellationToken,
+) -> (TurnStatus, Option<String>) {
+    if let Some(model) = model {
+        state.model = Some(model);
+    }
+    if state.model.is_none() {
+        match load_model_settings(&engine.config().config_dir, None) {
+            Ok(Some(model)) => state.model = Some(model),
+            Ok(None) => {
+                return (
+                    TurnStatus::Failed,
+                    Some(format!(
+                        "Pilot has no model configured: choose a provider and model in the settings ({})",
+                        engine.config().config_dir.join(SETTINGS_FILE).display()
+                    )),
+                );
+            }
+            Err(error) => return (TurnStatus::Failed, Some(error)),
+        }
+    }
+    let Some(settings) = state.model.clone() else {
+        return (TurnStatus::Failed, Some("no model configured".to_owned()));
+    };
+    let provider =
+        match llm::resolve_api_key(&settings).and_then(|key| llm::provider_for(&settings, key)) {
+            Ok(provider) => provider,
+            Err(error) => return (TurnStatus::Failed, Some(error.to_string())),
+        };
+    push(engine, tab, turn, state, Message::User { text });
+    let max_output = settings
+        .max_output_tokens
+        .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS);
+    let context = settings
+        .context_tokens
+        .unwrap_or_else(|| budget::default_context_tokens(settings.provider, &settings.model));
+    let budget = budget::conversation_budget(context, max_output);
+    // The tool set depends on the build and the tab kind only: made once per turn.
+    let Some(kind) = engine.tab_info(tab).map(|info| info.kind) else {
+        return (TurnStatus::Cancelled, Some("the tab was closed".to_owned()));
+    };
+    let tools = tool_schemas(kind);
+    let tools_tokens = budget::estimate(&serde_json::to_string(&tools).unwrap_or_default());
+
+    for step in 0..MAX_STEPS_PER_TURN {
+        if cancel.is_cancelled() {
+            return (TurnStatus::Cancelled, None);
+        }
+        let Some(info) = engine.tab_info(tab) else {
+            return (TurnStatus::Cancelled, Some("the tab was closed".to_owned()));
+        };
+        let system = prompt::system_prompt(&info, &tools);
+        let fixed = budget::estimate(&system) + tools_tokens;
+        budget::fit(&mut state.messages, fixed, budget);
+        let reply = ask_model(
+            engine,
+            tab,
+            turn,
+            provider.as_ref(),
+            &system,
+            &tools,
+            state,
+            max_output,
+            cancel,
+        )
+        .await;
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err((error, partial)) => {
+                if !partial.is_empty() {
+                    push(
+                        engine,
+                        tab,
+                        turn,
+                        state,
+                        Message::Assistant {
+                            text: partial,
+                            tool_calls: Vec::new(),
+                        },
+                    );
+                }
+                return match error {
+                    LlmError::Cancelled => (TurnStatus::Cancelled, None),
+                    error => (TurnStatus::Failed, Some(error.to_string())),
+                };
+            }
+        };
+        let calls = reply.tool_calls.clone();
+        push(
+            engine,
+            tab,
+            turn,
+            state,
+            Message::Assistant {
+                text: reply.text,
+                tool_calls: reply.tool_calls,
+            },
+        );
+        if calls.is_empty() {
+            return match reply.stop {
+                llm::StopReason::EndTurn | llm::StopReason::ToolUse => {
+                    (TurnStatus::Completed, None)
+                }
+                llm::StopReason::MaxTokens => (
+                    TurnStatus::Completed,
+                    Some("the reply reached the model's output limit".to_owned()),
+                ),
+                llm::StopReason::Other(reason) => (
+                    TurnStatus::Completed,
+                    Some(format!("the model stopped: {reason}")),
+                ),
+            };
+        }
+        let mut note = None;
+        for (index, call) in calls.iter().enumerate() {
+            if cancel.is_cancelled() {
+                push(engine, tab, turn, state, not_run(call));
+                continue;
+            }
+            let call_id = format!("{tab}-{turn}-{step}-{index}");
+            let (message, left_running) = run_call(
+                engine,
+                tab,
+                &info.connection,
+                &state.nonce,
+                call,
+                call_id,
+                cancel,
+            )
+            .await;
+            if left_running {
+                note = Some(format!(
+                    "{} was cancelled; the command may still be running in the terminal",
+                    call.name
+                ));
+            }
+            push(engine, tab, turn, state, message);
+        }
+        if cancel.is_cancelled() {
+            return (TurnStatus::Cancelled, note);
+        }
+    }
+    (
+        TurnStatus::Failed,
+        Some(format!(
+            "Pilot stopped after {MAX_STEPS_PER_TURN} steps in one turn; send another message to let it continue"
+        )),
+    )
+}
+
+/// One model request with retries; text streams out as events. On error, also the text that
+/// was streamed before it.
+#[allow(clippy::too_many_arguments)]
+async fn ask_model(
+    engine: &Engine,
+    tab: &str,
+    turn: u64,
+    provider: &dyn ModelProvider,
+    system: &str,
+    tools: &[ToolSchema],
+    state: &State,
+    max_output: u32,
+    cancel: &CancellationToken,
+) -> Result<llm::ModelReply, (LlmError, String)> {
+    let request = ModelRequest {
+        system,
+        messages: &state.messages,
+        tools,
+        max_output_tokens: max_output,
+    };
+    let mut streamed = String::new();
+    let mut on_text = |delta: &str| {
+        streamed.push_str(delta);
+        engine.emit(Event::AssistantText {
+            tab: tab.to_owned(),
+            turn,
+            delta: delta.to_owned(),
+        });
+    };
+    let mut on_retry = |notice: &llm::RetryNotice| {
+        engine.emit(Event::ModelRetrying {
+            tab: tab.to_owned(),
+            turn,
+            attempt: notice.attempt,
+            wait_ms: notice.wait.as_millis() as u64,
+            reason: notice.reason.clone(),
+        });
+    };
+    let result = llm::complete_with_retry(
+        provider,
+        &request,
+        RetryPolicy::default(),
+        cancel,
+        &mut on_text,
+        &mut on_retry,
+    )
+    .await;
+    result.map_err(|error| (error, streamed))
+}
+
+/// Run one call through the engine; the turn's cancellation cancels the call. Returns the
+/// result message and whether a command was left running in the terminal.
+async fn run_call(
+    engine: &Engine,
+    tab: &str,
+    connection: &str,
+    nonce: &str,
+    call: &ToolCall,
+    call_id: CallId,
+    cancel: &CancellationToken,
+) -> (Message, bool) {
+    let outcome = match serde_json::from_str::<Value>(&call.arguments) {
+        Err(error) => engine.reject_tool_call(
+            tab,
+            call_id,
+            &call.name,
+            Value::String(call.arguments.chars().take(200).collect()),
+            format!(
+                "{}: the arguments are not valid JSON ({error}); send one JSON object that matches the tool's schema",
+                call.name
+            ),
+        ),
+        Ok(args) => {
+            let run = engine.run_tool(tab.to_owned(), call_id.clone(), call.name.clone(), args);
+            tokio::pin!(run);
+            tokio::select! {
+                outcome = &mut run => outcome,
+                () = cancel.cancelled() => {
+                    engine.cancel_call(tab, &call_id);
+                    run.await
+                }
+            }
+        }
+    };
+    // The terminal reports a cancelled wait as `interrupted` (the command keeps running there).
+    let interrupted = outcome
+        .result
+        .as_ref()
+        .is_some_and(|result| result["status"] == "interrupted");
+    let left_running = cancel.is_cancelled()
+        && call.name == ToolName::RunCommand.as_str()
+        && (outcome.status == ToolStatus::Cancelled || interrupted);
+    (
+        result_message(call, nonce, connection, &outcome),
+        left_running,
+    )
+}
+
+/// What the model gets for an outcome: results framed as untrusted data (ask_user answers
+/// come from the user and are not), kaiport's own errors as they are.
+fn result_message(
+    call: &ToolCall,
+    nonce: &str,
+    connection: &str,
+    outcome: &ToolOutcome,
+) -> Message {
+    let status = match outcome.status {
+        ToolStatus::Ok => "ok",
+        ToolStatus::Error => "error",
+        ToolStatus::Denied => "denied",
+        ToolStatus::Cancelled => "cancelled",
+    };
+    let content = match (&outcome.result, outcome.status) {
+        (Some(result), ToolStatus::Ok) => {
+            let body = result.to_string();
+            if call.name == ToolName::AskUser.as_str() {
+                json!({"status": status, "result": result}).to_string()
+            } else {
+                format!(
+                    "{{\"status\":\"ok\"}}\n{}",
+                    prompt::frame_untrusted(nonce, &call.name, connection, &body)
+                )
+            }
+        }
+        _ => json!({
+            "status": status,
+            "error": outcome.error.clone().unwrap_or_else(|| "no details".to_owned()),
+        })
+        .to_string(),
+    };
+    Message::Tool {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        content,
+        is_error: outcome.status != ToolStatus::Ok,
+    }
+}
+
+fn not_run(call: &ToolCall) -> Message {
+    Message::Tool {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        content: json!({"status": "cancelled", "error": "not run: the user cancelled the turn"})
+            .to_string(),
+        is_error: true,
+    }
+}

@@ -1,0 +1,69 @@
+//! Pilot's conversation in a tab: which model it talks to, and how a turn ended.
+//!
+//! Model settings name where the model lives and which one to use; they never hold an API key
+//! (keys live in the OS keychain, or in an environment variable named here for scripts).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use specta::Type;
+
+/// The wire protocol of a model API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// Anthropic Messages API.
+    Anthropic,
+    /// Any OpenAI-compatible Chat Completions server (OpenAI, Ollama, llama.cpp, LM Studio,
+    /// vLLM, OpenRouter, …).
+    Openai,
+}
+
+impl ProviderKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Openai => "openai",
+        }
+    }
+
+    /// Where the provider's API lives unless the settings say otherwise.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "https://api.anthropic.com",
+            ProviderKind::Openai => "https://api.openai.com/v1",
+        }
+    }
+}
+
+/// Which model Pilot uses. No secret in here: the key comes from the keychain (account
+/// `model-api-key:<provider>`) or from the environment variable `api_key_env` names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct ModelSettings {
+    pub provider: ProviderKind,
+    /// Default: [`ProviderKind::default_base_url`].
+    #[serde(default)]
+    pub base_url: Option<String>,
+    pub model: String,
+    /// Read the API key from this environment variable instead of the keychain.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// The model's context window in tokens; older tool results are elided when the
+    /// conversation nears it. Default per provider and model.
+    #[serde(default)]
+    pub context_tokens: Option<u32>,
+    /// Longest reply the model may write, in tokens (default 4096).
+    #[serde(default)]
+    pub max_output_tokens: Option<u32>,
+}
+
+/// How one turn of Pilot ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnStatus {
+    /// The model ended its turn.
+    Completed,
+    /// The user (or closing the tab) stopped it.
+    Cancelled,
+    /// The model API or the conversation failed; the message says why.
+    Failed,
+}
