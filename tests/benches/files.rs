@@ -249,7 +249,7 @@ fn make_text_tree(root: &Path, folders: usize, per_folder: usize, size: usize) -
         std::fs::create_dir_all(&dir)?;
         for index in 0..per_folder {
             let mut text = body.to_owned();
-            if (folder * per_folder + index) % 400 == 0 {
+            if (folder * per_folder + index).is_multiple_of(400) {
                 text.replace_range(
                     0..line.len(),
                     "kaiport-needle-7f3a is here, padded to one line of text ok\n",

@@ -233,6 +233,7 @@ impl SftpFiles {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn finish_temp(
         &self,
         handle: &str,

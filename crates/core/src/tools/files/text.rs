@@ -74,6 +74,7 @@ impl TextFile {
 /// The result for the model. `complete`: `file` is the whole file (else just the lines from
 /// `start_line`). Content is capped at `limit` bytes keeping head and tail. CRLF files are shown
 /// with plain newlines (edit_file maps them back).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn shape_read_result(
     path: &str,
     file: &TextFile,
