@@ -6,7 +6,9 @@
 //!
 //! Main types: [`Engine`] (takes `Op`s, emits `Event`s), [`tools::registry`] (the tools of this
 //! build), [`policy::decide`] (allow / ask / deny), [`audit::AuditLog`], [`terminal::Terminal`]
-//! (a shell's screen mirror and command runner), [`ssh::SshSession`].
+//! (a shell's screen mirror and command runner), [`ssh::SshSession`], [`policy::analyse`] (what a
+//! command line would run), [`taint`] (untrusted-data framing and the connections a session has
+//! seen) and, with feature `plan`, `plan::PlanBook` (propose_plan / update_plan state).
 
 pub mod agent;
 pub mod audit;

@@ -188,6 +188,14 @@ impl Walker {
             return;
         }
         self.payloads += 1;
+        // A final newline: bash runs the line on Enter anyway, and without it tree-sitter-bash
+        // needs ~20x longer on pipelines of three or more commands (work at end of input).
+        let mut text = String::with_capacity(source.len() + 1);
+        text.push_str(source);
+        if !source.ends_with('\n') {
+            text.push('\n');
+        }
+        let source = text.as_str();
         let Some(tree) = parse(source, self.deadline) else {
             self.unprovable("the command line is too complex to analyse in time");
             return;
@@ -557,7 +565,19 @@ impl Walker {
         let mut words: Vec<Word> = Vec::new();
         let mut redirects: Vec<Node<'_>> = extra_redirects.to_vec();
         let mut rest_of_line = Vec::new();
+        let mut previous_end = node.start_byte();
+        let mut split_off: Option<usize> = None;
         for child in named_children(node) {
+            // An unescaped newline between two words ends a command in bash. tree-sitter-bash
+            // sometimes glues the next line onto a pipeline's last command (its issue #347:
+            // `a | b | c⏎rm x`); the words from there on are analysed as the script they are.
+            if child.start_byte() > previous_end
+                && has_unescaped_newline(&src[previous_end..child.start_byte()])
+            {
+                split_off = Some(child.start_byte());
+                break;
+            }
+            previous_end = previous_end.max(child.end_byte());
             match child.kind() {
                 "variable_assignment" => self.assignment(child, src, /*prefix*/ true),
                 "command_name" => {
@@ -590,6 +610,10 @@ impl Walker {
         self.simple(words, &frame);
         for rest in rest_of_line {
             self.rest_of_heredoc_line(rest, src, &frame, body_output.clone());
+        }
+        if let Some(start) = split_off {
+            let rest = String::from_utf8_lossy(&src[start..node.end_byte()]).into_owned();
+            self.script(&rest, &Frame::default());
         }
     }
 
@@ -843,6 +867,13 @@ fn name_candidates(text: &str) -> Vec<String> {
 fn is_dynamic_text(text: &str) -> bool {
     let without_home = text.replacen("$HOME", "", 1).replacen("${HOME}", "", 1);
     without_home.contains('$') || without_home.contains('`')
+}
+
+/// A newline that ends a command: not escaped by a backslash (line continuation).
+fn has_unescaped_newline(gap: &[u8]) -> bool {
+    gap.iter()
+        .enumerate()
+        .any(|(index, byte)| *byte == b'\n' && (index == 0 || gap[index - 1] != b'\\'))
 }
 
 /// Node kinds that run or contain commands (everything else in a body is a word).
