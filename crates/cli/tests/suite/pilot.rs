@@ -19,7 +19,8 @@ const KEY_VAR: &str = "KAIPORT_TEST_MODEL_KEY";
 const PROTOCOLS: [&str; 2] = ["anthropic", "openai"];
 
 struct Server {
-    sshd: Sshd,
+    /// Runs for as long as the test holds the server; stopped by PID on drop.
+    _sshd: Sshd,
     url: String,
     known_hosts: String,
     key: String,
@@ -33,7 +34,7 @@ fn server() -> Server {
         url: format!("ssh://{}@127.0.0.1:{}", sshd.user(), sshd.port()),
         known_hosts: known_hosts.display().to_string(),
         key: sshd.keys.ed25519.display().to_string(),
-        sshd,
+        _sshd: sshd,
     }
 }
 

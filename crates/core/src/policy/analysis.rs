@@ -665,7 +665,13 @@ impl Walker {
                 inner.stdin = Stdin::Terminal;
                 match payload {
                     Payload::Argument(index) => {
-                        let word = &words[index + 1];
+                        let Some(word) = words.get(index + 1) else {
+                            self.unprovable(format!(
+                                "`{name}` is missing the command string it should run"
+                            ));
+                            self.record_command(texts, frame);
+                            return;
+                        };
                         if word.dynamic || word.obscured {
                             self.unprovable(format!(
                                 "`{name}` runs a command string that is built when it runs ({}); it cannot be read here",
@@ -676,6 +682,8 @@ impl Walker {
                         self.script(&payload, &inner);
                     }
                     Payload::Joined(from) => {
+                        // Option parsing may point past the end (`watch -n`): nothing to join.
+                        let from = from.min(args.len());
                         if args[from..]
                             .iter()
                             .any(|word| word.dynamic || word.obscured)

@@ -1107,14 +1107,15 @@ pub fn writes_of(command: &SimpleCommand) -> Vec<WriteSpec> {
                     outputs.push(path.to_owned());
                 } else if arg.starts_with("--o") {
                     outputs.extend(args.get(index + 1).cloned());
-                } else if arg.starts_with('-') && !arg.starts_with("--") {
-                    if let Some(position) = arg.find('o') {
-                        let attached = &arg[position + 1..];
-                        if attached.is_empty() {
-                            outputs.extend(args.get(index + 1).cloned());
-                        } else {
-                            outputs.push(attached.to_owned());
-                        }
+                } else if arg.starts_with('-')
+                    && !arg.starts_with("--")
+                    && let Some(position) = arg.find('o')
+                {
+                    let attached = &arg[position + 1..];
+                    if attached.is_empty() {
+                        outputs.extend(args.get(index + 1).cloned());
+                    } else {
+                        outputs.push(attached.to_owned());
                     }
                 }
             }
