@@ -92,7 +92,15 @@ fn parse(source: &str, deadline: Instant) -> Option<tree_sitter::Tree> {
         }
         let parser = slot.as_mut()?;
         parser.reset();
-        let bytes = source.as_bytes();
+        // tree-sitter-bash's scanner passes code points to isdigit()/isalpha(), which is
+        // undefined above 255 and crashed the process on some input (found by the property
+        // tests). It parses an ASCII stand-in of the same length instead: every non-ASCII byte
+        // becomes `a`, a word character like the text it replaces (bash splits words only on
+        // ASCII blanks and operators). The walker reads the real text at the same offsets.
+        let bytes: Vec<u8> = source
+            .bytes()
+            .map(|byte| if byte.is_ascii() { byte } else { b'a' })
+            .collect();
         let mut read =
             |offset: usize, _: tree_sitter::Point| bytes.get(offset..).unwrap_or_default();
         // Returning true stops the parser: error recovery on hostile input can be slow.
@@ -577,6 +585,15 @@ impl Walker {
                 split_off = Some(child.start_byte());
                 break;
             }
+            // It can also swallow the line break into the next word (`ls⏎\rm x` gives the word
+            // `⏎rm`): a bare newline inside a word ends the command there too. The word is
+            // analysed with the rest, as commands of their own (stricter, never looser).
+            if matches!(child.kind(), "word" | "concatenation" | "number")
+                && has_bare_newline(&src[child.start_byte()..child.end_byte()])
+            {
+                split_off = Some(child.start_byte());
+                break;
+            }
             previous_end = previous_end.max(child.end_byte());
             match child.kind() {
                 "variable_assignment" => self.assignment(child, src, /*prefix*/ true),
@@ -882,6 +899,23 @@ fn has_unescaped_newline(gap: &[u8]) -> bool {
     gap.iter()
         .enumerate()
         .any(|(index, byte)| *byte == b'\n' && (index == 0 || gap[index - 1] != b'\\'))
+}
+
+/// A newline outside quotes and not escaped: in a word, the shell ends the command there.
+fn has_bare_newline(raw: &[u8]) -> bool {
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    for &byte in raw {
+        match (quote, byte) {
+            (_, _) if escaped => escaped = false,
+            (None | Some(b'"'), b'\\') => escaped = true,
+            (None, b'\'' | b'"') => quote = Some(byte),
+            (Some(open), _) if byte == open => quote = None,
+            (None, b'\n') => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Node kinds that run or contain commands (everything else in a body is a word).

@@ -226,6 +226,7 @@ impl tokio::io::AsyncWrite for LineRangeSink {
 
 /// Applies `edits` in order to `before`; all or none. Each old_text must occur exactly once unless
 /// replace_all. In a CRLF file, edits written with plain newlines match and insert CRLF.
+#[cfg_attr(not(feature = "edit-file"), allow(dead_code))] // edit_file is not in mobile builds
 pub(super) fn apply_edits(before: &str, edits: &[TextEdit]) -> Result<String, String> {
     let crlf = LineEndingInfo::of(before.as_bytes()).ending == LineEnding::Crlf;
     let total = edits.len();
