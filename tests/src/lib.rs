@@ -7,9 +7,13 @@
 //! - [`interaction::ScriptedInteraction`]: a [`kaiport_core::ssh::ConnectInteraction`] that
 //!   answers from a script and records what it was asked.
 //!
+//! - [`storage_servers::StorageServer`]: FTP/FTPS (pyftpdlib), WebDAV and S3 (rclone serve),
+//!   Azure Blob (azurite), each on 127.0.0.1 with its own data folder; stopped by PID on drop.
+//!
 //! Every server binds to 127.0.0.1 only; every started process is stopped by its PID. Run
 //! `scripts/install-test-deps.sh` (as root) first on a fresh machine.
 
 pub mod engine_harness;
 pub mod interaction;
 pub mod sshd;
+pub mod storage_servers;

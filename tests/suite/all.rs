@@ -3,3 +3,4 @@
 
 mod engine;
 mod ssh;
+mod storage;

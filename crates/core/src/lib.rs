@@ -17,6 +17,7 @@ pub mod pending;
 pub mod policy;
 pub mod shell_io;
 pub mod ssh;
+pub mod storage;
 pub mod terminal;
 pub mod tools;
 
