@@ -295,35 +295,77 @@ impl Drop for StorageServer {
     }
 }
 
-/// A self-signed certificate for 127.0.0.1 (`server.pem`: key + certificate for the server,
-/// `cert.pem`: the certificate alone, for the client to trust).
+/// A test CA and a certificate for 127.0.0.1 signed by it (`server.pem`: the server's key and
+/// certificate; `cert.pem`: the CA, for the client to trust; rustls refuses a CA certificate
+/// used as the server's own).
 fn make_certificate(dir: &Path) -> Result<()> {
-    let key = dir.join("key.pem");
-    let cert = dir.join("cert.pem");
-    let status = Command::new("openssl")
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-        ])
-        .args(["-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"])
-        .args(["-addext", "subjectAltName=IP:127.0.0.1"])
-        .arg("-keyout")
-        .arg(&key)
-        .arg("-out")
-        .arg(&cert)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .context("running openssl to make a test certificate")?;
-    if !status.success() {
-        bail!("openssl could not make a test certificate");
-    }
-    let mut pem = std::fs::read(&key)?;
-    pem.extend(std::fs::read(&cert)?);
+    let run = |args: &[&str]| -> Result<()> {
+        let status = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .context("running openssl to make a test certificate")?;
+        if !status.success() {
+            bail!("openssl {} failed", args.join(" "));
+        }
+        Ok(())
+    };
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=kaiport test CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "cert.pem",
+    ])?;
+    run(&[
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "server.csr",
+    ])?;
+    std::fs::write(
+        dir.join("server.ext"),
+        "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    )?;
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "cert.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+        "-out",
+        "server.crt",
+    ])?;
+    let mut pem = std::fs::read(dir.join("key.pem"))?;
+    pem.extend(std::fs::read(dir.join("server.crt"))?);
     std::fs::write(dir.join("server.pem"), pem)?;
     Ok(())
 }

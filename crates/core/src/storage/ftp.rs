@@ -346,7 +346,21 @@ impl FileAccess for FtpFiles {
         // The parent's listing works on every server (MLST is not universal) and names the
         // entry exactly, whatever characters it has.
         let (parent, name) = split_parent(path);
-        let entries = self.list_server(&self.server_path(parent), parent).await?;
+        let entries = match self.list_server(&self.server_path(parent), parent).await {
+            Ok(entries) => entries,
+            // Servers answer a listing of a missing folder with 450, 501 or 550.
+            Err(error) if matches!(error.kind, FsErrorKind::Other | FsErrorKind::NotFound) => {
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    path,
+                    format!(
+                        "no such file or folder (cannot list {parent}: {})",
+                        error.message
+                    ),
+                ));
+            }
+            Err(error) => return Err(error),
+        };
         entries
             .iter()
             .find(|entry| entry.name() == name)

@@ -242,11 +242,13 @@ pub async fn secret_for(
     }
 }
 
-/// Installs the process-wide rustls crypto provider once (suppaftp and reqwest both link
-/// rustls; without one default, building a TLS config panics).
+/// Installs the process-wide rustls crypto provider (suppaftp and reqwest both link rustls;
+/// without one default, building a TLS config panics) and opendal's default HTTP transport.
 pub fn install_crypto_provider() {
     // Fails only when one is installed already, which is what we want.
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    // opendal's HTTP transport (reqwest) is process-wide too; installing twice is harmless.
+    opendal::install_default();
 }
 
 /// Opens the storage service `url` names (not SFTP: that needs an SSH session; see

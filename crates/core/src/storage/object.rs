@@ -562,18 +562,30 @@ impl FileAccess for ObjectFiles {
     }
 
     async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
-        let entries = self.read_dir(path).await?;
-        if !entries.is_empty() {
+        let dir = dir_key(path);
+        let entries = self
+            .operator
+            .list_with(&dir)
+            .limit(2)
+            .await
+            .map_err(|error| self.error(path, error))?;
+        let own = dir.trim_start_matches('/');
+        if entries
+            .iter()
+            .any(|entry| entry.path().trim_start_matches('/') != own)
+        {
             return Err(FsError::new(
                 FsErrorKind::Other,
                 path,
                 "the folder is not empty",
             ));
         }
-        self.operator
-            .delete(&dir_key(path))
-            .await
-            .map_err(|error| self.error(path, error))
+        // A folder without a marker object vanishes with its last file: nothing left to do.
+        match self.operator.delete(&dir).await {
+            Ok(()) => Ok(()),
+            Err(error) if error.kind() == opendal::ErrorKind::NotFound => Ok(()),
+            Err(error) => Err(self.error(path, error)),
+        }
     }
 
     async fn checksum(&self, path: &str) -> Result<Option<String>, FsError> {
