@@ -1,1 +1,2 @@
 mod tool_cli;
+mod storage_cli;

@@ -90,7 +90,7 @@ impl ConfinedLocal {
         let parent = candidate.parent().unwrap_or(&candidate).to_path_buf();
         let resolved = resolve_existing(&parent);
         self.inside(path, &resolved)?;
-        if self.roots.iter().any(|root| *root == candidate) {
+        if self.roots.contains(&candidate) {
             return Err(self.refuse(path, "an opened folder itself cannot be changed"));
         }
         Ok(())

@@ -3,7 +3,9 @@
 //! Paths of the tab (`/a/b`) map to keys under the URL's root (`a/b`; folders end in `/`).
 //! Uploads stream in parts (S3 multipart, Azure blocks: [`PART_SIZE`] × [`PARTS_IN_FLIGHT`] in
 //! memory at most) and become visible under their name only when the last part is committed;
-//! WebDAV writes go to a temporary name and are moved over the target once complete. Nothing
+//! WebDAV writes go to a temporary name and are moved over the target once complete (opendal's
+//! WebDAV writer sends one PUT and holds the whole file in memory until then: a known limit for
+//! very large WebDAV uploads, to be replaced by a streamed PUT). Nothing
 //! here renames a folder in one step (no service can): the storage tools copy, verify and
 //! delete instead. WebDAV MOVE would overwrite silently, so the target is checked first.
 //!
@@ -42,7 +44,17 @@ pub struct ObjectFiles {
 
 fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
     use opendal::ErrorKind as K;
+    let text = error.to_string();
+    let refused = [
+        "401 Unauthorized",
+        "403 Forbidden",
+        "AccessDenied",
+        "AuthenticationFailed",
+    ]
+    .iter()
+    .any(|marker| text.contains(marker));
     let kind = match error.kind() {
+        _ if refused => FsErrorKind::PermissionDenied,
         K::NotFound => FsErrorKind::NotFound,
         K::PermissionDenied => FsErrorKind::PermissionDenied,
         K::AlreadyExists | K::ConditionNotMatch => FsErrorKind::AlreadyExists,
@@ -321,7 +333,7 @@ impl FileAccess for ObjectFiles {
                 gid: None,
             });
         }
-        match self.operator.stat(&key(path).trim_end_matches('/')).await {
+        match self.operator.stat(key(path).trim_end_matches('/')).await {
             Ok(found) => Ok(metadata_of(&found)),
             Err(error) if error.kind() == opendal::ErrorKind::NotFound => {
                 if self.is_dir(path).await? {
