@@ -1,2 +1,2 @@
-mod tool_cli;
 mod storage_cli;
+mod tool_cli;

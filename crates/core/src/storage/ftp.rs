@@ -247,13 +247,7 @@ impl FtpFiles {
 
     async fn list_server(&self, server_path: &str, path: &str) -> Result<Vec<ListedFile>, FsError> {
         let mut guard = self.connection().await?;
-        let Some(connected) = guard.as_mut() else {
-            return Err(FsError::new(
-                FsErrorKind::ConnectionLost,
-                path,
-                "not connected",
-            ));
-        };
+        let connected = connected_in(&mut guard, path)?;
         let result = if connected.mlsd {
             connected.stream.mlsd(Some(server_path)).await.map(|lines| {
                 lines
@@ -279,6 +273,16 @@ impl FtpFiles {
             error
         })
     }
+}
+
+/// The live connection in `guard` ([`FtpFiles::connection`] always leaves one there).
+fn connected_in<'a>(
+    guard: &'a mut Option<Connected>,
+    path: &str,
+) -> Result<&'a mut Connected, FsError> {
+    guard
+        .as_mut()
+        .ok_or_else(|| FsError::new(FsErrorKind::ConnectionLost, path, "not connected"))
 }
 
 fn metadata_of(file: &ListedFile) -> Metadata {
@@ -422,13 +426,7 @@ impl FileAccess for FtpFiles {
         }
         let server = self.server_path(path);
         let mut guard = self.connection().await?;
-        let Some(connected) = guard.as_mut() else {
-            return Err(FsError::new(
-                FsErrorKind::ConnectionLost,
-                path,
-                "not connected",
-            ));
-        };
+        let connected = connected_in(&mut guard, path)?;
         let result: Result<u64, FsError> = async {
             if offset > 0 {
                 connected
@@ -503,13 +501,7 @@ impl FileAccess for FtpFiles {
         let server_temp = self.server_path(&temp);
         let written = {
             let mut guard = self.connection().await?;
-            let Some(connected) = guard.as_mut() else {
-                return Err(FsError::new(
-                    FsErrorKind::ConnectionLost,
-                    path,
-                    "not connected",
-                ));
-            };
+            let connected = connected_in(&mut guard, path)?;
             let result: Result<u64, FsError> = async {
                 let mut transfer = connected
                     .stream
@@ -591,13 +583,7 @@ impl FileAccess for FtpFiles {
     async fn remove_file(&self, path: &str) -> Result<(), FsError> {
         let server = self.server_path(path);
         let mut guard = self.connection().await?;
-        let Some(connected) = guard.as_mut() else {
-            return Err(FsError::new(
-                FsErrorKind::ConnectionLost,
-                path,
-                "not connected",
-            ));
-        };
+        let connected = connected_in(&mut guard, path)?;
         connected
             .stream
             .rm(server.as_str())
@@ -630,13 +616,7 @@ impl FileAccess for FtpFiles {
             }
             let server = self.server_path(&step);
             let mut guard = self.connection().await?;
-            let Some(connected) = guard.as_mut() else {
-                return Err(FsError::new(
-                    FsErrorKind::ConnectionLost,
-                    path,
-                    "not connected",
-                ));
-            };
+            let connected = connected_in(&mut guard, path)?;
             connected
                 .stream
                 .mkdir(server.as_str())
@@ -652,13 +632,7 @@ impl FileAccess for FtpFiles {
         }
         let (server_from, server_to) = (self.server_path(from), self.server_path(to));
         let mut guard = self.connection().await?;
-        let Some(connected) = guard.as_mut() else {
-            return Err(FsError::new(
-                FsErrorKind::ConnectionLost,
-                from,
-                "not connected",
-            ));
-        };
+        let connected = connected_in(&mut guard, from)?;
         match connected
             .stream
             .rename(server_from.as_str(), server_to.as_str())
@@ -690,13 +664,7 @@ impl FileAccess for FtpFiles {
     async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
         let server = self.server_path(path);
         let mut guard = self.connection().await?;
-        let Some(connected) = guard.as_mut() else {
-            return Err(FsError::new(
-                FsErrorKind::ConnectionLost,
-                path,
-                "not connected",
-            ));
-        };
+        let connected = connected_in(&mut guard, path)?;
         connected
             .stream
             .rmdir(server.as_str())
