@@ -105,7 +105,11 @@ fn main() -> Result<()> {
         );
 
         // Many small files.
-        runtime.block_on(remote.make_dir("/many", true))?;
+        // Object stores have no folders to make (and rclone serve s3 turns a folder marker
+        // into an empty file).
+        if matches!(kind, StorageKind::Ftp | StorageKind::Webdav) {
+            runtime.block_on(remote.make_dir("/many", true))?;
+        }
         let names: Vec<String> = (0..count).map(|index| format!("f{index:05}.bin")).collect();
         let start = Instant::now();
         runtime.block_on(copy_many(

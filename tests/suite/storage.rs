@@ -490,12 +490,11 @@ macro_rules! killed_mid_transfer {
     )*};
 }
 
-/// WebDAV is left out: opendal's WebDAV writer holds a whole upload in memory and the 64 MiB
-/// set-up upload does not finish in time on the test machine (see storage::object).
 mod killed {
     use super::*;
 
     killed_mid_transfer! {
+        webdav => StorageKind::Webdav,
         ftp => StorageKind::Ftp,
         ftps => StorageKind::Ftps,
         s3 => StorageKind::S3,

@@ -228,6 +228,23 @@ impl ObjectFiles {
     }
 
     async fn stream_upload(&self, target: &str, source: Source<'_>) -> Result<u64, FsError> {
+        if self.kind == Kind::Webdav {
+            // opendal's WebDAV writer takes exactly one write (one PUT): give it the whole file.
+            let mut data = Vec::new();
+            source.read_to_end(&mut data).await.map_err(|error| {
+                FsError::new(
+                    FsErrorKind::Other,
+                    target,
+                    format!("reading the data: {error}"),
+                )
+            })?;
+            let written = data.len() as u64;
+            self.operator
+                .write(&key(target), data)
+                .await
+                .map_err(|error| self.error(target, error))?;
+            return Ok(written);
+        }
         let mut writer = self
             .operator
             .writer_with(&key(target))
