@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 source scripts/common.sh
 ensure_build_tools
 as_root bash scripts/install-test-deps.sh
+bash scripts/install-storage-test-deps.sh
 # Shells for the shell-integration tests (bash is always there).
 apt_install_missing zsh fish less procps
 

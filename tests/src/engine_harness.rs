@@ -41,6 +41,17 @@ impl EngineHarness {
         settings: ConnectionSettings,
         mode: Mode,
     ) -> Result<EngineHarness> {
+        EngineHarness::open_with_secret(target, known_hosts, settings, mode, None).await
+    }
+
+    /// Like [`EngineHarness::open`], answering password prompts with `secret` (storage tabs).
+    pub async fn open_with_secret(
+        target: TabTarget,
+        known_hosts: Option<PathBuf>,
+        settings: ConnectionSettings,
+        mode: Mode,
+        secret: Option<String>,
+    ) -> Result<EngineHarness> {
         let home = tempfile::tempdir()?;
         let mut config = EngineConfig::in_dir(home.path());
         if let Some(known_hosts) = known_hosts {
@@ -95,10 +106,16 @@ impl EngineHarness {
                                 .await;
                         }
                         Event::PromptRequested { prompt_id, .. } => {
+                            let answer = match &secret {
+                                Some(value) => PromptAnswer::Secret {
+                                    value: value.clone(),
+                                },
+                                None => PromptAnswer::Dismissed,
+                            };
                             engine
                                 .handle(Op::AnswerPrompt {
                                     prompt: prompt_id.clone(),
-                                    answer: PromptAnswer::Dismissed,
+                                    answer,
                                 })
                                 .await;
                         }

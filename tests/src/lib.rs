@@ -9,6 +9,9 @@
 //! - [`model_server::ModelServer`]: a scripted model server speaking the Anthropic and
 //!   OpenAI-compatible streaming APIs, recording every request (binary `kaiport-model-server`).
 //!
+//! - [`storage_servers::StorageServer`]: FTP/FTPS (pyftpdlib), WebDAV and S3 (rclone serve),
+//!   Azure Blob (azurite), each on 127.0.0.1 with its own data folder; stopped by PID on drop.
+//!
 //! Every server binds to 127.0.0.1 only; every started process is stopped by its PID. Run
 //! `scripts/install-test-deps.sh` (as root) first on a fresh machine.
 
@@ -16,3 +19,4 @@ pub mod engine_harness;
 pub mod interaction;
 pub mod model_server;
 pub mod sshd;
+pub mod storage_servers;

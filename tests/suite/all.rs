@@ -5,3 +5,4 @@ mod engine;
 mod files;
 mod policy;
 mod ssh;
+mod storage;

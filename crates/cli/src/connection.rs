@@ -32,6 +32,14 @@ pub struct ConnectionOptions {
     /// Write the audit log here instead of the app's data folder.
     #[arg(long, value_name = "FILE")]
     pub audit: Option<PathBuf>,
+    /// Storage URLs: the user name (S3 access key id, Azure account, FTP/WebDAV/SFTP user) when
+    /// the URL has none. The secret comes from the keychain or --password-env.
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
+    /// Storage URLs: the folder of this computer the local side may use (default: the current
+    /// folder); local paths outside it are refused.
+    #[arg(long, value_name = "DIR")]
+    pub local_root: Option<PathBuf>,
 }
 
 impl ConnectionOptions {
@@ -63,7 +71,9 @@ impl ConnectionOptions {
                     None => ConnectionSettings::default(),
                 }
             }
-            TabTarget::Local | TabTarget::Ssh { .. } => ConnectionSettings::default(),
+            TabTarget::Local | TabTarget::Ssh { .. } | TabTarget::Storage { .. } => {
+                ConnectionSettings::default()
+            }
         };
         self.apply_settings(base).map(Some)
     }
@@ -130,6 +140,33 @@ pub async fn open_tab(
 pub fn parse_target(connection: &str, options: &ConnectionOptions) -> anyhow::Result<TabTarget> {
     if connection == "local" {
         return Ok(TabTarget::Local);
+    }
+    const STORAGE_SCHEMES: [&str; 7] = [
+        "s3://",
+        "webdav://",
+        "webdavs://",
+        "azblob://",
+        "ftp://",
+        "ftps://",
+        "sftp://",
+    ];
+    if STORAGE_SCHEMES
+        .iter()
+        .any(|scheme| connection.starts_with(scheme))
+    {
+        let root = match &options.local_root {
+            Some(root) => root.clone(),
+            None => std::env::current_dir().context("cannot find the current folder")?,
+        };
+        let root = std::path::absolute(&root)
+            .with_context(|| format!("--local-root {}", root.display()))?;
+        // Parse now so a bad URL fails before anything starts.
+        kaiport_core::storage::StorageUrl::parse(connection, options.user.as_deref())?;
+        return Ok(TabTarget::Storage {
+            url: connection.to_owned(),
+            user: options.user.clone(),
+            local_roots: vec![root.display().to_string()],
+        });
     }
     if !connection.contains("://") && !connection.contains('@') {
         return Ok(TabTarget::Profile {

@@ -122,6 +122,9 @@ fn password_account(connection: &str, profiles: &std::path::Path) -> anyhow::Res
                 target.port,
             ))
         }
+        TabTarget::Storage { url, user, .. } => {
+            Ok(kaiport_core::storage::StorageUrl::parse(&url, user.as_deref())?.secret_account())
+        }
         TabTarget::Local => bail!("the local terminal needs no password"),
     }
 }

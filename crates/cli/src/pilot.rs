@@ -223,6 +223,17 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                     .await;
             }
             Event::TurnStarted { .. } => turn_started = true,
+            Event::TransferProgress {
+                path,
+                transferred,
+                total,
+                done,
+                ..
+            } => {
+                if done && !transcript.json {
+                    transcript.line(&format!("  ⇅ {path}: {transferred} of {total} bytes"));
+                }
+            }
             Event::PlanProposed { plan, .. } | Event::PlanUpdated { plan, .. } => {
                 if !transcript.json {
                     transcript.line(&format!("▤ plan: {} ({:?})", plan.title, plan.phase));

@@ -86,6 +86,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
     )
     .await?;
 
+    let mut progress = TransferBars::default();
     let mut interrupts = std::pin::pin!(tokio::signal::ctrl_c());
     let mut cancelled = false;
     let mut call_started = false;
@@ -189,6 +190,13 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::from(code));
             }
             Event::Error { message, .. } => eprintln!("kaiport: {message}"),
+            Event::TransferProgress {
+                path,
+                transferred,
+                total,
+                done,
+                ..
+            } => progress.update(&path, transferred, total, done),
             Event::Hello { .. }
             | Event::TabOpened { .. }
             | Event::ConnectionState {
@@ -207,6 +215,35 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::AssistantText { .. }
             | Event::ModelRetrying { .. }
             | Event::TurnFinished { .. } => {}
+        }
+    }
+}
+
+/// Progress bars for a call's transfers, on stderr when it is a terminal (indicatif hides them
+/// otherwise, so scripts get clean output).
+#[derive(Default)]
+struct TransferBars {
+    bars: std::collections::HashMap<String, indicatif::ProgressBar>,
+}
+
+impl TransferBars {
+    fn update(&mut self, path: &str, transferred: u64, total: u64, done: bool) {
+        let bar = self.bars.entry(path.to_owned()).or_insert_with(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(total),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{msg} {wide_bar} {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
+            ) {
+                bar.set_style(style);
+            }
+            bar.set_message(path.to_owned());
+            bar
+        });
+        bar.set_position(transferred);
+        if done {
+            bar.finish();
         }
     }
 }

@@ -139,6 +139,11 @@ type SessionState = Option<Result<Arc<TabResources>, String>>;
 enum ResolvedTarget {
     Local,
     Ssh(SshTarget),
+    Storage {
+        url: String,
+        user: Option<String>,
+        local_roots: Vec<String>,
+    },
 }
 
 struct Tab {
@@ -494,7 +499,12 @@ impl Inner {
         let (session_tx, session) = watch::channel(None);
         let entry = Arc::new(Tab {
             id: tab.clone(),
-            kind: TabKind::Terminal,
+            kind: match &target {
+                TabTarget::Storage { .. } => TabKind::Storage,
+                TabTarget::Local | TabTarget::Profile { .. } | TabTarget::Ssh { .. } => {
+                    TabKind::Terminal
+                }
+            },
             connection: connection_label(&target),
             mode: Mutex::new(mode.unwrap_or_default()),
             settings: Mutex::new(
@@ -548,6 +558,18 @@ impl Inner {
     ) -> Result<(ResolvedTarget, Option<ConnectionSettings>), String> {
         match target {
             TabTarget::Local => Ok((ResolvedTarget::Local, None)),
+            TabTarget::Storage {
+                url,
+                user,
+                local_roots,
+            } => Ok((
+                ResolvedTarget::Storage {
+                    url: url.clone(),
+                    user: user.clone(),
+                    local_roots: local_roots.clone(),
+                },
+                None,
+            )),
             TabTarget::Ssh {
                 host,
                 port,
@@ -595,6 +617,13 @@ impl Inner {
         rows: u16,
     ) -> Result<Arc<TabResources>, String> {
         let (io, ssh) = match target {
+            ResolvedTarget::Storage {
+                url,
+                user,
+                local_roots,
+            } => {
+                return self.connect_storage(tab, &url, user, &local_roots).await;
+            }
             ResolvedTarget::Local => (open_local_shell(cols, rows)?, None),
             ResolvedTarget::Ssh(target) => {
                 let options = SshOptions {
@@ -661,7 +690,94 @@ impl Inner {
             terminal: Some(terminal),
             ssh,
             files,
+            local_files: None,
         }))
+    }
+
+    /// Opens a storage tab: the service (secret from the keychain, else asked for with a
+    /// password prompt) and the local side confined to `local_roots`.
+    async fn connect_storage(
+        self: &Arc<Self>,
+        tab: &Arc<Tab>,
+        url: &str,
+        user: Option<String>,
+        local_roots: &[String],
+    ) -> Result<Arc<TabResources>, String> {
+        let parsed = crate::storage::StorageUrl::parse(url, user.as_deref())
+            .map_err(|error| error.to_string())?;
+        let interaction = Arc::new(EnginePrompts {
+            inner: self.clone(),
+            tab: tab.id.clone(),
+        });
+        let roots: Vec<PathBuf> = local_roots.iter().map(PathBuf::from).collect();
+        let local = if roots.is_empty() {
+            None
+        } else {
+            let confined =
+                crate::fs::ConfinedLocal::new(&roots).map_err(|error| error.to_string())?;
+            Some(tools::TabFiles::given(Arc::new(confined)))
+        };
+        let (files, ssh) = match &parsed.service {
+            crate::storage::Service::Sftp { host, port } => {
+                let target = SshTarget {
+                    host: host.clone(),
+                    port: *port,
+                    user: parsed.user.clone().unwrap_or_default(),
+                    identity_files: Vec::new(),
+                    jump_hosts: Vec::new(),
+                };
+                let options = SshOptions {
+                    known_hosts: self.config.known_hosts.clone(),
+                    connect_timeout: CONNECT_TIMEOUT,
+                    keepalive_interval: Duration::from_secs(15),
+                    keepalive_max: 3,
+                    use_agent: true,
+                };
+                let session = SshSession::connect(&target, &options, interaction)
+                    .await
+                    .map_err(|error| error.to_string())?;
+                let files = crate::fs::SftpFiles::open(&session)
+                    .await
+                    .map_err(|error| error.to_string())?;
+                // SFTP paths are the server's own absolute paths; the URL's path is where the
+                // user starts, not a boundary.
+                (tools::TabFiles::given(Arc::new(files)), Some(session))
+            }
+            _ => {
+                let secret = crate::storage::secret_for(&parsed, interaction.as_ref()).await?;
+                let files = crate::storage::open(&parsed, secret.as_deref())
+                    .await
+                    .map_err(|error| error.to_string())?;
+                (tools::TabFiles::given(files), None)
+            }
+        };
+        Ok(Arc::new(TabResources {
+            terminal: None,
+            ssh,
+            files: Some(files),
+            local_files: local,
+        }))
+    }
+
+    /// Turns a call's transfer progress into `TransferProgress` events.
+    fn transfer_reporter(&self, tab: &str, call: &str) -> tools::TransferReporter {
+        let events = self.events.clone();
+        let (tab, call) = (tab.to_owned(), call.to_owned());
+        Arc::new(
+            move |path: &str, progress: crate::storage::transfer::Progress| {
+                // A closed stream means no front end is left to tell.
+                let _ = events.send(Event::TransferProgress {
+                    tab: tab.clone(),
+                    call: call.clone(),
+                    path: path.to_owned(),
+                    transferred: progress.transferred,
+                    total: progress.total,
+                    rate: progress.rate,
+                    eta_s: progress.eta_s,
+                    done: progress.done,
+                });
+            },
+        )
     }
 
     async fn close_tab(&self, tab: &str) {
@@ -785,6 +901,7 @@ impl Inner {
             settings: &settings,
             tab_kind: tab.kind,
             cancel,
+            transfers: Some(self.transfer_reporter(&tab.id, call)),
         };
         let prepared = match tools::prepare(request, &context).await {
             Ok(prepared) => prepared,
@@ -1147,6 +1264,12 @@ fn connection_label(target: &TabTarget) -> String {
         TabTarget::Ssh {
             host, port, user, ..
         } => format!("ssh://{user}@{host}:{port}"),
+        TabTarget::Storage { url, user, .. } => {
+            match crate::storage::StorageUrl::parse(url, user.as_deref()) {
+                Ok(parsed) => parsed.label(),
+                Err(_) => url.clone(),
+            }
+        }
     }
 }
 

@@ -23,6 +23,7 @@ pub mod plan;
 pub mod policy;
 pub mod shell_io;
 pub mod ssh;
+pub mod storage;
 pub mod taint;
 pub mod terminal;
 pub mod tools;

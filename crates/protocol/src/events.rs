@@ -224,6 +224,21 @@ pub enum Event {
         tab: TabId,
         plan: PlanCard,
     },
+    /// A file transfer of a tool call (upload, download, folder copy) moved on. Sent at most a
+    /// few times a second, and once with `done` when the data is complete.
+    TransferProgress {
+        tab: TabId,
+        call: CallId,
+        /// The file being written.
+        path: String,
+        transferred: u64,
+        total: u64,
+        /// Bytes per second so far.
+        rate: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        eta_s: Option<f64>,
+        done: bool,
+    },
     /// Something went wrong outside any tool call.
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -32,6 +32,20 @@ pub enum TabTarget {
         #[serde(default)]
         jump_hosts: Vec<String>,
     },
+    /// A storage tab: `s3://bucket/prefix?endpoint=…&region=…&path_style=true`,
+    /// `webdav(s)://host/path`, `azblob://container/prefix?account=…&endpoint=…`,
+    /// `ftp(s)://user@host:port/path`, `sftp://user@host:port/path`. Never a secret in the URL:
+    /// it comes from the keychain or a `PromptRequested` password prompt.
+    Storage {
+        url: String,
+        /// The user name (S3 access key id, Azure account, FTP/WebDAV/SFTP user) when the URL
+        /// has none.
+        #[serde(default)]
+        user: Option<String>,
+        /// The folders of this computer the tab's local side may use (absolute paths).
+        #[serde(default)]
+        local_roots: Vec<String>,
+    },
 }
 
 /// The user's answer to a pending approval.

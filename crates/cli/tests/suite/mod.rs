@@ -1,3 +1,4 @@
 mod pilot;
 mod policy_cli;
+mod storage_cli;
 mod tool_cli;

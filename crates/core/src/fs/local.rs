@@ -274,4 +274,47 @@ impl FileAccess for LocalFiles {
     fn temp_dir(&self) -> String {
         std::env::temp_dir().to_string_lossy().into_owned()
     }
+
+    async fn make_dir(&self, path: &str, parents: bool) -> Result<(), FsError> {
+        let result = if parents {
+            tokio::fs::create_dir_all(path).await
+        } else {
+            match tokio::fs::create_dir(path).await {
+                Err(error) if error.kind() == ErrorKind::AlreadyExists => {
+                    match tokio::fs::symlink_metadata(path).await {
+                        Ok(found) if found.is_dir() => Ok(()),
+                        _ => Err(error),
+                    }
+                }
+                other => other,
+            }
+        };
+        result.map_err(|error| map_error(path, error))
+    }
+
+    async fn rename_file(&self, from: &str, to: &str, replace: bool) -> Result<(), FsError> {
+        if !replace {
+            super::refuse_existing(self, to).await?;
+        }
+        tokio::fs::rename(from, to)
+            .await
+            .map_err(|error| map_error(from, error))
+    }
+
+    fn renames_folders(&self) -> bool {
+        true
+    }
+
+    async fn rename_dir(&self, from: &str, to: &str) -> Result<(), FsError> {
+        super::refuse_existing(self, to).await?;
+        tokio::fs::rename(from, to)
+            .await
+            .map_err(|error| map_error(from, error))
+    }
+
+    async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
+        tokio::fs::remove_dir(path)
+            .await
+            .map_err(|error| map_error(path, error))
+    }
 }

@@ -13,9 +13,11 @@
 //!
 //! This module must never log file contents.
 
+mod confined;
 mod local;
 mod sftp;
 
+pub use confined::ConfinedLocal;
 pub use local::LocalFiles;
 pub use sftp::SftpFiles;
 
@@ -173,6 +175,81 @@ pub trait FileAccess: Send + Sync {
 
     /// A folder where [`FileAccess::create_private`] may put short-lived files.
     fn temp_dir(&self) -> String;
+
+    // --- Storage operations (storage tabs). Defaults say "unsupported" so a transport that
+    // lacks one fails with a clear error instead of doing something else.
+
+    /// Creates the folder `path`; with `parents`, missing parent folders too. An existing folder
+    /// is not an error.
+    async fn make_dir(&self, path: &str, parents: bool) -> Result<(), FsError> {
+        let _ = parents;
+        Err(unsupported(&self.location(), path, "creating folders"))
+    }
+
+    /// Renames the file `from` to `to` in one step where the service can. Never replaces an
+    /// existing `to` silently: fails with [`FsErrorKind::AlreadyExists`] unless `replace`.
+    async fn rename_file(&self, from: &str, to: &str, replace: bool) -> Result<(), FsError> {
+        let _ = (to, replace);
+        Err(unsupported(&self.location(), from, "renaming"))
+    }
+
+    /// Whether [`FileAccess::rename_dir`] works (else folders move by copy + delete).
+    fn renames_folders(&self) -> bool {
+        false
+    }
+
+    /// Renames the folder `from` to the new name `to` (which must not exist) in one step.
+    async fn rename_dir(&self, from: &str, to: &str) -> Result<(), FsError> {
+        let _ = to;
+        Err(unsupported(&self.location(), from, "renaming folders"))
+    }
+
+    /// Removes the empty folder `path`.
+    async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
+        Err(unsupported(&self.location(), path, "removing folders"))
+    }
+
+    /// A checksum the service keeps for `path` (ETag, Content-MD5), to verify a transfer.
+    async fn checksum(&self, path: &str) -> Result<Option<String>, FsError> {
+        let _ = path;
+        Ok(None)
+    }
+}
+
+fn unsupported(location: &str, path: &str, what: &str) -> FsError {
+    FsError::new(
+        FsErrorKind::Unsupported,
+        path,
+        format!("{location} does not support {what}"),
+    )
+}
+
+/// `/a`, `/a/b`, `/a/b/c` for `/a/b/c`: the folders to create, outermost first.
+pub(crate) fn ancestors_and_self(path: &str) -> Vec<String> {
+    let mut steps = Vec::new();
+    let mut current = String::new();
+    for part in path.split('/').filter(|part| !part.is_empty()) {
+        current.push('/');
+        current.push_str(part);
+        steps.push(current.clone());
+    }
+    steps
+}
+
+/// Fails with [`FsErrorKind::AlreadyExists`] when something is at `path`.
+pub(crate) async fn refuse_existing(
+    files: &(impl FileAccess + ?Sized),
+    path: &str,
+) -> Result<(), FsError> {
+    match files.symlink_metadata(path).await {
+        Ok(_) => Err(FsError::new(
+            FsErrorKind::AlreadyExists,
+            path,
+            "already exists; nothing was replaced",
+        )),
+        Err(error) if error.kind == FsErrorKind::NotFound => Ok(()),
+        Err(error) => Err(error),
+    }
 }
 
 /// Reads `path` whole into memory, refusing files over `limit` bytes (the size is checked

@@ -587,4 +587,64 @@ impl FileAccess for SftpFiles {
     fn temp_dir(&self) -> String {
         "/tmp".to_owned()
     }
+
+    async fn make_dir(&self, path: &str, parents: bool) -> Result<(), FsError> {
+        let steps = if parents {
+            super::ancestors_and_self(path)
+        } else {
+            vec![path.to_owned()]
+        };
+        for step in steps {
+            match self.metadata(&step).await {
+                Ok(found) if found.kind == EntryKind::Dir => continue,
+                Ok(_) => {
+                    return Err(FsError::new(
+                        FsErrorKind::AlreadyExists,
+                        &step,
+                        "exists and is not a folder",
+                    ));
+                }
+                Err(error) if error.kind == FsErrorKind::NotFound => {}
+                Err(error) => return Err(error),
+            }
+            self.session
+                .mkdir(step.as_str(), FileAttributes::default())
+                .await
+                .map_err(|error| self.error(&step, error))?;
+        }
+        Ok(())
+    }
+
+    async fn rename_file(&self, from: &str, to: &str, replace: bool) -> Result<(), FsError> {
+        if replace {
+            return self.rename_over(from, to).await;
+        }
+        super::refuse_existing(self, to).await?;
+        self.session
+            .rename(from, to)
+            .await
+            .map(|_| ())
+            .map_err(|error| self.error(from, error))
+    }
+
+    fn renames_folders(&self) -> bool {
+        true
+    }
+
+    async fn rename_dir(&self, from: &str, to: &str) -> Result<(), FsError> {
+        super::refuse_existing(self, to).await?;
+        self.session
+            .rename(from, to)
+            .await
+            .map(|_| ())
+            .map_err(|error| self.error(from, error))
+    }
+
+    async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
+        self.session
+            .rmdir(path)
+            .await
+            .map(|_| ())
+            .map_err(|error| self.error(path, error))
+    }
 }

@@ -6,9 +6,15 @@
 //! the model's to fix, so it becomes a precise message, never a panic.
 
 mod files;
+mod storage;
 mod terminal;
 
 pub use files::{PlannedWrite, TabFiles, folder_report_on, search_files_on};
+pub use storage::{CheckedOp, MAX_PLAN_OPS, PlannedOps, walk_tree};
+
+/// Receives the progress of a call's file transfers: the file being written, and where it is.
+pub type TransferReporter =
+    std::sync::Arc<dyn Fn(&str, crate::storage::transfer::Progress) + Send + Sync>;
 
 use crate::policy::CallFacts;
 use crate::ssh::SshSession;
@@ -137,21 +143,21 @@ pub fn registry() -> Vec<ToolSpec> {
             BOTH,
             true,
         ),
-        spec(ToolName::MakeDir, "Create a folder (with missing parents where the service can).", STORAGE, false),
-        spec(ToolName::Rename, "Rename or move a file or folder within one side.", STORAGE, false),
+        spec(ToolName::MakeDir, "Create a folder (with missing parents where the service can).", STORAGE, true),
+        spec(ToolName::Rename, "Rename or move a file or folder within one side.", STORAGE, true),
         spec(
             ToolName::Delete,
             "Delete a file or folder; a non-empty folder only with recursive: true. Always asks the user.",
             STORAGE,
-            false,
+            true,
         ),
-        spec(ToolName::Upload, "Copy one file from the user's computer into a storage folder.", STORAGE, false),
-        spec(ToolName::Download, "Copy one file from storage into a folder on the user's computer.", STORAGE, false),
+        spec(ToolName::Upload, "Copy one file from the user's computer into a storage folder.", STORAGE, true),
+        spec(ToolName::Download, "Copy one file from storage into a folder on the user's computer.", STORAGE, true),
         spec(
             ToolName::ExecutePlan,
             "Run up to 200 storage operations after one approval; stops at the first error.",
             STORAGE,
-            false,
+            true,
         ),
         spec(
             ToolName::AskUser,
@@ -201,6 +207,12 @@ pub enum ToolRequest {
     ProposePlan(ProposePlanParams),
     #[cfg(feature = "plan")]
     UpdatePlan(UpdatePlanParams),
+    MakeDir(MakeDirParams),
+    Rename(RenameParams),
+    Delete(DeleteParams),
+    Upload(UploadParams),
+    Download(DownloadParams),
+    ExecutePlan(ExecutePlanParams),
 }
 
 /// What a connected tab offers its tools.
@@ -209,8 +221,26 @@ pub struct TabResources {
     pub terminal: Option<Terminal>,
     /// The SSH connection (SSH terminal tabs): exec channels, SFTP.
     pub ssh: Option<SshSession>,
-    /// The tab's files (SFTP for SSH tabs, opened on first use; this computer for the local tab).
+    /// The tab's files (SFTP for SSH tabs, opened on first use; this computer for the local tab;
+    /// the service for storage tabs).
     pub files: Option<TabFiles>,
+    /// Storage tabs: this computer, confined to the folders the user opened for the tab.
+    pub local_files: Option<TabFiles>,
+}
+
+impl TabResources {
+    /// The files of one side (`None`: remote).
+    pub fn files_for(&self, side: Option<Side>) -> Result<&TabFiles, String> {
+        match side.unwrap_or_default() {
+            Side::Remote => self
+                .files
+                .as_ref()
+                .ok_or_else(|| "this tab has no file access".to_owned()),
+            Side::Local => self.local_files.as_ref().ok_or_else(|| {
+                "side \"local\" exists only in storage tabs (the user's own computer)".to_owned()
+            }),
+        }
+    }
 }
 
 /// Everything one call may use.
@@ -219,6 +249,8 @@ pub struct ToolContext<'a> {
     pub settings: &'a ConnectionSettings,
     pub tab_kind: TabKind,
     pub cancel: &'a CancellationToken,
+    /// Where transfer progress goes (the engine turns it into `TransferProgress` events).
+    pub transfers: Option<TransferReporter>,
 }
 
 /// A call made ready to decide on: the facts the policy needs, what the user sees in an
@@ -250,6 +282,8 @@ pub enum Action {
     ProposePlan(ProposePlanParams),
     #[cfg(feature = "plan")]
     UpdatePlan(UpdatePlanParams),
+    /// make_dir, rename, delete, upload, download, execute_plan, checked against what exists.
+    StorageOps(Box<PlannedOps>),
 }
 
 /// Prepare a parsed call (see [`Prepared`]). An error is a message for the model.
@@ -314,6 +348,44 @@ pub async fn prepare(request: ToolRequest, context: &ToolContext<'_>) -> Result<
             }),
             action: Action::UpdatePlan(params),
         },
+        ToolRequest::MakeDir(params) => {
+            let op = PlanOp::MakeDir {
+                path: params.path,
+                side: params.side,
+            };
+            storage::prepare_one(ToolName::MakeDir, op, context).await?
+        }
+        ToolRequest::Rename(params) => {
+            let op = PlanOp::Rename {
+                from: params.from,
+                to: params.to,
+                side: params.side,
+            };
+            storage::prepare_one(ToolName::Rename, op, context).await?
+        }
+        ToolRequest::Delete(params) => {
+            let op = PlanOp::Delete {
+                path: params.path,
+                side: params.side,
+                recursive: params.recursive,
+            };
+            storage::prepare_one(ToolName::Delete, op, context).await?
+        }
+        ToolRequest::Upload(params) => {
+            let op = PlanOp::Upload {
+                local_path: params.local_path,
+                remote_dir: params.remote_dir,
+            };
+            storage::prepare_one(ToolName::Upload, op, context).await?
+        }
+        ToolRequest::Download(params) => {
+            let op = PlanOp::Download {
+                remote_path: params.remote_path,
+                local_dir: params.local_dir,
+            };
+            storage::prepare_one(ToolName::Download, op, context).await?
+        }
+        ToolRequest::ExecutePlan(params) => storage::prepare_plan(params, context).await?,
     })
 }
 
@@ -335,6 +407,7 @@ pub async fn execute(action: Action, context: &ToolContext<'_>) -> Result<Value,
         Action::ProposePlan(_) | Action::UpdatePlan(_) => {
             Err("plan calls are kept by the engine's plan book, not executed".to_owned())
         }
+        Action::StorageOps(plan) => storage::execute(*plan, context).await,
     }
 }
 
@@ -418,6 +491,12 @@ pub fn parse_request(name: ToolName, args: Value) -> Result<ToolRequest, String>
             crate::plan::validate_update(&params)?;
             ToolRequest::UpdatePlan(params)
         }
+        ToolName::MakeDir => ToolRequest::MakeDir(parse(name, args)?),
+        ToolName::Rename => ToolRequest::Rename(parse(name, args)?),
+        ToolName::Delete => ToolRequest::Delete(parse(name, args)?),
+        ToolName::Upload => ToolRequest::Upload(parse(name, args)?),
+        ToolName::Download => ToolRequest::Download(parse(name, args)?),
+        ToolName::ExecutePlan => ToolRequest::ExecutePlan(parse(name, args)?),
         other => {
             return Err(format!(
                 "{other} is not available in this version of kaiport yet"

@@ -120,6 +120,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct PlannedWrite {
     pub tool: ToolName,
     pub path: String,
+    /// Which side of a storage tab (terminal tabs: remote).
+    pub side: Side,
     pub content: Vec<u8>,
     /// The target as it was when the diff was made (`None`: it did not exist).
     pub before: Option<Stamp>,
@@ -133,16 +135,15 @@ pub struct PlannedWrite {
     pub lines_removed: u64,
 }
 
-fn tab_files<'a>(context: &'a ToolContext<'_>) -> Result<&'a TabFiles, String> {
-    context
-        .resources
-        .files
-        .as_ref()
-        .ok_or_else(|| "this tab has no file access".to_owned())
+fn tab_files<'a>(context: &'a ToolContext<'_>, side: Option<Side>) -> Result<&'a TabFiles, String> {
+    context.resources.files_for(side)
 }
 
-async fn access(context: &ToolContext<'_>) -> Result<Arc<dyn FileAccess>, String> {
-    tab_files(context)?.access().await
+async fn access(
+    context: &ToolContext<'_>,
+    side: Option<Side>,
+) -> Result<Arc<dyn FileAccess>, String> {
+    tab_files(context, side)?.access().await
 }
 
 /// Paths are absolute; relative ones are the model's to fix.
@@ -199,7 +200,7 @@ pub(super) async fn read_file(
     context: &ToolContext<'_>,
 ) -> Result<Value, String> {
     const TOOL: ToolName = ToolName::ReadFile;
-    let tab = tab_files(context)?;
+    let tab = tab_files(context, params.side)?;
     let files = tab.access().await?;
     let path = params.path.as_str();
     let found = files
@@ -358,7 +359,7 @@ pub(super) async fn prepare_edit_file(
             "edit_file: `edits` is empty; give at least one {old_text, new_text}".to_owned(),
         );
     }
-    let tab = tab_files(context)?;
+    let tab = tab_files(context, params.side)?;
     let files = tab.access().await?;
     let path = params.path.as_str();
     let found = match metadata_if_exists(files.as_ref(), path).await {
@@ -398,6 +399,7 @@ pub(super) async fn prepare_edit_file(
         }),
         action: Action::WriteFile(Box::new(PlannedWrite {
             tool: TOOL,
+            side: side(params.side),
             path: params.path,
             content: after.into_bytes(),
             before: Some(found.stamp()),
@@ -417,7 +419,7 @@ pub(super) async fn prepare_write_file(
 ) -> Result<Prepared, String> {
     const TOOL: ToolName = ToolName::WriteFile;
     check_path(TOOL, &params.path)?;
-    let tab = tab_files(context)?;
+    let tab = tab_files(context, params.side)?;
     let files = tab.access().await?;
     let path = params.path.as_str();
     let existing = metadata_if_exists(files.as_ref(), path)
@@ -472,6 +474,7 @@ pub(super) async fn prepare_write_file(
         }),
         action: Action::WriteFile(Box::new(PlannedWrite {
             tool: TOOL,
+            side: side(params.side),
             path: params.path,
             content: content.into_bytes(),
             before: existing.as_ref().map(Metadata::stamp),
@@ -488,7 +491,7 @@ pub(super) async fn prepare_write_file(
 /// Carries out an approved edit_file / write_file.
 pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Result<Value, String> {
     let tool = plan.tool;
-    let tab = tab_files(context)?;
+    let tab = tab_files(context, Some(plan.side))?;
     let files = tab.access().await?;
     let path = plan.path.as_str();
     // The approval may have taken minutes: the content must still be what the diff showed.
@@ -569,7 +572,7 @@ pub(super) async fn list_dir(
     params: ListDirParams,
     context: &ToolContext<'_>,
 ) -> Result<Value, String> {
-    let files = access(context).await?;
+    let files = access(context, params.side).await?;
     super::to_value(&walk::list_dir(files.as_ref(), &params.path).await?)
 }
 
@@ -577,7 +580,7 @@ pub(super) async fn find_files(
     params: FindFilesParams,
     context: &ToolContext<'_>,
 ) -> Result<Value, String> {
-    let files = access(context).await?;
+    let files = access(context, params.side).await?;
     super::to_value(&walk::find_files(files.as_ref(), &params).await?)
 }
 
@@ -585,7 +588,7 @@ pub(super) async fn search_files(
     params: SearchFilesParams,
     context: &ToolContext<'_>,
 ) -> Result<Value, String> {
-    let files = access(context).await?;
+    let files = access(context, params.side).await?;
     let limit = u64::from(context.settings.file_limit_kb) * 1024;
     super::to_value(&walk::search_files(files.as_ref(), &params, limit).await?)
 }
@@ -594,7 +597,7 @@ pub(super) async fn folder_report(
     params: FolderReportParams,
     context: &ToolContext<'_>,
 ) -> Result<Value, String> {
-    let files = access(context).await?;
+    let files = access(context, params.side).await?;
     super::to_value(
         &walk::folder_report(files.as_ref(), &params, chrono::Utc::now().timestamp()).await?,
     )

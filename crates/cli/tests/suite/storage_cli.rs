@@ -1,0 +1,92 @@
+//! `kaiport tool` against real storage servers with storage URLs: the secret from
+//! `--password-env`, the local side confined to `--local-root`.
+
+use kaiport_tests::storage_servers::{StorageKind, StorageServer};
+use serde_json::{Value, json};
+use std::process::{Command, Output, Stdio};
+
+fn kaiport(
+    server: &StorageServer,
+    local: &std::path::Path,
+    home: &std::path::Path,
+    tool: &str,
+    args: Value,
+) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kaiport"));
+    command
+        .args(["tool", &server.url(), tool, &args.to_string(), "--yes"])
+        .arg("--local-root")
+        .arg(local)
+        .args(["--password-env", "KAIPORT_TEST_SECRET"])
+        .env("KAIPORT_TEST_SECRET", server.secret())
+        .env("KAIPORT_HOME", home)
+        .env("HOME", home)
+        .stdin(Stdio::null());
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    command.output().unwrap()
+}
+
+fn outcome(output: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|error| {
+        panic!(
+            "stdout is not one JSON object ({error}):\n{stdout}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+#[test]
+fn storage_urls_work_with_kaiport_tool() {
+    for kind in [StorageKind::S3, StorageKind::Ftp] {
+        let server = StorageServer::start(kind).unwrap();
+        let local = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(local.path())
+            .unwrap()
+            .display()
+            .to_string();
+        std::fs::write(local.path().join("report 1.txt"), "quarterly\n").unwrap();
+        let up = kaiport(
+            &server,
+            local.path(),
+            home.path(),
+            "upload",
+            json!({"local_path": format!("{root}/report 1.txt"), "remote_dir": "/"}),
+        );
+        assert_eq!(
+            outcome(&up)["status"],
+            "ok",
+            "{kind:?}: {}",
+            String::from_utf8_lossy(&up.stderr)
+        );
+        let listed = outcome(&kaiport(
+            &server,
+            local.path(),
+            home.path(),
+            "list_dir",
+            json!({"path": "/"}),
+        ));
+        let names: Vec<&str> = listed["result"]["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| entry["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, vec!["report 1.txt"], "{kind:?}");
+        // Local paths outside --local-root are refused.
+        let outside = kaiport(
+            &server,
+            local.path(),
+            home.path(),
+            "upload",
+            json!({"local_path": "/etc/hostname", "remote_dir": "/"}),
+        );
+        assert_eq!(outcome(&outside)["status"], "error", "{kind:?}");
+        assert!(!outside.status.success());
+        // No secret in anything kaiport wrote.
+        let audit = std::fs::read_to_string(home.path().join("ai-audit.jsonl")).unwrap();
+        assert!(!audit.contains(server.secret()));
+        assert!(audit.lines().count() >= 3);
+    }
+}

@@ -1,0 +1,631 @@
+//! S3, WebDAV and Azure Blob as [`FileAccess`], through opendal.
+//!
+//! Paths of the tab (`/a/b`) map to keys under the URL's root (`a/b`; folders end in `/`).
+//! Uploads stream in parts (S3 multipart, Azure blocks: [`PART_SIZE`] × [`PARTS_IN_FLIGHT`] in
+//! memory at most) and become visible under their name only when the last part is committed;
+//! WebDAV writes go to a temporary name and are moved over the target once complete (opendal's
+//! WebDAV writer sends one PUT and holds the whole file in memory until then: a known limit for
+//! very large WebDAV uploads, to be replaced by a streamed PUT). Nothing
+//! here renames a folder in one step (no service can): the storage tools copy, verify and
+//! delete instead. WebDAV MOVE would overwrite silently, so the target is checked first.
+//!
+//! This module must never log or put a secret in an error.
+
+use super::{Service, StorageUrl};
+use crate::fs::{
+    Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, WriteOptions,
+    check_unchanged, split_parent, temp_name_beside,
+};
+use async_trait::async_trait;
+use futures::TryStreamExt;
+use kaiport_protocol::tools::EntryKind;
+use opendal::Operator;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Size of one uploaded part (S3 wants ≥ 5 MiB except the last).
+pub const PART_SIZE: usize = 8 * 1024 * 1024;
+/// Parts uploaded (and ranges downloaded) at once.
+pub const PARTS_IN_FLIGHT: usize = 4;
+
+/// Which kind of object service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    S3,
+    Webdav,
+    Azure,
+}
+
+/// One bucket, share or container.
+pub struct ObjectFiles {
+    operator: Operator,
+    kind: Kind,
+    label: String,
+}
+
+fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
+    use opendal::ErrorKind as K;
+    let text = error.to_string();
+    let refused = [
+        "401 Unauthorized",
+        "403 Forbidden",
+        "AccessDenied",
+        "AuthenticationFailed",
+    ]
+    .iter()
+    .any(|marker| text.contains(marker));
+    let kind = match error.kind() {
+        _ if refused => FsErrorKind::PermissionDenied,
+        K::NotFound => FsErrorKind::NotFound,
+        K::PermissionDenied => FsErrorKind::PermissionDenied,
+        K::AlreadyExists | K::ConditionNotMatch => FsErrorKind::AlreadyExists,
+        K::Unsupported => FsErrorKind::Unsupported,
+        _ => FsErrorKind::Other,
+    };
+    let message = match kind {
+        FsErrorKind::NotFound => "no such file or folder".to_owned(),
+        FsErrorKind::PermissionDenied => format!(
+            "{label} refused access: check the user name (access key / account) and the secret"
+        ),
+        _ => format!("{label}: {}", error.message()),
+    };
+    let message =
+        if kind == FsErrorKind::Other && error.to_string().contains("error sending request") {
+            format!("cannot reach {label}: {}", error.message())
+        } else {
+            message
+        };
+    FsError::new(kind, path, message)
+}
+
+/// `/a/b` → `a/b`; `/` → ``.
+fn key(path: &str) -> String {
+    path.trim_start_matches('/').to_owned()
+}
+
+fn dir_key(path: &str) -> String {
+    let key = key(path);
+    let trimmed = key.trim_end_matches('/');
+    if trimmed.is_empty() {
+        "/".to_owned()
+    } else {
+        format!("{trimmed}/")
+    }
+}
+
+fn seconds(found: &opendal::Metadata) -> Option<i64> {
+    found
+        .last_modified()
+        .map(|time| time.into_inner().as_second())
+}
+
+fn metadata_of(found: &opendal::Metadata) -> Metadata {
+    Metadata {
+        kind: if found.is_dir() {
+            EntryKind::Dir
+        } else {
+            EntryKind::File
+        },
+        size: if found.is_dir() {
+            0
+        } else {
+            found.content_length()
+        },
+        modified: seconds(found),
+        mode: None,
+        uid: None,
+        gid: None,
+    }
+}
+
+impl ObjectFiles {
+    /// Opens the service and checks that the credentials work (a wrong secret fails here, with
+    /// a clear message, not at the first tool call).
+    pub async fn open(url: &StorageUrl, secret: Option<&str>) -> Result<ObjectFiles, FsError> {
+        let label = url.label();
+        let root = format!("/{}", url.root);
+        let config_error = |error: opendal::Error| {
+            FsError::new(FsErrorKind::Other, &label, error.message().to_owned())
+        };
+        let secret = secret.unwrap_or_default();
+        let user = url.user.clone().unwrap_or_default();
+        let (operator, kind) = match &url.service {
+            Service::S3 {
+                bucket,
+                endpoint,
+                region,
+                path_style,
+                session_token,
+            } => {
+                let mut builder = opendal::services::S3::default()
+                    .bucket(bucket)
+                    .root(&root)
+                    .region(region.as_deref().unwrap_or("us-east-1"))
+                    .access_key_id(&user)
+                    .secret_access_key(secret)
+                    .disable_config_load()
+                    .disable_ec2_metadata();
+                if let Some(endpoint) = endpoint {
+                    builder = builder.endpoint(endpoint);
+                }
+                if !path_style {
+                    builder = builder.enable_virtual_host_style();
+                }
+                if let Some(token) = session_token {
+                    builder = builder.session_token(token);
+                }
+                (Operator::new(builder).map_err(config_error)?, Kind::S3)
+            }
+            Service::Webdav { endpoint } => {
+                let builder = opendal::services::Webdav::default()
+                    .endpoint(endpoint)
+                    .root(&root)
+                    .username(&user)
+                    .password(secret);
+                (Operator::new(builder).map_err(config_error)?, Kind::Webdav)
+            }
+            Service::Azure {
+                container,
+                account,
+                endpoint,
+                sas,
+            } => {
+                let account = account.clone().unwrap_or(user);
+                let endpoint = endpoint
+                    .clone()
+                    .unwrap_or_else(|| format!("https://{account}.blob.core.windows.net"));
+                let mut builder = opendal::services::Azblob::default()
+                    .container(container)
+                    .root(&root)
+                    .endpoint(&endpoint)
+                    .account_name(&account);
+                builder = if *sas {
+                    builder.sas_token(secret)
+                } else {
+                    builder.account_key(secret)
+                };
+                (Operator::new(builder).map_err(config_error)?, Kind::Azure)
+            }
+            Service::Ftp { .. } | Service::Sftp { .. } => {
+                return Err(FsError::new(
+                    FsErrorKind::Unsupported,
+                    &label,
+                    "not an object storage service",
+                ));
+            }
+        };
+        let files = ObjectFiles {
+            operator,
+            kind,
+            label,
+        };
+        // A listing proves the endpoint answers and the credentials are accepted.
+        files
+            .operator
+            .list_with("/")
+            .limit(1)
+            .await
+            .map_err(|error| map_error(&files.label, "/", error))?;
+        Ok(files)
+    }
+
+    fn error(&self, path: &str, error: opendal::Error) -> FsError {
+        map_error(&self.label, path, error)
+    }
+
+    /// Whether `path` is a folder: a marker object, or any key under it.
+    async fn is_dir(&self, path: &str) -> Result<bool, FsError> {
+        let dir = dir_key(path);
+        if dir == "/" {
+            return Ok(true);
+        }
+        let entries = self
+            .operator
+            .list_with(&dir)
+            .limit(1)
+            .await
+            .map_err(|error| self.error(path, error))?;
+        Ok(!entries.is_empty())
+    }
+
+    async fn stream_upload(&self, target: &str, source: Source<'_>) -> Result<u64, FsError> {
+        if self.kind == Kind::Webdav {
+            // opendal's WebDAV writer takes exactly one write (one PUT): give it the whole file.
+            let mut data = Vec::new();
+            source.read_to_end(&mut data).await.map_err(|error| {
+                FsError::new(
+                    FsErrorKind::Other,
+                    target,
+                    format!("reading the data: {error}"),
+                )
+            })?;
+            let written = data.len() as u64;
+            self.operator
+                .write(&key(target), data)
+                .await
+                .map_err(|error| self.error(target, error))?;
+            return Ok(written);
+        }
+        let mut writer = self
+            .operator
+            .writer_with(&key(target))
+            .chunk(PART_SIZE)
+            .concurrent(PARTS_IN_FLIGHT)
+            .await
+            .map_err(|error| self.error(target, error))?;
+        let mut total = 0u64;
+        let result: Result<(), FsError> = async {
+            loop {
+                let mut buffer = vec![0u8; 1024 * 1024];
+                let mut filled = 0;
+                while filled < buffer.len() {
+                    let read = source.read(&mut buffer[filled..]).await.map_err(|error| {
+                        FsError::new(
+                            FsErrorKind::Other,
+                            target,
+                            format!("reading the data: {error}"),
+                        )
+                    })?;
+                    if read == 0 {
+                        break;
+                    }
+                    filled += read;
+                }
+                if filled == 0 {
+                    return Ok(());
+                }
+                buffer.truncate(filled);
+                total += filled as u64;
+                writer
+                    .write(buffer)
+                    .await
+                    .map_err(|error| self.error(target, error))?;
+            }
+        }
+        .await;
+        match result {
+            Ok(()) => {
+                writer
+                    .close()
+                    .await
+                    .map_err(|error| self.error(target, error))?;
+                Ok(total)
+            }
+            Err(error) => {
+                // Multipart uploads are aborted so no part lingers; nothing became visible.
+                let _ = writer.abort().await;
+                Err(error)
+            }
+        }
+    }
+
+    /// Refuses when the target is not as the caller expects (see [`WriteOptions::expect`]).
+    async fn check_expected(
+        &self,
+        path: &str,
+        expect: Option<Option<crate::fs::Stamp>>,
+    ) -> Result<(), FsError> {
+        if let Some(expected) = expect {
+            let now = match self.operator.stat(&key(path)).await {
+                Ok(found) => Some(metadata_of(&found).stamp()),
+                Err(error) if error.kind() == opendal::ErrorKind::NotFound => None,
+                Err(error) => return Err(self.error(path, error)),
+            };
+            check_unchanged(path, expected, now)?;
+        }
+        Ok(())
+    }
+
+    async fn copy_object(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.operator
+            .copy(&key(from), &key(to))
+            .await
+            .map(|_| ())
+            .map_err(|error| self.error(from, error))
+    }
+}
+
+#[async_trait]
+impl FileAccess for ObjectFiles {
+    fn location(&self) -> String {
+        self.label.clone()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            atomic_rename: false,
+            permissions: false,
+            symlinks: false,
+            fsync: false,
+        }
+    }
+
+    async fn metadata(&self, path: &str) -> Result<Metadata, FsError> {
+        if key(path).trim_end_matches('/').is_empty() {
+            return Ok(Metadata {
+                kind: EntryKind::Dir,
+                size: 0,
+                modified: None,
+                mode: None,
+                uid: None,
+                gid: None,
+            });
+        }
+        match self.operator.stat(key(path).trim_end_matches('/')).await {
+            Ok(found) => Ok(metadata_of(&found)),
+            Err(error) if error.kind() == opendal::ErrorKind::NotFound => {
+                if self.is_dir(path).await? {
+                    Ok(Metadata {
+                        kind: EntryKind::Dir,
+                        size: 0,
+                        modified: None,
+                        mode: None,
+                        uid: None,
+                        gid: None,
+                    })
+                } else {
+                    Err(self.error(path, error))
+                }
+            }
+            Err(error) => Err(self.error(path, error)),
+        }
+    }
+
+    async fn symlink_metadata(&self, path: &str) -> Result<Metadata, FsError> {
+        self.metadata(path).await
+    }
+
+    async fn read_dir(&self, path: &str) -> Result<Vec<DirItem>, FsError> {
+        let dir = dir_key(path);
+        let entries = self
+            .operator
+            .list(&dir)
+            .await
+            .map_err(|error| self.error(path, error))?;
+        if entries.is_empty() && !self.is_dir(path).await? {
+            return Err(FsError::new(FsErrorKind::NotFound, path, "no such folder"));
+        }
+        let own = dir.trim_start_matches('/');
+        let mut items = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let entry_path = entry.path().trim_start_matches('/');
+            if entry_path == own || entry_path.is_empty() {
+                continue;
+            }
+            let name = entry.name().trim_end_matches('/').to_owned();
+            if name.is_empty() {
+                continue;
+            }
+            items.push(DirItem {
+                name,
+                metadata: metadata_of(entry.metadata()),
+            });
+        }
+        Ok(items)
+    }
+
+    async fn read_link(&self, path: &str) -> Result<String, FsError> {
+        Err(FsError::new(
+            FsErrorKind::Unsupported,
+            path,
+            format!("{} has no symbolic links", self.label),
+        ))
+    }
+
+    async fn read_into(
+        &self,
+        path: &str,
+        offset: u64,
+        max_len: u64,
+        sink: Sink<'_>,
+    ) -> Result<u64, FsError> {
+        let found = self.metadata(path).await?;
+        if found.kind == EntryKind::Dir {
+            return Err(FsError::new(
+                FsErrorKind::Other,
+                path,
+                "is a folder, not a file",
+            ));
+        }
+        let end = found.size.min(offset.saturating_add(max_len));
+        if offset >= end {
+            return Ok(0);
+        }
+        let reader = self
+            .operator
+            .reader_with(&key(path))
+            .chunk(PART_SIZE)
+            .concurrent(PARTS_IN_FLIGHT)
+            .await
+            .map_err(|error| self.error(path, error))?;
+        let mut stream = reader
+            .into_stream(offset..end)
+            .await
+            .map_err(|error| self.error(path, error))?;
+        let mut written = 0u64;
+        while let Some(buffer) = stream
+            .try_next()
+            .await
+            .map_err(|error| self.error(path, error))?
+        {
+            written += buffer.len() as u64;
+            for chunk in buffer {
+                sink.write_all(&chunk).await.map_err(|error| {
+                    FsError::new(
+                        FsErrorKind::Other,
+                        path,
+                        format!("writing the data: {error}"),
+                    )
+                })?;
+            }
+        }
+        sink.flush().await.map_err(|error| {
+            FsError::new(
+                FsErrorKind::Other,
+                path,
+                format!("writing the data: {error}"),
+            )
+        })?;
+        Ok(written)
+    }
+
+    async fn write_atomic(
+        &self,
+        path: &str,
+        source: Source<'_>,
+        options: &WriteOptions,
+    ) -> Result<u64, FsError> {
+        let check = || self.check_expected(path, options.expect);
+        match self.kind {
+            Kind::S3 | Kind::Azure => {
+                // The object appears only when the upload is committed.
+                check().await?;
+                self.stream_upload(path, source).await
+            }
+            Kind::Webdav => {
+                let temp = temp_name_beside(path);
+                let written = self.stream_upload(&temp, source).await?;
+                let finish = async {
+                    check().await?;
+                    self.operator
+                        .rename(&key(&temp), &key(path))
+                        .await
+                        .map_err(|error| self.error(path, error))
+                };
+                if let Err(error) = finish.await {
+                    let _ = self.operator.delete(&key(&temp)).await;
+                    return Err(error);
+                }
+                Ok(written)
+            }
+        }
+    }
+
+    async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+        crate::fs::refuse_existing(self, path).await?;
+        self.operator
+            .write(&key(path), data.to_vec())
+            .await
+            .map(|_| ())
+            .map_err(|error| self.error(path, error))
+    }
+
+    async fn remove_file(&self, path: &str) -> Result<(), FsError> {
+        // Deleting a missing key succeeds on object stores; say so instead.
+        self.operator
+            .stat(&key(path))
+            .await
+            .map_err(|error| self.error(path, error))?;
+        self.operator
+            .delete(&key(path))
+            .await
+            .map_err(|error| self.error(path, error))
+    }
+
+    fn temp_dir(&self) -> String {
+        "/".to_owned()
+    }
+
+    async fn make_dir(&self, path: &str, parents: bool) -> Result<(), FsError> {
+        if !parents {
+            let (parent, _) = split_parent(path);
+            if !self.is_dir(parent).await? {
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    parent,
+                    "the parent folder does not exist (use parents)",
+                ));
+            }
+        }
+        if let Ok(found) = self.operator.stat(key(path).trim_end_matches('/')).await
+            && !found.is_dir()
+        {
+            return Err(FsError::new(
+                FsErrorKind::AlreadyExists,
+                path,
+                "a file with this name exists",
+            ));
+        }
+        self.operator
+            .create_dir(&dir_key(path))
+            .await
+            .map_err(|error| self.error(path, error))
+    }
+
+    async fn rename_file(&self, from: &str, to: &str, replace: bool) -> Result<(), FsError> {
+        if !replace {
+            crate::fs::refuse_existing(self, to).await?;
+        }
+        match self.kind {
+            Kind::Webdav => self
+                .operator
+                .rename(&key(from), &key(to))
+                .await
+                .map_err(|error| self.error(from, error)),
+            Kind::S3 | Kind::Azure => {
+                // No rename on object stores: copy on the server, verify, then delete.
+                let before = self.metadata(from).await?;
+                self.copy_object(from, to).await?;
+                let after = self.metadata(to).await?;
+                if after.size != before.size {
+                    return Err(FsError::new(
+                        FsErrorKind::Other,
+                        to,
+                        format!(
+                            "the copy has {} bytes, the original {}; the original {from} was kept",
+                            after.size, before.size
+                        ),
+                    ));
+                }
+                self.operator.delete(&key(from)).await.map_err(|error| {
+                    FsError::new(
+                        FsErrorKind::Other,
+                        from,
+                        format!(
+                            "copied to {to}, but the original could not be deleted ({}); both exist now",
+                            error.message()
+                        ),
+                    )
+                })
+            }
+        }
+    }
+
+    async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
+        let dir = dir_key(path);
+        let entries = self
+            .operator
+            .list_with(&dir)
+            .limit(2)
+            .await
+            .map_err(|error| self.error(path, error))?;
+        let own = dir.trim_start_matches('/');
+        if entries
+            .iter()
+            .any(|entry| entry.path().trim_start_matches('/') != own)
+        {
+            return Err(FsError::new(
+                FsErrorKind::Other,
+                path,
+                "the folder is not empty",
+            ));
+        }
+        // A folder without a marker object vanishes with its last file: nothing left to do.
+        match self.operator.delete(&dir).await {
+            Ok(()) => Ok(()),
+            Err(error) if error.kind() == opendal::ErrorKind::NotFound => Ok(()),
+            Err(error) => Err(self.error(path, error)),
+        }
+    }
+
+    async fn checksum(&self, path: &str) -> Result<Option<String>, FsError> {
+        let found = self
+            .operator
+            .stat(&key(path))
+            .await
+            .map_err(|error| self.error(path, error))?;
+        Ok(found
+            .etag()
+            .map(|etag| etag.trim_matches('"').to_owned())
+            .or_else(|| found.content_md5().map(str::to_owned)))
+    }
+}

@@ -1,0 +1,831 @@
+//! The storage tools (DESIGN.md §2 "Storage tabs only"): make_dir, rename, delete, upload,
+//! download and execute_plan, over the two sides of a storage tab (the service, and this
+//! computer confined to the folders the user opened).
+//!
+//! Preparing reads only: it finds out what each operation would replace or delete (with file
+//! and byte counts for folders) so the policy and the approval see facts, and the approval lists
+//! every operation. Running checks again: an operation that would now replace something the
+//! approval did not show as replaced stops with an error instead. Folders are renamed by copying
+//! everything, checking every copy's size, and only then deleting the source, where the service
+//! cannot rename folders; a failure half-way says exactly what exists where.
+//!
+//! Nothing here logs file contents.
+
+use super::{Action, Prepared, ToolContext};
+use crate::fs::{
+    FileAccess, FsError, FsErrorKind, Metadata, Stamp, WriteOptions, join, split_parent,
+};
+use crate::policy::{CallFacts, ChangeKind, FileChange};
+use crate::storage::transfer::{self, ProgressSink};
+use kaiport_protocol::ApprovalPreview;
+use kaiport_protocol::tools::*;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// execute_plan takes at most this many operations.
+pub const MAX_PLAN_OPS: usize = 200;
+
+/// One operation, checked against what exists now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckedOp {
+    MakeDir {
+        path: String,
+        side: Side,
+    },
+    Rename {
+        from: String,
+        to: String,
+        side: Side,
+        /// The target as it was when checked (`None`: did not exist).
+        target: Option<Stamp>,
+    },
+    Delete {
+        path: String,
+        side: Side,
+        recursive: bool,
+    },
+    Upload {
+        local_path: String,
+        remote_path: String,
+        target: Option<Stamp>,
+    },
+    Download {
+        remote_path: String,
+        local_path: String,
+        target: Option<Stamp>,
+    },
+}
+
+/// Operations made ready in prepare and run once allowed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedOps {
+    pub tool: ToolName,
+    pub ops: Vec<CheckedOp>,
+    /// execute_plan only: operations that were malformed and left out.
+    pub dropped: Vec<DroppedOp>,
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::Remote => "remote",
+        Side::Local => "local",
+    }
+}
+
+fn fs_message(tool: ToolName, error: &FsError) -> String {
+    format!("{tool}: {error}")
+}
+
+async fn files_of(context: &ToolContext<'_>, side: Side) -> Result<Arc<dyn FileAccess>, String> {
+    context.resources.files_for(Some(side))?.access().await
+}
+
+async fn stat(files: &dyn FileAccess, path: &str) -> Result<Option<Metadata>, FsError> {
+    match files.metadata(path).await {
+        Ok(found) => Ok(Some(found)),
+        Err(error) if error.kind == FsErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// Everything under `root` (not `root` itself), parents before children.
+pub async fn walk_tree(
+    files: &dyn FileAccess,
+    root: &str,
+) -> Result<Vec<(String, Metadata)>, FsError> {
+    let mut found = Vec::new();
+    let mut pending = vec![root.to_owned()];
+    while let Some(dir) = pending.pop() {
+        for item in files.read_dir(&dir).await? {
+            let path = join(&dir, &item.name);
+            if item.metadata.kind == EntryKind::Dir {
+                pending.push(path.clone());
+            }
+            found.push((path, item.metadata));
+        }
+    }
+    Ok(found)
+}
+
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// What one op would do, for the policy and the approval; `strict`: missing sources are errors
+/// (single tools), else they may be made by earlier ops of a plan.
+async fn check_op(
+    op: PlanOp,
+    context: &ToolContext<'_>,
+    strict: bool,
+) -> Result<(CheckedOp, FileChange, String), String> {
+    let absolute = |tool: ToolName, path: &str| super::files::check_path(tool, path);
+    match op {
+        PlanOp::MakeDir { path, side } => {
+            let side = side.unwrap_or_default();
+            absolute(ToolName::MakeDir, &path)?;
+            let line = format!("make folder {path} ({})", side_name(side));
+            let change = FileChange {
+                path: path.clone(),
+                side,
+                kind: ChangeKind::MakeDir,
+            };
+            Ok((CheckedOp::MakeDir { path, side }, change, line))
+        }
+        PlanOp::Rename { from, to, side } => {
+            const TOOL: ToolName = ToolName::Rename;
+            let side = side.unwrap_or_default();
+            absolute(TOOL, &from)?;
+            absolute(TOOL, &to)?;
+            if from.trim_end_matches('/') == to.trim_end_matches('/') {
+                return Err(format!("{TOOL}: {from} and {to} are the same"));
+            }
+            if to.starts_with(&format!("{}/", from.trim_end_matches('/'))) {
+                return Err(format!("{TOOL}: cannot move {from} into itself ({to})"));
+            }
+            let files = files_of(context, side).await?;
+            let source = stat(files.as_ref(), &from)
+                .await
+                .map_err(|error| fs_message(TOOL, &error))?;
+            if source.is_none() && strict {
+                return Err(format!("{TOOL}: {from} does not exist"));
+            }
+            let target = stat(files.as_ref(), &to)
+                .await
+                .map_err(|error| fs_message(TOOL, &error))?;
+            if let Some(existing) = &target {
+                let source_is_dir = source
+                    .as_ref()
+                    .is_some_and(|found| found.kind == EntryKind::Dir);
+                if existing.kind == EntryKind::Dir || source_is_dir {
+                    return Err(format!(
+                        "{TOOL}: {to} already exists; folders are never merged or replaced by a rename. Pick a new name or delete it first."
+                    ));
+                }
+            }
+            let what = match &source {
+                Some(found) if found.kind == EntryKind::Dir => "folder",
+                _ => "file",
+            };
+            let line = match &target {
+                Some(_) => format!(
+                    "rename {what} {from} to {to} ({}), REPLACING the existing {to}",
+                    side_name(side)
+                ),
+                None => format!("rename {what} {from} to {to} ({})", side_name(side)),
+            };
+            let change = FileChange {
+                path: from.clone(),
+                side,
+                kind: ChangeKind::Rename {
+                    to: to.clone(),
+                    target_exists: target.is_some(),
+                },
+            };
+            let target = target.map(|found| found.stamp());
+            Ok((
+                CheckedOp::Rename {
+                    from,
+                    to,
+                    side,
+                    target,
+                },
+                change,
+                line,
+            ))
+        }
+        PlanOp::Delete {
+            path,
+            side,
+            recursive,
+        } => {
+            const TOOL: ToolName = ToolName::Delete;
+            let side = side.unwrap_or_default();
+            let recursive = recursive.unwrap_or(false);
+            absolute(TOOL, &path)?;
+            if path.trim_matches('/').is_empty() {
+                return Err(format!("{TOOL}: refusing to delete the top folder {path}"));
+            }
+            let files = files_of(context, side).await?;
+            let found = stat(files.as_ref(), &path)
+                .await
+                .map_err(|error| fs_message(TOOL, &error))?;
+            let line = match &found {
+                None if strict => return Err(format!("{TOOL}: {path} does not exist")),
+                None => format!("delete {path} ({}), if it exists then", side_name(side)),
+                Some(found) if found.kind == EntryKind::Dir => {
+                    let tree = walk_tree(files.as_ref(), &path)
+                        .await
+                        .map_err(|error| fs_message(TOOL, &error))?;
+                    if !tree.is_empty() && !recursive {
+                        return Err(format!(
+                            "{TOOL}: the folder {path} is not empty ({} entries); pass recursive: true to delete it with everything in it",
+                            tree.len()
+                        ));
+                    }
+                    let count = tree
+                        .iter()
+                        .filter(|(_, item)| item.kind != EntryKind::Dir)
+                        .count();
+                    let bytes: u64 = tree.iter().map(|(_, item)| item.size).sum();
+                    format!(
+                        "delete folder {path} ({}) with {count} files, {}",
+                        side_name(side),
+                        human_bytes(bytes)
+                    )
+                }
+                Some(found) => format!(
+                    "delete file {path} ({}), {}",
+                    side_name(side),
+                    human_bytes(found.size)
+                ),
+            };
+            let change = FileChange {
+                path: path.clone(),
+                side,
+                kind: ChangeKind::Delete { recursive },
+            };
+            Ok((
+                CheckedOp::Delete {
+                    path,
+                    side,
+                    recursive,
+                },
+                change,
+                line,
+            ))
+        }
+        PlanOp::Upload {
+            local_path,
+            remote_dir,
+        } => {
+            let (source, target_path, target, line) = check_transfer(
+                ToolName::Upload,
+                context,
+                (Side::Local, &local_path),
+                (Side::Remote, &remote_dir),
+                strict,
+            )
+            .await?;
+            let _ = source;
+            let change = FileChange {
+                path: target_path.clone(),
+                side: Side::Remote,
+                kind: ChangeKind::Transfer {
+                    replaces_existing: target.is_some(),
+                },
+            };
+            Ok((
+                CheckedOp::Upload {
+                    local_path,
+                    remote_path: target_path,
+                    target,
+                },
+                change,
+                line,
+            ))
+        }
+        PlanOp::Download {
+            remote_path,
+            local_dir,
+        } => {
+            let (_, target_path, target, line) = check_transfer(
+                ToolName::Download,
+                context,
+                (Side::Remote, &remote_path),
+                (Side::Local, &local_dir),
+                strict,
+            )
+            .await?;
+            let change = FileChange {
+                path: target_path.clone(),
+                side: Side::Local,
+                kind: ChangeKind::Transfer {
+                    replaces_existing: target.is_some(),
+                },
+            };
+            Ok((
+                CheckedOp::Download {
+                    remote_path,
+                    local_path: target_path,
+                    target,
+                },
+                change,
+                line,
+            ))
+        }
+    }
+}
+
+/// Checks a transfer of the file `from` into the folder `into`: returns the source's facts,
+/// the target path, the existing target (if any) and the approval line.
+async fn check_transfer(
+    tool: ToolName,
+    context: &ToolContext<'_>,
+    (from_side, from): (Side, &str),
+    (into_side, into): (Side, &str),
+    strict: bool,
+) -> Result<(Option<Metadata>, String, Option<Stamp>, String), String> {
+    super::files::check_path(tool, from)?;
+    super::files::check_path(tool, into)?;
+    let source_files = files_of(context, from_side).await?;
+    let target_files = files_of(context, into_side).await?;
+    let source = stat(source_files.as_ref(), from)
+        .await
+        .map_err(|error| fs_message(tool, &error))?;
+    match &source {
+        None if strict => return Err(format!("{tool}: {from} does not exist")),
+        Some(found) if found.kind != EntryKind::File => {
+            return Err(format!(
+                "{tool}: {from} is not a file; only single files are transferred"
+            ));
+        }
+        _ => {}
+    }
+    let folder = stat(target_files.as_ref(), into)
+        .await
+        .map_err(|error| fs_message(tool, &error))?;
+    match &folder {
+        None if strict => return Err(format!("{tool}: the folder {into} does not exist")),
+        Some(found) if found.kind != EntryKind::Dir => {
+            return Err(format!("{tool}: {into} is not a folder"));
+        }
+        _ => {}
+    }
+    let (_, name) = split_parent(from);
+    let target_path = join(into, name);
+    let target = stat(target_files.as_ref(), &target_path)
+        .await
+        .map_err(|error| fs_message(tool, &error))?;
+    if let Some(existing) = &target
+        && existing.kind != EntryKind::File
+    {
+        return Err(format!("{tool}: {target_path} exists and is not a file"));
+    }
+    let size = source
+        .as_ref()
+        .map(|found| format!(", {}", human_bytes(found.size)))
+        .unwrap_or_default();
+    let verb = match tool {
+        ToolName::Upload => "upload",
+        _ => "download",
+    };
+    let line = match &target {
+        Some(_) => format!("{verb} {from} to {target_path}{size}, REPLACING the existing file"),
+        None => format!("{verb} {from} to {target_path}{size}"),
+    };
+    Ok((source, target_path, target.map(|found| found.stamp()), line))
+}
+
+fn prepared(
+    tool: ToolName,
+    checked: Vec<(CheckedOp, FileChange, String)>,
+    dropped: Vec<DroppedOp>,
+) -> Prepared {
+    let mut lines = Vec::new();
+    let mut changes = Vec::new();
+    let mut ops = Vec::new();
+    for (index, (op, change, line)) in checked.into_iter().enumerate() {
+        lines.push(if tool == ToolName::ExecutePlan {
+            format!("{}. {line}", index + 1)
+        } else {
+            line
+        });
+        changes.push(change);
+        ops.push(op);
+    }
+    Prepared {
+        facts: CallFacts::Changes { changes },
+        preview: Some(ApprovalPreview::Operations { lines }),
+        action: Action::StorageOps(Box::new(PlannedOps { tool, ops, dropped })),
+    }
+}
+
+/// make_dir, rename, delete, upload or download: one op, checked strictly.
+pub(super) async fn prepare_one(
+    tool: ToolName,
+    op: PlanOp,
+    context: &ToolContext<'_>,
+) -> Result<Prepared, String> {
+    let checked = check_op(op, context, true).await?;
+    Ok(prepared(tool, vec![checked], Vec::new()))
+}
+
+/// execute_plan: malformed ops are dropped (and reported), the rest checked leniently (earlier
+/// ops may create what later ones use).
+pub(super) async fn prepare_plan(
+    params: ExecutePlanParams,
+    context: &ToolContext<'_>,
+) -> Result<Prepared, String> {
+    if params.ops.len() > MAX_PLAN_OPS {
+        return Err(format!(
+            "execute_plan: at most {MAX_PLAN_OPS} operations, not {}; split the plan",
+            params.ops.len()
+        ));
+    }
+    let mut dropped = Vec::new();
+    let mut checked = Vec::new();
+    for (index, raw) in params.ops.into_iter().enumerate() {
+        let index = index as u32;
+        let op: PlanOp = match serde_json::from_value(raw) {
+            Ok(op) => op,
+            Err(error) => {
+                dropped.push(DroppedOp {
+                    index,
+                    reason: format!("invalid operation: {error}"),
+                });
+                continue;
+            }
+        };
+        match check_op(op, context, false).await {
+            Ok(one) => checked.push(one),
+            Err(reason) => dropped.push(DroppedOp { index, reason }),
+        }
+    }
+    if checked.is_empty() {
+        let reasons: Vec<String> = dropped
+            .iter()
+            .map(|drop| format!("op {}: {}", drop.index, drop.reason))
+            .collect();
+        return Err(format!(
+            "execute_plan: no valid operation to run ({})",
+            reasons.join("; ")
+        ));
+    }
+    Ok(prepared(ToolName::ExecutePlan, checked, dropped))
+}
+
+/// Runs approved operations in order; the first error stops the rest.
+pub(super) async fn execute(plan: PlannedOps, context: &ToolContext<'_>) -> Result<Value, String> {
+    if plan.tool != ToolName::ExecutePlan {
+        let Some(op) = plan.ops.into_iter().next() else {
+            return Err(format!("{}: nothing to do", plan.tool));
+        };
+        let result = run_op(op, context)
+            .await
+            .map_err(|message| format!("{}: {message}", plan.tool))?;
+        return super::to_value(&result);
+    }
+    // Indices in the outcome are those of the ops as given (dropped ones left out).
+    let dropped_indices: Vec<u32> = plan.dropped.iter().map(|drop| drop.index).collect();
+    let mut original_index = 0u32;
+    let mut outcomes = Vec::new();
+    let mut stopped = false;
+    for op in plan.ops {
+        while dropped_indices.contains(&original_index) {
+            original_index += 1;
+        }
+        let index = original_index;
+        original_index += 1;
+        if stopped || context.cancel.is_cancelled() {
+            outcomes.push(PlanOpOutcome {
+                index,
+                status: PlanOpStatus::Skipped,
+                message: if stopped {
+                    "skipped: an earlier operation failed".to_owned()
+                } else {
+                    "skipped: the plan was cancelled".to_owned()
+                },
+            });
+            continue;
+        }
+        match run_op(op, context).await {
+            Ok(done) => outcomes.push(PlanOpOutcome {
+                index,
+                status: PlanOpStatus::Done,
+                message: done.message,
+            }),
+            Err(message) => {
+                stopped = true;
+                outcomes.push(PlanOpOutcome {
+                    index,
+                    status: PlanOpStatus::Failed,
+                    message,
+                });
+            }
+        }
+    }
+    super::to_value(&ExecutePlanResult {
+        dropped: plan.dropped,
+        outcomes,
+    })
+}
+
+fn reporter(context: &ToolContext<'_>, path: &str) -> Option<ProgressSink> {
+    let report = context.transfers.clone()?;
+    let path = path.to_owned();
+    Some(Arc::new(move |progress| report(&path, progress)))
+}
+
+/// The target must still be as approved (absent, or the same file).
+async fn still_as_approved(
+    files: &dyn FileAccess,
+    path: &str,
+    approved: Option<Stamp>,
+) -> Result<(), String> {
+    let now = stat(files, path).await.map_err(|error| error.to_string())?;
+    match (approved, now) {
+        (None, Some(_)) => Err(format!(
+            "{path} exists now but did not when this was approved; nothing was replaced"
+        )),
+        (Some(_), None) | (None, None) => Ok(()),
+        (Some(before), Some(now)) if before == now.stamp() => Ok(()),
+        (Some(_), Some(_)) => Err(format!(
+            "{path} changed since this was approved; nothing was replaced"
+        )),
+    }
+}
+
+async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpResult, String> {
+    match op {
+        CheckedOp::MakeDir { path, side } => {
+            let files = files_of(context, side).await?;
+            files
+                .make_dir(&path, /* parents */ true)
+                .await
+                .map_err(|error| error.to_string())?;
+            Ok(StorageOpResult {
+                message: format!("created the folder {path}"),
+                bytes: None,
+            })
+        }
+        CheckedOp::Rename {
+            from,
+            to,
+            side,
+            target,
+        } => {
+            let files = files_of(context, side).await?;
+            still_as_approved(files.as_ref(), &to, target).await?;
+            let source = files
+                .metadata(&from)
+                .await
+                .map_err(|error| error.to_string())?;
+            if source.kind == EntryKind::Dir {
+                rename_folder(files.as_ref(), &from, &to, context).await
+            } else {
+                files
+                    .rename_file(&from, &to, target.is_some())
+                    .await
+                    .map_err(|error| error.to_string())?;
+                Ok(StorageOpResult {
+                    message: format!("renamed {from} to {to}"),
+                    bytes: None,
+                })
+            }
+        }
+        CheckedOp::Delete {
+            path,
+            side,
+            recursive,
+        } => {
+            let files = files_of(context, side).await?;
+            let Some(found) = stat(files.as_ref(), &path)
+                .await
+                .map_err(|error| error.to_string())?
+            else {
+                return Err(format!("{path} does not exist"));
+            };
+            if found.kind != EntryKind::Dir {
+                files
+                    .remove_file(&path)
+                    .await
+                    .map_err(|error| error.to_string())?;
+                return Ok(StorageOpResult {
+                    message: format!("deleted {path}"),
+                    bytes: Some(found.size),
+                });
+            }
+            let (count, bytes) = delete_tree(files.as_ref(), &path, recursive, context).await?;
+            Ok(StorageOpResult {
+                message: format!("deleted the folder {path} with {count} files"),
+                bytes: Some(bytes),
+            })
+        }
+        CheckedOp::Upload {
+            local_path,
+            remote_path,
+            target,
+        } => {
+            let local = files_of(context, Side::Local).await?;
+            let remote = files_of(context, Side::Remote).await?;
+            copy_checked(
+                local.as_ref(),
+                &local_path,
+                remote.as_ref(),
+                &remote_path,
+                target,
+                context,
+            )
+            .await
+            .map(|bytes| StorageOpResult {
+                message: format!("uploaded {local_path} to {remote_path}"),
+                bytes: Some(bytes),
+            })
+        }
+        CheckedOp::Download {
+            remote_path,
+            local_path,
+            target,
+        } => {
+            let local = files_of(context, Side::Local).await?;
+            let remote = files_of(context, Side::Remote).await?;
+            copy_checked(
+                remote.as_ref(),
+                &remote_path,
+                local.as_ref(),
+                &local_path,
+                target,
+                context,
+            )
+            .await
+            .map(|bytes| StorageOpResult {
+                message: format!("downloaded {remote_path} to {local_path}"),
+                bytes: Some(bytes),
+            })
+        }
+    }
+}
+
+async fn copy_checked(
+    from: &dyn FileAccess,
+    from_path: &str,
+    to: &dyn FileAccess,
+    to_path: &str,
+    approved: Option<Stamp>,
+    context: &ToolContext<'_>,
+) -> Result<u64, String> {
+    still_as_approved(to, to_path, approved).await?;
+    let options = WriteOptions {
+        mode: None,
+        // Refuse at the last moment if the target appeared or changed meanwhile.
+        expect: Some(approved),
+    };
+    transfer::copy_file(
+        from,
+        from_path,
+        to,
+        to_path,
+        &options,
+        reporter(context, to_path),
+        context.cancel,
+    )
+    .await
+    .map_err(|error| error.to_string())
+}
+
+/// Deletes the folder `path` and (with `recursive`) everything in it, files first, deepest
+/// folders first. Returns files and bytes deleted.
+async fn delete_tree(
+    files: &dyn FileAccess,
+    path: &str,
+    recursive: bool,
+    context: &ToolContext<'_>,
+) -> Result<(u64, u64), String> {
+    let tree = walk_tree(files, path)
+        .await
+        .map_err(|error| error.to_string())?;
+    if !tree.is_empty() && !recursive {
+        return Err(format!(
+            "the folder {path} is not empty; nothing was deleted"
+        ));
+    }
+    let total = tree
+        .iter()
+        .filter(|(_, item)| item.kind != EntryKind::Dir)
+        .count();
+    let (mut count, mut bytes) = (0u64, 0u64);
+    let mut folders = Vec::new();
+    for (entry, item) in &tree {
+        if context.cancel.is_cancelled() {
+            return Err(format!(
+                "cancelled after deleting {count} of {total} files in {path}; the rest is still there"
+            ));
+        }
+        if item.kind == EntryKind::Dir {
+            folders.push(entry.clone());
+            continue;
+        }
+        files.remove_file(entry).await.map_err(|error| {
+            format!("deleted {count} of {total} files in {path}, then failed: {error}; the rest is still there")
+        })?;
+        count += 1;
+        bytes += item.size;
+    }
+    // Deepest first: a child's path is longer than its parent's.
+    folders.sort_by_key(|folder| std::cmp::Reverse(folder.len()));
+    folders.push(path.to_owned());
+    for folder in folders {
+        files.remove_dir(&folder).await.map_err(|error| {
+            format!("deleted all {count} files in {path} but not every folder: {error}")
+        })?;
+    }
+    Ok((count, bytes))
+}
+
+/// Renames a folder: in one step where the service can, else copy everything, verify, delete.
+async fn rename_folder(
+    files: &dyn FileAccess,
+    from: &str,
+    to: &str,
+    context: &ToolContext<'_>,
+) -> Result<StorageOpResult, String> {
+    if files.renames_folders() {
+        files
+            .rename_dir(from, to)
+            .await
+            .map_err(|error| error.to_string())?;
+        return Ok(StorageOpResult {
+            message: format!("renamed the folder {from} to {to}"),
+            bytes: None,
+        });
+    }
+    let tree = walk_tree(files, from)
+        .await
+        .map_err(|error| error.to_string())?;
+    let total = tree
+        .iter()
+        .filter(|(_, item)| item.kind != EntryKind::Dir)
+        .count();
+    let relocate = |path: &str| {
+        format!(
+            "{}{}",
+            to.trim_end_matches('/'),
+            &path[from.trim_end_matches('/').len()..]
+        )
+    };
+    let half_done = |copied: usize, error: String| {
+        format!(
+            "copying {from} to {to} failed after {copied} of {total} files: {error}. \
+             The original {from} is complete and untouched; {to} holds a partial copy that can be deleted."
+        )
+    };
+    files
+        .make_dir(to, true)
+        .await
+        .map_err(|error| half_done(0, error.to_string()))?;
+    let mut copied = 0usize;
+    let mut bytes = 0u64;
+    for (path, item) in &tree {
+        let target = relocate(path);
+        if item.kind == EntryKind::Dir {
+            files
+                .make_dir(&target, true)
+                .await
+                .map_err(|error| half_done(copied, error.to_string()))?;
+            continue;
+        }
+        let options = WriteOptions {
+            mode: None,
+            expect: Some(None),
+        };
+        let size = transfer::copy_file(
+            files,
+            path,
+            files,
+            &target,
+            &options,
+            reporter(context, &target),
+            context.cancel,
+        )
+        .await
+        .map_err(|error| half_done(copied, error.to_string()))?;
+        copied += 1;
+        bytes += size;
+    }
+    // Every copy is in place with the right size (copy_file verifies): now remove the original.
+    let (deleted, _) = delete_tree(files, from, true, context).await.map_err(|error| {
+        format!(
+            "all {total} files were copied to {to} and verified, but deleting the original {from} failed: {error}. \
+             Both exist now; delete {from} to finish."
+        )
+    })?;
+    Ok(StorageOpResult {
+        message: format!(
+            "renamed the folder {from} to {to} ({deleted} files copied, verified, originals deleted)"
+        ),
+        bytes: Some(bytes),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_well() {
+        assert_eq!(human_bytes(0), "0 bytes");
+        assert_eq!(human_bytes(1536), "1.5 KB");
+        assert_eq!(human_bytes(1024 * 1024 * 1024), "1.0 GB");
+    }
+}

