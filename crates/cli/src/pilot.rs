@@ -185,6 +185,9 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
         if transcript.json && !matches!(event, Event::TerminalOutput { .. }) {
             transcript.out(&format!("{}\n", serde_json::to_string(&event)?));
         }
+        if answerer.respond(&engine, &event).await {
+            continue;
+        }
         match event {
             Event::ConnectionState {
                 state: ConnectionState::Connected,
@@ -211,17 +214,10 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 state: ConnectionState::Disconnected { reason },
                 ..
             } => eprintln!("kaiport: {reason}"),
-            Event::PromptRequested {
-                prompt_id, prompt, ..
-            } => {
-                let answer = answerer.prompt(&prompt).await;
-                engine
-                    .handle(Op::AnswerPrompt {
-                        prompt: prompt_id,
-                        answer,
-                    })
-                    .await;
-            }
+            // Answered by `Answerer::respond` above.
+            Event::PromptRequested { .. }
+            | Event::ApprovalRequested { .. }
+            | Event::QuestionAsked { .. } => {}
             Event::TurnStarted { .. } => turn_started = true,
             Event::TransferProgress {
                 path,
@@ -269,38 +265,6 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 transcript
                     .args
                     .insert(call, (tool, short(&args.to_string(), 100)));
-            }
-            Event::ApprovalRequested {
-                call,
-                tool,
-                reasons,
-                dangerous,
-                preview,
-                ..
-            } => {
-                let (decision, reason, automatic) = answerer
-                    .approval(&tool, &reasons, dangerous, preview.as_ref())
-                    .await;
-                engine
-                    .handle(Op::Approve {
-                        call,
-                        decision,
-                        reason,
-                        automatic,
-                    })
-                    .await;
-            }
-            Event::QuestionAsked {
-                call,
-                question,
-                options,
-                ..
-            } => {
-                let answer = answerer.question(&question, &options).await;
-                if answer.is_none() {
-                    eprintln!("  (not answered)");
-                }
-                engine.handle(Op::AnswerQuestion { call, answer }).await;
             }
             Event::ToolFinished {
                 call,

@@ -3,7 +3,8 @@
 //! result alone. Without a terminal nothing is ever assumed: approvals are denied (unless `--yes`),
 //! unknown host keys refused (unless `--accept-new-host-key`), questions left unanswered.
 
-use kaiport_protocol::{ApprovalDecision, ApprovalPreview, Prompt, PromptAnswer};
+use kaiport_core::Engine;
+use kaiport_protocol::{ApprovalDecision, ApprovalPreview, Event, Op, Prompt, PromptAnswer};
 use std::io::{BufRead, IsTerminal, Write};
 
 #[derive(Debug, Clone)]
@@ -16,6 +17,55 @@ pub struct Answerer {
 }
 
 impl Answerer {
+    /// Answers what `event` asks of the user (an engine prompt, an approval, an ask_user
+    /// question) and tells the engine. False when the event asks nothing.
+    pub async fn respond(&self, engine: &Engine, event: &Event) -> bool {
+        let op = match event {
+            Event::PromptRequested {
+                prompt_id, prompt, ..
+            } => Op::AnswerPrompt {
+                prompt: prompt_id.clone(),
+                answer: self.prompt(prompt).await,
+            },
+            Event::ApprovalRequested {
+                call,
+                tool,
+                reasons,
+                dangerous,
+                preview,
+                ..
+            } => {
+                let (decision, reason, automatic) = self
+                    .approval(tool, reasons, *dangerous, preview.as_ref())
+                    .await;
+                Op::Approve {
+                    call: call.clone(),
+                    decision,
+                    reason,
+                    automatic,
+                }
+            }
+            Event::QuestionAsked {
+                call,
+                question,
+                options,
+                ..
+            } => {
+                let answer = self.question(question, options).await;
+                if answer.is_none() {
+                    eprintln!("  (not answered)");
+                }
+                Op::AnswerQuestion {
+                    call: call.clone(),
+                    answer,
+                }
+            }
+            _ => return false,
+        };
+        engine.handle(op).await;
+        true
+    }
+
     pub async fn approval(
         &self,
         tool: &str,

@@ -107,6 +107,9 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
         let Some(event) = event else {
             anyhow::bail!("the engine stopped unexpectedly")
         };
+        if answerer.respond(&engine, &event).await {
+            continue;
+        }
         match event {
             Event::ConnectionState {
                 state: ConnectionState::Connected,
@@ -135,46 +138,10 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             } => {
                 eprintln!("kaiport: {reason}");
             }
-            Event::PromptRequested {
-                prompt_id, prompt, ..
-            } => {
-                let answer = answerer.prompt(&prompt).await;
-                engine
-                    .handle(Op::AnswerPrompt {
-                        prompt: prompt_id,
-                        answer,
-                    })
-                    .await;
-            }
-            Event::ApprovalRequested {
-                call,
-                tool,
-                reasons,
-                dangerous,
-                preview,
-                ..
-            } => {
-                let (decision, reason, automatic) = answerer
-                    .approval(&tool, &reasons, dangerous, preview.as_ref())
-                    .await;
-                engine
-                    .handle(Op::Approve {
-                        call,
-                        decision,
-                        reason,
-                        automatic,
-                    })
-                    .await;
-            }
-            Event::QuestionAsked {
-                call,
-                question,
-                options,
-                ..
-            } => {
-                let answer = answerer.question(&question, &options).await;
-                engine.handle(Op::AnswerQuestion { call, answer }).await;
-            }
+            // Answered by `Answerer::respond` above.
+            Event::PromptRequested { .. }
+            | Event::ApprovalRequested { .. }
+            | Event::QuestionAsked { .. } => {}
             Event::ToolFinished { outcome, .. } => {
                 println!("{}", serde_json::to_string(&outcome)?);
                 engine
