@@ -309,7 +309,7 @@ async fn terminal_bash_heuristic_only() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn terminal_sh_gets_no_snippet_and_no_trace() {
+async fn terminal_sh_gets_marks_from_its_prompt_and_no_trace() {
     let Some(sh) = find("sh") else {
         eprintln!("skipped: sh is not installed");
         return;
@@ -322,20 +322,34 @@ async fn terminal_sh_gets_no_snippet_and_no_trace() {
     )
     .await;
     let t = &local.terminal;
-    assert!(!t.integration_active());
-    assert_eq!(t.shell_kind(), None);
+    assert_eq!(t.shell_kind(), Some(ShellKind::Sh));
+    assert!(t.integration_active());
     assert_eq!(t.screen().screen, "sh-test$");
     assert!(!local.shown_text().contains("__kp"));
+    let i = Detection::ShellIntegration;
     let r = run(t, "echo hi; echo there", 10 * SECOND).await;
     assert_eq!(
         short(&r),
-        (
-            CommandStatus::Completed,
-            "hi\nthere",
-            None,
-            Detection::Heuristic
-        )
+        (CommandStatus::Completed, "hi\nthere", Some(0), i)
     );
+    assert_eq!(
+        short(&run(t, "(exit 4)", 10 * SECOND).await),
+        (CommandStatus::Completed, "", Some(4), i)
+    );
+    // No `C` mark in sh: a command still running after its timeout must not look like a prompt.
+    let slow = run(t, "sleep 4; echo slept", SECOND).await;
+    assert_eq!(slow.status, CommandStatus::TimedOut);
+    let refused = t
+        .run_command("echo too-early", 2 * SECOND, CancellationToken::new())
+        .await;
+    assert!(refused.is_err(), "{refused:?}");
+    tokio::time::sleep(2 * SECOND).await;
+    let after = run(t, "echo after", 10 * SECOND).await;
+    assert_eq!(
+        short(&after),
+        (CommandStatus::Completed, "after", Some(0), i)
+    );
+    assert!(!local.shown_text().contains("too-early"));
     t.close().await;
     assert!(t.closed().is_some());
 }

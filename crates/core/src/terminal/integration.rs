@@ -1,11 +1,14 @@
 //! Shell integration snippets: small shell code that makes bash, zsh and fish print OSC 133 marks
-//! (`A` prompt start, `B` prompt end, `C` output start, `D;$?` finished) around every command.
+//! (`A` prompt start, `B` prompt end, `C` output start, `D;$?` finished) around every command,
+//! and POSIX shells (dash, busybox ash, ksh, mksh) all of them but `C`, through `PS1` alone.
 //!
 //! How injection works (the terminal drives it, this module only provides the text):
 //! 1. [`PROBE_LINE`] is typed with a leading space while the terminal hides the shell's output
-//!    from the user and the mirror. It is valid in bash, zsh and fish (undefined variables expand
-//!    to nothing in all three) and prints `__kp:<fish>:<bash>:<zsh>:`; [`parse_probe`] reads which
-//!    one answered. sh, dash, csh and others get no snippet.
+//!    from the user and the mirror. It is valid in bash, zsh, fish and POSIX sh (undefined
+//!    variables expand to nothing in all of them) and prints `__kp:<fish>:<bash>:<zsh>:<$0>:`;
+//!    [`parse_probe`] reads which one answered. A shell that sets none of the three versions but
+//!    names itself in `$0` is a POSIX sh (fish and PowerShell leave `$0` empty). csh and cmd.exe
+//!    do not answer at all and get no snippet.
 //! 2. The snippet for that shell is typed the same hidden way, as one line with a leading space.
 //!    Each snippet is idempotent (a second injection does nothing), keeps `$?` / `$status` for
 //!    the user's own prompt code, and only wraps the existing prompt in zero-width marks, so the
@@ -24,6 +27,10 @@ pub enum ShellKind {
     Bash,
     Zsh,
     Fish,
+    /// A POSIX shell (dash, busybox ash, ksh, mksh): marks from `PS1`, which these shells expand
+    /// at every prompt, so `$?` there is the status of the command that just ran. There is no
+    /// hook before a command runs, so no `C` mark: the output starts after the echoed line.
+    Sh,
 }
 
 impl ShellKind {
@@ -32,12 +39,13 @@ impl ShellKind {
             ShellKind::Bash => "bash",
             ShellKind::Zsh => "zsh",
             ShellKind::Fish => "fish",
+            ShellKind::Sh => "sh",
         }
     }
 }
 
-/// The detection probe (typed after a leading space). Prints `__kp:<fish>:<bash>:<zsh>:`.
-pub const PROBE_LINE: &str = r#"echo "__kp:$FISH_VERSION:$BASH_VERSION:$ZSH_VERSION:""#;
+/// The detection probe (typed after a leading space). Prints `__kp:<fish>:<bash>:<zsh>:<$0>:`.
+pub const PROBE_LINE: &str = r#"echo "__kp:$FISH_VERSION:$BASH_VERSION:$ZSH_VERSION:$0:""#;
 
 /// Which shell answered the probe, from the rendered output lines of the probe. The echoed probe
 /// line itself contains `$` signs and is never mistaken for the answer.
@@ -45,7 +53,7 @@ pub fn parse_probe(text: &str) -> Option<ShellKind> {
     text.lines().find_map(|line| {
         let start = line.find("__kp:")?;
         let fields: Vec<&str> = line[start + "__kp:".len()..].split(':').collect();
-        if fields.len() < 4 || fields[..3].iter().any(|f| f.contains('$')) {
+        if fields.len() < 5 || fields[..4].iter().any(|f| f.contains('$')) {
             return None;
         }
         if !fields[0].trim().is_empty() {
@@ -54,6 +62,8 @@ pub fn parse_probe(text: &str) -> Option<ShellKind> {
             Some(ShellKind::Bash)
         } else if !fields[2].trim().is_empty() {
             Some(ShellKind::Zsh)
+        } else if !fields[3].trim().is_empty() {
+            Some(ShellKind::Sh)
         } else {
             None
         }
@@ -104,12 +114,21 @@ const FISH: &str = concat!(
     r#"end"#,
 );
 
+// `$?` is escaped so that PS1 keeps it and the shell expands it at each prompt; the user's PS1
+// is kept as it is, between the marks. Raw ESC/BEL come from printf: POSIX sh has no `$'…'`.
+const SH: &str = concat!(
+    r#"case "$PS1" in *'133;A'*) ;; *) __kp_e=$(printf '\033'); __kp_b=$(printf '\007'); "#,
+    r#"PS1="${__kp_e}]133;D;\$?${__kp_b}${__kp_e}]133;A${__kp_b}${PS1}${__kp_e}]133;B${__kp_b}"; "#,
+    r#"unset __kp_e __kp_b;; esac"#,
+);
+
 /// The integration snippet for `shell`, as one line (type it after a leading space).
 pub fn snippet(shell: ShellKind) -> &'static str {
     match shell {
         ShellKind::Bash => BASH,
         ShellKind::Zsh => ZSH,
         ShellKind::Fish => FISH,
+        ShellKind::Sh => SH,
     }
 }
 
@@ -121,33 +140,41 @@ mod tests {
     #[test]
     fn probe_answers() {
         assert_eq!(
-            parse_probe("__kp::5.2.15(1)-release::"),
+            parse_probe("__kp::5.2.15(1)-release::bash:"),
             Some(ShellKind::Bash)
         );
-        assert_eq!(parse_probe("x\n__kp:::5.9:\n"), Some(ShellKind::Zsh));
-        assert_eq!(parse_probe("__kp:3.7.1:::"), Some(ShellKind::Fish));
-        assert_eq!(parse_probe("__kp::::"), None);
-        assert!(probe_answered("__kp::::"));
+        assert_eq!(parse_probe("x\n__kp:::5.9:zsh:\n"), Some(ShellKind::Zsh));
+        assert_eq!(parse_probe("__kp:3.7.1::::"), Some(ShellKind::Fish));
+        assert_eq!(parse_probe("__kp::::-sh:"), Some(ShellKind::Sh));
+        assert_eq!(parse_probe("__kp:::::"), None);
+        assert!(probe_answered("__kp:::::"));
         assert_eq!(parse_probe(&format!("$ {PROBE_LINE}")), None);
         assert!(!probe_answered(&format!("$ {PROBE_LINE}")));
     }
 
     #[test]
     fn snippets_are_one_line() {
-        for shell in [ShellKind::Bash, ShellKind::Zsh, ShellKind::Fish] {
+        for shell in [
+            ShellKind::Bash,
+            ShellKind::Zsh,
+            ShellKind::Fish,
+            ShellKind::Sh,
+        ] {
             assert!(!snippet(shell).contains('\n'), "{}", shell.name());
             assert!(snippet(shell).contains("__kp"), "{}", shell.name());
         }
     }
 
     #[test]
-    fn bash_snippet_parses() {
-        let status = std::process::Command::new("bash")
-            .args(["-n", "-c", snippet(ShellKind::Bash)])
-            .status();
-        match status {
-            Ok(status) => assert!(status.success()),
-            Err(err) => eprintln!("skipped: bash not runnable: {err}"),
+    fn bash_and_sh_snippets_parse() {
+        for (interpreter, shell) in [("bash", ShellKind::Bash), ("sh", ShellKind::Sh)] {
+            let status = std::process::Command::new(interpreter)
+                .args(["-n", "-c", snippet(shell)])
+                .status();
+            match status {
+                Ok(status) => assert!(status.success(), "{interpreter}"),
+                Err(err) => eprintln!("skipped: {interpreter} not runnable: {err}"),
+            }
         }
     }
 }

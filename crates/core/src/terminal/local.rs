@@ -20,7 +20,8 @@ const READ_BUFFER: usize = 64 * 1024;
 /// What to run in a local PTY.
 #[derive(Debug, Clone, Default)]
 pub struct LocalShellCommand {
-    /// The shell; `None`: `$SHELL`, else `/bin/sh` (`%COMSPEC%` / cmd.exe on Windows).
+    /// The shell; `None`: `$SHELL`, else the login shell of the user, else `/bin/sh`
+    /// (`%COMSPEC%` / cmd.exe on Windows).
     pub program: Option<PathBuf>,
     pub args: Vec<OsString>,
     /// Extra environment (on top of the inherited one and `TERM=xterm-256color`).
@@ -51,9 +52,19 @@ fn default_shell() -> PathBuf {
     }
     #[cfg(not(windows))]
     {
+        // $SHELL can be missing (services, cron, `env -i`): the login shell from the user
+        // database is what the user would get on a console.
         std::env::var_os("SHELL")
             .filter(|s| !s.is_empty())
-            .map_or_else(|| PathBuf::from("/bin/sh"), PathBuf::from)
+            .map(PathBuf::from)
+            .or_else(|| {
+                nix::unistd::User::from_uid(nix::unistd::getuid())
+                    .ok()
+                    .flatten()
+                    .map(|user| user.shell)
+                    .filter(|shell| !shell.as_os_str().is_empty() && shell.is_file())
+            })
+            .unwrap_or_else(|| PathBuf::from("/bin/sh"))
     }
 }
 

@@ -108,6 +108,9 @@ struct State {
     marks_live: bool,
     /// A command we typed may still be running (timed out, awaiting input, interrupted).
     busy: bool,
+    /// A line feed came after the last `B` mark: the line typed at that prompt was accepted.
+    /// Shells without a `C` mark (POSIX sh) only tell a running command apart this way.
+    line_fed_since_prompt: bool,
     shell: Option<ShellKind>,
     mode: ShellIntegrationMode,
 }
@@ -234,6 +237,18 @@ impl State {
             self.history.push(chunk);
             true
         };
+        let after_prompt = marks
+            .iter()
+            .rev()
+            .find(|m| m.kind == MarkKind::CommandStart)
+            .map_or(0, |m| {
+                usize::try_from(m.end - base)
+                    .unwrap_or(chunk.len())
+                    .min(chunk.len())
+            });
+        if chunk[after_prompt..].contains(&b'\n') {
+            self.line_fed_since_prompt = true;
+        }
         self.chunk_marks = marks;
         forward
     }
@@ -261,6 +276,9 @@ impl State {
         }
         if matches!(mark.kind, MarkKind::PromptStart | MarkKind::CommandStart) {
             self.marks_live = true;
+        }
+        if mark.kind == MarkKind::CommandStart {
+            self.line_fed_since_prompt = false;
         }
         if self.marks.len() == MAX_MARKS {
             self.marks.pop_front();
@@ -317,6 +335,10 @@ impl State {
                 MarkKind::CommandStart => {
                     if last.mark.end == self.offset() {
                         return PromptState::Empty;
+                    }
+                    // Without a `C` mark, the accepted line is all that says a command runs.
+                    if self.shell == Some(ShellKind::Sh) && self.line_fed_since_prompt {
+                        return PromptState::NotAtPrompt;
                     }
                     let cursor = self.mirror.screen().cursor_position();
                     if let Some((row, col)) = last.cursor {
@@ -592,6 +614,7 @@ impl Terminal {
             session_prompt: None,
             marks_live: false,
             busy: false,
+            line_fed_since_prompt: false,
             shell: None,
             mode: settings.shell_integration,
         };
@@ -832,7 +855,8 @@ impl Terminal {
             self.lock().capture = None;
             return Err(err);
         }
-        let deadline = started_at + timeout;
+        // The time limit is the command's: waiting for the prompt above does not use it up.
+        let deadline = Instant::now() + timeout;
         loop {
             let now = Instant::now();
             {
