@@ -67,9 +67,26 @@ pub struct AuditRecord {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
     pub status: ToolStatus,
+    /// How the work itself ended, when the result says (a command `interrupted` or `timed_out`
+    /// is a call with status ok): the result's `status` and `exit_code`, never its output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub duration_ms: u64,
+}
+
+/// The fields of a tool result that say how the work ended; `None` when it has neither.
+pub fn result_summary(result: Option<&Value>) -> Option<Value> {
+    let result = result?.as_object()?;
+    let summary: serde_json::Map<String, Value> = ["status", "exit_code"]
+        .into_iter()
+        .filter_map(|key| {
+            let value = result.get(key)?;
+            (value.is_string() || value.is_number()).then(|| (key.to_owned(), value.clone()))
+        })
+        .collect();
+    (!summary.is_empty()).then_some(Value::Object(summary))
 }
 
 /// An open audit log. Shared by all tabs of an engine.
@@ -219,9 +236,27 @@ mod tests {
             decided_by: Some(DecidedBy::Rule),
             reasons: Vec::new(),
             status: ToolStatus::Ok,
+            result: None,
             error: None,
             duration_ms: 3,
         }
+    }
+
+    #[test]
+    fn the_result_summary_keeps_how_it_ended_and_never_the_output() {
+        let result = serde_json::json!({
+            "status": "interrupted", "exit_code": 4, "output": "secret-ish text", "detection": "heuristic"
+        });
+        assert_eq!(
+            result_summary(Some(&result)),
+            Some(serde_json::json!({"status": "interrupted", "exit_code": 4}))
+        );
+        assert_eq!(
+            result_summary(Some(&serde_json::json!({"entries": []}))),
+            None
+        );
+        assert_eq!(result_summary(Some(&serde_json::json!("text"))), None);
+        assert_eq!(result_summary(None), None);
     }
 
     #[test]

@@ -1114,6 +1114,7 @@ impl Inner {
             decided_by,
             reasons,
             status: outcome.status,
+            result: crate::audit::result_summary(outcome.result.as_ref()),
             error: outcome.error.clone(),
             duration_ms,
         };

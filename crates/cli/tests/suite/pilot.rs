@@ -20,7 +20,7 @@ const PROTOCOLS: [&str; 2] = ["anthropic", "openai"];
 
 struct Server {
     /// Runs for as long as the test holds the server; stopped by PID on drop.
-    _sshd: Sshd,
+    sshd: Sshd,
     url: String,
     known_hosts: String,
     key: String,
@@ -34,7 +34,7 @@ fn server() -> Server {
         url: format!("ssh://{}@127.0.0.1:{}", sshd.user(), sshd.port()),
         known_hosts: known_hosts.display().to_string(),
         key: sshd.keys.ed25519.display().to_string(),
-        _sshd: sshd,
+        sshd,
     }
 }
 
@@ -686,6 +686,53 @@ fn a_connection_dropped_mid_reply_fails_the_turn() {
         assert_eq!(model.requests().len(), 1);
         assert_eq!(finished.history().last().unwrap()["status"], "failed");
         assert_eq!(finished.audit().len(), 0);
+        finished.assert_no_secret(&model);
+    }
+}
+
+#[test]
+fn an_ssh_connection_dropped_mid_turn_is_reported_to_the_model() {
+    for protocol in PROTOCOLS {
+        let mut server = server();
+        let model = script(json!([
+            {"respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "sleep 30"}}]}},
+            {"expect": {"last_result_contains": ["interrupted"]},
+             "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "echo again"}}]}},
+            {"respond": {"text": "The server went away; reconnect and I will check again."}}
+        ]));
+        let running = start(&server, &model, protocol, &["--json", "--yes"], "Wait");
+        running.wait_for_stdout("\"tool_running\"", Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(300));
+        server.sshd.kill();
+        let finished = running.finish();
+        assert!(finished.status.success(), "{}", finished.describe());
+        assert_script_done(&model, &finished);
+        let outcomes: Vec<Value> = finished
+            .events()
+            .into_iter()
+            .filter(|event| event["type"] == "tool_finished")
+            .map(|event| event["outcome"].clone())
+            .collect();
+        assert_eq!(outcomes.len(), 2, "{}", finished.describe());
+        assert_eq!(outcomes[0]["result"]["status"], "interrupted");
+        let note = outcomes[0]["result"]["note"].as_str().unwrap();
+        assert!(note.contains("connection to the server was lost"), "{note}");
+        // The next call fails at once with what to do, and the model hears it.
+        assert_eq!(outcomes[1]["status"], "error");
+        let error = outcomes[1]["error"].as_str().unwrap();
+        assert!(error.contains("until the user reconnects it"), "{error}");
+        assert!(
+            last_request(&model)
+                .raw
+                .contains("until the user reconnects it"),
+            "the model was not told"
+        );
+        let audit = finished.audit();
+        assert_eq!(audit.len(), 2, "{audit:?}");
+        assert_eq!(audit[0]["args"]["command"], "sleep 30");
+        assert_eq!(audit[0]["result"]["status"], "interrupted", "{audit:?}");
+        assert_eq!(audit[1]["args"]["command"], "echo again");
+        assert_eq!(audit[1]["status"], "error", "{audit:?}");
         finished.assert_no_secret(&model);
     }
 }

@@ -88,7 +88,10 @@ pub enum TerminalError {
     #[error("the shell has exited{}", .status.map(|s| format!(" (status {s})")).unwrap_or_default())]
     ShellExited { status: Option<u32> },
     /// The connection to the server dropped.
-    #[error("the connection to the server was lost: {reason}")]
+    #[error(
+        "the connection to the server was lost: {reason}; nothing can run in this tab until \
+         the user reconnects it"
+    )]
     ConnectionLost { reason: String },
     /// No prompt appeared in time after connecting.
     #[error("the shell showed no prompt within {} s", .waited.as_secs_f32())]
