@@ -12,11 +12,15 @@
 //! - [`storage_servers::StorageServer`]: FTP/FTPS (pyftpdlib), WebDAV and S3 (rclone serve),
 //!   Azure Blob (azurite), each on 127.0.0.1 with its own data folder; stopped by PID on drop.
 //!
+//! - [`secret_service::SecretService`]: a real Secret Service (gnome-keyring-daemon on a private
+//!   D-Bus session bus) for the keychain code.
+//!
 //! Every server binds to 127.0.0.1 only; every started process is stopped by its PID. Run
 //! `scripts/install-test-deps.sh` (as root) first on a fresh machine.
 
 pub mod engine_harness;
 pub mod interaction;
 pub mod model_server;
+pub mod secret_service;
 pub mod sshd;
 pub mod storage_servers;

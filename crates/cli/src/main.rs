@@ -7,6 +7,7 @@
 //!   approval, audit), printing the result object the model would get.
 //! - `kaiport policy check …`: the decision for a command or tool call under given rules.
 //! - `kaiport pilot CONNECTION "task"`: Pilot working on a task, with approvals at the prompt.
+//! - `kaiport models show | set-key | forget-key`: Pilot's model settings and API keys.
 //!
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
 //! SSH, terminals or policy.
@@ -14,6 +15,7 @@
 mod audit_cmd;
 mod connection;
 mod connections;
+mod models;
 mod pilot;
 mod policy_cmd;
 mod prompts;
@@ -64,6 +66,9 @@ enum Command {
     },
     /// Let Pilot work on a task in a connection, here in this terminal.
     Pilot(pilot::PilotArgs),
+    /// Pilot's model settings and API keys (kept in the OS keychain).
+    #[command(subcommand)]
+    Models(models::ModelsCommand),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +95,7 @@ fn main() -> ExitCode {
         Command::Tool(args) => runtime.block_on(tool::run(args)),
         Command::Policy { command } => policy_cmd::run(command),
         Command::Pilot(args) => runtime.block_on(pilot::run(args)),
+        Command::Models(command) => models::run(command),
         Command::Shell {
             connection,
             options,

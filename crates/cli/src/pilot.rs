@@ -58,7 +58,7 @@ pub struct PilotArgs {
     options: ConnectionOptions,
 }
 
-fn parse_provider(text: &str) -> Result<ProviderKind, String> {
+pub(crate) fn parse_provider(text: &str) -> Result<ProviderKind, String> {
     match text {
         "anthropic" => Ok(ProviderKind::Anthropic),
         "openai" => Ok(ProviderKind::Openai),

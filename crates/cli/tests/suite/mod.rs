@@ -1,3 +1,4 @@
+mod models_cli;
 mod pilot;
 mod policy_cli;
 mod storage_cli;

@@ -129,7 +129,7 @@ pub enum LlmError {
         detail: String,
     },
     #[error(
-        "no API key for {provider}: save one in the settings (keychain account {account:?}) or pass --api-key-env VAR"
+        "no API key for {provider}: save one in the OS keychain (the app's settings, or `kaiport models set-key {provider}`; account {account:?}) or pass --api-key-env VAR"
     )]
     NoKey {
         provider: &'static str,
