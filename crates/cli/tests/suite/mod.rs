@@ -1,4 +1,4 @@
-mod models_cli;
+mod keychain_cli;
 mod pilot;
 mod policy_cli;
 mod storage_cli;

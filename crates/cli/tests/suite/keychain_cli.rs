@@ -1,10 +1,12 @@
-//! `kaiport models` against a real Secret Service: an API key saved with `set-key` is what
-//! `kaiport pilot` sends to the model (no --api-key-env), `show` says it is saved without
-//! printing it, and after `forget-key` Pilot says how to save one. The key never shows up in
-//! anything kaiport prints or writes.
+//! The OS keychain against a real Secret Service: an API key saved with `kaiport models set-key`
+//! is what `kaiport pilot` sends to the model (no --api-key-env), `show` says it is saved without
+//! printing it, and after `forget-key` Pilot says how to save one; an SSH password saved with
+//! `kaiport connections set-password` logs `kaiport tool` in. No secret shows up in anything
+//! kaiport prints or writes.
 
 use kaiport_tests::model_server::ModelServer;
 use kaiport_tests::secret_service::SecretService;
+use kaiport_tests::sshd::{Sshd, SshdConfig, TEST_PASSWORD};
 use serde_json::json;
 use std::process::{Output, Stdio};
 
@@ -165,4 +167,64 @@ fn an_empty_or_missing_key_is_refused_with_nothing_saved() {
     let bad = kaiport(&keychain, &["models", "set-key", "gemini"]);
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
     assert!(text(&bad).contains("provider must be anthropic or openai"));
+}
+
+#[test]
+fn an_ssh_password_saved_in_the_keychain_logs_in() {
+    let sshd = Sshd::start_with(SshdConfig {
+        password: true,
+        no_publickey: true,
+        ..SshdConfig::default()
+    })
+    .unwrap();
+    let keychain = SecretService::new().unwrap();
+    let known_hosts = keychain.home().join("known_hosts");
+    sshd.write_known_hosts(&known_hosts).unwrap();
+    let url = format!("ssh://{}@127.0.0.1:{}", sshd.user(), sshd.port());
+    let known_hosts = known_hosts.display().to_string();
+    let tool = |keychain: &SecretService| {
+        keychain
+            .command(env!("CARGO_BIN_EXE_kaiport"))
+            .args(["tool", &url, "--known-hosts", &known_hosts])
+            .args([
+                "run_command",
+                r#"{"command":"echo from-keychain"}"#,
+                "--yes",
+            ])
+            .env_remove("SSH_AUTH_SOCK")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+
+    // Nothing saved, no terminal to ask at: a clear failure.
+    let unsaved = tool(&keychain);
+    assert_eq!(unsaved.status.code(), Some(1), "{}", text(&unsaved));
+    assert!(
+        text(&unsaved).contains("authentication failed"),
+        "{}",
+        text(&unsaved)
+    );
+
+    let saved = keychain
+        .command(env!("CARGO_BIN_EXE_kaiport"))
+        .args(["connections", "set-password", &url, "--password-env", "PW"])
+        .env("PW", TEST_PASSWORD)
+        .output()
+        .unwrap();
+    assert!(saved.status.success(), "{}", text(&saved));
+    let ran = tool(&keychain);
+    assert!(ran.status.success(), "{}", text(&ran));
+    assert!(text(&ran).contains("from-keychain"), "{}", text(&ran));
+
+    for output in [&unsaved, &saved, &ran] {
+        assert!(
+            !text(output).contains(TEST_PASSWORD),
+            "the password was printed"
+        );
+    }
+    assert!(
+        !written(&keychain).contains(TEST_PASSWORD),
+        "the password was written to a file"
+    );
 }
