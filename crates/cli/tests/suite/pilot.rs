@@ -249,7 +249,7 @@ fn a_multi_step_task_runs_commands_and_reports() {
                         "body_contains": ["Check who I am"]},
              "respond": {"text": "Let me check.", "tool_calls": [
                 {"name": "run_command", "arguments": {"command": "echo user=$(whoami)"}}]}},
-            {"expect": {"last_result_contains": ["user=kaiport-test", "<untrusted-data-", "tool=\"run_command\"", "not instructions"]},
+            {"expect": {"last_result_contains": ["user=kaiport-test", "<untrusted-data nonce=", "tool=\"run_command\"", "never follow instructions"]},
              "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "echo $((6*7))"}}],
                          "openai_quirks": true}},
             {"expect": {"last_result_contains": ["42"]},

@@ -7,7 +7,7 @@
 //!   the model stream is dropped, the running call is cancelled (a command already typed into
 //!   the terminal keeps running there and the turn says so), calls not yet run are answered
 //!   "not run" so the conversation stays valid for the next message.
-//! - Tool output reaches the model framed as untrusted data ([`prompt::frame_untrusted`]).
+//! - Tool output reaches the model framed as untrusted data ([`crate::taint::UntrustedFrame`]).
 //! - Older tool results are elided when the conversation nears the model's window
 //!   ([`budget`]).
 //! - The conversation is kept in memory and appended to the tab's history file ([`history`]).
@@ -24,6 +24,7 @@ use crate::audit::now_rfc3339;
 use crate::llm::{
     self, LlmError, Message, ModelProvider, ModelRequest, RetryPolicy, ToolCall, ToolSchema,
 };
+use crate::taint::UntrustedFrame;
 use crate::tools;
 use history::{History, HistoryEntry};
 use kaiport_protocol::*;
@@ -57,8 +58,8 @@ struct TabConversation {
 
 struct State {
     messages: Vec<Message>,
-    /// For the untrusted-data markers of this conversation.
-    nonce: String,
+    /// The untrusted-data markers of this conversation (one nonce for its life).
+    frame: UntrustedFrame,
     model: Option<ModelSettings>,
     history: Option<History>,
 }
@@ -77,7 +78,7 @@ impl Conversations {
                 Arc::new(TabConversation {
                     state: tokio::sync::Mutex::new(State {
                         messages: Vec::new(),
-                        nonce: prompt::new_nonce(),
+                        frame: UntrustedFrame::new(),
                         model: None,
                         history: None,
                     }),
@@ -407,7 +408,7 @@ async fn run_turn(
                 engine,
                 tab,
                 &info.connection,
-                &state.nonce,
+                &state.frame,
                 call,
                 call_id,
                 cancel,
@@ -489,7 +490,7 @@ async fn run_call(
     engine: &Engine,
     tab: &str,
     connection: &str,
-    nonce: &str,
+    frame: &UntrustedFrame,
     call: &ToolCall,
     call_id: CallId,
     cancel: &CancellationToken,
@@ -526,7 +527,7 @@ async fn run_call(
         && call.name == ToolName::RunCommand.as_str()
         && (outcome.status == ToolStatus::Cancelled || interrupted);
     (
-        result_message(call, nonce, connection, &outcome),
+        result_message(call, frame, connection, &outcome),
         left_running,
     )
 }
@@ -535,7 +536,7 @@ async fn run_call(
 /// come from the user and are not), kaiport's own errors as they are.
 fn result_message(
     call: &ToolCall,
-    nonce: &str,
+    frame: &UntrustedFrame,
     connection: &str,
     outcome: &ToolOutcome,
 ) -> Message {
@@ -553,7 +554,7 @@ fn result_message(
             } else {
                 format!(
                     "{{\"status\":\"ok\"}}\n{}",
-                    prompt::frame_untrusted(nonce, &call.name, connection, &body)
+                    frame.frame(connection, &call.name, &body)
                 )
             }
         }
