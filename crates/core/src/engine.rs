@@ -499,9 +499,13 @@ impl Inner {
         let (session_tx, session) = watch::channel(None);
         let entry = Arc::new(Tab {
             id: tab.clone(),
-            kind: match &target {
-                TabTarget::Storage { .. } => TabKind::Storage,
-                TabTarget::Local | TabTarget::Profile { .. } | TabTarget::Ssh { .. } => {
+            kind: match (&target, &resolved) {
+                (TabTarget::Storage { .. }, _) => TabKind::Storage,
+                // A storage profile opens a storage tab.
+                (TabTarget::Profile { .. }, Ok((ResolvedTarget::Storage { .. }, _))) => {
+                    TabKind::Storage
+                }
+                (TabTarget::Local | TabTarget::Profile { .. } | TabTarget::Ssh { .. }, _) => {
                     TabKind::Terminal
                 }
             },
@@ -593,6 +597,19 @@ impl Inner {
             TabTarget::Profile { name } => {
                 let store = ProfileStore::load(&self.config.profiles_path)
                     .map_err(|error| error.to_string())?;
+                if let Some(profile) = store.get(name)
+                    && let Some(url) = profile.kind.storage_url()
+                {
+                    let settings = profile
+                        .connection_settings()
+                        .map_err(|error| error.to_string())?;
+                    let target = ResolvedTarget::Storage {
+                        url,
+                        user: None,
+                        local_roots: profile.kind.local_roots(),
+                    };
+                    return Ok((target, Some(settings)));
+                }
                 let target = store
                     .resolve_target(name)
                     .map_err(|error| error.to_string())?;
@@ -739,8 +756,8 @@ impl Inner {
                 let files = crate::fs::SftpFiles::open(&session)
                     .await
                     .map_err(|error| error.to_string())?;
-                // SFTP paths are the server's own absolute paths; the URL's path is where the
-                // user starts, not a boundary.
+                // The URL's folder is the tab's `/`, as on every other storage service.
+                let files = crate::storage::rooted::RootedFiles::new(Arc::new(files), &parsed.root);
                 (tools::TabFiles::given(Arc::new(files)), Some(session))
             }
             _ => {
