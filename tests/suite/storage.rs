@@ -61,7 +61,7 @@ async fn open_tab(
             user: None,
             local_roots: vec![local.display().to_string()],
         },
-        None,
+        server.known_hosts(),
         settings,
         mode,
         secret.map(str::to_owned),
@@ -352,8 +352,9 @@ async fn wrong_credentials(kind: StorageKind) {
         Ok(_) => panic!("{kind:?}: connected with a wrong secret"),
         Err(error) => error.to_string(),
     };
+    let lower = error.to_lowercase();
     assert!(
-        error.contains("refused") || error.contains("check"),
+        lower.contains("refused") || lower.contains("check"),
         "{kind:?}: {error}"
     );
     assert!(!error.contains(wrong), "the secret leaked into the error");
@@ -474,6 +475,7 @@ mod all_tools {
         ftps => StorageKind::Ftps,
         webdav => StorageKind::Webdav,
         azure => StorageKind::Azure,
+        sftp => StorageKind::Sftp,
     }
 }
 
@@ -499,6 +501,7 @@ mod killed {
         ftps => StorageKind::Ftps,
         s3 => StorageKind::S3,
         azure => StorageKind::Azure,
+        sftp => StorageKind::Sftp,
     }
 }
 
@@ -508,6 +511,7 @@ per_service! {
     webdav => StorageKind::Webdav,
     s3 => StorageKind::S3,
     azure => StorageKind::Azure,
+    sftp => StorageKind::Sftp,
 }
 
 #[test]

@@ -750,12 +750,28 @@ impl Inner {
                     keepalive_max: 3,
                     use_agent: true,
                 };
-                let session = SshSession::connect(&target, &options, interaction)
-                    .await
-                    .map_err(|error| error.to_string())?;
-                let files = crate::fs::SftpFiles::open(&session)
-                    .await
-                    .map_err(|error| error.to_string())?;
+                // Opened now (so wrong credentials fail the tab) and again when the server
+                // was lost (storage::sftp_storage).
+                let connector: crate::storage::sftp_storage::SftpConnector = Arc::new(move || {
+                    let (target, options) = (target.clone(), options.clone());
+                    let interaction: Arc<dyn crate::ssh::ConnectInteraction> =
+                        interaction.clone();
+                    Box::pin(async move {
+                        let session = SshSession::connect(&target, &options, interaction)
+                            .await
+                            .map_err(|error| error.to_string())?;
+                        let files = crate::fs::SftpFiles::open(&session)
+                            .await
+                            .map_err(|error| error.to_string())?;
+                        Ok((session, files))
+                    })
+                });
+                let (session, files) = connector().await?;
+                let files = crate::storage::sftp_storage::ReconnectingSftp::new(
+                    session.clone(),
+                    files,
+                    connector,
+                );
                 // The URL's folder is the tab's `/`, as on every other storage service.
                 let files = crate::storage::rooted::RootedFiles::new(Arc::new(files), &parsed.root);
                 (tools::TabFiles::given(Arc::new(files)), Some(session))

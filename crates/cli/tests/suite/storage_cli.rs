@@ -177,3 +177,58 @@ fn storage_profiles_work_with_kaiport_tool() {
     let audit = std::fs::read_to_string(home.path().join("ai-audit.jsonl")).unwrap();
     assert!(!audit.contains(server.secret()));
 }
+
+/// `kaiport tool sftp://user@host:port/folder`: the password from --password-env, the URL's
+/// folder shown as `/`, names with spaces and `#` both ways.
+#[test]
+fn sftp_urls_work_with_kaiport_tool() {
+    let server = StorageServer::start(StorageKind::Sftp).unwrap();
+    let local = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let known_hosts = server.known_hosts().unwrap();
+    let root = std::fs::canonicalize(local.path()).unwrap();
+    std::fs::write(local.path().join("up #1.txt"), "to the server\n").unwrap();
+    let run = |tool: &str, args: Value| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kaiport"));
+        command
+            .args(["tool", &server.url(), tool, &args.to_string(), "--yes"])
+            .arg("--local-root")
+            .arg(local.path())
+            .arg("--known-hosts")
+            .arg(&known_hosts)
+            .args(["--password-env", "KAIPORT_TEST_SECRET"])
+            .env("KAIPORT_TEST_SECRET", server.secret())
+            .env("KAIPORT_HOME", home.path())
+            .env("HOME", home.path())
+            .env_remove("SSH_AUTH_SOCK")
+            .stdin(Stdio::null());
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        outcome(&command.output().unwrap())
+    };
+    let up = run(
+        "upload",
+        json!({"local_path": root.join("up #1.txt"), "remote_dir": "/"}),
+    );
+    assert_eq!(up["status"], "ok", "{up}");
+    assert_eq!(
+        std::fs::read_to_string(server.data_dir().join("up #1.txt")).unwrap(),
+        "to the server\n"
+    );
+    let listed = run("list_dir", json!({"path": "/"}));
+    assert_eq!(
+        listed["result"]["entries"][0]["name"], "up #1.txt",
+        "{listed}"
+    );
+    std::fs::remove_file(local.path().join("up #1.txt")).unwrap();
+    let down = run(
+        "download",
+        json!({"remote_path": "/up #1.txt", "local_dir": root}),
+    );
+    assert_eq!(down["status"], "ok", "{down}");
+    assert_eq!(
+        std::fs::read_to_string(local.path().join("up #1.txt")).unwrap(),
+        "to the server\n"
+    );
+    let audit = std::fs::read_to_string(home.path().join("ai-audit.jsonl")).unwrap();
+    assert!(!audit.contains(server.secret()));
+}

@@ -17,6 +17,7 @@
 pub mod ftp;
 pub mod object;
 pub mod rooted;
+pub mod sftp_storage;
 pub mod transfer;
 
 use crate::fs::{FileAccess, FsError, FsErrorKind};
