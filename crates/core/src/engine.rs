@@ -124,6 +124,8 @@ struct Inner {
     plans: crate::plan::PlanBook,
     /// Pilot's conversations, one per tab.
     pilot: crate::agent::Conversations,
+    /// Transfers that failed, for `Op::RetryTransfer`: (tab, call) → (tool, arguments).
+    failed_transfers: Mutex<HashMap<(TabId, CallId), (String, Value)>>,
 }
 
 /// The answer to one approval.
@@ -212,6 +214,7 @@ impl Engine {
                 #[cfg(feature = "plan")]
                 plans: crate::plan::PlanBook::default(),
                 pilot: crate::agent::Conversations::default(),
+                failed_transfers: Mutex::default(),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -293,6 +296,27 @@ impl Engine {
                 let inner = self.inner.clone();
                 tokio::spawn(async move {
                     inner.run_tool(tab, call, tool, args).await;
+                });
+            }
+            Op::RetryTransfer {
+                tab,
+                call,
+                new_call,
+            } => {
+                let failed = lock(&inner.failed_transfers).remove(&(tab.clone(), call.clone()));
+                let Some((tool, args)) = failed else {
+                    inner.emit(Event::Error {
+                        tab: Some(tab),
+                        message: format!(
+                            "there is no failed transfer {call:?} in this tab to retry (it is \
+                             unknown, still running, already retried, or it succeeded)"
+                        ),
+                    });
+                    return;
+                };
+                let inner = self.inner.clone();
+                tokio::spawn(async move {
+                    inner.run_tool(tab, new_call, tool, args).await;
                 });
             }
             Op::Approve {
@@ -819,6 +843,7 @@ impl Inner {
             return;
         };
         found.closing.cancel();
+        lock(&self.failed_transfers).retain(|(of_tab, _), _| of_tab != tab);
         #[cfg(feature = "plan")]
         self.plans.forget(tab);
         let state = found.session.borrow().clone();
@@ -874,6 +899,13 @@ impl Inner {
             .decide_and_execute(&tab, &call, &tool, &args, &cancel)
             .await;
         lock(&tab.calls).remove(&call);
+        // A failed transfer can be run again (Op::RetryTransfer); a denied one cannot.
+        if matches!(tool.as_str(), "upload" | "download" | "execute_plan")
+            && matches!(outcome.status, ToolStatus::Error | ToolStatus::Cancelled)
+        {
+            lock(&self.failed_transfers)
+                .insert((tab_id.clone(), call.clone()), (tool.clone(), args.clone()));
+        }
         self.finish(
             &tab_id,
             &tab.connection,
