@@ -778,8 +778,7 @@ impl Inner {
                 // was lost (storage::sftp_storage).
                 let connector: crate::storage::sftp_storage::SftpConnector = Arc::new(move || {
                     let (target, options) = (target.clone(), options.clone());
-                    let interaction: Arc<dyn crate::ssh::ConnectInteraction> =
-                        interaction.clone();
+                    let interaction: Arc<dyn crate::ssh::ConnectInteraction> = interaction.clone();
                     Box::pin(async move {
                         let session = SshSession::connect(&target, &options, interaction)
                             .await
