@@ -294,6 +294,12 @@ fn rclone_remote(server: &StorageServer) -> Result<String> {
         StorageKind::Azure => format!(
             ":azureblob,account={AZURITE_ACCOUNT},key='{AZURITE_KEY}',endpoint='http://127.0.0.1:{port}/{AZURITE_ACCOUNT}':{BUCKET}/"
         ),
+        StorageKind::Sftp => format!(
+            ":sftp,host=127.0.0.1,port={port},user={},pass={}:{}/",
+            kaiport_tests::sshd::TEST_USER,
+            obscure(kaiport_tests::sshd::TEST_PASSWORD)?,
+            server.data_dir().display()
+        ),
     })
 }
 

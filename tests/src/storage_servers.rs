@@ -1,6 +1,7 @@
 //! Real storage servers for tests: FTP and explicit FTPS (pyftpdlib), WebDAV (`rclone serve
-//! webdav`), S3 (`rclone serve s3`, SigV4 checked) and Azure Blob (azurite, always with
-//! `--disableTelemetry`).
+//! webdav`), S3 (`rclone serve s3`, SigV4 checked), Azure Blob (azurite, always with
+//! `--disableTelemetry`) and SFTP (OpenSSH's sshd from [`crate::sshd`], password login, the
+//! URL's folder owned by the login user).
 //!
 //! [`StorageServer::start`] makes a temp dir whose `data/` folder is what the server serves (tests
 //! can look at the files the server holds there directly), picks a free port on 127.0.0.1, starts
@@ -42,15 +43,18 @@ pub enum StorageKind {
     Webdav,
     S3,
     Azure,
+    /// SFTP as a storage service (sshd with password login).
+    Sftp,
 }
 
 impl StorageKind {
-    pub const ALL: [StorageKind; 5] = [
+    pub const ALL: [StorageKind; 6] = [
         StorageKind::Ftp,
         StorageKind::Ftps,
         StorageKind::Webdav,
         StorageKind::S3,
         StorageKind::Azure,
+        StorageKind::Sftp,
     ];
 }
 
@@ -60,6 +64,8 @@ pub struct StorageServer {
     pub port: u16,
     dir: TempDir,
     child: Option<Child>,
+    /// The SFTP server (its first run; [`StorageServer::restart`] runs sshd as `child`).
+    sshd: Option<crate::sshd::Sshd>,
 }
 
 fn free_port() -> Result<u16> {
@@ -86,11 +92,15 @@ impl StorageServer {
         if kind == StorageKind::Ftps {
             make_certificate(dir.path())?;
         }
+        if kind == StorageKind::Sftp {
+            return StorageServer::start_sftp(dir);
+        }
         let mut server = StorageServer {
             kind,
             port: 0,
             dir,
             child: None,
+            sshd: None,
         };
         // Another process may take the free port between the probe and the server's bind.
         let mut attempts = 0;
@@ -106,6 +116,38 @@ impl StorageServer {
             server.create_container()?;
         }
         Ok(server)
+    }
+
+    /// sshd with password login; `data/` belongs to the login user so it can write there.
+    fn start_sftp(dir: TempDir) -> Result<StorageServer> {
+        let sshd = crate::sshd::Sshd::start_with(crate::sshd::SshdConfig {
+            password: true,
+            ..Default::default()
+        })?;
+        // The login user must reach data/ through the temp dir (0700 by default).
+        let traversable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+        std::fs::set_permissions(dir.path(), traversable)?;
+        let status = Command::new("chown")
+            .arg(sshd.user())
+            .arg(dir.path().join("data"))
+            .status()
+            .context("running chown for the SFTP data folder")?;
+        if !status.success() {
+            bail!("chown {} of the SFTP data folder failed", sshd.user());
+        }
+        sshd.write_known_hosts(&dir.path().join("known_hosts"))?;
+        Ok(StorageServer {
+            kind: StorageKind::Sftp,
+            port: sshd.port(),
+            dir,
+            child: None,
+            sshd: Some(sshd),
+        })
+    }
+
+    /// A known_hosts file trusting the server (SFTP only; the others are not SSH).
+    pub fn known_hosts(&self) -> Option<PathBuf> {
+        (self.kind == StorageKind::Sftp).then(|| self.dir.path().join("known_hosts"))
     }
 
     /// The folder the server serves (for S3 the bucket folder, for Azure nothing useful: azurite
@@ -138,24 +180,44 @@ impl StorageServer {
             StorageKind::Azure => format!(
                 "azblob://{AZURITE_ACCOUNT}@{BUCKET}/?endpoint=http://{LOCALHOST}:{port}/{AZURITE_ACCOUNT}"
             ),
+            StorageKind::Sftp => format!(
+                "sftp://{}@{LOCALHOST}:{port}{}",
+                self.sftp_user(),
+                self.data_dir().display()
+            ),
         }
+    }
+
+    fn sftp_user(&self) -> &str {
+        self.sshd
+            .as_ref()
+            .map_or(crate::sshd::TEST_USER, |sshd| sshd.user())
     }
 
     /// The secret for [`StorageServer::url`].
     pub fn secret(&self) -> &'static str {
         match self.kind {
             StorageKind::Azure => AZURITE_KEY,
+            StorageKind::Sftp => crate::sshd::TEST_PASSWORD,
             _ => STORAGE_PASSWORD,
         }
     }
 
     /// The server's PID while it runs.
     pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().map(Child::id)
+        match (&self.child, &self.sshd) {
+            (Some(child), _) => Some(child.id()),
+            (None, Some(sshd)) => sshd.pid(),
+            (None, None) => None,
+        }
     }
 
     /// Stops the server by PID (SIGKILL: as abrupt as a crash) and waits for it.
     pub fn kill(&mut self) {
+        if let Some(sshd) = self.sshd.as_mut() {
+            // With every session it started, as a crash would end them.
+            sshd.kill();
+        }
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
@@ -209,6 +271,18 @@ impl StorageServer {
                     .arg(format!("{STORAGE_USER},{STORAGE_PASSWORD}"))
                     .args(["--config", "/dev/null"])
                     .arg(&data);
+                command
+            }
+            StorageKind::Sftp => {
+                // The same config the fixture wrote, on the same port.
+                let config = self
+                    .sshd
+                    .as_ref()
+                    .map(|sshd| sshd.dir().join("sshd_config"));
+                let mut command = Command::new("/usr/sbin/sshd");
+                command
+                    .args(["-D", "-e", "-f"])
+                    .arg(config.unwrap_or_default());
                 command
             }
             StorageKind::Azure => {

@@ -4,7 +4,7 @@
 use crate::prompts::Answerer;
 use anyhow::{Context, bail};
 use kaiport_core::connect::destination::parse_ssh_target;
-use kaiport_core::connect::profiles::ProfileStore;
+use kaiport_core::connect::profiles::{ConnectionProfile, ProfileStore};
 use kaiport_core::{Engine, EngineConfig, EventStream};
 use kaiport_protocol::{ConnectionSettings, Mode, Op, TabTarget};
 use std::path::PathBuf;
@@ -115,7 +115,11 @@ pub async fn open_tab(
 ) -> anyhow::Result<(Engine, EventStream, Answerer)> {
     let target = parse_target(connection, options)?;
     let config = options.engine_config()?;
-    let settings = options.tab_settings(&target, &config)?;
+    let settings = match storage_profile(connection, options)? {
+        // A storage profile opens as its URL (so --local-root applies): its settings go along.
+        Some(profile) => Some(options.apply_settings(profile.connection_settings()?)?),
+        None => options.tab_settings(&target, &config)?,
+    };
     let answerer = Answerer {
         yes,
         accept_new_host_key: options.accept_new_host_key,
@@ -154,21 +158,30 @@ pub fn parse_target(connection: &str, options: &ConnectionOptions) -> anyhow::Re
         .iter()
         .any(|scheme| connection.starts_with(scheme))
     {
-        let root = match &options.local_root {
-            Some(root) => root.clone(),
-            None => std::env::current_dir().context("cannot find the current folder")?,
-        };
-        let root = std::path::absolute(&root)
-            .with_context(|| format!("--local-root {}", root.display()))?;
         // Parse now so a bad URL fails before anything starts.
         kaiport_core::storage::StorageUrl::parse(connection, options.user.as_deref())?;
         return Ok(TabTarget::Storage {
             url: connection.to_owned(),
             user: options.user.clone(),
-            local_roots: vec![root.display().to_string()],
+            local_roots: vec![local_root(options)?],
         });
     }
     if !connection.contains("://") && !connection.contains('@') {
+        if let Some(profile) = storage_profile(connection, options)? {
+            let url = profile.kind.storage_url().unwrap_or_default();
+            // --local-root wins, then the profile's folders, then the current folder.
+            let profile_roots = profile.kind.local_roots();
+            let local_roots = if options.local_root.is_none() && !profile_roots.is_empty() {
+                profile_roots
+            } else {
+                vec![local_root(options)?]
+            };
+            return Ok(TabTarget::Storage {
+                url,
+                user: options.user.clone(),
+                local_roots,
+            });
+        }
         return Ok(TabTarget::Profile {
             name: connection.to_owned(),
         });
@@ -185,6 +198,32 @@ pub fn parse_target(connection: &str, options: &ConnectionOptions) -> anyhow::Re
             .collect(),
         jump_hosts: options.jump.clone(),
     })
+}
+
+/// The saved storage profile `connection` names, if it names one.
+fn storage_profile(
+    connection: &str,
+    options: &ConnectionOptions,
+) -> anyhow::Result<Option<ConnectionProfile>> {
+    if connection.contains("://") || connection.contains('@') || connection == "local" {
+        return Ok(None);
+    }
+    let store = ProfileStore::load(&options.engine_config()?.profiles_path)?;
+    Ok(store
+        .get(connection)
+        .filter(|profile| profile.kind.is_storage())
+        .cloned())
+}
+
+/// The folder the local side of a CLI storage tab may use: --local-root, else the current one.
+fn local_root(options: &ConnectionOptions) -> anyhow::Result<String> {
+    let root = match &options.local_root {
+        Some(root) => root.clone(),
+        None => std::env::current_dir().context("cannot find the current folder")?,
+    };
+    let root =
+        std::path::absolute(&root).with_context(|| format!("--local-root {}", root.display()))?;
+    Ok(root.display().to_string())
 }
 
 #[cfg(test)]

@@ -105,6 +105,15 @@ fn describe(profile: &ConnectionProfile) -> String {
             }
             text
         }
+        ProfileKind::S3(_)
+        | ProfileKind::Webdav(_)
+        | ProfileKind::Azblob(_)
+        | ProfileKind::Ftp(_)
+        | ProfileKind::Ftps(_)
+        | ProfileKind::Sftp(_) => match profile.kind.storage_url() {
+            Some(url) => url,
+            None => profile.kind.kind_name().to_owned(),
+        },
     }
 }
 

@@ -124,6 +124,8 @@ struct Inner {
     plans: crate::plan::PlanBook,
     /// Pilot's conversations, one per tab.
     pilot: crate::agent::Conversations,
+    /// Transfers that failed, for `Op::RetryTransfer`: (tab, call) → (tool, arguments).
+    failed_transfers: Mutex<HashMap<(TabId, CallId), (String, Value)>>,
 }
 
 /// The answer to one approval.
@@ -212,6 +214,7 @@ impl Engine {
                 #[cfg(feature = "plan")]
                 plans: crate::plan::PlanBook::default(),
                 pilot: crate::agent::Conversations::default(),
+                failed_transfers: Mutex::default(),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -293,6 +296,27 @@ impl Engine {
                 let inner = self.inner.clone();
                 tokio::spawn(async move {
                     inner.run_tool(tab, call, tool, args).await;
+                });
+            }
+            Op::RetryTransfer {
+                tab,
+                call,
+                new_call,
+            } => {
+                let failed = lock(&inner.failed_transfers).remove(&(tab.clone(), call.clone()));
+                let Some((tool, args)) = failed else {
+                    inner.emit(Event::Error {
+                        tab: Some(tab),
+                        message: format!(
+                            "there is no failed transfer {call:?} in this tab to retry (it is \
+                             unknown, still running, already retried, or it succeeded)"
+                        ),
+                    });
+                    return;
+                };
+                let inner = self.inner.clone();
+                tokio::spawn(async move {
+                    inner.run_tool(tab, new_call, tool, args).await;
                 });
             }
             Op::Approve {
@@ -499,9 +523,13 @@ impl Inner {
         let (session_tx, session) = watch::channel(None);
         let entry = Arc::new(Tab {
             id: tab.clone(),
-            kind: match &target {
-                TabTarget::Storage { .. } => TabKind::Storage,
-                TabTarget::Local | TabTarget::Profile { .. } | TabTarget::Ssh { .. } => {
+            kind: match (&target, &resolved) {
+                (TabTarget::Storage { .. }, _) => TabKind::Storage,
+                // A storage profile opens a storage tab.
+                (TabTarget::Profile { .. }, Ok((ResolvedTarget::Storage { .. }, _))) => {
+                    TabKind::Storage
+                }
+                (TabTarget::Local | TabTarget::Profile { .. } | TabTarget::Ssh { .. }, _) => {
                     TabKind::Terminal
                 }
             },
@@ -593,6 +621,19 @@ impl Inner {
             TabTarget::Profile { name } => {
                 let store = ProfileStore::load(&self.config.profiles_path)
                     .map_err(|error| error.to_string())?;
+                if let Some(profile) = store.get(name)
+                    && let Some(url) = profile.kind.storage_url()
+                {
+                    let settings = profile
+                        .connection_settings()
+                        .map_err(|error| error.to_string())?;
+                    let target = ResolvedTarget::Storage {
+                        url,
+                        user: None,
+                        local_roots: profile.kind.local_roots(),
+                    };
+                    return Ok((target, Some(settings)));
+                }
                 let target = store
                     .resolve_target(name)
                     .map_err(|error| error.to_string())?;
@@ -733,14 +774,29 @@ impl Inner {
                     keepalive_max: 3,
                     use_agent: true,
                 };
-                let session = SshSession::connect(&target, &options, interaction)
-                    .await
-                    .map_err(|error| error.to_string())?;
-                let files = crate::fs::SftpFiles::open(&session)
-                    .await
-                    .map_err(|error| error.to_string())?;
-                // SFTP paths are the server's own absolute paths; the URL's path is where the
-                // user starts, not a boundary.
+                // Opened now (so wrong credentials fail the tab) and again when the server
+                // was lost (storage::sftp_storage).
+                let connector: crate::storage::sftp_storage::SftpConnector = Arc::new(move || {
+                    let (target, options) = (target.clone(), options.clone());
+                    let interaction: Arc<dyn crate::ssh::ConnectInteraction> = interaction.clone();
+                    Box::pin(async move {
+                        let session = SshSession::connect(&target, &options, interaction)
+                            .await
+                            .map_err(|error| error.to_string())?;
+                        let files = crate::fs::SftpFiles::open(&session)
+                            .await
+                            .map_err(|error| error.to_string())?;
+                        Ok((session, files))
+                    })
+                });
+                let (session, files) = connector().await?;
+                let files = crate::storage::sftp_storage::ReconnectingSftp::new(
+                    session.clone(),
+                    files,
+                    connector,
+                );
+                // The URL's folder is the tab's `/`, as on every other storage service.
+                let files = crate::storage::rooted::RootedFiles::new(Arc::new(files), &parsed.root);
                 (tools::TabFiles::given(Arc::new(files)), Some(session))
             }
             _ => {
@@ -786,6 +842,7 @@ impl Inner {
             return;
         };
         found.closing.cancel();
+        lock(&self.failed_transfers).retain(|(of_tab, _), _| of_tab != tab);
         #[cfg(feature = "plan")]
         self.plans.forget(tab);
         let state = found.session.borrow().clone();
@@ -841,6 +898,13 @@ impl Inner {
             .decide_and_execute(&tab, &call, &tool, &args, &cancel)
             .await;
         lock(&tab.calls).remove(&call);
+        // A failed transfer can be run again (Op::RetryTransfer); a denied one cannot.
+        if matches!(tool.as_str(), "upload" | "download" | "execute_plan")
+            && matches!(outcome.status, ToolStatus::Error | ToolStatus::Cancelled)
+        {
+            lock(&self.failed_transfers)
+                .insert((tab_id.clone(), call.clone()), (tool.clone(), args.clone()));
+        }
         self.finish(
             &tab_id,
             &tab.connection,

@@ -136,6 +136,17 @@ pub enum Op {
         #[serde(default)]
         call: Option<CallId>,
     },
+    /// Run a failed transfer again (an upload, download or execute_plan that ended in an error
+    /// or was cancelled, e.g. the server went away), from the start, under the new id
+    /// `new_call`, through the whole pipeline again: the same policy and approval rules, a new
+    /// audit line. Answered like `RunTool` (`ToolRequested`, maybe `ApprovalRequested`,
+    /// `ToolRunning`, `TransferProgress`, `ToolFinished` of `new_call`); an `Error` when `call`
+    /// is no failed transfer of that tab.
+    RetryTransfer {
+        tab: TabId,
+        call: CallId,
+        new_call: CallId,
+    },
     /// A message from the user to Pilot in a tab. Answered by `TurnStarted`, then
     /// `AssistantText` as the model writes, the events of each tool call it makes
     /// (`ToolRequested`, `ApprovalRequested`, `QuestionAsked`, `ToolRunning`, `ToolFinished`),

@@ -3,6 +3,7 @@
 //! [`profiles`] keeps the user's saved connections (`connections.toml`, never a secret in it),
 //! [`ssh_config`] imports hosts from OpenSSH's config, [`known_hosts`] reads and appends OpenSSH
 //! `known_hosts` files, [`secrets`] stores passwords and passphrases in the OS keychain, and
+//! [`storage_profiles`] holds the storage kinds of profiles (S3, WebDAV, Azure, FTP(S), SFTP),
 //! [`destination`] parses `ssh://user@host:port` / `user@host` into an [`crate::ssh::SshTarget`].
 //!
 //! Nothing here opens a network connection.
@@ -12,3 +13,4 @@ pub mod known_hosts;
 pub mod profiles;
 pub mod secrets;
 pub mod ssh_config;
+pub mod storage_profiles;

@@ -14,6 +14,9 @@
 //! [connection.settings]             # per-connection settings (DESIGN §3), free-form for now
 //! send_file_contents = false
 //! ```
+//! Storage connections (`kind = "s3" | "webdav" | "azblob" | "ftp" | "ftps" | "sftp"`) live in
+//! the same file; their fields are in [`super::storage_profiles`].
+//!
 //! Saving is atomic (temp file beside it, then rename). Malformed files are reported with file
 //! and line and never overwritten by a load. This file must never hold a secret: passwords and
 //! passphrases live in [`super::secrets`]; a `password`-like key here is an error.
@@ -25,6 +28,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::destination::{DestinationError, parse_ssh_target};
+use super::storage_profiles::{
+    AzblobProfile, FileServerProfile, S3Profile, WebdavProfile, check_storage_profile,
+    locate_type_error, unknown_field,
+};
 use crate::ssh::{DEFAULT_PORT, SshTarget};
 
 /// The file name of the profile store inside the config dir.
@@ -34,7 +41,19 @@ pub const HOME_ENV: &str = "KAIPORT_HOME";
 /// Deepest ProxyJump nesting followed before giving up (catches cycles too).
 const MAX_JUMP_DEPTH: usize = 8;
 /// Keys that would hold a secret; refused in the profile file.
-const SECRET_KEYS: [&str; 5] = ["password", "passphrase", "secret", "private_key", "token"];
+const SECRET_KEYS: [&str; 11] = [
+    "password",
+    "passphrase",
+    "secret",
+    "private_key",
+    "token",
+    "secret_key",
+    "secret_access_key",
+    "account_key",
+    "sas_token",
+    "session_token",
+    "sas_key",
+];
 
 /// One saved connection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,10 +97,44 @@ pub enum ProfileKind {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         proxy_jump: Vec<String>,
     },
+    /// An S3 bucket (AWS or S3-compatible).
+    S3(S3Profile),
+    /// A WebDAV share.
+    Webdav(WebdavProfile),
+    /// An Azure Blob container.
+    Azblob(AzblobProfile),
+    /// An FTP server.
+    Ftp(FileServerProfile),
+    /// An FTP server with explicit TLS (AUTH TLS).
+    Ftps(FileServerProfile),
+    /// An SSH server's files over SFTP, as a storage tab.
+    Sftp(FileServerProfile),
+}
+
+impl ProfileKind {
+    /// The `kind` as written in the file.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            ProfileKind::Ssh { .. } => "ssh",
+            ProfileKind::S3(_) => "s3",
+            ProfileKind::Webdav(_) => "webdav",
+            ProfileKind::Azblob(_) => "azblob",
+            ProfileKind::Ftp(_) => "ftp",
+            ProfileKind::Ftps(_) => "ftps",
+            ProfileKind::Sftp(_) => "sftp",
+        }
+    }
 }
 
 fn default_port() -> u16 {
     DEFAULT_PORT
+}
+
+/// The file's entries as plain tables, with their place in the file.
+#[derive(Debug, Default, Deserialize)]
+struct RawFile {
+    #[serde(default, rename = "connection")]
+    connections: Vec<toml::Spanned<toml::Table>>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -126,6 +179,10 @@ pub enum ProfileError {
         #[source]
         source: DestinationError,
     },
+    #[error(
+        "connection {0:?} is a storage connection ({1}), not an SSH server; open it as a storage tab"
+    )]
+    NotSsh(String, &'static str),
     #[error(
         "connection {0:?}: ProxyJump hops nest too deeply or form a loop; check its proxy_jump list"
     )]
@@ -267,7 +324,13 @@ impl ProfileStore {
             user,
             identity_files,
             proxy_jump,
-        } = &profile.kind;
+        } = &profile.kind
+        else {
+            return Err(ProfileError::NotSsh(
+                name.to_owned(),
+                profile.kind.kind_name(),
+            ));
+        };
         let mut target = SshTarget::new(host.clone(), *port, user.clone());
         target.identity_files = identity_files.iter().map(|f| expand_tilde(f)).collect();
         for hop in proxy_jump {
@@ -308,14 +371,80 @@ fn parse(text: &str, path: &Path) -> Result<Vec<ConnectionProfile>, ProfileError
             });
         }
     }
-    let file: ProfileFile = toml::from_str(text).map_err(|e| {
+    let malformed = |line: usize, message: String| ProfileError::Malformed {
+        path: path.to_owned(),
+        line,
+        message,
+    };
+    let syntax = |e: toml::de::Error| {
         let line = e.span().map(|span| line_of(text, span.start)).unwrap_or(1);
-        ProfileError::Malformed {
-            path: path.to_owned(),
-            line,
-            message: e.message().trim_end_matches('.').to_owned(),
+        malformed(line, e.message().trim_end_matches('.').to_owned())
+    };
+    // The entries as plain tables first, with where each is, so an error can name its profile.
+    let raw: RawFile = toml::from_str(text).map_err(syntax)?;
+    // An entry's span covers its `[[connection]]` header; it reaches to the next entry.
+    let extents: Vec<std::ops::Range<usize>> = raw
+        .connections
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            let end = raw
+                .connections
+                .get(index + 1)
+                .map_or(text.len(), |next| next.span().start);
+            entry.span().start..end
+        })
+        .collect();
+    let entry_name = |offset: usize| {
+        extents
+            .iter()
+            .position(|extent| extent.contains(&offset))
+            .and_then(|index| raw.connections[index].get_ref().get("name"))
+            .and_then(|name| name.as_str())
+            .map(str::to_owned)
+    };
+    let file: ProfileFile = toml::from_str(text).map_err(|e| {
+        let mut offset = e.span().map(|span| span.start).unwrap_or(0);
+        let mut message = e.message().trim_end_matches('.').to_owned();
+        // A storage entry's field errors lose their place in the flattened profile: find it.
+        if let Some(index) = extents.iter().position(|extent| extent.contains(&offset))
+            && let Some(kind) = raw.connections[index].get_ref().get("kind")
+            && let Some(kind) = kind.as_str()
+        {
+            let extent = &extents[index];
+            let entry = text.get(extent.clone()).unwrap_or_default();
+            // Past the `[[connection]]` line, up to a sub-table such as `[connection.settings]`.
+            let body_start = entry.find('\n').map_or(entry.len(), |at| at + 1);
+            let body = &entry[body_start..];
+            let body = body.find("\n[").map_or(body, |end| &body[..=end]);
+            if let Some((at, found)) = locate_type_error(kind, body) {
+                offset = extent.start + body_start + at;
+                let line = text[..offset].rsplit('\n').next().unwrap_or_default();
+                let rest = &text[offset..];
+                let line = format!("{line}{}", rest.split('\n').next().unwrap_or_default());
+                message = match line.split_once('=') {
+                    Some((key, _)) => format!("`{}`: {found}", key.trim().trim_matches('"')),
+                    None => found,
+                };
+            }
         }
+        let message = match entry_name(offset) {
+            Some(name) => format!("connection {name:?}: {message}"),
+            None => message,
+        };
+        malformed(line_of(text, offset), message)
     })?;
+    for ((entry, extent), profile) in raw.connections.iter().zip(&extents).zip(&file.connections) {
+        let found =
+            unknown_field(entry.get_ref()).map_or_else(|| check_storage_profile(profile), Err);
+        if let Err(problem) = found {
+            let line = field_line(text, extent.clone(), &problem.field);
+            return Err(malformed(
+                line,
+                format!("connection {:?}: {}", profile.name, problem.message),
+            ));
+        }
+    }
     let mut names = HashSet::new();
     for profile in &file.connections {
         if profile.name.trim().is_empty() || !names.insert(profile.name.clone()) {
@@ -335,6 +464,25 @@ fn parse(text: &str, path: &Path) -> Result<Vec<ConnectionProfile>, ProfileError
         }
     }
     Ok(file.connections)
+}
+
+/// The line of `field = …` inside the entry at `span` (else the entry's first line).
+fn field_line(text: &str, span: std::ops::Range<usize>, field: &str) -> usize {
+    let entry = text.get(span.clone()).unwrap_or_default();
+    let mut offset = 0;
+    for line in entry.split_inclusive('\n') {
+        let key = line
+            .split('=')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .trim_matches('"');
+        if line.contains('=') && key == field {
+            return line_of(text, span.start + offset);
+        }
+        offset += line.len();
+    }
+    line_of(text, span.start)
 }
 
 fn line_of(text: &str, offset: usize) -> usize {

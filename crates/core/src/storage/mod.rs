@@ -1,7 +1,8 @@
 //! Storage services behind [`FileAccess`]: S3 (AWS and S3-compatible), WebDAV and Azure Blob
 //! through opendal ([`object::ObjectFiles`]), FTP and explicit FTPS through suppaftp
 //! ([`ftp::FtpFiles`], because opendal's FTP cannot rename), and SFTP through the existing
-//! russh-sftp implementation. A storage tab's location is a [`StorageUrl`]:
+//! russh-sftp implementation (with the URL's folder shown as `/`, [`rooted::RootedFiles`], like
+//! every other service). A storage tab's location is a [`StorageUrl`]:
 //!
 //! `s3://bucket/prefix?endpoint=…&region=…&path_style=true`, `webdav(s)://host:port/path`,
 //! `azblob://container/prefix?account=…&endpoint=…`, `ftp(s)://user@host:port/path`,
@@ -15,6 +16,8 @@
 
 pub mod ftp;
 pub mod object;
+pub mod rooted;
+pub mod sftp_storage;
 pub mod transfer;
 
 use crate::fs::{FileAccess, FsError, FsErrorKind};
@@ -77,6 +80,8 @@ pub enum StorageUrlError {
 }
 
 fn decode(text: &str) -> String {
+    // Form decoding turns `+` into a space; in a URL's path and user part `+` is itself.
+    let text = text.replace('+', "%2B");
     url::form_urlencoded::parse(format!("x={text}").as_bytes())
         .next()
         .map(|(_, value)| value.into_owned())
@@ -103,7 +108,11 @@ impl StorageUrl {
         };
         let url_user = (!parsed.username().is_empty()).then(|| decode(parsed.username()));
         let user = user.map(str::to_owned).or(url_user);
-        let host = parsed.host_str().unwrap_or_default().to_owned();
+        // An IPv6 host without its brackets: the brackets are URL syntax, not the address.
+        let host = match parsed.host() {
+            Some(url::Host::Ipv6(address)) => address.to_string(),
+            _ => parsed.host_str().unwrap_or_default().to_owned(),
+        };
         let path = decode(parsed.path());
         let path = path.trim_matches('/').to_owned();
         let need_host = || {

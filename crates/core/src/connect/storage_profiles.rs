@@ -1,0 +1,669 @@
+//! Storage connection profiles: the `kind = "s3" | "webdav" | "azblob" | "ftp" | "ftps" |
+//! "sftp"` entries of `connections.toml`, beside the SSH ones.
+//!
+//! ```toml
+//! [[connection]]
+//! name = "backups"
+//! kind = "s3"
+//! bucket = "nightly"
+//! prefix = "db"
+//! endpoint = "https://s3.eu.example"
+//! region = "eu-1"
+//! path_style = true
+//! user = "AKIDEXAMPLE"            # the access key id; the secret key is in the keychain
+//! local_roots = ["~/restore"]     # the folders of this computer the tab's local side may use
+//! [connection.settings]
+//! sensitivity = "confidential"
+//! ```
+//!
+//! A profile holds exactly what a storage URL carries ([`crate::storage::StorageUrl`]); it is
+//! turned into that URL ([`ProfileKind::storage_url`]) so a profile tab and a URL tab open the
+//! same way and look up the same keychain entry. [`check_storage_profile`] finds unknown and
+//! invalid fields so the error names the file, the profile and the field.
+//!
+//! This module must never hold or accept a secret; the profile file refuses secret-like keys.
+
+use super::profiles::{ConnectionProfile, ProfileKind};
+use crate::storage::StorageUrl;
+use serde::{Deserialize, Serialize};
+
+/// An S3 bucket, on AWS or an S3-compatible service at `endpoint`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct S3Profile {
+    pub bucket: String,
+    /// The folder of the bucket the tab shows as `/`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prefix: String,
+    /// `http(s)://host:port` of an S3-compatible service (default: AWS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub path_style: bool,
+    /// The access key id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_roots: Vec<String>,
+}
+
+/// A WebDAV share.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct WebdavProfile {
+    pub host: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    /// The folder of the share the tab shows as `/`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    /// `https://` instead of `http://`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub https: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_roots: Vec<String>,
+}
+
+/// An Azure Blob container.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct AzblobProfile {
+    pub container: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prefix: String,
+    /// The storage account (also the user name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+    /// The blob endpoint (Azurite, sovereign clouds); default `https://<account>.blob.core.windows.net`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// The secret in the keychain is a SAS token, not an account key.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sas: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_roots: Vec<String>,
+}
+
+/// An FTP, FTPS or SFTP server.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct FileServerProfile {
+    pub host: String,
+    /// Default 21 (FTP, FTPS) or 22 (SFTP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    /// The folder the tab starts in.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// FTPS only: a PEM file of extra certificates to trust (self-signed servers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_roots: Vec<String>,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// The fields each storage kind takes (besides `name`, `kind` and `settings`).
+fn known_fields(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "s3" => &[
+            "bucket",
+            "prefix",
+            "endpoint",
+            "region",
+            "path_style",
+            "user",
+            "local_roots",
+        ],
+        "webdav" => &["host", "port", "path", "https", "user", "local_roots"],
+        "azblob" => &[
+            "container",
+            "prefix",
+            "account",
+            "endpoint",
+            "sas",
+            "local_roots",
+        ],
+        "ftps" => &["host", "port", "path", "user", "ca_file", "local_roots"],
+        "ftp" | "sftp" => &["host", "port", "path", "user", "local_roots"],
+        _ => return None,
+    })
+}
+
+/// What is wrong with one field of a storage profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldProblem {
+    pub field: String,
+    pub message: String,
+}
+
+/// Checks the raw table of one `[[connection]]` entry of a storage kind: unknown fields (a typo
+/// would otherwise be ignored silently). `None` for SSH entries and when all is well.
+pub fn unknown_field(table: &toml::Table) -> Option<FieldProblem> {
+    let kind = table.get("kind")?.as_str()?;
+    let known = known_fields(kind)?;
+    let unknown = table.keys().find(|key| {
+        !matches!(key.as_str(), "name" | "kind" | "settings") && !known.contains(&key.as_str())
+    })?;
+    Some(FieldProblem {
+        field: unknown.clone(),
+        message: format!(
+            "unknown field `{unknown}`; a {kind} connection takes {}",
+            known.join(", ")
+        ),
+    })
+}
+
+/// Where in `entry` (the text of one storage entry, header and sub-tables cut off) a type
+/// error is, and its message: deserializing the kind's own struct keeps toml's field spans,
+/// which the flattened profile loses. `None` for SSH entries or when it parses.
+pub fn locate_type_error(kind: &str, entry: &str) -> Option<(usize, String)> {
+    fn error_of<T: serde::de::DeserializeOwned>(entry: &str) -> Option<(usize, String)> {
+        let error = toml::from_str::<T>(entry).err()?;
+        let at = error.span().map_or(0, |span| span.start);
+        Some((at, error.message().trim_end_matches('.').to_owned()))
+    }
+    match kind {
+        "s3" => error_of::<S3Profile>(entry),
+        "webdav" => error_of::<WebdavProfile>(entry),
+        "azblob" => error_of::<AzblobProfile>(entry),
+        "ftp" | "ftps" | "sftp" => error_of::<FileServerProfile>(entry),
+        _ => None,
+    }
+}
+
+fn problem(field: &str, message: impl Into<String>) -> FieldProblem {
+    FieldProblem {
+        field: field.to_owned(),
+        message: message.into(),
+    }
+}
+
+fn check_name(field: &str, value: &str, what: &str) -> Result<(), FieldProblem> {
+    if value.trim().is_empty() {
+        return Err(problem(
+            field,
+            format!("`{field}` is empty; give the {what}"),
+        ));
+    }
+    if value.contains(['/', '?', '#', '@', ' ']) {
+        return Err(problem(
+            field,
+            format!("`{field}` {value:?} is not a {what}: it contains /, ?, #, @ or a space"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_endpoint(value: Option<&String>) -> Result<(), FieldProblem> {
+    let Some(endpoint) = value else {
+        return Ok(());
+    };
+    match url::Url::parse(endpoint) {
+        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.has_host() => Ok(()),
+        _ => Err(problem(
+            "endpoint",
+            format!("`endpoint` {endpoint:?} is not an http:// or https:// URL"),
+        )),
+    }
+}
+
+fn check_port(port: Option<u16>) -> Result<(), FieldProblem> {
+    match port {
+        Some(0) => Err(problem("port", "`port` must be from 1 to 65535")),
+        _ => Ok(()),
+    }
+}
+
+/// Checks the values of a storage profile. SSH profiles pass.
+pub fn check_storage_profile(profile: &ConnectionProfile) -> Result<(), FieldProblem> {
+    match &profile.kind {
+        ProfileKind::Ssh { .. } => return Ok(()),
+        ProfileKind::S3(s3) => {
+            check_name("bucket", &s3.bucket, "bucket name")?;
+            check_endpoint(s3.endpoint.as_ref())?;
+        }
+        ProfileKind::Webdav(dav) => {
+            check_name("host", &dav.host, "host name")?;
+            check_port(dav.port)?;
+        }
+        ProfileKind::Azblob(azure) => {
+            check_name("container", &azure.container, "container name")?;
+            check_endpoint(azure.endpoint.as_ref())?;
+            if azure.account.is_none() && azure.endpoint.is_none() {
+                return Err(problem(
+                    "account",
+                    "`account` is missing; give the storage account (or an endpoint with it)",
+                ));
+            }
+        }
+        ProfileKind::Ftp(server) | ProfileKind::Ftps(server) | ProfileKind::Sftp(server) => {
+            check_name("host", &server.host, "host name")?;
+            check_port(server.port)?;
+        }
+    }
+    // The URL it makes must parse the way the engine will parse it.
+    let url = profile.kind.storage_url().unwrap_or_default();
+    StorageUrl::parse(&url, None)
+        .map(|_| ())
+        .map_err(|error| problem("kind", error.to_string()))
+}
+
+impl ProfileKind {
+    /// Whether this is a storage connection (anything but SSH).
+    pub fn is_storage(&self) -> bool {
+        !matches!(self, ProfileKind::Ssh { .. })
+    }
+
+    /// The local folders a storage profile's tab may use (`~` expanded); empty for SSH.
+    pub fn local_roots(&self) -> Vec<String> {
+        let roots = match self {
+            ProfileKind::Ssh { .. } => return Vec::new(),
+            ProfileKind::S3(s3) => &s3.local_roots,
+            ProfileKind::Webdav(dav) => &dav.local_roots,
+            ProfileKind::Azblob(azure) => &azure.local_roots,
+            ProfileKind::Ftp(server) | ProfileKind::Ftps(server) | ProfileKind::Sftp(server) => {
+                &server.local_roots
+            }
+        };
+        roots
+            .iter()
+            .map(|root| super::profiles::expand_tilde(root).display().to_string())
+            .collect()
+    }
+
+    /// The storage URL this profile stands for (no secret in it); `None` for SSH.
+    pub fn storage_url(&self) -> Option<String> {
+        let (scheme, user, host, port, path, query): (_, _, _, _, _, Vec<(&str, String)>) =
+            match self {
+                ProfileKind::Ssh { .. } => return None,
+                ProfileKind::S3(s3) => {
+                    let mut query = Vec::new();
+                    if let Some(endpoint) = &s3.endpoint {
+                        query.push(("endpoint", endpoint.clone()));
+                    }
+                    if let Some(region) = &s3.region {
+                        query.push(("region", region.clone()));
+                    }
+                    if s3.path_style {
+                        query.push(("path_style", "true".to_owned()));
+                    }
+                    ("s3", &s3.user, &s3.bucket, None, &s3.prefix, query)
+                }
+                ProfileKind::Webdav(dav) => {
+                    let scheme = if dav.https { "webdavs" } else { "webdav" };
+                    (
+                        scheme,
+                        &dav.user,
+                        &dav.host,
+                        dav.port,
+                        &dav.path,
+                        Vec::new(),
+                    )
+                }
+                ProfileKind::Azblob(azure) => {
+                    let mut query = Vec::new();
+                    if let Some(account) = &azure.account {
+                        query.push(("account", account.clone()));
+                    }
+                    if let Some(endpoint) = &azure.endpoint {
+                        query.push(("endpoint", endpoint.clone()));
+                    }
+                    if azure.sas {
+                        query.push(("sas", "true".to_owned()));
+                    }
+                    let container = &azure.container;
+                    (
+                        "azblob",
+                        &azure.account,
+                        container,
+                        None,
+                        &azure.prefix,
+                        query,
+                    )
+                }
+                ProfileKind::Ftp(server)
+                | ProfileKind::Ftps(server)
+                | ProfileKind::Sftp(server) => {
+                    let scheme = match self {
+                        ProfileKind::Ftps(_) => "ftps",
+                        ProfileKind::Sftp(_) => "sftp",
+                        _ => "ftp",
+                    };
+                    let mut query = Vec::new();
+                    if let Some(ca_file) = &server.ca_file {
+                        query.push((
+                            "ca_file",
+                            super::profiles::expand_tilde(ca_file).display().to_string(),
+                        ));
+                    }
+                    let path = &server.path;
+                    (scheme, &server.user, &server.host, server.port, path, query)
+                }
+            };
+        let mut text = format!("{scheme}://");
+        if let Some(user) = user {
+            text.push_str(&encode(user));
+            text.push('@');
+        }
+        if host.contains(':') {
+            text.push_str(&format!("[{host}]"));
+        } else {
+            text.push_str(host);
+        }
+        if let Some(port) = port {
+            text.push_str(&format!(":{port}"));
+        }
+        text.push('/');
+        let path: Vec<String> = path
+            .split('/')
+            .filter(|part| !part.is_empty())
+            .map(encode)
+            .collect();
+        text.push_str(&path.join("/"));
+        if !query.is_empty() {
+            let mut pairs = url::form_urlencoded::Serializer::new(String::new());
+            for (name, value) in query {
+                pairs.append_pair(name, &value);
+            }
+            text.push('?');
+            text.push_str(&pairs.finish());
+        }
+        Some(text)
+    }
+}
+
+/// Percent-encodes everything but unreserved characters (a user name or path segment in a URL).
+fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::connect::profiles::{ProfileError, ProfileStore};
+    use crate::storage::Service;
+    use pretty_assertions::assert_eq;
+
+    const SAMPLE: &str = r#"
+[[connection]]
+name = "backups"
+kind = "s3"
+bucket = "nightly"
+prefix = "db/full dumps"
+endpoint = "http://127.0.0.1:9000"
+region = "eu-1"
+path_style = true
+user = "AKID+1"
+local_roots = ["/srv/restore"]
+[connection.settings]
+sensitivity = "confidential"
+
+[[connection]]
+name = "share"
+kind = "webdav"
+host = "dav.example"
+port = 8443
+https = true
+path = "team"
+user = "ann"
+
+[[connection]]
+name = "blobs"
+kind = "azblob"
+container = "logs"
+account = "acct"
+endpoint = "http://127.0.0.1:10000/acct"
+sas = true
+
+[[connection]]
+name = "mirror"
+kind = "ftps"
+host = "ftp.example"
+port = 2121
+user = "bob"
+ca_file = "/etc/ca.pem"
+
+[[connection]]
+name = "box"
+kind = "sftp"
+host = "::1"
+user = "carol"
+path = "/var/www"
+"#;
+
+    fn load(text: &str) -> Result<ProfileStore, ProfileError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("connections.toml");
+        std::fs::write(&path, text).unwrap();
+        ProfileStore::load(&path)
+    }
+
+    fn url_of(store: &ProfileStore, name: &str) -> StorageUrl {
+        let url = store.get(name).unwrap().kind.storage_url().unwrap();
+        StorageUrl::parse(&url, None).unwrap()
+    }
+
+    #[test]
+    fn profiles_become_the_urls_they_stand_for() {
+        let store = load(SAMPLE).unwrap();
+        assert_eq!(
+            url_of(&store, "backups"),
+            StorageUrl {
+                service: Service::S3 {
+                    bucket: "nightly".to_owned(),
+                    endpoint: Some("http://127.0.0.1:9000".to_owned()),
+                    region: Some("eu-1".to_owned()),
+                    path_style: true,
+                    session_token: None,
+                },
+                root: "db/full dumps".to_owned(),
+                user: Some("AKID+1".to_owned()),
+            }
+        );
+        assert_eq!(
+            store.get("backups").unwrap().kind.local_roots(),
+            vec!["/srv/restore".to_owned()]
+        );
+        let share = url_of(&store, "share");
+        assert_eq!(
+            share.service,
+            Service::Webdav {
+                endpoint: "https://dav.example:8443".to_owned()
+            }
+        );
+        assert_eq!(
+            (share.root.as_str(), share.user.as_deref()),
+            ("team", Some("ann"))
+        );
+        assert_eq!(
+            url_of(&store, "blobs").service,
+            Service::Azure {
+                container: "logs".to_owned(),
+                account: Some("acct".to_owned()),
+                endpoint: Some("http://127.0.0.1:10000/acct".to_owned()),
+                sas: true,
+            }
+        );
+        assert_eq!(
+            url_of(&store, "mirror").service,
+            Service::Ftp {
+                host: "ftp.example".to_owned(),
+                port: 2121,
+                secure: true,
+                ca_file: Some("/etc/ca.pem".to_owned()),
+            }
+        );
+        let sftp = url_of(&store, "box");
+        assert_eq!(
+            sftp.service,
+            Service::Sftp {
+                host: "::1".to_owned(),
+                port: 22
+            }
+        );
+        assert_eq!(sftp.root, "var/www");
+        // The profile's settings apply to its tabs.
+        assert_eq!(
+            store
+                .get("backups")
+                .unwrap()
+                .connection_settings()
+                .unwrap()
+                .sensitivity,
+            kaiport_protocol::Sensitivity::Confidential
+        );
+        // Saving keeps everything.
+        store.save().unwrap_or_else(|error| panic!("{error}"));
+    }
+
+    #[test]
+    fn round_trip_through_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("connections.toml");
+        std::fs::write(&path, SAMPLE).unwrap();
+        let store = ProfileStore::load(&path).unwrap();
+        store.save().unwrap();
+        assert_eq!(
+            ProfileStore::load(&path).unwrap().profiles(),
+            store.profiles()
+        );
+    }
+
+    fn error_of(text: &str) -> String {
+        let error = load(text).unwrap_err().to_string();
+        assert!(
+            error.contains("connections.toml:"),
+            "names the file: {error}"
+        );
+        error
+    }
+
+    #[test]
+    fn bad_entries_name_file_profile_and_field() {
+        let error = error_of(
+            "[[connection]]\nname = \"b\"\nkind = \"s3\"\nbucket = \"x\"\nregoin = \"eu\"\n",
+        );
+        assert!(
+            error.contains(":5: connection \"b\": unknown field `regoin`"),
+            "{error}"
+        );
+        assert!(error.contains("region"), "lists the right fields: {error}");
+
+        let error = error_of("[[connection]]\nname = \"b\"\nkind = \"s3\"\nregion = \"eu\"\n");
+        assert!(error.contains("connection \"b\""), "{error}");
+        assert!(error.contains("`bucket`"), "{error}");
+
+        let error =
+            error_of("[[connection]]\nname = \"d\"\nkind = \"webdav\"\nhost = \"h\"\nport = 0\n");
+        assert!(
+            error.contains(":5: connection \"d\": `port` must be"),
+            "{error}"
+        );
+
+        let error =
+            error_of("[[connection]]\nname = \"f\"\nkind = \"ftp\"\nhost = \"h\"\nport = \"x\"\n");
+        assert!(
+            error.contains(":5: connection \"f\": `port`: invalid type"),
+            "{error}"
+        );
+
+        let error = error_of(
+            "[[connection]]\nname = \"a\"\nkind = \"azblob\"\ncontainer = \"c\"\naccount = \"x\"\nendpoint = \"ftp://nope\"\n",
+        );
+        assert!(
+            error.contains(":6: connection \"a\": `endpoint` \"ftp://nope\" is not an http"),
+            "{error}"
+        );
+
+        let error = error_of("[[connection]]\nname = \"k\"\nkind = \"gopher\"\nhost = \"h\"\n");
+        assert!(error.contains("connection \"k\""), "{error}");
+        assert!(error.contains("gopher"), "{error}");
+
+        let error = error_of(
+            "[[connection]]\nname = \"s\"\nkind = \"s3\"\nbucket = \"b\"\nsecret_key = \"hunter2\"\n",
+        );
+        assert!(
+            error.contains(":5: `secret_key` does not belong"),
+            "{error}"
+        );
+        assert!(!error.contains("hunter2"));
+    }
+
+    #[test]
+    fn known_fields_match_the_types() {
+        let full = |kind: ProfileKind| {
+            let value = toml::Table::try_from(ConnectionProfile {
+                name: "n".to_owned(),
+                kind,
+                settings: serde_json::Map::new(),
+            })
+            .unwrap();
+            let kind = value["kind"].as_str().unwrap().to_owned();
+            let mut keys: Vec<&str> = value
+                .keys()
+                .map(String::as_str)
+                .filter(|key| !matches!(*key, "name" | "kind"))
+                .collect();
+            keys.sort_unstable();
+            let mut known = known_fields(&kind).unwrap().to_vec();
+            known.sort_unstable();
+            assert_eq!(keys, known, "{kind}");
+        };
+        let some = || Some("x".to_owned());
+        let roots = vec!["/r".to_owned()];
+        full(ProfileKind::S3(S3Profile {
+            bucket: "b".into(),
+            prefix: "p".into(),
+            endpoint: some(),
+            region: some(),
+            path_style: true,
+            user: some(),
+            local_roots: roots.clone(),
+        }));
+        full(ProfileKind::Webdav(WebdavProfile {
+            host: "h".into(),
+            port: Some(1),
+            path: "p".into(),
+            https: true,
+            user: some(),
+            local_roots: roots.clone(),
+        }));
+        full(ProfileKind::Azblob(AzblobProfile {
+            container: "c".into(),
+            prefix: "p".into(),
+            account: some(),
+            endpoint: some(),
+            sas: true,
+            local_roots: roots.clone(),
+        }));
+        let server = FileServerProfile {
+            host: "h".into(),
+            port: Some(1),
+            path: "p".into(),
+            user: some(),
+            ca_file: None,
+            local_roots: roots,
+        };
+        full(ProfileKind::Ftp(server.clone()));
+        full(ProfileKind::Sftp(server.clone()));
+        full(ProfileKind::Ftps(FileServerProfile {
+            ca_file: some(),
+            ..server
+        }));
+    }
+}
