@@ -463,9 +463,8 @@ macro_rules! every_tool {
     )*};
 }
 
-/// S3 is left out until folders work on `rclone serve s3`, which shows an empty folder's
-/// marker object (`docs/`) as an empty file `docs`, so nothing can be put in a folder made by
-/// make_dir there.
+/// `rclone serve s3` turns a folder marker object (`docs/`) into an empty file `docs`; the S3
+/// tab learns that at its first make_dir and keeps empty folders itself there.
 mod all_tools {
     use super::*;
 
@@ -474,6 +473,7 @@ mod all_tools {
         ftps => StorageKind::Ftps,
         webdav => StorageKind::Webdav,
         azure => StorageKind::Azure,
+        s3 => StorageKind::S3,
     }
 }
 

@@ -9,6 +9,12 @@
 //! here renames a folder in one step (no service can): the storage tools copy, verify and
 //! delete instead. WebDAV MOVE would overwrite silently, so the target is checked first.
 //!
+//! S3 folders are key prefixes. make_dir writes a marker object `folder/` (as the AWS console
+//! does) where the service keeps it; gateways over a file system (`rclone serve s3`) turn that
+//! marker into an empty file `folder` instead, which would block the folder itself, so the first
+//! make_dir on such a service deletes it again and from then on this tab keeps its empty
+//! folders itself until a file is put into them (they exist on the service only from then on).
+//!
 //! This module must never log or put a secret in an error.
 
 use super::{Service, StorageUrl};
@@ -35,11 +41,24 @@ enum Kind {
     Azure,
 }
 
+/// How an S3 service treats a folder marker object (`docs/`), learnt at the first make_dir.
+const MARKERS_UNKNOWN: u8 = 0;
+/// Kept as an object, as AWS S3 does: an empty folder exists.
+const MARKERS_KEPT: u8 = 1;
+/// Turned into an empty file `docs`, as gateways over a file system do (`rclone serve s3`):
+/// a folder exists only while a key is under it, so the tab remembers empty ones.
+const MARKERS_FOLDED: u8 = 2;
+
 /// One bucket, share or container.
 pub struct ObjectFiles {
     operator: Operator,
     kind: Kind,
     label: String,
+    /// See [`MARKERS_UNKNOWN`].
+    markers: std::sync::atomic::AtomicU8,
+    /// Empty folders made in this tab on a service that folds markers (keys ending in `/`);
+    /// they become real on the service when a file is put into them.
+    pending_folders: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
@@ -197,6 +216,8 @@ impl ObjectFiles {
             operator,
             kind,
             label,
+            markers: std::sync::atomic::AtomicU8::new(MARKERS_UNKNOWN),
+            pending_folders: std::sync::Mutex::new(std::collections::BTreeSet::new()),
         };
         // A listing proves the endpoint answers and the credentials are accepted.
         files
@@ -212,10 +233,82 @@ impl ObjectFiles {
         map_error(&self.label, path, error)
     }
 
-    /// Whether `path` is a folder: a marker object, or any key under it.
+    /// The pending folders (see [`ObjectFiles::pending_folders`]); a poisoned lock still holds
+    /// a valid set.
+    fn pending(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeSet<String>> {
+        self.pending_folders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether a pending folder is `dir` (a key ending in `/`) or lies under it.
+    fn pending_at_or_under(&self, dir: &str) -> bool {
+        self.pending()
+            .range(dir.to_owned()..)
+            .next()
+            .is_some_and(|folder| folder.starts_with(dir))
+    }
+
+    /// The pending folders directly inside `dir` (`""` for the root), as names.
+    fn pending_children(&self, dir: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .pending()
+            .iter()
+            .filter_map(|folder| folder.strip_prefix(dir))
+            .filter_map(|rest| rest.split('/').next())
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect();
+        names.dedup();
+        names
+    }
+
+    /// Makes the S3 folder `path`: a marker object `path/` where the service keeps markers (an
+    /// empty folder then exists for everyone), else a folder this tab remembers until a file is
+    /// put into it. Which one is learnt once: a marker that came back as an empty file `path`
+    /// (there was none before, the caller checked) is deleted again.
+    async fn make_s3_folder(&self, path: &str) -> Result<(), FsError> {
+        use std::sync::atomic::Ordering;
+        let dir = dir_key(path);
+        if self.is_dir(path).await? {
+            return Ok(());
+        }
+        if self.markers.load(Ordering::SeqCst) != MARKERS_FOLDED {
+            self.operator
+                .create_dir(&dir)
+                .await
+                .map_err(|error| self.error(path, error))?;
+            let file = dir.trim_end_matches('/');
+            match self.operator.stat(file).await {
+                Ok(found) if !found.is_dir() => {
+                    self.operator
+                        .delete(file)
+                        .await
+                        .map_err(|error| self.error(path, error))?;
+                    self.markers.store(MARKERS_FOLDED, Ordering::SeqCst);
+                }
+                Ok(_) => self.markers.store(MARKERS_KEPT, Ordering::SeqCst),
+                Err(error) if error.kind() == opendal::ErrorKind::NotFound => {
+                    self.markers.store(MARKERS_KEPT, Ordering::SeqCst);
+                    return Ok(());
+                }
+                Err(error) => return Err(self.error(path, error)),
+            }
+            if self.markers.load(Ordering::SeqCst) == MARKERS_KEPT {
+                return Ok(());
+            }
+        }
+        self.pending().insert(dir);
+        Ok(())
+    }
+
+    /// Whether `path` is a folder: a marker object, any key under it, or a pending folder.
     async fn is_dir(&self, path: &str) -> Result<bool, FsError> {
         let dir = dir_key(path);
         if dir == "/" {
+            return Ok(true);
+        }
+        if self.pending_at_or_under(&dir) {
             return Ok(true);
         }
         let entries = self
@@ -400,6 +493,21 @@ impl FileAccess for ObjectFiles {
                 metadata: metadata_of(entry.metadata()),
             });
         }
+        for name in self.pending_children(own) {
+            if !items.iter().any(|item| item.name == name) {
+                items.push(DirItem {
+                    name,
+                    metadata: Metadata {
+                        kind: EntryKind::Dir,
+                        size: 0,
+                        modified: None,
+                        mode: None,
+                        uid: None,
+                        gid: None,
+                    },
+                });
+            }
+        }
         Ok(items)
     }
 
@@ -545,6 +653,9 @@ impl FileAccess for ObjectFiles {
                 "a file with this name exists",
             ));
         }
+        if self.kind == Kind::S3 {
+            return self.make_s3_folder(path).await;
+        }
         self.operator
             .create_dir(&dir_key(path))
             .await
@@ -599,9 +710,14 @@ impl FileAccess for ObjectFiles {
             .await
             .map_err(|error| self.error(path, error))?;
         let own = dir.trim_start_matches('/');
-        if entries
+        let pending_inside = self
+            .pending()
             .iter()
-            .any(|entry| entry.path().trim_start_matches('/') != own)
+            .any(|folder| folder.starts_with(&dir) && *folder != dir);
+        if pending_inside
+            || entries
+                .iter()
+                .any(|entry| entry.path().trim_start_matches('/') != own)
         {
             return Err(FsError::new(
                 FsErrorKind::Other,
@@ -609,6 +725,7 @@ impl FileAccess for ObjectFiles {
                 "the folder is not empty",
             ));
         }
+        self.pending().remove(&dir);
         // A folder without a marker object vanishes with its last file: nothing left to do.
         match self.operator.delete(&dir).await {
             Ok(()) => Ok(()),
