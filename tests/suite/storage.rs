@@ -364,13 +364,9 @@ async fn wrong_credentials(kind: StorageKind) {
 async fn killed_mid_transfer(kind: StorageKind) {
     let mut tab = StorageTab::open(kind, Mode::Autopilot).await.unwrap();
     let local = tab.local_root();
-    // WebDAV uploads go through opendal's one-shot writer, which holds the whole file in
-    // memory (a known limit, see the module docs of storage::object): keep its file smaller.
-    let size = if kind == StorageKind::Webdav {
-        64 * 1024 * 1024
-    } else {
-        256 * 1024 * 1024
-    };
+    // Large enough that WebDAV's streamed PUT goes through many chunks and the transfer
+    // takes long enough to be killed.
+    let size = 256 * 1024 * 1024;
     let data: Vec<u8> = (0..size).map(|at| (at % 253) as u8).collect();
     std::fs::create_dir(tab.local.path().join("src")).unwrap();
     std::fs::write(tab.local.path().join("src/big.bin"), &data).unwrap();

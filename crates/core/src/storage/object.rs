@@ -3,11 +3,10 @@
 //! Paths of the tab (`/a/b`) map to keys under the URL's root (`a/b`; folders end in `/`).
 //! Uploads stream in parts (S3 multipart, Azure blocks: [`PART_SIZE`] × [`PARTS_IN_FLIGHT`] in
 //! memory at most) and become visible under their name only when the last part is committed;
-//! WebDAV writes go to a temporary name and are moved over the target once complete (opendal's
-//! WebDAV writer sends one PUT and holds the whole file in memory until then: a known limit for
-//! very large WebDAV uploads, to be replaced by a streamed PUT). Nothing
-//! here renames a folder in one step (no service can): the storage tools copy, verify and
-//! delete instead. WebDAV MOVE would overwrite silently, so the target is checked first.
+//! WebDAV uploads stream as one chunked PUT to a temporary name ([`super::webdav`]) and are
+//! moved over the target once complete. Nothing here renames a folder in one step (no service
+//! can): the storage tools copy, verify and delete instead. WebDAV moves send `Overwrite: F`
+//! unless replacing was asked for, so nothing is ever overwritten silently.
 //!
 //! S3 folders are key prefixes. make_dir writes a marker object `folder/` (as the AWS console
 //! does) where the service keeps it; gateways over a file system (`rclone serve s3`) turn that
@@ -26,6 +25,7 @@ use async_trait::async_trait;
 use futures::TryStreamExt;
 use kaiport_protocol::tools::EntryKind;
 use opendal::Operator;
+use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Size of one uploaded part (S3 wants ≥ 5 MiB except the last).
@@ -54,6 +54,8 @@ pub struct ObjectFiles {
     operator: Operator,
     kind: Kind,
     label: String,
+    /// WebDAV's own HTTP side (streamed uploads, moves that never overwrite silently).
+    webdav: Option<Arc<super::webdav::WebdavHttp>>,
     /// See [`MARKERS_UNKNOWN`].
     markers: std::sync::atomic::AtomicU8,
     /// Empty folders made in this tab on a service that folds markers (keys ending in `/`);
@@ -147,6 +149,7 @@ impl ObjectFiles {
         };
         let secret = secret.unwrap_or_default();
         let user = url.user.clone().unwrap_or_default();
+        let mut webdav = None;
         let (operator, kind) = match &url.service {
             Service::S3 {
                 bucket,
@@ -174,13 +177,23 @@ impl ObjectFiles {
                 }
                 (Operator::new(builder).map_err(config_error)?, Kind::S3)
             }
-            Service::Webdav { endpoint } => {
+            Service::Webdav { endpoint, ca_file } => {
+                // No credentials for opendal: the transport authenticates (basic or digest).
                 let builder = opendal::services::Webdav::default()
                     .endpoint(endpoint)
-                    .root(&root)
-                    .username(&user)
-                    .password(secret);
-                (Operator::new(builder).map_err(config_error)?, Kind::Webdav)
+                    .root(&root);
+                let http = Arc::new(super::webdav::WebdavHttp::new(
+                    endpoint,
+                    &root,
+                    &user,
+                    secret,
+                    ca_file.as_deref(),
+                    &label,
+                )?);
+                let operator = Operator::new(builder).map_err(config_error)?;
+                let context = operator.context().with_http_transport(http.transport());
+                webdav = Some(http);
+                (operator.with_context(context), Kind::Webdav)
             }
             Service::Azure {
                 container,
@@ -216,6 +229,7 @@ impl ObjectFiles {
             operator,
             kind,
             label,
+            webdav,
             markers: std::sync::atomic::AtomicU8::new(MARKERS_UNKNOWN),
             pending_folders: std::sync::Mutex::new(std::collections::BTreeSet::new()),
         };
@@ -321,22 +335,16 @@ impl ObjectFiles {
     }
 
     async fn stream_upload(&self, target: &str, source: Source<'_>) -> Result<u64, FsError> {
-        if self.kind == Kind::Webdav {
-            // opendal's WebDAV writer takes exactly one write (one PUT): give it the whole file.
-            let mut data = Vec::new();
-            source.read_to_end(&mut data).await.map_err(|error| {
-                FsError::new(
-                    FsErrorKind::Other,
-                    target,
-                    format!("reading the data: {error}"),
-                )
-            })?;
-            let written = data.len() as u64;
-            self.operator
-                .write(&key(target), data)
-                .await
-                .map_err(|error| self.error(target, error))?;
-            return Ok(written);
+        if let Some(http) = &self.webdav {
+            // The server's folder must exist for a PUT (opendal's writer made it too).
+            let (parent, _) = split_parent(target);
+            if dir_key(parent) != "/" {
+                self.operator
+                    .create_dir(&dir_key(parent))
+                    .await
+                    .map_err(|error| self.error(parent, error))?;
+            }
+            return http.put(target, source).await;
         }
         let mut writer = self
             .operator
@@ -406,6 +414,18 @@ impl ObjectFiles {
             check_unchanged(path, expected, now)?;
         }
         Ok(())
+    }
+
+    /// WebDAV MOVE that replaces `to` only with `replace` (never silently).
+    async fn move_webdav(&self, from: &str, to: &str, replace: bool) -> Result<(), FsError> {
+        match &self.webdav {
+            Some(http) => http.move_to(from, to, replace).await,
+            None => Err(FsError::new(
+                FsErrorKind::Unsupported,
+                from,
+                format!("{} is not a WebDAV location", self.label),
+            )),
+        }
     }
 
     async fn copy_object(&self, from: &str, to: &str) -> Result<(), FsError> {
@@ -594,10 +614,9 @@ impl FileAccess for ObjectFiles {
                 let written = self.stream_upload(&temp, source).await?;
                 let finish = async {
                     check().await?;
-                    self.operator
-                        .rename(&key(&temp), &key(path))
-                        .await
-                        .map_err(|error| self.error(path, error))
+                    // Replace only a target the caller expects to be there (approved).
+                    let replace = matches!(options.expect, Some(Some(_)) | None);
+                    self.move_webdav(&temp, path, replace).await
                 };
                 if let Err(error) = finish.await {
                     let _ = self.operator.delete(&key(&temp)).await;
@@ -667,11 +686,7 @@ impl FileAccess for ObjectFiles {
             crate::fs::refuse_existing(self, to).await?;
         }
         match self.kind {
-            Kind::Webdav => self
-                .operator
-                .rename(&key(from), &key(to))
-                .await
-                .map_err(|error| self.error(from, error)),
+            Kind::Webdav => self.move_webdav(from, to, replace).await,
             Kind::S3 | Kind::Azure => {
                 // No rename on object stores: copy on the server, verify, then delete.
                 let before = self.metadata(from).await?;
