@@ -470,6 +470,8 @@ mod all_tools {
         webdav => StorageKind::Webdav,
         azure => StorageKind::Azure,
         s3 => StorageKind::S3,
+        webdav_digest => StorageKind::WebdavDigest,
+        webdavs => StorageKind::Webdavs,
     }
 }
 
@@ -504,6 +506,39 @@ per_service! {
     webdav => StorageKind::Webdav,
     s3 => StorageKind::S3,
     azure => StorageKind::Azure,
+    webdav_digest => StorageKind::WebdavDigest,
+    webdavs => StorageKind::Webdavs,
+}
+
+/// An https WebDAV server whose certificate the location does not trust fails to open with a
+/// message about the certificate: with another CA as `ca_file`, and with none (the platform's
+/// trust store does not know the test CA). Verification is never turned off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webdavs_with_an_untrusted_certificate_fails_clearly() {
+    let server = StorageServer::start(StorageKind::Webdavs).unwrap();
+    let other = StorageServer::start(StorageKind::Webdavs).unwrap();
+    let base = format!("webdavs://kaiport@127.0.0.1:{}/", server.port);
+    let urls = [
+        format!("{base}?ca_file={}", other.ca_file().display()),
+        base.clone(),
+    ];
+    for url in urls {
+        let parsed = kaiport_core::storage::StorageUrl::parse(&url, None).unwrap();
+        let error = match kaiport_core::storage::open(&parsed, Some(server.secret())).await {
+            Ok(_) => panic!("{url}: opened with an untrusted certificate"),
+            Err(error) => error.to_string(),
+        };
+        assert!(
+            error.to_lowercase().contains("certificate"),
+            "{url}: {error}"
+        );
+        assert!(!error.contains(server.secret()), "the secret leaked");
+    }
+    // The right CA opens it.
+    let parsed = kaiport_core::storage::StorageUrl::parse(&server.url(), None).unwrap();
+    kaiport_core::storage::open(&parsed, Some(server.secret()))
+        .await
+        .unwrap();
 }
 
 #[test]
@@ -517,7 +552,10 @@ fn every_server_starts_and_stops_by_pid() {
         // Reaped: the PID is gone (or reused by something that is not our server).
         let alive = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         assert!(
-            !alive.contains("ftpd.py") && !alive.contains("rclone") && !alive.contains("azurite"),
+            !alive.contains("ftpd.py")
+                && !alive.contains("davd.py")
+                && !alive.contains("rclone")
+                && !alive.contains("azurite"),
             "{kind:?}"
         );
         let _: Value = json!(null);

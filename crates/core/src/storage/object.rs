@@ -87,11 +87,21 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
         FsErrorKind::PermissionDenied => format!(
             "{label} refused access: check the user name (access key / account) and the secret"
         ),
-        _ => format!("{label}: {}", error.message()),
+        _ => {
+            // The causes (a TLS certificate refused, a connection reset) are the useful part.
+            let mut text = format!("{label}: {}", error.message());
+            let mut source = std::error::Error::source(&error);
+            while let Some(cause) = source {
+                text.push_str(": ");
+                text.push_str(&cause.to_string());
+                source = cause.source();
+            }
+            text
+        }
     };
     let message =
         if kind == FsErrorKind::Other && error.to_string().contains("error sending request") {
-            format!("cannot reach {label}: {}", error.message())
+            format!("cannot reach {message}")
         } else {
             message
         };

@@ -563,7 +563,15 @@ impl HttpTransport for WebdavTransport {
         }
         drop(response);
         let (again, _) = self.request(&parts, body);
-        self.inner.fetch(again).await
+        let response = self.inner.fetch(again).await?;
+        if response.status() == http::StatusCode::UNAUTHORIZED {
+            // Servers word a 401 body as they like; say what it means.
+            return Err(opendal::Error::new(
+                opendal::ErrorKind::PermissionDenied,
+                "the server refused the user name or password (401)",
+            ));
+        }
+        Ok(response)
     }
 }
 
