@@ -129,6 +129,18 @@ fn seconds(found: &opendal::Metadata) -> Option<i64> {
         .map(|time| time.into_inner().as_second())
 }
 
+/// What a folder without a marker object (or the root) reports.
+fn folder_metadata() -> Metadata {
+    Metadata {
+        kind: EntryKind::Dir,
+        size: 0,
+        modified: None,
+        mode: None,
+        uid: None,
+        gid: None,
+    }
+}
+
 fn metadata_of(found: &opendal::Metadata) -> Metadata {
     Metadata {
         kind: if found.is_dir() {
@@ -464,27 +476,13 @@ impl FileAccess for ObjectFiles {
 
     async fn metadata(&self, path: &str) -> Result<Metadata, FsError> {
         if key(path).trim_end_matches('/').is_empty() {
-            return Ok(Metadata {
-                kind: EntryKind::Dir,
-                size: 0,
-                modified: None,
-                mode: None,
-                uid: None,
-                gid: None,
-            });
+            return Ok(folder_metadata());
         }
         match self.operator.stat(key(path).trim_end_matches('/')).await {
             Ok(found) => Ok(metadata_of(&found)),
             Err(error) if error.kind() == opendal::ErrorKind::NotFound => {
                 if self.is_dir(path).await? {
-                    Ok(Metadata {
-                        kind: EntryKind::Dir,
-                        size: 0,
-                        modified: None,
-                        mode: None,
-                        uid: None,
-                        gid: None,
-                    })
+                    Ok(folder_metadata())
                 } else {
                     Err(self.error(path, error))
                 }
@@ -527,14 +525,7 @@ impl FileAccess for ObjectFiles {
             if !items.iter().any(|item| item.name == name) {
                 items.push(DirItem {
                     name,
-                    metadata: Metadata {
-                        kind: EntryKind::Dir,
-                        size: 0,
-                        modified: None,
-                        mode: None,
-                        uid: None,
-                        gid: None,
-                    },
+                    metadata: folder_metadata(),
                 });
             }
         }
