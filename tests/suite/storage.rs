@@ -587,3 +587,80 @@ fn every_server_starts_and_stops_by_pid() {
         let _: Value = json!(null);
     }
 }
+
+/// A blob damaged on the server after its upload (bytes flipped in azurite's own data files,
+/// its stated Content-MD5 untouched) is refused on download: the MD5 of what was read does not
+/// match, and nothing appears under the local name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_download_damaged_on_the_server_is_refused_by_its_md5() {
+    let tab = StorageTab::open(StorageKind::Azure, Mode::Autopilot)
+        .await
+        .unwrap();
+    let h = &tab.harness;
+    let local = tab.local_root();
+    let marker = b"kaiport-md5-marker-9f2c71 ".repeat(4000);
+    std::fs::write(tab.local.path().join("sent.bin"), &marker).unwrap();
+    h.ok(
+        "upload",
+        json!({"local_path": format!("{local}/sent.bin"), "remote_dir": "/"}),
+    )
+    .await
+    .unwrap();
+    // A clean copy comes down whole (the check passes on good data).
+    std::fs::create_dir(tab.local.path().join("good")).unwrap();
+    h.ok(
+        "download",
+        json!({"remote_path": "/sent.bin", "local_dir": format!("{local}/good")}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        std::fs::read(tab.local.path().join("good/sent.bin")).unwrap(),
+        marker
+    );
+
+    let store = tab.server.data_dir().parent().unwrap().join("azurite");
+    let mut damaged = 0;
+    for file in walk_files(&store) {
+        let mut bytes = std::fs::read(&file).unwrap();
+        if let Some(at) = bytes
+            .windows(marker.len())
+            .position(|window| window == marker.as_slice())
+        {
+            bytes[at + 1000] ^= 0x20;
+            std::fs::write(&file, bytes).unwrap();
+            damaged += 1;
+        }
+    }
+    assert_eq!(damaged, 1, "the blob's bytes were not found in {store:?}");
+    std::fs::create_dir(tab.local.path().join("bad")).unwrap();
+    let outcome = h
+        .call(
+            "download",
+            json!({"remote_path": "/sent.bin", "local_dir": format!("{local}/bad")}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, ToolStatus::Error, "{outcome:?}");
+    assert!(
+        error_of(&outcome).contains("does not match the MD5"),
+        "{outcome:?}"
+    );
+    let left: Vec<_> = std::fs::read_dir(tab.local.path().join("bad"))
+        .unwrap()
+        .collect();
+    assert!(left.is_empty(), "something was left: {left:?}");
+}
+
+fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            files.extend(walk_files(&entry.path()));
+        } else if kind.is_file() {
+            files.push(entry.path());
+        }
+    }
+    files
+}

@@ -64,6 +64,7 @@ fn metadata_from(found: &std::fs::Metadata) -> Metadata {
         mode,
         uid,
         gid,
+        md5: None,
     }
 }
 

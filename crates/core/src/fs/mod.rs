@@ -49,6 +49,10 @@ pub struct Metadata {
     pub mode: Option<u32>,
     pub uid: Option<u32>,
     pub gid: Option<u32>,
+    /// The content's MD5 where the service states it (an S3 ETag of a single-part upload, an
+    /// Azure blob's Content-MD5): transfers check the bytes they read against it before the
+    /// copy gets its real name.
+    pub md5: Option<[u8; 16]>,
 }
 
 impl Metadata {
@@ -207,12 +211,6 @@ pub trait FileAccess: Send + Sync {
     /// Removes the empty folder `path`.
     async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
         Err(unsupported(&self.location(), path, "removing folders"))
-    }
-
-    /// A checksum the service keeps for `path` (ETag, Content-MD5), to verify a transfer.
-    async fn checksum(&self, path: &str) -> Result<Option<String>, FsError> {
-        let _ = path;
-        Ok(None)
     }
 }
 

@@ -367,6 +367,7 @@ fn metadata_from(attrs: &FileAttributes) -> Metadata {
         mode: attrs.permissions.map(|bits| bits & 0o7777),
         uid: attrs.uid,
         gid: attrs.gid,
+        md5: None,
     }
 }
 

@@ -309,6 +309,7 @@ fn metadata_of(file: &ListedFile) -> Metadata {
         mode: None,
         uid: file.uid(),
         gid: file.gid(),
+        md5: None,
     }
 }
 
@@ -345,6 +346,7 @@ impl FileAccess for FtpFiles {
                 mode: None,
                 uid: None,
                 gid: None,
+                md5: None,
             });
         }
         // The parent's listing works on every server (MLST is not universal) and names the

@@ -151,10 +151,6 @@ impl FileAccess for RootedFiles {
     async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
         self.inner.remove_dir(&self.inner_path(path)?).await
     }
-
-    async fn checksum(&self, path: &str) -> Result<Option<String>, FsError> {
-        self.inner.checksum(&self.inner_path(path)?).await
-    }
 }
 
 #[cfg(test)]

@@ -198,8 +198,4 @@ impl FileAccess for ReconnectingSftp {
     async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
         once!(self, files => files.remove_dir(path))
     }
-
-    async fn checksum(&self, path: &str) -> Result<Option<String>, FsError> {
-        repeatable!(self, files => files.checksum(path))
-    }
 }

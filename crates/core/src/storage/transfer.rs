@@ -80,6 +80,8 @@ struct CountingSink {
     started: Instant,
     last_report: Instant,
     progress: Option<ProgressSink>,
+    /// Hashes what passes when the source stated an MD5 to check against.
+    md5: Option<md5::Md5>,
 }
 
 impl CountingSink {
@@ -109,6 +111,9 @@ impl AsyncWrite for CountingSink {
     ) -> Poll<std::io::Result<usize>> {
         let polled = Pin::new(&mut self.inner).poll_write(cx, data);
         if let Poll::Ready(Ok(written)) = polled {
+            if let Some(md5) = &mut self.md5 {
+                md5::Digest::update(md5, &data[..written]);
+            }
             self.transferred += written as u64;
             if self.last_report.elapsed() >= PROGRESS_EVERY {
                 self.report(false);
@@ -155,13 +160,30 @@ pub async fn copy_file(
         started: Instant::now(),
         last_report: Instant::now(),
         progress: progress.clone(),
+        md5: source.md5.map(|_| <md5::Md5 as md5::Digest>::new()),
     };
     let mut checked = CheckedSource {
         inner: reader,
         state: state.clone(),
     };
     let reading = async {
-        let result = from.read_into(from_path, 0, u64::MAX, &mut sink).await;
+        let mut result = from.read_into(from_path, 0, u64::MAX, &mut sink).await;
+        if let (Ok(_), Some(stated), Some(md5)) = (&result, source.md5, sink.md5.take()) {
+            let read: [u8; 16] = md5::Digest::finalize(md5).into();
+            if read != stated {
+                result = Err(FsError::new(
+                    FsErrorKind::Other,
+                    from_path,
+                    format!(
+                        "the data read does not match the MD5 the service states for this file \
+                         ({} read, {} stated); it was damaged on the way or on the server. \
+                         Nothing was written under the destination's name; try again",
+                        data_encoding::HEXLOWER.encode(&read),
+                        data_encoding::HEXLOWER.encode(&stated)
+                    ),
+                ));
+            }
+        }
         let complete = matches!(result, Ok(read) if read == total);
         state.store(if complete { COMPLETE } else { FAILED }, Ordering::SeqCst);
         if complete {
@@ -237,5 +259,93 @@ mod tests {
         let last = *seen.lock().unwrap().last().unwrap();
         assert!(last.done);
         assert_eq!(last.transferred, data.len() as u64);
+    }
+
+    /// Local files whose metadata states a content MD5, like an Azure blob's Content-MD5.
+    struct StatedMd5(Option<[u8; 16]>);
+
+    #[async_trait::async_trait]
+    impl FileAccess for StatedMd5 {
+        fn location(&self) -> String {
+            "stated-md5".to_owned()
+        }
+        fn capabilities(&self) -> crate::fs::Capabilities {
+            LocalFiles.capabilities()
+        }
+        async fn metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
+            let mut found = LocalFiles.metadata(path).await?;
+            found.md5 = self.0;
+            Ok(found)
+        }
+        async fn symlink_metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
+            self.metadata(path).await
+        }
+        async fn read_dir(&self, path: &str) -> Result<Vec<crate::fs::DirItem>, FsError> {
+            LocalFiles.read_dir(path).await
+        }
+        async fn read_link(&self, path: &str) -> Result<String, FsError> {
+            LocalFiles.read_link(path).await
+        }
+        async fn read_into(
+            &self,
+            path: &str,
+            offset: u64,
+            max_len: u64,
+            sink: crate::fs::Sink<'_>,
+        ) -> Result<u64, FsError> {
+            LocalFiles.read_into(path, offset, max_len, sink).await
+        }
+        async fn write_atomic(
+            &self,
+            path: &str,
+            source: crate::fs::Source<'_>,
+            options: &WriteOptions,
+        ) -> Result<u64, FsError> {
+            LocalFiles.write_atomic(path, source, options).await
+        }
+        async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+            LocalFiles.create_private(path, data).await
+        }
+        async fn remove_file(&self, path: &str) -> Result<(), FsError> {
+            LocalFiles.remove_file(path).await
+        }
+        fn temp_dir(&self) -> String {
+            LocalFiles.temp_dir()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stated_md5_is_checked_before_the_copy_gets_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("from.bin");
+        let to = dir.path().join("to.bin");
+        let data: Vec<u8> = (0..9_000_000u32).map(|at| (at % 253) as u8).collect();
+        std::fs::write(&from, &data).unwrap();
+        let right: [u8; 16] =
+            md5::Digest::finalize(<md5::Md5 as md5::Digest>::new_with_prefix(&data)).into();
+        let copy = |stated| {
+            let (from, to) = (from.clone(), to.clone());
+            async move {
+                copy_file(
+                    &StatedMd5(stated),
+                    from.to_str().unwrap(),
+                    &LocalFiles,
+                    to.to_str().unwrap(),
+                    &WriteOptions::default(),
+                    None,
+                    &CancellationToken::new(),
+                )
+                .await
+            }
+        };
+        let mut wrong = right;
+        wrong[7] ^= 1;
+        let error = copy(Some(wrong)).await.unwrap_err().to_string();
+        assert!(error.contains("does not match the MD5"), "{error}");
+        assert!(!to.exists(), "a copy that failed its check got the name");
+        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "a temp file was left behind");
+        assert_eq!(copy(Some(right)).await.unwrap(), data.len() as u64);
+        assert_eq!(std::fs::read(&to).unwrap(), data);
     }
 }
