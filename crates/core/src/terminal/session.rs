@@ -37,6 +37,9 @@ const MAX_MARKS: usize = 256;
 const MIRROR_SCROLLBACK_ROWS: usize = 0;
 /// Plain output deferred before the mirror is fed anyway (bounds the memory and the lag).
 const MIRROR_PENDING_MAX: usize = 256 * 1024;
+/// A pause in the output this long feeds deferred output to the mirror. Far below every wait
+/// that reads the mirror (quiet periods, prompt checks); reads of the screen feed it at once.
+const MIRROR_IDLE: Duration = Duration::from_millis(5);
 /// Raw bytes of a command's output kept from its start, and from its end; the middle of a huge
 /// output is dropped with a marker line (the model gets at most a few KB anyway).
 const CAPTURE_HEAD: usize = 8 << 20;
@@ -95,8 +98,8 @@ struct State {
     previous_plain: bool,
     /// Plain output (no escape sequence) not fed to the mirror yet: while output floods in, the
     /// mirror is fed in big steps, so `fast_forward` skips all but the last screenful of each.
-    /// Fed whenever the pump has nothing more queued, before anything with marks or escape
-    /// sequences, and on resize; readers see at most what a busy pump has not reached yet.
+    /// Fed after a pause of [`MIRROR_IDLE`], before anything with marks or escape sequences,
+    /// on resize and when the screen is read.
     pending_mirror: Vec<u8>,
     scroll_region: ScrollRegionWatch,
     scanner: MarkScanner,
@@ -694,6 +697,7 @@ impl Terminal {
                     return Err(TerminalError::from_closed(closed));
                 }
                 let quiet = state.quiet_for(now);
+                state.flush_mirror();
                 let (before, _) = state.cursor_line();
                 let marked_prompt = state.integration_active()
                     && state
@@ -980,6 +984,7 @@ impl Terminal {
             state.marks_live = false;
         }
         state.busy = verdict.status != CommandStatus::Completed;
+        state.flush_mirror();
         let screen =
             (verdict.status != CommandStatus::Completed).then(|| state.screen_result().screen);
         RunCommandResult {
@@ -1006,6 +1011,7 @@ impl Terminal {
                 if let Some(closed) = &state.closed {
                     return Err(TerminalError::from_closed(closed));
                 }
+                state.flush_mirror();
                 match state.prompt_state(now, quiet_period) {
                     PromptState::Empty => {
                         state.busy = false;
@@ -1216,15 +1222,28 @@ impl Shared {
 
 /// The hot path: every byte from the shell goes through here once.
 async fn pump(shared: Arc<Shared>, mut output: mpsc::Receiver<ShellOutput>) {
-    while let Some(message) = output.recv().await {
+    let mut deferred = false;
+    loop {
+        // With plain output deferred, a pause in the stream feeds it to the mirror.
+        let message = if deferred {
+            match tokio::time::timeout(MIRROR_IDLE, output.recv()).await {
+                Ok(message) => message,
+                Err(_) => {
+                    shared.lock().flush_mirror();
+                    deferred = false;
+                    continue;
+                }
+            }
+        } else {
+            output.recv().await
+        };
+        let Some(message) = message else { break };
         match message {
             ShellOutput::Data(bytes) => {
                 let (forward, offset) = {
                     let mut state = shared.lock();
                     let forward = state.ingest(&bytes);
-                    if output.is_empty() {
-                        state.flush_mirror();
-                    }
+                    deferred = !state.pending_mirror.is_empty();
                     (forward, state.offset())
                 };
                 if forward {
@@ -1233,11 +1252,13 @@ async fn pump(shared: Arc<Shared>, mut output: mpsc::Receiver<ShellOutput>) {
                 shared.changed.send_replace(offset);
             }
             ShellOutput::Closed(reason) => {
+                shared.lock().flush_mirror();
                 shared.close_with(reason);
                 return;
             }
         }
     }
+    shared.lock().flush_mirror();
     shared.close_with(ShellClosed::ConnectionLost {
         reason: "the shell's output stream ended without a close notice".to_owned(),
     });
