@@ -172,8 +172,10 @@ async fn sudo_password_never_typed_times_out_and_keeps_the_original() {
     let started = Instant::now();
     let outcome = tab
         .call(
-            "write_file",
-            json!({"path": target.display().to_string(), "sudo": true, "content": "workers = 99\n"}),
+            "edit_file",
+            json!({"path": target.display().to_string(), "sudo": true, "edits": [
+                {"old_text": "workers = 2", "new_text": "workers = 99"}
+            ]}),
         )
         .await
         .unwrap();
