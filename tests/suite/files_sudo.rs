@@ -19,19 +19,6 @@ use std::time::{Duration, Instant};
 /// What sudo prints before reading the password.
 const SUDO_PROMPT: &str = "[sudo] password for";
 
-fn gid_of(user: &str) -> u32 {
-    let out = std::process::Command::new("id")
-        .arg("-g")
-        .arg(user)
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap()
-}
-
 /// A root-owned file (mode 0640, group the login user's so it can read it for the diff) in a
 /// root-owned folder the login user cannot write.
 fn root_file(sshd: &Sshd, content: &str) -> (tempfile::TempDir, std::path::PathBuf, u32) {
@@ -40,7 +27,7 @@ fn root_file(sshd: &Sshd, content: &str) -> (tempfile::TempDir, std::path::PathB
     let target = dir.path().join("app 'prod'.conf");
     std::fs::write(&target, content).unwrap();
     std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let gid = gid_of(sshd.user());
+    let (_, gid) = super::files::uid_gid(sshd.user());
     std::os::unix::fs::chown(&target, Some(0), Some(gid)).unwrap();
     (dir, target, gid)
 }

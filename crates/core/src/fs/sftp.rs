@@ -86,9 +86,10 @@ impl SftpFiles {
             && let Ok(limits) = session.limits().await
         {
             if limits.max_open_handles > 0 {
-                // Half of what the server allows, so other work on the session still has some.
-                let half = usize::try_from(limits.max_open_handles / 2).unwrap_or(usize::MAX);
-                open_handles = half.clamp(1, batch::MAX_HANDLES);
+                // A quarter of what the server allows: search_files lists folders and reads
+                // files at the same time, and other work on the session still needs some.
+                let quarter = usize::try_from(limits.max_open_handles / 4).unwrap_or(usize::MAX);
+                open_handles = quarter.clamp(1, batch::MAX_HANDLES);
             }
             if limits.max_read_len > 0 {
                 read_chunk = limits.max_read_len.min(MAX_CHUNK);

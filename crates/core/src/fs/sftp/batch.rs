@@ -165,8 +165,7 @@ async fn read_handle(
 }
 
 impl SftpFiles {
-    /// Open handles one batch may use (half of what the server allows, so other work on the
-    /// session still gets some).
+    /// Open handles one batch of listings or reads may use (see [`SftpFiles::open`]).
     pub(super) fn batch_handles(&self) -> usize {
         self.open_handles
     }
