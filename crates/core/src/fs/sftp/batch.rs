@@ -31,7 +31,7 @@ const READ_BUDGET: u64 = 16 * 1024 * 1024;
 /// Open handles used by one batch when the server does not say how many it allows.
 pub(super) const FALLBACK_HANDLES: usize = 64;
 /// Never more handles than this for one batch, whatever the server allows.
-pub(super) const MAX_HANDLES: usize = 256;
+pub(super) const MAX_HANDLES: usize = 64;
 
 fn is_eof(error: &SftpError) -> bool {
     matches!(error, SftpError::Status(status) if status.status_code == StatusCode::Eof)
