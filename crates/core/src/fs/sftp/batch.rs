@@ -30,7 +30,10 @@ const READDIR_AHEAD: usize = 3;
 const READ_BUDGET: u64 = 16 * 1024 * 1024;
 /// Open handles used by one batch when the server does not say how many it allows.
 pub(super) const FALLBACK_HANDLES: usize = 64;
-/// Never more handles than this for one batch, whatever the server allows.
+/// Pause before the one retry of an open the server refused with a bare Failure.
+const RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(50);
+/// Never more handles than this for one batch, whatever the server allows (more than 64 at
+/// once made OpenSSH's sftp-server fail opens in the benchmark).
 pub(super) const MAX_HANDLES: usize = 64;
 
 fn is_eof(error: &SftpError) -> bool {
@@ -101,10 +104,17 @@ async fn read_whole(
     size: u64,
     limit: u64,
 ) -> Result<Vec<u8>, SftpError> {
-    let handle = session
-        .open(path.as_str(), OpenFlags::READ, FileAttributes::default())
-        .await?
-        .handle;
+    let open = || session.open(path.as_str(), OpenFlags::READ, FileAttributes::default());
+    let handle = match open().await {
+        Ok(opened) => opened.handle,
+        // With many handles in flight sftp-server has answered opens with a bare Failure (seen
+        // with 128 and more at once); a second try, after the batch moved on, gets the file.
+        Err(SftpError::Status(status)) if status.status_code == StatusCode::Failure => {
+            tokio::time::sleep(RETRY_PAUSE).await;
+            open().await?.handle
+        }
+        Err(error) => return Err(error),
+    };
     let result = read_handle(&session, &handle, chunk, size, limit).await;
     close_without_waiting(&session, handle);
     result
