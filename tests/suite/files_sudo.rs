@@ -71,12 +71,21 @@ async fn type_line(tab: &EngineHarness, line: &str) {
         .await;
 }
 
-fn sudo_temps_in_tmp() -> Vec<String> {
-    std::fs::read_dir("/tmp")
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|name| name.starts_with(".kaiport-sudo-"))
+/// This tab's uploads (named in the command line the terminal echoed) that still exist. Other
+/// tests' uploads in /tmp are not looked at: they may run at the same time.
+fn uploads_left(tab: &EngineHarness) -> Vec<String> {
+    const PREFIX: &str = "/tmp/.kaiport-sudo-";
+    let text = tab.terminal_text();
+    let nonce: String = text
+        .split(PREFIX)
+        .nth(1)
+        .map(|rest| rest.chars().take(16).collect())
+        .unwrap_or_default();
+    assert_eq!(nonce.len(), 16, "no upload named in the terminal:\n{text}");
+    ["sh", "data"]
+        .iter()
+        .map(|ext| format!("{PREFIX}{nonce}.{ext}"))
+        .filter(|path| Path::new(path).exists())
         .collect()
 }
 
@@ -133,7 +142,7 @@ async fn sudo_password_typed_by_the_user_in_the_terminal() {
         1,
         "no temp file beside the target"
     );
-    assert_eq!(sudo_temps_in_tmp(), Vec::<String>::new(), "uploads removed");
+    assert_eq!(uploads_left(&tab), Vec::<String>::new(), "uploads removed");
     // The password went to sudo only: not echoed, not in any event, result or audit line.
     let events = serde_json::to_string(&tab.events()).unwrap();
     assert!(
@@ -180,7 +189,7 @@ async fn sudo_password_never_typed_times_out_and_keeps_the_original() {
     assert!(tab.terminal_text().contains(SUDO_PROMPT));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), original);
     assert_eq!(owner_group_mode(&target), (0, gid, 0o640));
-    assert_eq!(sudo_temps_in_tmp(), Vec::<String>::new(), "uploads removed");
+    assert_eq!(uploads_left(&tab), Vec::<String>::new(), "uploads removed");
 
     // The user answers the prompt after the tool gave up: the script is gone, so nothing that
     // was not approved any more can land.
