@@ -128,11 +128,15 @@ fn main() -> Result<()> {
         let result = kaiport_core::tools::search_files_on(files.as_ref(), &params, limit)
             .await
             .map_err(anyhow::Error::msg)?;
-        Ok::<_, anyhow::Error>((started.elapsed(), result.matches.len()))
+        Ok::<_, anyhow::Error>((started.elapsed(), result))
     })?;
+    let result_skipped = found.skipped;
+    let found = found.matches.len();
     anyhow::ensure!(
         found == planted,
-        "search_files found {found}, {planted} planted"
+        "search_files found {found}, {planted} planted; skipped {} files, the first: {:?}",
+        result_skipped.len(),
+        result_skipped.first()
     );
     rows.push(Row {
         name: format!(

@@ -29,6 +29,9 @@ use tempfile::TempDir;
 pub const TEST_USER: &str = "kaiport-test";
 /// [`TEST_USER`]'s password (set with chpasswd on first use).
 pub const TEST_PASSWORD: &str = "kaiport-Test-pw-42";
+/// A second login user (as root only) whose `sudo` asks for its password, [`TEST_PASSWORD`],
+/// every time: for sudo prompts the user answers in the terminal ([`SshdConfig::sudo_asks_password`]).
+pub const SUDO_PASSWORD_USER: &str = "kaiport-sudopw";
 /// The passphrase of [`ClientKeys::ed25519_encrypted`].
 pub const KEY_PASSPHRASE: &str = "correct horse battery staple";
 /// The only address fixtures listen on.
@@ -59,6 +62,9 @@ pub struct SshdConfig {
     pub keyboard_interactive: bool,
     /// Leave public-key authentication off (to force password / keyboard-interactive).
     pub no_publickey: bool,
+    /// Log in as [`SUDO_PASSWORD_USER`] (whose sudo asks for a password) instead of
+    /// [`TEST_USER`]. Without root, the current user as always.
+    pub sudo_asks_password: bool,
 }
 
 /// A running OpenSSH server on 127.0.0.1. See the module docs.
@@ -80,7 +86,11 @@ impl Sshd {
 
     /// Starts a server with `config`.
     pub fn start_with(config: SshdConfig) -> Result<Sshd> {
-        let user = ensure_test_user()?;
+        let user = if config.sudo_asks_password {
+            ensure_sudo_password_user()?
+        } else {
+            ensure_test_user()?
+        };
         std::fs::create_dir_all("/run/sshd").or_else(|e| {
             if is_root() {
                 Err(e).context("creating /run/sshd")
@@ -329,7 +339,26 @@ fn ensure_test_user() -> Result<String> {
     result.clone().map_err(|e| anyhow::anyhow!(e))
 }
 
+/// Like [`ensure_test_user`], for [`SUDO_PASSWORD_USER`]: its sudoers rule asks for the
+/// password on every use (no cached timestamp, no lecture).
+fn ensure_sudo_password_user() -> Result<String> {
+    static USER: OnceLock<std::result::Result<String, String>> = OnceLock::new();
+    let rule = format!(
+        "Defaults:{user} timestamp_timeout=0, lecture=never\\n{user} ALL=(ALL) ALL",
+        user = SUDO_PASSWORD_USER
+    );
+    let result =
+        USER.get_or_init(|| create_user(SUDO_PASSWORD_USER, &rule).map_err(|e| format!("{e:#}")));
+    result.clone().map_err(|e| anyhow::anyhow!(e))
+}
+
 fn create_test_user() -> Result<String> {
+    create_user(TEST_USER, &format!("{TEST_USER} ALL=(ALL) NOPASSWD:ALL"))
+}
+
+/// Creates `user` (as root; else returns the current user) with [`TEST_PASSWORD`], bash and the
+/// sudoers drop-in `rule` (`\n` between lines).
+fn create_user(user: &str, rule: &str) -> Result<String> {
     if !is_root() {
         let out = Command::new("id")
             .arg("-un")
@@ -343,7 +372,7 @@ if ! id -u {user} >/dev/null 2>&1; then
     useradd --create-home --shell /bin/bash {user}
 fi
 echo '{user}:{password}' | chpasswd
-rule='{user} ALL=(ALL) NOPASSWD:ALL'
+rule="$(printf '{rule}')"
 if [ "$(cat /etc/sudoers.d/{user} 2>/dev/null)" != "$rule" ]; then
     mkdir -p /etc/sudoers.d
     printf '%s\n' "$rule" > /etc/sudoers.d/.{user}.tmp
@@ -351,7 +380,6 @@ if [ "$(cat /etc/sudoers.d/{user} 2>/dev/null)" != "$rule" ]; then
     mv /etc/sudoers.d/.{user}.tmp /etc/sudoers.d/{user}
 fi
 "#,
-        user = TEST_USER,
         password = TEST_PASSWORD,
     );
     let status = Command::new("flock")
@@ -362,9 +390,9 @@ fi
         .status()
         .context("creating the test user (needs flock, useradd, chpasswd: run scripts/install-test-deps.sh)")?;
     if !status.success() {
-        bail!("creating the test user {TEST_USER} failed: {status}");
+        bail!("creating the test user {user} failed: {status}");
     }
-    Ok(TEST_USER.to_owned())
+    Ok(user.to_owned())
 }
 
 fn keygen(path: &Path, kind: &str, passphrase: &str) -> Result<()> {

@@ -3,6 +3,7 @@
 
 mod engine;
 mod files;
+mod files_sudo;
 mod policy;
 mod ssh;
 mod storage;

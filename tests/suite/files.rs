@@ -51,7 +51,7 @@ fn user_dir(sshd: &Sshd) -> tempfile::TempDir {
     dir
 }
 
-fn uid_gid(user: &str) -> (u32, u32) {
+pub(super) fn uid_gid(user: &str) -> (u32, u32) {
     let id = |flag: &str| {
         let out = std::process::Command::new("id")
             .arg(flag)

@@ -22,6 +22,7 @@ pub use local::LocalFiles;
 pub use sftp::SftpFiles;
 
 use async_trait::async_trait;
+use futures::stream::{BoxStream, StreamExt};
 use kaiport_protocol::tools::EntryKind;
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -180,6 +181,37 @@ pub trait FileAccess: Send + Sync {
     /// A folder where [`FileAccess::create_private`] may put short-lived files.
     fn temp_dir(&self) -> String;
 
+    /// How many independent requests (folder listings, small reads) a walk keeps in flight.
+    /// Transports where requests are cheap to overlap (SFTP) say more.
+    fn parallel_requests(&self) -> usize {
+        DEFAULT_PARALLEL_REQUESTS
+    }
+
+    /// Reads many small files whole, each up to `limit` bytes like [`read_whole`], overlapping
+    /// the requests; results come back in the order of `files`. Each file comes with the size
+    /// its listing gave (a hint for the read size); a file listed as empty is not read and
+    /// yields no bytes. Reads already started finish even if the stream is dropped.
+    fn read_files<'a>(
+        &'a self,
+        files: BoxStream<'a, (String, u64)>,
+        limit: u64,
+    ) -> BoxStream<'a, (String, Result<Vec<u8>, FsError>)> {
+        files
+            .map(move |(path, size)| async move {
+                let mut data = Vec::new();
+                let result = match size {
+                    0 => Ok(data),
+                    _ => self
+                        .read_into(&path, 0, limit, &mut data)
+                        .await
+                        .map(|_| data),
+                };
+                (path, result)
+            })
+            .buffered(self.parallel_requests())
+            .boxed()
+    }
+
     // --- Storage operations (storage tabs). Defaults say "unsupported" so a transport that
     // lacks one fails with a clear error instead of doing something else.
 
@@ -213,6 +245,9 @@ pub trait FileAccess: Send + Sync {
         Err(unsupported(&self.location(), path, "removing folders"))
     }
 }
+
+/// [`FileAccess::parallel_requests`] unless a transport says otherwise.
+pub const DEFAULT_PARALLEL_REQUESTS: usize = 32;
 
 fn unsupported(location: &str, path: &str, what: &str) -> FsError {
     FsError::new(

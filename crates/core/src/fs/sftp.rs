@@ -11,6 +11,8 @@
 //! target is removed first (a short window in which it is missing; said in the docs of
 //! [`SftpFiles::capabilities`]).
 
+mod batch;
+
 use super::{
     Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, WriteOptions,
     check_unchanged, split_parent, temp_name_beside,
@@ -52,6 +54,8 @@ pub struct SftpFiles {
     write_chunk: u64,
     posix_rename: bool,
     fsync: bool,
+    /// Open handles a batch of listings or reads may use (see `batch`).
+    open_handles: usize,
 }
 
 impl SftpFiles {
@@ -77,9 +81,16 @@ impl SftpFiles {
             .map_err(|error| map_error(&location, "/", error))?;
         let offers = |name: &str| version.extensions.contains_key(name);
         let (mut read_chunk, mut write_chunk) = (FALLBACK_CHUNK, FALLBACK_CHUNK);
+        let mut open_handles = batch::FALLBACK_HANDLES;
         if offers(LIMITS)
             && let Ok(limits) = session.limits().await
         {
+            if limits.max_open_handles > 0 {
+                // A quarter of what the server allows: search_files lists folders and reads
+                // files at the same time, and other work on the session still needs some.
+                let quarter = usize::try_from(limits.max_open_handles / 4).unwrap_or(usize::MAX);
+                open_handles = quarter.clamp(1, batch::MAX_HANDLES);
+            }
             if limits.max_read_len > 0 {
                 read_chunk = limits.max_read_len.min(MAX_CHUNK);
             }
@@ -94,6 +105,7 @@ impl SftpFiles {
             write_chunk,
             posix_rename: offers(POSIX_RENAME),
             fsync: offers(FSYNC),
+            open_handles,
         })
     }
 
@@ -407,34 +419,28 @@ impl FileAccess for SftpFiles {
     }
 
     async fn read_dir(&self, path: &str) -> Result<Vec<DirItem>, FsError> {
-        let handle = self
-            .session
-            .opendir(path)
-            .await
-            .map_err(|error| self.error(path, error))?
-            .handle;
-        let mut items = Vec::new();
-        let listed = loop {
-            match self.session.readdir(handle.as_str()).await {
-                Ok(name) => items.extend(
-                    name.files
-                        .into_iter()
-                        .filter(|file| file.filename != "." && file.filename != "..")
-                        .map(|file| DirItem {
-                            metadata: metadata_from(&file.attrs),
-                            name: file.filename,
-                        }),
-                ),
-                Err(SftpError::Status(status)) if status.status_code == StatusCode::Eof => {
-                    break Ok(());
-                }
-                Err(error) => break Err(self.error(path, error)),
-            }
-        };
-        let closed = self.session.close(handle).await;
-        listed?;
-        closed.map_err(|error| self.error(path, error))?;
-        Ok(items)
+        // Its own task, so the folder handle is closed even if the caller stops waiting.
+        let listing = tokio::spawn(batch::list_dir(self.session.clone(), path.to_owned())).await;
+        match listing {
+            Ok(listed) => listed.map_err(|error| self.error(path, error)),
+            Err(error) => Err(FsError::new(
+                FsErrorKind::Other,
+                path,
+                format!("the listing stopped unexpectedly: {error}"),
+            )),
+        }
+    }
+
+    fn parallel_requests(&self) -> usize {
+        self.batch_handles()
+    }
+
+    fn read_files<'a>(
+        &'a self,
+        files: futures::stream::BoxStream<'a, (String, u64)>,
+        limit: u64,
+    ) -> futures::stream::BoxStream<'a, (String, Result<Vec<u8>, FsError>)> {
+        self.read_files_pipelined(files, limit)
     }
 
     async fn read_link(&self, path: &str) -> Result<String, FsError> {

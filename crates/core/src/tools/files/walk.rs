@@ -1,15 +1,16 @@
 //! list_dir, find_files, search_files and folder_report: folder walks over [`FileAccess`].
 //!
-//! Walks go level by level and list up to [`CONCURRENCY`] folders at once (over SFTP every
-//! listing is independent on the wire, so this hides round trips), in a stable order: by level,
-//! then by name. Links are reported, never followed, so a walk cannot leave the tree or loop.
-//! search_files reads files the same way, many at once, keeping the order.
+//! Walks visit entries in a stable order (by level, then by name) while listing as many folders
+//! at once as the transport says it can take (over SFTP every listing is independent on the
+//! wire, so this hides round trips). Links are reported, never followed, so a walk cannot leave
+//! the tree or loop. search_files hands files to [`FileAccess::read_files`] while the walk is
+//! still going, and gets them back in walk order.
 
 use super::text::looks_binary;
-use crate::fs::{DirItem, FileAccess, FsError, Metadata, join, read_whole};
-use futures::stream::{self, StreamExt};
+use crate::fs::{DirItem, FileAccess, FsError, Metadata, join};
+use futures::stream::{self, FuturesOrdered, StreamExt};
 use kaiport_protocol::tools::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// list_dir returns at most this many entries.
 pub const MAX_LIST_ENTRIES: usize = 500;
@@ -28,7 +29,7 @@ pub const MAX_FIND_DEPTH: u32 = 32;
 /// find_files' result limit when none is given, and the most it allows.
 pub const DEFAULT_FIND_LIMIT: u32 = 200;
 pub const MAX_FIND_LIMIT: u32 = 1000;
-/// Folders listed (or files read) at the same time.
+/// Symlink targets list_dir reads at the same time.
 const CONCURRENCY: usize = 32;
 
 const DAY: i64 = 86_400;
@@ -71,45 +72,49 @@ async fn walk(
         return Err(format!("{tool}: {root} is not a folder"));
     }
     let mut outcome = WalkOutcome::default();
-    let mut level = vec![root.to_owned()];
-    let mut depth = 1;
-    while !level.is_empty() {
-        let mut listings = stream::iter(level)
-            .map(|dir| async move {
+    // Folders wait in walk order (level by level, by name within a folder) and are listed many
+    // at once; listings are taken in that same order, so a folder's sub-folders can be listed
+    // while the rest of its level still is, without changing the order entries are visited.
+    let parallel = files.parallel_requests().max(1);
+    let mut waiting = VecDeque::from([(root.to_owned(), 1u32)]);
+    let mut listings = FuturesOrdered::new();
+    loop {
+        while listings.len() < parallel
+            && let Some((dir, depth)) = waiting.pop_front()
+        {
+            listings.push_back(async move {
                 let listing = files.read_dir(&dir).await;
-                (dir, listing)
-            })
-            .buffered(CONCURRENCY);
-        let mut next = Vec::new();
-        while let Some((dir, listing)) = listings.next().await {
-            let mut items = match listing {
-                Ok(items) => items,
-                Err(error) if dir == root => return Err(describe(tool, &error)),
-                Err(_) => {
-                    outcome.unreadable.push(dir);
-                    continue;
-                }
-            };
-            if items.is_empty() && dir != root {
-                outcome.empty.push(dir.clone());
+                (dir, depth, listing)
+            });
+        }
+        let Some((dir, depth, listing)) = listings.next().await else {
+            break;
+        };
+        let mut items = match listing {
+            Ok(items) => items,
+            Err(error) if dir == root => return Err(describe(tool, &error)),
+            Err(_) => {
+                outcome.unreadable.push(dir);
+                continue;
             }
-            items.sort_by(|a, b| a.name.cmp(&b.name));
-            for item in &items {
-                let path = join(&dir, &item.name);
-                if item.metadata.kind == EntryKind::Dir {
-                    if depth < max_depth {
-                        next.push(path.clone());
-                    } else {
-                        outcome.depth_limited = true;
-                    }
+        };
+        if items.is_empty() && dir != root {
+            outcome.empty.push(dir.clone());
+        }
+        items.sort_by(|a, b| a.name.cmp(&b.name));
+        for item in &items {
+            let path = join(&dir, &item.name);
+            if item.metadata.kind == EntryKind::Dir {
+                if depth < max_depth {
+                    waiting.push_back((path.clone(), depth + 1));
+                } else {
+                    outcome.depth_limited = true;
                 }
-                if !visit(Walked { path, item }) {
-                    return Ok(outcome);
-                }
+            }
+            if !visit(Walked { path, item }) {
+                return Ok(outcome);
             }
         }
-        level = next;
-        depth += 1;
     }
     Ok(outcome)
 }
@@ -302,11 +307,6 @@ pub(super) async fn find_files(
 // search_files
 // ---------------------------------------------------------------------------------------------
 
-struct Candidate {
-    path: String,
-    size: u64,
-}
-
 pub(super) async fn search_files(
     files: &dyn FileAccess,
     params: &SearchFilesParams,
@@ -335,95 +335,118 @@ pub(super) async fn search_files(
         .as_deref()
         .map(|glob| name_glob(TOOL, glob))
         .transpose()?;
-    let mut candidates = Vec::new();
+    // The walk hands files to the reads as it finds them, so reading starts with the first
+    // folder listed; the transport keeps many reads in flight and returns them in walk order.
+    let (found, candidates) = futures::channel::mpsc::unbounded::<(String, u64)>();
+    // Over-limit files met by the walk (all of them, even past a truncation), then files the
+    // reads skipped.
     let mut skipped = Vec::new();
-    // Folders down to MAX_SEARCH_DEPTH levels below the root are searched: their files are one
-    // level deeper.
-    walk(TOOL, files, &params.path, MAX_SEARCH_DEPTH + 1, |walked| {
-        let meta = &walked.item.metadata;
-        if meta.kind == EntryKind::File
-            && glob
-                .as_ref()
-                .is_none_or(|glob| glob.is_match(&walked.item.name))
-        {
-            if meta.size > file_limit {
-                skipped.push(SkippedFile {
-                    path: walked.path,
-                    reason: format!("over the per-file limit ({} KB)", file_limit / 1024),
-                });
-            } else {
-                candidates.push(Candidate {
-                    path: walked.path,
-                    size: meta.size,
-                });
+    let walking = async {
+        let found = found;
+        // Folders down to MAX_SEARCH_DEPTH levels below the root are searched: their files are
+        // one level deeper.
+        walk(TOOL, files, &params.path, MAX_SEARCH_DEPTH + 1, |walked| {
+            let meta = &walked.item.metadata;
+            if meta.kind == EntryKind::File
+                && glob
+                    .as_ref()
+                    .is_none_or(|glob| glob.is_match(&walked.item.name))
+            {
+                if meta.size > file_limit {
+                    skipped.push(SkippedFile {
+                        path: walked.path,
+                        reason: format!("over the per-file limit ({} KB)", file_limit / 1024),
+                    });
+                } else if found.unbounded_send((walked.path, meta.size)).is_err() {
+                    // The reads already stopped (enough matches); the walk goes on only to
+                    // list every over-limit file.
+                }
             }
-        }
-        true
-    })
-    .await?;
-    let mut reads = stream::iter(candidates)
-        .map(|candidate| async move {
-            let data = if candidate.size == 0 {
-                Ok(Vec::new())
-            } else {
-                read_whole(files, &candidate.path, file_limit + 1).await
-            };
-            (candidate.path, data)
+            true
         })
-        .buffered(CONCURRENCY);
-    let mut matches = Vec::new();
-    let mut files_read = Vec::new();
-    let mut truncated = false;
-    while let Some((path, data)) = reads.next().await {
-        let data = match data {
-            Ok(data) => data,
-            Err(error) => {
-                skipped.push(SkippedFile {
-                    path,
-                    reason: error.message,
-                });
-                continue;
-            }
+        .await
+    };
+    let reading = async {
+        let mut reads = files.read_files(candidates.boxed(), file_limit + 1);
+        let mut read = SearchFilesResult {
+            matches: Vec::new(),
+            truncated: false,
+            files_read: Vec::new(),
+            skipped: Vec::new(),
         };
-        if data.len() as u64 > file_limit {
-            skipped.push(SkippedFile {
-                path,
-                reason: format!("grew over the per-file limit ({} KB)", file_limit / 1024),
-            });
-            continue;
-        }
-        if looks_binary(&data) {
-            skipped.push(SkippedFile {
-                path,
-                reason: "binary".to_owned(),
-            });
-            continue;
-        }
-        files_read.push(path.clone());
-        for (line, text) in matching_lines(&regex, &data) {
-            if matches.len() == MAX_SEARCH_MATCHES {
-                truncated = true;
+        while let Some((path, data)) = reads.next().await {
+            if search_one(&regex, path, data, file_limit, &mut read) {
                 break;
             }
-            matches.push(SearchMatch {
-                path: path.clone(),
-                line,
-                text: String::from_utf8_lossy(text)
-                    .chars()
-                    .take(MAX_MATCH_CHARS)
-                    .collect(),
-            });
         }
-        if truncated {
-            break;
-        }
-    }
+        read
+    };
+    let (walked, read) = futures::join!(walking, reading);
+    walked?;
+    skipped.extend(read.skipped);
+    let SearchFilesResult {
+        matches,
+        truncated,
+        files_read,
+        ..
+    } = read;
     Ok(SearchFilesResult {
         matches,
         truncated,
         files_read,
         skipped,
     })
+}
+
+/// Searches one file's bytes (or records why it was skipped) into `into`; true once the match
+/// limit is reached and the search stops.
+fn search_one(
+    regex: &regex::bytes::Regex,
+    path: String,
+    data: Result<Vec<u8>, FsError>,
+    file_limit: u64,
+    into: &mut SearchFilesResult,
+) -> bool {
+    let data = match data {
+        Ok(data) => data,
+        Err(error) => {
+            into.skipped.push(SkippedFile {
+                path,
+                reason: error.message,
+            });
+            return false;
+        }
+    };
+    if data.len() as u64 > file_limit {
+        into.skipped.push(SkippedFile {
+            path,
+            reason: format!("grew over the per-file limit ({} KB)", file_limit / 1024),
+        });
+        return false;
+    }
+    if looks_binary(&data) {
+        into.skipped.push(SkippedFile {
+            path,
+            reason: "binary".to_owned(),
+        });
+        return false;
+    }
+    into.files_read.push(path.clone());
+    for (line, text) in matching_lines(regex, &data) {
+        if into.matches.len() == MAX_SEARCH_MATCHES {
+            into.truncated = true;
+            return true;
+        }
+        into.matches.push(SearchMatch {
+            path: path.clone(),
+            line,
+            text: String::from_utf8_lossy(text)
+                .chars()
+                .take(MAX_MATCH_CHARS)
+                .collect(),
+        });
+    }
+    false
 }
 
 /// The lines of `data` (1-based number, text without its line end) that match, as grep would
