@@ -93,7 +93,11 @@ impl StorageServer {
             make_certificate(dir.path())?;
         }
         if kind == StorageKind::Sftp {
-            return StorageServer::start_sftp(dir);
+            let password = crate::sshd::SshdConfig {
+                password: true,
+                ..Default::default()
+            };
+            return StorageServer::start_sftp(dir, password);
         }
         let mut server = StorageServer {
             kind,
@@ -118,12 +122,24 @@ impl StorageServer {
         Ok(server)
     }
 
-    /// sshd with password login; `data/` belongs to the login user so it can write there.
-    fn start_sftp(dir: TempDir) -> Result<StorageServer> {
-        let sshd = crate::sshd::Sshd::start_with(crate::sshd::SshdConfig {
-            password: true,
-            ..Default::default()
-        })?;
+    /// An SFTP server that accepts public keys only ([`StorageServer::client_keys`]), no
+    /// password.
+    pub fn start_sftp_keys_only() -> Result<StorageServer> {
+        let dir = tempfile::Builder::new()
+            .prefix("kaiport-storage-")
+            .tempdir()?;
+        std::fs::create_dir_all(dir.path().join("data"))?;
+        StorageServer::start_sftp(dir, crate::sshd::SshdConfig::default())
+    }
+
+    /// The client keys the SFTP server accepts (and one it does not); `None` for other kinds.
+    pub fn client_keys(&self) -> Option<&crate::sshd::ClientKeys> {
+        self.sshd.as_ref().map(|sshd| &sshd.keys)
+    }
+
+    /// sshd with `config`; `data/` belongs to the login user so it can write there.
+    fn start_sftp(dir: TempDir, config: crate::sshd::SshdConfig) -> Result<StorageServer> {
+        let sshd = crate::sshd::Sshd::start_with(config)?;
         // The login user must reach data/ through the temp dir (0700 by default).
         let traversable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
         std::fs::set_permissions(dir.path(), traversable)?;
