@@ -6,3 +6,4 @@ mod files;
 mod policy;
 mod ssh;
 mod storage;
+mod storage_big;

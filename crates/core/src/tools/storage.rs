@@ -122,6 +122,17 @@ fn human_bytes(bytes: u64) -> String {
     }
 }
 
+/// `bytes` rounded for reading, with the exact count where rounding hid it: what a recursive
+/// delete loses should be checkable to the byte.
+fn exact_bytes(bytes: u64) -> String {
+    let human = human_bytes(bytes);
+    if bytes < 1024 {
+        human
+    } else {
+        format!("{human} ({bytes} bytes)")
+    }
+}
+
 /// What one op would do, for the policy and the approval; `strict`: missing sources are errors
 /// (single tools), else they may be made by earlier ops of a plan.
 async fn check_op(
@@ -241,7 +252,7 @@ async fn check_op(
                     format!(
                         "delete folder {path} ({}) with {count} files, {}",
                         side_name(side),
-                        human_bytes(bytes)
+                        exact_bytes(bytes)
                     )
                 }
                 Some(found) => format!(
@@ -827,5 +838,7 @@ mod tests {
         assert_eq!(human_bytes(0), "0 bytes");
         assert_eq!(human_bytes(1536), "1.5 KB");
         assert_eq!(human_bytes(1024 * 1024 * 1024), "1.0 GB");
+        assert_eq!(exact_bytes(1000), "1000 bytes");
+        assert_eq!(exact_bytes(1_245_000), "1.2 MB (1245000 bytes)");
     }
 }
