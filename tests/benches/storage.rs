@@ -288,6 +288,9 @@ fn rclone_remote(server: &StorageServer) -> Result<String> {
             ":webdav,url='http://127.0.0.1:{port}',user={STORAGE_USER},pass={}:/",
             obscure(STORAGE_PASSWORD)?
         ),
+        StorageKind::WebdavDigest | StorageKind::Webdavs => {
+            bail!("the benchmark compares plain WebDAV only")
+        }
         StorageKind::S3 => format!(
             ":s3,provider=Other,endpoint='http://127.0.0.1:{port}',access_key_id={STORAGE_USER},secret_access_key={STORAGE_PASSWORD},force_path_style=true:{BUCKET}/"
         ),

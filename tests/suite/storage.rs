@@ -366,13 +366,9 @@ async fn wrong_credentials(kind: StorageKind) {
 async fn killed_mid_transfer(kind: StorageKind) {
     let mut tab = StorageTab::open(kind, Mode::Autopilot).await.unwrap();
     let local = tab.local_root();
-    // WebDAV uploads go through opendal's one-shot writer, which holds the whole file in
-    // memory (a known limit, see the module docs of storage::object): keep its file smaller.
-    let size = if kind == StorageKind::Webdav {
-        64 * 1024 * 1024
-    } else {
-        256 * 1024 * 1024
-    };
+    // Large enough that WebDAV's streamed PUT goes through many chunks and the transfer
+    // takes long enough to be killed.
+    let size = 256 * 1024 * 1024;
     let data: Vec<u8> = (0..size).map(|at| (at % 253) as u8).collect();
     std::fs::create_dir(tab.local.path().join("src")).unwrap();
     std::fs::write(tab.local.path().join("src/big.bin"), &data).unwrap();
@@ -487,9 +483,8 @@ macro_rules! every_tool {
     )*};
 }
 
-/// S3 is left out until folders work on `rclone serve s3`, which shows an empty folder's
-/// marker object (`docs/`) as an empty file `docs`, so nothing can be put in a folder made by
-/// make_dir there.
+/// `rclone serve s3` turns a folder marker object (`docs/`) into an empty file `docs`; the S3
+/// tab learns that at its first make_dir and keeps empty folders itself there.
 mod all_tools {
     use super::*;
 
@@ -499,6 +494,9 @@ mod all_tools {
         webdav => StorageKind::Webdav,
         azure => StorageKind::Azure,
         sftp => StorageKind::Sftp,
+        s3 => StorageKind::S3,
+        webdav_digest => StorageKind::WebdavDigest,
+        webdavs => StorageKind::Webdavs,
     }
 }
 
@@ -535,6 +533,39 @@ per_service! {
     s3 => StorageKind::S3,
     azure => StorageKind::Azure,
     sftp => StorageKind::Sftp,
+    webdav_digest => StorageKind::WebdavDigest,
+    webdavs => StorageKind::Webdavs,
+}
+
+/// An https WebDAV server whose certificate the location does not trust fails to open with a
+/// message about the certificate: with another CA as `ca_file`, and with none (the platform's
+/// trust store does not know the test CA). Verification is never turned off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webdavs_with_an_untrusted_certificate_fails_clearly() {
+    let server = StorageServer::start(StorageKind::Webdavs).unwrap();
+    let other = StorageServer::start(StorageKind::Webdavs).unwrap();
+    let base = format!("webdavs://kaiport@127.0.0.1:{}/", server.port);
+    let urls = [
+        format!("{base}?ca_file={}", other.ca_file().display()),
+        base.clone(),
+    ];
+    for url in urls {
+        let parsed = kaiport_core::storage::StorageUrl::parse(&url, None).unwrap();
+        let error = match kaiport_core::storage::open(&parsed, Some(server.secret())).await {
+            Ok(_) => panic!("{url}: opened with an untrusted certificate"),
+            Err(error) => error.to_string(),
+        };
+        assert!(
+            error.to_lowercase().contains("certificate"),
+            "{url}: {error}"
+        );
+        assert!(!error.contains(server.secret()), "the secret leaked");
+    }
+    // The right CA opens it.
+    let parsed = kaiport_core::storage::StorageUrl::parse(&server.url(), None).unwrap();
+    kaiport_core::storage::open(&parsed, Some(server.secret()))
+        .await
+        .unwrap();
 }
 
 #[test]
@@ -548,7 +579,10 @@ fn every_server_starts_and_stops_by_pid() {
         // Reaped: the PID is gone (or reused by something that is not our server).
         let alive = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         assert!(
-            !alive.contains("ftpd.py") && !alive.contains("rclone") && !alive.contains("azurite"),
+            !alive.contains("ftpd.py")
+                && !alive.contains("davd.py")
+                && !alive.contains("rclone")
+                && !alive.contains("azurite"),
             "{kind:?}"
         );
         let _: Value = json!(null);

@@ -463,6 +463,78 @@ async fn terminal_cancel_interrupts_and_leaves_command_running() {
 
 /// Throughput of the pump (mirror + marks + notify) on 64 MB of output. Not a correctness test:
 /// run with `cargo test --release -p kaiport-core --test terminal_replay -- --ignored --nocapture`.
+/// A flood of output in chunks of many sizes, plain lines mixed with tabs, UTF-8, long wrapping
+/// lines, bare line feeds, carriage returns and rare colour: the mirror (which defers and skips
+/// plain floods) ends on exactly the screen a plain vt100 parse of every byte gives, and so does
+/// a read in the middle of the flood.
+#[tokio::test]
+async fn terminal_flood_ends_on_the_exact_screen() {
+    let (io, ends) = ShellIo::pair();
+    let terminal = Terminal::start(io, 80, 24, TerminalSettings::default(), Arc::new(|_| {}));
+    let mut stream = Vec::new();
+    for n in 0..40_000u32 {
+        let line = match n % 97 {
+            // Rare, so most chunks are plain and take the deferred path.
+            0 if n % 9_991 == 0 => format!("\x1b[1;3{}mcolour {n}\x1b[0m\r\n", n % 8),
+            1 => format!("tab\there {n}\r\n"),
+            2 => format!("ünïcödé ✓ {n}\r\n"),
+            3 => format!("{}\r\n", "w".repeat(150 + (n as usize % 60))),
+            4 => format!("no crlf {n}\n"),
+            5 => format!("back\rover {n}\r\n"),
+            _ => format!("{n:08} the quick brown fox\r\n"),
+        };
+        stream.extend_from_slice(line.as_bytes());
+    }
+    stream.extend_from_slice(b"prompt$ ");
+    let mut reference = vt100::Parser::new(
+        std::num::NonZeroU16::new(24).unwrap(),
+        std::num::NonZeroU16::new(80).unwrap(),
+        0,
+    );
+    let mut sizes = [1usize, 7, 4096, 300, 32_768, 13, 2_000].iter().cycle();
+    let mut sent = 0;
+    let mut chunks = 0;
+    while sent < stream.len() {
+        let end = (sent + sizes.next().unwrap()).min(stream.len());
+        ends.output
+            .send(ShellOutput::Data(stream[sent..end].to_vec()))
+            .await
+            .unwrap();
+        reference.process(&stream[sent..end]);
+        sent = end;
+        chunks += 1;
+        if chunks % 50 == 0 {
+            wait_for_screen(&terminal, reference.screen()).await;
+        }
+    }
+    wait_for_screen(&terminal, reference.screen()).await;
+}
+
+/// Waits until the terminal shows `screen` (the pump may still be working), at most 10 s.
+async fn wait_for_screen(terminal: &Terminal, screen: &vt100::Screen) {
+    let mut lines: Vec<String> = screen
+        .rows(0, 80)
+        .map(|row| row.trim_end().to_owned())
+        .collect();
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    let expected = (lines.join("\n"), screen.cursor_position());
+    let deadline = std::time::Instant::now() + 10 * SECOND;
+    loop {
+        let shown = terminal.screen();
+        let got = (shown.screen, (shown.cursor_row, shown.cursor_col));
+        if got == expected {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{got:?}\n!=\n{expected:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 #[tokio::test]
 #[ignore = "micro benchmark"]
 async fn terminal_pump_throughput() {

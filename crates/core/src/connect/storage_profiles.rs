@@ -60,6 +60,10 @@ pub struct WebdavProfile {
     /// `https://` instead of `http://`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub https: bool,
+    /// A PEM file whose certificates are the only ones trusted for this server (a self-signed
+    /// or private CA); otherwise the platform's trust store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -124,7 +128,15 @@ fn known_fields(kind: &str) -> Option<&'static [&'static str]> {
             "user",
             "local_roots",
         ],
-        "webdav" => &["host", "port", "path", "https", "user", "local_roots"],
+        "webdav" => &[
+            "host",
+            "port",
+            "path",
+            "https",
+            "ca_file",
+            "user",
+            "local_roots",
+        ],
         "azblob" => &[
             "container",
             "prefix",
@@ -327,14 +339,12 @@ impl ProfileKind {
                 }
                 ProfileKind::Webdav(dav) => {
                     let scheme = if dav.https { "webdavs" } else { "webdav" };
-                    (
-                        scheme,
-                        &dav.user,
-                        &dav.host,
-                        dav.port,
-                        &dav.path,
-                        Vec::new(),
-                    )
+                    let query = dav
+                        .ca_file
+                        .iter()
+                        .map(|file| ("ca_file", file.clone()))
+                        .collect();
+                    (scheme, &dav.user, &dav.host, dav.port, &dav.path, query)
                 }
                 ProfileKind::Azblob(azure) => {
                     let mut query = Vec::new();
@@ -449,6 +459,7 @@ kind = "webdav"
 host = "dav.example"
 port = 8443
 https = true
+ca_file = "/etc/kaiport/dav-ca.pem"
 path = "team"
 user = "ann"
 
@@ -514,7 +525,8 @@ identity_files = ["/keys/id_ed25519", "/keys/id_rsa"]
         assert_eq!(
             share.service,
             Service::Webdav {
-                endpoint: "https://dav.example:8443".to_owned()
+                endpoint: "https://dav.example:8443".to_owned(),
+                ca_file: Some("/etc/kaiport/dav-ca.pem".to_owned()),
             }
         );
         assert_eq!(
@@ -688,6 +700,7 @@ identity_files = ["/keys/id_ed25519", "/keys/id_rsa"]
             port: Some(1),
             path: "p".into(),
             https: true,
+            ca_file: some(),
             user: some(),
             local_roots: roots.clone(),
         }));

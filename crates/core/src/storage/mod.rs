@@ -19,6 +19,7 @@ pub mod object;
 pub mod rooted;
 pub mod sftp_storage;
 pub mod transfer;
+pub mod webdav;
 
 use crate::fs::{FileAccess, FsError, FsErrorKind};
 use std::sync::Arc;
@@ -36,6 +37,9 @@ pub enum Service {
     Webdav {
         /// `http(s)://host:port`.
         endpoint: String,
+        /// A PEM file whose certificates are the only ones trusted for this server
+        /// (`?ca_file=…`, a self-signed server); else the platform's trust store.
+        ca_file: Option<String>,
     },
     Azure {
         container: String,
@@ -151,6 +155,7 @@ impl StorageUrl {
                 };
                 Service::Webdav {
                     endpoint: format!("{scheme}://{host}{port}"),
+                    ca_file: query.get("ca_file").cloned(),
                 }
             }
             "azblob" => {
@@ -197,7 +202,7 @@ impl StorageUrl {
         let root = &self.root;
         match &self.service {
             Service::S3 { bucket, .. } => format!("s3://{bucket}/{root}"),
-            Service::Webdav { endpoint } => format!("{endpoint}/{root}"),
+            Service::Webdav { endpoint, .. } => format!("{endpoint}/{root}"),
             Service::Azure { container, .. } => format!("azblob://{container}/{root}"),
             Service::Ftp {
                 host, port, secure, ..
@@ -313,7 +318,8 @@ mod tests {
         assert_eq!(
             dav.service,
             Service::Webdav {
-                endpoint: "https://dav.example:8443".to_owned()
+                endpoint: "https://dav.example:8443".to_owned(),
+                ca_file: None,
             }
         );
     }

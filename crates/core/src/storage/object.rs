@@ -3,11 +3,16 @@
 //! Paths of the tab (`/a/b`) map to keys under the URL's root (`a/b`; folders end in `/`).
 //! Uploads stream in parts (S3 multipart, Azure blocks: [`PART_SIZE`] × [`PARTS_IN_FLIGHT`] in
 //! memory at most) and become visible under their name only when the last part is committed;
-//! WebDAV writes go to a temporary name and are moved over the target once complete (opendal's
-//! WebDAV writer sends one PUT and holds the whole file in memory until then: a known limit for
-//! very large WebDAV uploads, to be replaced by a streamed PUT). Nothing
-//! here renames a folder in one step (no service can): the storage tools copy, verify and
-//! delete instead. WebDAV MOVE would overwrite silently, so the target is checked first.
+//! WebDAV uploads stream as one chunked PUT to a temporary name ([`super::webdav`]) and are
+//! moved over the target once complete. Nothing here renames a folder in one step (no service
+//! can): the storage tools copy, verify and delete instead. WebDAV moves send `Overwrite: F`
+//! unless replacing was asked for, so nothing is ever overwritten silently.
+//!
+//! S3 folders are key prefixes. make_dir writes a marker object `folder/` (as the AWS console
+//! does) where the service keeps it; gateways over a file system (`rclone serve s3`) turn that
+//! marker into an empty file `folder` instead, which would block the folder itself, so the first
+//! make_dir on such a service deletes it again and from then on this tab keeps its empty
+//! folders itself until a file is put into them (they exist on the service only from then on).
 //!
 //! This module must never log or put a secret in an error.
 
@@ -20,6 +25,7 @@ use async_trait::async_trait;
 use futures::TryStreamExt;
 use kaiport_protocol::tools::EntryKind;
 use opendal::Operator;
+use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Size of one uploaded part (S3 wants ≥ 5 MiB except the last).
@@ -35,11 +41,26 @@ enum Kind {
     Azure,
 }
 
+/// How an S3 service treats a folder marker object (`docs/`), learnt at the first make_dir.
+const MARKERS_UNKNOWN: u8 = 0;
+/// Kept as an object, as AWS S3 does: an empty folder exists.
+const MARKERS_KEPT: u8 = 1;
+/// Turned into an empty file `docs`, as gateways over a file system do (`rclone serve s3`):
+/// a folder exists only while a key is under it, so the tab remembers empty ones.
+const MARKERS_FOLDED: u8 = 2;
+
 /// One bucket, share or container.
 pub struct ObjectFiles {
     operator: Operator,
     kind: Kind,
     label: String,
+    /// WebDAV's own HTTP side (streamed uploads, moves that never overwrite silently).
+    webdav: Option<Arc<super::webdav::WebdavHttp>>,
+    /// See [`MARKERS_UNKNOWN`].
+    markers: std::sync::atomic::AtomicU8,
+    /// Empty folders made in this tab on a service that folds markers (keys ending in `/`);
+    /// they become real on the service when a file is put into them.
+    pending_folders: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
@@ -66,11 +87,21 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
         FsErrorKind::PermissionDenied => format!(
             "{label} refused access: check the user name (access key / account) and the secret"
         ),
-        _ => format!("{label}: {}", error.message()),
+        _ => {
+            // The causes (a TLS certificate refused, a connection reset) are the useful part.
+            let mut text = format!("{label}: {}", error.message());
+            let mut source = std::error::Error::source(&error);
+            while let Some(cause) = source {
+                text.push_str(": ");
+                text.push_str(&cause.to_string());
+                source = cause.source();
+            }
+            text
+        }
     };
     let message =
         if kind == FsErrorKind::Other && error.to_string().contains("error sending request") {
-            format!("cannot reach {label}: {}", error.message())
+            format!("cannot reach {message}")
         } else {
             message
         };
@@ -96,6 +127,18 @@ fn seconds(found: &opendal::Metadata) -> Option<i64> {
     found
         .last_modified()
         .map(|time| time.into_inner().as_second())
+}
+
+/// What a folder without a marker object (or the root) reports.
+fn folder_metadata() -> Metadata {
+    Metadata {
+        kind: EntryKind::Dir,
+        size: 0,
+        modified: None,
+        mode: None,
+        uid: None,
+        gid: None,
+    }
 }
 
 fn metadata_of(found: &opendal::Metadata) -> Metadata {
@@ -128,6 +171,7 @@ impl ObjectFiles {
         };
         let secret = secret.unwrap_or_default();
         let user = url.user.clone().unwrap_or_default();
+        let mut webdav = None;
         let (operator, kind) = match &url.service {
             Service::S3 {
                 bucket,
@@ -155,13 +199,23 @@ impl ObjectFiles {
                 }
                 (Operator::new(builder).map_err(config_error)?, Kind::S3)
             }
-            Service::Webdav { endpoint } => {
+            Service::Webdav { endpoint, ca_file } => {
+                // No credentials for opendal: the transport authenticates (basic or digest).
                 let builder = opendal::services::Webdav::default()
                     .endpoint(endpoint)
-                    .root(&root)
-                    .username(&user)
-                    .password(secret);
-                (Operator::new(builder).map_err(config_error)?, Kind::Webdav)
+                    .root(&root);
+                let http = Arc::new(super::webdav::WebdavHttp::new(
+                    endpoint,
+                    &root,
+                    &user,
+                    secret,
+                    ca_file.as_deref(),
+                    &label,
+                )?);
+                let operator = Operator::new(builder).map_err(config_error)?;
+                let context = operator.context().with_http_transport(http.transport());
+                webdav = Some(http);
+                (operator.with_context(context), Kind::Webdav)
             }
             Service::Azure {
                 container,
@@ -197,6 +251,9 @@ impl ObjectFiles {
             operator,
             kind,
             label,
+            webdav,
+            markers: std::sync::atomic::AtomicU8::new(MARKERS_UNKNOWN),
+            pending_folders: std::sync::Mutex::new(std::collections::BTreeSet::new()),
         };
         // A listing proves the endpoint answers and the credentials are accepted.
         files
@@ -212,10 +269,82 @@ impl ObjectFiles {
         map_error(&self.label, path, error)
     }
 
-    /// Whether `path` is a folder: a marker object, or any key under it.
+    /// The pending folders (see [`ObjectFiles::pending_folders`]); a poisoned lock still holds
+    /// a valid set.
+    fn pending(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeSet<String>> {
+        self.pending_folders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether a pending folder is `dir` (a key ending in `/`) or lies under it.
+    fn pending_at_or_under(&self, dir: &str) -> bool {
+        self.pending()
+            .range(dir.to_owned()..)
+            .next()
+            .is_some_and(|folder| folder.starts_with(dir))
+    }
+
+    /// The pending folders directly inside `dir` (`""` for the root), as names.
+    fn pending_children(&self, dir: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .pending()
+            .iter()
+            .filter_map(|folder| folder.strip_prefix(dir))
+            .filter_map(|rest| rest.split('/').next())
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect();
+        names.dedup();
+        names
+    }
+
+    /// Makes the S3 folder `path`: a marker object `path/` where the service keeps markers (an
+    /// empty folder then exists for everyone), else a folder this tab remembers until a file is
+    /// put into it. Which one is learnt once: a marker that came back as an empty file `path`
+    /// (there was none before, the caller checked) is deleted again.
+    async fn make_s3_folder(&self, path: &str) -> Result<(), FsError> {
+        use std::sync::atomic::Ordering;
+        let dir = dir_key(path);
+        if self.is_dir(path).await? {
+            return Ok(());
+        }
+        if self.markers.load(Ordering::SeqCst) != MARKERS_FOLDED {
+            self.operator
+                .create_dir(&dir)
+                .await
+                .map_err(|error| self.error(path, error))?;
+            let file = dir.trim_end_matches('/');
+            match self.operator.stat(file).await {
+                Ok(found) if !found.is_dir() => {
+                    self.operator
+                        .delete(file)
+                        .await
+                        .map_err(|error| self.error(path, error))?;
+                    self.markers.store(MARKERS_FOLDED, Ordering::SeqCst);
+                }
+                Ok(_) => self.markers.store(MARKERS_KEPT, Ordering::SeqCst),
+                Err(error) if error.kind() == opendal::ErrorKind::NotFound => {
+                    self.markers.store(MARKERS_KEPT, Ordering::SeqCst);
+                    return Ok(());
+                }
+                Err(error) => return Err(self.error(path, error)),
+            }
+            if self.markers.load(Ordering::SeqCst) == MARKERS_KEPT {
+                return Ok(());
+            }
+        }
+        self.pending().insert(dir);
+        Ok(())
+    }
+
+    /// Whether `path` is a folder: a marker object, any key under it, or a pending folder.
     async fn is_dir(&self, path: &str) -> Result<bool, FsError> {
         let dir = dir_key(path);
         if dir == "/" {
+            return Ok(true);
+        }
+        if self.pending_at_or_under(&dir) {
             return Ok(true);
         }
         let entries = self
@@ -228,22 +357,16 @@ impl ObjectFiles {
     }
 
     async fn stream_upload(&self, target: &str, source: Source<'_>) -> Result<u64, FsError> {
-        if self.kind == Kind::Webdav {
-            // opendal's WebDAV writer takes exactly one write (one PUT): give it the whole file.
-            let mut data = Vec::new();
-            source.read_to_end(&mut data).await.map_err(|error| {
-                FsError::new(
-                    FsErrorKind::Other,
-                    target,
-                    format!("reading the data: {error}"),
-                )
-            })?;
-            let written = data.len() as u64;
-            self.operator
-                .write(&key(target), data)
-                .await
-                .map_err(|error| self.error(target, error))?;
-            return Ok(written);
+        if let Some(http) = &self.webdav {
+            // The server's folder must exist for a PUT (opendal's writer made it too).
+            let (parent, _) = split_parent(target);
+            if dir_key(parent) != "/" {
+                self.operator
+                    .create_dir(&dir_key(parent))
+                    .await
+                    .map_err(|error| self.error(parent, error))?;
+            }
+            return http.put(target, source).await;
         }
         let mut writer = self
             .operator
@@ -315,6 +438,18 @@ impl ObjectFiles {
         Ok(())
     }
 
+    /// WebDAV MOVE that replaces `to` only with `replace` (never silently).
+    async fn move_webdav(&self, from: &str, to: &str, replace: bool) -> Result<(), FsError> {
+        match &self.webdav {
+            Some(http) => http.move_to(from, to, replace).await,
+            None => Err(FsError::new(
+                FsErrorKind::Unsupported,
+                from,
+                format!("{} is not a WebDAV location", self.label),
+            )),
+        }
+    }
+
     async fn copy_object(&self, from: &str, to: &str) -> Result<(), FsError> {
         self.operator
             .copy(&key(from), &key(to))
@@ -341,27 +476,13 @@ impl FileAccess for ObjectFiles {
 
     async fn metadata(&self, path: &str) -> Result<Metadata, FsError> {
         if key(path).trim_end_matches('/').is_empty() {
-            return Ok(Metadata {
-                kind: EntryKind::Dir,
-                size: 0,
-                modified: None,
-                mode: None,
-                uid: None,
-                gid: None,
-            });
+            return Ok(folder_metadata());
         }
         match self.operator.stat(key(path).trim_end_matches('/')).await {
             Ok(found) => Ok(metadata_of(&found)),
             Err(error) if error.kind() == opendal::ErrorKind::NotFound => {
                 if self.is_dir(path).await? {
-                    Ok(Metadata {
-                        kind: EntryKind::Dir,
-                        size: 0,
-                        modified: None,
-                        mode: None,
-                        uid: None,
-                        gid: None,
-                    })
+                    Ok(folder_metadata())
                 } else {
                     Err(self.error(path, error))
                 }
@@ -399,6 +520,14 @@ impl FileAccess for ObjectFiles {
                 name,
                 metadata: metadata_of(entry.metadata()),
             });
+        }
+        for name in self.pending_children(own) {
+            if !items.iter().any(|item| item.name == name) {
+                items.push(DirItem {
+                    name,
+                    metadata: folder_metadata(),
+                });
+            }
         }
         Ok(items)
     }
@@ -486,10 +615,9 @@ impl FileAccess for ObjectFiles {
                 let written = self.stream_upload(&temp, source).await?;
                 let finish = async {
                     check().await?;
-                    self.operator
-                        .rename(&key(&temp), &key(path))
-                        .await
-                        .map_err(|error| self.error(path, error))
+                    // Replace only a target the caller expects to be there (approved).
+                    let replace = matches!(options.expect, Some(Some(_)) | None);
+                    self.move_webdav(&temp, path, replace).await
                 };
                 if let Err(error) = finish.await {
                     let _ = self.operator.delete(&key(&temp)).await;
@@ -545,6 +673,9 @@ impl FileAccess for ObjectFiles {
                 "a file with this name exists",
             ));
         }
+        if self.kind == Kind::S3 {
+            return self.make_s3_folder(path).await;
+        }
         self.operator
             .create_dir(&dir_key(path))
             .await
@@ -556,11 +687,7 @@ impl FileAccess for ObjectFiles {
             crate::fs::refuse_existing(self, to).await?;
         }
         match self.kind {
-            Kind::Webdav => self
-                .operator
-                .rename(&key(from), &key(to))
-                .await
-                .map_err(|error| self.error(from, error)),
+            Kind::Webdav => self.move_webdav(from, to, replace).await,
             Kind::S3 | Kind::Azure => {
                 // No rename on object stores: copy on the server, verify, then delete.
                 let before = self.metadata(from).await?;
@@ -599,9 +726,14 @@ impl FileAccess for ObjectFiles {
             .await
             .map_err(|error| self.error(path, error))?;
         let own = dir.trim_start_matches('/');
-        if entries
+        let pending_inside = self
+            .pending()
             .iter()
-            .any(|entry| entry.path().trim_start_matches('/') != own)
+            .any(|folder| folder.starts_with(&dir) && *folder != dir);
+        if pending_inside
+            || entries
+                .iter()
+                .any(|entry| entry.path().trim_start_matches('/') != own)
         {
             return Err(FsError::new(
                 FsErrorKind::Other,
@@ -609,6 +741,7 @@ impl FileAccess for ObjectFiles {
                 "the folder is not empty",
             ));
         }
+        self.pending().remove(&dir);
         // A folder without a marker object vanishes with its last file: nothing left to do.
         match self.operator.delete(&dir).await {
             Ok(()) => Ok(()),

@@ -35,6 +35,8 @@ const MAX_MARKS: usize = 256;
 /// Rows of vt100 scrollback in the mirror: none, the history is kept compactly in
 /// [`ScrollbackLog`] (a vt100 row costs 32 bytes per column).
 const MIRROR_SCROLLBACK_ROWS: usize = 0;
+/// Plain output deferred before the mirror is fed anyway (bounds the memory and the lag).
+const MIRROR_PENDING_MAX: usize = 256 * 1024;
 /// Raw bytes of a command's output kept from its start, and from its end; the middle of a huge
 /// output is dropped with a marker line (the model gets at most a few KB anyway).
 const CAPTURE_HEAD: usize = 8 << 20;
@@ -91,6 +93,11 @@ struct State {
     /// The last chunk fed to the mirror had no escape sequence (the parser is in its ground
     /// state), and whether a scroll region may be set: both gate `fast_forward`.
     previous_plain: bool,
+    /// Plain output (no escape sequence) not fed to the mirror yet: while output floods in, the
+    /// mirror is fed in big steps, so `fast_forward` skips all but the last screenful of each.
+    /// Fed whenever the pump has nothing more queued, before anything with marks or escape
+    /// sequences, and on resize; readers see at most what a busy pump has not reached yet.
+    pending_mirror: Vec<u8>,
     scroll_region: ScrollRegionWatch,
     scanner: MarkScanner,
     marks: VecDeque<MarkRecord>,
@@ -221,6 +228,7 @@ impl State {
             true
         } else {
             // Feed the mirror up to each mark so its cursor position is known.
+            self.flush_mirror();
             let mut done = 0;
             for mark in &marks {
                 let end = usize::try_from(mark.end - base)
@@ -253,21 +261,51 @@ impl State {
         forward
     }
 
-    /// Feeds the mirror, skipping what provably scrolls away unseen (see `fast_forward`).
+    /// Feeds the mirror, deferring plain output (see `pending_mirror`) and skipping what provably
+    /// scrolls away unseen (see `fast_forward`).
     fn feed_mirror(&mut self, chunk: &[u8]) {
-        let rows = usize::from(self.mirror.screen().size().0.get());
-        let shortcut = self.previous_plain
-            && !self.scroll_region.may_be_set()
-            && !self.mirror.screen().alternate_screen();
-        match fast_forward::skippable_prefix(chunk, rows).filter(|_| shortcut) {
-            Some(start) => {
-                self.mirror.process(&fast_forward::blanking(rows));
-                self.mirror.process(&chunk[start..]);
+        let plain = !chunk.contains(&0x1b);
+        if plain && self.shortcut_allowed() {
+            self.pending_mirror.extend_from_slice(chunk);
+            if self.pending_mirror.len() >= MIRROR_PENDING_MAX {
+                self.flush_mirror();
             }
-            None => self.mirror.process(chunk),
+        } else {
+            self.flush_mirror();
+            self.feed_now(chunk);
         }
         self.scroll_region.scan(chunk);
-        self.previous_plain = !chunk.contains(&0x1b);
+        self.previous_plain = plain;
+    }
+
+    /// The parser is in its ground state and nothing makes skipping lines inexact.
+    fn shortcut_allowed(&self) -> bool {
+        self.previous_plain
+            && !self.scroll_region.may_be_set()
+            && !self.mirror.screen().alternate_screen()
+    }
+
+    fn feed_now(&mut self, bytes: &[u8]) {
+        let rows = usize::from(self.mirror.screen().size().0.get());
+        match fast_forward::skippable_prefix(bytes, rows).filter(|_| self.shortcut_allowed()) {
+            Some(start) => {
+                self.mirror.process(&fast_forward::blanking(rows));
+                self.mirror.process(&bytes[start..]);
+            }
+            None => self.mirror.process(bytes),
+        }
+    }
+
+    /// Feeds the deferred plain output to the mirror. Its first byte was deferred in a state
+    /// where the shortcut was allowed, and plain bytes do not change that.
+    fn flush_mirror(&mut self) {
+        if self.pending_mirror.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending_mirror);
+        self.feed_now(&pending);
+        self.pending_mirror = pending;
+        self.pending_mirror.clear();
     }
 
     fn record_mark(&mut self, mark: Mark, at: Instant, cursor: Option<(u16, u16)>) {
@@ -602,6 +640,7 @@ impl Terminal {
             mirror: vt100::Parser::new(rows, cols, MIRROR_SCROLLBACK_ROWS),
             history: ScrollbackLog::new(settings.scrollback_lines),
             previous_plain: false,
+            pending_mirror: Vec::new(),
             scroll_region: ScrollRegionWatch::default(),
             scanner: MarkScanner::new(),
             marks: VecDeque::new(),
@@ -783,6 +822,7 @@ impl Terminal {
         let shown = {
             let mut state = self.lock();
             let hidden = state.hidden.take().unwrap_or_default();
+            state.flush_mirror();
             if finished.is_some() {
                 // Marks seen while hidden belong to the prompt the user sees now.
                 let cursor = state.mirror.screen().cursor_position();
@@ -1071,6 +1111,8 @@ impl Terminal {
             if let Some(closed) = &state.closed {
                 return Err(TerminalError::from_closed(closed));
             }
+            // Deferred output was written for the old size.
+            state.flush_mirror();
             state.mirror.screen_mut().set_size(r, c);
         }
         self.shared
@@ -1093,7 +1135,9 @@ impl Terminal {
 
     /// The visible screen now.
     pub fn screen(&self) -> ScreenResult {
-        self.lock().screen_result()
+        let mut state = self.lock();
+        state.flush_mirror();
+        state.screen_result()
     }
 
     /// Whether commands are currently detected by OSC 133 marks.
@@ -1178,6 +1222,9 @@ async fn pump(shared: Arc<Shared>, mut output: mpsc::Receiver<ShellOutput>) {
                 let (forward, offset) = {
                     let mut state = shared.lock();
                     let forward = state.ingest(&bytes);
+                    if output.is_empty() {
+                        state.flush_mirror();
+                    }
                     (forward, state.offset())
                 };
                 if forward {
