@@ -2,10 +2,11 @@
 //! `--identity FILE` (an encrypted key's passphrase from `--password-env`), a wrong key refused
 //! with a clear error, and an sftp profile with `identity_files`.
 
+use super::storage_cli::outcome;
 use kaiport_tests::storage_servers::{STORAGE_PASSWORD, StorageServer};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 /// A `kaiport` command with its own HOME, no ssh-agent and the server's known_hosts.
 fn kaiport(server: &StorageServer, home: &Path, local: &Path, args: &[&str]) -> Command {
@@ -23,16 +24,6 @@ fn kaiport(server: &StorageServer, home: &Path, local: &Path, args: &[&str]) -> 
         .stdin(Stdio::null());
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     command
-}
-
-fn outcome(output: &Output) -> Value {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|error| {
-        panic!(
-            "stdout is not one JSON object ({error}):\n{stdout}\nstderr:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
 }
 
 fn entry_names(listed: &Value) -> Vec<String> {
@@ -57,17 +48,14 @@ fn sftp_urls_log_in_with_identity_files() {
 
     // A plain key.
     let key = keys.ed25519.display().to_string();
-    let listed = kaiport(
-        &server,
-        home.path(),
-        local.path(),
-        &["tool", &url, "list_dir"],
-    )
-    .arg(json!({"path": "/"}).to_string())
-    .args(["--identity", &key])
-    .output()
-    .unwrap();
-    let listed = outcome(&listed);
+    let list_root = |connection: &str, identity: &[&str]| {
+        kaiport(&server, home.path(), local.path(), &["tool", connection])
+            .args(["list_dir", r#"{"path":"/"}"#])
+            .args(identity)
+            .output()
+            .unwrap()
+    };
+    let listed = outcome(&list_root(&url, &["--identity", &key]));
     assert_eq!(listed["status"], "ok", "{listed}");
     assert_eq!(entry_names(&listed), vec!["on server.txt"]);
 
@@ -104,16 +92,7 @@ fn sftp_urls_log_in_with_identity_files() {
 
     // A key the server does not accept (and no password to fall back to): a clear error.
     let wrong = keys.unauthorized.display().to_string();
-    let refused = kaiport(
-        &server,
-        home.path(),
-        local.path(),
-        &["tool", &url, "list_dir"],
-    )
-    .arg(json!({"path": "/"}).to_string())
-    .args(["--identity", &wrong])
-    .output()
-    .unwrap();
+    let refused = list_root(&url, &["--identity", &wrong]);
     assert!(!refused.status.success());
     let said = format!(
         "{}{}",
@@ -126,20 +105,7 @@ fn sftp_urls_log_in_with_identity_files() {
     );
 
     // --identity means nothing to an FTP URL: refused before anything starts.
-    let ftp = kaiport(
-        &server,
-        home.path(),
-        local.path(),
-        &[
-            "tool",
-            "ftp://u@127.0.0.1:1/",
-            "list_dir",
-            r#"{"path":"/"}"#,
-        ],
-    )
-    .args(["--identity", &key])
-    .output()
-    .unwrap();
+    let ftp = list_root("ftp://u@127.0.0.1:1/", &["--identity", &key]);
     assert!(!ftp.status.success());
     assert!(
         String::from_utf8_lossy(&ftp.stderr).contains("--identity is for ssh:// and sftp://"),

@@ -16,9 +16,12 @@
 //! sensitivity = "confidential"
 //! ```
 //!
-//! A profile holds exactly what a storage URL carries ([`crate::storage::StorageUrl`]); it is
-//! turned into that URL ([`ProfileKind::storage_url`]) so a profile tab and a URL tab open the
-//! same way and look up the same keychain entry. [`check_storage_profile`] finds unknown and
+//! An `sftp` entry logs in like an SSH profile: `identity_files = ["~/.ssh/id_ed25519"]`, each
+//! key's passphrase in the keychain (or asked for), then the password.
+//!
+//! Besides those keys, a profile holds exactly what a storage URL carries
+//! ([`crate::storage::StorageUrl`]); it is turned into that URL ([`ProfileKind::storage_url`]) so
+//! a profile tab and a URL tab open the same way and look up the same keychain entry. [`check_storage_profile`] finds unknown and
 //! invalid fields so the error names the file, the profile and the field.
 //!
 //! This module must never hold or accept a secret; the profile file refuses secret-like keys.
