@@ -101,7 +101,11 @@ impl StorageServer {
             make_certificate(dir.path())?;
         }
         if kind == StorageKind::Sftp {
-            return StorageServer::start_sftp(dir);
+            let password = crate::sshd::SshdConfig {
+                password: true,
+                ..Default::default()
+            };
+            return StorageServer::start_sftp(dir, password);
         }
         let mut server = StorageServer {
             kind,
@@ -126,12 +130,24 @@ impl StorageServer {
         Ok(server)
     }
 
-    /// sshd with password login; `data/` belongs to the login user so it can write there.
-    fn start_sftp(dir: TempDir) -> Result<StorageServer> {
-        let sshd = crate::sshd::Sshd::start_with(crate::sshd::SshdConfig {
-            password: true,
-            ..Default::default()
-        })?;
+    /// An SFTP server that accepts public keys only ([`StorageServer::client_keys`]), no
+    /// password.
+    pub fn start_sftp_keys_only() -> Result<StorageServer> {
+        let dir = tempfile::Builder::new()
+            .prefix("kaiport-storage-")
+            .tempdir()?;
+        std::fs::create_dir_all(dir.path().join("data"))?;
+        StorageServer::start_sftp(dir, crate::sshd::SshdConfig::default())
+    }
+
+    /// The client keys the SFTP server accepts (and one it does not); `None` for other kinds.
+    pub fn client_keys(&self) -> Option<&crate::sshd::ClientKeys> {
+        self.sshd.as_ref().map(|sshd| &sshd.keys)
+    }
+
+    /// sshd with `config`; `data/` belongs to the login user so it can write there.
+    fn start_sftp(dir: TempDir, config: crate::sshd::SshdConfig) -> Result<StorageServer> {
+        let sshd = crate::sshd::Sshd::start_with(config)?;
         // The login user must reach data/ through the temp dir (0700 by default).
         let traversable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
         std::fs::set_permissions(dir.path(), traversable)?;
@@ -375,26 +391,166 @@ impl StorageServer {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
     }
 
-    /// Azurite starts with no containers; make the test container with Azure's own SDK.
-    fn create_container(&self) -> Result<()> {
-        let connection = format!(
+    /// Azure's connection string for azurite on this fixture's port.
+    fn azure_connection(&self) -> String {
+        format!(
             "DefaultEndpointsProtocol=http;AccountName={AZURITE_ACCOUNT};AccountKey={AZURITE_KEY};\
              BlobEndpoint=http://{LOCALHOST}:{}/{AZURITE_ACCOUNT};",
             self.port
-        );
-        let script = "import sys\nfrom azure.storage.blob import BlobServiceClient\n\
-                      BlobServiceClient.from_connection_string(sys.argv[1]).create_container(sys.argv[2])\n";
+        )
+    }
+
+    /// Runs a Python `script` with Azure's SDK against azurite: `sys.argv[1]` is the connection
+    /// string, `sys.argv[2]` the container, then `args`. Returns its stdout.
+    fn azure_python(&self, script: &str, args: &[&str]) -> Result<String> {
         let output = Command::new("python3")
-            .args(["-c", script, &connection, BUCKET])
+            .args(["-c", script, &self.azure_connection(), BUCKET])
+            .args(args)
             .output()
-            .context("running python3 to create the azurite container")?;
+            .context("running python3 with azure-storage-blob")?;
         if !output.status.success() {
             bail!(
-                "could not create the azurite container: {}",
+                "the azurite helper script failed: {}",
                 String::from_utf8_lossy(&output.stderr)
             );
         }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    /// Puts `files` (name, content) into `folder` (relative to the URL's root, `/`-separated)
+    /// on the server's side, not through kaiport: into the folder the server serves from disk,
+    /// or for Azure through Azure's SDK (azurite keeps blobs in its own store).
+    pub fn seed_files(&self, folder: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
+        let folder = folder.trim_matches('/');
+        if self.kind == StorageKind::Azure {
+            let staging = tempfile::tempdir()?;
+            for (name, content) in files {
+                std::fs::write(staging.path().join(name), content)?;
+            }
+            let script = "import os, sys\nfrom concurrent.futures import ThreadPoolExecutor\n\
+                          from azure.storage.blob import ContainerClient\n\
+                          container = ContainerClient.from_connection_string(sys.argv[1], sys.argv[2])\n\
+                          staging, folder = sys.argv[3], sys.argv[4]\n\
+                          def put(name):\n    with open(os.path.join(staging, name), 'rb') as data:\n\
+                          \x20       container.upload_blob(folder + '/' + name, data, overwrite=True)\n\
+                          with ThreadPoolExecutor(16) as pool:\n    list(pool.map(put, os.listdir(staging)))\n";
+            self.azure_python(script, &[&staging.path().display().to_string(), folder])?;
+            return Ok(());
+        }
+        let target = self.data_dir().join(folder);
+        std::fs::create_dir_all(&target)?;
+        for (name, content) in files {
+            std::fs::write(target.join(name), content)?;
+        }
+        if self.kind == StorageKind::Sftp {
+            // The login user must be able to change what the test put there.
+            let status = Command::new("chown")
+                .arg("-R")
+                .arg(self.sftp_user())
+                .arg(&target)
+                .status()
+                .context("running chown for seeded SFTP files")?;
+            if !status.success() {
+                bail!("chown -R {} of the seeded folder failed", self.sftp_user());
+            }
+        }
         Ok(())
+    }
+
+    /// The files the server holds under `folder` (relative to the URL's root), as paths
+    /// relative to it, sorted: read from the server's disk, or for Azure listed with Azure's
+    /// SDK. Temp files of an unfinished transfer show up here under whatever name they have.
+    pub fn stored_files(&self, folder: &str) -> Result<Vec<String>> {
+        let folder = folder.trim_matches('/');
+        let mut found = Vec::new();
+        if self.kind == StorageKind::Azure {
+            let script = "import sys\nfrom azure.storage.blob import ContainerClient\n\
+                          container = ContainerClient.from_connection_string(sys.argv[1], sys.argv[2])\n\
+                          prefix = sys.argv[3]\n\
+                          for blob in container.list_blobs(name_starts_with=prefix):\n    print(blob.name[len(prefix):])\n";
+            let prefix = if folder.is_empty() {
+                String::new()
+            } else {
+                format!("{folder}/")
+            };
+            found = self
+                .azure_python(script, &[&prefix])?
+                .lines()
+                .map(str::to_owned)
+                .collect();
+        } else {
+            let root = self.data_dir().join(folder);
+            let mut pending = vec![root.clone()];
+            while let Some(dir) = pending.pop() {
+                let entries = match std::fs::read_dir(&dir) {
+                    Ok(entries) => entries,
+                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(error) => return Err(error.into()),
+                };
+                for entry in entries {
+                    let path = entry?.path();
+                    if path.is_dir() {
+                        pending.push(path);
+                    } else {
+                        let relative = path.strip_prefix(&root)?;
+                        found.push(relative.display().to_string());
+                    }
+                }
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+
+    /// Whether `folder` (relative to the URL's root) still exists on the server's disk (always
+    /// false for Azure, which has no folders).
+    pub fn stored_folder_exists(&self, folder: &str) -> bool {
+        self.kind != StorageKind::Azure && self.data_dir().join(folder.trim_matches('/')).exists()
+    }
+
+    /// The SHA-256 (hex) of the file at `path` (relative to the URL's root) as the server holds
+    /// it, hashed while streaming: `sha256sum` of the server's file, or for Azure the blob
+    /// downloaded in chunks with Azure's SDK.
+    pub fn stored_sha256(&self, path: &str) -> Result<String> {
+        let path = path.trim_matches('/');
+        if self.kind == StorageKind::Azure {
+            let script = "import hashlib, sys\nfrom azure.storage.blob import ContainerClient\n\
+                          container = ContainerClient.from_connection_string(sys.argv[1], sys.argv[2])\n\
+                          digest = hashlib.sha256()\n\
+                          for chunk in container.download_blob(sys.argv[3], max_concurrency=4).chunks():\n    digest.update(chunk)\n\
+                          print(digest.hexdigest())\n";
+            return Ok(self.azure_python(script, &[path])?.trim().to_owned());
+        }
+        sha256_file(&self.data_dir().join(path))
+    }
+
+    /// Azurite starts with no containers; make the test container with Azure's own SDK.
+    fn create_container(&self) -> Result<()> {
+        let script = "import sys\nfrom azure.storage.blob import BlobServiceClient\n\
+                      BlobServiceClient.from_connection_string(sys.argv[1]).create_container(sys.argv[2])\n";
+        self.azure_python(script, &[])
+            .map(|_| ())
+            .context("could not create the azurite container")
+    }
+}
+
+/// The SHA-256 (hex) of a file, streamed through `sha256sum` (never read into memory here).
+pub fn sha256_file(path: &Path) -> Result<String> {
+    let output = Command::new("sha256sum")
+        .arg(path)
+        .output()
+        .context("running sha256sum")?;
+    if !output.status.success() {
+        bail!(
+            "sha256sum {} failed: {}",
+            path.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    match text.split_whitespace().next() {
+        Some(hash) => Ok(hash.to_owned()),
+        None => bail!("sha256sum printed nothing for {}", path.display()),
     }
 }
 

@@ -7,3 +7,4 @@ mod files_sudo;
 mod policy;
 mod ssh;
 mod storage;
+mod storage_big;

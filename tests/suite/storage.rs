@@ -60,6 +60,7 @@ async fn open_tab(
             url: server.url(),
             user: None,
             local_roots: vec![local.display().to_string()],
+            identity_files: Vec::new(),
         },
         server.known_hosts(),
         settings,

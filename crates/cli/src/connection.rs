@@ -159,11 +159,16 @@ pub fn parse_target(connection: &str, options: &ConnectionOptions) -> anyhow::Re
         .any(|scheme| connection.starts_with(scheme))
     {
         // Parse now so a bad URL fails before anything starts.
-        kaiport_core::storage::StorageUrl::parse(connection, options.user.as_deref())?;
+        let parsed = kaiport_core::storage::StorageUrl::parse(connection, options.user.as_deref())?;
+        let sftp = matches!(parsed.service, kaiport_core::storage::Service::Sftp { .. });
+        if !sftp && !options.identity.is_empty() {
+            bail!("--identity is for ssh:// and sftp:// connections, not {connection}");
+        }
         return Ok(TabTarget::Storage {
             url: connection.to_owned(),
             user: options.user.clone(),
             local_roots: vec![local_root(options)?],
+            identity_files: identity_files(options),
         });
     }
     if !connection.contains("://") && !connection.contains('@') {
@@ -176,10 +181,22 @@ pub fn parse_target(connection: &str, options: &ConnectionOptions) -> anyhow::Re
             } else {
                 vec![local_root(options)?]
             };
+            // --identity wins over the profile's keys.
+            let identity_files = if options.identity.is_empty() {
+                profile
+                    .kind
+                    .identity_files()
+                    .iter()
+                    .map(|path| path.display().to_string())
+                    .collect()
+            } else {
+                identity_files(options)
+            };
             return Ok(TabTarget::Storage {
                 url,
                 user: options.user.clone(),
                 local_roots,
+                identity_files,
             });
         }
         return Ok(TabTarget::Profile {
@@ -191,13 +208,18 @@ pub fn parse_target(connection: &str, options: &ConnectionOptions) -> anyhow::Re
         host: target.host,
         port: target.port,
         user: target.user,
-        identity_files: options
-            .identity
-            .iter()
-            .map(|path| path.display().to_string())
-            .collect(),
+        identity_files: identity_files(options),
         jump_hosts: options.jump.clone(),
     })
+}
+
+/// The `--identity` files as the protocol carries them.
+fn identity_files(options: &ConnectionOptions) -> Vec<String> {
+    options
+        .identity
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect()
 }
 
 /// The saved storage profile `connection` names, if it names one.

@@ -145,6 +145,8 @@ enum ResolvedTarget {
         url: String,
         user: Option<String>,
         local_roots: Vec<String>,
+        /// SFTP: the private keys to log in with.
+        identity_files: Vec<PathBuf>,
     },
 }
 
@@ -590,11 +592,13 @@ impl Inner {
                 url,
                 user,
                 local_roots,
+                identity_files,
             } => Ok((
                 ResolvedTarget::Storage {
                     url: url.clone(),
                     user: user.clone(),
                     local_roots: local_roots.clone(),
+                    identity_files: identity_files.iter().map(PathBuf::from).collect(),
                 },
                 None,
             )),
@@ -631,6 +635,7 @@ impl Inner {
                         url,
                         user: None,
                         local_roots: profile.kind.local_roots(),
+                        identity_files: profile.kind.identity_files(),
                     };
                     return Ok((target, Some(settings)));
                 }
@@ -662,8 +667,11 @@ impl Inner {
                 url,
                 user,
                 local_roots,
+                identity_files,
             } => {
-                return self.connect_storage(tab, &url, user, &local_roots).await;
+                return self
+                    .connect_storage(tab, &url, user, &local_roots, identity_files)
+                    .await;
             }
             ResolvedTarget::Local => (open_local_shell(cols, rows)?, None),
             ResolvedTarget::Ssh(target) => {
@@ -736,13 +744,15 @@ impl Inner {
     }
 
     /// Opens a storage tab: the service (secret from the keychain, else asked for with a
-    /// password prompt) and the local side confined to `local_roots`.
+    /// password prompt; SFTP logs in like SSH, with `identity_files` first) and the local side
+    /// confined to `local_roots`.
     async fn connect_storage(
         self: &Arc<Self>,
         tab: &Arc<Tab>,
         url: &str,
         user: Option<String>,
         local_roots: &[String],
+        identity_files: Vec<PathBuf>,
     ) -> Result<Arc<TabResources>, String> {
         let parsed = crate::storage::StorageUrl::parse(url, user.as_deref())
             .map_err(|error| error.to_string())?;
@@ -764,7 +774,7 @@ impl Inner {
                     host: host.clone(),
                     port: *port,
                     user: parsed.user.clone().unwrap_or_default(),
-                    identity_files: Vec::new(),
+                    identity_files,
                     jump_hosts: Vec::new(),
                 };
                 let options = SshOptions {

@@ -45,6 +45,10 @@ pub enum TabTarget {
         /// The folders of this computer the tab's local side may use (absolute paths).
         #[serde(default)]
         local_roots: Vec<String>,
+        /// SFTP only: private key files to log in with, tried in order after the ssh-agent and
+        /// before a password (passphrases from the keychain or a `Passphrase` prompt).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        identity_files: Vec<String>,
     },
 }
 

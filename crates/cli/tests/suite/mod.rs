@@ -1,5 +1,6 @@
 mod keychain_cli;
 mod pilot;
 mod policy_cli;
+mod sftp_keys_cli;
 mod storage_cli;
 mod tool_cli;

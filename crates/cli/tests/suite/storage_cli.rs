@@ -26,7 +26,8 @@ fn kaiport(
     command.output().unwrap()
 }
 
-fn outcome(output: &Output) -> Value {
+/// The one JSON object `kaiport tool` prints (panics with its output when there is none).
+pub(super) fn outcome(output: &Output) -> Value {
     let stdout = String::from_utf8_lossy(&output.stdout);
     serde_json::from_str(stdout.trim()).unwrap_or_else(|error| {
         panic!(

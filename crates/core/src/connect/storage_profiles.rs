@@ -16,9 +16,12 @@
 //! sensitivity = "confidential"
 //! ```
 //!
-//! A profile holds exactly what a storage URL carries ([`crate::storage::StorageUrl`]); it is
-//! turned into that URL ([`ProfileKind::storage_url`]) so a profile tab and a URL tab open the
-//! same way and look up the same keychain entry. [`check_storage_profile`] finds unknown and
+//! An `sftp` entry logs in like an SSH profile: `identity_files = ["~/.ssh/id_ed25519"]`, each
+//! key's passphrase in the keychain (or asked for), then the password.
+//!
+//! Besides those keys, a profile holds exactly what a storage URL carries
+//! ([`crate::storage::StorageUrl`]); it is turned into that URL ([`ProfileKind::storage_url`]) so
+//! a profile tab and a URL tab open the same way and look up the same keychain entry. [`check_storage_profile`] finds unknown and
 //! invalid fields so the error names the file, the profile and the field.
 //!
 //! This module must never hold or accept a secret; the profile file refuses secret-like keys.
@@ -104,6 +107,10 @@ pub struct FileServerProfile {
     /// FTPS only: a PEM file of extra certificates to trust (self-signed servers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_file: Option<String>,
+    /// SFTP only: private key files to log in with (`~` expanded), as for SSH profiles; a
+    /// key's passphrase lives in the keychain like an SSH profile's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identity_files: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub local_roots: Vec<String>,
 }
@@ -142,7 +149,15 @@ fn known_fields(kind: &str) -> Option<&'static [&'static str]> {
             "local_roots",
         ],
         "ftps" => &["host", "port", "path", "user", "ca_file", "local_roots"],
-        "ftp" | "sftp" => &["host", "port", "path", "user", "local_roots"],
+        "ftp" => &["host", "port", "path", "user", "local_roots"],
+        "sftp" => &[
+            "host",
+            "port",
+            "path",
+            "user",
+            "identity_files",
+            "local_roots",
+        ],
         _ => return None,
     })
 }
@@ -287,6 +302,24 @@ impl ProfileKind {
             .iter()
             .map(|root| super::profiles::expand_tilde(root).display().to_string())
             .collect()
+    }
+
+    /// The private keys an SFTP profile logs in with (`~` expanded); empty for other kinds and
+    /// for SSH (whose keys go into its `SshTarget`).
+    pub fn identity_files(&self) -> Vec<std::path::PathBuf> {
+        match self {
+            ProfileKind::Sftp(server) => server
+                .identity_files
+                .iter()
+                .map(|file| super::profiles::expand_tilde(file))
+                .collect(),
+            ProfileKind::Ssh { .. }
+            | ProfileKind::S3(_)
+            | ProfileKind::Webdav(_)
+            | ProfileKind::Azblob(_)
+            | ProfileKind::Ftp(_)
+            | ProfileKind::Ftps(_) => Vec::new(),
+        }
     }
 
     /// The storage URL this profile stands for (no secret in it); `None` for SSH.
@@ -455,6 +488,7 @@ kind = "sftp"
 host = "::1"
 user = "carol"
 path = "/var/www"
+identity_files = ["/keys/id_ed25519", "/keys/id_rsa"]
 "#;
 
     fn load(text: &str) -> Result<ProfileStore, ProfileError> {
@@ -529,6 +563,23 @@ path = "/var/www"
             }
         );
         assert_eq!(sftp.root, "var/www");
+        assert_eq!(
+            store.get("box").unwrap().kind.identity_files(),
+            vec![
+                std::path::PathBuf::from("/keys/id_ed25519"),
+                std::path::PathBuf::from("/keys/id_rsa")
+            ]
+        );
+        // Keys belong to SFTP: an FTP profile with identity_files is told so.
+        let ftp_keys = load(
+            "[[connection]]\nname = \"f\"\nkind = \"ftp\"\nhost = \"h\"\nidentity_files = [\"/k\"]\n",
+        );
+        assert!(
+            ftp_keys
+                .as_ref()
+                .is_err_and(|error| error.to_string().contains("unknown field `identity_files`")),
+            "{ftp_keys:?}"
+        );
         // The profile's settings apply to its tabs.
         assert_eq!(
             store
@@ -670,10 +721,14 @@ path = "/var/www"
             path: "p".into(),
             user: some(),
             ca_file: None,
+            identity_files: Vec::new(),
             local_roots: roots,
         };
         full(ProfileKind::Ftp(server.clone()));
-        full(ProfileKind::Sftp(server.clone()));
+        full(ProfileKind::Sftp(FileServerProfile {
+            identity_files: vec!["/k".to_owned()],
+            ..server.clone()
+        }));
         full(ProfileKind::Ftps(FileServerProfile {
             ca_file: some(),
             ..server
