@@ -24,3 +24,26 @@ pub mod model_server;
 pub mod secret_service;
 pub mod sshd;
 pub mod storage_servers;
+
+/// Every entry under `dir` that is not a folder (files, links), at any depth; a missing `dir`
+/// has none. For tests that look at what a server or kaiport left on disk.
+pub fn files_under(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(error) => return Err(error),
+        };
+        for entry in entries {
+            let entry = entry?;
+            if entry.file_type()?.is_dir() {
+                pending.push(entry.path());
+            } else {
+                found.push(entry.path());
+            }
+        }
+    }
+    Ok(found)
+}

@@ -480,22 +480,8 @@ impl StorageServer {
                 .collect();
         } else {
             let root = self.data_dir().join(folder);
-            let mut pending = vec![root.clone()];
-            while let Some(dir) = pending.pop() {
-                let entries = match std::fs::read_dir(&dir) {
-                    Ok(entries) => entries,
-                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
-                    Err(error) => return Err(error.into()),
-                };
-                for entry in entries {
-                    let path = entry?.path();
-                    if path.is_dir() {
-                        pending.push(path);
-                    } else {
-                        let relative = path.strip_prefix(&root)?;
-                        found.push(relative.display().to_string());
-                    }
-                }
+            for path in crate::files_under(&root)? {
+                found.push(path.strip_prefix(&root)?.display().to_string());
             }
         }
         found.sort();

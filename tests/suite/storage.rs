@@ -622,7 +622,7 @@ async fn a_download_damaged_on_the_server_is_refused_by_its_md5() {
 
     let store = tab.server.data_dir().parent().unwrap().join("azurite");
     let mut damaged = 0;
-    for file in walk_files(&store) {
+    for file in kaiport_tests::files_under(&store).unwrap() {
         let mut bytes = std::fs::read(&file).unwrap();
         if let Some(at) = bytes
             .windows(marker.len())
@@ -651,17 +651,4 @@ async fn a_download_damaged_on_the_server_is_refused_by_its_md5() {
         .unwrap()
         .collect();
     assert!(left.is_empty(), "something was left: {left:?}");
-}
-
-fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let kind = entry.file_type().unwrap();
-        if kind.is_dir() {
-            files.extend(walk_files(&entry.path()));
-        } else if kind.is_file() {
-            files.push(entry.path());
-        }
-    }
-    files
 }

@@ -34,7 +34,7 @@ fn text(output: &Output) -> String {
 /// Everything kaiport wrote under its home, as text.
 fn written(keychain: &SecretService) -> String {
     let mut all = String::new();
-    for entry in walk(keychain.home()) {
+    for entry in kaiport_tests::files_under(keychain.home()).unwrap() {
         // The keyring files are the Secret Service's own (encrypted) storage.
         if entry.components().any(|c| c.as_os_str() == "keyrings") {
             continue;
@@ -44,19 +44,6 @@ fn written(keychain: &SecretService) -> String {
         ));
     }
     all
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if entry.file_type().unwrap().is_dir() {
-            files.extend(walk(&path));
-        } else if entry.file_type().unwrap().is_file() {
-            files.push(path);
-        }
-    }
-    files
 }
 
 #[test]

@@ -132,50 +132,41 @@ fn sftp_profiles_log_in_with_identity_files() {
         .next()
         .unwrap()
         .to_owned();
-    std::fs::write(
-        home.path().join("connections.toml"),
-        format!(
-            "[[connection]]\nname = \"box\"\nkind = \"sftp\"\nhost = \"127.0.0.1\"\nport = {}\n\
-             user = \"{user}\"\npath = \"{}\"\nidentity_files = [\"{}\"]\n",
-            server.port,
-            server.data_dir().display(),
-            keys.ecdsa.display()
-        ),
-    )
-    .unwrap();
+    // The profile `box`, with `identity_files` or without.
+    let write_profile = |identity: Option<&std::path::Path>| {
+        let keys = identity
+            .map(|key| format!("identity_files = [\"{}\"]\n", key.display()))
+            .unwrap_or_default();
+        std::fs::write(
+            home.path().join("connections.toml"),
+            format!(
+                "[[connection]]\nname = \"box\"\nkind = \"sftp\"\nhost = \"127.0.0.1\"\nport = {}\n\
+                 user = \"{user}\"\npath = \"{}\"\n{keys}",
+                server.port,
+                server.data_dir().display(),
+            ),
+        )
+        .unwrap();
+    };
+    let list_root = || {
+        kaiport(
+            &server,
+            home.path(),
+            local.path(),
+            &["tool", "box", "list_dir"],
+        )
+        .arg(json!({"path": "/"}).to_string())
+        .output()
+        .unwrap()
+    };
+    write_profile(Some(&keys.ecdsa));
     std::fs::write(server.data_dir().join("profile #1.txt"), "via profile\n").unwrap();
-    let listed = kaiport(
-        &server,
-        home.path(),
-        local.path(),
-        &["tool", "box", "list_dir"],
-    )
-    .arg(json!({"path": "/"}).to_string())
-    .output()
-    .unwrap();
-    let listed = outcome(&listed);
+    let listed = outcome(&list_root());
     assert_eq!(listed["status"], "ok", "{listed}");
     assert_eq!(entry_names(&listed), vec!["profile #1.txt"]);
 
     // Without the key the same profile cannot log in (publickey only, no agent).
-    std::fs::write(
-        home.path().join("connections.toml"),
-        format!(
-            "[[connection]]\nname = \"box\"\nkind = \"sftp\"\nhost = \"127.0.0.1\"\nport = {}\n\
-             user = \"{user}\"\npath = \"{}\"\n",
-            server.port,
-            server.data_dir().display(),
-        ),
-    )
-    .unwrap();
-    let refused = kaiport(
-        &server,
-        home.path(),
-        local.path(),
-        &["tool", "box", "list_dir"],
-    )
-    .arg(json!({"path": "/"}).to_string())
-    .output()
-    .unwrap();
+    write_profile(None);
+    let refused = list_root();
     assert!(!refused.status.success());
 }
