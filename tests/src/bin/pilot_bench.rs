@@ -153,8 +153,12 @@ async fn measure(protocol: ProviderKind, calls: usize) -> Result<Vec<Duration>> 
         pipeline.sort();
         eprintln!("tool pipeline median {:?}", pipeline[pipeline.len() / 2]);
         let requests = server.requests();
+        // Replies that asked for a tool, in order (the last reply of each turn is text).
         let mut before: Vec<Duration> = requests
             .iter()
+            .enumerate()
+            .filter(|(index, _)| index % (CALLS_PER_TURN + 1) != CALLS_PER_TURN)
+            .map(|(_, request)| request)
             .zip(&requested)
             .filter_map(|(request, at)| Some(at.duration_since(request.finished()?)))
             .collect();
