@@ -303,6 +303,9 @@ async fn handle(
     uri: Uri,
     body: Bytes,
 ) -> Response {
+    // Taken before this server parses the body, so its own parsing is not counted as the
+    // client's time.
+    let received = Instant::now();
     let protocol = if uri.path() == "/v1/messages" {
         "anthropic"
     } else {
@@ -329,7 +332,7 @@ async fn handle(
             body: parsed,
             raw,
             auth_ok,
-            received: Instant::now(),
+            received,
             finished: Arc::default(),
         };
         let finished = record.finished.clone();
