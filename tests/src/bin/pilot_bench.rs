@@ -38,6 +38,19 @@ fn main() -> Result<()> {
         .build()?;
     for protocol in [ProviderKind::Anthropic, ProviderKind::Openai] {
         let mut gaps = runtime.block_on(measure(protocol, calls))?;
+        if std::env::var_os("KAIPORT_BENCH_DETAIL").is_some() && gaps.len() >= 2 * CALLS_PER_TURN {
+            // The conversation grows with every call: early and late calls side by side.
+            let median_of = |slice: &[Duration]| {
+                let mut slice = slice.to_vec();
+                slice.sort();
+                slice[slice.len() / 2]
+            };
+            eprintln!(
+                "gap median, first {CALLS_PER_TURN} calls {:?}, last {CALLS_PER_TURN} calls {:?}",
+                median_of(&gaps[..CALLS_PER_TURN]),
+                median_of(&gaps[gaps.len() - CALLS_PER_TURN..]),
+            );
+        }
         gaps.sort();
         let at = |share: f64| gaps[((gaps.len() - 1) as f64 * share) as usize];
         println!(

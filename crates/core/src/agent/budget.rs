@@ -71,11 +71,12 @@ pub fn elided_marker(tool: &str, chars: usize) -> String {
 }
 
 /// Elide the oldest tool results until `fixed` (system prompt, tool schemas) plus the
-/// messages fit in `budget`. Returns how many results were elided now.
-pub fn fit(messages: &mut [Message], fixed: usize, budget: usize) -> usize {
+/// messages fit in `budget`. Returns the positions of the results elided now.
+pub fn fit(messages: &mut [Message], fixed: usize, budget: usize) -> Vec<usize> {
     let mut total = fixed + messages.iter().map(message_tokens).sum::<usize>();
+    let mut elided = Vec::new();
     if total <= budget {
-        return 0;
+        return elided;
     }
     let results: Vec<usize> = messages
         .iter()
@@ -84,7 +85,6 @@ pub fn fit(messages: &mut [Message], fixed: usize, budget: usize) -> usize {
         .map(|(index, _)| index)
         .collect();
     let elidable = results.len().saturating_sub(KEEP_NEWEST_RESULTS);
-    let mut elided = 0;
     for &index in &results[..elidable] {
         if total <= budget {
             break;
@@ -96,7 +96,7 @@ pub fn fit(messages: &mut [Message], fixed: usize, budget: usize) -> usize {
             let before = estimate(content);
             *content = elided_marker(name, content.chars().count());
             total = total - before + estimate(content);
-            elided += 1;
+            elided.push(index);
         }
     }
     elided
@@ -125,16 +125,16 @@ mod tests {
             result("c", 4000),
             result("d", 4000),
         ];
-        assert_eq!(fit(&mut messages, 100, 100_000), 0);
+        assert_eq!(fit(&mut messages, 100, 100_000), Vec::<usize>::new());
         // Room for about three results: only the oldest goes.
-        assert_eq!(fit(&mut messages, 100, 3200), 1);
+        assert_eq!(fit(&mut messages, 100, 3200), vec![1]);
         let Message::Tool { content, .. } = &messages[1] else {
             panic!()
         };
         assert!(content.starts_with("[kaiport removed this run_command result (4000 characters)"));
         // Far too little room: everything but the newest two goes, once.
-        assert_eq!(fit(&mut messages, 100, 10), 1);
-        assert_eq!(fit(&mut messages, 100, 10), 0);
+        assert_eq!(fit(&mut messages, 100, 10), vec![2]);
+        assert_eq!(fit(&mut messages, 100, 10), Vec::<usize>::new());
         let Message::Tool { content, .. } = &messages[4] else {
             panic!()
         };

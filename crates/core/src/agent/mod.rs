@@ -62,6 +62,8 @@ struct State {
     frame: UntrustedFrame,
     model: Option<ModelSettings>,
     history: Option<History>,
+    /// `messages` as the provider last encoded them.
+    wire: llm::WireCache,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -81,6 +83,7 @@ impl Conversations {
                         frame: UntrustedFrame::new(),
                         model: None,
                         history: None,
+                        wire: llm::WireCache::default(),
                     }),
                     running: Mutex::new(None),
                     next_turn: AtomicU64::new(1),
@@ -337,7 +340,9 @@ async fn run_turn(
         };
         let system = prompt::system_prompt(&info, &tools);
         let fixed = budget::estimate(&system) + tools_tokens;
-        budget::fit(&mut state.messages, fixed, budget);
+        for index in budget::fit(&mut state.messages, fixed, budget) {
+            state.wire.forget(index);
+        }
         let reply = ask_model(
             engine,
             tab,
@@ -453,6 +458,7 @@ async fn ask_model(
         messages: &state.messages,
         tools,
         max_output_tokens: max_output,
+        wire: Some(&state.wire),
     };
     let mut streamed = String::new();
     let mut on_text = |delta: &str| {

@@ -4,8 +4,8 @@
 
 use super::sse::SseEvent;
 use super::{
-    LlmError, Message, ModelProvider, ModelReply, ModelRequest, StopReason, ToolCall, read_events,
-    send,
+    Encoded, LlmError, Message, ModelProvider, ModelReply, ModelRequest, StopReason, ToolCall,
+    encoded_messages, push_json, push_tools, read_events, send,
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -32,80 +32,97 @@ impl Anthropic {
 }
 
 /// The request body for `request`.
-pub fn body(model: &str, request: &ModelRequest<'_>) -> Value {
-    let tools: Vec<Value> = request
-        .tools
-        .iter()
-        .map(|tool| {
-            json!({
-                "name": tool.name,
-                "description": tool.description,
-                "input_schema": tool.parameters,
-            })
+pub fn body(model: &str, request: &ModelRequest<'_>) -> Vec<u8> {
+    let messages = encoded_messages(request, PROVIDER, encode);
+    let size = messages.iter().map(|m| m.json.len() + 32).sum::<usize>() + request.system.len();
+    let mut out = Vec::with_capacity(size + 16 * 1024);
+    out.extend_from_slice(b"{\"model\":");
+    push_json(&mut out, model);
+    out.extend_from_slice(
+        format!(
+            ",\"max_tokens\":{},\"stream\":true",
+            request.max_output_tokens
+        )
+        .as_bytes(),
+    );
+    out.extend_from_slice(b",\"system\":");
+    push_json(&mut out, request.system);
+    push_tools(&mut out, request.tools, |tool| {
+        json!({
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": tool.parameters,
         })
-        .collect();
-    let mut body = json!({
-        "model": model,
-        "max_tokens": request.max_output_tokens,
-        "system": request.system,
-        "messages": messages(request.messages),
-        "stream": true,
     });
-    if !tools.is_empty() {
-        body["tools"] = Value::Array(tools);
+    // Messages alternate user/assistant; tool results are user messages. Neighbours of the
+    // same role are merged, as the API requires.
+    out.extend_from_slice(b",\"messages\":[");
+    let mut role = None;
+    for message in &messages {
+        if role == Some(message.role) {
+            out.push(b',');
+        } else {
+            if role.is_some() {
+                out.extend_from_slice(b"]},");
+            }
+            out.extend_from_slice(b"{\"role\":");
+            push_json(&mut out, message.role);
+            out.extend_from_slice(b",\"content\":[");
+            role = Some(message.role);
+        }
+        out.extend_from_slice(message.json.as_bytes());
     }
-    body
+    if role.is_some() {
+        out.extend_from_slice(b"]}");
+    }
+    out.extend_from_slice(b"]}");
+    out
 }
 
-/// Messages alternate user/assistant; tool results are user messages. Neighbours of the same
-/// role are merged, as the API requires.
-fn messages(messages: &[Message]) -> Vec<Value> {
-    let mut out: Vec<(&str, Vec<Value>)> = Vec::new();
-    for message in messages {
-        let (role, blocks) = match message {
-            Message::User { text } => ("user", vec![json!({"type": "text", "text": text})]),
-            Message::Assistant { text, tool_calls } => {
-                let mut blocks = Vec::new();
-                if !text.is_empty() {
-                    blocks.push(json!({"type": "text", "text": text}));
-                }
-                for call in tool_calls {
-                    // The API wants an object; malformed arguments were already answered with
-                    // an error result, so an empty object stands in for them.
-                    let input = match serde_json::from_str::<Value>(&call.arguments) {
-                        Ok(value @ Value::Object(_)) => value,
-                        _ => json!({}),
-                    };
-                    blocks.push(json!({
-                        "type": "tool_use", "id": call.id, "name": call.name, "input": input,
-                    }));
-                }
-                if blocks.is_empty() {
-                    blocks.push(json!({"type": "text", "text": "(no reply)"}));
-                }
-                ("assistant", blocks)
+/// One message's content blocks, comma-separated, and its role.
+fn encode(message: &Message) -> Encoded {
+    let (role, blocks) = match message {
+        Message::User { text } => ("user", vec![json!({"type": "text", "text": text})]),
+        Message::Assistant { text, tool_calls } => {
+            let mut blocks = Vec::new();
+            if !text.is_empty() {
+                blocks.push(json!({"type": "text", "text": text}));
             }
-            Message::Tool {
-                call_id,
-                content,
-                is_error,
-                ..
-            } => (
-                "user",
-                vec![json!({
-                    "type": "tool_result", "tool_use_id": call_id, "content": content,
-                    "is_error": is_error,
-                })],
-            ),
-        };
-        match out.last_mut() {
-            Some((last, existing)) if *last == role => existing.extend(blocks),
-            _ => out.push((role, blocks)),
+            for call in tool_calls {
+                // The API wants an object; malformed arguments were already answered with
+                // an error result, so an empty object stands in for them.
+                let input = match serde_json::from_str::<Value>(&call.arguments) {
+                    Ok(value @ Value::Object(_)) => value,
+                    _ => json!({}),
+                };
+                blocks.push(json!({
+                    "type": "tool_use", "id": call.id, "name": call.name, "input": input,
+                }));
+            }
+            if blocks.is_empty() {
+                blocks.push(json!({"type": "text", "text": "(no reply)"}));
+            }
+            ("assistant", blocks)
         }
-    }
-    out.into_iter()
-        .map(|(role, content)| json!({"role": role, "content": content}))
-        .collect()
+        Message::Tool {
+            call_id,
+            content,
+            is_error,
+            ..
+        } => (
+            "user",
+            vec![json!({
+                "type": "tool_result", "tool_use_id": call_id, "content": content,
+                "is_error": is_error,
+            })],
+        ),
+    };
+    let json = blocks
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    Encoded { role, json }
 }
 
 /// Builds the reply from stream events.
@@ -252,7 +269,8 @@ impl ModelProvider for Anthropic {
             .header("x-api-key", &self.api_key)
             .header("anthropic-version", API_VERSION)
             .header(reqwest::header::ACCEPT, "text/event-stream")
-            .json(&body(&self.model, request));
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body(&self.model, request));
         let response = send(PROVIDER, builder, &self.url, &self.model, cancel).await?;
         let mut reply = ReplyBuilder::default();
         let complete = read_events(PROVIDER, &self.url, response, cancel, &mut |event| {
@@ -318,8 +336,9 @@ mod tests {
             messages: &conversation,
             tools: &tools,
             max_output_tokens: 100,
+            wire: None,
         };
-        let body = body("m", &request);
+        let body: Value = serde_json::from_slice(&body("m", &request)).unwrap();
         assert_eq!(body["messages"].as_array().unwrap().len(), 3);
         assert_eq!(body["messages"][1]["content"][1]["input"], json!({}));
         assert_eq!(

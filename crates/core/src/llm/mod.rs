@@ -66,6 +66,144 @@ pub struct ModelRequest<'a> {
     pub messages: &'a [Message],
     pub tools: &'a [ToolSchema],
     pub max_output_tokens: u32,
+    /// Where the messages' wire encodings are kept between requests of one conversation;
+    /// None encodes every message afresh.
+    pub wire: Option<&'a WireCache>,
+}
+
+/// One message in a provider's wire format: its JSON (for Anthropic the content blocks,
+/// comma-separated, since neighbours of one role are merged into one message) and its role.
+#[derive(Debug)]
+pub(crate) struct Encoded {
+    pub role: &'static str,
+    pub json: String,
+}
+
+/// The messages of one conversation as a provider last encoded them, by position.
+///
+/// A conversation is sent whole with every request, so encoding every message each time
+/// costs more the longer it gets (a few milliseconds per request after a few hundred tool
+/// calls); with the cache only new or changed messages are encoded. The owner keeps it next to
+/// the messages: messages are only appended, and one changed in place must be [`forget`]-ed.
+/// A length check catches a change that was not reported.
+///
+/// [`forget`]: WireCache::forget
+#[derive(Debug, Default)]
+pub struct WireCache {
+    inner: std::sync::Mutex<WireEntries>,
+}
+
+#[derive(Debug, Default)]
+struct WireEntries {
+    provider: &'static str,
+    /// Per message: the text length it was encoded from, and the encoding.
+    items: Vec<Option<(usize, std::sync::Arc<Encoded>)>>,
+}
+
+impl WireCache {
+    /// Message `index` was changed in place: encode it again next time.
+    pub fn forget(&self, index: usize) {
+        let mut inner = self
+            .inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(slot) = inner.items.get_mut(index) {
+            *slot = None;
+        }
+    }
+
+    fn encode_all(
+        &self,
+        provider: &'static str,
+        messages: &[Message],
+        encode: fn(&Message) -> Encoded,
+    ) -> Vec<std::sync::Arc<Encoded>> {
+        let mut inner = self
+            .inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if inner.provider != provider {
+            inner.provider = provider;
+            inner.items.clear();
+        }
+        inner.items.resize(messages.len(), None);
+        inner
+            .items
+            .iter_mut()
+            .zip(messages)
+            .map(|(slot, message)| {
+                let length = message.text_len();
+                match slot {
+                    Some((encoded_from, encoded)) if *encoded_from == length => encoded.clone(),
+                    _ => {
+                        let encoded = std::sync::Arc::new(encode(message));
+                        *slot = Some((length, encoded.clone()));
+                        encoded
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// `request`'s messages in a provider's wire format, from its cache where it has one.
+pub(crate) fn encoded_messages(
+    request: &ModelRequest<'_>,
+    provider: &'static str,
+    encode: fn(&Message) -> Encoded,
+) -> Vec<std::sync::Arc<Encoded>> {
+    match request.wire {
+        Some(cache) => cache.encode_all(provider, request.messages, encode),
+        None => request
+            .messages
+            .iter()
+            .map(|message| std::sync::Arc::new(encode(message)))
+            .collect(),
+    }
+}
+
+/// Appends `,"tools":[…]` with each tool in a provider's format; nothing when there are none.
+pub(crate) fn push_tools(
+    out: &mut Vec<u8>,
+    tools: &[ToolSchema],
+    wire: fn(&ToolSchema) -> serde_json::Value,
+) {
+    if tools.is_empty() {
+        return;
+    }
+    let tools: Vec<serde_json::Value> = tools.iter().map(wire).collect();
+    out.extend_from_slice(b",\"tools\":");
+    push_json(out, &tools);
+}
+
+/// Appends `value` as JSON.
+pub(crate) fn push_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Strings and JSON values written to memory cannot fail to serialize.
+    if serde_json::to_writer(&mut *out, value).is_err() {
+        out.extend_from_slice(b"null");
+    }
+}
+
+impl Message {
+    /// The length of all the text in the message (a cheap fingerprint for [`WireCache`]).
+    fn text_len(&self) -> usize {
+        match self {
+            Message::User { text } => text.len(),
+            Message::Assistant { text, tool_calls } => {
+                text.len()
+                    + tool_calls
+                        .iter()
+                        .map(|call| call.id.len() + call.name.len() + call.arguments.len())
+                        .sum::<usize>()
+            }
+            Message::Tool {
+                call_id,
+                name,
+                content,
+                ..
+            } => call_id.len() + name.len() + content.len(),
+        }
+    }
 }
 
 /// Why the model stopped writing.
@@ -487,6 +625,69 @@ async fn read_events(
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    /// Both wire formats: a request built from the cache is byte for byte the one built
+    /// afresh, as the conversation grows and after a result is changed in place.
+    #[test]
+    fn cached_encodings_give_the_same_body() {
+        let call = |id: &str| ToolCall {
+            id: id.to_owned(),
+            name: "read_file".to_owned(),
+            arguments: r#"{"path":"/etc/hosts"}"#.to_owned(),
+        };
+        let result = |id: &str, content: &str| Message::Tool {
+            call_id: id.to_owned(),
+            name: "read_file".to_owned(),
+            content: content.to_owned(),
+            is_error: false,
+        };
+        let tools = [ToolSchema {
+            name: "read_file".into(),
+            description: "reads \"a\" file".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        }];
+        let bodies: [fn(&str, &ModelRequest<'_>) -> Vec<u8>; 2] = [anthropic::body, openai::body];
+        for body in bodies {
+            let cache = WireCache::default();
+            let mut messages = vec![Message::User {
+                text: "look at \"hosts\"\n".to_owned(),
+            }];
+            let request = |messages: &[Message], wire| {
+                let request = ModelRequest {
+                    system: "sys",
+                    messages,
+                    tools: &tools,
+                    max_output_tokens: 10,
+                    wire,
+                };
+                body("m", &request)
+            };
+            for step in 0..3 {
+                let id = format!("c{step}");
+                messages.push(Message::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![call(&id)],
+                });
+                messages.push(result(&id, "127.0.0.1 localhost\n"));
+                let cached = request(&messages, Some(&cache));
+                assert_eq!(
+                    String::from_utf8_lossy(&cached),
+                    String::from_utf8_lossy(&request(&messages, None))
+                );
+                let parsed: serde_json::Value = serde_json::from_slice(&cached).unwrap();
+                assert!(parsed["messages"].is_array());
+            }
+            // A result elided in place and reported: the new text is sent.
+            messages[2] = result("c0", "[removed]");
+            cache.forget(2);
+            let cached = request(&messages, Some(&cache));
+            assert!(String::from_utf8_lossy(&cached).contains("[removed]"));
+            assert_eq!(cached, request(&messages, None));
+            // Changed and not reported: the length check still catches it.
+            messages[4] = result("c1", "[also removed]");
+            assert_eq!(request(&messages, Some(&cache)), request(&messages, None));
+        }
+    }
 
     #[test]
     fn error_details_come_from_the_json_body() {

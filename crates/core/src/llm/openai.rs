@@ -8,8 +8,8 @@
 //! streams that end without `[DONE]` after a finish reason.
 
 use super::{
-    LlmError, Message, ModelProvider, ModelReply, ModelRequest, StopReason, ToolCall, read_events,
-    send,
+    Encoded, LlmError, Message, ModelProvider, ModelReply, ModelRequest, StopReason, ToolCall,
+    encoded_messages, push_json, push_tools, read_events, send,
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -40,56 +40,71 @@ impl OpenAiCompatible {
     }
 }
 
-/// The request body for `request`.
-pub fn body(model: &str, request: &ModelRequest<'_>) -> Value {
-    let mut messages = vec![json!({"role": "system", "content": request.system})];
-    for message in request.messages {
-        messages.push(match message {
-            Message::User { text } => json!({"role": "user", "content": text}),
-            Message::Assistant { text, tool_calls } => {
-                let mut value = json!({"role": "assistant", "content": text});
-                if !tool_calls.is_empty() {
-                    value["tool_calls"] = tool_calls
-                        .iter()
-                        .map(|call| {
-                            json!({
-                                "id": call.id,
-                                "type": "function",
-                                "function": {"name": call.name, "arguments": call.arguments},
-                            })
+/// One message as Chat Completions wants it.
+fn encode(message: &Message) -> Encoded {
+    let value = match message {
+        Message::User { text } => json!({"role": "user", "content": text}),
+        Message::Assistant { text, tool_calls } => {
+            let mut value = json!({"role": "assistant", "content": text});
+            if !tool_calls.is_empty() {
+                value["tool_calls"] = tool_calls
+                    .iter()
+                    .map(|call| {
+                        json!({
+                            "id": call.id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": call.arguments},
                         })
-                        .collect();
-                }
-                value
+                    })
+                    .collect();
             }
-            Message::Tool {
-                call_id, content, ..
-            } => json!({"role": "tool", "tool_call_id": call_id, "content": content}),
-        });
+            value
+        }
+        Message::Tool {
+            call_id, content, ..
+        } => json!({"role": "tool", "tool_call_id": call_id, "content": content}),
+    };
+    Encoded {
+        role: "",
+        json: value.to_string(),
     }
-    let mut body = json!({
-        "model": model,
-        "messages": messages,
-        "stream": true,
-        "max_tokens": request.max_output_tokens,
+}
+
+/// The request body (JSON) for `request`.
+pub fn body(model: &str, request: &ModelRequest<'_>) -> Vec<u8> {
+    let messages = encoded_messages(request, PROVIDER, encode);
+    let size = messages.iter().map(|m| m.json.len() + 1).sum::<usize>() + request.system.len();
+    let mut out = Vec::with_capacity(size + 16 * 1024);
+    out.extend_from_slice(b"{\"model\":");
+    push_json(&mut out, model);
+    out.extend_from_slice(
+        format!(
+            ",\"stream\":true,\"max_tokens\":{}",
+            request.max_output_tokens
+        )
+        .as_bytes(),
+    );
+    push_tools(&mut out, request.tools, |tool| {
+        json!({
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            },
+        })
     });
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": tool.parameters,
-                    },
-                })
-            })
-            .collect();
+    out.extend_from_slice(b",\"messages\":[");
+    push_json(
+        &mut out,
+        &json!({"role": "system", "content": request.system}),
+    );
+    for message in &messages {
+        out.push(b',');
+        out.extend_from_slice(message.json.as_bytes());
     }
-    body
+    out.extend_from_slice(b"]}");
+    out
 }
 
 /// Builds the reply from stream chunks.
@@ -236,7 +251,8 @@ impl ModelProvider for OpenAiCompatible {
             .client
             .post(&self.url)
             .header(reqwest::header::ACCEPT, "text/event-stream")
-            .json(&body(&self.model, request));
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body(&self.model, request));
         if let Some(key) = &self.api_key {
             builder = builder.bearer_auth(key);
         }
