@@ -6,7 +6,8 @@
 //!
 //! Run with `cargo bench -p kaiport-tests --bench files` (as root, like the test suite, so the
 //! sshd fixture logs in as its test user). Data sets are generated in temp dirs and removed.
-//! `KAIPORT_BENCH_SMALL=1` shrinks the data sets for a quick check.
+//! `KAIPORT_BENCH_SMALL=1` shrinks the data sets for a quick check; `KAIPORT_BENCH_ONLY=search`
+//! (or `transfer`, `report`, comma-separated) runs only those parts.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use anyhow::{Context, Result, bail};
@@ -31,6 +32,11 @@ struct Row {
 
 fn main() -> Result<()> {
     let small = std::env::var_os("KAIPORT_BENCH_SMALL").is_some();
+    let only = std::env::var("KAIPORT_BENCH_ONLY").ok();
+    let wanted = |part: &str| {
+        only.as_deref()
+            .is_none_or(|only| only.split(',').any(|wanted| wanted == part))
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -50,138 +56,161 @@ fn main() -> Result<()> {
     let mut rows = Vec::new();
 
     // 1. Bulk transfer.
-    let size: u64 = if small { 64 << 20 } else { 1 << 30 };
-    let dir = shared_dir()?;
-    let local = dir.path().join("local.bin");
-    write_random(&local, size)?;
-    let remote_source = dir.path().join("remote.bin");
-    std::fs::copy(&local, &remote_source)?;
-    let remote_source = remote_source.display().to_string();
-    let remote_put = dir.path().join("put.bin").display().to_string();
-    let sftp_put_target = dir.path().join("sftp-put.bin").display().to_string();
+    if wanted("transfer") {
+        let size: u64 = if small { 64 << 20 } else { 1 << 30 };
+        let dir = shared_dir()?;
+        let local = dir.path().join("local.bin");
+        write_random(&local, size)?;
+        let remote_source = dir.path().join("remote.bin");
+        std::fs::copy(&local, &remote_source)?;
+        let remote_source = remote_source.display().to_string();
+        let remote_put = dir.path().join("put.bin").display().to_string();
+        let sftp_put_target = dir.path().join("sftp-put.bin").display().to_string();
 
-    let theirs = openssh.sftp(&format!("get {remote_source} /dev/null"))?;
-    let ours = runtime.block_on(async {
-        let started = Instant::now();
-        let mut sink = tokio::io::sink();
-        let got = files
-            .read_into(&remote_source, 0, u64::MAX, &mut sink)
-            .await?;
-        anyhow::ensure!(got == size, "read {got} of {size} bytes");
-        Ok::<_, anyhow::Error>(started.elapsed())
-    })?;
-    rows.push(Row {
-        name: format!("read {} MiB (sftp get)", size >> 20),
-        ours,
-        theirs,
-        throughput_bytes: Some(size),
-    });
+        let theirs = openssh.sftp(&format!("get {remote_source} /dev/null"))?;
+        let ours = runtime.block_on(async {
+            let started = Instant::now();
+            let mut sink = tokio::io::sink();
+            let got = files
+                .read_into(&remote_source, 0, u64::MAX, &mut sink)
+                .await?;
+            anyhow::ensure!(got == size, "read {got} of {size} bytes");
+            Ok::<_, anyhow::Error>(started.elapsed())
+        })?;
+        rows.push(Row {
+            name: format!("read {} MiB (sftp get)", size >> 20),
+            ours,
+            theirs,
+            throughput_bytes: Some(size),
+        });
 
-    let theirs = openssh.sftp(&format!("put {} {sftp_put_target}", local.display()))?;
-    let ours = runtime.block_on(async {
-        let started = Instant::now();
-        let mut source = tokio::fs::File::open(&local).await?;
-        let written = files
-            .write_atomic(&remote_put, &mut source, &WriteOptions::default())
-            .await?;
-        anyhow::ensure!(written == size, "wrote {written} of {size} bytes");
-        Ok::<_, anyhow::Error>(started.elapsed())
-    })?;
-    anyhow::ensure!(std::fs::metadata(&remote_put)?.len() == size);
-    rows.push(Row {
-        name: format!("write {} MiB (sftp put)", size >> 20),
-        ours,
-        theirs,
-        throughput_bytes: Some(size),
-    });
-    drop(dir);
+        let theirs = openssh.sftp(&format!("put {} {sftp_put_target}", local.display()))?;
+        let ours = runtime.block_on(async {
+            let started = Instant::now();
+            let mut source = tokio::fs::File::open(&local).await?;
+            let written = files
+                .write_atomic(&remote_put, &mut source, &WriteOptions::default())
+                .await?;
+            anyhow::ensure!(written == size, "wrote {written} of {size} bytes");
+            Ok::<_, anyhow::Error>(started.elapsed())
+        })?;
+        anyhow::ensure!(std::fs::metadata(&remote_put)?.len() == size);
+        rows.push(Row {
+            name: format!("write {} MiB (sftp put)", size >> 20),
+            ours,
+            theirs,
+            throughput_bytes: Some(size),
+        });
+        drop(dir);
+    }
 
     // 2. search_files over many small files.
-    let (folders, per_folder, file_size) = if small {
-        (20, 100, 10_000)
-    } else {
-        (200, 100, 10_000)
-    };
-    let tree = shared_dir()?;
-    let root = tree.path().join("tree");
-    let planted = make_text_tree(&root, folders, per_folder, file_size)?;
-    let root_text = root.display().to_string();
-    let needle = "kaiport-needle-7f3a";
-    let (theirs, grep_lines) =
-        openssh.timed(&format!("grep -rIn --max-count=1000 {needle} {root_text}"))?;
-    anyhow::ensure!(
-        grep_lines == planted,
-        "grep found {grep_lines} lines, {planted} planted"
-    );
-    let settings = kaiport_protocol::ConnectionSettings::default();
-    let limit = u64::from(settings.file_limit_kb) * 1024;
-    let (ours, found) = runtime.block_on(async {
-        let started = Instant::now();
-        let params = kaiport_protocol::tools::SearchFilesParams {
-            path: root_text.clone(),
-            pattern: needle.to_owned(),
-            literal: Some(true),
-            case_insensitive: None,
-            glob: None,
-            side: None,
+    if wanted("search") {
+        let (folders, per_folder, file_size) = if small {
+            (20, 100, 10_000)
+        } else {
+            (200, 100, 10_000)
         };
-        let result = kaiport_core::tools::search_files_on(files.as_ref(), &params, limit)
-            .await
-            .map_err(anyhow::Error::msg)?;
-        Ok::<_, anyhow::Error>((started.elapsed(), result))
-    })?;
-    let result_skipped = found.skipped;
-    let found = found.matches.len();
-    anyhow::ensure!(
-        found == planted,
-        "search_files found {found}, {planted} planted; skipped {} files, the first: {:?}",
-        result_skipped.len(),
-        result_skipped.first()
-    );
-    rows.push(Row {
-        name: format!(
-            "search_files, {} files / {} MB (ssh grep -rIn)",
-            folders * per_folder,
-            folders * per_folder * file_size / 1_000_000
-        ),
-        ours,
-        theirs,
-        throughput_bytes: None,
-    });
-    drop(tree);
+        let tree = shared_dir()?;
+        let root = tree.path().join("tree");
+        let planted = make_text_tree(&root, folders, per_folder, file_size)?;
+        let root_text = root.display().to_string();
+        let needle = "kaiport-needle-7f3a";
+        // KAIPORT_BENCH_REPEAT=N measures both sides N times on the same tree (for profiling).
+        let repeat: usize = std::env::var("KAIPORT_BENCH_REPEAT")
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let (mut ours_all, mut theirs_all) = (Vec::new(), Vec::new());
+        for _ in 0..repeat {
+            let (theirs, grep_lines) =
+                openssh.timed(&format!("grep -rIn --max-count=1000 {needle} {root_text}"))?;
+            anyhow::ensure!(
+                grep_lines == planted,
+                "grep found {grep_lines} lines, {planted} planted"
+            );
+            let settings = kaiport_protocol::ConnectionSettings::default();
+            let limit = u64::from(settings.file_limit_kb) * 1024;
+            let (ours, found) = runtime.block_on(async {
+                let started = Instant::now();
+                let params = kaiport_protocol::tools::SearchFilesParams {
+                    path: root_text.clone(),
+                    pattern: needle.to_owned(),
+                    literal: Some(true),
+                    case_insensitive: None,
+                    glob: None,
+                    side: None,
+                };
+                let result = kaiport_core::tools::search_files_on(files.as_ref(), &params, limit)
+                    .await
+                    .map_err(anyhow::Error::msg)?;
+                Ok::<_, anyhow::Error>((started.elapsed(), result))
+            })?;
+            let result_skipped = found.skipped;
+            let found = found.matches.len();
+            anyhow::ensure!(
+                found == planted,
+                "search_files found {found}, {planted} planted; skipped {} files, the first: {:?}",
+                result_skipped.len(),
+                result_skipped.first()
+            );
+            if repeat > 1 {
+                eprintln!("search: ours {ours:?}, grep {theirs:?}");
+            }
+            ours_all.push(ours);
+            theirs_all.push(theirs);
+        }
+        ours_all.sort();
+        theirs_all.sort();
+        let (ours, theirs) = (ours_all[repeat / 2], theirs_all[repeat / 2]);
+        rows.push(Row {
+            name: format!(
+                "search_files, {} files / {} MB (ssh grep -rIn)",
+                folders * per_folder,
+                folders * per_folder * file_size / 1_000_000
+            ),
+            ours,
+            theirs,
+            throughput_bytes: None,
+        });
+        drop(tree);
+    }
 
     // 3. folder_report over many entries.
-    let (folders, per_folder) = if small { (100, 100) } else { (1000, 100) };
-    let tree = shared_dir()?;
-    let root = tree.path().join("tree");
-    let entries = make_empty_tree(&root, folders, per_folder)?;
-    let root_text = root.display().to_string();
-    let (theirs, lines) =
-        openssh.timed(&format!("find {root_text} -printf '%y %s %T@ %m %p\\n'"))?;
-    anyhow::ensure!(lines == entries + 1, "find listed {lines}, {entries} made");
-    let (ours, counted) = runtime.block_on(async {
-        let started = Instant::now();
-        let params = kaiport_protocol::tools::FolderReportParams {
-            path: root_text.clone(),
-            max_depth: Some(12),
-            side: None,
-        };
-        let result = kaiport_core::tools::folder_report_on(files.as_ref(), &params)
-            .await
-            .map_err(anyhow::Error::msg)?;
-        Ok::<_, anyhow::Error>((started.elapsed(), (result.files + result.folders) as usize))
-    })?;
-    anyhow::ensure!(
-        counted == entries,
-        "folder_report counted {counted}, {entries} made"
-    );
-    rows.push(Row {
-        name: format!("folder_report, {entries} entries (ssh find -printf)"),
-        ours,
-        theirs,
-        throughput_bytes: None,
-    });
-    drop(tree);
+    if wanted("report") {
+        let (folders, per_folder) = if small { (100, 100) } else { (1000, 100) };
+        let tree = shared_dir()?;
+        let root = tree.path().join("tree");
+        let entries = make_empty_tree(&root, folders, per_folder)?;
+        let root_text = root.display().to_string();
+        let (theirs, lines) =
+            openssh.timed(&format!("find {root_text} -printf '%y %s %T@ %m %p\\n'"))?;
+        anyhow::ensure!(lines == entries + 1, "find listed {lines}, {entries} made");
+        let (ours, counted) = runtime.block_on(async {
+            let started = Instant::now();
+            let params = kaiport_protocol::tools::FolderReportParams {
+                path: root_text.clone(),
+                max_depth: Some(12),
+                side: None,
+            };
+            let result = kaiport_core::tools::folder_report_on(files.as_ref(), &params)
+                .await
+                .map_err(anyhow::Error::msg)?;
+            Ok::<_, anyhow::Error>((started.elapsed(), (result.files + result.folders) as usize))
+        })?;
+        anyhow::ensure!(
+            counted == entries,
+            "folder_report counted {counted}, {entries} made"
+        );
+        rows.push(Row {
+            name: format!("folder_report, {entries} entries (ssh find -printf)"),
+            ours,
+            theirs,
+            throughput_bytes: None,
+        });
+        drop(tree);
+    }
 
     println!("| benchmark | kaiport | OpenSSH | ratio |");
     println!("|---|---|---|---|");

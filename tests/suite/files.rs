@@ -875,3 +875,67 @@ async fn connection_killed_mid_write_keeps_the_original() {
     assert!(outcome.is_err(), "{outcome:?}");
     assert_eq!(std::fs::read(&target).unwrap(), original);
 }
+
+/// Hundreds of reads, listings and a batch read at once on one session all succeed with the
+/// right bytes. OpenSSH numbers handles by slot; russh-sftp decodes them as lossy UTF-8, so a
+/// handle from slot 128 on came back mangled and every use of it failed — the session keeps
+/// at most 128 handles open at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn hundreds_of_files_at_once_on_one_session() {
+    use futures::StreamExt;
+    let sshd = Sshd::start().unwrap();
+    let dir = user_dir(&sshd);
+    const FILES: usize = 300;
+    let content = |index: usize| format!("file {index}\n").repeat(index % 7 + 1);
+    for index in 0..FILES {
+        put(
+            &sshd,
+            &dir.path().join(format!("f{index:03}.txt")),
+            content(index),
+        );
+    }
+    let session = SshSession::connect(
+        &sshd.target(),
+        &sshd.options().unwrap(),
+        Arc::new(ScriptedInteraction::default()),
+    )
+    .await
+    .unwrap();
+    let files = Arc::new(SftpFiles::open(&session).await.unwrap());
+    let path_of = |index: usize| s(&dir.path().join(format!("f{index:03}.txt")));
+    let single = futures::future::join_all((0..FILES).map(|index| {
+        let (files, path) = (files.clone(), path_of(index));
+        async move {
+            let mut sink = Vec::new();
+            files
+                .read_into(&path, 0, u64::MAX, &mut sink)
+                .await
+                .map(|_| sink)
+        }
+    }));
+    let listings = futures::future::join_all((0..40).map(|_| {
+        let (files, path) = (files.clone(), s(dir.path()));
+        async move { files.read_dir(&path).await }
+    }));
+    let batch = files
+        .read_files(
+            futures::stream::iter(
+                (0..FILES).map(|index| (path_of(index), content(index).len() as u64)),
+            )
+            .boxed(),
+            1 << 20,
+        )
+        .collect::<Vec<_>>();
+    let (single, listings, batch) = tokio::join!(single, listings, batch);
+    for (index, read) in single.into_iter().enumerate() {
+        assert_eq!(read.unwrap(), content(index).into_bytes(), "file {index}");
+    }
+    for listing in listings {
+        assert_eq!(listing.unwrap().len(), FILES);
+    }
+    assert_eq!(batch.len(), FILES);
+    for (index, (path, read)) in batch.into_iter().enumerate() {
+        assert_eq!(path, path_of(index));
+        assert_eq!(read.unwrap(), content(index).into_bytes(), "file {index}");
+    }
+}

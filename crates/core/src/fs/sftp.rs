@@ -26,6 +26,7 @@ use russh_sftp::client::error::Error as SftpError;
 use russh_sftp::protocol::{FileAttributes, OpenFlags, Packet, StatusCode};
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Requests kept outstanding during a transfer (OpenSSH's own client uses 64).
 const MAX_IN_FLIGHT: usize = 64;
@@ -56,7 +57,17 @@ pub struct SftpFiles {
     fsync: bool,
     /// Open handles a batch of listings or reads may use (see `batch`).
     open_handles: usize,
+    /// One permit per handle open on the server (see [`HANDLE_SLOTS`]).
+    slots: Arc<Semaphore>,
 }
+
+/// Handles open at once on one session, at most. russh-sftp keeps a handle as a `String` and
+/// decodes it lossily, and OpenSSH's handles are a 4-byte big-endian index into its table:
+/// from the 129th handle open at once the index has a byte of 0x80 or more, which the decoding
+/// turns into U+FFFD, and the server answers every use of that handle with a bare `Failure`.
+/// OpenSSH reuses freed slots first, so with no more than 128 open at once every index stays
+/// below 128.
+const HANDLE_SLOTS: usize = 128;
 
 impl SftpFiles {
     /// Starts the `sftp` subsystem on `ssh` and learns what the server offers.
@@ -106,7 +117,14 @@ impl SftpFiles {
             posix_rename: offers(POSIX_RENAME),
             fsync: offers(FSYNC),
             open_handles,
+            slots: Arc::new(Semaphore::new(HANDLE_SLOTS)),
         })
+    }
+
+    /// Waits for a free handle slot; the permit is held until the handle's `close` is sent.
+    pub(super) async fn slot(slots: &Arc<Semaphore>) -> Option<OwnedSemaphorePermit> {
+        // The semaphore is never closed, so this always gets a permit.
+        slots.clone().acquire_owned().await.ok()
     }
 
     fn error(&self, path: &str, error: SftpError) -> FsError {
@@ -420,7 +438,12 @@ impl FileAccess for SftpFiles {
 
     async fn read_dir(&self, path: &str) -> Result<Vec<DirItem>, FsError> {
         // Its own task, so the folder handle is closed even if the caller stops waiting.
-        let listing = tokio::spawn(batch::list_dir(self.session.clone(), path.to_owned())).await;
+        let listing = tokio::spawn(batch::list_dir(
+            self.session.clone(),
+            self.slots.clone(),
+            path.to_owned(),
+        ))
+        .await;
         match listing {
             Ok(listed) => listed.map_err(|error| self.error(path, error)),
             Err(error) => Err(FsError::new(
@@ -463,6 +486,7 @@ impl FileAccess for SftpFiles {
         max_len: u64,
         sink: Sink<'_>,
     ) -> Result<u64, FsError> {
+        let _slot = Self::slot(&self.slots).await;
         let handle = self
             .session
             .open(path, OpenFlags::READ, FileAttributes::default())
@@ -526,6 +550,7 @@ impl FileAccess for SftpFiles {
             ..FileAttributes::default()
         };
         let flags = OpenFlags::WRITE | OpenFlags::CREATE | OpenFlags::EXCLUDE;
+        let slot = Self::slot(&self.slots).await;
         let handle = self
             .session
             .open(temp.as_str(), flags, private)
@@ -556,6 +581,7 @@ impl FileAccess for SftpFiles {
         if result.is_err() {
             // Best effort: the connection may be gone, and then sshd closes the handle itself.
             let _ = self.session.close(handle.as_str()).await;
+            drop(slot);
             let _ = self.session.remove(temp.as_str()).await;
         }
         result
@@ -567,6 +593,7 @@ impl FileAccess for SftpFiles {
             ..FileAttributes::default()
         };
         let flags = OpenFlags::WRITE | OpenFlags::CREATE | OpenFlags::EXCLUDE;
+        let slot = Self::slot(&self.slots).await;
         let handle = self
             .session
             .open(path, flags, private)
@@ -576,6 +603,7 @@ impl FileAccess for SftpFiles {
         let mut source: &[u8] = data;
         let written = self.write_handle(&handle, &mut source, path).await;
         let closed = self.session.close(handle).await;
+        drop(slot);
         if let Err(error) = written {
             let _ = self.session.remove(path).await;
             return Err(error);

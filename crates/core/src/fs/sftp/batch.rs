@@ -22,6 +22,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
+use tokio::sync::Semaphore;
 
 /// `readdir` requests sent ahead on one folder handle: OpenSSH answers up to 100 names each,
 /// so most folders are listed by the first batch.
@@ -30,11 +31,10 @@ const READDIR_AHEAD: usize = 3;
 const READ_BUDGET: u64 = 16 * 1024 * 1024;
 /// Open handles used by one batch when the server does not say how many it allows.
 pub(super) const FALLBACK_HANDLES: usize = 64;
-/// Pause before the one retry of an open the server refused with a bare Failure.
-const RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(50);
-/// Never more handles than this for one batch, whatever the server allows (more than 64 at
-/// once made OpenSSH's sftp-server fail opens in the benchmark).
-pub(super) const MAX_HANDLES: usize = 64;
+/// Never more handles than this for one batch, whatever the server allows: a search lists
+/// folders and reads files at once, and the session's [`super::HANDLE_SLOTS`] leave room for
+/// other calls beside both.
+pub(super) const MAX_HANDLES: usize = 56;
 
 fn is_eof(error: &SftpError) -> bool {
     matches!(error, SftpError::Status(status) if status.status_code == StatusCode::Eof)
@@ -53,8 +53,10 @@ fn close_without_waiting(session: &RawSftpSession, handle: String) {
 /// while names keep coming.
 pub(super) async fn list_dir(
     session: Arc<RawSftpSession>,
+    slots: Arc<Semaphore>,
     path: String,
 ) -> Result<Vec<DirItem>, SftpError> {
+    let _slot = SftpFiles::slot(&slots).await;
     let handle = session.opendir(path.as_str()).await?.handle;
     let mut items = Vec::new();
     let mut requests = FuturesUnordered::new();
@@ -99,22 +101,17 @@ pub(super) async fn list_dir(
 /// once; only a file that grew or a server that answers short needs more round trips.
 async fn read_whole(
     session: Arc<RawSftpSession>,
+    slots: Arc<Semaphore>,
     chunk: u64,
     path: String,
     size: u64,
     limit: u64,
 ) -> Result<Vec<u8>, SftpError> {
-    let open = || session.open(path.as_str(), OpenFlags::READ, FileAttributes::default());
-    let handle = match open().await {
-        Ok(opened) => opened.handle,
-        // With many handles in flight sftp-server has answered opens with a bare Failure (seen
-        // with 128 and more at once); a second try, after the batch moved on, gets the file.
-        Err(SftpError::Status(status)) if status.status_code == StatusCode::Failure => {
-            tokio::time::sleep(RETRY_PAUSE).await;
-            open().await?.handle
-        }
-        Err(error) => return Err(error),
-    };
+    let _slot = SftpFiles::slot(&slots).await;
+    let handle = session
+        .open(path.as_str(), OpenFlags::READ, FileAttributes::default())
+        .await?
+        .handle;
     let result = read_handle(&session, &handle, chunk, size, limit).await;
     close_without_waiting(&session, handle);
     result
@@ -192,6 +189,7 @@ impl SftpFiles {
             let job = (size > 0).then(|| {
                 tokio::spawn(read_whole(
                     self.session.clone(),
+                    self.slots.clone(),
                     chunk,
                     path.clone(),
                     size,
