@@ -836,14 +836,8 @@ async fn find_files_and_folder_report_figures() {
     assert!(error.contains("from 1 to 12"), "{error}");
 }
 
-/// Killing the server in the middle of a write leaves the original byte-identical.
-#[tokio::test(flavor = "multi_thread")]
-async fn connection_killed_mid_write_keeps_the_original() {
-    let mut sshd = Sshd::start().unwrap();
-    let dir = user_dir(&sshd);
-    let target = dir.path().join("keep.bin");
-    let original: Vec<u8> = (0..1_000_000u32).map(|n| (n % 251) as u8).collect();
-    put(&sshd, &target, &original);
+/// SFTP on its own session to `sshd`, without an engine (keep the session alive with it).
+async fn sftp_files(sshd: &Sshd) -> (SshSession, SftpFiles) {
     let session = SshSession::connect(
         &sshd.target(),
         &sshd.options().unwrap(),
@@ -852,6 +846,18 @@ async fn connection_killed_mid_write_keeps_the_original() {
     .await
     .unwrap();
     let files = SftpFiles::open(&session).await.unwrap();
+    (session, files)
+}
+
+/// Killing the server in the middle of a write leaves the original byte-identical.
+#[tokio::test(flavor = "multi_thread")]
+async fn connection_killed_mid_write_keeps_the_original() {
+    let mut sshd = Sshd::start().unwrap();
+    let dir = user_dir(&sshd);
+    let target = dir.path().join("keep.bin");
+    let original: Vec<u8> = (0..1_000_000u32).map(|n| (n % 251) as u8).collect();
+    put(&sshd, &target, &original);
+    let (_session, files) = sftp_files(&sshd).await;
     let (mut writer, mut reader) = tokio::io::duplex(64 * 1024);
     let path = s(&target);
     let write = tokio::spawn(async move {
@@ -894,14 +900,8 @@ async fn hundreds_of_files_at_once_on_one_session() {
             content(index),
         );
     }
-    let session = SshSession::connect(
-        &sshd.target(),
-        &sshd.options().unwrap(),
-        Arc::new(ScriptedInteraction::default()),
-    )
-    .await
-    .unwrap();
-    let files = Arc::new(SftpFiles::open(&session).await.unwrap());
+    let (_session, files) = sftp_files(&sshd).await;
+    let files = Arc::new(files);
     let path_of = |index: usize| s(&dir.path().join(format!("f{index:03}.txt")));
     let single = futures::future::join_all((0..FILES).map(|index| {
         let (files, path) = (files.clone(), path_of(index));
