@@ -11,6 +11,10 @@ use kaiport_protocol::tools::EntryKind;
 use std::io::ErrorKind;
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 
+/// Bytes moved per file system call when streaming: tokio's default copy moves 8 KiB, and each
+/// call on a tokio file is a hop to a blocking thread (seconds per GiB of transfer).
+const COPY_BUFFER: usize = 1024 * 1024;
+
 /// The local file system.
 #[derive(Debug, Clone, Default)]
 pub struct LocalFiles;
@@ -101,7 +105,8 @@ impl LocalFiles {
             .open(temp)
             .await
             .map_err(|error| map_error(target, error))?;
-        let written = tokio::io::copy(source, &mut file)
+        let mut buffered = tokio::io::BufReader::with_capacity(COPY_BUFFER, source);
+        let written = tokio::io::copy_buf(&mut buffered, &mut file)
             .await
             .map_err(|error| map_error(temp, error))?;
         file.sync_all()
@@ -203,8 +208,10 @@ impl FileAccess for LocalFiles {
                 .await
                 .map_err(|error| map_error(path, error))?;
         }
-        let mut limited = file.take(max_len);
-        let copied = tokio::io::copy(&mut limited, sink)
+        // Small reads (a config file) need no big buffer.
+        let capacity = max_len.clamp(8 * 1024, COPY_BUFFER as u64) as usize;
+        let mut limited = tokio::io::BufReader::with_capacity(capacity, file.take(max_len));
+        let copied = tokio::io::copy_buf(&mut limited, sink)
             .await
             .map_err(|error| map_error(path, error))?;
         sink.flush().await.map_err(|error| map_error(path, error))?;
