@@ -244,6 +244,23 @@ pub trait FileAccess: Send + Sync {
     async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
         Err(unsupported(&self.location(), path, "removing folders"))
     }
+
+    /// How many files [`FileAccess::remove_files`] removes with one request; 1 where the
+    /// service has no batch delete (recursive deletes then remove file by file).
+    fn delete_batch(&self) -> usize {
+        1
+    }
+
+    /// Removes the files `paths` (at most [`FileAccess::delete_batch`] of them; each was just
+    /// listed), with one request where the service can. One result per path, in order: `Ok`
+    /// once that file is gone.
+    async fn remove_files(&self, paths: &[String]) -> Vec<Result<(), FsError>> {
+        let mut results = Vec::with_capacity(paths.len());
+        for path in paths {
+            results.push(self.remove_file(path).await);
+        }
+        results
+    }
 }
 
 /// [`FileAccess::parallel_requests`] unless a transport says otherwise.

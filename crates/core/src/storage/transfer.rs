@@ -167,7 +167,11 @@ pub async fn copy_file(
         state: state.clone(),
     };
     let reading = async {
-        let mut result = from.read_into(from_path, 0, u64::MAX, &mut sink).await;
+        // One byte more than the size just read: a file that grew since is still noticed, and a
+        // service may skip asking for the size again.
+        let mut result = from
+            .read_into(from_path, 0, total.saturating_add(1), &mut sink)
+            .await;
         if let (Ok(_), Some(stated), Some(md5)) = (&result, source.md5, sink.md5.take()) {
             let read: [u8; 16] = md5::Digest::finalize(md5).into();
             if read != stated {
