@@ -261,6 +261,33 @@ pub trait FileAccess: Send + Sync {
         }
         results
     }
+
+    /// For downloads in several streams: a new temporary file beside `path` that pieces are
+    /// written into at any offset, which takes `path`'s name only at [`Pieces::commit`] (the
+    /// same guarantees as [`FileAccess::write_atomic`]). `None` where this side cannot (all but
+    /// local files); the caller streams in order then.
+    async fn open_pieces(
+        &self,
+        path: &str,
+        options: &WriteOptions,
+    ) -> Result<Option<std::sync::Arc<dyn Pieces>>, FsError> {
+        let _ = (path, options);
+        Ok(None)
+    }
+}
+
+/// A file being written in pieces (see [`FileAccess::open_pieces`]).
+#[async_trait]
+pub trait Pieces: Send + Sync {
+    /// Writes `data` at `offset` of the temporary file.
+    async fn write_at(&self, offset: u64, data: Vec<u8>) -> Result<(), FsError>;
+
+    /// Makes the temporary file durable and gives it the target's name (refused, and the
+    /// temporary file removed, when the target changed against [`WriteOptions::expect`]).
+    async fn commit(&self) -> Result<(), FsError>;
+
+    /// Removes the temporary file; nothing was written under the target's name.
+    async fn discard(&self);
 }
 
 /// [`FileAccess::parallel_requests`] unless a transport says otherwise.

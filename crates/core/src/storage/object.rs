@@ -716,13 +716,18 @@ impl FileAccess for ObjectFiles {
         if offset >= end {
             return Ok(0);
         }
-        let reader = self
-            .operator
-            .reader_with(&key(path))
-            .chunk(READ_CHUNK)
-            .concurrent(PARTS_IN_FLIGHT)
-            .await
-            .map_err(|error| self.error(path, error))?;
+        // A whole file comes in ranges fetched at once; a part of one (a stream of a
+        // parallel download, see transfer.rs) as one GET, the other streams being the others.
+        let reader = if offset == 0 && end == found.size {
+            self.operator
+                .reader_with(&key(path))
+                .chunk(READ_CHUNK)
+                .concurrent(PARTS_IN_FLIGHT)
+                .await
+        } else {
+            self.operator.reader_with(&key(path)).await
+        }
+        .map_err(|error| self.error(path, error))?;
         let stream = reader
             .into_stream(offset..end)
             .await

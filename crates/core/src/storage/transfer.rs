@@ -8,6 +8,11 @@
 //! destination sees an error, not an early end, so nothing truncated is ever committed under the
 //! real name. After the copy the destination's size is compared with the source's.
 //!
+//! Big files going to a side that takes pieces at any offset (local files) are read in
+//! [`STREAMS`] ranges at once instead, each written at its place in a temp file that gets the
+//! real name only when every range delivered exactly its length (sources that state an MD5 are
+//! streamed in order, so the MD5 can be checked on the way). Memory stays bounded either way.
+//!
 //! Progress goes to a callback at most every [`PROGRESS_EVERY`]; it must not block.
 
 use crate::fs::{FileAccess, FsError, FsErrorKind, WriteOptions};
@@ -17,11 +22,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio_util::sync::CancellationToken;
 
 /// Bytes buffered between the two sides.
 pub const PIPE_BYTES: usize = 4 * 1024 * 1024;
+/// Files at least this big are downloaded in [`STREAMS`] streams where the destination takes
+/// pieces at any offset (local files), as `rclone --multi-thread-streams` does: one stream
+/// cannot keep both the network and the disk busy.
+pub const PARALLEL_FROM: u64 = 128 * 1024 * 1024;
+/// Streams of a parallel download, each over one contiguous part of the file.
+pub const STREAMS: u64 = 4;
+/// Bytes a stream of a parallel download buffers before writing them at their offset.
+const PIECE_BYTES: usize = 1024 * 1024;
 /// How often progress is reported at most.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
@@ -151,6 +164,27 @@ pub async fn copy_file(
         ));
     }
     let total = source.size;
+    if total >= PARALLEL_FROM
+        && source.md5.is_none()
+        && let Some(pieces) = to.open_pieces(to_path, options).await?
+    {
+        let copied = tokio::select! {
+            copied = copy_in_streams(from, from_path, total, pieces.as_ref(), progress) => copied,
+            () = cancel.cancelled() => Err(FsError::new(
+                FsErrorKind::Other,
+                to_path,
+                "the transfer was cancelled; nothing was written under this name",
+            )),
+        };
+        match copied {
+            Ok(()) => pieces.commit().await?,
+            Err(error) => {
+                pieces.discard().await;
+                return Err(error);
+            }
+        }
+        return verify_landed(to, to_path, total, total).await;
+    }
     let (writer, reader) = tokio::io::duplex(PIPE_BYTES);
     let state = Arc::new(AtomicU8::new(RUNNING));
     let mut sink = CountingSink {
@@ -217,7 +251,17 @@ pub async fn copy_file(
     };
     // The source's error explains a destination failure better than "unexpected end".
     read?;
-    let written = written?;
+    verify_landed(to, to_path, total, written?).await
+}
+
+/// Checks that the copy at `to_path` has the source's size `total` (and that `written`, what
+/// the destination took, was all of it).
+async fn verify_landed(
+    to: &dyn FileAccess,
+    to_path: &str,
+    total: u64,
+    written: u64,
+) -> Result<u64, FsError> {
     let landed = to.metadata(to_path).await?;
     if landed.size != total || written != total {
         return Err(FsError::new(
@@ -230,6 +274,115 @@ pub async fn copy_file(
         ));
     }
     Ok(total)
+}
+
+/// Reads `from_path` (`total` bytes) in [`STREAMS`] contiguous ranges at once into `pieces`;
+/// succeeds only when every range delivered exactly its length (the last one is asked for a
+/// byte more, so a file that grew is noticed).
+async fn copy_in_streams(
+    from: &dyn FileAccess,
+    from_path: &str,
+    total: u64,
+    pieces: &dyn crate::fs::Pieces,
+    progress: Option<ProgressSink>,
+) -> Result<(), FsError> {
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let started = Instant::now();
+    let last_report = std::sync::Mutex::new(Instant::now());
+    let report = |finished: bool| {
+        let Some(progress) = &progress else {
+            return;
+        };
+        let transferred = done.load(Ordering::SeqCst);
+        let rate = transferred as f64 / started.elapsed().as_secs_f64().max(0.001);
+        let left = total.saturating_sub(transferred) as f64;
+        progress(Progress {
+            transferred,
+            total,
+            rate,
+            eta_s: (rate > 0.0).then(|| left / rate),
+            done: finished,
+        });
+    };
+    let part = total.div_ceil(STREAMS);
+    let streams = (0..STREAMS).map(|index| {
+        let start = index * part;
+        let length = part.min(total.saturating_sub(start));
+        let (done, report, last_report) = (&done, &report, &last_report);
+        async move {
+            if length == 0 {
+                return Ok(());
+            }
+            let last = start + length == total;
+            let asked = if last { length + 1 } else { length };
+            let (mut writer, mut reader) = tokio::io::duplex(PIECE_BYTES);
+            let reading = async {
+                let read = from.read_into(from_path, start, asked, &mut writer).await;
+                drop(writer);
+                read
+            };
+            // Owns the reading end: if writing fails, the stream's source sees a closed pipe
+            // and stops instead of waiting for room forever.
+            let writing = async move {
+                let mut offset = start;
+                loop {
+                    let mut block = Vec::with_capacity(PIECE_BYTES);
+                    while block.len() < PIECE_BYTES {
+                        let read = (&mut reader)
+                            .take((PIECE_BYTES - block.len()) as u64)
+                            .read_to_end(&mut block)
+                            .await
+                            .map_err(|error| {
+                                FsError::new(FsErrorKind::Other, from_path, error.to_string())
+                            })?;
+                        if read == 0 {
+                            break;
+                        }
+                    }
+                    if block.is_empty() {
+                        return Ok::<u64, FsError>(offset - start);
+                    }
+                    let size = block.len() as u64;
+                    if offset + size > start + length {
+                        // More than this range: the file grew; reported below.
+                        return Ok(offset + size - start);
+                    }
+                    pieces.write_at(offset, block).await?;
+                    offset += size;
+                    done.fetch_add(size, Ordering::SeqCst);
+                    let mut last = last_report
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if last.elapsed() >= PROGRESS_EVERY {
+                        *last = Instant::now();
+                        drop(last);
+                        report(false);
+                    }
+                }
+            };
+            match tokio::join!(reading, writing) {
+                (Ok(read), Ok(written)) if read == length && written == length => Ok(()),
+                (_, Err(error)) => Err(error),
+                // The source failed before its range ended: its error says why.
+                (Err(error), Ok(written)) if written <= length => Err(error),
+                (read, Ok(_)) => Err(FsError::new(
+                    FsErrorKind::Changed,
+                    from_path,
+                    format!(
+                        "the part at {start} did not have its {length} bytes ({}); the file \
+                         changed during the copy (it had {total})",
+                        match read {
+                            Ok(read) => format!("{read} read"),
+                            Err(error) => error.message,
+                        }
+                    ),
+                )),
+            }
+        }
+    });
+    futures::future::try_join_all(streams).await?;
+    report(true);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -263,6 +416,119 @@ mod tests {
         let last = *seen.lock().unwrap().last().unwrap();
         assert!(last.done);
         assert_eq!(last.transferred, data.len() as u64);
+    }
+
+    #[tokio::test]
+    async fn a_big_file_comes_in_parallel_streams_and_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("from.bin");
+        let to = dir.path().join("to.bin");
+        // Not a multiple of the stream count, so the parts differ in length.
+        let size = PARALLEL_FROM as usize + 12_345;
+        let data: Vec<u8> = (0..size)
+            .map(|at| (at % 241) as u8 ^ (at >> 20) as u8)
+            .collect();
+        std::fs::write(&from, &data).unwrap();
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink_seen = seen.clone();
+        let progress: ProgressSink = Arc::new(move |update| sink_seen.lock().unwrap().push(update));
+        let copied = copy_file(
+            &LocalFiles,
+            from.to_str().unwrap(),
+            &LocalFiles,
+            to.to_str().unwrap(),
+            &WriteOptions::default(),
+            Some(progress),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(copied, size as u64);
+        assert!(std::fs::read(&to).unwrap() == data, "the copy differs");
+        let last = *seen.lock().unwrap().last().unwrap();
+        assert!(last.done);
+        assert_eq!(last.transferred, size as u64);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    /// Local files whose reads fail past the first part, like a server dying mid-download.
+    struct FailingPast(u64);
+
+    #[async_trait::async_trait]
+    impl FileAccess for FailingPast {
+        fn location(&self) -> String {
+            "failing".to_owned()
+        }
+        fn capabilities(&self) -> crate::fs::Capabilities {
+            LocalFiles.capabilities()
+        }
+        async fn metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
+            LocalFiles.metadata(path).await
+        }
+        async fn symlink_metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
+            LocalFiles.metadata(path).await
+        }
+        async fn read_dir(&self, path: &str) -> Result<Vec<crate::fs::DirItem>, FsError> {
+            LocalFiles.read_dir(path).await
+        }
+        async fn read_link(&self, path: &str) -> Result<String, FsError> {
+            LocalFiles.read_link(path).await
+        }
+        async fn read_into(
+            &self,
+            path: &str,
+            offset: u64,
+            max_len: u64,
+            sink: crate::fs::Sink<'_>,
+        ) -> Result<u64, FsError> {
+            if offset >= self.0 {
+                return Err(FsError::new(FsErrorKind::ConnectionLost, path, "gone"));
+            }
+            LocalFiles.read_into(path, offset, max_len, sink).await
+        }
+        async fn write_atomic(
+            &self,
+            path: &str,
+            source: crate::fs::Source<'_>,
+            options: &WriteOptions,
+        ) -> Result<u64, FsError> {
+            LocalFiles.write_atomic(path, source, options).await
+        }
+        async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+            LocalFiles.create_private(path, data).await
+        }
+        async fn remove_file(&self, path: &str) -> Result<(), FsError> {
+            LocalFiles.remove_file(path).await
+        }
+        fn temp_dir(&self) -> String {
+            LocalFiles.temp_dir()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_fails_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("from.bin");
+        let to = dir.path().join("to.bin");
+        std::fs::write(&from, vec![7u8; PARALLEL_FROM as usize]).unwrap();
+        let error = copy_file(
+            &FailingPast(1),
+            from.to_str().unwrap(),
+            &LocalFiles,
+            to.to_str().unwrap(),
+            &WriteOptions::default(),
+            None,
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+        assert!(error.message.contains("gone"), "{error}");
+        assert!(!to.exists(), "a failed download got the name");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "a temp file was left"
+        );
     }
 
     /// Local files whose metadata states a content MD5, like an Azure blob's Content-MD5.
