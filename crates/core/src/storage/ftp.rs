@@ -10,7 +10,8 @@
 //! length, so [`FtpFiles`] keeps a small pool ([`CONNECTIONS`], like rclone's four): several
 //! files move at once, each over its own logged-in connection, and no operation logs in again
 //! while an idle connection is there. A connection that saw an error is dropped, never reused;
-//! one idle for longer than [`TRUST_IDLE`] is checked with NOOP first. A server that refuses an
+//! one the server closed meanwhile (its socket shows the end) is dropped, and one idle for longer
+//! than [`TRUST_IDLE`] is checked with NOOP first. A server that refuses an
 //! extra connection (a per-address limit) makes the pool smaller instead of failing the call.
 //! Metadata comes from one MLST command where the server offers it (no data connection, no
 //! listing of the whole folder), from the parent's listing otherwise.
@@ -300,7 +301,12 @@ impl FtpFiles {
                 let Some((mut connected, used)) = self.idle_connections().pop() else {
                     break;
                 };
-                if used.elapsed() < TRUST_IDLE || connected.stream.noop().await.is_ok() {
+                let usable = match peer_state(&connected.stream).await {
+                    PeerState::Closed => false,
+                    PeerState::Quiet if used.elapsed() < TRUST_IDLE => true,
+                    PeerState::Quiet | PeerState::Talking => connected.stream.noop().await.is_ok(),
+                };
+                if usable {
                     return Ok(Lease {
                         files: self,
                         connected: Some(connected),
@@ -401,6 +407,27 @@ impl FtpFiles {
                 Err(error)
             }
         }
+    }
+}
+
+/// What an idle control connection's socket shows, without waiting.
+enum PeerState {
+    /// Nothing to read: the server is waiting for a command.
+    Quiet,
+    /// The server closed the connection (killed, restarted, timed out) or it failed.
+    Closed,
+    /// Bytes are waiting (a TLS session ticket, or a reply such as "421 timeout"): NOOP tells.
+    Talking,
+}
+
+async fn peer_state(stream: &Stream) -> PeerState {
+    use futures::FutureExt;
+    let socket = stream.get_ref().await;
+    let mut byte = [0u8; 1];
+    match socket.peek(&mut byte).now_or_never() {
+        None => PeerState::Quiet,
+        Some(Ok(0) | Err(_)) => PeerState::Closed,
+        Some(Ok(_)) => PeerState::Talking,
     }
 }
 
@@ -561,6 +588,7 @@ impl FileAccess for FtpFiles {
         let server = self.server_path(path);
         let mut guard = self.connection().await?;
         let connected = connected_in(&mut guard, path)?;
+        let mut stopped_early = false;
         let result: Result<u64, FsError> = async {
             if offset > 0 {
                 connected
@@ -600,12 +628,13 @@ impl FileAccess for FtpFiles {
                     .await
                     .map_err(|error| self.error(path, error))?;
             } else {
-                // Stopped before the end: abort the transfer so the connection stays usable.
-                connected
-                    .stream
-                    .abort(transfer)
-                    .await
-                    .map_err(|error| self.error(path, error))?;
+                // Stopped before the end (one part of a parallel download): the server may
+                // have finished sending already, and then answers an ABOR with a second reply
+                // ("225 no transfer to abort") that a reused connection would take for the
+                // next command's. The connection is closed instead; the next operation takes
+                // another one.
+                drop(transfer);
+                stopped_early = true;
             }
             sink.flush().await.map_err(|error| {
                 FsError::new(
@@ -617,10 +646,10 @@ impl FileAccess for FtpFiles {
             Ok(written)
         }
         .await;
-        if let Err(error) = &result {
-            // A transfer that failed half-way leaves the control connection in an unknown state.
+        if result.is_err() || stopped_early {
+            // A transfer that failed or stopped half-way leaves the control connection in an
+            // unknown state.
             *guard = None;
-            let _ = error;
         }
         result
     }
