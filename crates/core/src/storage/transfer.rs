@@ -451,60 +451,6 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
-    /// Local files whose reads fail past the first part, like a server dying mid-download.
-    struct FailingPast(u64);
-
-    #[async_trait::async_trait]
-    impl FileAccess for FailingPast {
-        fn location(&self) -> String {
-            "failing".to_owned()
-        }
-        fn capabilities(&self) -> crate::fs::Capabilities {
-            LocalFiles.capabilities()
-        }
-        async fn metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
-            LocalFiles.metadata(path).await
-        }
-        async fn symlink_metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
-            LocalFiles.metadata(path).await
-        }
-        async fn read_dir(&self, path: &str) -> Result<Vec<crate::fs::DirItem>, FsError> {
-            LocalFiles.read_dir(path).await
-        }
-        async fn read_link(&self, path: &str) -> Result<String, FsError> {
-            LocalFiles.read_link(path).await
-        }
-        async fn read_into(
-            &self,
-            path: &str,
-            offset: u64,
-            max_len: u64,
-            sink: crate::fs::Sink<'_>,
-        ) -> Result<u64, FsError> {
-            if offset >= self.0 {
-                return Err(FsError::new(FsErrorKind::ConnectionLost, path, "gone"));
-            }
-            LocalFiles.read_into(path, offset, max_len, sink).await
-        }
-        async fn write_atomic(
-            &self,
-            path: &str,
-            source: crate::fs::Source<'_>,
-            options: &WriteOptions,
-        ) -> Result<u64, FsError> {
-            LocalFiles.write_atomic(path, source, options).await
-        }
-        async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
-            LocalFiles.create_private(path, data).await
-        }
-        async fn remove_file(&self, path: &str) -> Result<(), FsError> {
-            LocalFiles.remove_file(path).await
-        }
-        fn temp_dir(&self) -> String {
-            LocalFiles.temp_dir()
-        }
-    }
-
     #[tokio::test]
     async fn a_stream_that_fails_leaves_nothing_behind() {
         let dir = tempfile::tempdir().unwrap();
@@ -512,7 +458,10 @@ mod tests {
         let to = dir.path().join("to.bin");
         std::fs::write(&from, vec![7u8; PARALLEL_FROM as usize]).unwrap();
         let error = copy_file(
-            &FailingPast(1),
+            &Wrapped {
+                md5: None,
+                fail_from: 1,
+            },
             from.to_str().unwrap(),
             &LocalFiles,
             to.to_str().unwrap(),
@@ -531,11 +480,15 @@ mod tests {
         );
     }
 
-    /// Local files whose metadata states a content MD5, like an Azure blob's Content-MD5.
-    struct StatedMd5(Option<[u8; 16]>);
+    /// Local files whose metadata states a content MD5 (like an Azure blob's Content-MD5), and
+    /// whose reads from `fail_from` on fail (like a server dying mid-download).
+    struct Wrapped {
+        md5: Option<[u8; 16]>,
+        fail_from: u64,
+    }
 
     #[async_trait::async_trait]
-    impl FileAccess for StatedMd5 {
+    impl FileAccess for Wrapped {
         fn location(&self) -> String {
             "stated-md5".to_owned()
         }
@@ -544,7 +497,7 @@ mod tests {
         }
         async fn metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
             let mut found = LocalFiles.metadata(path).await?;
-            found.md5 = self.0;
+            found.md5 = self.md5;
             Ok(found)
         }
         async fn symlink_metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
@@ -563,6 +516,9 @@ mod tests {
             max_len: u64,
             sink: crate::fs::Sink<'_>,
         ) -> Result<u64, FsError> {
+            if offset >= self.fail_from {
+                return Err(FsError::new(FsErrorKind::ConnectionLost, path, "gone"));
+            }
             LocalFiles.read_into(path, offset, max_len, sink).await
         }
         async fn write_atomic(
@@ -597,7 +553,10 @@ mod tests {
             let (from, to) = (from.clone(), to.clone());
             async move {
                 copy_file(
-                    &StatedMd5(stated),
+                    &Wrapped {
+                        md5: stated,
+                        fail_from: u64::MAX,
+                    },
                     from.to_str().unwrap(),
                     &LocalFiles,
                     to.to_str().unwrap(),
