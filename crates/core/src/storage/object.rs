@@ -41,6 +41,8 @@ const READ_CHUNK: usize = 4 * 1024 * 1024;
 /// request saved per small file: the caller already knows the size, and the answer says how
 /// much there is). Longer ones are split into [`READ_CHUNK`] ranges fetched concurrently.
 const DIRECT_READ: u64 = 2 * PART_SIZE as u64;
+/// Tries of a batch delete that failed on the way (a dropped connection).
+const BATCH_ATTEMPTS: u32 = 3;
 
 /// Which kind of object service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -813,8 +815,18 @@ impl FileAccess for ObjectFiles {
         }
         // Collected first: a borrowing iterator makes the future not provably Send.
         let keys: Vec<String> = paths.iter().map(|path| key(path)).collect();
-        let Err(error) = self.operator.delete_iter(keys).await else {
-            return paths.iter().map(|_| Ok(())).collect();
+        let mut attempt = 1;
+        let error = loop {
+            match self.operator.delete_iter(keys.clone()).await {
+                Ok(()) => return paths.iter().map(|_| Ok(())).collect(),
+                // A dropped connection (azurite resets one now and then under a stream of
+                // batches): deleting is idempotent, a key already gone counts as deleted.
+                Err(error) if error.is_temporary() && attempt < BATCH_ATTEMPTS => {
+                    attempt += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                }
+                Err(error) => break error,
+            }
         };
         // A batch that failed may have removed some: which ones are gone is asked one by one,
         // so the count a recursive delete reports stays exact.
