@@ -262,6 +262,12 @@ pub trait FileAccess: Send + Sync {
         results
     }
 
+    /// Whether a big file is read faster as several ranges at once than as one stream (see
+    /// [`FileAccess::open_pieces`]).
+    fn parallel_ranges(&self) -> bool {
+        true
+    }
+
     /// For downloads in several streams: a new temporary file beside `path` that pieces are
     /// written into at any offset, which takes `path`'s name only at [`Pieces::commit`] (the
     /// same guarantees as [`FileAccess::write_atomic`]). `None` where this side cannot (all but

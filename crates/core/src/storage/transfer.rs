@@ -166,6 +166,7 @@ pub async fn copy_file(
     let total = source.size;
     if total >= PARALLEL_FROM
         && source.md5.is_none()
+        && from.parallel_ranges()
         && let Some(pieces) = to.open_pieces(to_path, options).await?
     {
         let copied = tokio::select! {
