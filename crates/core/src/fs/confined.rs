@@ -194,6 +194,16 @@ impl FileAccess for ConfinedLocal {
         self.inner.write_atomic(path, source, options).await
     }
 
+    async fn open_pieces(
+        &self,
+        path: &str,
+        options: &WriteOptions,
+    ) -> Result<Option<std::sync::Arc<dyn super::Pieces>>, FsError> {
+        // As write_atomic: a temp file beside the target, renamed over it.
+        self.check_parent(path)?;
+        self.inner.open_pieces(path, options).await
+    }
+
     async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
         self.check_parent(path)?;
         self.inner.create_private(path, data).await

@@ -11,6 +11,10 @@ use kaiport_protocol::tools::EntryKind;
 use std::io::ErrorKind;
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 
+/// Bytes moved per file system call when streaming: tokio's default copy moves 8 KiB, and each
+/// call on a tokio file is a hop to a blocking thread (seconds per GiB of transfer).
+const COPY_BUFFER: usize = 1024 * 1024;
+
 /// The local file system.
 #[derive(Debug, Clone, Default)]
 pub struct LocalFiles;
@@ -101,9 +105,24 @@ impl LocalFiles {
             .open(temp)
             .await
             .map_err(|error| map_error(target, error))?;
-        let written = tokio::io::copy(source, &mut file)
+        let mut buffered = tokio::io::BufReader::with_capacity(COPY_BUFFER, source);
+        let written = tokio::io::copy_buf(&mut buffered, &mut file)
             .await
             .map_err(|error| map_error(temp, error))?;
+        self.finish_temp(file, temp, target, mode, options).await?;
+        Ok(written)
+    }
+
+    /// Makes the written temp file durable, gives it `mode`, checks the target against
+    /// `options`, and renames the temp file over the target.
+    async fn finish_temp(
+        &self,
+        file: tokio::fs::File,
+        temp: &str,
+        target: &str,
+        mode: Option<u32>,
+        options: &WriteOptions,
+    ) -> Result<(), FsError> {
         file.sync_all()
             .await
             .map_err(|error| map_error(temp, error))?;
@@ -123,8 +142,90 @@ impl LocalFiles {
         }
         tokio::fs::rename(temp, target)
             .await
-            .map_err(|error| map_error(target, error))?;
-        Ok(written)
+            .map_err(|error| map_error(target, error))
+    }
+
+    /// Checks that `path`'s folder exists and picks the mode of the file that replaces it:
+    /// what `options` say, else the existing file's, else 0644.
+    async fn prepare_write(&self, path: &str, options: &WriteOptions) -> Result<u32, FsError> {
+        let (parent, _) = split_parent(path);
+        match tokio::fs::metadata(parent).await {
+            Ok(found) if found.is_dir() => {}
+            Ok(_) => {
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    path,
+                    format!("{parent} is not a folder"),
+                ));
+            }
+            Err(_) => {
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    path,
+                    format!("the folder {parent} does not exist; create it first"),
+                ));
+            }
+        }
+        let existing = match self.metadata(path).await {
+            Ok(found) => Some(found),
+            Err(error) if error.kind == FsErrorKind::NotFound => None,
+            Err(error) => return Err(error),
+        };
+        Ok(options
+            .mode
+            .or_else(|| existing.as_ref().and_then(|found| found.mode))
+            .unwrap_or(0o644))
+    }
+}
+
+/// A download written in pieces into a temp file beside the target (see
+/// [`FileAccess::open_pieces`]).
+#[cfg(unix)]
+struct LocalPieces {
+    file: std::sync::Arc<std::fs::File>,
+    temp: String,
+    target: String,
+    mode: u32,
+    options: WriteOptions,
+}
+
+#[cfg(unix)]
+#[async_trait]
+impl super::Pieces for LocalPieces {
+    async fn write_at(&self, offset: u64, data: Vec<u8>) -> Result<(), FsError> {
+        use std::os::unix::fs::FileExt;
+        let file = self.file.clone();
+        tokio::task::spawn_blocking(move || file.write_all_at(&data, offset))
+            .await
+            .map_err(|error| FsError::new(FsErrorKind::Other, &self.temp, error.to_string()))?
+            .map_err(|error| map_error(&self.temp, error))
+    }
+
+    async fn commit(&self) -> Result<(), FsError> {
+        let result = async {
+            let file = self
+                .file
+                .try_clone()
+                .map_err(|error| map_error(&self.temp, error))?;
+            LocalFiles
+                .finish_temp(
+                    tokio::fs::File::from_std(file),
+                    &self.temp,
+                    &self.target,
+                    Some(self.mode),
+                    &self.options,
+                )
+                .await
+        }
+        .await;
+        if result.is_err() {
+            self.discard().await;
+        }
+        result
+    }
+
+    async fn discard(&self) {
+        let _ = tokio::fs::remove_file(&self.temp).await;
     }
 }
 
@@ -203,8 +304,10 @@ impl FileAccess for LocalFiles {
                 .await
                 .map_err(|error| map_error(path, error))?;
         }
-        let mut limited = file.take(max_len);
-        let copied = tokio::io::copy(&mut limited, sink)
+        // Small reads (a config file) need no big buffer.
+        let capacity = max_len.clamp(8 * 1024, COPY_BUFFER as u64) as usize;
+        let mut limited = tokio::io::BufReader::with_capacity(capacity, file.take(max_len));
+        let copied = tokio::io::copy_buf(&mut limited, sink)
             .await
             .map_err(|error| map_error(path, error))?;
         sink.flush().await.map_err(|error| map_error(path, error))?;
@@ -217,39 +320,34 @@ impl FileAccess for LocalFiles {
         source: Source<'_>,
         options: &WriteOptions,
     ) -> Result<u64, FsError> {
-        let (parent, _) = split_parent(path);
-        match tokio::fs::metadata(parent).await {
-            Ok(found) if found.is_dir() => {}
-            Ok(_) => {
-                return Err(FsError::new(
-                    FsErrorKind::NotFound,
-                    path,
-                    format!("{parent} is not a folder"),
-                ));
-            }
-            Err(_) => {
-                return Err(FsError::new(
-                    FsErrorKind::NotFound,
-                    path,
-                    format!("the folder {parent} does not exist; create it first"),
-                ));
-            }
-        }
-        let existing = match self.metadata(path).await {
-            Ok(found) => Some(found),
-            Err(error) if error.kind == FsErrorKind::NotFound => None,
-            Err(error) => return Err(error),
-        };
-        let mode = options
-            .mode
-            .or_else(|| existing.as_ref().and_then(|found| found.mode))
-            .or(Some(0o644));
+        let mode = Some(self.prepare_write(path, options).await?);
         let temp = temp_name_beside(path);
         let result = self.write_temp(&temp, path, source, mode, options).await;
         if result.is_err() {
             let _ = tokio::fs::remove_file(&temp).await;
         }
         result
+    }
+
+    #[cfg(unix)]
+    async fn open_pieces(
+        &self,
+        path: &str,
+        options: &WriteOptions,
+    ) -> Result<Option<std::sync::Arc<dyn super::Pieces>>, FsError> {
+        let mode = self.prepare_write(path, options).await?;
+        let temp = temp_name_beside(path);
+        let file = create_new_private()
+            .open(&temp)
+            .await
+            .map_err(|error| map_error(path, error))?;
+        Ok(Some(std::sync::Arc::new(LocalPieces {
+            file: std::sync::Arc::new(file.into_std().await),
+            temp,
+            target: path.to_owned(),
+            mode,
+            options: options.clone(),
+        })))
     }
 
     async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError> {

@@ -244,6 +244,56 @@ pub trait FileAccess: Send + Sync {
     async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
         Err(unsupported(&self.location(), path, "removing folders"))
     }
+
+    /// How many files [`FileAccess::remove_files`] removes with one request; 1 where the
+    /// service has no batch delete (recursive deletes then remove file by file).
+    fn delete_batch(&self) -> usize {
+        1
+    }
+
+    /// Removes the files `paths` (at most [`FileAccess::delete_batch`] of them; each was just
+    /// listed), with one request where the service can. One result per path, in order: `Ok`
+    /// once that file is gone.
+    async fn remove_files(&self, paths: &[String]) -> Vec<Result<(), FsError>> {
+        let mut results = Vec::with_capacity(paths.len());
+        for path in paths {
+            results.push(self.remove_file(path).await);
+        }
+        results
+    }
+
+    /// Whether a big file is read faster as several ranges at once than as one stream (see
+    /// [`FileAccess::open_pieces`]).
+    fn parallel_ranges(&self) -> bool {
+        true
+    }
+
+    /// For downloads in several streams: a new temporary file beside `path` that pieces are
+    /// written into at any offset, which takes `path`'s name only at [`Pieces::commit`] (the
+    /// same guarantees as [`FileAccess::write_atomic`]). `None` where this side cannot (all but
+    /// local files); the caller streams in order then.
+    async fn open_pieces(
+        &self,
+        path: &str,
+        options: &WriteOptions,
+    ) -> Result<Option<std::sync::Arc<dyn Pieces>>, FsError> {
+        let _ = (path, options);
+        Ok(None)
+    }
+}
+
+/// A file being written in pieces (see [`FileAccess::open_pieces`]).
+#[async_trait]
+pub trait Pieces: Send + Sync {
+    /// Writes `data` at `offset` of the temporary file.
+    async fn write_at(&self, offset: u64, data: Vec<u8>) -> Result<(), FsError>;
+
+    /// Makes the temporary file durable and gives it the target's name (refused, and the
+    /// temporary file removed, when the target changed against [`WriteOptions::expect`]).
+    async fn commit(&self) -> Result<(), FsError>;
+
+    /// Removes the temporary file; nothing was written under the target's name.
+    async fn discard(&self);
 }
 
 /// [`FileAccess::parallel_requests`] unless a transport says otherwise.

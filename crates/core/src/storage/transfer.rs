@@ -8,6 +8,11 @@
 //! destination sees an error, not an early end, so nothing truncated is ever committed under the
 //! real name. After the copy the destination's size is compared with the source's.
 //!
+//! Big files going to a side that takes pieces at any offset (local files) are read in
+//! [`STREAMS`] ranges at once instead, each written at its place in a temp file that gets the
+//! real name only when every range delivered exactly its length (sources that state an MD5 are
+//! streamed in order, so the MD5 can be checked on the way). Memory stays bounded either way.
+//!
 //! Progress goes to a callback at most every [`PROGRESS_EVERY`]; it must not block.
 
 use crate::fs::{FileAccess, FsError, FsErrorKind, WriteOptions};
@@ -17,11 +22,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio_util::sync::CancellationToken;
 
 /// Bytes buffered between the two sides.
 pub const PIPE_BYTES: usize = 4 * 1024 * 1024;
+/// Files at least this big are downloaded in [`STREAMS`] streams where the destination takes
+/// pieces at any offset (local files), as `rclone --multi-thread-streams` does: one stream
+/// cannot keep both the network and the disk busy.
+pub const PARALLEL_FROM: u64 = 128 * 1024 * 1024;
+/// Streams of a parallel download, each over one contiguous part of the file.
+pub const STREAMS: u64 = 4;
+/// Bytes a stream of a parallel download buffers before writing them at their offset.
+const PIECE_BYTES: usize = 1024 * 1024;
 /// How often progress is reported at most.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
@@ -151,6 +164,28 @@ pub async fn copy_file(
         ));
     }
     let total = source.size;
+    if total >= PARALLEL_FROM
+        && source.md5.is_none()
+        && from.parallel_ranges()
+        && let Some(pieces) = to.open_pieces(to_path, options).await?
+    {
+        let copied = tokio::select! {
+            copied = copy_in_streams(from, from_path, total, pieces.as_ref(), progress) => copied,
+            () = cancel.cancelled() => Err(FsError::new(
+                FsErrorKind::Other,
+                to_path,
+                "the transfer was cancelled; nothing was written under this name",
+            )),
+        };
+        match copied {
+            Ok(()) => pieces.commit().await?,
+            Err(error) => {
+                pieces.discard().await;
+                return Err(error);
+            }
+        }
+        return verify_landed(to, to_path, total, total).await;
+    }
     let (writer, reader) = tokio::io::duplex(PIPE_BYTES);
     let state = Arc::new(AtomicU8::new(RUNNING));
     let mut sink = CountingSink {
@@ -167,7 +202,11 @@ pub async fn copy_file(
         state: state.clone(),
     };
     let reading = async {
-        let mut result = from.read_into(from_path, 0, u64::MAX, &mut sink).await;
+        // One byte more than the size just read: a file that grew since is still noticed, and a
+        // service may skip asking for the size again.
+        let mut result = from
+            .read_into(from_path, 0, total.saturating_add(1), &mut sink)
+            .await;
         if let (Ok(_), Some(stated), Some(md5)) = (&result, source.md5, sink.md5.take()) {
             let read: [u8; 16] = md5::Digest::finalize(md5).into();
             if read != stated {
@@ -213,7 +252,17 @@ pub async fn copy_file(
     };
     // The source's error explains a destination failure better than "unexpected end".
     read?;
-    let written = written?;
+    verify_landed(to, to_path, total, written?).await
+}
+
+/// Checks that the copy at `to_path` has the source's size `total` (and that `written`, what
+/// the destination took, was all of it).
+async fn verify_landed(
+    to: &dyn FileAccess,
+    to_path: &str,
+    total: u64,
+    written: u64,
+) -> Result<u64, FsError> {
     let landed = to.metadata(to_path).await?;
     if landed.size != total || written != total {
         return Err(FsError::new(
@@ -228,18 +277,127 @@ pub async fn copy_file(
     Ok(total)
 }
 
+/// Reads `from_path` (`total` bytes) in [`STREAMS`] contiguous ranges at once into `pieces`;
+/// succeeds only when every range delivered exactly its length (the last one is asked for a
+/// byte more, so a file that grew is noticed).
+async fn copy_in_streams(
+    from: &dyn FileAccess,
+    from_path: &str,
+    total: u64,
+    pieces: &dyn crate::fs::Pieces,
+    progress: Option<ProgressSink>,
+) -> Result<(), FsError> {
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let started = Instant::now();
+    let last_report = std::sync::Mutex::new(Instant::now());
+    let report = |finished: bool| {
+        let Some(progress) = &progress else {
+            return;
+        };
+        let transferred = done.load(Ordering::SeqCst);
+        let rate = transferred as f64 / started.elapsed().as_secs_f64().max(0.001);
+        let left = total.saturating_sub(transferred) as f64;
+        progress(Progress {
+            transferred,
+            total,
+            rate,
+            eta_s: (rate > 0.0).then(|| left / rate),
+            done: finished,
+        });
+    };
+    let part = total.div_ceil(STREAMS);
+    let streams = (0..STREAMS).map(|index| {
+        let start = index * part;
+        let length = part.min(total.saturating_sub(start));
+        let (done, report, last_report) = (&done, &report, &last_report);
+        async move {
+            if length == 0 {
+                return Ok(());
+            }
+            let last = start + length == total;
+            let asked = if last { length + 1 } else { length };
+            let (mut writer, mut reader) = tokio::io::duplex(PIECE_BYTES);
+            let reading = async {
+                let read = from.read_into(from_path, start, asked, &mut writer).await;
+                drop(writer);
+                read
+            };
+            // Owns the reading end: if writing fails, the stream's source sees a closed pipe
+            // and stops instead of waiting for room forever.
+            let writing = async move {
+                let mut offset = start;
+                loop {
+                    let mut block = Vec::with_capacity(PIECE_BYTES);
+                    while block.len() < PIECE_BYTES {
+                        let read = (&mut reader)
+                            .take((PIECE_BYTES - block.len()) as u64)
+                            .read_to_end(&mut block)
+                            .await
+                            .map_err(|error| {
+                                FsError::new(FsErrorKind::Other, from_path, error.to_string())
+                            })?;
+                        if read == 0 {
+                            break;
+                        }
+                    }
+                    if block.is_empty() {
+                        return Ok::<u64, FsError>(offset - start);
+                    }
+                    let size = block.len() as u64;
+                    if offset + size > start + length {
+                        // More than this range: the file grew; reported below.
+                        return Ok(offset + size - start);
+                    }
+                    pieces.write_at(offset, block).await?;
+                    offset += size;
+                    done.fetch_add(size, Ordering::SeqCst);
+                    let mut last = last_report
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if last.elapsed() >= PROGRESS_EVERY {
+                        *last = Instant::now();
+                        drop(last);
+                        report(false);
+                    }
+                }
+            };
+            match tokio::join!(reading, writing) {
+                (Ok(read), Ok(written)) if read == length && written == length => Ok(()),
+                (_, Err(error)) => Err(error),
+                // The source failed before its range ended: its error says why.
+                (Err(error), Ok(written)) if written <= length => Err(error),
+                (read, Ok(_)) => Err(FsError::new(
+                    FsErrorKind::Changed,
+                    from_path,
+                    format!(
+                        "the part at {start} did not have its {length} bytes ({}); the file \
+                         changed during the copy (it had {total})",
+                        match read {
+                            Ok(read) => format!("{read} read"),
+                            Err(error) => error.message,
+                        }
+                    ),
+                )),
+            }
+        }
+    });
+    futures::future::try_join_all(streams).await?;
+    report(true);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fs::LocalFiles;
 
-    #[tokio::test]
-    async fn copies_and_reports_progress() {
+    /// Copies `data` from one local file to another; checks the copy, the last progress report,
+    /// and that no temp file is left.
+    async fn copy_and_check(data: &[u8]) {
         let dir = tempfile::tempdir().unwrap();
         let from = dir.path().join("from.bin");
         let to = dir.path().join("to.bin");
-        let data: Vec<u8> = (0..3_000_000u32).map(|at| (at % 251) as u8).collect();
-        std::fs::write(&from, &data).unwrap();
+        std::fs::write(&from, data).unwrap();
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink_seen = seen.clone();
         let progress: ProgressSink = Arc::new(move |update| sink_seen.lock().unwrap().push(update));
@@ -255,17 +413,67 @@ mod tests {
         .await
         .unwrap();
         assert_eq!(copied, data.len() as u64);
-        assert_eq!(std::fs::read(&to).unwrap(), data);
+        assert!(std::fs::read(&to).unwrap() == data, "the copy differs");
         let last = *seen.lock().unwrap().last().unwrap();
         assert!(last.done);
         assert_eq!(last.transferred, data.len() as u64);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
-    /// Local files whose metadata states a content MD5, like an Azure blob's Content-MD5.
-    struct StatedMd5(Option<[u8; 16]>);
+    #[tokio::test]
+    async fn copies_and_reports_progress() {
+        let data: Vec<u8> = (0..3_000_000u32).map(|at| (at % 251) as u8).collect();
+        copy_and_check(&data).await;
+    }
+
+    #[tokio::test]
+    async fn a_big_file_comes_in_parallel_streams_and_whole() {
+        // Not a multiple of the stream count, so the parts differ in length.
+        let size = PARALLEL_FROM as usize + 12_345;
+        let data: Vec<u8> = (0..size)
+            .map(|at| (at % 241) as u8 ^ (at >> 20) as u8)
+            .collect();
+        copy_and_check(&data).await;
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_fails_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("from.bin");
+        let to = dir.path().join("to.bin");
+        std::fs::write(&from, vec![7u8; PARALLEL_FROM as usize]).unwrap();
+        let error = copy_file(
+            &Wrapped {
+                md5: None,
+                fail_from: 1,
+            },
+            from.to_str().unwrap(),
+            &LocalFiles,
+            to.to_str().unwrap(),
+            &WriteOptions::default(),
+            None,
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+        assert!(error.message.contains("gone"), "{error}");
+        assert!(!to.exists(), "a failed download got the name");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "a temp file was left"
+        );
+    }
+
+    /// Local files whose metadata states a content MD5 (like an Azure blob's Content-MD5), and
+    /// whose reads from `fail_from` on fail (like a server dying mid-download).
+    struct Wrapped {
+        md5: Option<[u8; 16]>,
+        fail_from: u64,
+    }
 
     #[async_trait::async_trait]
-    impl FileAccess for StatedMd5 {
+    impl FileAccess for Wrapped {
         fn location(&self) -> String {
             "stated-md5".to_owned()
         }
@@ -274,7 +482,7 @@ mod tests {
         }
         async fn metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
             let mut found = LocalFiles.metadata(path).await?;
-            found.md5 = self.0;
+            found.md5 = self.md5;
             Ok(found)
         }
         async fn symlink_metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
@@ -293,6 +501,9 @@ mod tests {
             max_len: u64,
             sink: crate::fs::Sink<'_>,
         ) -> Result<u64, FsError> {
+            if offset >= self.fail_from {
+                return Err(FsError::new(FsErrorKind::ConnectionLost, path, "gone"));
+            }
             LocalFiles.read_into(path, offset, max_len, sink).await
         }
         async fn write_atomic(
@@ -327,7 +538,10 @@ mod tests {
             let (from, to) = (from.clone(), to.clone());
             async move {
                 copy_file(
-                    &StatedMd5(stated),
+                    &Wrapped {
+                        md5: stated,
+                        fail_from: u64::MAX,
+                    },
                     from.to_str().unwrap(),
                     &LocalFiles,
                     to.to_str().unwrap(),

@@ -25,6 +25,9 @@ use std::sync::Arc;
 
 /// How many files a recursive delete removes at a time.
 const DELETES_IN_FLIGHT: usize = 16;
+/// How many batch deletes (S3 DeleteObjects, Azure Blob Batch) a recursive delete sends at a
+/// time.
+const BATCHES_IN_FLIGHT: usize = 4;
 
 /// execute_plan takes at most this many operations.
 pub const MAX_PLAN_OPS: usize = 200;
@@ -729,23 +732,31 @@ async fn delete_tree(
     let stop = std::sync::atomic::AtomicBool::new(false);
     // Collected first: a stream holding the mapping closure is not provably Send (rustc's
     // higher-ranked lifetime limits), a stream of ready-made futures is. They do nothing yet.
+    // Services with a batch delete (S3, Azure Blob) take a batch per request.
+    let batch = files.delete_batch().max(1);
+    let in_flight = if batch > 1 {
+        BATCHES_IN_FLIGHT
+    } else {
+        DELETES_IN_FLIGHT
+    };
     let pending: Vec<_> = doomed
-        .into_iter()
-        .map(|(entry, item)| delete_one(files, entry, item.size, &stop, context.cancel))
+        .chunks(batch)
+        .map(|chunk| delete_some(files, chunk, &stop, context.cancel))
         .collect();
-    let mut deletes = futures::stream::iter(pending).buffer_unordered(DELETES_IN_FLIGHT);
+    let mut deletes = futures::stream::iter(pending).buffer_unordered(in_flight);
     let (mut count, mut bytes) = (0u64, 0u64);
     let mut failure = None;
     while let Some(done) = deletes.next().await {
-        match done {
-            Some(Ok(size)) => {
-                count += 1;
-                bytes += size;
+        for result in done {
+            match result {
+                Ok(size) => {
+                    count += 1;
+                    bytes += size;
+                }
+                Err(error) => {
+                    failure.get_or_insert(error);
+                }
             }
-            Some(Err(error)) => {
-                failure.get_or_insert(error);
-            }
-            None => {}
         }
     }
     if let Some(error) = failure {
@@ -769,23 +780,33 @@ async fn delete_tree(
     Ok((count, bytes))
 }
 
-/// Deletes one file of a recursive delete, unless an earlier one failed (`stop`) or the call
-/// was cancelled (`None` then). Returns the file's size once it is gone.
-async fn delete_one(
+/// Deletes some files of a recursive delete (one, or a batch in one request), unless an
+/// earlier delete failed (`stop`) or the call was cancelled (nothing then). Returns each file's
+/// size once it is gone.
+async fn delete_some(
     files: &dyn FileAccess,
-    entry: &str,
-    size: u64,
+    chunk: &[&(String, Metadata)],
     stop: &std::sync::atomic::AtomicBool,
     cancel: &tokio_util::sync::CancellationToken,
-) -> Option<Result<u64, FsError>> {
+) -> Vec<Result<u64, FsError>> {
     if stop.load(std::sync::atomic::Ordering::Relaxed) || cancel.is_cancelled() {
-        return None;
+        return Vec::new();
     }
-    let result = files.remove_file(entry).await;
-    if result.is_err() {
+    let results = match chunk {
+        [(entry, _)] => vec![files.remove_file(entry).await],
+        _ => {
+            let paths: Vec<String> = chunk.iter().map(|(entry, _)| entry.clone()).collect();
+            files.remove_files(&paths).await
+        }
+    };
+    if results.iter().any(Result::is_err) {
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
     }
-    Some(result.map(|()| size))
+    results
+        .into_iter()
+        .zip(chunk)
+        .map(|(result, (_, item))| result.map(|()| item.size))
+        .collect()
 }
 
 /// Renames a folder: in one step where the service can, else copy everything, verify, delete.
