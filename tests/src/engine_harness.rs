@@ -44,6 +44,30 @@ impl EngineHarness {
         EngineHarness::open_with_secret(target, known_hosts, settings, mode, None).await
     }
 
+    /// A storage tab on `server`, its local side confined to `local`, logging in with
+    /// `secret`.
+    pub async fn open_storage(
+        server: &crate::storage_servers::StorageServer,
+        local: &std::path::Path,
+        settings: ConnectionSettings,
+        mode: Mode,
+        secret: Option<&str>,
+    ) -> Result<EngineHarness> {
+        EngineHarness::open_with_secret(
+            TabTarget::Storage {
+                url: server.url(),
+                user: None,
+                local_roots: vec![local.display().to_string()],
+                identity_files: Vec::new(),
+            },
+            server.known_hosts(),
+            settings,
+            mode,
+            secret.map(str::to_owned),
+        )
+        .await
+    }
+
     /// Like [`EngineHarness::open`], answering password prompts with `secret` (storage tabs).
     pub async fn open_with_secret(
         target: TabTarget,

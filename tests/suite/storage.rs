@@ -55,19 +55,7 @@ async fn open_tab(
         send_file_contents: true,
         ..ConnectionSettings::default()
     };
-    EngineHarness::open_with_secret(
-        TabTarget::Storage {
-            url: server.url(),
-            user: None,
-            local_roots: vec![local.display().to_string()],
-            identity_files: Vec::new(),
-        },
-        server.known_hosts(),
-        settings,
-        mode,
-        secret.map(str::to_owned),
-    )
-    .await
+    EngineHarness::open_storage(server, local, settings, mode, secret).await
 }
 
 fn error_of(outcome: &ToolOutcome) -> String {

@@ -68,17 +68,12 @@ fn write_big_file(path: &Path, size: u64) -> std::io::Result<()> {
 
 /// A storage tab in autopilot on `server`, its local side confined to `local`.
 async fn open(server: &StorageServer, local: &Path) -> EngineHarness {
-    EngineHarness::open_with_secret(
-        TabTarget::Storage {
-            url: server.url(),
-            user: None,
-            local_roots: vec![local.display().to_string()],
-            identity_files: Vec::new(),
-        },
-        server.known_hosts(),
+    EngineHarness::open_storage(
+        server,
+        local,
         ConnectionSettings::default(),
         Mode::Autopilot,
-        Some(server.secret().to_owned()),
+        Some(server.secret()),
     )
     .await
     .unwrap()
