@@ -837,6 +837,114 @@ async fn find_files_and_folder_report_figures() {
 }
 
 /// SFTP on its own session to `sshd`, without an engine (keep the session alive with it).
+/// search_files picks the files worth reading with grep on the server; the results are the
+/// same as reading every file, whatever the files hold or are called.
+#[tokio::test(flavor = "multi_thread")]
+async fn search_on_the_server_finds_what_reading_everything_finds() {
+    use futures::StreamExt;
+    let sshd = Sshd::start().unwrap();
+    let dir = user_dir(&sshd);
+    let root = dir.path();
+    let mut plain = Vec::new();
+    for index in 0..300 {
+        let name = format!("d{}/f{index:03}.txt", index % 7);
+        let body = match index % 5 {
+            0 => format!("line one\nthe Needle {index} here\r\nlast\n"),
+            1 => format!("no match in {index}\n"),
+            2 => format!("NEEDLE in caps {index}\n"),
+            3 => String::new(),
+            _ => format!("needle{index}\nneedle again\n"),
+        };
+        put(&sshd, &root.join(&name), body);
+        plain.push(name);
+    }
+    let odd_names = [
+        "with space.txt",
+        "it's \"quoted\".txt",
+        "new\nline.txt",
+        "-leading-dash.txt",
+        "ünïcödé ✓.txt",
+        "$HOME;`x`.txt",
+    ];
+    for name in odd_names {
+        put(
+            &sshd,
+            &root.join("odd").join(name),
+            format!("a needle in {name}\n"),
+        );
+    }
+    put(&sshd, &root.join("odd/clean name.txt"), "nothing\n");
+    // Binary with and without the needle, a NUL past the binary probe, an unreadable file.
+    put(&sshd, &root.join("bin/with.dat"), b"needle\0binary");
+    put(&sshd, &root.join("bin/without.dat"), b"\0\x01\x02 binary");
+    let mut late_nul = "text\n".repeat(2000).into_bytes();
+    late_nul.extend_from_slice(b"\0 tail needle?");
+    put(&sshd, &root.join("bin/late-nul.txt"), &late_nul);
+    put(
+        &sshd,
+        &root.join("locked/secret.txt"),
+        "needle behind a lock\n",
+    );
+    std::fs::set_permissions(
+        root.join("locked/secret.txt"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+
+    let (_session, scanning) = sftp_files(&sshd).await;
+    let (_other, reading) = sftp_files(&sshd).await;
+    let reading = reading.scan_on_server(false);
+    let searches = [
+        json!({"pattern": "needle"}),
+        json!({"pattern": "needle", "case_insensitive": true}),
+        json!({"pattern": "Needle \\d+|caps", "glob": "*.txt"}),
+        json!({"pattern": "needle again", "literal": true}),
+        json!({"pattern": "^(line|last)$"}),
+        json!({"pattern": "binary"}),
+        json!({"pattern": "tail needle?", "literal": true}),
+        json!({"pattern": "n.*e"}),
+    ];
+    for search in searches {
+        let mut params = search.clone();
+        params["path"] = json!(s(root));
+        let params: kaiport_protocol::tools::SearchFilesParams =
+            serde_json::from_value(params).unwrap();
+        let limit = 64 * 1024;
+        let scanned = kaiport_core::tools::search_files_on(&scanning, &params, limit)
+            .await
+            .unwrap();
+        let read = kaiport_core::tools::search_files_on(&reading, &params, limit)
+            .await
+            .unwrap();
+        assert_eq!(scanned, read, "{search}");
+    }
+
+    // The scan answers for what it could read, in order, and passes over what it could not.
+    let mut paths: Vec<String> = plain.iter().map(|name| s(&root.join(name))).collect();
+    paths.push(s(&root.join("locked/secret.txt")));
+    paths.push(s(&root.join("bin/without.dat")));
+    paths.push(s(&root.join("odd/new\nline.txt")));
+    paths.push(s(&root.join("odd/clean name.txt")));
+    let (answer, answers) = futures::channel::mpsc::unbounded();
+    scanning
+        .scan_contents(
+            &[b"needle".to_vec()],
+            futures::stream::iter(paths.clone()).boxed(),
+            answer,
+        )
+        .await;
+    let answers: Vec<(String, bool)> = answers.collect().await;
+    let mut expected: Vec<(String, bool)> = plain
+        .iter()
+        .enumerate()
+        .map(|(index, name)| (s(&root.join(name)), index % 5 == 4))
+        .collect();
+    expected.push((s(&root.join("bin/without.dat")), true));
+    expected.push((s(&root.join("odd/new\nline.txt")), true));
+    expected.push((s(&root.join("odd/clean name.txt")), false));
+    assert_eq!(answers, expected);
+}
+
 async fn sftp_files(sshd: &Sshd) -> (SshSession, SftpFiles) {
     let session = SshSession::connect(
         &sshd.target(),

@@ -212,6 +212,20 @@ pub trait FileAccess: Send + Sync {
             .boxed()
     }
 
+    /// Sorts out where the files are which of `paths` may contain one of `needles` (byte
+    /// strings) or a NUL byte, so that files which cannot match a search need not be read (over
+    /// SSH, grep runs on the server). Sends `(path, may_contain)` to `answers` in the order of
+    /// `paths`; a path left without an answer (a file the server could not read, a scan cut
+    /// short) must be read. Transports that cannot scan answer nothing and return at once.
+    async fn scan_contents(
+        &self,
+        needles: &[Vec<u8>],
+        paths: BoxStream<'_, String>,
+        answers: futures::channel::mpsc::UnboundedSender<(String, bool)>,
+    ) {
+        let _ = (needles, paths, answers);
+    }
+
     // --- Storage operations (storage tabs). Defaults say "unsupported" so a transport that
     // lacks one fails with a clear error instead of doing something else.
 

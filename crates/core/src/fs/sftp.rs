@@ -12,6 +12,7 @@
 //! [`SftpFiles::capabilities`]).
 
 mod batch;
+mod scan;
 
 use super::{
     Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, WriteOptions,
@@ -50,6 +51,10 @@ const LIMITS: &str = "limits@openssh.com";
 /// Files on an SSH server through its `sftp` subsystem.
 pub struct SftpFiles {
     session: Arc<RawSftpSession>,
+    /// The connection the subsystem runs on, for the search prefilter's exec channel.
+    ssh: SshSession,
+    /// Whether search_files may run its prefilter on the server (see `scan`).
+    server_scan: bool,
     location: String,
     read_chunk: u64,
     write_chunk: u64,
@@ -111,6 +116,8 @@ impl SftpFiles {
         }
         Ok(SftpFiles {
             session: Arc::new(session),
+            ssh: ssh.clone(),
+            server_scan: true,
             location,
             read_chunk,
             write_chunk,
@@ -119,6 +126,13 @@ impl SftpFiles {
             open_handles,
             slots: Arc::new(Semaphore::new(HANDLE_SLOTS)),
         })
+    }
+
+    /// Whether search_files may pick the files worth reading with `grep` on the server first
+    /// (on by default; off, every file is read over SFTP).
+    pub fn scan_on_server(mut self, allowed: bool) -> SftpFiles {
+        self.server_scan = allowed;
+        self
     }
 
     /// Waits for a free handle slot; the permit is held until the handle's `close` is sent.
@@ -464,6 +478,17 @@ impl FileAccess for SftpFiles {
         limit: u64,
     ) -> futures::stream::BoxStream<'a, (String, Result<Vec<u8>, FsError>)> {
         self.read_files_pipelined(files, limit)
+    }
+
+    async fn scan_contents(
+        &self,
+        needles: &[Vec<u8>],
+        paths: futures::stream::BoxStream<'_, String>,
+        answers: futures::channel::mpsc::UnboundedSender<(String, bool)>,
+    ) {
+        if self.server_scan {
+            scan::scan(&self.ssh, needles, paths, answers).await;
+        }
     }
 
     async fn read_link(&self, path: &str) -> Result<String, FsError> {

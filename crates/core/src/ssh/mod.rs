@@ -21,7 +21,7 @@ use std::time::Duration;
 
 pub use async_trait::async_trait;
 pub use error::SshError;
-pub use session::SshSession;
+pub use session::{ExecPipe, SshSession};
 
 /// The default SSH port.
 pub const DEFAULT_PORT: u16 = 22;

@@ -304,6 +304,20 @@ impl SshSession {
         Ok(output)
     }
 
+    /// Starts `command` on a separate exec channel whose input and output stream while it runs:
+    /// write its standard input through [`ExecPipe::input`], read its standard output with
+    /// [`ExecPipe::output`]. Standard error is dropped. A server that refuses to run commands
+    /// makes `output` end without data.
+    pub async fn exec_piped(&self, command: &str) -> Result<ExecPipe, SshError> {
+        let channel = self.open_session_channel().await?;
+        channel
+            .exec(/* want_reply */ true, command)
+            .await
+            .map_err(|e| self.channel_error("run a command", e))?;
+        let (reader, writer) = channel.split();
+        Ok(ExecPipe { reader, writer })
+    }
+
     /// Opens a session channel running subsystem `name` (e.g. `sftp`) and returns it as a byte
     /// stream.
     pub async fn open_subsystem(&self, name: &str) -> Result<ChannelStream<Msg>, SshError> {
@@ -565,6 +579,36 @@ fn forward_error(previous: &Hop, next: &SshTarget, error: russh::Error) -> SshEr
             doing: "forwarding through the jump host",
             source: other,
         },
+    }
+}
+
+/// A command started with [`SshSession::exec_piped`]. Dropping it closes the channel.
+pub struct ExecPipe {
+    reader: russh::ChannelReadHalf,
+    writer: russh::ChannelWriteHalf<Msg>,
+}
+
+impl ExecPipe {
+    /// A writer to the command's standard input; shutting it down sends end-of-file.
+    pub fn input(&self) -> impl AsyncWrite + Send + Unpin + 'static {
+        self.writer.make_writer()
+    }
+
+    /// The next piece of the command's standard output; `None` once the command has ended, the
+    /// server refused it or the connection is gone.
+    pub async fn output(&mut self) -> Option<Vec<u8>> {
+        loop {
+            match self.reader.wait().await? {
+                ChannelMsg::Data { data } => return Some(data.to_vec()),
+                ChannelMsg::Failure | ChannelMsg::Close | ChannelMsg::Eof => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// Closes the channel (a command still running gets a hang-up).
+    pub async fn close(self) {
+        let _ = self.writer.close().await;
     }
 }
 

@@ -9,6 +9,7 @@
 //! unified diffs; sudo writes go through the user's terminal and never see or type a password.
 //! Nothing here logs file contents.
 
+mod prefilter;
 mod sudo;
 mod text;
 mod walk;

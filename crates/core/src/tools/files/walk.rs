@@ -8,6 +8,7 @@
 
 use super::text::looks_binary;
 use crate::fs::{DirItem, FileAccess, FsError, Metadata, join};
+use futures::channel::mpsc;
 use futures::stream::{self, FuturesOrdered, StreamExt};
 use kaiport_protocol::tools::*;
 use std::collections::{HashMap, VecDeque};
@@ -335,9 +336,33 @@ pub(super) async fn search_files(
         .as_deref()
         .map(|glob| name_glob(TOOL, glob))
         .transpose()?;
-    // The walk hands files to the reads as it finds them, so reading starts with the first
-    // folder listed; the transport keeps many reads in flight and returns them in walk order.
-    let (found, candidates) = futures::channel::mpsc::unbounded::<(String, u64)>();
+    // The walk hands files on as it finds them, so reading starts with the first folder listed;
+    // the transport keeps many reads in flight and returns them in walk order. Where the
+    // transport can scan files where they are (grep on an SSH server), files that hold none of
+    // the pattern's needles are searched there and never cross the wire (see `route`).
+    let (found, candidates) = mpsc::unbounded::<(String, u64)>();
+    let (to_scan, scan_paths) = mpsc::unbounded::<String>();
+    let (answer, answers) = mpsc::unbounded::<(String, bool)>();
+    let (to_read, read_paths) = mpsc::unbounded::<(String, u64)>();
+    let (to_order, order) = mpsc::unbounded::<Routed>();
+    let needles = super::prefilter::needles(&pattern, params.case_insensitive.unwrap_or(false));
+    let scanning = async {
+        match &needles {
+            Some(needles) => {
+                files
+                    .scan_contents(needles, scan_paths.boxed(), answer)
+                    .await
+            }
+            None => drop((scan_paths, answer)),
+        }
+    };
+    let routing = route(
+        candidates,
+        needles.is_some().then_some(to_scan),
+        answers,
+        to_read,
+        to_order,
+    );
     // Over-limit files met by the walk (all of them, even past a truncation), then files the
     // reads skipped.
     let mut skipped = Vec::new();
@@ -367,21 +392,30 @@ pub(super) async fn search_files(
         .await
     };
     let reading = async {
-        let mut reads = files.read_files(candidates.boxed(), file_limit + 1);
+        let mut reads = files.read_files(read_paths.boxed(), file_limit + 1);
+        let mut order = order;
         let mut read = SearchFilesResult {
             matches: Vec::new(),
             truncated: false,
             files_read: Vec::new(),
             skipped: Vec::new(),
         };
-        while let Some((path, data)) = reads.next().await {
-            if search_one(&regex, path, data, file_limit, &mut read) {
-                break;
+        while let Some(next) = order.next().await {
+            match next {
+                Routed::SearchedThere(path) => read.files_read.push(path),
+                Routed::Read => {
+                    let Some((path, data)) = reads.next().await else {
+                        break;
+                    };
+                    if search_one(&regex, path, data, file_limit, &mut read) {
+                        break;
+                    }
+                }
             }
         }
         read
     };
-    let (walked, read) = futures::join!(walking, reading);
+    let (walked, read, (), ()) = futures::join!(walking, reading, scanning, routing);
     walked?;
     skipped.extend(read.skipped);
     let SearchFilesResult {
@@ -396,6 +430,92 @@ pub(super) async fn search_files(
         files_read,
         skipped,
     })
+}
+
+/// Where a file found by search_files' walk goes next, in walk order.
+enum Routed {
+    /// Searched where it is and found to hold none of the needles: counts as read, no match.
+    SearchedThere(String),
+    /// Its contents come next from the reads.
+    Read,
+}
+
+/// Sends every candidate of the walk on, in walk order: to the scan first when there is one
+/// (`to_scan`), then, once the scan answered, either straight to the result (no needle in it)
+/// or to the reads. A candidate the scan passes over (it could not read the file) or never gets
+/// to (the scan ended) is read, so the scan can save reads but never lose a match.
+async fn route(
+    mut candidates: mpsc::UnboundedReceiver<(String, u64)>,
+    mut to_scan: Option<mpsc::UnboundedSender<String>>,
+    mut answers: mpsc::UnboundedReceiver<(String, bool)>,
+    to_read: mpsc::UnboundedSender<(String, u64)>,
+    to_order: mpsc::UnboundedSender<Routed>,
+) {
+    let read = |(path, size): (String, u64)| {
+        to_order.unbounded_send(Routed::Read).is_ok()
+            && to_read.unbounded_send((path, size)).is_ok()
+    };
+    // Candidates sent to the scan and not yet answered, in walk order.
+    let mut waiting: VecDeque<(String, u64)> = VecDeque::new();
+    let mut walk_done = false;
+    loop {
+        if walk_done && (to_scan.is_none() || waiting.is_empty()) {
+            break;
+        }
+        tokio::select! {
+            candidate = candidates.next(), if !walk_done => match candidate {
+                Some(candidate) => match &to_scan {
+                    Some(scan) if scan.unbounded_send(candidate.0.clone()).is_ok() => {
+                        waiting.push_back(candidate);
+                    }
+                    _ => {
+                        if !read(candidate) {
+                            return;
+                        }
+                    }
+                },
+                None => {
+                    walk_done = true;
+                    // End of input lets the scan finish its last files.
+                    if let Some(scan) = &to_scan {
+                        scan.close_channel();
+                    }
+                }
+            },
+            answer = answers.next(), if to_scan.is_some() => match answer {
+                Some((path, may_match)) => {
+                    let Some(at) = waiting.iter().position(|(waiting, _)| *waiting == path) else {
+                        continue;
+                    };
+                    for skipped_by_scan in waiting.drain(..at) {
+                        if !read(skipped_by_scan) {
+                            return;
+                        }
+                    }
+                    let Some(candidate) = waiting.pop_front() else {
+                        continue;
+                    };
+                    let sent = if may_match {
+                        read(candidate)
+                    } else {
+                        to_order.unbounded_send(Routed::SearchedThere(candidate.0)).is_ok()
+                    };
+                    if !sent {
+                        return;
+                    }
+                }
+                None => {
+                    // The scan is over: whatever it did not answer is read.
+                    to_scan = None;
+                    for candidate in waiting.drain(..) {
+                        if !read(candidate) {
+                            return;
+                        }
+                    }
+                }
+            },
+        }
+    }
 }
 
 /// Searches one file's bytes (or records why it was skipped) into `into`; true once the match
