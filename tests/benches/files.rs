@@ -1,6 +1,7 @@
 //! File tool speed against OpenSSH on the same sshd, in one run (BENCHMARKS.md, "Files"):
 //!
-//! 1. a 1 GiB file read and written through `FileAccess` (SFTP) vs `sftp` get / put;
+//! 1. a 1 GiB file read and written through `FileAccess` (SFTP) vs `sftp` get / put (`put -f`,
+//!    with the fsync kaiport's atomic write does, and plain `put`);
 //! 2. search_files over 20,000 files / 200 MB vs `ssh host grep -rIn --max-count=…`;
 //! 3. folder_report over 100,000 entries vs `ssh host find … -printf`.
 //!
@@ -67,40 +68,67 @@ fn main() -> Result<()> {
         let remote_put = dir.path().join("put.bin").display().to_string();
         let sftp_put_target = dir.path().join("sftp-put.bin").display().to_string();
 
-        let theirs = openssh.sftp(&format!("get {remote_source} /dev/null"))?;
-        let ours = runtime.block_on(async {
-            let started = Instant::now();
-            let mut sink = tokio::io::sink();
-            let got = files
-                .read_into(&remote_source, 0, u64::MAX, &mut sink)
-                .await?;
-            anyhow::ensure!(got == size, "read {got} of {size} bytes");
-            Ok::<_, anyhow::Error>(started.elapsed())
-        })?;
-        rows.push(Row {
-            name: format!("read {} MiB (sftp get)", size >> 20),
-            ours,
-            theirs,
-            throughput_bytes: Some(size),
-        });
-
-        let theirs = openssh.sftp(&format!("put {} {sftp_put_target}", local.display()))?;
-        let ours = runtime.block_on(async {
-            let started = Instant::now();
-            let mut source = tokio::fs::File::open(&local).await?;
-            let written = files
-                .write_atomic(&remote_put, &mut source, &WriteOptions::default())
-                .await?;
-            anyhow::ensure!(written == size, "wrote {written} of {size} bytes");
-            Ok::<_, anyhow::Error>(started.elapsed())
-        })?;
-        anyhow::ensure!(std::fs::metadata(&remote_put)?.len() == size);
-        rows.push(Row {
-            name: format!("write {} MiB (sftp put)", size >> 20),
-            ours,
-            theirs,
-            throughput_bytes: Some(size),
-        });
+        // KAIPORT_BENCH_REPEAT=N: every transfer N times, medians reported. Before each write
+        // the page cache's dirty data is flushed (`sync`), so no run pays for the previous
+        // one's writeback.
+        let (mut get, mut put_f, mut put, mut read, mut write) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..repeat() {
+            get.push(openssh.sftp(&format!("get {remote_source} /dev/null"))?);
+            read.push(runtime.block_on(async {
+                let started = Instant::now();
+                let mut sink = tokio::io::sink();
+                let got = files
+                    .read_into(&remote_source, 0, u64::MAX, &mut sink)
+                    .await?;
+                anyhow::ensure!(got == size, "read {got} of {size} bytes");
+                Ok::<_, anyhow::Error>(started.elapsed())
+            })?);
+            // kaiport's atomic write fsyncs the file before renaming it into place; `put -f` is
+            // OpenSSH's put with the same fsync, the like-for-like reference. Plain `put` leaves
+            // the data in the server's page cache and is shown for comparison.
+            settle()?;
+            put.push(openssh.sftp(&format!("put {} {sftp_put_target}", local.display()))?);
+            settle()?;
+            put_f.push(openssh.sftp(&format!("put -f {} {sftp_put_target}", local.display()))?);
+            settle()?;
+            write.push(runtime.block_on(async {
+                let started = Instant::now();
+                let mut source = tokio::fs::File::open(&local).await?;
+                let written = files
+                    .write_atomic(&remote_put, &mut source, &WriteOptions::default())
+                    .await?;
+                anyhow::ensure!(written == size, "wrote {written} of {size} bytes");
+                Ok::<_, anyhow::Error>(started.elapsed())
+            })?);
+            anyhow::ensure!(std::fs::metadata(&remote_put)?.len() == size);
+            settle()?;
+        }
+        let mib = size >> 20;
+        let write_copy = write.clone();
+        for (name, mut ours, mut theirs) in [
+            (format!("read {mib} MiB (sftp get)"), read, get),
+            (
+                format!("write {mib} MiB, fsync'd (sftp put -f)"),
+                write,
+                put_f,
+            ),
+            (
+                format!("write {mib} MiB (sftp put, no fsync)"),
+                write_copy,
+                put,
+            ),
+        ] {
+            if ours.len() > 1 {
+                eprintln!("{name}: ours {ours:?}, theirs {theirs:?}");
+            }
+            rows.push(Row {
+                name,
+                ours: median(&mut ours),
+                theirs: median(&mut theirs),
+                throughput_bytes: Some(size),
+            });
+        }
         drop(dir);
     }
 
@@ -116,12 +144,8 @@ fn main() -> Result<()> {
         let planted = make_text_tree(&root, folders, per_folder, file_size)?;
         let root_text = root.display().to_string();
         let needle = "kaiport-needle-7f3a";
-        // KAIPORT_BENCH_REPEAT=N measures both sides N times on the same tree (for profiling).
-        let repeat: usize = std::env::var("KAIPORT_BENCH_REPEAT")
-            .ok()
-            .and_then(|text| text.parse().ok())
-            .unwrap_or(1)
-            .max(1);
+        // KAIPORT_BENCH_REPEAT=N measures both sides N times on the same tree.
+        let repeat = repeat();
         let (mut ours_all, mut theirs_all) = (Vec::new(), Vec::new());
         for _ in 0..repeat {
             let (theirs, grep_lines) =
@@ -161,9 +185,7 @@ fn main() -> Result<()> {
             ours_all.push(ours);
             theirs_all.push(theirs);
         }
-        ours_all.sort();
-        theirs_all.sort();
-        let (ours, theirs) = (ours_all[repeat / 2], theirs_all[repeat / 2]);
+        let (ours, theirs) = (median(&mut ours_all), median(&mut theirs_all));
         rows.push(Row {
             name: format!(
                 "search_files, {} files / {} MB (ssh grep -rIn)",
@@ -240,6 +262,26 @@ fn main() -> Result<()> {
 }
 
 /// A temp dir the fixture's login user can read and write.
+/// How many times each part is measured (`KAIPORT_BENCH_REPEAT`, default 1).
+fn repeat() -> usize {
+    std::env::var("KAIPORT_BENCH_REPEAT")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(1)
+        .max(1)
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Flushes dirty pages to disk so the next write starts from the same state.
+fn settle() -> Result<()> {
+    anyhow::ensure!(Command::new("sync").status()?.success(), "sync failed");
+    Ok(())
+}
+
 fn shared_dir() -> Result<tempfile::TempDir> {
     let dir = tempfile::Builder::new()
         .prefix("kaiport-bench-")
