@@ -206,25 +206,37 @@ fn main() -> Result<()> {
         let root = tree.path().join("tree");
         let entries = make_empty_tree(&root, folders, per_folder)?;
         let root_text = root.display().to_string();
-        let (theirs, lines) =
-            openssh.timed(&format!("find {root_text} -printf '%y %s %T@ %m %p\\n'"))?;
-        anyhow::ensure!(lines == entries + 1, "find listed {lines}, {entries} made");
-        let (ours, counted) = runtime.block_on(async {
-            let started = Instant::now();
-            let params = kaiport_protocol::tools::FolderReportParams {
-                path: root_text.clone(),
-                max_depth: Some(12),
-                side: None,
-            };
-            let result = kaiport_core::tools::folder_report_on(files.as_ref(), &params)
-                .await
-                .map_err(anyhow::Error::msg)?;
-            Ok::<_, anyhow::Error>((started.elapsed(), (result.files + result.folders) as usize))
-        })?;
-        anyhow::ensure!(
-            counted == entries,
-            "folder_report counted {counted}, {entries} made"
-        );
+        let (mut ours_all, mut theirs_all) = (Vec::new(), Vec::new());
+        for _ in 0..repeat() {
+            let (theirs, lines) =
+                openssh.timed(&format!("find {root_text} -printf '%y %s %T@ %m %p\\n'"))?;
+            anyhow::ensure!(lines == entries + 1, "find listed {lines}, {entries} made");
+            let (ours, counted) = runtime.block_on(async {
+                let started = Instant::now();
+                let params = kaiport_protocol::tools::FolderReportParams {
+                    path: root_text.clone(),
+                    max_depth: Some(12),
+                    side: None,
+                };
+                let result = kaiport_core::tools::folder_report_on(files.as_ref(), &params)
+                    .await
+                    .map_err(anyhow::Error::msg)?;
+                Ok::<_, anyhow::Error>((
+                    started.elapsed(),
+                    (result.files + result.folders) as usize,
+                ))
+            })?;
+            anyhow::ensure!(
+                counted == entries,
+                "folder_report counted {counted}, {entries} made"
+            );
+            ours_all.push(ours);
+            theirs_all.push(theirs);
+        }
+        if ours_all.len() > 1 {
+            eprintln!("report: ours {ours_all:?}, find {theirs_all:?}");
+        }
+        let (ours, theirs) = (median(&mut ours_all), median(&mut theirs_all));
         rows.push(Row {
             name: format!("folder_report, {entries} entries (ssh find -printf)"),
             ours,
