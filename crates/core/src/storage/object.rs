@@ -29,7 +29,7 @@ use futures::{StreamExt, TryStreamExt};
 use kaiport_protocol::tools::EntryKind;
 use opendal::Operator;
 use std::sync::Arc;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 
 /// Size of one uploaded part (S3 wants ≥ 5 MiB except the last).
 pub const PART_SIZE: usize = 8 * 1024 * 1024;
@@ -581,31 +581,22 @@ impl ObjectFiles {
     async fn drain(
         &self,
         path: &str,
-        mut stream: opendal::BufferStream,
+        stream: opendal::BufferStream,
         limit: u64,
         sink: Sink<'_>,
     ) -> Result<u64, ReadFailure> {
-        let sink_error = |error: std::io::Error| {
+        let chunks = stream
+            .map_ok(|buffer| futures::stream::iter(Iterator::map(buffer, Ok)))
+            .try_flatten()
+            .map_err(ReadFailure::Service);
+        super::transfer::write_chunks(chunks, limit, sink, |error| {
             ReadFailure::Sink(FsError::new(
                 FsErrorKind::Other,
                 path,
                 format!("writing the data: {error}"),
             ))
-        };
-        let mut written = 0u64;
-        while written < limit
-            && let Some(buffer) = stream.try_next().await.map_err(ReadFailure::Service)?
-        {
-            for chunk in buffer {
-                let take = chunk
-                    .len()
-                    .min(usize::try_from(limit - written).unwrap_or(usize::MAX));
-                sink.write_all(&chunk[..take]).await.map_err(sink_error)?;
-                written += take as u64;
-            }
-        }
-        sink.flush().await.map_err(sink_error)?;
-        Ok(written)
+        })
+        .await
     }
 
     async fn copy_object(&self, from: &str, to: &str) -> Result<(), FsError> {

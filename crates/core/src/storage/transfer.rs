@@ -277,25 +277,35 @@ async fn drain_opened(
     limit: u64,
     sink: &mut CountingSink,
 ) -> Result<u64, FsError> {
-    let mut data = opened.data;
-    let mut written = 0u64;
-    let sink_error = |error: std::io::Error| {
+    write_chunks(opened.data, limit, sink, |error| {
         FsError::new(
             FsErrorKind::Other,
             from_path,
             format!("writing the data: {error}"),
         )
-    };
+    })
+    .await
+}
+
+/// Writes the chunks of `chunks` into `sink`, at most `limit` bytes, and flushes it; returns
+/// the bytes written. A failure of the sink becomes `sink_error`'s error.
+pub(crate) async fn write_chunks<E>(
+    mut chunks: impl futures::Stream<Item = Result<bytes::Bytes, E>> + Unpin,
+    limit: u64,
+    sink: &mut (dyn AsyncWrite + Send + Unpin),
+    sink_error: impl Fn(std::io::Error) -> E,
+) -> Result<u64, E> {
+    let mut written = 0u64;
     while written < limit
-        && let Some(chunk) = data.try_next().await?
+        && let Some(chunk) = chunks.try_next().await?
     {
         let take = chunk
             .len()
             .min(usize::try_from(limit - written).unwrap_or(usize::MAX));
-        sink.write_all(&chunk[..take]).await.map_err(sink_error)?;
+        sink.write_all(&chunk[..take]).await.map_err(&sink_error)?;
         written += take as u64;
     }
-    sink.flush().await.map_err(sink_error)?;
+    sink.flush().await.map_err(&sink_error)?;
     Ok(written)
 }
 
@@ -487,11 +497,28 @@ mod tests {
         let from = dir.path().join("from.bin");
         let to = dir.path().join("to.bin");
         std::fs::write(&from, vec![7u8; PARALLEL_FROM as usize]).unwrap();
-        let error = copy_file(
-            &Wrapped {
-                fail_from: 1,
-                ..Wrapped::stating(None)
-            },
+        let side = Wrapped {
+            fail_from: 1,
+            ..Wrapped::stating(None)
+        };
+        let error = copy_through(&side, &from, &to).await.unwrap_err();
+        assert!(error.message.contains("gone"), "{error}");
+        assert!(!to.exists(), "a failed download got the name");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "a temp file was left"
+        );
+    }
+
+    /// Copies the local file `from`, read through `side`, to the local file `to`.
+    async fn copy_through(
+        side: &dyn FileAccess,
+        from: &std::path::Path,
+        to: &std::path::Path,
+    ) -> Result<u64, FsError> {
+        copy_file(
+            side,
             from.to_str().unwrap(),
             &LocalFiles,
             to.to_str().unwrap(),
@@ -500,14 +527,6 @@ mod tests {
             &CancellationToken::new(),
         )
         .await
-        .unwrap_err();
-        assert!(error.message.contains("gone"), "{error}");
-        assert!(!to.exists(), "a failed download got the name");
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "a temp file was left"
-        );
     }
 
     /// Local files whose metadata states a content MD5 (like an Azure blob's Content-MD5), and
@@ -620,18 +639,7 @@ mod tests {
             md5::Digest::finalize(<md5::Md5 as md5::Digest>::new_with_prefix(&data)).into();
         let copy = |stated| {
             let (from, to) = (from.clone(), to.clone());
-            async move {
-                copy_file(
-                    &Wrapped::stating(stated),
-                    from.to_str().unwrap(),
-                    &LocalFiles,
-                    to.to_str().unwrap(),
-                    &WriteOptions::default(),
-                    None,
-                    &CancellationToken::new(),
-                )
-                .await
-            }
+            async move { copy_through(&Wrapped::stating(stated), &from, &to).await }
         };
         let mut wrong = right;
         wrong[7] ^= 1;
@@ -661,20 +669,12 @@ mod tests {
         let copy = |md5, stated_size| {
             let (from, to) = (from.clone(), to.clone());
             async move {
-                copy_file(
-                    &Wrapped {
-                        opens: true,
-                        stated_size,
-                        ..Wrapped::stating(md5)
-                    },
-                    from.to_str().unwrap(),
-                    &LocalFiles,
-                    to.to_str().unwrap(),
-                    &WriteOptions::default(),
-                    None,
-                    &CancellationToken::new(),
-                )
-                .await
+                let side = Wrapped {
+                    opens: true,
+                    stated_size,
+                    ..Wrapped::stating(md5)
+                };
+                copy_through(&side, &from, &to).await
             }
         };
         let size = data.len() as u64;
