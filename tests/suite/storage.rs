@@ -640,3 +640,56 @@ async fn a_download_damaged_on_the_server_is_refused_by_its_md5() {
         .collect();
     assert!(left.is_empty(), "something was left: {left:?}");
 }
+
+/// S3 and Azure downloads take a file's size and MD5 from the GET itself (no metadata request
+/// per file): what `open_file` states equals what a metadata request says (Azure's Content-MD5
+/// included), the bytes are the file's (a long file too, which comes in concurrent ranges), a
+/// folder is no file to open and a missing file is NotFound. WebDAV asks first (a GET of a
+/// folder is a page there).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn object_reads_state_size_and_md5_themselves() {
+    use futures::TryStreamExt;
+    use kaiport_core::fs::{FsErrorKind, WriteOptions};
+    for kind in [StorageKind::S3, StorageKind::Azure, StorageKind::Webdav] {
+        let server = StorageServer::start(kind).unwrap();
+        let url = kaiport_core::storage::StorageUrl::parse(&server.url(), None).unwrap();
+        let files = kaiport_core::storage::open(&url, Some(server.secret()))
+            .await
+            .unwrap();
+        let short: Vec<u8> = (0..300_000u32).map(|at| (at % 241) as u8).collect();
+        let long: Vec<u8> = (0..20_000_000u32).map(|at| (at % 239) as u8).collect();
+        for (path, data) in [("/dir/short.bin", &short), ("/dir/long.bin", &long)] {
+            files
+                .write_atomic(path, &mut data.as_slice(), &WriteOptions::default())
+                .await
+                .unwrap();
+            let opened = files.open_file(path).await.unwrap();
+            if kind == StorageKind::Webdav {
+                assert!(opened.is_none(), "{kind:?}: WebDAV opened {path}");
+                continue;
+            }
+            let opened = opened.unwrap_or_else(|| panic!("{kind:?}: {path} did not open"));
+            let asked = files.metadata(path).await.unwrap();
+            assert_eq!(opened.metadata.size, data.len() as u64, "{kind:?} {path}");
+            assert_eq!(opened.metadata.md5, asked.md5, "{kind:?} {path}");
+            if kind == StorageKind::Azure && path == "/dir/short.bin" {
+                assert!(asked.md5.is_some(), "azurite states no Content-MD5");
+            }
+            let read: Vec<u8> = opened
+                .data
+                .map_ok(|chunk| chunk.to_vec())
+                .try_concat()
+                .await
+                .unwrap();
+            assert!(read == *data, "{kind:?} {path}: the bytes differ");
+        }
+        if kind != StorageKind::Webdav {
+            assert!(files.open_file("/dir").await.unwrap().is_none(), "{kind:?}");
+            let missing = match files.open_file("/dir/none.bin").await {
+                Ok(_) => panic!("{kind:?}: a missing file opened"),
+                Err(error) => error,
+            };
+            assert_eq!(missing.kind, FsErrorKind::NotFound, "{kind:?}: {missing}");
+        }
+    }
+}

@@ -50,9 +50,9 @@ pub struct Metadata {
     pub mode: Option<u32>,
     pub uid: Option<u32>,
     pub gid: Option<u32>,
-    /// The content's MD5 where the service states it (an S3 ETag of a single-part upload, an
-    /// Azure blob's Content-MD5): transfers check the bytes they read against it before the
-    /// copy gets its real name.
+    /// The content's MD5 where the service states it (an Azure blob's Content-MD5; S3 ETags
+    /// are not taken for one, see `storage::object`): transfers check the bytes they read
+    /// against it before the copy gets its real name.
     pub md5: Option<[u8; 16]>,
 }
 
@@ -294,6 +294,25 @@ pub trait FileAccess: Send + Sync {
         let _ = (path, options);
         Ok(None)
     }
+
+    /// Starts reading the whole file `path` with one request whose answer also states the
+    /// file's facts (an HTTP GET's size and Content-MD5), so a transfer needs no separate
+    /// metadata request per file. `None` where this side cannot (the default), or where `path`
+    /// is not a plain file; the caller asks [`FileAccess::metadata`] and reads with
+    /// [`FileAccess::read_into`] then.
+    async fn open_file(&self, path: &str) -> Result<Option<OpenedFile>, FsError> {
+        let _ = path;
+        Ok(None)
+    }
+}
+
+/// A whole-file read that has begun (see [`FileAccess::open_file`]).
+pub struct OpenedFile {
+    /// The facts the answer to the read stated (always a file).
+    pub metadata: Metadata,
+    /// The file's bytes from the start, in order, as the service sends them; the caller
+    /// checks them against `metadata` (size, MD5). Dropping it ends the request.
+    pub data: BoxStream<'static, Result<bytes::Bytes, FsError>>,
 }
 
 /// A file being written in pieces (see [`FileAccess::open_pieces`]).

@@ -6,7 +6,10 @@
 //! upload committed at the end), and the source side tells the destination whether it really
 //! delivered every byte: when the source fails half-way (a server killed mid-transfer) the
 //! destination sees an error, not an early end, so nothing truncated is ever committed under the
-//! real name. After the copy the destination's size is compared with the source's.
+//! real name. After the copy the destination's size is compared with the source's. The source's
+//! size and MD5 come from the answer to the read itself where the source can
+//! ([`FileAccess::open_file`]: one request per file on S3 and Azure instead of a HEAD and a
+//! GET); they describe exactly the bytes that follow and are checked the same way.
 //!
 //! Big files going to a side that takes pieces at any offset (local files) are read in
 //! [`STREAMS`] ranges at once instead, each written at its place in a temp file that gets the
@@ -15,14 +18,15 @@
 //!
 //! Progress goes to a callback at most every [`PROGRESS_EVERY`]; it must not block.
 
-use crate::fs::{FileAccess, FsError, FsErrorKind, WriteOptions};
+use crate::fs::{FileAccess, FsError, FsErrorKind, OpenedFile, WriteOptions};
+use futures::TryStreamExt;
 use kaiport_protocol::tools::EntryKind;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio_util::sync::CancellationToken;
 
 /// Bytes buffered between the two sides.
@@ -155,7 +159,13 @@ pub async fn copy_file(
     progress: Option<ProgressSink>,
     cancel: &CancellationToken,
 ) -> Result<u64, FsError> {
-    let source = from.metadata(from_path).await?;
+    // Where the source can, the read itself states the size and MD5 (one request per file
+    // instead of two); else they are asked for first.
+    let mut opened = from.open_file(from_path).await?;
+    let source = match &opened {
+        Some(opened) => opened.metadata.clone(),
+        None => from.metadata(from_path).await?,
+    };
     if source.kind != EntryKind::File {
         return Err(FsError::new(
             FsErrorKind::Other,
@@ -169,6 +179,8 @@ pub async fn copy_file(
         && from.parallel_ranges()
         && let Some(pieces) = to.open_pieces(to_path, options).await?
     {
+        // The ranges are read anew, each with its own request.
+        drop(opened.take());
         let copied = tokio::select! {
             copied = copy_in_streams(from, from_path, total, pieces.as_ref(), progress) => copied,
             () = cancel.cancelled() => Err(FsError::new(
@@ -204,9 +216,11 @@ pub async fn copy_file(
     let reading = async {
         // One byte more than the size just read: a file that grew since is still noticed, and a
         // service may skip asking for the size again.
-        let mut result = from
-            .read_into(from_path, 0, total.saturating_add(1), &mut sink)
-            .await;
+        let limit = total.saturating_add(1);
+        let mut result = match opened {
+            Some(opened) => drain_opened(opened, from_path, limit, &mut sink).await,
+            None => from.read_into(from_path, 0, limit, &mut sink).await,
+        };
         if let (Ok(_), Some(stated), Some(md5)) = (&result, source.md5, sink.md5.take()) {
             let read: [u8; 16] = md5::Digest::finalize(md5).into();
             if read != stated {
@@ -253,6 +267,46 @@ pub async fn copy_file(
     // The source's error explains a destination failure better than "unexpected end".
     read?;
     verify_landed(to, to_path, total, written?).await
+}
+
+/// Writes the bytes of a read begun with [`FileAccess::open_file`] into `sink`, at most
+/// `limit`; returns how many were written (checked against the stated size by the caller).
+async fn drain_opened(
+    opened: OpenedFile,
+    from_path: &str,
+    limit: u64,
+    sink: &mut CountingSink,
+) -> Result<u64, FsError> {
+    write_chunks(opened.data, limit, sink, |error| {
+        FsError::new(
+            FsErrorKind::Other,
+            from_path,
+            format!("writing the data: {error}"),
+        )
+    })
+    .await
+}
+
+/// Writes the chunks of `chunks` into `sink`, at most `limit` bytes, and flushes it; returns
+/// the bytes written. A failure of the sink becomes `sink_error`'s error.
+pub(crate) async fn write_chunks<E>(
+    mut chunks: impl futures::Stream<Item = Result<bytes::Bytes, E>> + Unpin,
+    limit: u64,
+    sink: &mut (dyn AsyncWrite + Send + Unpin),
+    sink_error: impl Fn(std::io::Error) -> E,
+) -> Result<u64, E> {
+    let mut written = 0u64;
+    while written < limit
+        && let Some(chunk) = chunks.try_next().await?
+    {
+        let take = chunk
+            .len()
+            .min(usize::try_from(limit - written).unwrap_or(usize::MAX));
+        sink.write_all(&chunk[..take]).await.map_err(&sink_error)?;
+        written += take as u64;
+    }
+    sink.flush().await.map_err(&sink_error)?;
+    Ok(written)
 }
 
 /// Checks that the copy at `to_path` has the source's size `total` (and that `written`, what
@@ -390,6 +444,7 @@ async fn copy_in_streams(
 mod tests {
     use super::*;
     use crate::fs::LocalFiles;
+    use futures::StreamExt;
 
     /// Copies `data` from one local file to another; checks the copy, the last progress report,
     /// and that no temp file is left.
@@ -442,20 +497,11 @@ mod tests {
         let from = dir.path().join("from.bin");
         let to = dir.path().join("to.bin");
         std::fs::write(&from, vec![7u8; PARALLEL_FROM as usize]).unwrap();
-        let error = copy_file(
-            &Wrapped {
-                md5: None,
-                fail_from: 1,
-            },
-            from.to_str().unwrap(),
-            &LocalFiles,
-            to.to_str().unwrap(),
-            &WriteOptions::default(),
-            None,
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
+        let side = Wrapped {
+            fail_from: 1,
+            ..Wrapped::stating(None)
+        };
+        let error = copy_through(&side, &from, &to).await.unwrap_err();
         assert!(error.message.contains("gone"), "{error}");
         assert!(!to.exists(), "a failed download got the name");
         assert_eq!(
@@ -465,11 +511,44 @@ mod tests {
         );
     }
 
+    /// Copies the local file `from`, read through `side`, to the local file `to`.
+    async fn copy_through(
+        side: &dyn FileAccess,
+        from: &std::path::Path,
+        to: &std::path::Path,
+    ) -> Result<u64, FsError> {
+        copy_file(
+            side,
+            from.to_str().unwrap(),
+            &LocalFiles,
+            to.to_str().unwrap(),
+            &WriteOptions::default(),
+            None,
+            &CancellationToken::new(),
+        )
+        .await
+    }
+
     /// Local files whose metadata states a content MD5 (like an Azure blob's Content-MD5), and
-    /// whose reads from `fail_from` on fail (like a server dying mid-download).
+    /// whose reads from `fail_from` on fail (like a server dying mid-download). With `opens`,
+    /// the facts come only with the read ([`FileAccess::open_file`], like an S3 or Azure GET),
+    /// stating `stated_size` where set instead of the real size, and asking for metadata fails.
     struct Wrapped {
         md5: Option<[u8; 16]>,
         fail_from: u64,
+        opens: bool,
+        stated_size: Option<u64>,
+    }
+
+    impl Wrapped {
+        fn stating(md5: Option<[u8; 16]>) -> Wrapped {
+            Wrapped {
+                md5,
+                fail_from: u64::MAX,
+                opens: false,
+                stated_size: None,
+            }
+        }
     }
 
     #[async_trait::async_trait]
@@ -481,9 +560,33 @@ mod tests {
             LocalFiles.capabilities()
         }
         async fn metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
+            if self.opens {
+                return Err(FsError::new(
+                    FsErrorKind::Other,
+                    path,
+                    "metadata was asked for; the read states it",
+                ));
+            }
             let mut found = LocalFiles.metadata(path).await?;
             found.md5 = self.md5;
             Ok(found)
+        }
+        async fn open_file(&self, path: &str) -> Result<Option<OpenedFile>, FsError> {
+            if !self.opens {
+                return Ok(None);
+            }
+            let mut metadata = LocalFiles.metadata(path).await?;
+            metadata.md5 = self.md5;
+            metadata.size = self.stated_size.unwrap_or(metadata.size);
+            let content = std::fs::read(path).unwrap();
+            let chunks: Vec<Result<bytes::Bytes, FsError>> = content
+                .chunks(100_000)
+                .map(|chunk| Ok(bytes::Bytes::copy_from_slice(chunk)))
+                .collect();
+            Ok(Some(OpenedFile {
+                metadata,
+                data: futures::stream::iter(chunks).boxed(),
+            }))
         }
         async fn symlink_metadata(&self, path: &str) -> Result<crate::fs::Metadata, FsError> {
             self.metadata(path).await
@@ -536,21 +639,7 @@ mod tests {
             md5::Digest::finalize(<md5::Md5 as md5::Digest>::new_with_prefix(&data)).into();
         let copy = |stated| {
             let (from, to) = (from.clone(), to.clone());
-            async move {
-                copy_file(
-                    &Wrapped {
-                        md5: stated,
-                        fail_from: u64::MAX,
-                    },
-                    from.to_str().unwrap(),
-                    &LocalFiles,
-                    to.to_str().unwrap(),
-                    &WriteOptions::default(),
-                    None,
-                    &CancellationToken::new(),
-                )
-                .await
-            }
+            async move { copy_through(&Wrapped::stating(stated), &from, &to).await }
         };
         let mut wrong = right;
         wrong[7] ^= 1;
@@ -560,6 +649,48 @@ mod tests {
         let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(leftovers, 1, "a temp file was left behind");
         assert_eq!(copy(Some(right)).await.unwrap(), data.len() as u64);
+        assert_eq!(std::fs::read(&to).unwrap(), data);
+    }
+
+    /// Facts stated by the read itself (no metadata request) are checked as strictly as asked
+    /// ones: a wrong MD5, a size smaller or larger than the bytes that came: each fails, and
+    /// nothing (not even a temp file) is left under the destination's folder.
+    #[tokio::test]
+    async fn facts_stated_by_the_read_are_checked_before_the_copy_gets_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("from.bin");
+        let to = dir.path().join("to.bin");
+        let data: Vec<u8> = (0..1_000_000u32).map(|at| (at % 249) as u8).collect();
+        std::fs::write(&from, &data).unwrap();
+        let right: [u8; 16] =
+            md5::Digest::finalize(<md5::Md5 as md5::Digest>::new_with_prefix(&data)).into();
+        let mut wrong = right;
+        wrong[3] ^= 1;
+        let copy = |md5, stated_size| {
+            let (from, to) = (from.clone(), to.clone());
+            async move {
+                let side = Wrapped {
+                    opens: true,
+                    stated_size,
+                    ..Wrapped::stating(md5)
+                };
+                copy_through(&side, &from, &to).await
+            }
+        };
+        let size = data.len() as u64;
+        for (md5, stated_size, expected) in [
+            (Some(wrong), None, "does not match the MD5"),
+            (Some(right), Some(size - 1), "changed during the copy"),
+            (None, Some(size - 1), "changed during the copy"),
+            (None, Some(size + 1), "changed during the copy"),
+        ] {
+            let error = copy(md5, stated_size).await.unwrap_err().to_string();
+            assert!(error.contains(expected), "{stated_size:?}: {error}");
+            assert!(!to.exists(), "a copy that failed its check got the name");
+            let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+            assert_eq!(leftovers, 1, "a temp file was left behind");
+        }
+        assert_eq!(copy(Some(right), None).await.unwrap(), size);
         assert_eq!(std::fs::read(&to).unwrap(), data);
     }
 }
