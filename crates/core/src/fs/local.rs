@@ -15,6 +15,9 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 /// call on a tokio file is a hop to a blocking thread (seconds per GiB of transfer).
 const COPY_BUFFER: usize = 1024 * 1024;
 
+/// Files up to this size are written from memory in one go (see `write_atomic`).
+const SMALL_WRITE: usize = 1024 * 1024;
+
 /// The local file system.
 #[derive(Debug, Clone, Default)]
 pub struct LocalFiles;
@@ -72,18 +75,6 @@ fn metadata_from(found: &std::fs::Metadata) -> Metadata {
     }
 }
 
-#[cfg(unix)]
-async fn set_mode(file: &tokio::fs::File, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(std::fs::Permissions::from_mode(mode))
-        .await
-}
-
-#[cfg(not(unix))]
-async fn set_mode(_file: &tokio::fs::File, _mode: u32) -> std::io::Result<()> {
-    Ok(())
-}
-
 fn create_new_private() -> tokio::fs::OpenOptions {
     let mut options = tokio::fs::OpenOptions::new();
     options.write(true).create_new(true);
@@ -109,72 +100,128 @@ impl LocalFiles {
         let written = tokio::io::copy_buf(&mut buffered, &mut file)
             .await
             .map_err(|error| map_error(temp, error))?;
-        self.finish_temp(file, temp, target, mode, options).await?;
+        let file = file.into_std().await;
+        let (temp, target, options) = (temp.to_owned(), target.to_owned(), options.clone());
+        blocking(&target.clone(), move || {
+            finish_temp(file, &temp, &target, mode, &options)
+        })
+        .await?;
         Ok(written)
     }
 
-    /// Makes the written temp file durable, gives it `mode`, checks the target against
-    /// `options`, and renames the temp file over the target.
-    async fn finish_temp(
-        &self,
-        file: tokio::fs::File,
-        temp: &str,
-        target: &str,
-        mode: Option<u32>,
-        options: &WriteOptions,
-    ) -> Result<(), FsError> {
-        file.sync_all()
-            .await
-            .map_err(|error| map_error(temp, error))?;
-        if let Some(mode) = mode {
-            set_mode(&file, mode)
-                .await
-                .map_err(|error| map_error(temp, error))?;
-        }
-        drop(file);
-        if let Some(expected) = &options.expect {
-            let now = match self.metadata(target).await {
-                Ok(found) => Some(found.stamp()),
-                Err(error) if error.kind == FsErrorKind::NotFound => None,
-                Err(error) => return Err(error),
-            };
-            super::check_unchanged(target, *expected, now)?;
-        }
-        tokio::fs::rename(temp, target)
-            .await
-            .map_err(|error| map_error(target, error))
-    }
-
-    /// Checks that `path`'s folder exists and picks the mode of the file that replaces it:
-    /// what `options` say, else the existing file's, else 0644.
+    /// Checks that `path`'s folder exists and picks the mode of the file that replaces it
+    /// (see [`prepare_write`]).
     async fn prepare_write(&self, path: &str, options: &WriteOptions) -> Result<u32, FsError> {
-        let (parent, _) = split_parent(path);
-        match tokio::fs::metadata(parent).await {
-            Ok(found) if found.is_dir() => {}
-            Ok(_) => {
-                return Err(FsError::new(
-                    FsErrorKind::NotFound,
-                    path,
-                    format!("{parent} is not a folder"),
-                ));
-            }
-            Err(_) => {
-                return Err(FsError::new(
-                    FsErrorKind::NotFound,
-                    path,
-                    format!("the folder {parent} does not exist; create it first"),
-                ));
-            }
+        let (path_owned, options) = (path.to_owned(), options.clone());
+        blocking(path, move || prepare_write(&path_owned, &options)).await
+    }
+}
+
+/// Runs file system calls on a blocking thread, all in one trip.
+async fn blocking<T: Send + 'static>(
+    path: &str,
+    work: impl FnOnce() -> Result<T, FsError> + Send + 'static,
+) -> Result<T, FsError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| FsError::new(FsErrorKind::Other, path, error.to_string()))?
+}
+
+/// Checks that `path`'s folder exists and picks the mode of the file that replaces it: what
+/// `options` say, else the existing file's, else 0644.
+fn prepare_write(path: &str, options: &WriteOptions) -> Result<u32, FsError> {
+    let (parent, _) = split_parent(path);
+    match std::fs::metadata(parent) {
+        Ok(found) if found.is_dir() => {}
+        Ok(_) => {
+            return Err(FsError::new(
+                FsErrorKind::NotFound,
+                path,
+                format!("{parent} is not a folder"),
+            ));
         }
-        let existing = match self.metadata(path).await {
-            Ok(found) => Some(found),
-            Err(error) if error.kind == FsErrorKind::NotFound => None,
-            Err(error) => return Err(error),
+        Err(_) => {
+            return Err(FsError::new(
+                FsErrorKind::NotFound,
+                path,
+                format!("the folder {parent} does not exist; create it first"),
+            ));
+        }
+    }
+    let existing = match std::fs::metadata(path) {
+        Ok(found) => Some(metadata_from(&found)),
+        Err(error) if error.kind() == ErrorKind::NotFound => None,
+        Err(error) => return Err(map_error(path, error)),
+    };
+    Ok(options
+        .mode
+        .or_else(|| existing.as_ref().and_then(|found| found.mode))
+        .unwrap_or(0o644))
+}
+
+/// Makes the written temp file durable, gives it `mode`, checks the target against `options`,
+/// and renames the temp file over the target.
+fn finish_temp(
+    file: std::fs::File,
+    temp: &str,
+    target: &str,
+    mode: Option<u32>,
+    options: &WriteOptions,
+) -> Result<(), FsError> {
+    file.sync_all().map_err(|error| map_error(temp, error))?;
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(|error| map_error(temp, error))?;
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    drop(file);
+    if let Some(expected) = &options.expect {
+        let now = match std::fs::metadata(target) {
+            Ok(found) => Some(metadata_from(&found).stamp()),
+            Err(error) if error.kind() == ErrorKind::NotFound => None,
+            Err(error) => return Err(map_error(target, error)),
         };
-        Ok(options
-            .mode
-            .or_else(|| existing.as_ref().and_then(|found| found.mode))
-            .unwrap_or(0o644))
+        super::check_unchanged(target, *expected, now)?;
+    }
+    std::fs::rename(temp, target).map_err(|error| map_error(target, error))
+}
+
+/// Writes `data` as the whole new content of `path` (see [`FileAccess::write_atomic`]), every
+/// step in one go on the calling (blocking) thread.
+fn write_whole(path: &str, data: &[u8], options: &WriteOptions) -> Result<u64, FsError> {
+    use std::io::Write;
+    let mode = prepare_write(path, options)?;
+    let temp = temp_name_beside(path);
+    let mut create = std::fs::OpenOptions::new();
+    create.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut create, 0o600);
+    let mut file = create.open(&temp).map_err(|error| map_error(path, error))?;
+    let result = file
+        .write_all(data)
+        .map_err(|error| map_error(&temp, error))
+        .and_then(|()| finish_temp(file, &temp, path, Some(mode), options));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map(|()| data.len() as u64)
+}
+
+/// Reads `source` into `into` until it ends (true) or holds more than `limit` bytes (false).
+async fn gather(source: Source<'_>, into: &mut Vec<u8>, limit: usize) -> std::io::Result<bool> {
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let read = source.read(&mut chunk).await?;
+        if read == 0 {
+            return Ok(true);
+        }
+        into.extend_from_slice(&chunk[..read]);
+        if into.len() > limit {
+            return Ok(false);
+        }
     }
 }
 
@@ -207,15 +254,16 @@ impl super::Pieces for LocalPieces {
                 .file
                 .try_clone()
                 .map_err(|error| map_error(&self.temp, error))?;
-            LocalFiles
-                .finish_temp(
-                    tokio::fs::File::from_std(file),
-                    &self.temp,
-                    &self.target,
-                    Some(self.mode),
-                    &self.options,
-                )
-                .await
+            let (temp, target, mode, options) = (
+                self.temp.clone(),
+                self.target.clone(),
+                self.mode,
+                self.options.clone(),
+            );
+            blocking(&self.target, move || {
+                finish_temp(file, &temp, &target, Some(mode), &options)
+            })
+            .await
         }
         .await;
         if result.is_err() {
@@ -320,9 +368,21 @@ impl FileAccess for LocalFiles {
         source: Source<'_>,
         options: &WriteOptions,
     ) -> Result<u64, FsError> {
+        // Small files (most of a many-file transfer) are gathered first and written in one
+        // trip to a blocking thread: checks, create, write, fsync, mode and rename took a trip
+        // each.
+        let mut head = Vec::new();
+        let ended = gather(source, &mut head, SMALL_WRITE)
+            .await
+            .map_err(|error| map_error(path, error))?;
+        if ended {
+            let (path_owned, options) = (path.to_owned(), options.clone());
+            return blocking(path, move || write_whole(&path_owned, &head, &options)).await;
+        }
         let mode = Some(self.prepare_write(path, options).await?);
         let temp = temp_name_beside(path);
-        let result = self.write_temp(&temp, path, source, mode, options).await;
+        let mut rest = (&head[..]).chain(source);
+        let result = self.write_temp(&temp, path, &mut rest, mode, options).await;
         if result.is_err() {
             let _ = tokio::fs::remove_file(&temp).await;
         }

@@ -276,6 +276,13 @@ pub trait FileAccess: Send + Sync {
         results
     }
 
+    /// Whether a successful [`FileAccess::write_atomic`] has put exactly the bytes it reports
+    /// under the name in one step that the service confirmed (an object store's PUT or
+    /// multipart commit), so a transfer need not ask for the file's size again afterwards.
+    fn writes_are_exact(&self) -> bool {
+        false
+    }
+
     /// Whether a big file is read faster as several ranges at once than as one stream (see
     /// [`FileAccess::open_pieces`]).
     fn parallel_ranges(&self) -> bool {

@@ -450,6 +450,9 @@ impl ObjectFiles {
             .await
             .map_err(|error| self.error(target, error))?;
         let mut total = 0u64;
+        // A file sent in one PUT gets the service's MD5 of what it stored back (Azure); the
+        // MD5 of what was sent is kept for those only, as longer files go up in parts.
+        let mut sent_md5 = Some(<md5::Md5 as md5::Digest>::new());
         let result: Result<(), FsError> = async {
             loop {
                 let mut buffer = vec![0u8; 1024 * 1024];
@@ -472,6 +475,11 @@ impl ObjectFiles {
                 }
                 buffer.truncate(filled);
                 total += filled as u64;
+                if total > PART_SIZE as u64 {
+                    sent_md5 = None;
+                } else if let Some(md5) = &mut sent_md5 {
+                    md5::Digest::update(md5, &buffer);
+                }
                 writer
                     .write(buffer)
                     .await
@@ -481,10 +489,30 @@ impl ObjectFiles {
         .await;
         match result {
             Ok(()) => {
-                writer
+                let stored = writer
                     .close()
                     .await
                     .map_err(|error| self.error(target, error))?;
+                let stored_md5 = stored.content_md5().and_then(|text| {
+                    data_encoding::BASE64
+                        .decode(text.as_bytes())
+                        .ok()
+                        .and_then(|bytes| <[u8; 16]>::try_from(bytes).ok())
+                });
+                if let (Some(stored), Some(sent)) = (stored_md5, sent_md5) {
+                    let sent: [u8; 16] = md5::Digest::finalize(sent).into();
+                    if stored != sent {
+                        // Never leave damaged data under the name.
+                        let _ = self.operator.delete(&key(target)).await;
+                        return Err(FsError::new(
+                            FsErrorKind::Other,
+                            target,
+                            "the service stored data whose MD5 differs from what was sent; the \
+                             damaged object was removed (the service had already replaced any \
+                             earlier object of this name). Try the upload again",
+                        ));
+                    }
+                }
                 Ok(total)
             }
             Err(error) => {
@@ -847,6 +875,12 @@ impl FileAccess for ObjectFiles {
 
     fn temp_dir(&self) -> String {
         "/".to_owned()
+    }
+
+    fn writes_are_exact(&self) -> bool {
+        // A PUT or a multipart commit stores the whole body or nothing; WebDAV's PUT then MOVE
+        // is two steps.
+        matches!(self.kind, Kind::S3 | Kind::Azure)
     }
 
     fn delete_batch(&self) -> usize {

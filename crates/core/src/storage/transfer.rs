@@ -266,7 +266,11 @@ pub async fn copy_file(
     };
     // The source's error explains a destination failure better than "unexpected end".
     read?;
-    verify_landed(to, to_path, total, written?).await
+    let written = written?;
+    if to.writes_are_exact() && written == total {
+        return Ok(total);
+    }
+    verify_landed(to, to_path, total, written).await
 }
 
 /// Writes the bytes of a read begun with [`FileAccess::open_file`] into `sink`, at most
