@@ -194,6 +194,10 @@ impl FileAccess for ConfinedLocal {
         self.inner.write_atomic(path, source, options).await
     }
 
+    fn writes_are_exact(&self) -> bool {
+        self.inner.writes_are_exact()
+    }
+
     async fn open_pieces(
         &self,
         path: &str,

@@ -389,6 +389,11 @@ impl FileAccess for LocalFiles {
         result
     }
 
+    fn writes_are_exact(&self) -> bool {
+        // Every byte went through write_all, then fsync and rename succeeded.
+        true
+    }
+
     #[cfg(unix)]
     async fn open_pieces(
         &self,

@@ -278,7 +278,8 @@ pub trait FileAccess: Send + Sync {
 
     /// Whether a successful [`FileAccess::write_atomic`] has put exactly the bytes it reports
     /// under the name in one step that the service confirmed (an object store's PUT or
-    /// multipart commit), so a transfer need not ask for the file's size again afterwards.
+    /// multipart commit; a local file written, fsynced and renamed), so a transfer need not ask
+    /// for the file's size again afterwards.
     fn writes_are_exact(&self) -> bool {
         false
     }
