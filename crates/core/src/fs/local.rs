@@ -75,12 +75,17 @@ fn metadata_from(found: &std::fs::Metadata) -> Metadata {
     }
 }
 
-fn create_new_private() -> tokio::fs::OpenOptions {
-    let mut options = tokio::fs::OpenOptions::new();
+/// Opens a new file (refused if anything is there) that only this user may read.
+fn create_new_private_std() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
-    options.mode(0o600);
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     options
+}
+
+fn create_new_private() -> tokio::fs::OpenOptions {
+    create_new_private_std().into()
 }
 
 impl LocalFiles {
@@ -101,9 +106,10 @@ impl LocalFiles {
             .await
             .map_err(|error| map_error(temp, error))?;
         let file = file.into_std().await;
-        let (temp, target, options) = (temp.to_owned(), target.to_owned(), options.clone());
-        blocking(&target.clone(), move || {
-            finish_temp(file, &temp, &target, mode, &options)
+        let (temp_owned, target_owned, options) =
+            (temp.to_owned(), target.to_owned(), options.clone());
+        blocking(target, move || {
+            finish_temp(file, &temp_owned, &target_owned, mode, &options)
         })
         .await?;
         Ok(written)
@@ -195,11 +201,9 @@ fn write_whole(path: &str, data: &[u8], options: &WriteOptions) -> Result<u64, F
     use std::io::Write;
     let mode = prepare_write(path, options)?;
     let temp = temp_name_beside(path);
-    let mut create = std::fs::OpenOptions::new();
-    create.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut create, 0o600);
-    let mut file = create.open(&temp).map_err(|error| map_error(path, error))?;
+    let mut file = create_new_private_std()
+        .open(&temp)
+        .map_err(|error| map_error(path, error))?;
     let result = file
         .write_all(data)
         .map_err(|error| map_error(&temp, error))
