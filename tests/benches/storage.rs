@@ -2,10 +2,13 @@
 //! (BENCHMARKS.md, "Storage"): for FTP, WebDAV, S3 and Azure Blob, upload and download of one
 //! 1 GiB file and of 2,000 files of 100 KB, and the peak memory of the 1 GiB transfers above the
 //! process's idle level. Every timed step starts after a `sync`; download rows also show
-//! rclone's time plus the `sync` that makes its files durable, as kaiport's fsync does.
+//! rclone's time plus the `sync` that makes its files durable, as kaiport's fsync does. Before
+//! the downloads the server is asked once for every file's metadata (see [`warm`]). Each row
+//! also shows the CPU time of each client and of the server while it worked.
 //!
 //! Run with `cargo bench -p kaiport-tests --bench storage`. `KAIPORT_BENCH_SMALL=1` shrinks the
-//! data (64 MiB, 200 files) for a quick check; `KAIPORT_BENCH_ONLY=s3,ftp` limits the services.
+//! data (64 MiB, 200 files) for a quick check; `KAIPORT_BENCH_ONLY=s3,ftp` limits the services;
+//! `KAIPORT_BENCH_REPEAT=N` measures every row N times and shows the median.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use anyhow::{Result, bail};
@@ -43,10 +46,16 @@ fn main() -> Result<()> {
     for index in 0..count {
         write_random(&many.join(format!("f{index:05}.bin")), 100 * 1024)?;
     }
+    let names: Vec<String> = (0..count).map(|index| format!("f{index:05}.bin")).collect();
+    let repeat = std::env::var("KAIPORT_BENCH_REPEAT")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(1usize)
+        .max(1);
     println!(
-        "| service | case | kaiport | rclone copy | kaiport / rclone throughput | rclone copy + sync | kaiport / (rclone + sync) | kaiport peak memory above idle |"
+        "| service | case | kaiport | rclone copy | kaiport / rclone throughput | rclone copy + sync | kaiport / (rclone + sync) | kaiport peak memory above idle | CPU kaiport / rclone | server CPU during kaiport / rclone |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for kind in [
         StorageKind::Ftp,
         StorageKind::Webdav,
@@ -60,150 +69,170 @@ fn main() -> Result<()> {
             continue;
         }
         let server = StorageServer::start(kind)?;
+        let pid = server.pid();
         let url = StorageUrl::parse(&server.url(), None)?;
         let remote = runtime.block_on(storage::open(&url, Some(server.secret())))?;
         let rclone = rclone_remote(&server)?;
-        let back = tempfile::tempdir()?;
+        let mut rows: [Samples; 4] = Default::default();
+        for round in 0..repeat {
+            let back = tempfile::tempdir()?;
+            let [up_big, down_big, up_many, down_many] = &mut rows;
 
-        // One big file: upload, then download.
-        settle()?;
-        let (up, up_mem) = measure(|| {
-            runtime.block_on(copy(
-                &LocalFiles,
-                &big_file.display().to_string(),
-                remote.as_ref(),
-                "/big.bin",
-            ))
-        })?;
-        settle()?;
-        let their_up = timed(|| {
-            rclone_copy(
-                &big_file.display().to_string(),
-                &format!("{rclone}rclone-big/"),
-            )
-        })?;
-        settle()?;
-        let target = back.path().join("big.bin").display().to_string();
-        let (down, down_mem) =
-            measure(|| runtime.block_on(copy(remote.as_ref(), "/big.bin", &LocalFiles, &target)))?;
-        let their_back = back.path().join("rclone-big");
-        settle()?;
-        let their_down = timed(|| {
-            rclone_copy(
-                &format!("{rclone}rclone-big/big.bin"),
-                &their_back.display().to_string(),
-            )
-        })?;
-        let their_down_sync = timed(settle)?;
-        row(
-            &name,
-            &format!("upload 1 file of {} MiB", big >> 20),
-            up,
-            their_up,
-            None,
-            Some(up_mem),
-        );
-        row(
-            &name,
-            &format!("download 1 file of {} MiB", big >> 20),
-            down,
-            their_down,
-            Some(their_down_sync),
-            Some(down_mem),
-        );
+            // One big file: upload, then download. Every round writes new names: rclone copy
+            // skips files that are already there.
+            let ours = format!("/big-{round}.bin");
+            let theirs = format!("rclone-big-{round}");
+            settle()?;
+            let (up, memory) = measure(pid, || {
+                runtime.block_on(copy(
+                    &LocalFiles,
+                    &big_file.display().to_string(),
+                    remote.as_ref(),
+                    &ours,
+                ))
+            })?;
+            up_big.add(up, memory);
+            settle()?;
+            up_big.theirs.push(timed(pid, || {
+                rclone_copy(
+                    &big_file.display().to_string(),
+                    &format!("{rclone}{theirs}/"),
+                )
+            })?);
+            runtime.block_on(warm(
+                remote.clone(),
+                vec![ours.clone(), format!("/{theirs}/big.bin")],
+            ))?;
+            settle()?;
+            let target = back.path().join("big.bin").display().to_string();
+            let (down, memory) = measure(pid, || {
+                runtime.block_on(copy(remote.as_ref(), &ours, &LocalFiles, &target))
+            })?;
+            down_big.add(down, memory);
+            settle()?;
+            down_big.theirs.push(timed(pid, || {
+                rclone_copy(
+                    &format!("{rclone}{theirs}/big.bin"),
+                    &back.path().join("rclone-big").display().to_string(),
+                )
+            })?);
+            down_big.their_sync.push(timed(None, settle)?.wall);
 
-        // Many small files.
-        // Object stores have no folders to make (and rclone serve s3 turns a folder marker
-        // into an empty file).
-        if matches!(kind, StorageKind::Ftp | StorageKind::Webdav) {
-            runtime.block_on(remote.make_dir("/many", true))?;
+            // Many small files.
+            let ours = format!("/many-{round}");
+            let theirs = format!("rclone-many-{round}");
+            // Object stores have no folders to make (and rclone serve s3 turns a folder
+            // marker into an empty file).
+            if matches!(kind, StorageKind::Ftp | StorageKind::Webdav) {
+                runtime.block_on(remote.make_dir(&ours, true))?;
+            }
+            settle()?;
+            up_many.ours.push(timed(pid, || {
+                runtime.block_on(copy_many(
+                    &names,
+                    &LocalFiles,
+                    &many.display().to_string(),
+                    remote.clone(),
+                    &ours,
+                ))
+            })?);
+            settle()?;
+            up_many.theirs.push(timed(pid, || {
+                rclone_copy(&many.display().to_string(), &format!("{rclone}{theirs}/"))
+            })?);
+            runtime.block_on(warm(
+                remote.clone(),
+                names
+                    .iter()
+                    .flat_map(|name| [format!("{ours}/{name}"), format!("/{theirs}/{name}")])
+                    .collect(),
+            ))?;
+            let local_back = back.path().join("many");
+            std::fs::create_dir(&local_back)?;
+            settle()?;
+            down_many.ours.push(timed(pid, || {
+                runtime.block_on(copy_many_down(
+                    &names,
+                    remote.clone(),
+                    &ours,
+                    &local_back.display().to_string(),
+                ))
+            })?);
+            settle()?;
+            down_many.theirs.push(timed(pid, || {
+                rclone_copy(
+                    &format!("{rclone}{theirs}/"),
+                    &back.path().join("rclone-many").display().to_string(),
+                )
+            })?);
+            down_many.their_sync.push(timed(None, settle)?.wall);
         }
-        let names: Vec<String> = (0..count).map(|index| format!("f{index:05}.bin")).collect();
-        settle()?;
-        let start = Instant::now();
-        runtime.block_on(copy_many(
-            &names,
-            &LocalFiles,
-            &many.display().to_string(),
-            remote.clone(),
-            "/many",
-        ))?;
-        let up_many = start.elapsed();
-        settle()?;
-        let their_up_many = timed(|| {
-            rclone_copy(
-                &many.display().to_string(),
-                &format!("{rclone}rclone-many/"),
-            )
-        })?;
-        let local_back = back.path().join("many");
-        std::fs::create_dir(&local_back)?;
-        settle()?;
-        let start = Instant::now();
-        runtime.block_on(copy_many_down(
-            &names,
-            remote.clone(),
-            "/many",
-            &local_back.display().to_string(),
-        ))?;
-        let down_many = start.elapsed();
-        settle()?;
-        let their_down_many = timed(|| {
-            rclone_copy(
-                &format!("{rclone}rclone-many/"),
-                &back.path().join("rclone-many").display().to_string(),
-            )
-        })?;
-        let their_down_many_sync = timed(settle)?;
-        row(
-            &name,
-            &format!("upload {count} files of 100 KB"),
-            up_many,
-            their_up_many,
-            None,
-            None,
-        );
-        row(
-            &name,
-            &format!("download {count} files of 100 KB"),
-            down_many,
-            their_down_many,
-            Some(their_down_many_sync),
-            None,
-        );
+        let [up_big, down_big, up_many, down_many] = &rows;
+        up_big.row(&name, &format!("upload 1 file of {} MiB", big >> 20));
+        down_big.row(&name, &format!("download 1 file of {} MiB", big >> 20));
+        up_many.row(&name, &format!("upload {count} files of 100 KB"));
+        down_many.row(&name, &format!("download {count} files of 100 KB"));
         drop(server);
     }
     Ok(())
 }
 
-/// One table row. `their_sync`: for downloads, how long the `sync` after rclone's copy took —
-/// kaiport fsyncs every file it writes before giving it its name, rclone does not, so rclone's
-/// time plus that sync is the like-for-like reference (as `put -f` is for `sftp`).
-fn row(
-    service: &str,
-    case: &str,
-    ours: Duration,
-    theirs: Duration,
-    their_sync: Option<Duration>,
-    memory: Option<u64>,
-) {
-    let ratio = |reference: Duration| reference.as_secs_f64() / ours.as_secs_f64().max(1e-9);
-    let memory = memory
-        .map(|bytes| format!("{:.1} MB", bytes as f64 / 1e6))
-        .unwrap_or_else(|| "-".to_owned());
-    let (durable, durable_ratio) = match their_sync {
-        Some(sync) => (
-            format!("{:.2} s", (theirs + sync).as_secs_f64()),
-            format!("{:.2}×", ratio(theirs + sync)),
-        ),
-        None => ("-".to_owned(), "-".to_owned()),
-    };
-    println!(
-        "| {service} | {case} | {:.2} s | {:.2} s | {:.2}× | {durable} | {durable_ratio} | {memory} |",
-        ours.as_secs_f64(),
-        theirs.as_secs_f64(),
-        ratio(theirs),
-    );
+/// The measurements of one row over every round.
+#[derive(Default)]
+struct Samples {
+    ours: Vec<Run>,
+    theirs: Vec<Run>,
+    /// For downloads, how long the `sync` after rclone's copy took — kaiport fsyncs every file
+    /// it writes before giving it its name, rclone does not, so rclone's time plus that sync is
+    /// the like-for-like reference (as `put -f` is for `sftp`).
+    their_sync: Vec<Duration>,
+    memory: Vec<u64>,
+}
+
+impl Samples {
+    fn add(&mut self, ours: Run, memory: u64) {
+        self.ours.push(ours);
+        self.memory.push(memory);
+    }
+
+    /// Prints the row: the median round of each side (by time), the highest memory.
+    fn row(&self, service: &str, case: &str) {
+        let (ours, theirs) = (median_run(&self.ours), median_run(&self.theirs));
+        let mut syncs = self.their_sync.clone();
+        syncs.sort();
+        let their_sync = syncs.get(syncs.len() / 2).copied();
+        let ratio =
+            |reference: Duration| reference.as_secs_f64() / ours.wall.as_secs_f64().max(1e-9);
+        let memory = self
+            .memory
+            .iter()
+            .max()
+            .map(|bytes| format!("{:.1} MB", *bytes as f64 / 1e6))
+            .unwrap_or_else(|| "-".to_owned());
+        let (durable, durable_ratio) = match their_sync {
+            Some(sync) => (
+                format!("{:.2} s", (theirs.wall + sync).as_secs_f64()),
+                format!("{:.2}×", ratio(theirs.wall + sync)),
+            ),
+            None => ("-".to_owned(), "-".to_owned()),
+        };
+        println!(
+            "| {service} | {case} | {:.2} s | {:.2} s | {:.2}× | {durable} | {durable_ratio} | {memory} | {:.2} / {:.2} s | {:.2} / {:.2} s |",
+            ours.wall.as_secs_f64(),
+            theirs.wall.as_secs_f64(),
+            ratio(theirs.wall),
+            ours.cpu,
+            theirs.cpu,
+            ours.server_cpu,
+            theirs.server_cpu,
+        );
+    }
+}
+
+fn median_run(runs: &[Run]) -> Run {
+    let mut sorted = runs.to_vec();
+    sorted.sort_by_key(|run| run.wall);
+    sorted[sorted.len() / 2]
 }
 
 /// Flushes dirty pages to disk, so every timed step starts from the same state and none pays
@@ -283,16 +312,35 @@ async fn copy_many_down(
     results.into_iter().collect()
 }
 
-/// Runs `work` and returns its time and the peak resident memory above the level before it.
-fn measure(work: impl FnOnce() -> Result<()>) -> Result<(Duration, u64)> {
+/// Asks the server for the metadata of every file about to be downloaded, untimed, so that
+/// both downloads find the server in the same state. `rclone serve s3` computes an object's MD5
+/// (its ETag) on the first HEAD or GET after a write and keeps it: `rclone copy` HEADs every
+/// object after uploading it, kaiport does not (the PUT's answer is enough), so without this
+/// the first download of kaiport's objects pays the server for hashing them (2 s for 1 GiB)
+/// and rclone's does not.
+async fn warm(remote: Arc<dyn FileAccess>, paths: Vec<String>) -> Result<()> {
+    let results: Vec<_> = futures::stream::iter(paths)
+        .map(|path| {
+            let remote = remote.clone();
+            async move { remote.metadata(&path).await }
+        })
+        .buffer_unordered(PARALLEL)
+        .collect()
+        .await;
+    for result in results {
+        result?;
+    }
+    Ok(())
+}
+
+/// [`timed`], and the peak resident memory above the level before `work`.
+fn measure(server: Option<u32>, work: impl FnOnce() -> Result<()>) -> Result<(Run, u64)> {
     // Writing 5 to clear_refs resets the peak (VmHWM) to the current resident size.
     std::fs::write("/proc/self/clear_refs", "5")?;
     let idle = status_kb("VmRSS")?;
-    let start = Instant::now();
-    work()?;
-    let elapsed = start.elapsed();
+    let run = timed(server, work)?;
     let peak = status_kb("VmHWM")?;
-    Ok((elapsed, peak.saturating_sub(idle) * 1024))
+    Ok((run, peak.saturating_sub(idle) * 1024))
 }
 
 fn status_kb(field: &str) -> Result<u64> {
@@ -305,10 +353,45 @@ fn status_kb(field: &str) -> Result<u64> {
     bail!("no {field} in /proc/self/status")
 }
 
-fn timed(work: impl FnOnce() -> Result<()>) -> Result<Duration> {
+/// One timed step: its wall time, the CPU time of whoever did the work (kaiport in this
+/// process, or the rclone it waited for), and the server's CPU time meanwhile. On a 2-core
+/// machine client and server share the cores, so CPU time is the figure that noise moves least.
+#[derive(Clone, Copy)]
+struct Run {
+    wall: Duration,
+    cpu: f64,
+    server_cpu: f64,
+}
+
+fn timed(server: Option<u32>, work: impl FnOnce() -> Result<()>) -> Result<Run> {
+    let server_ticks = || server.map_or(Ok(0), |pid| cpu_ticks(&pid.to_string()));
+    let (own, server_before) = (cpu_ticks("self")?, server_ticks()?);
     let start = Instant::now();
     work()?;
-    Ok(start.elapsed())
+    let wall = start.elapsed();
+    let seconds = |ticks: u64| ticks as f64 / CLOCK_TICKS;
+    Ok(Run {
+        wall,
+        cpu: seconds(cpu_ticks("self")?.saturating_sub(own)),
+        server_cpu: seconds(server_ticks()?.saturating_sub(server_before)),
+    })
+}
+
+/// `sysconf(_SC_CLK_TCK)`, 100 on every Linux this runs on.
+const CLOCK_TICKS: f64 = 100.0;
+
+/// User + system time of a process and of the children it has waited for, in clock ticks.
+fn cpu_ticks(pid: &str) -> Result<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // utime, stime, cutime, cstime are fields 14–17; `after` starts at field 3.
+    let mut ticks = 0;
+    for field in fields.get(11..15).unwrap_or_default() {
+        ticks += field.parse::<u64>()?;
+    }
+    Ok(ticks)
 }
 
 fn obscure(secret: &str) -> Result<String> {
