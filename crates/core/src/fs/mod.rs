@@ -89,6 +89,9 @@ pub struct WriteOptions {
     /// Refuse ([`FsErrorKind::Changed`]) unless the target still has this size and time right
     /// before it is replaced; `Some(None)`: refuse if the target exists by then.
     pub expect: Option<Option<Stamp>>,
+    /// How many bytes the data will have, where the caller knows (a transfer does): object
+    /// stores size their upload parts by it, as S3 takes at most 10,000 parts.
+    pub size: Option<u64>,
 }
 
 /// What went wrong, in kinds a caller can act on.

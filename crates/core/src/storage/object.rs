@@ -2,7 +2,8 @@
 //!
 //! Paths of the tab (`/a/b`) map to keys under the URL's root (`a/b`; folders end in `/`).
 //! Uploads stream in parts (S3 multipart, Azure blocks: [`PART_SIZE`] × [`PARTS_IN_FLIGHT`] in
-//! memory at most) and become visible under their name only when the last part is committed;
+//! flight; larger parts, fewer at once, for files above 58 GiB) and become visible under their
+//! name only when the last part is committed;
 //! WebDAV uploads stream as one chunked PUT to a temporary name ([`super::webdav`]) and are
 //! moved over the target once complete. Nothing here renames a folder in one step (no service
 //! can): the storage tools copy, verify and delete instead. WebDAV moves send `Overwrite: F`
@@ -31,10 +32,15 @@ use opendal::Operator;
 use std::sync::Arc;
 use tokio::io::AsyncReadExt;
 
-/// Size of one uploaded part (S3 wants ≥ 5 MiB except the last).
-pub const PART_SIZE: usize = 8 * 1024 * 1024;
+/// Size of one uploaded part (S3 wants ≥ 5 MiB except the last), unless the file needs
+/// larger ones ([`upload_parts`]).
+pub const PART_SIZE: usize = 6 * 1024 * 1024;
 /// Parts uploaded (and ranges downloaded) at once.
 pub const PARTS_IN_FLIGHT: usize = 4;
+/// The most parts one upload may have: S3's limit (Azure takes 50,000 blocks).
+const MAX_PARTS: u64 = 10_000;
+/// Memory the parts in flight of one upload may take; one more part fills meanwhile.
+const UPLOAD_MEMORY: usize = PART_SIZE * PARTS_IN_FLIGHT;
 /// Size of one range of a long read. Each range is held whole until the ones before it are
 /// passed on, in the pieces the HTTP client received it in (up to twice its size in memory):
 /// 4 MiB × [`PARTS_IN_FLIGHT`] keeps a download well inside its memory budget (8 MiB ranges
@@ -43,7 +49,7 @@ const READ_CHUNK: usize = 4 * 1024 * 1024;
 /// Reads up to this long go out as one GET without asking for the object's size first (a
 /// request saved per small file: the caller already knows the size, and the answer says how
 /// much there is). Longer ones are split into [`READ_CHUNK`] ranges fetched concurrently.
-const DIRECT_READ: u64 = 2 * PART_SIZE as u64;
+const DIRECT_READ: u64 = 16 * 1024 * 1024;
 /// Tries of a batch delete that failed on the way (a dropped connection).
 const BATCH_ATTEMPTS: u32 = 3;
 
@@ -138,6 +144,17 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
 }
 
 /// `/a/b` → `a/b`; `/` → ``.
+/// Part size and parts in flight for an upload of `size` bytes: [`PART_SIZE`] unless the file
+/// needs larger parts to fit in [`MAX_PARTS`] (above 58 GiB), with fewer in flight then so the
+/// memory stays near [`UPLOAD_MEMORY`]. Of unknown size: [`PART_SIZE`], which caps an S3 object
+/// at 58 GiB.
+fn upload_parts(size: Option<u64>) -> (usize, usize) {
+    const MIB: u64 = 1024 * 1024;
+    let needed = size.map_or(0, |size| size.div_ceil(MAX_PARTS).next_multiple_of(MIB));
+    let part = usize::try_from(needed).unwrap_or(usize::MAX).max(PART_SIZE);
+    (part, (UPLOAD_MEMORY / part).clamp(1, PARTS_IN_FLIGHT))
+}
+
 fn key(path: &str) -> String {
     path.trim_start_matches('/').to_owned()
 }
@@ -430,7 +447,12 @@ impl ObjectFiles {
         Ok(!entries.is_empty())
     }
 
-    async fn stream_upload(&self, target: &str, source: Source<'_>) -> Result<u64, FsError> {
+    async fn stream_upload(
+        &self,
+        target: &str,
+        source: Source<'_>,
+        size: Option<u64>,
+    ) -> Result<u64, FsError> {
         if let Some(http) = &self.webdav {
             // The server's folder must exist for a PUT (opendal's writer made it too).
             let (parent, _) = split_parent(target);
@@ -442,11 +464,12 @@ impl ObjectFiles {
             }
             return http.put(target, source).await;
         }
+        let (part, in_flight) = upload_parts(size);
         let mut writer = self
             .operator
             .writer_with(&key(target))
-            .chunk(PART_SIZE)
-            .concurrent(PARTS_IN_FLIGHT)
+            .chunk(part)
+            .concurrent(in_flight)
             .await
             .map_err(|error| self.error(target, error))?;
         let mut total = 0u64;
@@ -475,7 +498,7 @@ impl ObjectFiles {
                 }
                 buffer.truncate(filled);
                 total += filled as u64;
-                if total > PART_SIZE as u64 {
+                if total > part as u64 {
                     sent_md5 = None;
                 } else if let Some(md5) = &mut sent_md5 {
                     md5::Digest::update(md5, &buffer);
@@ -832,11 +855,11 @@ impl FileAccess for ObjectFiles {
             Kind::S3 | Kind::Azure => {
                 // The object appears only when the upload is committed.
                 check().await?;
-                self.stream_upload(path, source).await
+                self.stream_upload(path, source, options.size).await
             }
             Kind::Webdav => {
                 let temp = temp_name_beside(path);
-                let written = self.stream_upload(&temp, source).await?;
+                let written = self.stream_upload(&temp, source, options.size).await?;
                 let finish = async {
                     check().await?;
                     // Replace only a target the caller expects to be there (approved).
@@ -1023,5 +1046,30 @@ impl FileAccess for ObjectFiles {
             Err(error) if error.kind() == opendal::ErrorKind::NotFound => Ok(()),
             Err(error) => Err(self.error(path, error)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_grow_only_where_the_file_needs_more_than_ten_thousand() {
+        assert_eq!(upload_parts(None), (PART_SIZE, PARTS_IN_FLIGHT));
+        assert_eq!(upload_parts(Some(0)), (PART_SIZE, PARTS_IN_FLIGHT));
+        let at_most_default = MAX_PARTS * PART_SIZE as u64;
+        assert_eq!(
+            upload_parts(Some(at_most_default)),
+            (PART_SIZE, PARTS_IN_FLIGHT)
+        );
+        // One byte more needs a larger part (whole MiB), and fewer of them in flight.
+        let (part, in_flight) = upload_parts(Some(at_most_default + 1));
+        assert_eq!(part, PART_SIZE + 1024 * 1024);
+        assert_eq!(in_flight, 3);
+        // S3's largest object, 5 TiB: parts of 525 MiB, one at a time, within 10,000.
+        let largest = 5u64 << 40;
+        let (part, in_flight) = upload_parts(Some(largest));
+        assert!(largest.div_ceil(part as u64) <= MAX_PARTS);
+        assert_eq!((part >> 20, in_flight), (525, 1));
     }
 }

@@ -174,6 +174,10 @@ pub async fn copy_file(
         ));
     }
     let total = source.size;
+    let options = &WriteOptions {
+        size: Some(total),
+        ..options.clone()
+    };
     if total >= PARALLEL_FROM
         && source.md5.is_none()
         && from.parallel_ranges()

@@ -688,6 +688,7 @@ async fn copy_checked(
         mode: None,
         // Refuse at the last moment if the target appeared or changed meanwhile.
         expect: Some(approved),
+        size: None,
     };
     transfer::copy_file(
         from,
@@ -864,6 +865,7 @@ async fn rename_folder(
         let options = WriteOptions {
             mode: None,
             expect: Some(None),
+            size: None,
         };
         let size = transfer::copy_file(
             files,

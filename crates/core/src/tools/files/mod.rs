@@ -512,6 +512,7 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
         let options = WriteOptions {
             mode: None,
             expect: Some(plan.before),
+            size: None,
         };
         let mut source: &[u8] = &plan.content;
         files
