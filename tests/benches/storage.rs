@@ -8,7 +8,8 @@
 //!
 //! Run with `cargo bench -p kaiport-tests --bench storage`. `KAIPORT_BENCH_SMALL=1` shrinks the
 //! data (64 MiB, 200 files) for a quick check; `KAIPORT_BENCH_ONLY=s3,ftp` limits the services;
-//! `KAIPORT_BENCH_REPEAT=N` measures every row N times and shows the median.
+//! `KAIPORT_BENCH_REPEAT=N` measures every row N times and shows the round with the median
+//! ratio.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use anyhow::{Result, bail};
@@ -53,9 +54,9 @@ fn main() -> Result<()> {
         .unwrap_or(1usize)
         .max(1);
     println!(
-        "| service | case | kaiport | rclone copy | kaiport / rclone throughput | rclone copy + sync | kaiport / (rclone + sync) | kaiport peak memory above idle | CPU kaiport / rclone | server CPU during kaiport / rclone |"
+        "| service | case | kaiport | rclone copy | kaiport / rclone throughput | rclone copy + sync | kaiport / (rclone + sync) | kaiport peak memory above idle | CPU kaiport / rclone | server CPU during kaiport / rclone | ratio of each round |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for kind in [
         StorageKind::Ftp,
         StorageKind::Webdav,
@@ -195,12 +196,17 @@ impl Samples {
         self.memory.push(memory);
     }
 
-    /// Prints the row: the median round of each side (by time), the highest memory.
+    /// Prints the row: the round with the median ratio (each round's kaiport and rclone runs
+    /// follow each other, so a round's ratio holds even when the shared machine's speed
+    /// changes between rounds), the ratio of every round, the highest memory.
     fn row(&self, service: &str, case: &str) {
-        let (ours, theirs) = (median_run(&self.ours), median_run(&self.theirs));
-        let mut syncs = self.their_sync.clone();
-        syncs.sort();
-        let their_sync = syncs.get(syncs.len() / 2).copied();
+        let ratio_in = |round: usize| {
+            self.theirs[round].wall.as_secs_f64() / self.ours[round].wall.as_secs_f64().max(1e-9)
+        };
+        let mut rounds: Vec<usize> = (0..self.ours.len()).collect();
+        rounds.sort_by(|a, b| ratio_in(*a).total_cmp(&ratio_in(*b)));
+        let median = rounds[rounds.len() / 2];
+        let (ours, theirs) = (self.ours[median], self.theirs[median]);
         let ratio =
             |reference: Duration| reference.as_secs_f64() / ours.wall.as_secs_f64().max(1e-9);
         let memory = self
@@ -209,15 +215,18 @@ impl Samples {
             .max()
             .map(|bytes| format!("{:.1} MB", *bytes as f64 / 1e6))
             .unwrap_or_else(|| "-".to_owned());
-        let (durable, durable_ratio) = match their_sync {
+        let (durable, durable_ratio) = match self.their_sync.get(median) {
             Some(sync) => (
-                format!("{:.2} s", (theirs.wall + sync).as_secs_f64()),
-                format!("{:.2}×", ratio(theirs.wall + sync)),
+                format!("{:.2} s", (theirs.wall + *sync).as_secs_f64()),
+                format!("{:.2}×", ratio(theirs.wall + *sync)),
             ),
             None => ("-".to_owned(), "-".to_owned()),
         };
+        let every: Vec<String> = (0..self.ours.len())
+            .map(|round| format!("{:.2}", ratio_in(round)))
+            .collect();
         println!(
-            "| {service} | {case} | {:.2} s | {:.2} s | {:.2}× | {durable} | {durable_ratio} | {memory} | {:.2} / {:.2} s | {:.2} / {:.2} s |",
+            "| {service} | {case} | {:.2} s | {:.2} s | {:.2}× | {durable} | {durable_ratio} | {memory} | {:.2} / {:.2} s | {:.2} / {:.2} s | {} |",
             ours.wall.as_secs_f64(),
             theirs.wall.as_secs_f64(),
             ratio(theirs.wall),
@@ -225,14 +234,9 @@ impl Samples {
             theirs.cpu,
             ours.server_cpu,
             theirs.server_cpu,
+            every.join(", "),
         );
     }
-}
-
-fn median_run(runs: &[Run]) -> Run {
-    let mut sorted = runs.to_vec();
-    sorted.sort_by_key(|run| run.wall);
-    sorted[sorted.len() / 2]
 }
 
 /// Flushes dirty pages to disk, so every timed step starts from the same state and none pays

@@ -6,7 +6,9 @@
 //!   under any name. The data is generated block by block straight to disk, never held in
 //!   memory. `KAIPORT_BIG_FILE_BYTES` sets another size (default 1 GiB).
 //! - a folder of 10,000 files put on the server directly (its disk, or Azure's SDK): list_dir
-//!   gives 500 entries and counts the rest, find_files and folder_report count all, a few are
+//!   gives 500 entries and counts the rest, find_files and folder_report count all, the folder
+//!   is renamed (every file arriving under the new name, none left under the old; not on
+//!   Azure, see `ten_thousand_files`), a few are
 //!   downloaded, and the recursive delete's approval shows 10,000 files and the exact bytes
 //!   before everything goes.
 //!
@@ -247,12 +249,42 @@ async fn ten_thousand_files(kind: StorageKind) {
         "{kind:?}"
     );
 
+    // The folder renamed whole: in one step where the service can (FTP, WebDAV, SFTP), else
+    // every file copied on the server (S3), checked, then the originals deleted. Azure copies
+    // every blob through kaiport (its Copy Blob may finish asynchronously, and opendal does
+    // not show its status): three requests a blob, 11 minutes for 10,000 on azurite here, so
+    // its folder rename is tested on the small folders of `storage::all_tools` only.
+    let folder = if kind == StorageKind::Azure {
+        "/many"
+    } else {
+        let renaming = Instant::now();
+        run(
+            &harness,
+            "rename",
+            json!({"from": "/many", "to": "/renamed"}),
+        )
+        .await;
+        eprintln!(
+            "{kind:?}: {MANY} files renamed in {:.1?}",
+            renaming.elapsed()
+        );
+        let mut names: Vec<String> = files.iter().map(|(name, _)| name.clone()).collect();
+        names.sort();
+        assert_eq!(server.stored_files("renamed").unwrap(), names, "{kind:?}");
+        assert_eq!(
+            server.stored_files("many").unwrap(),
+            Vec::<String>::new(),
+            "{kind:?}"
+        );
+        "/renamed"
+    };
+
     for index in [0, 4_999, MANY - 1] {
         let (name, content) = &files[index];
         run(
             &harness,
             "download",
-            json!({"remote_path": format!("/many/{name}"), "local_dir": root}),
+            json!({"remote_path": format!("{folder}/{name}"), "local_dir": root}),
         )
         .await;
         assert_eq!(
@@ -265,7 +297,7 @@ async fn ten_thousand_files(kind: StorageKind) {
     run(
         &harness,
         "delete",
-        json!({"path": "/many", "recursive": true}),
+        json!({"path": folder, "recursive": true}),
     )
     .await;
     let approval = harness
@@ -283,16 +315,18 @@ async fn ten_thousand_files(kind: StorageKind) {
     assert_eq!(
         approval,
         vec![format!(
-            "delete folder /many (remote) with {MANY} files, 1.2 MB ({total} bytes)"
+            "delete folder {folder} (remote) with {MANY} files, 1.2 MB ({total} bytes)"
         )],
         "{kind:?}"
     );
-    assert_eq!(server.stored_files("many").unwrap(), Vec::<String>::new());
+    assert_eq!(server.stored_files(folder).unwrap(), Vec::<String>::new());
     assert!(!server.stored_folder_exists("many"), "{kind:?}");
+    assert!(!server.stored_folder_exists("renamed"), "{kind:?}");
     let top = run(&harness, "list_dir", json!({"path": "/"})).await;
     assert_eq!(top["entries"], json!([]), "{kind:?} {top}");
     eprintln!(
-        "{kind:?}: {MANY} files seeded in {seeded_in:.1?}, listed, found, reported, downloaded and deleted in {:.1?}",
+        "{kind:?}: {MANY} files seeded in {seeded_in:.1?}, listed, found, reported, renamed, \
+         downloaded and deleted in {:.1?}",
         started.elapsed()
     );
 }

@@ -97,15 +97,43 @@ impl LocalFiles {
         mode: Option<u32>,
         options: &WriteOptions,
     ) -> Result<u64, FsError> {
-        let mut file = create_new_private()
+        let file = create_new_private()
             .open(temp)
             .await
             .map_err(|error| map_error(target, error))?;
-        let mut buffered = tokio::io::BufReader::with_capacity(COPY_BUFFER, source);
-        let written = tokio::io::copy_buf(&mut buffered, &mut file)
-            .await
-            .map_err(|error| map_error(temp, error))?;
-        let file = file.into_std().await;
+        let file = std::sync::Arc::new(file.into_std().await);
+        let mut writer = Writeback::default();
+        // One block is written on a blocking thread while the next is read.
+        let mut in_flight: Option<tokio::task::JoinHandle<std::io::Result<()>>> = None;
+        let mut written = 0u64;
+        loop {
+            let mut block = Vec::with_capacity(COPY_BUFFER);
+            let read = (&mut *source)
+                .take(COPY_BUFFER as u64)
+                .read_to_end(&mut block)
+                .await;
+            if let Some(previous) = in_flight.take() {
+                joined(temp, previous.await)?;
+            }
+            read.map_err(|error| map_error(temp, error))?;
+            if block.is_empty() {
+                break;
+            }
+            written += block.len() as u64;
+            let sync = writer.wrote(block.len());
+            let file = file.clone();
+            in_flight = Some(tokio::task::spawn_blocking(move || {
+                use std::io::Write;
+                (&*file).write_all(&block)?;
+                if sync {
+                    file.sync_data()?;
+                }
+                Ok(())
+            }));
+        }
+        let file = std::sync::Arc::try_unwrap(file).map_err(|_| {
+            FsError::new(FsErrorKind::Other, temp, "the file is still being written")
+        })?;
         let (temp_owned, target_owned, options) =
             (temp.to_owned(), target.to_owned(), options.clone());
         blocking(target, move || {
@@ -121,6 +149,39 @@ impl LocalFiles {
         let (path_owned, options) = (path.to_owned(), options.clone());
         blocking(path, move || prepare_write(&path_owned, &options)).await
     }
+}
+
+/// Data written to a file since its last sync, to start the disk on it while the transfer goes
+/// on: the fsync before the rename then waits for the last few MiB only, not for the whole file
+/// (0.6 s of a 1 GiB download here), and the page cache holds little unwritten data.
+#[derive(Default)]
+struct Writeback {
+    unsynced: usize,
+}
+
+impl Writeback {
+    /// Bytes written between syncs.
+    const EVERY: usize = 16 * 1024 * 1024;
+
+    /// Counts `bytes` more written; true when it is time to sync the data.
+    fn wrote(&mut self, bytes: usize) -> bool {
+        self.unsynced += bytes;
+        let due = self.unsynced >= Self::EVERY;
+        if due {
+            self.unsynced = 0;
+        }
+        due
+    }
+}
+
+/// The result of a blocking write: a panic of its thread or its I/O error, as an [`FsError`].
+fn joined(
+    path: &str,
+    result: Result<std::io::Result<()>, tokio::task::JoinError>,
+) -> Result<(), FsError> {
+    result
+        .map_err(|error| FsError::new(FsErrorKind::Other, path, error.to_string()))?
+        .map_err(|error| map_error(path, error))
 }
 
 /// Runs file system calls on a blocking thread, all in one trip.
@@ -237,7 +298,7 @@ struct LocalPieces {
     /// One write at a time: concurrent writes into one file contend for its inode lock, which
     /// the kernel waits for by spinning — a core lost to every waiting stream (10 % of a 1 GiB
     /// download's CPU on 2 cores). A stream waiting here sleeps instead; one writer keeps up.
-    writing: tokio::sync::Mutex<()>,
+    writing: tokio::sync::Mutex<Writeback>,
     temp: String,
     target: String,
     mode: u32,
@@ -250,11 +311,17 @@ impl super::Pieces for LocalPieces {
     async fn write_at(&self, offset: u64, data: Vec<u8>) -> Result<(), FsError> {
         use std::os::unix::fs::FileExt;
         let file = self.file.clone();
-        let _turn = self.writing.lock().await;
-        tokio::task::spawn_blocking(move || file.write_all_at(&data, offset))
-            .await
-            .map_err(|error| FsError::new(FsErrorKind::Other, &self.temp, error.to_string()))?
-            .map_err(|error| map_error(&self.temp, error))
+        let mut turn = self.writing.lock().await;
+        let sync = turn.wrote(data.len());
+        let written = tokio::task::spawn_blocking(move || {
+            file.write_all_at(&data, offset)?;
+            if sync {
+                file.sync_data()?;
+            }
+            Ok(())
+        })
+        .await;
+        joined(&self.temp, written)
     }
 
     async fn commit(&self) -> Result<(), FsError> {
@@ -417,7 +484,7 @@ impl FileAccess for LocalFiles {
             .map_err(|error| map_error(path, error))?;
         Ok(Some(std::sync::Arc::new(LocalPieces {
             file: std::sync::Arc::new(file.into_std().await),
-            writing: tokio::sync::Mutex::new(()),
+            writing: tokio::sync::Mutex::new(Writeback::default()),
             temp,
             target: path.to_owned(),
             mode,

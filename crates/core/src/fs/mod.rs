@@ -257,6 +257,16 @@ pub trait FileAccess: Send + Sync {
         Err(unsupported(&self.location(), from, "renaming folders"))
     }
 
+    /// Copies the file `from` (of `size` bytes, as listed) to the new name `to` on the server
+    /// itself, where the service can do it in one atomic step (S3 CopyObject): the bytes never
+    /// pass through kaiport. The copy is checked against `size`. Never replaces: fails with
+    /// [`FsErrorKind::AlreadyExists`] if `to` exists. `Ok(false)`: not here (the service, or
+    /// this file's size, does not allow it); copy through kaiport instead.
+    async fn copy_on_server(&self, from: &str, to: &str, size: u64) -> Result<bool, FsError> {
+        let _ = (from, to, size);
+        Ok(false)
+    }
+
     /// Removes the empty folder `path`.
     async fn remove_dir(&self, path: &str) -> Result<(), FsError> {
         Err(unsupported(&self.location(), path, "removing folders"))

@@ -50,6 +50,8 @@ const READ_CHUNK: usize = 4 * 1024 * 1024;
 /// request saved per small file: the caller already knows the size, and the answer says how
 /// much there is). Longer ones are split into [`READ_CHUNK`] ranges fetched concurrently.
 const DIRECT_READ: u64 = 16 * 1024 * 1024;
+/// The largest object S3's CopyObject copies; larger ones are copied through kaiport.
+const SERVER_COPY_MAX: u64 = 5 * 1024 * 1024 * 1024;
 /// Tries of a batch delete that failed on the way (a dropped connection).
 const BATCH_ATTEMPTS: u32 = 3;
 
@@ -650,12 +652,33 @@ impl ObjectFiles {
         .await
     }
 
-    async fn copy_object(&self, from: &str, to: &str) -> Result<(), FsError> {
+    /// Whether a file of `size` bytes can be copied on the server in one atomic step: S3's
+    /// CopyObject, up to its 5 GiB. Azure's Copy Blob is not used: it may finish
+    /// asynchronously, and opendal does not show its status.
+    fn copies_on_server(&self, size: u64) -> bool {
+        self.kind == Kind::S3 && size <= SERVER_COPY_MAX
+    }
+
+    /// Copies `from` to `to` on the server and checks the copy's size against `size`; a copy
+    /// of another size is removed.
+    async fn server_copy(&self, from: &str, to: &str, size: u64) -> Result<(), FsError> {
         self.operator
             .copy(&key(from), &key(to))
             .await
-            .map(|_| ())
-            .map_err(|error| self.error(from, error))
+            .map_err(|error| self.error(from, error))?;
+        let copied = self.metadata(to).await?.size;
+        if copied != size {
+            let _ = self.operator.delete(&key(to)).await;
+            return Err(FsError::new(
+                FsErrorKind::Changed,
+                to,
+                format!(
+                    "the copy has {copied} bytes where {from} had {size}; it changed during the \
+                     copy. The copy was removed and the original kept"
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -986,35 +1009,59 @@ impl FileAccess for ObjectFiles {
         if !replace {
             crate::fs::refuse_existing(self, to).await?;
         }
-        match self.kind {
-            Kind::Webdav => self.move_webdav(from, to, replace).await,
-            Kind::S3 | Kind::Azure => {
-                // No rename on object stores: copy on the server, verify, then delete.
-                let before = self.metadata(from).await?;
-                self.copy_object(from, to).await?;
-                let after = self.metadata(to).await?;
-                if after.size != before.size {
-                    return Err(FsError::new(
-                        FsErrorKind::Other,
-                        to,
-                        format!(
-                            "the copy has {} bytes, the original {}; the original {from} was kept",
-                            after.size, before.size
-                        ),
-                    ));
-                }
-                self.operator.delete(&key(from)).await.map_err(|error| {
-                    FsError::new(
-                        FsErrorKind::Other,
-                        from,
-                        format!(
-                            "copied to {to}, but the original could not be deleted ({}); both exist now",
-                            error.message()
-                        ),
-                    )
-                })
-            }
+        if self.kind == Kind::Webdav {
+            return self.move_webdav(from, to, replace).await;
         }
+        // No rename on object stores: copy, check, then delete the original.
+        let size = self.metadata(from).await?.size;
+        if self.copies_on_server(size) {
+            self.server_copy(from, to, size).await?;
+        } else {
+            // Through kaiport, checked like any transfer (size, and the MD5 Azure states).
+            let options = WriteOptions {
+                expect: if replace { None } else { Some(None) },
+                ..WriteOptions::default()
+            };
+            super::transfer::copy_file(
+                self,
+                from,
+                self,
+                to,
+                &options,
+                None,
+                &tokio_util::sync::CancellationToken::new(),
+            )
+            .await?;
+        }
+        self.operator.delete(&key(from)).await.map_err(|error| {
+            FsError::new(
+                FsErrorKind::Other,
+                from,
+                format!(
+                    "copied to {to}, but the original could not be deleted ({}); both exist now",
+                    error.message()
+                ),
+            )
+        })
+    }
+
+    fn renames_folders(&self) -> bool {
+        // A WebDAV MOVE takes a whole collection (RFC 4918: always Depth infinity).
+        self.kind == Kind::Webdav
+    }
+
+    async fn rename_dir(&self, from: &str, to: &str) -> Result<(), FsError> {
+        let folder = |path: &str| format!("{}/", path.trim_end_matches('/'));
+        self.move_webdav(&folder(from), &folder(to), false).await
+    }
+
+    async fn copy_on_server(&self, from: &str, to: &str, size: u64) -> Result<bool, FsError> {
+        if !self.copies_on_server(size) {
+            return Ok(false);
+        }
+        crate::fs::refuse_existing(self, to).await?;
+        self.server_copy(from, to, size).await?;
+        Ok(true)
     }
 
     async fn remove_dir(&self, path: &str) -> Result<(), FsError> {

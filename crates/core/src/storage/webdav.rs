@@ -520,6 +520,17 @@ impl WebdavHttp {
             .send_bodiless(method, &self.url(from), headers, from)
             .await?;
         let status = response.status();
+        if status == reqwest::StatusCode::MULTI_STATUS {
+            // A folder the server could move only in part (RFC 4918 §9.9.4).
+            return Err(FsError::new(
+                FsErrorKind::Other,
+                from,
+                format!(
+                    "the server moved only part of {from} to {to} (207 Multi-Status); some \
+                     files are under each name now. List both folders to see which"
+                ),
+            ));
+        }
         if status.is_success() {
             return Ok(());
         }

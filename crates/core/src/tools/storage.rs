@@ -25,6 +25,8 @@ use std::sync::Arc;
 
 /// How many files a recursive delete removes at a time.
 const DELETES_IN_FLIGHT: usize = 16;
+/// How many files a folder rename without a rename of its own copies at a time.
+const COPIES_IN_FLIGHT: usize = 4;
 /// How many batch deletes (S3 DeleteObjects, Azure Blob Batch) a recursive delete sends at a
 /// time.
 const BATCHES_IN_FLIGHT: usize = 4;
@@ -810,6 +812,42 @@ async fn delete_some(
         .collect()
 }
 
+/// Copies the file `from` (`size` bytes as listed) to `to`, which must not exist: on the server
+/// where it can, else through kaiport; either way checked. Returns the bytes copied.
+async fn copy_into_new(
+    files: &dyn FileAccess,
+    from: &str,
+    size: u64,
+    to: &str,
+    context: &ToolContext<'_>,
+) -> Result<u64, FsError> {
+    if context.cancel.is_cancelled() {
+        return Err(FsError::new(
+            FsErrorKind::Other,
+            to,
+            "the rename was cancelled before this file was copied",
+        ));
+    }
+    if files.copy_on_server(from, to, size).await? {
+        return Ok(size);
+    }
+    let options = WriteOptions {
+        mode: None,
+        expect: Some(None),
+        size: None,
+    };
+    transfer::copy_file(
+        files,
+        from,
+        files,
+        to,
+        &options,
+        reporter(context, to),
+        context.cancel,
+    )
+    .await
+}
+
 /// Renames a folder: in one step where the service can, else copy everything, verify, delete.
 async fn rename_folder(
     files: &dyn FileAccess,
@@ -851,35 +889,51 @@ async fn rename_folder(
         .make_dir(to, true)
         .await
         .map_err(|error| half_done(0, error.to_string()))?;
-    let mut copied = 0usize;
-    let mut bytes = 0u64;
+    // The folders first (parents before children, as the walk found them), then the files,
+    // several at a time; after the first failure no new copy starts.
     for (path, item) in &tree {
-        let target = relocate(path);
         if item.kind == EntryKind::Dir {
             files
-                .make_dir(&target, true)
+                .make_dir(&relocate(path), true)
                 .await
-                .map_err(|error| half_done(copied, error.to_string()))?;
-            continue;
+                .map_err(|error| half_done(0, error.to_string()))?;
         }
-        let options = WriteOptions {
-            mode: None,
-            expect: Some(None),
-            size: None,
-        };
-        let size = transfer::copy_file(
-            files,
-            path,
-            files,
-            &target,
-            &options,
-            reporter(context, &target),
-            context.cancel,
-        )
-        .await
-        .map_err(|error| half_done(copied, error.to_string()))?;
-        copied += 1;
-        bytes += size;
+    }
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let copies: Vec<(String, String, u64)> = tree
+        .iter()
+        .filter(|(_, item)| item.kind != EntryKind::Dir)
+        .map(|(path, item)| (path.clone(), relocate(path), item.size))
+        .collect();
+    let failed = &failed;
+    let results: Vec<_> = futures::stream::iter(copies)
+        .map(|(path, target, size)| async move {
+            if failed.load(std::sync::atomic::Ordering::Relaxed) {
+                return None;
+            }
+            let copied = copy_into_new(files, &path, size, &target, context).await;
+            if copied.is_err() {
+                failed.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Some(copied)
+        })
+        .buffer_unordered(COPIES_IN_FLIGHT)
+        .collect()
+        .await;
+    let (mut copied, mut bytes, mut first_error) = (0usize, 0u64, None);
+    for result in results.into_iter().flatten() {
+        match result {
+            Ok(size) => {
+                copied += 1;
+                bytes += size;
+            }
+            Err(error) => {
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    if let Some(error) = first_error {
+        return Err(half_done(copied, error.to_string()));
     }
     // Every copy is in place with the right size (copy_file verifies): now remove the original.
     let (deleted, _) = delete_tree(files, from, true, context).await.map_err(|error| {
