@@ -5,9 +5,10 @@
 //! flight; larger parts, fewer at once, for files above 58 GiB) and become visible under their
 //! name only when the last part is committed;
 //! WebDAV uploads stream as one chunked PUT to a temporary name ([`super::webdav`]) and are
-//! moved over the target once complete. Nothing here renames a folder in one step (no service
-//! can): the storage tools copy, verify and delete instead. WebDAV moves send `Overwrite: F`
-//! unless replacing was asked for, so nothing is ever overwritten silently.
+//! moved over the target once complete. WebDAV folders move in one MOVE; S3 and Azure have no
+//! folders to rename, so the storage tools copy, verify and delete instead (S3 copies on the
+//! server, up to 5 GiB a file). WebDAV moves send `Overwrite: F` unless replacing was asked
+//! for, so nothing is ever overwritten silently.
 //!
 //! S3 folders are key prefixes. make_dir writes a marker object `folder/` (as the AWS console
 //! does) where the service keeps it; gateways over a file system (`rclone serve s3`) turn that
