@@ -8,9 +8,8 @@
 //! - a folder of 10,000 files put on the server directly (its disk, or Azure's SDK): list_dir
 //!   gives 500 entries and counts the rest, find_files and folder_report count all, the folder
 //!   is renamed (every file arriving under the new name, none left under the old; not on
-//!   Azure, see `ten_thousand_files`), a few are
-//!   downloaded, and the recursive delete's approval shows 10,000 files and the exact bytes
-//!   before everything goes.
+//!   Azure, see `ten_thousand_files`), a few are downloaded, and the recursive delete's
+//!   approval shows 10,000 files and the exact bytes before everything goes.
 //!
 //! The 1 GiB tests run one at a time (each needs 2 GiB of disk at its peak, and disk is the
 //! scarce thing on the test machines); the folder tests run in parallel with anything.
@@ -325,8 +324,8 @@ async fn ten_thousand_files(kind: StorageKind) {
     let top = run(&harness, "list_dir", json!({"path": "/"})).await;
     assert_eq!(top["entries"], json!([]), "{kind:?} {top}");
     eprintln!(
-        "{kind:?}: {MANY} files seeded in {seeded_in:.1?}, listed, found, reported, renamed, \
-         downloaded and deleted in {:.1?}",
+        "{kind:?}: {MANY} files seeded in {seeded_in:.1?}, listed, found, reported, downloaded \
+         and deleted in {:.1?}",
         started.elapsed()
     );
 }

@@ -146,7 +146,6 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
     FsError::new(kind, path, message)
 }
 
-/// `/a/b` → `a/b`; `/` → ``.
 /// Part size and parts in flight for an upload of `size` bytes: [`PART_SIZE`] unless the file
 /// needs larger parts to fit in [`MAX_PARTS`] (above 58 GiB), with fewer in flight then so the
 /// memory stays near [`UPLOAD_MEMORY`]. Of unknown size: [`PART_SIZE`], which caps an S3 object
@@ -158,6 +157,7 @@ fn upload_parts(size: Option<u64>) -> (usize, usize) {
     (part, (UPLOAD_MEMORY / part).clamp(1, PARTS_IN_FLIGHT))
 }
 
+/// `/a/b` → `a/b`; `/` → ``.
 fn key(path: &str) -> String {
     path.trim_start_matches('/').to_owned()
 }

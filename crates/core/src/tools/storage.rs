@@ -747,22 +747,12 @@ async fn delete_tree(
         .map(|chunk| delete_some(files, chunk, &stop, context.cancel))
         .collect();
     let mut deletes = futures::stream::iter(pending).buffer_unordered(in_flight);
-    let (mut count, mut bytes) = (0u64, 0u64);
-    let mut failure = None;
+    let mut tally = Tally::default();
     while let Some(done) = deletes.next().await {
-        for result in done {
-            match result {
-                Ok(size) => {
-                    count += 1;
-                    bytes += size;
-                }
-                Err(error) => {
-                    failure.get_or_insert(error);
-                }
-            }
-        }
+        done.into_iter().for_each(|result| tally.add(result));
     }
-    if let Some(error) = failure {
+    let (count, bytes) = (tally.files as u64, tally.bytes);
+    if let Some(error) = tally.failure {
         return Err(format!(
             "deleted {count} of {total} files in {path}, then failed: {error}; the rest is still there"
         ));
@@ -781,6 +771,38 @@ async fn delete_tree(
         })?;
     }
     Ok((count, bytes))
+}
+
+/// Files done, their bytes and the first failure, from the results of work on many files
+/// (each success holding its file's size).
+struct Tally<E> {
+    files: usize,
+    bytes: u64,
+    failure: Option<E>,
+}
+
+impl<E> Default for Tally<E> {
+    fn default() -> Self {
+        Tally {
+            files: 0,
+            bytes: 0,
+            failure: None,
+        }
+    }
+}
+
+impl<E> Tally<E> {
+    fn add(&mut self, result: Result<u64, E>) {
+        match result {
+            Ok(size) => {
+                self.files += 1;
+                self.bytes += size;
+            }
+            Err(error) => {
+                self.failure.get_or_insert(error);
+            }
+        }
+    }
 }
 
 /// Deletes some files of a recursive delete (one, or a batch in one request), unless an
@@ -920,21 +942,15 @@ async fn rename_folder(
         .buffer_unordered(COPIES_IN_FLIGHT)
         .collect()
         .await;
-    let (mut copied, mut bytes, mut first_error) = (0usize, 0u64, None);
-    for result in results.into_iter().flatten() {
-        match result {
-            Ok(size) => {
-                copied += 1;
-                bytes += size;
-            }
-            Err(error) => {
-                first_error.get_or_insert(error);
-            }
-        }
+    let mut tally = Tally::default();
+    results
+        .into_iter()
+        .flatten()
+        .for_each(|result| tally.add(result));
+    if let Some(error) = tally.failure {
+        return Err(half_done(tally.files, error.to_string()));
     }
-    if let Some(error) = first_error {
-        return Err(half_done(copied, error.to_string()));
-    }
+    let bytes = tally.bytes;
     // Every copy is in place with the right size (copy_file verifies): now remove the original.
     let (deleted, _) = delete_tree(files, from, true, context).await.map_err(|error| {
         format!(
