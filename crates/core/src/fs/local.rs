@@ -1,10 +1,13 @@
 //! [`FileAccess`] on this computer's own file system (the local terminal tab; the local side of
 //! storage tabs later). Same contract as SFTP: streamed reads and writes, atomic replacement
 //! through a temporary file beside the target, links listed but never followed.
+//!
+//! Big files are synced on the way in the background, and on Linux their whole blocks go past
+//! the page cache ([`open_direct`]); nothing gets the target's name before its data is durable.
 
 use super::{
-    Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, WriteOptions,
-    split_parent, temp_name_beside,
+    Block, Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source,
+    WriteOptions, split_parent, temp_name_beside,
 };
 use async_trait::async_trait;
 use kaiport_protocol::tools::EntryKind;
@@ -14,6 +17,9 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 /// Bytes moved per file system call when streaming: tokio's default copy moves 8 KiB, and each
 /// call on a tokio file is a hop to a blocking thread (seconds per GiB of transfer).
 const COPY_BUFFER: usize = 1024 * 1024;
+/// Files of a known size at least this big are written past the page cache where the system
+/// can (see [`open_direct`]); below it the extra open is not worth it.
+const DIRECT_FROM: u64 = 16 * 1024 * 1024;
 
 /// Files up to this size are written from memory in one go (see `write_atomic`).
 const SMALL_WRITE: usize = 1024 * 1024;
@@ -102,35 +108,43 @@ impl LocalFiles {
             .await
             .map_err(|error| map_error(target, error))?;
         let file = std::sync::Arc::new(file.into_std().await);
+        let mut direct = if options.size.is_some_and(|size| size >= DIRECT_FROM) {
+            let temp = temp.to_owned();
+            tokio::task::spawn_blocking(move || open_direct(&temp))
+                .await
+                .ok()
+                .flatten()
+        } else {
+            None
+        };
         let mut writer = Writeback::default();
         // One block is written on a blocking thread while the next is read.
-        let mut in_flight: Option<tokio::task::JoinHandle<std::io::Result<()>>> = None;
+        let mut in_flight: Option<tokio::task::JoinHandle<std::io::Result<Wrote>>> = None;
         let mut written = 0u64;
         loop {
-            let mut block = Vec::with_capacity(COPY_BUFFER);
-            let read = (&mut *source)
-                .take(COPY_BUFFER as u64)
-                .read_to_end(&mut block)
-                .await;
-            if let Some(previous) = in_flight.take() {
-                joined(temp, previous.await)?;
+            let mut block = Block::with_capacity(COPY_BUFFER);
+            let read = block.fill_from(&mut *source).await;
+            if let Some(previous) = in_flight.take()
+                && joined(temp, previous.await)? == Wrote::Refused
+            {
+                direct = None;
             }
             read.map_err(|error| map_error(temp, error))?;
             if block.is_empty() {
                 break;
             }
+            let offset = written;
             written += block.len() as u64;
-            let sync = writer.wrote(block.len());
-            let file = file.clone();
+            // Only what goes through the page cache needs syncing on the way.
+            if direct.is_none() || !block.len().is_multiple_of(Block::ALIGN) {
+                writer.wrote(&file, block.len());
+            }
+            let (file, direct) = (file.clone(), direct.clone());
             in_flight = Some(tokio::task::spawn_blocking(move || {
-                use std::io::Write;
-                (&*file).write_all(&block)?;
-                if sync {
-                    file.sync_data()?;
-                }
-                Ok(())
+                write_block(&file, direct.as_deref(), offset, &block)
             }));
         }
+        writer.finish(temp).await?;
         let file = std::sync::Arc::try_unwrap(file).map_err(|_| {
             FsError::new(FsErrorKind::Other, temp, "the file is still being written")
         })?;
@@ -157,28 +171,80 @@ impl LocalFiles {
 #[derive(Default)]
 struct Writeback {
     unsynced: usize,
+    syncing: BackgroundSync,
 }
 
 impl Writeback {
     /// Bytes written between syncs.
     const EVERY: usize = 16 * 1024 * 1024;
 
-    /// Counts `bytes` more written; true when it is time to sync the data.
-    fn wrote(&mut self, bytes: usize) -> bool {
+    /// Counts `bytes` more written to `file`, and starts syncing its data when it is time.
+    fn wrote(&mut self, file: &std::sync::Arc<std::fs::File>, bytes: usize) {
         self.unsynced += bytes;
-        let due = self.unsynced >= Self::EVERY;
-        if due {
+        if self.unsynced >= Self::EVERY && self.syncing.start(file) {
             self.unsynced = 0;
         }
-        due
+    }
+
+    /// Waits for the sync in progress; fails if any sync failed.
+    async fn finish(&mut self, path: &str) -> Result<(), FsError> {
+        self.syncing
+            .finish()
+            .await
+            .map_err(|error| map_error(path, error))
+    }
+}
+
+/// One data sync at a time on a blocking thread, which no writer waits for: the writes go on
+/// while the disk catches up. A failure is kept for [`BackgroundSync::finish`]: after a failed
+/// fsync the kernel may not report the error again, so the final fsync alone could pass.
+#[derive(Default)]
+struct BackgroundSync {
+    running: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    failure: Option<std::io::Error>,
+}
+
+impl BackgroundSync {
+    /// Starts syncing `file`'s data unless the last sync is still running; true if started.
+    fn start(&mut self, file: &std::sync::Arc<std::fs::File>) -> bool {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|sync| !sync.is_finished())
+        {
+            return false;
+        }
+        if let Some(done) = self.running.take() {
+            self.note(futures::FutureExt::now_or_never(done));
+        }
+        let file = file.clone();
+        self.running = Some(tokio::task::spawn_blocking(move || file.sync_data()));
+        true
+    }
+
+    fn note(&mut self, joined: Option<Result<std::io::Result<()>, tokio::task::JoinError>>) {
+        let failure = match joined {
+            Some(Ok(Ok(()))) => return,
+            Some(Ok(Err(error))) => error,
+            Some(Err(error)) => std::io::Error::other(error.to_string()),
+            None => std::io::Error::other("a data sync did not finish"),
+        };
+        self.failure.get_or_insert(failure);
+    }
+
+    async fn finish(&mut self) -> std::io::Result<()> {
+        if let Some(running) = self.running.take() {
+            self.note(Some(running.await));
+        }
+        self.failure.take().map_or(Ok(()), Err)
     }
 }
 
 /// The result of a blocking write: a panic of its thread or its I/O error, as an [`FsError`].
-fn joined(
+fn joined<T>(
     path: &str,
-    result: Result<std::io::Result<()>, tokio::task::JoinError>,
-) -> Result<(), FsError> {
+    result: Result<std::io::Result<T>, tokio::task::JoinError>,
+) -> Result<T, FsError> {
     result
         .map_err(|error| FsError::new(FsErrorKind::Other, path, error.to_string()))?
         .map_err(|error| map_error(path, error))
@@ -299,33 +365,131 @@ struct LocalPieces {
     /// the kernel waits for by spinning — a core lost to every waiting stream (10 % of a 1 GiB
     /// download's CPU on 2 cores). A stream waiting here sleeps instead; one writer keeps up.
     writing: tokio::sync::Mutex<Writeback>,
+    /// The temp file opened a second time for writes past the page cache, where the system
+    /// and the file system have them (see [`open_direct`]); dropped after the first refusal.
+    direct: std::sync::Mutex<Option<std::sync::Arc<std::fs::File>>>,
     temp: String,
     target: String,
     mode: u32,
     options: WriteOptions,
 }
 
+/// Opens `temp` for writes that bypass the page cache (Linux's O_DIRECT), where the file system
+/// takes them. A big download goes to the disk anyway (it is synced before it gets its name):
+/// this way its blocks are copied once, by the disk, instead of into the page cache and out
+/// again, and they do not push other files out of the cache. Measured here with 1 MiB writes of
+/// 1 GiB: 0.9–1.2 s direct, 2.3–3.8 s buffered with the fsync.
+#[cfg(target_os = "linux")]
+fn open_direct(temp: &str) -> Option<std::sync::Arc<std::fs::File>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(temp)
+        .ok()
+        .map(std::sync::Arc::new)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_direct(_temp: &str) -> Option<std::sync::Arc<std::fs::File>> {
+    None
+}
+
+/// How a block was written.
+#[derive(Clone, Copy, PartialEq)]
+enum Wrote {
+    /// Past the page cache.
+    Direct,
+    /// Through the page cache.
+    Cached,
+    /// Through the page cache after the file system refused an aligned direct write: it takes
+    /// none, do not try again.
+    Refused,
+}
+
+/// Writes `block` at `offset` of `file`: through `direct` where it can (see [`open_direct`]),
+/// else through the page cache.
+fn write_block(
+    file: &std::fs::File,
+    direct: Option<&std::fs::File>,
+    offset: u64,
+    block: &Block,
+) -> std::io::Result<Wrote> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        let mut wrote = Wrote::Cached;
+        if let Some(direct) = direct {
+            match write_direct(direct, offset, block)? {
+                Some(true) => return Ok(Wrote::Direct),
+                Some(false) => wrote = Wrote::Refused,
+                None => {}
+            }
+        }
+        file.write_all_at(block.as_slice(), offset).map(|()| wrote)
+    }
+    // No direct writes here, and the blocks come in order.
+    #[cfg(not(unix))]
+    {
+        use std::io::Write;
+        let _ = (direct, offset);
+        (&*file).write_all(block.as_slice()).map(|()| Wrote::Cached)
+    }
+}
+
+/// Writes `block` at `offset` through `direct` when both are aligned to [`Block::ALIGN`]:
+/// Some(true) when written, Some(false) when the file system refused, None when not aligned.
+#[cfg(unix)]
+fn write_direct(
+    direct: &std::fs::File,
+    offset: u64,
+    block: &Block,
+) -> std::io::Result<Option<bool>> {
+    use std::os::unix::fs::FileExt;
+    let aligned = |value: u64| value.is_multiple_of(Block::ALIGN as u64);
+    if !block.is_aligned() || !aligned(offset) || !aligned(block.len() as u64) {
+        return Ok(None);
+    }
+    match direct.write_all_at(block.as_slice(), offset) {
+        Ok(()) => Ok(Some(true)),
+        // EINVAL: this file system or device wants another alignment, or no direct writes.
+        Err(error) if error.kind() == ErrorKind::InvalidInput => Ok(Some(false)),
+        Err(error) => Err(error),
+    }
+}
+
 #[cfg(unix)]
 #[async_trait]
 impl super::Pieces for LocalPieces {
-    async fn write_at(&self, offset: u64, data: Vec<u8>) -> Result<(), FsError> {
-        use std::os::unix::fs::FileExt;
-        let file = self.file.clone();
+    async fn write_at(&self, offset: u64, block: Block) -> Result<(), FsError> {
         let mut turn = self.writing.lock().await;
-        let sync = turn.wrote(data.len());
+        let file = self.file.clone();
+        let direct = self
+            .direct
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let size = block.len();
         let written = tokio::task::spawn_blocking(move || {
-            file.write_all_at(&data, offset)?;
-            if sync {
-                file.sync_data()?;
-            }
-            Ok(())
-        })
-        .await;
-        joined(&self.temp, written)
+            write_block(&file, direct.as_deref(), offset, &block)
+        });
+        let wrote = joined(&self.temp, written.await)?;
+        if wrote == Wrote::Refused {
+            self.direct
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
+        }
+        // Only what went through the page cache needs syncing on the way.
+        if wrote != Wrote::Direct {
+            turn.wrote(&self.file, size);
+        }
+        Ok(())
     }
 
     async fn commit(&self) -> Result<(), FsError> {
         let result = async {
+            self.writing.lock().await.finish(&self.temp).await?;
             let file = self
                 .file
                 .try_clone()
@@ -482,9 +646,17 @@ impl FileAccess for LocalFiles {
             .open(&temp)
             .await
             .map_err(|error| map_error(path, error))?;
+        let direct = {
+            let temp = temp.clone();
+            tokio::task::spawn_blocking(move || open_direct(&temp))
+                .await
+                .ok()
+                .flatten()
+        };
         Ok(Some(std::sync::Arc::new(LocalPieces {
             file: std::sync::Arc::new(file.into_std().await),
             writing: tokio::sync::Mutex::new(Writeback::default()),
+            direct: std::sync::Mutex::new(direct),
             temp,
             target: path.to_owned(),
             mode,

@@ -336,11 +336,75 @@ pub struct OpenedFile {
     pub data: BoxStream<'static, Result<bytes::Bytes, FsError>>,
 }
 
+/// A block of a file written in pieces, placed in memory at a [`Block::ALIGN`] boundary so
+/// that it can go to the disk without the page cache (O_DIRECT wants aligned buffers).
+pub struct Block {
+    /// Padding up to the aligned start, then the data.
+    buffer: Vec<u8>,
+    start: usize,
+    /// The bytes it was made for; it holds more only by reallocating (and losing alignment).
+    capacity: usize,
+}
+
+impl Block {
+    /// The alignment of the data in memory: a page, which covers every disk's block size.
+    pub const ALIGN: usize = 4096;
+
+    /// An empty block with room for `capacity` bytes.
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut buffer: Vec<u8> = Vec::with_capacity(capacity + Self::ALIGN);
+        let start = buffer.as_ptr().align_offset(Self::ALIGN).min(Self::ALIGN);
+        buffer.resize(start, 0);
+        Block {
+            buffer,
+            start,
+            capacity,
+        }
+    }
+
+    pub fn extend_from_slice(&mut self, data: &[u8]) {
+        self.buffer.extend_from_slice(data);
+    }
+
+    pub fn len(&self) -> usize {
+        self.buffer.len() - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        &self.buffer[self.start..]
+    }
+
+    /// Reads from `source` until the block holds `capacity` bytes (as made) or the source ends.
+    pub async fn fill_from(
+        &mut self,
+        source: &mut (dyn tokio::io::AsyncRead + Send + Unpin),
+    ) -> std::io::Result<()> {
+        use tokio::io::AsyncReadExt;
+        while self.len() < self.capacity {
+            let room = self.capacity - self.len();
+            if source.take(room as u64).read_buf(&mut self.buffer).await? == 0 {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the data starts at an [`Block::ALIGN`] boundary in memory (it may not after
+    /// growing past its capacity).
+    pub fn is_aligned(&self) -> bool {
+        self.as_slice().as_ptr().align_offset(Self::ALIGN) == 0
+    }
+}
+
 /// A file being written in pieces (see [`FileAccess::open_pieces`]).
 #[async_trait]
 pub trait Pieces: Send + Sync {
-    /// Writes `data` at `offset` of the temporary file.
-    async fn write_at(&self, offset: u64, data: Vec<u8>) -> Result<(), FsError>;
+    /// Writes `block` at `offset` of the temporary file.
+    async fn write_at(&self, offset: u64, block: Block) -> Result<(), FsError>;
 
     /// Makes the temporary file durable and gives it the target's name (refused, and the
     /// temporary file removed, when the target changed against [`WriteOptions::expect`]).
@@ -453,6 +517,24 @@ pub(crate) fn check_unchanged(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_block_is_aligned_and_fills_to_its_size() {
+        let mut block = Block::with_capacity(10_000);
+        assert!(block.is_aligned() && block.is_empty());
+        let data: Vec<u8> = (0..25_000u32).map(|at| at as u8).collect();
+        let mut source = &data[..];
+        block.fill_from(&mut source).await.unwrap();
+        assert_eq!(block.as_slice(), &data[..10_000]);
+        assert!(block.is_aligned(), "filling moved the data");
+        let mut rest = Block::with_capacity(20_000);
+        rest.fill_from(&mut source).await.unwrap();
+        assert_eq!(
+            rest.as_slice(),
+            &data[10_000..],
+            "stops where the source ends"
+        );
+    }
     use pretty_assertions::assert_eq;
 
     #[test]

@@ -11,9 +11,9 @@
 //! ([`FileAccess::open_file`]: one request per file on S3 and Azure instead of a HEAD and a
 //! GET); they describe exactly the bytes that follow and are checked the same way.
 //!
-//! Big files going to a side that takes pieces at any offset (local files) are read in
-//! [`STREAMS`] ranges at once instead, each written at its place in a temp file that gets the
-//! real name only when every range delivered exactly its length (sources that state an MD5 are
+//! Big files going to a side that takes pieces at any offset (local files) are read in ranges
+//! instead, [`STREAMS`] at once, each written at its place in a temp file that gets the real
+//! name only when every range delivered exactly its length (sources that state an MD5 are
 //! streamed in order, so the MD5 can be checked on the way). Memory stays bounded either way.
 //!
 //! Progress goes to a callback at most every [`PROGRESS_EVERY`]; it must not block.
@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio_util::sync::CancellationToken;
 
 /// Bytes buffered between the two sides.
@@ -35,8 +35,13 @@ pub const PIPE_BYTES: usize = 4 * 1024 * 1024;
 /// pieces at any offset (local files), as `rclone --multi-thread-streams` does: one stream
 /// cannot keep both the network and the disk busy.
 pub const PARALLEL_FROM: u64 = 128 * 1024 * 1024;
-/// Streams of a parallel download, each over one contiguous part of the file.
+/// Streams of a parallel download.
 pub const STREAMS: u64 = 4;
+/// Bytes of one request of a parallel download; each stream takes the next range when its last
+/// is done. rclone's `--multi-thread-chunk-size`: against `rclone serve webdav`, four requests of
+/// 256 MiB for a 1 GiB file cost the server 1.15 s of CPU, sixteen of 64 MiB 0.8 s (curl, four
+/// at a time).
+const RANGE_BYTES: u64 = 64 * 1024 * 1024;
 /// Bytes a stream of a parallel download buffers before writing them at their offset.
 const PIECE_BYTES: usize = 1024 * 1024;
 /// How often progress is reported at most.
@@ -339,9 +344,126 @@ async fn verify_landed(
     Ok(total)
 }
 
-/// Reads `from_path` (`total` bytes) in [`STREAMS`] contiguous ranges at once into `pieces`;
-/// succeeds only when every range delivered exactly its length (the last one is asked for a
-/// byte more, so a file that grew is noticed).
+/// The sink of one stream of a parallel download: gathers what arrives into blocks of
+/// [`PIECE_BYTES`] and writes each at its offset while the next one fills. The bytes are copied
+/// once on the way (a pipe between the source and the writer copied them twice: 17 % of a
+/// 1 GiB WebDAV download's CPU). Bytes past the range's end (the file grew) are counted and
+/// never written.
+struct PieceSink<'a> {
+    pieces: &'a dyn crate::fs::Pieces,
+    block: crate::fs::Block,
+    /// Where `block` goes in the file.
+    offset: u64,
+    /// The end of this stream's range.
+    end: u64,
+    /// The block being written and its length.
+    writing: Option<(futures::future::BoxFuture<'a, Result<(), FsError>>, u64)>,
+    /// The first failure of a write; the source only sees that writing failed.
+    failed: Option<FsError>,
+    /// Told the length of every block written.
+    written: &'a (dyn Fn(u64) + Send + Sync),
+}
+
+impl<'a> PieceSink<'a> {
+    fn new(
+        pieces: &'a dyn crate::fs::Pieces,
+        start: u64,
+        end: u64,
+        written: &'a (dyn Fn(u64) + Send + Sync),
+    ) -> Self {
+        PieceSink {
+            pieces,
+            block: crate::fs::Block::with_capacity(PIECE_BYTES),
+            offset: start,
+            end,
+            writing: None,
+            failed: None,
+            written,
+        }
+    }
+
+    /// Waits for the block being written, if any.
+    fn poll_written(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let Some((write, size)) = &mut self.writing else {
+            return Poll::Ready(Ok(()));
+        };
+        let result = std::task::ready!(write.as_mut().poll(cx));
+        let size = *size;
+        self.writing = None;
+        match result {
+            Ok(()) => {
+                (self.written)(size);
+                Poll::Ready(Ok(()))
+            }
+            Err(error) => {
+                let message = error.to_string();
+                self.failed = Some(error);
+                Poll::Ready(Err(std::io::Error::other(message)))
+            }
+        }
+    }
+
+    /// Starts writing the gathered block (the previous one must be done).
+    fn start_write(&mut self) {
+        let block = std::mem::replace(
+            &mut self.block,
+            crate::fs::Block::with_capacity(PIECE_BYTES),
+        );
+        let size = block.len() as u64;
+        let write = self.pieces.write_at(self.offset, block);
+        self.offset += size;
+        self.writing = Some((write, size));
+    }
+}
+
+impl AsyncWrite for PieceSink<'_> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        if this.failed.is_some() {
+            return Poll::Ready(Err(std::io::Error::other("writing failed")));
+        }
+        if this.block.len() == PIECE_BYTES {
+            std::task::ready!(this.poll_written(cx))?;
+            this.start_write();
+        }
+        // A write finished in the meantime is noticed (and reported) early.
+        if let Poll::Ready(Err(error)) = this.poll_written(cx) {
+            return Poll::Ready(Err(error));
+        }
+        let at = this.offset + this.block.len() as u64;
+        let room = (PIECE_BYTES - this.block.len())
+            .min(usize::try_from(this.end.saturating_sub(at)).unwrap_or(usize::MAX));
+        if room == 0 {
+            // Past the range: the caller sees more read than asked and reports it.
+            return Poll::Ready(Ok(data.len()));
+        }
+        let take = room.min(data.len());
+        this.block.extend_from_slice(&data[..take]);
+        Poll::Ready(Ok(take))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        std::task::ready!(this.poll_written(cx))?;
+        if this.block.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        this.start_write();
+        this.poll_written(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.poll_flush(cx)
+    }
+}
+
+/// Reads `from_path` (`total` bytes) into `pieces` in ranges of [`RANGE_BYTES`], [`STREAMS`] at
+/// once; succeeds only when every range delivered exactly its length (the last one is asked for
+/// a byte more, so a file that grew is noticed).
 async fn copy_in_streams(
     from: &dyn FileAccess,
     from_path: &str,
@@ -367,79 +489,62 @@ async fn copy_in_streams(
             done: finished,
         });
     };
-    let part = total.div_ceil(STREAMS);
-    let streams = (0..STREAMS).map(|index| {
-        let start = index * part;
-        let length = part.min(total.saturating_sub(start));
-        let (done, report, last_report) = (&done, &report, &last_report);
+    let written = |size: u64| {
+        done.fetch_add(size, Ordering::SeqCst);
+        let mut last = last_report
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if last.elapsed() >= PROGRESS_EVERY {
+            *last = Instant::now();
+            drop(last);
+            report(false);
+        }
+    };
+    let ranges = total.div_ceil(RANGE_BYTES);
+    let next = std::sync::atomic::AtomicU64::new(0);
+    let streams = (0..STREAMS).map(|_| {
+        let (written, next) = (&written, &next);
         async move {
-            if length == 0 {
-                return Ok(());
-            }
-            let last = start + length == total;
-            let asked = if last { length + 1 } else { length };
-            let (mut writer, mut reader) = tokio::io::duplex(PIECE_BYTES);
-            let reading = async {
-                let read = from.read_into(from_path, start, asked, &mut writer).await;
-                drop(writer);
-                read
-            };
-            // Owns the reading end: if writing fails, the stream's source sees a closed pipe
-            // and stops instead of waiting for room forever.
-            let writing = async move {
-                let mut offset = start;
-                loop {
-                    let mut block = Vec::with_capacity(PIECE_BYTES);
-                    while block.len() < PIECE_BYTES {
-                        let read = (&mut reader)
-                            .take((PIECE_BYTES - block.len()) as u64)
-                            .read_to_end(&mut block)
-                            .await
-                            .map_err(|error| {
-                                FsError::new(FsErrorKind::Other, from_path, error.to_string())
-                            })?;
-                        if read == 0 {
-                            break;
-                        }
-                    }
-                    if block.is_empty() {
-                        return Ok::<u64, FsError>(offset - start);
-                    }
-                    let size = block.len() as u64;
-                    if offset + size > start + length {
-                        // More than this range: the file grew; reported below.
-                        return Ok(offset + size - start);
-                    }
-                    pieces.write_at(offset, block).await?;
-                    offset += size;
-                    done.fetch_add(size, Ordering::SeqCst);
-                    let mut last = last_report
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    if last.elapsed() >= PROGRESS_EVERY {
-                        *last = Instant::now();
-                        drop(last);
-                        report(false);
-                    }
+            // Each stream takes the next range until none is left: a slow stream holds up the
+            // end by one range at most.
+            loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                if index >= ranges {
+                    return Ok::<(), FsError>(());
                 }
-            };
-            match tokio::join!(reading, writing) {
-                (Ok(read), Ok(written)) if read == length && written == length => Ok(()),
-                (_, Err(error)) => Err(error),
-                // The source failed before its range ended: its error says why.
-                (Err(error), Ok(written)) if written <= length => Err(error),
-                (read, Ok(_)) => Err(FsError::new(
-                    FsErrorKind::Changed,
-                    from_path,
-                    format!(
-                        "the part at {start} did not have its {length} bytes ({}); the file \
-                         changed during the copy (it had {total})",
-                        match read {
-                            Ok(read) => format!("{read} read"),
-                            Err(error) => error.message,
-                        }
-                    ),
-                )),
+                let start = index * RANGE_BYTES;
+                let length = RANGE_BYTES.min(total - start);
+                let last = start + length == total;
+                let asked = if last { length + 1 } else { length };
+                let mut sink = PieceSink::new(pieces, start, start + length, written);
+                let mut read = from.read_into(from_path, start, asked, &mut sink).await;
+                if read.is_ok()
+                    && let Err(error) = sink.flush().await
+                {
+                    read = Err(FsError::new(
+                        FsErrorKind::Other,
+                        from_path,
+                        error.to_string(),
+                    ));
+                }
+                if let Some(error) = sink.failed.take() {
+                    return Err(error);
+                }
+                match read {
+                    Ok(read) if read == length => {}
+                    Ok(read) => {
+                        return Err(FsError::new(
+                            FsErrorKind::Changed,
+                            from_path,
+                            format!(
+                                "the part at {start} did not have its {length} bytes ({read} \
+                                 read); the file changed during the copy (it had {total})"
+                            ),
+                        ));
+                    }
+                    // The source failed before its range ended: its error says why.
+                    Err(error) => return Err(error),
+                }
             }
         }
     });
@@ -495,6 +600,16 @@ mod tests {
         let size = PARALLEL_FROM as usize + 12_345;
         let data: Vec<u8> = (0..size)
             .map(|at| (at % 241) as u8 ^ (at >> 20) as u8)
+            .collect();
+        copy_and_check(&data).await;
+    }
+
+    #[tokio::test]
+    async fn a_file_written_past_the_page_cache_ends_with_its_odd_tail() {
+        // Above the local side's direct-write size, in one stream, not a multiple of a block.
+        let size = 20 * 1024 * 1024 + 4097;
+        let data: Vec<u8> = (0..size)
+            .map(|at| (at % 239) as u8 ^ (at >> 16) as u8)
             .collect();
         copy_and_check(&data).await;
     }
