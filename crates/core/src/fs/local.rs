@@ -109,25 +109,27 @@ impl LocalFiles {
             .map_err(|error| map_error(target, error))?;
         let file = std::sync::Arc::new(file.into_std().await);
         let mut direct = if options.size.is_some_and(|size| size >= DIRECT_FROM) {
-            let temp = temp.to_owned();
-            tokio::task::spawn_blocking(move || open_direct(&temp))
-                .await
-                .ok()
-                .flatten()
+            direct_beside(temp, &file).await
         } else {
             None
         };
         let mut writer = Writeback::default();
-        // One block is written on a blocking thread while the next is read.
-        let mut in_flight: Option<tokio::task::JoinHandle<std::io::Result<Wrote>>> = None;
+        // One block is written on a blocking thread while the next is read. It answers how,
+        // and its length.
+        let mut in_flight: Option<tokio::task::JoinHandle<std::io::Result<(Wrote, usize)>>> = None;
         let mut written = 0u64;
         loop {
             let mut block = Block::with_capacity(COPY_BUFFER);
             let read = block.fill_from(&mut *source).await;
-            if let Some(previous) = in_flight.take()
-                && joined(temp, previous.await)? == Wrote::Refused
-            {
-                direct = None;
+            if let Some(previous) = in_flight.take() {
+                let (wrote, size) = joined(temp, previous.await)?;
+                if wrote == Wrote::Refused {
+                    direct = None;
+                }
+                // Only what went through the page cache needs syncing on the way.
+                if wrote != Wrote::Direct {
+                    writer.wrote(&file, size);
+                }
             }
             read.map_err(|error| map_error(temp, error))?;
             if block.is_empty() {
@@ -135,13 +137,10 @@ impl LocalFiles {
             }
             let offset = written;
             written += block.len() as u64;
-            // Only what goes through the page cache needs syncing on the way.
-            if direct.is_none() || !block.len().is_multiple_of(Block::ALIGN) {
-                writer.wrote(&file, block.len());
-            }
             let (file, direct) = (file.clone(), direct.clone());
             in_flight = Some(tokio::task::spawn_blocking(move || {
                 write_block(&file, direct.as_deref(), offset, &block)
+                    .map(|wrote| (wrote, block.len()))
             }));
         }
         writer.finish(temp).await?;
@@ -200,8 +199,8 @@ impl Writeback {
 /// fsync the kernel may not report the error again, so the final fsync alone could pass.
 #[derive(Default)]
 struct BackgroundSync {
-    running: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
-    failure: Option<std::io::Error>,
+    running: Option<tokio::task::JoinHandle<()>>,
+    failure: std::sync::Arc<std::sync::Mutex<Option<std::io::Error>>>,
 }
 
 impl BackgroundSync {
@@ -214,29 +213,35 @@ impl BackgroundSync {
         {
             return false;
         }
-        if let Some(done) = self.running.take() {
-            self.note(futures::FutureExt::now_or_never(done));
-        }
-        let file = file.clone();
-        self.running = Some(tokio::task::spawn_blocking(move || file.sync_data()));
+        let (file, failure) = (file.clone(), self.failure.clone());
+        self.running = Some(tokio::task::spawn_blocking(move || {
+            if let Err(error) = file.sync_data() {
+                Self::keep(&failure, error);
+            }
+        }));
         true
     }
 
-    fn note(&mut self, joined: Option<Result<std::io::Result<()>, tokio::task::JoinError>>) {
-        let failure = match joined {
-            Some(Ok(Ok(()))) => return,
-            Some(Ok(Err(error))) => error,
-            Some(Err(error)) => std::io::Error::other(error.to_string()),
-            None => std::io::Error::other("a data sync did not finish"),
-        };
-        self.failure.get_or_insert(failure);
+    fn keep(failure: &std::sync::Mutex<Option<std::io::Error>>, error: std::io::Error) {
+        failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get_or_insert(error);
     }
 
+    /// Waits for the sync in progress; the first failure of any.
     async fn finish(&mut self) -> std::io::Result<()> {
-        if let Some(running) = self.running.take() {
-            self.note(Some(running.await));
+        if let Some(running) = self.running.take()
+            && let Err(error) = running.await
+        {
+            Self::keep(&self.failure, std::io::Error::other(error.to_string()));
         }
-        self.failure.take().map_or(Ok(()), Err)
+        let failure = self
+            .failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        failure.map_or(Ok(()), Err)
     }
 }
 
@@ -380,23 +385,50 @@ struct LocalPieces {
 /// again, and they do not push other files out of the cache. Measured here with 1 MiB writes of
 /// 1 GiB: 0.9–1.2 s direct, 2.3–3.8 s buffered with the fsync.
 #[cfg(target_os = "linux")]
-fn open_direct(temp: &str) -> Option<std::sync::Arc<std::fs::File>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
+fn open_direct(temp: &str, file: &std::fs::File) -> Option<std::sync::Arc<std::fs::File>> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let direct = std::fs::OpenOptions::new()
         .write(true)
-        .custom_flags(libc::O_DIRECT)
+        .custom_flags(libc::O_DIRECT | libc::O_NOFOLLOW)
         .open(temp)
+        .ok()?;
+    // The name could have been replaced since the temp file was made: write only into it.
+    let (ours, opened) = (file.metadata().ok()?, direct.metadata().ok()?);
+    (ours.dev() == opened.dev() && ours.ino() == opened.ino()).then(|| std::sync::Arc::new(direct))
+}
+
+/// [`open_direct`] on a blocking thread.
+async fn direct_beside(
+    temp: &str,
+    file: &std::sync::Arc<std::fs::File>,
+) -> Option<std::sync::Arc<std::fs::File>> {
+    let (temp, file) = (temp.to_owned(), file.clone());
+    tokio::task::spawn_blocking(move || open_direct(&temp, &file))
+        .await
         .ok()
-        .map(std::sync::Arc::new)
+        .flatten()
 }
 
 #[cfg(not(target_os = "linux"))]
-fn open_direct(_temp: &str) -> Option<std::sync::Arc<std::fs::File>> {
+fn open_direct(_temp: &str, _file: &std::fs::File) -> Option<std::sync::Arc<std::fs::File>> {
     None
+}
+
+/// Whether `error` of a direct write means "not this way" (this file system or device wants
+/// another alignment, or takes no direct writes: EINVAL, or EOPNOTSUPP from some FUSE and
+/// network file systems) rather than a failure of the disk.
+#[cfg(unix)]
+fn refuses_direct(error: &std::io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    if error.raw_os_error() == Some(libc::EOPNOTSUPP) {
+        return true;
+    }
+    error.kind() == ErrorKind::InvalidInput
 }
 
 /// How a block was written.
 #[derive(Clone, Copy, PartialEq)]
+#[cfg_attr(not(unix), allow(dead_code))]
 enum Wrote {
     /// Past the page cache.
     Direct,
@@ -452,8 +484,7 @@ fn write_direct(
     }
     match direct.write_all_at(block.as_slice(), offset) {
         Ok(()) => Ok(Some(true)),
-        // EINVAL: this file system or device wants another alignment, or no direct writes.
-        Err(error) if error.kind() == ErrorKind::InvalidInput => Ok(Some(false)),
+        Err(error) if refuses_direct(&error) => Ok(Some(false)),
         Err(error) => Err(error),
     }
 }
@@ -646,15 +677,10 @@ impl FileAccess for LocalFiles {
             .open(&temp)
             .await
             .map_err(|error| map_error(path, error))?;
-        let direct = {
-            let temp = temp.clone();
-            tokio::task::spawn_blocking(move || open_direct(&temp))
-                .await
-                .ok()
-                .flatten()
-        };
+        let file = std::sync::Arc::new(file.into_std().await);
+        let direct = direct_beside(&temp, &file).await;
         Ok(Some(std::sync::Arc::new(LocalPieces {
-            file: std::sync::Arc::new(file.into_std().await),
+            file,
             writing: tokio::sync::Mutex::new(Writeback::default()),
             direct: std::sync::Mutex::new(direct),
             temp,
