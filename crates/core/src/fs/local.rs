@@ -108,12 +108,12 @@ impl LocalFiles {
             .await
             .map_err(|error| map_error(target, error))?;
         let file = std::sync::Arc::new(file.into_std().await);
-        let mut direct = if options.size.is_some_and(|size| size >= DIRECT_FROM) {
+        let direct = if options.size.is_some_and(|size| size >= DIRECT_FROM) {
             direct_beside(temp, &file).await
         } else {
             None
         };
-        let mut writer = Writeback::default();
+        let mut writer = Writeback::new(direct);
         // One block is written on a blocking thread while the next is read. It answers how,
         // and its length.
         let mut in_flight: Option<tokio::task::JoinHandle<std::io::Result<(Wrote, usize)>>> = None;
@@ -123,13 +123,7 @@ impl LocalFiles {
             let read = block.fill_from(&mut *source).await;
             if let Some(previous) = in_flight.take() {
                 let (wrote, size) = joined(temp, previous.await)?;
-                if wrote == Wrote::Refused {
-                    direct = None;
-                }
-                // Only what went through the page cache needs syncing on the way.
-                if wrote != Wrote::Direct {
-                    writer.wrote(&file, size);
-                }
+                writer.wrote(&file, wrote, size);
             }
             read.map_err(|error| map_error(temp, error))?;
             if block.is_empty() {
@@ -137,7 +131,7 @@ impl LocalFiles {
             }
             let offset = written;
             written += block.len() as u64;
-            let (file, direct) = (file.clone(), direct.clone());
+            let (file, direct) = (file.clone(), writer.direct.clone());
             in_flight = Some(tokio::task::spawn_blocking(move || {
                 write_block(&file, direct.as_deref(), offset, &block)
                     .map(|wrote| (wrote, block.len()))
@@ -167,18 +161,34 @@ impl LocalFiles {
 /// Data written to a file since its last sync, to start the disk on it while the transfer goes
 /// on: the fsync before the rename then waits for the last few MiB only, not for the whole file
 /// (0.6 s of a 1 GiB download here), and the page cache holds little unwritten data.
-#[derive(Default)]
 struct Writeback {
     unsynced: usize,
     syncing: BackgroundSync,
+    /// The file opened a second time for writes past the page cache, where the system and
+    /// the file system have them (see [`open_direct`]); dropped after the first refusal.
+    direct: Option<std::sync::Arc<std::fs::File>>,
 }
 
 impl Writeback {
     /// Bytes written between syncs.
     const EVERY: usize = 16 * 1024 * 1024;
 
-    /// Counts `bytes` more written to `file`, and starts syncing its data when it is time.
-    fn wrote(&mut self, file: &std::sync::Arc<std::fs::File>, bytes: usize) {
+    fn new(direct: Option<std::sync::Arc<std::fs::File>>) -> Self {
+        Writeback {
+            unsynced: 0,
+            syncing: BackgroundSync::default(),
+            direct,
+        }
+    }
+
+    /// Notes `bytes` more written to `file` as `how` says, and starts syncing its data when
+    /// it is time: only what went through the page cache needs syncing on the way.
+    fn wrote(&mut self, file: &std::sync::Arc<std::fs::File>, how: Wrote, bytes: usize) {
+        match how {
+            Wrote::Direct => return,
+            Wrote::Refused => self.direct = None,
+            Wrote::Cached => {}
+        }
         self.unsynced += bytes;
         if self.unsynced >= Self::EVERY && self.syncing.start(file) {
             self.unsynced = 0;
@@ -370,9 +380,6 @@ struct LocalPieces {
     /// the kernel waits for by spinning — a core lost to every waiting stream (10 % of a 1 GiB
     /// download's CPU on 2 cores). A stream waiting here sleeps instead; one writer keeps up.
     writing: tokio::sync::Mutex<Writeback>,
-    /// The temp file opened a second time for writes past the page cache, where the system
-    /// and the file system have them (see [`open_direct`]); dropped after the first refusal.
-    direct: std::sync::Mutex<Option<std::sync::Arc<std::fs::File>>>,
     temp: String,
     target: String,
     mode: u32,
@@ -494,27 +501,13 @@ fn write_direct(
 impl super::Pieces for LocalPieces {
     async fn write_at(&self, offset: u64, block: Block) -> Result<(), FsError> {
         let mut turn = self.writing.lock().await;
-        let file = self.file.clone();
-        let direct = self
-            .direct
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+        let (file, direct) = (self.file.clone(), turn.direct.clone());
         let size = block.len();
         let written = tokio::task::spawn_blocking(move || {
             write_block(&file, direct.as_deref(), offset, &block)
         });
         let wrote = joined(&self.temp, written.await)?;
-        if wrote == Wrote::Refused {
-            self.direct
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take();
-        }
-        // Only what went through the page cache needs syncing on the way.
-        if wrote != Wrote::Direct {
-            turn.wrote(&self.file, size);
-        }
+        turn.wrote(&self.file, wrote, size);
         Ok(())
     }
 
@@ -681,8 +674,7 @@ impl FileAccess for LocalFiles {
         let direct = direct_beside(&temp, &file).await;
         Ok(Some(std::sync::Arc::new(LocalPieces {
             file,
-            writing: tokio::sync::Mutex::new(Writeback::default()),
-            direct: std::sync::Mutex::new(direct),
+            writing: tokio::sync::Mutex::new(Writeback::new(direct)),
             temp,
             target: path.to_owned(),
             mode,

@@ -517,6 +517,7 @@ pub(crate) fn check_unchanged(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pretty_assertions::assert_eq;
 
     #[tokio::test]
     async fn a_block_is_aligned_and_fills_to_its_size() {
@@ -535,7 +536,6 @@ mod tests {
             "stops where the source ends"
         );
     }
-    use pretty_assertions::assert_eq;
 
     #[test]
     fn parents_and_names() {
