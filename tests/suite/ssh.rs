@@ -54,6 +54,64 @@ async fn publickey_ecdsa() {
     login_with_key(|s| s.keys.ecdsa.clone()).await;
 }
 
+/// Logs in with `key`, a P-256 key with a 31-byte scalar (which russh's own decoder refuses),
+/// decrypted with `passphrase` if one is given.
+async fn login_with_short_scalar_key(sshd: &Sshd, key: &std::path::Path, passphrase: Option<&str>) {
+    let text = std::fs::read_to_string(key).unwrap();
+    if passphrase.is_none() {
+        assert!(
+            russh::keys::decode_secret_key(&text, None).is_err(),
+            "russh reads this key itself now: the test no longer covers kaiport's workaround"
+        );
+    }
+    let mut target = sshd.target();
+    target.identity_files = vec![key.to_owned()];
+    let interaction = match passphrase {
+        Some(passphrase) => ScriptedInteraction::refusing().with_passphrase(passphrase),
+        None => ScriptedInteraction::refusing(),
+    };
+    let (session, asked) = connect(sshd, &target, interaction).await;
+    let session = session.unwrap_or_else(|e| panic!("{e}\nsshd log:\n{}", sshd.log()));
+    assert_eq!(whoami(&session).await, sshd.user());
+    let expected: Vec<String> = passphrase
+        .map(|_| format!("passphrase {}", key.display()))
+        .into_iter()
+        .collect();
+    assert_eq!(asked.asked(), expected);
+    session.disconnect().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_p256_key_whose_scalar_starts_with_zero_logs_in() {
+    let sshd = Sshd::start().unwrap();
+    let key = sshd
+        .add_short_scalar_p256_key("id_ecdsa_short", "", "aes256-ctr")
+        .unwrap();
+    login_with_short_scalar_key(&sshd, &key, None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_encrypted_p256_key_whose_scalar_starts_with_zero_logs_in() {
+    let sshd = Sshd::start().unwrap();
+    // OpenSSH's default cipher for keys, and an AEAD one whose tag follows the encrypted part.
+    for cipher in ["aes256-ctr", "aes256-gcm@openssh.com"] {
+        let key = sshd
+            .add_short_scalar_p256_key(&format!("id_ecdsa_short_{cipher}"), KEY_PASSPHRASE, cipher)
+            .unwrap();
+        login_with_short_scalar_key(&sshd, &key, Some(KEY_PASSPHRASE)).await;
+
+        let mut target = sshd.target();
+        target.identity_files = vec![key.clone()];
+        let interaction = ScriptedInteraction::refusing().with_passphrase("wrong");
+        let (session, _) = connect(&sshd, &target, interaction).await;
+        let message = session.unwrap_err().to_string();
+        assert!(
+            message.contains(&format!("{}: wrong passphrase", key.display())),
+            "{message}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn publickey_rsa_uses_rsa_sha2() {
     let sshd = Sshd::start().unwrap();

@@ -11,6 +11,7 @@ use russh::MethodSet;
 use russh::client::{self, AuthResult, KeyboardInteractiveAuthResponse};
 use russh::keys::{Algorithm, HashAlg, PrivateKey, PrivateKeyWithHashAlg};
 
+use super::keyfile::{self, KeyFileError};
 use super::session::ClientHandler;
 use super::{ConnectInteraction, SshError, SshOptions, SshTarget};
 
@@ -266,30 +267,32 @@ impl Authenticator<'_> {
                 return None;
             }
         };
-        match russh::keys::decode_secret_key(&text, None) {
+        let error = match keyfile::decode(&text, None) {
             Ok(key) => return Some(key),
-            Err(russh::keys::Error::KeyIsEncrypted) => {}
-            Err(e) => {
-                self.tried
-                    .push(format!("publickey ({}: unusable key: {e})", path.display()));
-                return None;
+            Err(KeyFileError::Encrypted) => {
+                let Some(passphrase) = self.interaction.passphrase(path).await else {
+                    self.tried.push(format!(
+                        "publickey ({}: no passphrase given)",
+                        path.display()
+                    ));
+                    return None;
+                };
+                match keyfile::decode(&text, Some(passphrase.as_str())) {
+                    Ok(key) => return Some(key),
+                    Err(e) => e,
+                }
             }
-        }
-        let Some(passphrase) = self.interaction.passphrase(path).await else {
-            self.tried.push(format!(
-                "publickey ({}: no passphrase given)",
-                path.display()
-            ));
-            return None;
+            Err(e) => e,
         };
-        match russh::keys::decode_secret_key(&text, Some(&passphrase)) {
-            Ok(key) => Some(key),
-            Err(_) => {
-                self.tried
-                    .push(format!("publickey ({}: wrong passphrase)", path.display()));
-                None
+        let why = match error {
+            KeyFileError::Encrypted | KeyFileError::WrongPassphrase => {
+                "wrong passphrase".to_owned()
             }
-        }
+            KeyFileError::Unusable(e) => format!("unusable key: {e}"),
+        };
+        self.tried
+            .push(format!("publickey ({}: {why})", path.display()));
+        None
     }
 
     async fn try_password(&mut self) -> Result<bool, SshError> {

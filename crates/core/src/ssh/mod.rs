@@ -13,6 +13,7 @@
 
 mod auth;
 mod error;
+mod keyfile;
 mod session;
 mod shell;
 
