@@ -8,8 +8,9 @@
 //!
 //! Run with `cargo bench -p kaiport-tests --bench storage`. `KAIPORT_BENCH_SMALL=1` shrinks the
 //! data (64 MiB, 200 files) for a quick check; `KAIPORT_BENCH_ONLY=s3,ftp` limits the services;
-//! `KAIPORT_BENCH_REPEAT=N` measures every row N times and shows the round with the median
-//! ratio.
+//! `KAIPORT_BENCH_REPEAT=N` measures every row N times, kaiport first in even rounds and rclone
+//! first in odd ones (so N should be even), and shows mean times and the ratio of the totals;
+//! `KAIPORT_BENCH_CASES=many` (or `big`) measures only those rows.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use anyhow::{Result, bail};
@@ -33,6 +34,12 @@ const PARALLEL: usize = 4;
 fn main() -> Result<()> {
     let small = std::env::var_os("KAIPORT_BENCH_SMALL").is_some();
     let only = std::env::var("KAIPORT_BENCH_ONLY").ok();
+    let cases = std::env::var("KAIPORT_BENCH_CASES").unwrap_or_default();
+    let (do_big, do_many) = match cases.as_str() {
+        "big" => (true, false),
+        "many" => (false, true),
+        _ => (true, true),
+    };
     let big: u64 = if small { 64 << 20 } else { 1 << 30 };
     let count = if small { 200 } else { 2000 };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -74,7 +81,10 @@ fn main() -> Result<()> {
         let url = StorageUrl::parse(&server.url(), None)?;
         let remote = runtime.block_on(storage::open(&url, Some(server.secret())))?;
         let rclone = rclone_remote(&server)?;
-        let mut rows: [Samples; 4] = Default::default();
+        let mut rows = [false, true, false, true].map(|downloads| Samples {
+            downloads,
+            ..Samples::default()
+        });
         for round in 0..repeat {
             let back = tempfile::tempdir()?;
             let [up_big, down_big, up_many, down_many] = &mut rows;
@@ -83,43 +93,57 @@ fn main() -> Result<()> {
             // skips files that are already there.
             let ours = format!("/big-{round}.bin");
             let theirs = format!("rclone-big-{round}");
-            settle()?;
-            let (up, memory) = measure(pid, || {
-                runtime.block_on(copy(
-                    &LocalFiles,
-                    &big_file.display().to_string(),
-                    remote.as_ref(),
-                    &ours,
-                ))
-            })?;
-            up_big.add(up, memory);
-            settle()?;
-            up_big.theirs.push(timed(pid, || {
-                rclone_copy(
-                    &big_file.display().to_string(),
-                    &format!("{rclone}{theirs}/"),
-                )
-            })?);
-            runtime.block_on(warm(
-                remote.clone(),
-                vec![ours.clone(), format!("/{theirs}/big.bin")],
-            ))?;
-            settle()?;
-            let target = back.path().join("big.bin").display().to_string();
-            let (down, memory) = measure(pid, || {
-                runtime.block_on(copy(remote.as_ref(), &ours, &LocalFiles, &target))
-            })?;
-            down_big.add(down, memory);
-            settle()?;
-            down_big.theirs.push(timed(pid, || {
-                rclone_copy(
-                    &format!("{rclone}{theirs}/big.bin"),
-                    &back.path().join("rclone-big").display().to_string(),
-                )
-            })?);
-            down_big.their_sync.push(timed(None, settle)?.wall);
+            if do_big {
+                up_big.measure(
+                    round,
+                    || {
+                        let (run, memory) = measure(pid, || {
+                            runtime.block_on(copy(
+                                &LocalFiles,
+                                &big_file.display().to_string(),
+                                remote.as_ref(),
+                                &ours,
+                            ))
+                        })?;
+                        Ok((run, Some(memory)))
+                    },
+                    || {
+                        timed(pid, || {
+                            rclone_copy(
+                                &big_file.display().to_string(),
+                                &format!("{rclone}{theirs}/"),
+                            )
+                        })
+                    },
+                )?;
+                runtime.block_on(warm(
+                    remote.clone(),
+                    vec![ours.clone(), format!("/{theirs}/big.bin")],
+                ))?;
+                down_big.measure(
+                    round,
+                    || {
+                        let target = back.path().join("big.bin").display().to_string();
+                        let (run, memory) = measure(pid, || {
+                            runtime.block_on(copy(remote.as_ref(), &ours, &LocalFiles, &target))
+                        })?;
+                        Ok((run, Some(memory)))
+                    },
+                    || {
+                        timed(pid, || {
+                            rclone_copy(
+                                &format!("{rclone}{theirs}/big.bin"),
+                                &back.path().join("rclone-big").display().to_string(),
+                            )
+                        })
+                    },
+                )?;
+            }
 
             // Many small files.
+            if !do_many {
+                continue;
+            }
             let ours = format!("/many-{round}");
             let theirs = format!("rclone-many-{round}");
             // Object stores have no folders to make (and rclone serve s3 turns a folder
@@ -127,20 +151,26 @@ fn main() -> Result<()> {
             if matches!(kind, StorageKind::Ftp | StorageKind::Webdav) {
                 runtime.block_on(remote.make_dir(&ours, true))?;
             }
-            settle()?;
-            up_many.ours.push(timed(pid, || {
-                runtime.block_on(copy_many(
-                    &names,
-                    &LocalFiles,
-                    &many.display().to_string(),
-                    remote.clone(),
-                    &ours,
-                ))
-            })?);
-            settle()?;
-            up_many.theirs.push(timed(pid, || {
-                rclone_copy(&many.display().to_string(), &format!("{rclone}{theirs}/"))
-            })?);
+            up_many.measure(
+                round,
+                || {
+                    let run = timed(pid, || {
+                        runtime.block_on(copy_many(
+                            &names,
+                            &LocalFiles,
+                            &many.display().to_string(),
+                            remote.clone(),
+                            &ours,
+                        ))
+                    })?;
+                    Ok((run, None))
+                },
+                || {
+                    timed(pid, || {
+                        rclone_copy(&many.display().to_string(), &format!("{rclone}{theirs}/"))
+                    })
+                },
+            )?;
             runtime.block_on(warm(
                 remote.clone(),
                 names
@@ -150,29 +180,38 @@ fn main() -> Result<()> {
             ))?;
             let local_back = back.path().join("many");
             std::fs::create_dir(&local_back)?;
-            settle()?;
-            down_many.ours.push(timed(pid, || {
-                runtime.block_on(copy_many_down(
-                    &names,
-                    remote.clone(),
-                    &ours,
-                    &local_back.display().to_string(),
-                ))
-            })?);
-            settle()?;
-            down_many.theirs.push(timed(pid, || {
-                rclone_copy(
-                    &format!("{rclone}{theirs}/"),
-                    &back.path().join("rclone-many").display().to_string(),
-                )
-            })?);
-            down_many.their_sync.push(timed(None, settle)?.wall);
+            down_many.measure(
+                round,
+                || {
+                    let run = timed(pid, || {
+                        runtime.block_on(copy_many_down(
+                            &names,
+                            remote.clone(),
+                            &ours,
+                            &local_back.display().to_string(),
+                        ))
+                    })?;
+                    Ok((run, None))
+                },
+                || {
+                    timed(pid, || {
+                        rclone_copy(
+                            &format!("{rclone}{theirs}/"),
+                            &back.path().join("rclone-many").display().to_string(),
+                        )
+                    })
+                },
+            )?;
         }
         let [up_big, down_big, up_many, down_many] = &rows;
-        up_big.row(&name, &format!("upload 1 file of {} MiB", big >> 20));
-        down_big.row(&name, &format!("download 1 file of {} MiB", big >> 20));
-        up_many.row(&name, &format!("upload {count} files of 100 KB"));
-        down_many.row(&name, &format!("download {count} files of 100 KB"));
+        if do_big {
+            up_big.row(&name, &format!("upload 1 file of {} MiB", big >> 20));
+            down_big.row(&name, &format!("download 1 file of {} MiB", big >> 20));
+        }
+        if do_many {
+            up_many.row(&name, &format!("upload {count} files of 100 KB"));
+            down_many.row(&name, &format!("download {count} files of 100 KB"));
+        }
         drop(server);
     }
     Ok(())
@@ -188,25 +227,55 @@ struct Samples {
     /// the like-for-like reference (as `put -f` is for `sftp`).
     their_sync: Vec<Duration>,
     memory: Vec<u64>,
+    downloads: bool,
 }
 
 impl Samples {
-    fn add(&mut self, ours: Run, memory: u64) {
-        self.ours.push(ours);
-        self.memory.push(memory);
+    /// Measures kaiport (`ours`: its run and peak memory) and rclone (`theirs`) for one round,
+    /// kaiport first in even rounds and rclone first in odd ones, so that neither always finds
+    /// the server (a JIT, a cache) as the other left it. Every timed step starts after a sync,
+    /// so none pays for the previous one's writeback. Downloads (`self.downloads`) also time the
+    /// sync that makes rclone's files durable.
+    fn measure(
+        &mut self,
+        round: usize,
+        ours: impl FnOnce() -> Result<(Run, Option<u64>)>,
+        theirs: impl FnOnce() -> Result<Run>,
+    ) -> Result<()> {
+        if round.is_multiple_of(2) {
+            self.measure_ours(ours)?;
+            self.measure_theirs(theirs)
+        } else {
+            self.measure_theirs(theirs)?;
+            self.measure_ours(ours)
+        }
     }
 
-    /// Prints the row: the round with the median ratio (each round's kaiport and rclone runs
-    /// follow each other, so a round's ratio holds even when the shared machine's speed
-    /// changes between rounds), the ratio of every round, the highest memory.
+    fn measure_ours(&mut self, ours: impl FnOnce() -> Result<(Run, Option<u64>)>) -> Result<()> {
+        settle()?;
+        let (run, memory) = ours()?;
+        self.ours.push(run);
+        self.memory.extend(memory);
+        Ok(())
+    }
+
+    fn measure_theirs(&mut self, theirs: impl FnOnce() -> Result<Run>) -> Result<()> {
+        settle()?;
+        self.theirs.push(theirs()?);
+        if self.downloads {
+            self.their_sync.push(timed(None, settle)?.wall);
+        }
+        Ok(())
+    }
+
+    /// Prints the row: mean times over the rounds and the ratios of the total times (kaiport
+    /// runs first in half of the rounds, so neither order weighs more), the ratio of every
+    /// round, the highest memory.
     fn row(&self, service: &str, case: &str) {
         let ratio_in = |round: usize| {
             self.theirs[round].wall.as_secs_f64() / self.ours[round].wall.as_secs_f64().max(1e-9)
         };
-        let mut rounds: Vec<usize> = (0..self.ours.len()).collect();
-        rounds.sort_by(|a, b| ratio_in(*a).total_cmp(&ratio_in(*b)));
-        let median = rounds[rounds.len() / 2];
-        let (ours, theirs) = (self.ours[median], self.theirs[median]);
+        let (ours, theirs) = (Run::mean(&self.ours), Run::mean(&self.theirs));
         let ratio =
             |reference: Duration| reference.as_secs_f64() / ours.wall.as_secs_f64().max(1e-9);
         let memory = self
@@ -215,12 +284,15 @@ impl Samples {
             .max()
             .map(|bytes| format!("{:.1} MB", *bytes as f64 / 1e6))
             .unwrap_or_else(|| "-".to_owned());
-        let (durable, durable_ratio) = match self.their_sync.get(median) {
-            Some(sync) => (
-                format!("{:.2} s", (theirs.wall + *sync).as_secs_f64()),
-                format!("{:.2}×", ratio(theirs.wall + *sync)),
-            ),
-            None => ("-".to_owned(), "-".to_owned()),
+        let (durable, durable_ratio) = match self.their_sync.len() {
+            0 => ("-".to_owned(), "-".to_owned()),
+            rounds => {
+                let sync = self.their_sync.iter().sum::<Duration>() / rounds as u32;
+                (
+                    format!("{:.2} s", (theirs.wall + sync).as_secs_f64()),
+                    format!("{:.2}×", ratio(theirs.wall + sync)),
+                )
+            }
         };
         let every: Vec<String> = (0..self.ours.len())
             .map(|round| format!("{:.2}", ratio_in(round)))
@@ -365,6 +437,18 @@ struct Run {
     wall: Duration,
     cpu: f64,
     server_cpu: f64,
+}
+
+impl Run {
+    /// The mean of `runs` (one or more).
+    fn mean(runs: &[Run]) -> Run {
+        let count = runs.len().max(1);
+        Run {
+            wall: runs.iter().map(|run| run.wall).sum::<Duration>() / count as u32,
+            cpu: runs.iter().map(|run| run.cpu).sum::<f64>() / count as f64,
+            server_cpu: runs.iter().map(|run| run.server_cpu).sum::<f64>() / count as f64,
+        }
+    }
 }
 
 fn timed(server: Option<u32>, work: impl FnOnce() -> Result<()>) -> Result<Run> {
