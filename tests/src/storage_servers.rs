@@ -260,6 +260,7 @@ impl StorageServer {
         let deadline = Instant::now() + READY_TIMEOUT;
         loop {
             match self.spawn() {
+                Ok(()) if self.kind == StorageKind::Azure => return self.create_container(),
                 Ok(()) => return Ok(()),
                 Err(error) if Instant::now() > deadline => return Err(error),
                 Err(_) => std::thread::sleep(Duration::from_millis(200)),
@@ -510,13 +511,73 @@ impl StorageServer {
         sha256_file(&self.data_dir().join(path))
     }
 
-    /// Azurite starts with no containers; make the test container with Azure's own SDK.
+    /// Azurite starts with no containers: makes the test container with Azure's own SDK unless
+    /// it exists (azurite saves its index now and then, so a container made just before a kill
+    /// can be gone after the restart).
     fn create_container(&self) -> Result<()> {
-        let script = "import sys\nfrom azure.storage.blob import BlobServiceClient\n\
-                      BlobServiceClient.from_connection_string(sys.argv[1]).create_container(sys.argv[2])\n";
+        let script = "import sys\nfrom azure.core.exceptions import ResourceExistsError\n\
+                      from azure.storage.blob import BlobServiceClient\n\
+                      try:\n    BlobServiceClient.from_connection_string(sys.argv[1]).create_container(sys.argv[2])\n\
+                      except ResourceExistsError:\n    pass\n";
         self.azure_python(script, &[])
             .map(|_| ())
             .context("could not create the azurite container")
+    }
+
+    /// Readies the deletion of the Azure container behind kaiport's back: Python and Azure's
+    /// SDK are loaded now, so [`ContainerDeletion::run`] deletes it at once.
+    pub fn prepare_container_deletion(&self) -> Result<ContainerDeletion> {
+        if self.kind != StorageKind::Azure {
+            bail!("only the Azure fixture deletes its container");
+        }
+        let script = "import sys\nfrom azure.storage.blob import BlobServiceClient\n\
+                      service = BlobServiceClient.from_connection_string(sys.argv[1])\n\
+                      print('ready', flush=True)\nsys.stdin.readline()\n\
+                      service.delete_container(sys.argv[2])\nprint('deleted', flush=True)\n";
+        let mut child = Command::new("python3")
+            .args(["-c", script, &self.azure_connection(), BUCKET])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .context("running python3 with azure-storage-blob")?;
+        let mut lines = std::io::BufReader::new(child.stdout.take().context("no stdout")?);
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut lines, &mut line)?;
+        if line.trim() != "ready" {
+            let _ = child.kill();
+            bail!("the container deletion script did not start: {line:?}");
+        }
+        Ok(ContainerDeletion { child, lines })
+    }
+}
+
+/// A deletion of the Azure container, ready to go (see
+/// [`StorageServer::prepare_container_deletion`]).
+pub struct ContainerDeletion {
+    child: Child,
+    lines: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl ContainerDeletion {
+    /// Deletes the container now; returns when it is gone.
+    pub fn run(mut self) -> Result<()> {
+        let mut stdin = self.child.stdin.take().context("no stdin")?;
+        std::io::Write::write_all(&mut stdin, b"go\n")?;
+        drop(stdin);
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut self.lines, &mut line)?;
+        let status = self.child.wait()?;
+        if line.trim() != "deleted" || !status.success() {
+            bail!("the container deletion failed ({status})");
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ContainerDeletion {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

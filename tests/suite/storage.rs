@@ -349,6 +349,48 @@ async fn wrong_credentials(kind: StorageKind) {
     assert!(!error.contains(wrong), "the secret leaked into the error");
 }
 
+/// The Azure container is deleted behind the tab's back, once in the middle of an upload: the
+/// upload (whose next parts the service refuses), a listing and a new tab each end with an
+/// error that names the cause, and the upload does not hang with its source still sending.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_azure_container_is_named() {
+    let tab = StorageTab::open(StorageKind::Azure, Mode::Autopilot)
+        .await
+        .unwrap();
+    let local = tab.local_root();
+    std::fs::write(tab.local.path().join("parts.bin"), vec![9u8; 256 << 20]).unwrap();
+    let deletion = tab.server.prepare_container_deletion().unwrap();
+    let upload = json!({"local_path": format!("{local}/parts.bin"), "remote_dir": "/"});
+    let call = tab.harness.start("upload", upload).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !tab.harness.events().iter().any(|event| {
+        matches!(event, Event::TransferProgress { call: c, transferred, .. } if *c == call && *transferred > 0)
+    }) && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    deletion.run().unwrap();
+    let outcome = tab
+        .harness
+        .outcome(&call, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let named = "the container does not exist";
+    assert!(error_of(&outcome).contains(named), "{outcome:?}");
+    let listing = tab
+        .harness
+        .call("list_dir", json!({"path": "/"}))
+        .await
+        .unwrap();
+    assert!(error_of(&listing).contains(named), "{listing:?}");
+    let secret = Some(tab.server.secret());
+    let refused = match open_tab(&tab.server, tab.local.path(), Mode::Ask, secret).await {
+        Ok(_) => panic!("a tab opened on a deleted container"),
+        Err(error) => error.to_string(),
+    };
+    assert!(refused.contains(named), "{refused}");
+}
+
 /// The server dies in the middle of a download: nothing appears under the real name, and the
 /// retry after a restart completes.
 async fn killed_mid_transfer(kind: StorageKind) {

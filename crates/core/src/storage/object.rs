@@ -120,9 +120,26 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
         K::Unsupported => FsErrorKind::Unsupported,
         _ => FsErrorKind::Other,
     };
-    let message = match kind {
-        FsErrorKind::NotFound => "no such file or folder".to_owned(),
-        FsErrorKind::PermissionDenied => format!(
+    // The whole bucket or container is missing (deleted, or a typo in the URL): every path
+    // would say "no such file", which points the user at the wrong thing.
+    let container = [
+        ("NoSuchBucket", "bucket"),
+        ("ContainerNotFound", "container"),
+    ]
+    .into_iter()
+    .find_map(|(marker, what)| text.contains(marker).then_some(what));
+    let kind = if container.is_some() {
+        FsErrorKind::Other
+    } else {
+        kind
+    };
+    let message = match (kind, container) {
+        (_, Some(what)) => format!(
+            "{label}: the {what} does not exist (deleted, or misspelt in the URL); check its \
+             name, or create it"
+        ),
+        (FsErrorKind::NotFound, _) => "no such file or folder".to_owned(),
+        (FsErrorKind::PermissionDenied, _) => format!(
             "{label} refused access: check the user name (access key / account) and the secret"
         ),
         _ => {

@@ -23,7 +23,7 @@ use futures::TryStreamExt;
 use kaiport_protocol::tools::EntryKind;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
@@ -218,10 +218,13 @@ pub async fn copy_file(
         progress: progress.clone(),
         md5: source.md5.map(|_| <md5::Md5 as md5::Digest>::new()),
     };
-    let mut checked = CheckedSource {
+    let checked = CheckedSource {
         inner: reader,
         state: state.clone(),
     };
+    // Set when the destination has stopped taking data: the source's error after that (the
+    // pipe closed under it) is a consequence, the destination's is the cause.
+    let destination_gone = AtomicBool::new(false);
     let reading = async {
         // One byte more than the size just read: a file that grew since is still noticed, and a
         // service may skip asking for the size again.
@@ -246,6 +249,7 @@ pub async fn copy_file(
                 ));
             }
         }
+        let after_destination = result.is_err() && destination_gone.load(Ordering::SeqCst);
         let complete = matches!(result, Ok(read) if read == total);
         state.store(if complete { COMPLETE } else { FAILED }, Ordering::SeqCst);
         if complete {
@@ -253,16 +257,26 @@ pub async fn copy_file(
         }
         // Closing the pipe ends the destination's data (an error unless complete).
         drop(sink);
-        match result {
+        let result = match result {
             Ok(read) if read != total => Err(FsError::new(
                 FsErrorKind::Changed,
                 from_path,
                 format!("read {read} bytes but the file has {total}; it changed during the copy"),
             )),
             other => other,
-        }
+        };
+        (result, after_destination)
     };
-    let writing = to.write_atomic(to_path, &mut checked, options);
+    let writing = async {
+        let mut checked = checked;
+        let written = to.write_atomic(to_path, &mut checked, options).await;
+        // A destination that gave up must not leave the source waiting on a full pipe forever
+        // (an upload refused after the first parts, a local disk that filled): closing the
+        // pipe's reading end makes the source's next write fail.
+        destination_gone.store(true, Ordering::SeqCst);
+        drop(checked);
+        written
+    };
     let (read, written) = tokio::select! {
         both = async { tokio::join!(reading, writing) } => both,
         () = cancel.cancelled() => {
@@ -273,9 +287,14 @@ pub async fn copy_file(
             ));
         }
     };
-    // The source's error explains a destination failure better than "unexpected end".
-    read?;
-    let written = written?;
+    let (read, read_after_destination) = read;
+    let written = match (read, written) {
+        // The destination failed first: its error says why.
+        (Err(_), Err(error)) if read_after_destination => return Err(error),
+        // The source's error explains a destination failure better than "unexpected end".
+        (Err(error), _) => return Err(error),
+        (Ok(_), written) => written?,
+    };
     if to.writes_are_exact() && written == total {
         return Ok(total);
     }
@@ -648,6 +667,36 @@ mod tests {
         );
     }
 
+    /// A destination that fails after taking some of the data ends the copy with its own error;
+    /// the source, still sending, does not wait on the full pipe forever.
+    #[tokio::test]
+    async fn a_destination_that_gives_up_ends_the_copy_with_its_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("from.bin");
+        // Several pipes' worth, below the size read in parallel ranges.
+        std::fs::write(&from, vec![3u8; 4 * PIPE_BYTES]).unwrap();
+        let side = Wrapped {
+            refuse_writes_after: Some(1024 * 1024),
+            ..Wrapped::stating(None)
+        };
+        let to = dir.path().join("to.bin");
+        let (options, cancel) = (WriteOptions::default(), CancellationToken::new());
+        let copying = copy_file(
+            &LocalFiles,
+            from.to_str().unwrap(),
+            &side,
+            to.to_str().unwrap(),
+            &options,
+            None,
+            &cancel,
+        );
+        let error = tokio::time::timeout(Duration::from_secs(30), copying)
+            .await
+            .expect("the copy hung after the destination failed")
+            .unwrap_err();
+        assert!(error.message.contains("does not exist"), "{error}");
+    }
+
     /// Copies the local file `from`, read through `side`, to the local file `to`.
     async fn copy_through(
         side: &dyn FileAccess,
@@ -670,11 +719,14 @@ mod tests {
     /// whose reads from `fail_from` on fail (like a server dying mid-download). With `opens`,
     /// the facts come only with the read ([`FileAccess::open_file`], like an S3 or Azure GET),
     /// stating `stated_size` where set instead of the real size, and asking for metadata fails.
+    /// With `refuse_writes_after`, a write takes that many bytes and then fails (like an upload
+    /// whose parts the service refuses).
     struct Wrapped {
         md5: Option<[u8; 16]>,
         fail_from: u64,
         opens: bool,
         stated_size: Option<u64>,
+        refuse_writes_after: Option<usize>,
     }
 
     impl Wrapped {
@@ -684,6 +736,7 @@ mod tests {
                 fail_from: u64::MAX,
                 opens: false,
                 stated_size: None,
+                refuse_writes_after: None,
             }
         }
     }
@@ -752,6 +805,17 @@ mod tests {
             source: crate::fs::Source<'_>,
             options: &WriteOptions,
         ) -> Result<u64, FsError> {
+            if let Some(taken) = self.refuse_writes_after {
+                let mut part = vec![0u8; taken];
+                tokio::io::AsyncReadExt::read_exact(source, &mut part)
+                    .await
+                    .unwrap();
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    path,
+                    "the container does not exist",
+                ));
+            }
             LocalFiles.write_atomic(path, source, options).await
         }
         async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
