@@ -67,7 +67,13 @@ pub(super) async fn scan(
     };
     let answering = async {
         let mut pending = Vec::new();
+        let mut listened = true;
         while let Some(data) = pipe.output().await {
+            if !listened {
+                // Still read to the end: grep blocked on unread output would stop reading the
+                // paths the feeding may still be writing.
+                continue;
+            }
             pending.extend_from_slice(&data);
             let mut used = 0;
             while let Some((answer, length)) = parse_answer(&pending[used..]) {
@@ -75,8 +81,10 @@ pub(super) async fn scan(
                 if let Some(answer) = answer
                     && answers.unbounded_send(answer).is_err()
                 {
-                    // Nobody listens any more (the search has enough matches).
-                    return;
+                    // Nobody listens any more (the search has enough matches); the paths end
+                    // soon after, and with them grep.
+                    listened = false;
+                    break;
                 }
             }
             pending.drain(..used);
