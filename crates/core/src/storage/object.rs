@@ -482,7 +482,7 @@ impl ObjectFiles {
                     .await
                     .map_err(|error| self.error(parent, error))?;
             }
-            return http.put(target, source).await;
+            return http.put(target, source, size).await;
         }
         let (part, in_flight) = upload_parts(size);
         let mut writer = self

@@ -8,8 +8,11 @@
 //!   [`WebdavHttp::move_to`]).
 //! - **TLS**: the platform's trust store, or, when the location names a `ca_file`, only the
 //!   certificates in that PEM file (a self-signed server). Verification is never turned off.
-//! - **Uploads** stream as a chunked PUT through a small bounded channel ([`CHUNK`] ×
+//! - **Uploads** stream as one PUT through a small bounded channel ([`CHUNK`] ×
 //!   [`CHUNKS_IN_FLIGHT`]), because opendal's WebDAV writer sends one PUT holding the whole file.
+//!   A file of known size is sent with its `Content-Length` (servers that refuse chunked
+//!   uploads take it, and a source that delivers fewer bytes fails the request); chunked
+//!   encoding only where the size is unknown.
 //!
 //! This module must never log the password or put it, or an `Authorization` header, into an
 //! error message.
@@ -432,9 +435,14 @@ impl WebdavHttp {
         ))
     }
 
-    /// Uploads `source` to `path` as one streamed PUT (the caller picks a temp name). The
-    /// server's folder for it must exist. Returns the bytes sent.
-    pub async fn put(&self, path: &str, source: Source<'_>) -> Result<u64, FsError> {
+    /// Uploads `source` to `path` as one streamed PUT (the caller picks a temp name), of `size`
+    /// bytes where known. The server's folder for it must exist. Returns the bytes sent.
+    pub async fn put(
+        &self,
+        path: &str,
+        source: Source<'_>,
+        size: Option<u64>,
+    ) -> Result<u64, FsError> {
         let url = self.url(path);
         if matches!(*self.auth(), Auth::Unknown) {
             // Learn the scheme with a cheap request first: a streamed body cannot be sent twice.
@@ -452,6 +460,9 @@ impl WebdavHttp {
             .client
             .put(&url)
             .body(reqwest::Body::wrap_stream(stream));
+        if let Some(size) = size {
+            request = request.header(http::header::CONTENT_LENGTH, size);
+        }
         if let Some(value) = self.authorization("PUT", &url) {
             request = request.header(AUTHORIZATION, value);
         }
