@@ -735,3 +735,67 @@ async fn object_reads_state_size_and_md5_themselves() {
         }
     }
 }
+
+/// A source that delivers one byte more than the stated size and then fails instead of ending,
+/// as a copy's source does when the file grew at its very end: no service may complete the
+/// write under the real name, nor leave a temporary file. The stated size is a whole number of
+/// upload pieces, so the surprise comes after the last full piece (WebDAV sends a
+/// Content-Length, and the server has the file once that many bytes are sent).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_that_fails_at_its_end_writes_nothing() {
+    use kaiport_core::fs::WriteOptions;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+    use tokio::io::{AsyncRead, ReadBuf};
+
+    /// Fails every read: what follows the data.
+    struct Broken;
+    impl AsyncRead for Broken {
+        fn poll_read(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            _: &mut ReadBuf<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            Poll::Ready(Err(std::io::Error::other("the file changed at its end")))
+        }
+    }
+
+    let size = 4 * kaiport_core::storage::webdav::CHUNK;
+    for kind in [
+        StorageKind::Webdav,
+        StorageKind::S3,
+        StorageKind::Azure,
+        StorageKind::Ftp,
+    ] {
+        let server = StorageServer::start(kind).unwrap();
+        let url = kaiport_core::storage::StorageUrl::parse(&server.url(), None).unwrap();
+        let files = kaiport_core::storage::open(&url, Some(server.secret()))
+            .await
+            .unwrap();
+        let data = std::io::Cursor::new(vec![5u8; size + 1]);
+        let mut source = tokio::io::AsyncReadExt::chain(data, Broken);
+        let options = WriteOptions {
+            size: Some(size as u64),
+            ..WriteOptions::default()
+        };
+        let written = files.write_atomic("/ends.bin", &mut source, &options).await;
+        assert!(
+            written.is_err(),
+            "{kind:?}: a failed source was written: {written:?}"
+        );
+        // The temp file of a WebDAV PUT is deleted after the failure, but a server still
+        // handling the aborted PUT can make it again after that (`x/net/webdav` keeps what an
+        // aborted PUT wrote): it may stay, hidden and marked as kaiport's.
+        let left: Vec<String> = server
+            .stored_files("/")
+            .unwrap()
+            .into_iter()
+            .filter(|name| !(kind == StorageKind::Webdav && name.contains(".kaiport-")))
+            .collect();
+        assert_eq!(
+            left,
+            Vec::<String>::new(),
+            "{kind:?}: left after {written:?}"
+        );
+    }
+}

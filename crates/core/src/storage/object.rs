@@ -121,13 +121,18 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
         _ => FsErrorKind::Other,
     };
     // The whole bucket or container is missing (deleted, or a typo in the URL): every path
-    // would say "no such file", which points the user at the wrong thing.
+    // would say "no such file", which points the user at the wrong thing. The service's error
+    // code is in the message (opendal's `S3Error { code: "…", … }`); the rest of the text
+    // holds the path, which could contain anything.
     let container = [
         ("NoSuchBucket", "bucket"),
         ("ContainerNotFound", "container"),
     ]
     .into_iter()
-    .find_map(|(marker, what)| text.contains(marker).then_some(what));
+    .find_map(|(code, what)| {
+        let code = format!("code: \"{code}\"");
+        (error.kind() == K::NotFound && error.message().contains(&code)).then_some(what)
+    });
     let kind = if container.is_some() {
         FsErrorKind::Other
     } else {
@@ -900,7 +905,14 @@ impl FileAccess for ObjectFiles {
             }
             Kind::Webdav => {
                 let temp = temp_name_beside(path);
-                let written = self.stream_upload(&temp, source, options.size).await?;
+                let written = match self.stream_upload(&temp, source, options.size).await {
+                    Ok(written) => written,
+                    Err(error) => {
+                        // A PUT that failed may still have left a (partial) temp file.
+                        let _ = self.operator.delete(&key(&temp)).await;
+                        return Err(error);
+                    }
+                };
                 let finish = async {
                     check().await?;
                     // Replace only a target the caller expects to be there (approved).
@@ -1117,6 +1129,33 @@ impl FileAccess for ObjectFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_container_is_told_by_the_service_code_not_by_a_name() {
+        use opendal::{Error, ErrorKind};
+        let gone = Error::new(
+            ErrorKind::NotFound,
+            r#"AzblobError { code: "ContainerNotFound", message: "" }"#,
+        );
+        let error = map_error("azblob://c/", "/a.txt", gone);
+        assert_eq!(error.kind, FsErrorKind::Other);
+        assert!(
+            error.message.contains("the container does not exist"),
+            "{error}"
+        );
+        // A file whose name looks like the code is just a missing file.
+        let missing = Error::new(
+            ErrorKind::NotFound,
+            r#"AzblobError { code: "BlobNotFound" }"#,
+        )
+        .with_context("path", "NoSuchBucket ContainerNotFound.txt");
+        let error = map_error(
+            "azblob://c/",
+            "/NoSuchBucket ContainerNotFound.txt",
+            missing,
+        );
+        assert_eq!(error.kind, FsErrorKind::NotFound, "{error}");
+    }
 
     #[test]
     fn parts_grow_only_where_the_file_needs_more_than_ten_thousand() {

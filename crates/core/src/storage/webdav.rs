@@ -473,20 +473,25 @@ impl WebdavHttp {
                 .map_err(|error| self.send_error(path, &error))
         };
         let pumping = async move {
+            // Breaks the request body, so the server never completes the file.
+            let fail = |error: std::io::Error| async {
+                let message = format!("reading the data: {error}");
+                let _ = sender.send(Err(error)).await;
+                Err(FsError::new(FsErrorKind::Other, path, message))
+            };
             let mut total = 0u64;
             loop {
                 let mut buffer = vec![0u8; CHUNK];
                 let mut filled = 0;
+                let mut ended = false;
                 while filled < CHUNK {
                     match source.read(&mut buffer[filled..]).await {
-                        Ok(0) => break,
-                        Ok(read) => filled += read,
-                        Err(error) => {
-                            let message = format!("reading the data: {error}");
-                            // Breaks the request body: the server never completes the file.
-                            let _ = sender.send(Err(error)).await;
-                            return Err(FsError::new(FsErrorKind::Other, path, message));
+                        Ok(0) => {
+                            ended = true;
+                            break;
                         }
+                        Ok(read) => filled += read,
+                        Err(error) => return fail(error).await,
                     }
                 }
                 if filled == 0 {
@@ -494,6 +499,30 @@ impl WebdavHttp {
                 }
                 buffer.truncate(filled);
                 total += filled as u64;
+                if let Some(size) = size
+                    && total >= size
+                {
+                    // With a Content-Length the server has the file once the last byte is
+                    // sent, and hyper polls the body no further: that byte goes only after the
+                    // source has really ended (one that fails or grows at its end must still
+                    // break the request).
+                    let mut probe = [0u8; 1];
+                    let more = if ended {
+                        Ok(0)
+                    } else {
+                        source.read(&mut probe).await
+                    };
+                    match more {
+                        Ok(0) if total == size => {}
+                        Ok(_) => {
+                            return fail(std::io::Error::other(format!(
+                                "the source has more than the {size} bytes it was to send"
+                            )))
+                            .await;
+                        }
+                        Err(error) => return fail(error).await,
+                    }
+                }
                 if sender.send(Ok(Bytes::from(buffer))).await.is_err() {
                     // The request ended early; its own error says why.
                     return Ok(total);
