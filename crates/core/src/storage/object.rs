@@ -103,6 +103,28 @@ pub struct ObjectFiles {
 
 fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
     use opendal::ErrorKind as K;
+    // The whole bucket or container is missing (deleted, or a typo in the URL): every path
+    // would say "no such file", which points the user at the wrong thing. The service's error
+    // code is in the message (opendal's `S3Error { code: "…", … }`); the rest of the text
+    // holds the path, which could contain anything.
+    if error.kind() == K::NotFound {
+        let missing = [
+            ("NoSuchBucket", "bucket"),
+            ("ContainerNotFound", "container"),
+        ]
+        .into_iter()
+        .find(|(code, _)| error.message().contains(&format!("code: \"{code}\"")));
+        if let Some((_, what)) = missing {
+            return FsError::new(
+                FsErrorKind::Other,
+                path,
+                format!(
+                    "{label}: the {what} does not exist (deleted, or misspelt in the URL); \
+                     check its name, or create it"
+                ),
+            );
+        }
+    }
     let text = error.to_string();
     let refused = [
         "401 Unauthorized",
@@ -120,51 +142,28 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
         K::Unsupported => FsErrorKind::Unsupported,
         _ => FsErrorKind::Other,
     };
-    // The whole bucket or container is missing (deleted, or a typo in the URL): every path
-    // would say "no such file", which points the user at the wrong thing. The service's error
-    // code is in the message (opendal's `S3Error { code: "…", … }`); the rest of the text
-    // holds the path, which could contain anything.
-    let container = [
-        ("NoSuchBucket", "bucket"),
-        ("ContainerNotFound", "container"),
-    ]
-    .into_iter()
-    .find_map(|(code, what)| {
-        let code = format!("code: \"{code}\"");
-        (error.kind() == K::NotFound && error.message().contains(&code)).then_some(what)
-    });
-    let kind = if container.is_some() {
-        FsErrorKind::Other
-    } else {
-        kind
-    };
-    let message = match (kind, container) {
-        (_, Some(what)) => format!(
-            "{label}: the {what} does not exist (deleted, or misspelt in the URL); check its \
-             name, or create it"
-        ),
-        (FsErrorKind::NotFound, _) => "no such file or folder".to_owned(),
-        (FsErrorKind::PermissionDenied, _) => format!(
+    let message = match kind {
+        FsErrorKind::NotFound => "no such file or folder".to_owned(),
+        FsErrorKind::PermissionDenied => format!(
             "{label} refused access: check the user name (access key / account) and the secret"
         ),
         _ => {
             // The causes (a TLS certificate refused, a connection reset) are the useful part.
-            let mut text = format!("{label}: {}", error.message());
+            let mut message = format!("{label}: {}", error.message());
             let mut source = std::error::Error::source(&error);
             while let Some(cause) = source {
-                text.push_str(": ");
-                text.push_str(&cause.to_string());
+                message.push_str(": ");
+                message.push_str(&cause.to_string());
                 source = cause.source();
             }
-            text
+            message
         }
     };
-    let message =
-        if kind == FsErrorKind::Other && error.to_string().contains("error sending request") {
-            format!("cannot reach {message}")
-        } else {
-            message
-        };
+    let message = if kind == FsErrorKind::Other && text.contains("error sending request") {
+        format!("cannot reach {message}")
+    } else {
+        message
+    };
     FsError::new(kind, path, message)
 }
 
