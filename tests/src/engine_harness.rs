@@ -53,9 +53,21 @@ impl EngineHarness {
         mode: Mode,
         secret: Option<&str>,
     ) -> Result<EngineHarness> {
+        EngineHarness::open_storage_at(server, &server.url(), local, settings, mode, secret).await
+    }
+
+    /// [`EngineHarness::open_storage`] through `url` (the server's, on another port).
+    pub async fn open_storage_at(
+        server: &crate::storage_servers::StorageServer,
+        url: &str,
+        local: &std::path::Path,
+        settings: ConnectionSettings,
+        mode: Mode,
+        secret: Option<&str>,
+    ) -> Result<EngineHarness> {
         EngineHarness::open_with_secret(
             TabTarget::Storage {
-                url: server.url(),
+                url: url.to_owned(),
                 user: None,
                 local_roots: vec![local.display().to_string()],
                 identity_files: Vec::new(),

@@ -12,6 +12,9 @@
 //! - [`storage_servers::StorageServer`]: FTP/FTPS (pyftpdlib), WebDAV and S3 (rclone serve),
 //!   Azure Blob (azurite), each on 127.0.0.1 with its own data folder; stopped by PID on drop.
 //!
+//! - [`faulty_proxy::FaultyProxy`]: an HTTP proxy in front of one of those servers that fails
+//!   some requests (an error status, an answer broken off half-way) and counts them.
+//!
 //! - [`secret_service::SecretService`]: a real Secret Service (gnome-keyring-daemon on a private
 //!   D-Bus session bus) for the keychain code.
 //!
@@ -19,6 +22,7 @@
 //! `scripts/install-test-deps.sh` (as root) first on a fresh machine.
 
 pub mod engine_harness;
+pub mod faulty_proxy;
 pub mod interaction;
 pub mod model_server;
 pub mod secret_service;

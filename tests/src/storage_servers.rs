@@ -190,7 +190,11 @@ impl StorageServer {
 
     /// The URL `kaiport tool` and `TabTarget::Storage` take for this server (no secret in it).
     pub fn url(&self) -> String {
-        let port = self.port;
+        self.url_on(self.port)
+    }
+
+    /// [`StorageServer::url`] with another port of 127.0.0.1: a proxy in front of the server.
+    pub fn url_on(&self, port: u16) -> String {
         match self.kind {
             StorageKind::Ftp => format!("ftp://{STORAGE_USER}@{LOCALHOST}:{port}/"),
             StorageKind::Ftps => format!(

@@ -4,6 +4,7 @@
 use anyhow::Result;
 use kaiport_protocol::*;
 use kaiport_tests::engine_harness::{Approvals, EngineHarness};
+use kaiport_tests::faulty_proxy::{Faults, FaultyProxy};
 use kaiport_tests::storage_servers::{StorageKind, StorageServer};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -553,6 +554,144 @@ mod killed {
         s3 => StorageKind::S3,
         azure => StorageKind::Azure,
         sftp => StorageKind::Sftp,
+    }
+}
+
+/// The faults a busy service and network make now and then: every fourth request (the first
+/// too, which opens the tab) answered with the service's own "try again" error, every third
+/// long answer broken off half-way.
+/// WebDAV's PUT and MOVE are spared: kaiport sends them itself, once (an upload streams its
+/// source, and a MOVE that did happen cannot be told from one that did not).
+fn transient_faults(kind: StorageKind) -> Faults {
+    let (status, body, header, spare): (_, _, _, &'static [&'static str]) = match kind {
+        StorageKind::S3 => (
+            500,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InternalError</Code>\
+             <Message>We encountered an internal error. Please try again.</Message></Error>",
+            None,
+            &[],
+        ),
+        StorageKind::Azure => (
+            503,
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>ServerBusy</Code>\
+             <Message>The server is busy.</Message></Error>",
+            Some(("x-ms-error-code", "ServerBusy")),
+            &[],
+        ),
+        _ => (503, "busy", None, &["PUT", "MOVE"]),
+    };
+    Faults {
+        fail_every: 4,
+        status: axum::http::StatusCode::from_u16(status).unwrap(),
+        body,
+        header,
+        cut_every: 3,
+        spare,
+    }
+}
+
+/// Through a proxy that fails requests now and then ([`transient_faults`]), every storage tool
+/// still ends well and the data arrives intact: kaiport sends a failed request again, and a
+/// download whose answer broke off continues where it stopped.
+async fn survives_transient_faults(kind: StorageKind) {
+    let server = StorageServer::start(kind).unwrap();
+    let proxy = FaultyProxy::start(server.port, transient_faults(kind)).unwrap();
+    let local = tempfile::tempdir().unwrap();
+    let settings = ConnectionSettings {
+        send_file_contents: true,
+        ..ConnectionSettings::default()
+    };
+    let harness = EngineHarness::open_storage_at(
+        &server,
+        &server.url_on(proxy.port),
+        local.path(),
+        settings,
+        Mode::Autopilot,
+        Some(server.secret()),
+    )
+    .await
+    .unwrap();
+    let tab = StorageTab {
+        server,
+        harness,
+        local,
+    };
+    let h = &tab.harness;
+    let root = tab.local_root();
+    // 20 MiB: an upload in parts, a download in ranges, several of them long enough to be cut.
+    let big: Vec<u8> = (0..20 * 1024 * 1024u32)
+        .map(|at| (at % 251) as u8)
+        .collect();
+    std::fs::write(tab.local.path().join("big.bin"), &big).unwrap();
+    h.ok(
+        "upload",
+        json!({"local_path": format!("{root}/big.bin"), "remote_dir": "/"}),
+    )
+    .await
+    .unwrap();
+    h.ok("make_dir", json!({"path": "/docs"})).await.unwrap();
+    for n in 0..6 {
+        h.ok(
+            "write_file",
+            json!({"path": format!("/docs/f{n}.txt"), "content": format!("file {n}\n")}),
+        )
+        .await
+        .unwrap();
+    }
+    std::fs::create_dir(tab.local.path().join("down")).unwrap();
+    h.ok(
+        "download",
+        json!({"remote_path": "/big.bin", "local_dir": format!("{root}/down")}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        std::fs::read(tab.local.path().join("down/big.bin")).unwrap() == big,
+        "{kind:?}: the download differs from what was uploaded"
+    );
+    for n in 0..6 {
+        let read = h
+            .ok("read_file", json!({"path": format!("/docs/f{n}.txt")}))
+            .await
+            .unwrap();
+        assert_eq!(read["content"], format!("file {n}\n"), "{kind:?}");
+    }
+    h.ok("rename", json!({"from": "/docs", "to": "/moved"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        names(&tab, "/moved", "remote").await,
+        (0..6).map(|n| format!("f{n}.txt")).collect::<Vec<_>>()
+    );
+    h.ok("delete", json!({"path": "/moved", "recursive": true}))
+        .await
+        .unwrap();
+    assert_eq!(names(&tab, "/", "remote").await, ["big.bin"], "{kind:?}");
+    // The faults really happened; a test through a proxy that let everything by proves nothing.
+    assert!(proxy.failed() >= 5, "{kind:?}: {} failed", proxy.failed());
+    assert!(proxy.cut() >= 1, "{kind:?}: {} cut", proxy.cut());
+}
+
+macro_rules! transient_faults {
+    ($($name:ident => $kind:expr),* $(,)?) => {$(
+        mod $name {
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn survives_transient_faults() {
+                super::super::survives_transient_faults($kind).await;
+            }
+        }
+    )*};
+}
+
+mod faulty {
+    use super::*;
+
+    transient_faults! {
+        s3 => StorageKind::S3,
+        azure => StorageKind::Azure,
+        webdav => StorageKind::Webdav,
     }
 }
 

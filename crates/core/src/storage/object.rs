@@ -53,8 +53,10 @@ const READ_CHUNK: usize = 4 * 1024 * 1024;
 const DIRECT_READ: u64 = 16 * 1024 * 1024;
 /// The largest object S3's CopyObject copies; larger ones are copied through kaiport.
 const SERVER_COPY_MAX: u64 = 5 * 1024 * 1024 * 1024;
-/// Tries of a batch delete that failed on the way (a dropped connection).
-const BATCH_ATTEMPTS: u32 = 3;
+/// Retries of a request that failed in a way that may pass (a 5xx, a 429, a dropped
+/// connection), after 0.25, 0.5, 1, 2 and 4 s plus jitter: a service that stays down is
+/// reported after about 9 s.
+const RETRIES: usize = 5;
 
 /// Which kind of object service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,8 +108,9 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
     // The whole bucket or container is missing (deleted, or a typo in the URL): every path
     // would say "no such file", which points the user at the wrong thing. The service's error
     // code is in the message (opendal's `S3Error { code: "…", … }`); the rest of the text
-    // holds the path, which could contain anything.
-    if error.kind() == K::NotFound {
+    // holds the path, which could contain anything. opendal files S3's NoSuchBucket as a
+    // configuration error, Azure's ContainerNotFound as not found.
+    if matches!(error.kind(), K::NotFound | K::ConfigInvalid) {
         let missing = [
             ("NoSuchBucket", "bucket"),
             ("ContainerNotFound", "container"),
@@ -148,13 +151,25 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
             "{label} refused access: check the user name (access key / account) and the secret"
         ),
         _ => {
+            let status = http_status(&text);
+            // An answer without a body (to a HEAD, or from a proxy) leaves opendal no message.
+            let mut message = match (error.message().trim(), status) {
+                ("", Some(status)) => {
+                    format!("{label}: the service answered HTTP {status} without saying why")
+                }
+                ("", None) => format!("{label}: the request failed without a reason given"),
+                (said, _) => format!("{label}: {said}"),
+            };
             // The causes (a TLS certificate refused, a connection reset) are the useful part.
-            let mut message = format!("{label}: {}", error.message());
             let mut source = std::error::Error::source(&error);
             while let Some(cause) = source {
                 message.push_str(": ");
                 message.push_str(&cause.to_string());
                 source = cause.source();
+            }
+            // Such answers were sent again by the retry layer before they got here.
+            if answered_busy(&error) {
+                message.push_str(&format!(" (tried {} times)", RETRIES + 1));
             }
             message
         }
@@ -165,6 +180,48 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
         message
     };
     FsError::new(kind, path, message)
+}
+
+/// `operator` retrying every request that failed in a way that may pass ([`RETRIES`]), as the
+/// services' own SDKs do: one 500 or one reset connection must not fail a transfer. The layer
+/// retries what is safe to send again: reads resume where the answer broke off, an upload's
+/// part is sent again from the memory that holds it, and a copy or delete is idempotent.
+fn with_retries(operator: Operator) -> Operator {
+    operator.layer(
+        opendal::layers::RetryLayer::new()
+            .with_jitter()
+            .with_min_delay(std::time::Duration::from_millis(250))
+            .with_max_delay(std::time::Duration::from_secs(4))
+            .with_max_times(RETRIES)
+            .with_notify(note_retry),
+    )
+}
+
+fn note_retry(event: opendal::layers::RetryEvent<'_>) {
+    tracing::warn!(
+        operation = ?event.op,
+        attempt = event.attempt,
+        after = ?event.retry_after,
+        "retrying a storage request: {}",
+        event.err.message()
+    );
+}
+
+/// The HTTP status of the answer an opendal error came from, read off its text (opendal keeps
+/// the answer's `Parts { status: 500, … }` in the error's context only).
+fn http_status(text: &str) -> Option<u16> {
+    let (_, after) = text.split_once("status: ")?;
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Whether the service answered that it cannot serve the request now (429, 500, 502, 503,
+/// 504): the answers that are sent again.
+fn answered_busy(error: &opendal::Error) -> bool {
+    matches!(
+        http_status(&error.to_string()),
+        Some(429 | 500 | 502 | 503 | 504)
+    )
 }
 
 /// Part size and parts in flight for an upload of `size` bytes: [`PART_SIZE`] unless the file
@@ -340,7 +397,7 @@ impl ObjectFiles {
                 ));
             }
         };
-        let files = ObjectFiles {
+        let mut files = ObjectFiles {
             operator,
             kind,
             label,
@@ -348,11 +405,21 @@ impl ObjectFiles {
             markers: std::sync::atomic::AtomicU8::new(MARKERS_UNKNOWN),
             pending_folders: std::sync::Mutex::new(std::collections::BTreeSet::new()),
         };
-        // A listing proves the endpoint answers and the credentials are accepted.
-        files
-            .first_entries("/", 1)
-            .await
-            .map_err(|error| map_error(&files.label, "/", error))?;
+        // A listing proves the endpoint answers and the credentials are accepted. It is sent
+        // again only when the service answered that it is busy: a wrong host, port or
+        // certificate is told at once, not after the retries.
+        let mut delay = std::time::Duration::from_millis(250);
+        for attempt in 0.. {
+            match files.first_entries("/", 1).await {
+                Ok(_) => break,
+                Err(error) if attempt < RETRIES && answered_busy(&error) => {
+                    tokio::time::sleep(delay).await;
+                    delay *= 2;
+                }
+                Err(error) => return Err(map_error(&files.label, "/", error)),
+            }
+        }
+        files.operator = with_retries(files.operator.clone());
         Ok(files)
     }
 
@@ -978,18 +1045,11 @@ impl FileAccess for ObjectFiles {
         }
         // Collected first: a borrowing iterator makes the future not provably Send.
         let keys: Vec<String> = paths.iter().map(|path| key(path)).collect();
-        let mut attempt = 1;
-        let error = loop {
-            match self.operator.delete_iter(keys.clone()).await {
-                Ok(()) => return paths.iter().map(|_| Ok(())).collect(),
-                // A dropped connection (azurite resets one now and then under a stream of
-                // batches): deleting is idempotent, a key already gone counts as deleted.
-                Err(error) if error.is_temporary() && attempt < BATCH_ATTEMPTS => {
-                    attempt += 1;
-                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-                }
-                Err(error) => break error,
-            }
+        // A batch that fails on the way (azurite resets a connection now and then under a
+        // stream of batches) is sent again by the retry layer, with the keys not yet deleted.
+        let error = match self.operator.delete_iter(keys).await {
+            Ok(()) => return paths.iter().map(|_| Ok(())).collect(),
+            Err(error) => error,
         };
         // A batch that failed may have removed some: which ones are gone is asked one by one,
         // so the count a recursive delete reports stays exact.
@@ -1142,6 +1202,16 @@ mod tests {
             error.message.contains("the container does not exist"),
             "{error}"
         );
+        // S3's code comes as a configuration error (opendal's classification of NoSuchBucket).
+        let no_bucket = Error::new(
+            ErrorKind::ConfigInvalid,
+            r#"S3Error { code: "NoSuchBucket", message: "The specified bucket does not exist" }"#,
+        );
+        let error = map_error("s3://b/", "/a.txt", no_bucket);
+        assert!(
+            error.message.contains("the bucket does not exist"),
+            "{error}"
+        );
         // A file whose name looks like the code is just a missing file.
         let missing = Error::new(
             ErrorKind::NotFound,
@@ -1154,6 +1224,30 @@ mod tests {
             missing,
         );
         assert_eq!(error.kind, FsErrorKind::NotFound, "{error}");
+    }
+
+    #[test]
+    fn an_answer_without_a_reason_is_told_by_its_status() {
+        use opendal::{Error, ErrorKind};
+        let busy = Error::new(ErrorKind::Unexpected, "")
+            .with_context(
+                "response",
+                "Parts { status: 503, version: HTTP/1.1, headers: {} }",
+            )
+            .set_persistent();
+        let error = map_error("s3://b/", "/a.txt", busy);
+        assert_eq!(
+            error.message,
+            format!(
+                "s3://b/: the service answered HTTP 503 without saying why (tried {} times)",
+                RETRIES + 1
+            )
+        );
+        let bare = map_error("s3://b/", "/a.txt", Error::new(ErrorKind::Unexpected, " "));
+        assert_eq!(
+            bare.message,
+            "s3://b/: the request failed without a reason given"
+        );
     }
 
     #[test]
