@@ -28,8 +28,28 @@ pub struct Faults {
     /// Every n-th successful GET answer longer than [`CUT_FROM`] bytes breaks off after half
     /// of its body; 0 cuts none.
     pub cut_every: usize,
+    /// Starts no cut once this many answers were cut; 0 sets no limit.
+    pub max_cuts: usize,
+    /// The first cut answer waits, before it breaks off, until [`FaultyProxy::release`]: a
+    /// test changes the server meanwhile ([`FaultyProxy::wait_for_cut`]).
+    pub hold_first_cut: bool,
     /// Methods never failed: requests the client sends once by design.
     pub spare: &'static [&'static str],
+}
+
+impl Default for Faults {
+    fn default() -> Faults {
+        Faults {
+            fail_every: 0,
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            body: "",
+            header: None,
+            cut_every: 0,
+            max_cuts: 0,
+            hold_first_cut: false,
+            spare: &[],
+        }
+    }
 }
 
 /// Shortest answer body that [`Faults::cut_every`] may break.
@@ -43,6 +63,8 @@ struct Shared {
     long_gets: AtomicUsize,
     failed: AtomicUsize,
     cut: AtomicUsize,
+    reached: tokio::sync::Notify,
+    released: tokio::sync::Notify,
 }
 
 /// A running proxy; stops when dropped.
@@ -72,6 +94,8 @@ impl FaultyProxy {
             long_gets: AtomicUsize::new(0),
             failed: AtomicUsize::new(0),
             cut: AtomicUsize::new(0),
+            reached: tokio::sync::Notify::new(),
+            released: tokio::sync::Notify::new(),
         });
         let app = axum::Router::new()
             .fallback(forward)
@@ -106,9 +130,19 @@ impl FaultyProxy {
         self.shared.failed.load(Ordering::SeqCst)
     }
 
-    /// Answers broken off half-way.
+    /// Answers broken off half-way (counted when the half was sent).
     pub fn cut(&self) -> usize {
         self.shared.cut.load(Ordering::SeqCst)
+    }
+
+    /// Waits until the first cut answer is held ([`Faults::hold_first_cut`]).
+    pub async fn wait_for_cut(&self) {
+        self.shared.reached.notified().await;
+    }
+
+    /// Lets the held answer break off.
+    pub fn release(&self) {
+        self.shared.released.notify_one();
     }
 }
 
@@ -194,10 +228,11 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         && status.is_success()
         && length >= CUT_FROM
         && faults.cut_every > 0
-        && (shared.long_gets.fetch_add(1, Ordering::SeqCst) + 1) % faults.cut_every == 0;
+        && (shared.long_gets.fetch_add(1, Ordering::SeqCst) + 1) % faults.cut_every == 0
+        && (faults.max_cuts == 0 || shared.cut.load(Ordering::SeqCst) < faults.max_cuts);
     let stream = answer.bytes_stream().map_err(std::io::Error::other);
     let body = if cut {
-        shared.cut.fetch_add(1, Ordering::SeqCst);
+        let shared = shared.clone();
         // Half the body, then an error: hyper drops the connection with the answer unfinished.
         let mut left = length / 2;
         let half = stream
@@ -210,7 +245,14 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
             .take_while(|chunk| {
                 std::future::ready(chunk.as_ref().map_or(true, |chunk| !chunk.is_empty()))
             })
-            .chain(futures::stream::once(async {
+            .chain(futures::stream::once(async move {
+                // Counted only here: a client may drop an answer before its half (opendal
+                // reads only the headers of a long file's first answer).
+                let first = shared.cut.fetch_add(1, Ordering::SeqCst) == 0;
+                if first && shared.faults.hold_first_cut {
+                    shared.reached.notify_one();
+                    shared.released.notified().await;
+                }
                 Err(std::io::Error::other("cut by the faulty proxy"))
             }));
         Body::from_stream(half)

@@ -37,6 +37,29 @@ impl StorageTab {
         })
     }
 
+    /// A tab in autopilot on `server` reached through `proxy`.
+    async fn through(server: StorageServer, proxy: &FaultyProxy) -> Result<StorageTab> {
+        let local = tempfile::tempdir()?;
+        let settings = ConnectionSettings {
+            send_file_contents: true,
+            ..ConnectionSettings::default()
+        };
+        let harness = EngineHarness::open_storage_at(
+            &server,
+            &server.url_on(proxy.port),
+            local.path(),
+            settings,
+            Mode::Autopilot,
+            Some(server.secret()),
+        )
+        .await?;
+        Ok(StorageTab {
+            server,
+            harness,
+            local,
+        })
+    }
+
     /// The local side's root as the tab sees it (links resolved).
     fn local_root(&self) -> String {
         std::fs::canonicalize(self.local.path())
@@ -587,6 +610,7 @@ fn transient_faults(kind: StorageKind) -> Faults {
         header,
         cut_every: 3,
         spare,
+        ..Faults::default()
     }
 }
 
@@ -596,26 +620,7 @@ fn transient_faults(kind: StorageKind) -> Faults {
 async fn survives_transient_faults(kind: StorageKind) {
     let server = StorageServer::start(kind).unwrap();
     let proxy = FaultyProxy::start(server.port, transient_faults(kind)).unwrap();
-    let local = tempfile::tempdir().unwrap();
-    let settings = ConnectionSettings {
-        send_file_contents: true,
-        ..ConnectionSettings::default()
-    };
-    let harness = EngineHarness::open_storage_at(
-        &server,
-        &server.url_on(proxy.port),
-        local.path(),
-        settings,
-        Mode::Autopilot,
-        Some(server.secret()),
-    )
-    .await
-    .unwrap();
-    let tab = StorageTab {
-        server,
-        harness,
-        local,
-    };
+    let tab = StorageTab::through(server, &proxy).await.unwrap();
     let h = &tab.harness;
     let root = tab.local_root();
     // 20 MiB: an upload in parts, a download in ranges, several of them long enough to be cut.
@@ -672,6 +677,80 @@ async fn survives_transient_faults(kind: StorageKind) {
     assert!(proxy.cut() >= 1, "{kind:?}: {} cut", proxy.cut());
 }
 
+/// A download whose answer broke off is continued by a new request; if the file was replaced
+/// in between, the continuation would come from the new content. The proxy holds the first
+/// broken answer while the test replaces the object (same size, other bytes): the download must
+/// fail and leave nothing under the name. 10 MiB is read in one request, 20 MiB in ranges.
+async fn a_file_replaced_during_a_download_is_refused(kind: StorageKind) {
+    for size in [10 * 1024 * 1024usize, 20 * 1024 * 1024] {
+        let server = StorageServer::start(kind).unwrap();
+        let faults = Faults {
+            cut_every: 1,
+            max_cuts: 1,
+            hold_first_cut: true,
+            ..Faults::default()
+        };
+        let proxy = FaultyProxy::start(server.port, faults).unwrap();
+        let url = kaiport_core::storage::StorageUrl::parse(&server.url(), None).unwrap();
+        let direct = kaiport_core::storage::open(&url, Some(server.secret()))
+            .await
+            .unwrap();
+        let put = |byte: u8| {
+            let direct = direct.clone();
+            async move {
+                let data = vec![byte; size];
+                let options = kaiport_core::fs::WriteOptions {
+                    size: Some(size as u64),
+                    ..Default::default()
+                };
+                direct
+                    .write_atomic("/big.bin", &mut &data[..], &options)
+                    .await
+                    .unwrap();
+            }
+        };
+        put(1).await;
+        let tab = StorageTab::through(server, &proxy).await.unwrap();
+        let call = tab
+            .harness
+            .start(
+                "download",
+                json!({"remote_path": "/big.bin", "local_dir": tab.local_root()}),
+            )
+            .await;
+        if tokio::time::timeout(Duration::from_secs(60), proxy.wait_for_cut())
+            .await
+            .is_err()
+        {
+            panic!(
+                "{kind:?} {size}: no answer was cut ({} cut); {:?}",
+                proxy.cut(),
+                tab.harness.events()
+            );
+        }
+        put(2).await;
+        proxy.release();
+        let outcome = tab
+            .harness
+            .outcome(&call, Duration::from_secs(120))
+            .await
+            .unwrap();
+        assert_eq!(
+            outcome.status,
+            ToolStatus::Error,
+            "{kind:?} {size}: {outcome:?}"
+        );
+        assert!(
+            error_of(&outcome).contains("replaced"),
+            "{kind:?} {size}: {outcome:?}"
+        );
+        assert!(
+            !tab.local.path().join("big.bin").exists(),
+            "{kind:?} {size}: a mixed file was saved"
+        );
+    }
+}
+
 macro_rules! transient_faults {
     ($($name:ident => $kind:expr),* $(,)?) => {$(
         mod $name {
@@ -680,6 +759,11 @@ macro_rules! transient_faults {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn survives_transient_faults() {
                 super::super::survives_transient_faults($kind).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn a_file_replaced_during_a_download_is_refused() {
+                super::super::a_file_replaced_during_a_download_is_refused($kind).await;
             }
         }
     )*};

@@ -78,6 +78,7 @@ fn metadata_from(found: &std::fs::Metadata) -> Metadata {
         uid,
         gid,
         md5: None,
+        version: None,
     }
 }
 

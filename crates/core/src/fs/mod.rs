@@ -54,6 +54,10 @@ pub struct Metadata {
     /// are not taken for one, see `storage::object`): transfers check the bytes they read
     /// against it before the copy gets its real name.
     pub md5: Option<[u8; 16]>,
+    /// A tag of this very content where the service gives one (the ETag of an S3 object or an
+    /// Azure blob): a download read in several requests compares it at its end, so a file
+    /// replaced meanwhile is reported rather than saved as a mix of the two.
+    pub version: Option<String>,
 }
 
 impl Metadata {

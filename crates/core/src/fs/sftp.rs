@@ -412,6 +412,7 @@ fn metadata_from(attrs: &FileAttributes) -> Metadata {
         uid: attrs.uid,
         gid: attrs.gid,
         md5: None,
+        version: None,
     }
 }
 

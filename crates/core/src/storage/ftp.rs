@@ -466,6 +466,7 @@ fn metadata_of(file: &ListedFile) -> Metadata {
         uid: file.uid(),
         gid: file.gid(),
         md5: None,
+        version: None,
     }
 }
 
@@ -503,6 +504,7 @@ impl FileAccess for FtpFiles {
                 uid: None,
                 gid: None,
                 md5: None,
+                version: None,
             });
         }
         if let Some(found) = self.mlst(path).await? {

@@ -101,6 +101,8 @@ pub struct ObjectFiles {
     /// Empty folders made in this tab on a service that folds markers (keys ending in `/`);
     /// they become real on the service when a file is put into them.
     pending_folders: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// Requests sent again (see [`with_retries`]).
+    retries: Retries,
 }
 
 fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
@@ -186,25 +188,64 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
 /// services' own SDKs do: one 500 or one reset connection must not fail a transfer. The layer
 /// retries what is safe to send again: reads resume where the answer broke off, an upload's
 /// part is sent again from the memory that holds it, and a copy or delete is idempotent.
-fn with_retries(operator: Operator) -> Operator {
+/// A resumed read may come from another content if the object was replaced in between: reads
+/// compare the object's version at their end when `retries` moved meanwhile.
+fn with_retries(operator: Operator, retries: Retries) -> Operator {
     operator.layer(
         opendal::layers::RetryLayer::new()
             .with_jitter()
             .with_min_delay(std::time::Duration::from_millis(250))
             .with_max_delay(std::time::Duration::from_secs(4))
             .with_max_times(RETRIES)
-            .with_notify(note_retry),
+            .with_notify(retries),
     )
 }
 
-fn note_retry(event: opendal::layers::RetryEvent<'_>) {
-    tracing::warn!(
-        operation = ?event.op,
-        attempt = event.attempt,
-        after = ?event.retry_after,
-        "retrying a storage request: {}",
-        event.err.message()
-    );
+/// How many requests of one tab were sent again; logs each.
+#[derive(Clone, Default)]
+struct Retries(Arc<std::sync::atomic::AtomicU64>);
+
+impl Retries {
+    fn count(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl opendal::layers::RetryInterceptor for Retries {
+    fn intercept(&self, event: opendal::layers::RetryEvent<'_>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        tracing::warn!(
+            operation = ?event.op,
+            attempt = event.attempt,
+            after = ?event.retry_after,
+            "retrying a storage request: {}",
+            event.err.message()
+        );
+    }
+}
+
+/// Fails with [`FsErrorKind::Changed`] when the object `path` is no longer the `version` a read
+/// of it started from: the bytes read may then mix two contents.
+async fn check_version(
+    operator: &Operator,
+    label: &str,
+    path: &str,
+    version: &str,
+) -> Result<(), FsError> {
+    let now = operator
+        .stat(&key(path))
+        .await
+        .map_err(|error| map_error(label, path, error))?;
+    if now.etag() == Some(version) {
+        return Ok(());
+    }
+    Err(FsError::new(
+        FsErrorKind::Changed,
+        path,
+        "the file was replaced on the service while it was read, so the bytes read may mix \
+         the old and the new content; nothing was written under the destination's name. Read \
+         or download it again",
+    ))
 }
 
 /// The HTTP status of the answer an opendal error came from, read off its text (opendal keeps
@@ -270,6 +311,7 @@ fn folder_metadata() -> Metadata {
         uid: None,
         gid: None,
         md5: None,
+        version: None,
     }
 }
 
@@ -306,6 +348,11 @@ fn metadata_of(found: &opendal::Metadata) -> Metadata {
             None
         } else {
             stated_md5(found)
+        },
+        version: if found.is_dir() {
+            None
+        } else {
+            found.etag().map(str::to_owned)
         },
     }
 }
@@ -404,6 +451,7 @@ impl ObjectFiles {
             webdav,
             markers: std::sync::atomic::AtomicU8::new(MARKERS_UNKNOWN),
             pending_folders: std::sync::Mutex::new(std::collections::BTreeSet::new()),
+            retries: Retries::default(),
         };
         // A listing proves the endpoint answers and the credentials are accepted. It is sent
         // again only when the service answered that it is busy: a wrong host, port or
@@ -419,7 +467,7 @@ impl ObjectFiles {
                 Err(error) => return Err(map_error(&files.label, "/", error)),
             }
         }
-        files.operator = with_retries(files.operator.clone());
+        files.operator = with_retries(files.operator.clone(), files.retries.clone());
         Ok(files)
     }
 
@@ -536,6 +584,28 @@ impl ObjectFiles {
             .await
             .map_err(|error| self.error(path, error))?;
         Ok(!entries.is_empty())
+    }
+
+    /// For a read of `path` that started when [`ObjectFiles::retries`] stood at `before`: at its
+    /// end, checks that the object is still `version` if the read took `several` requests or
+    /// one was sent again meanwhile (a resumed answer may come from a replaced object).
+    fn end_check(
+        &self,
+        path: &str,
+        before: u64,
+        version: Option<String>,
+        several: bool,
+    ) -> impl std::future::Future<Output = Result<(), FsError>> + Send + 'static {
+        let (operator, retries) = (self.operator.clone(), self.retries.clone());
+        let (label, path) = (self.label.clone(), path.to_owned());
+        async move {
+            match version {
+                Some(version) if several || retries.count() != before => {
+                    check_version(&operator, &label, &path, &version).await
+                }
+                _ => Ok(()),
+            }
+        }
     }
 
     async fn stream_upload(
@@ -680,20 +750,31 @@ impl ObjectFiles {
         if max_len == 0 {
             return Ok(0);
         }
+        let before = self.retries.count();
         let read = async {
             let reader = self
                 .operator
                 .reader_with(&key(path))
                 .await
                 .map_err(ReadFailure::Service)?;
-            let stream = reader
+            let mut stream = reader
                 .into_stream(offset..)
                 .await
                 .map_err(ReadFailure::Service)?;
-            self.drain(path, stream, max_len, sink).await
+            let version = stream
+                .metadata()
+                .await
+                .map_err(ReadFailure::Service)?
+                .etag()
+                .map(str::to_owned);
+            let written = self.drain(path, stream, max_len, sink).await?;
+            Ok((written, version))
         };
         match read.await {
-            Ok(written) => Ok(written),
+            Ok((written, version)) => {
+                self.end_check(path, before, version, false).await?;
+                Ok(written)
+            }
             // The range starts at or after the end.
             Err(ReadFailure::Service(error))
                 if error.kind() == opendal::ErrorKind::RangeNotSatisfied =>
@@ -816,6 +897,7 @@ impl FileAccess for ObjectFiles {
         // A GET without a range: its Content-Length is the whole object's size and its
         // Content-MD5 (Azure) the whole object's, exactly what a HEAD would have said, and
         // they describe the very bytes that follow.
+        let before = self.retries.count();
         let opened = async {
             let mut stream = self
                 .operator
@@ -842,7 +924,8 @@ impl FileAccess for ObjectFiles {
         if metadata.kind != EntryKind::File {
             return Ok(None);
         }
-        let stream = if metadata.size > DIRECT_READ {
+        let several = metadata.size > DIRECT_READ;
+        let stream = if several {
             // Long files come in ranges fetched at once, as in read_into; this answer is
             // dropped after its headers (the ranged reader starts nothing until polled).
             drop(stream);
@@ -859,10 +942,15 @@ impl FileAccess for ObjectFiles {
             stream
         };
         let (label, shown) = (self.label.clone(), path.to_owned());
+        let check = self.end_check(path, before, metadata.version.clone(), several);
+        // After the last bytes: an item only if the object was replaced during the read.
+        let checked = futures::stream::once(check)
+            .filter_map(|checked| std::future::ready(checked.err().map(Err)));
         let data = stream
             .map_ok(|buffer| futures::stream::iter(Iterator::map(buffer, Ok)))
             .try_flatten()
             .map_err(move |error| map_error(&label, &shown, error))
+            .chain(checked)
             .boxed();
         Ok(Some(OpenedFile { metadata, data }))
     }
@@ -937,6 +1025,8 @@ impl FileAccess for ObjectFiles {
         }
         // A whole file comes in ranges fetched at once; a part of one (a stream of a
         // parallel download, see transfer.rs) as one GET, the other streams being the others.
+        let before = self.retries.count();
+        let several = offset == 0 && end == found.size && end > READ_CHUNK as u64;
         let reader = if offset == 0 && end == found.size {
             self.operator
                 .reader_with(&key(path))
@@ -951,9 +1041,12 @@ impl FileAccess for ObjectFiles {
             .into_stream(offset..end)
             .await
             .map_err(|error| self.error(path, error))?;
-        self.drain(path, stream, u64::MAX, sink)
+        let written = self
+            .drain(path, stream, u64::MAX, sink)
             .await
-            .map_err(|error| error.into_fs(self, path))
+            .map_err(|error| error.into_fs(self, path))?;
+        self.end_check(path, before, found.version, several).await?;
+        Ok(written)
     }
 
     async fn write_atomic(

@@ -198,6 +198,11 @@ pub async fn copy_file(
                 "the transfer was cancelled; nothing was written under this name",
             )),
         };
+        // The ranges came in separate requests: a file replaced meanwhile would be a mix.
+        let copied = match copied {
+            Ok(()) => same_version(from, from_path, source.version.as_deref()).await,
+            Err(error) => Err(error),
+        };
         match copied {
             Ok(()) => pieces.commit().await?,
             Err(error) => {
@@ -339,6 +344,27 @@ pub(crate) async fn write_chunks<E>(
     }
     sink.flush().await.map_err(&sink_error)?;
     Ok(written)
+}
+
+/// Fails with [`FsErrorKind::Changed`] when `path` no longer has the `version` it had when
+/// the copy started (see [`crate::fs::Metadata::version`]).
+async fn same_version(
+    from: &dyn FileAccess,
+    path: &str,
+    version: Option<&str>,
+) -> Result<(), FsError> {
+    let Some(version) = version else {
+        return Ok(());
+    };
+    if from.metadata(path).await?.version.as_deref() == Some(version) {
+        return Ok(());
+    }
+    Err(FsError::new(
+        FsErrorKind::Changed,
+        path,
+        "the file was replaced while it was copied, so the copy could mix the old and the new \
+         content; nothing was written under the destination's name. Copy it again",
+    ))
 }
 
 /// Checks that the copy at `to_path` has the source's size `total` (and that `written`, what
