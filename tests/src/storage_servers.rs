@@ -553,6 +553,43 @@ impl StorageServer {
         }
         Ok(ContainerDeletion { child, lines })
     }
+
+    /// The keys of the multipart uploads begun and neither completed nor aborted in the S3
+    /// bucket (their parts stay on a real service, billed, until someone aborts them), asked
+    /// with boto3.
+    pub fn s3_open_uploads(&self) -> Result<Vec<String>> {
+        if self.kind != StorageKind::S3 {
+            bail!("only the S3 fixture has multipart uploads");
+        }
+        let script = "import sys, boto3\nfrom botocore.config import Config\n\
+                      s3 = boto3.client('s3', endpoint_url=sys.argv[1], region_name='us-east-1',\n\
+                      aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3],\n\
+                      config=Config(s3={'addressing_style': 'path'}))\n\
+                      for upload in s3.list_multipart_uploads(Bucket=sys.argv[4]).get('Uploads', []):\n\
+                      \x20   print(upload['Key'])\n";
+        let endpoint = format!("http://{LOCALHOST}:{}", self.port);
+        let output = Command::new("python3")
+            .args([
+                "-c",
+                script,
+                &endpoint,
+                STORAGE_USER,
+                STORAGE_PASSWORD,
+                BUCKET,
+            ])
+            .output()
+            .context("running python3 with boto3")?;
+        if !output.status.success() {
+            bail!(
+                "listing the multipart uploads failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        Ok(String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect())
+    }
 }
 
 /// A deletion of the Azure container, ready to go (see

@@ -821,6 +821,51 @@ async fn webdavs_with_an_untrusted_certificate_fails_clearly() {
         .unwrap();
 }
 
+/// Cancelling an upload to S3 aborts its multipart upload: no part is left on the service,
+/// where it would be billed until someone aborts it, and nothing appears under the name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_s3_upload_leaves_no_parts() {
+    let tab = StorageTab::open(StorageKind::S3, Mode::Autopilot)
+        .await
+        .unwrap();
+    // 512 MiB: still going after the checks below.
+    let block: Vec<u8> = (0..1024 * 1024u32).map(|at| (at % 249) as u8).collect();
+    let mut file = std::fs::File::create(tab.local.path().join("big.bin")).unwrap();
+    for _ in 0..512 {
+        std::io::Write::write_all(&mut file, &block).unwrap();
+    }
+    drop(file);
+    let upload = json!({"local_path": format!("{}/big.bin", tab.local_root()), "remote_dir": "/"});
+    let call = tab.harness.start("upload", upload).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !tab.harness.events().iter().any(|event| {
+        matches!(event, Event::TransferProgress { call: c, transferred, .. } if *c == call && *transferred > 0)
+    }) {
+        assert!(std::time::Instant::now() < deadline, "the upload did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The multipart upload is open on the service before the cancel.
+    while tab.server.s3_open_uploads().unwrap().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "no multipart upload");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tab.harness
+        .engine
+        .handle(Op::Cancel {
+            tab: tab.harness.tab.clone(),
+            call: Some(call.clone()),
+        })
+        .await;
+    let outcome = tab
+        .harness
+        .outcome(&call, Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, ToolStatus::Cancelled, "{outcome:?}");
+    assert!(!tab.server.data_dir().join("big.bin").exists());
+    assert_eq!(tab.server.s3_open_uploads().unwrap(), Vec::<String>::new());
+}
+
 #[test]
 fn every_server_starts_and_stops_by_pid() {
     for kind in StorageKind::ALL {

@@ -35,6 +35,8 @@ pub const PIPE_BYTES: usize = 4 * 1024 * 1024;
 /// pieces at any offset (local files), as `rclone --multi-thread-streams` does: one stream
 /// cannot keep both the network and the disk busy.
 pub const PARALLEL_FROM: u64 = 128 * 1024 * 1024;
+/// How long a cancelled transfer's destination may take to clean up (abort an upload).
+const CANCEL_GRACE: Duration = Duration::from_secs(10);
 /// Streams of a parallel download.
 pub const STREAMS: u64 = 4;
 /// Bytes of one request of a parallel download; each stream takes the next range when its last
@@ -282,15 +284,31 @@ pub async fn copy_file(
         drop(checked);
         written
     };
-    let (read, written) = tokio::select! {
-        both = async { tokio::join!(reading, writing) } => both,
-        () = cancel.cancelled() => {
-            return Err(FsError::new(
-                FsErrorKind::Other,
-                to_path,
-                "the transfer was cancelled; nothing was written under this name",
-            ));
+    // A cancel ends the source at once: its side of the pipe closes before the end, which the
+    // destination takes as a failure and cleans up after (an S3 multipart upload is aborted,
+    // not left to be billed; a temp file is deleted). The destination gets CANCEL_GRACE for it.
+    let reading = async {
+        tokio::select! {
+            read = reading => Some(read),
+            () = cancel.cancelled() => None,
         }
+    };
+    let writing = async {
+        let mut writing = std::pin::pin!(writing);
+        tokio::select! {
+            written = &mut writing => Some(written),
+            () = async {
+                cancel.cancelled().await;
+                tokio::time::sleep(CANCEL_GRACE).await;
+            } => None,
+        }
+    };
+    let (Some(read), Some(written)) = tokio::join!(reading, writing) else {
+        return Err(FsError::new(
+            FsErrorKind::Other,
+            to_path,
+            "the transfer was cancelled; nothing was written under this name",
+        ));
     };
     let (read, read_after_destination) = read;
     let written = match (read, written) {
