@@ -10,7 +10,8 @@
 //! data (64 MiB, 200 files) for a quick check; `KAIPORT_BENCH_ONLY=s3,ftp` limits the services;
 //! `KAIPORT_BENCH_REPEAT=N` measures every row N times, kaiport first in even rounds and rclone
 //! first in odd ones (so N should be even), and shows mean times and the ratio of the totals;
-//! `KAIPORT_BENCH_CASES=many` (or `big`) measures only those rows.
+//! `KAIPORT_BENCH_CASES=many` (or `big`) measures only those rows. Every timed step starts with
+//! the page cache emptied (as root), unless `KAIPORT_BENCH_KEEP_CACHE=1`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use anyhow::{Result, bail};
@@ -311,10 +312,16 @@ impl Samples {
     }
 }
 
-/// Flushes dirty pages to disk, so every timed step starts from the same state and none pays
-/// for the previous one's writeback.
+/// Flushes dirty pages to disk and, as root, empties the page cache, so every timed step
+/// starts from the same state: none pays for the previous one's writeback, and none finds the
+/// file the other just wrote or read still cached (or has to evict it first).
 fn settle() -> Result<()> {
     anyhow::ensure!(Command::new("sync").status()?.success(), "sync failed");
+    // Not root (or KAIPORT_BENCH_KEEP_CACHE set): the cache stays, and the rounds' order
+    // matters more (see BENCHMARKS.md).
+    if std::env::var_os("KAIPORT_BENCH_KEEP_CACHE").is_none() {
+        let _ = std::fs::write("/proc/sys/vm/drop_caches", "3");
+    }
     Ok(())
 }
 

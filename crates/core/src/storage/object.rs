@@ -236,7 +236,7 @@ async fn check_version(
         .stat(&key(path))
         .await
         .map_err(|error| map_error(label, path, error))?;
-    if now.etag() == Some(version) {
+    if version_of(&now).as_deref() == Some(version) {
         return Ok(());
     }
     Err(FsError::new(
@@ -251,7 +251,7 @@ async fn check_version(
 /// The HTTP status of the answer an opendal error came from, read off its text (opendal keeps
 /// the answer's `Parts { status: 500, … }` in the error's context only).
 fn http_status(text: &str) -> Option<u16> {
-    let (_, after) = text.split_once("status: ")?;
+    let (_, after) = text.split_once("Parts { status: ")?;
     let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
 }
@@ -352,9 +352,17 @@ fn metadata_of(found: &opendal::Metadata) -> Metadata {
         version: if found.is_dir() {
             None
         } else {
-            found.etag().map(str::to_owned)
+            version_of(found)
         },
     }
+}
+
+/// The object's ETag as a version, without the quotes and the weak mark (`W/`) that one answer
+/// may give and another not.
+fn version_of(found: &opendal::Metadata) -> Option<String> {
+    let etag = found.etag()?;
+    let etag = etag.strip_prefix("W/").unwrap_or(etag).trim_matches('"');
+    (!etag.is_empty()).then(|| etag.to_owned())
 }
 
 impl ObjectFiles {
@@ -761,12 +769,7 @@ impl ObjectFiles {
                 .into_stream(offset..)
                 .await
                 .map_err(ReadFailure::Service)?;
-            let version = stream
-                .metadata()
-                .await
-                .map_err(ReadFailure::Service)?
-                .etag()
-                .map(str::to_owned);
+            let version = version_of(&stream.metadata().await.map_err(ReadFailure::Service)?);
             let written = self.drain(path, stream, max_len, sink).await?;
             Ok((written, version))
         };
@@ -1341,6 +1344,24 @@ mod tests {
             bare.message,
             "s3://b/: the request failed without a reason given"
         );
+    }
+
+    #[test]
+    fn versions_ignore_quotes_and_the_weak_mark_and_statuses_come_from_the_answer() {
+        use opendal::{Error, ErrorKind, MetadataBuilder};
+        let tagged = |etag: &str| {
+            let mut builder = MetadataBuilder::file(1);
+            builder.etag(etag);
+            builder.build()
+        };
+        assert_eq!(version_of(&tagged("\"abc\"")).as_deref(), Some("abc"));
+        assert_eq!(version_of(&tagged("W/\"abc\"")).as_deref(), Some("abc"));
+        assert_eq!(version_of(&tagged("\"\"")), None);
+        assert_eq!(version_of(&MetadataBuilder::file(1).build()), None);
+        // A name that reads like a status is no answer of the service.
+        let named = Error::new(ErrorKind::Unexpected, "send http request")
+            .with_context("path", "status: 503.txt");
+        assert!(!answered_busy(&named));
     }
 
     #[test]
