@@ -35,6 +35,8 @@ pub struct Faults {
     pub hold_first_cut: bool,
     /// Methods never failed: requests the client sends once by design.
     pub spare: &'static [&'static str],
+    /// Requests with a body longer than this are never failed (uploads streamed once).
+    pub spare_longer_than: Option<u64>,
 }
 
 impl Default for Faults {
@@ -48,6 +50,7 @@ impl Default for Faults {
             max_cuts: 0,
             hold_first_cut: false,
             spare: &[],
+            spare_longer_than: None,
         }
     }
 }
@@ -168,7 +171,14 @@ fn hop_by_hop(name: &HeaderName) -> bool {
 async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let faults = &shared.faults;
-    let spared = faults.spare.contains(&parts.method.as_str());
+    let length = parts
+        .headers
+        .get("content-length")
+        .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+    let spared = faults.spare.contains(&parts.method.as_str())
+        || faults
+            .spare_longer_than
+            .is_some_and(|limit| length.is_some_and(|length| length > limit));
     if !spared
         && faults.fail_every > 0
         && shared.counted.fetch_add(1, Ordering::SeqCst) % faults.fail_every == 0

@@ -2,6 +2,7 @@
 //! `kaiport_tests::storage_servers`), through the whole engine pipeline.
 
 use anyhow::Result;
+use kaiport_core::storage::webdav::BUFFERED_PUT;
 use kaiport_protocol::*;
 use kaiport_tests::engine_harness::{Approvals, EngineHarness};
 use kaiport_tests::faulty_proxy::{Faults, FaultyProxy};
@@ -583,25 +584,22 @@ mod killed {
 /// The faults a busy service and network make now and then: every fourth request (the first
 /// too, which opens the tab) answered with the service's own "try again" error, every third
 /// long answer broken off half-way.
-/// WebDAV's PUT and MOVE are spared: kaiport sends them itself, once (an upload streams its
-/// source, and a MOVE that did happen cannot be told from one that did not).
+/// WebDAV uploads longer than [`BUFFERED_PUT`] are spared: they stream their source once.
 fn transient_faults(kind: StorageKind) -> Faults {
-    let (status, body, header, spare): (_, _, _, &'static [&'static str]) = match kind {
+    let (status, body, header) = match kind {
         StorageKind::S3 => (
             500,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InternalError</Code>\
              <Message>We encountered an internal error. Please try again.</Message></Error>",
             None,
-            &[],
         ),
         StorageKind::Azure => (
             503,
             "<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>ServerBusy</Code>\
              <Message>The server is busy.</Message></Error>",
             Some(("x-ms-error-code", "ServerBusy")),
-            &[],
         ),
-        _ => (503, "busy", None, &["PUT", "MOVE"]),
+        _ => (503, "busy", None),
     };
     Faults {
         fail_every: 4,
@@ -609,7 +607,7 @@ fn transient_faults(kind: StorageKind) -> Faults {
         body,
         header,
         cut_every: 3,
-        spare,
+        spare_longer_than: matches!(kind, StorageKind::Webdav).then_some(BUFFERED_PUT),
         ..Faults::default()
     }
 }

@@ -21,6 +21,15 @@ pub mod sftp_storage;
 pub mod transfer;
 pub mod webdav;
 
+/// Retries of a storage request that failed in a way that may pass (a 5xx, a 429, a dropped
+/// connection), after [`retry_delay`]: a service that stays down is reported after about 8 s.
+pub(crate) const RETRIES: usize = 5;
+
+/// The wait before retry `attempt` (from 0): 0.25, 0.5, 1, 2, 4 s.
+pub(crate) fn retry_delay(attempt: usize) -> std::time::Duration {
+    std::time::Duration::from_millis(250 << attempt.min(4))
+}
+
 use crate::fs::{FileAccess, FsError, FsErrorKind};
 use std::sync::Arc;
 

@@ -21,7 +21,7 @@
 //!
 //! This module must never log or put a secret in an error.
 
-use super::{Service, StorageUrl};
+use super::{RETRIES, Service, StorageUrl};
 use crate::fs::{
     Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, OpenedFile, Sink, Source,
     WriteOptions, check_unchanged, split_parent, temp_name_beside,
@@ -53,10 +53,6 @@ const READ_CHUNK: usize = 4 * 1024 * 1024;
 const DIRECT_READ: u64 = 16 * 1024 * 1024;
 /// The largest object S3's CopyObject copies; larger ones are copied through kaiport.
 const SERVER_COPY_MAX: u64 = 5 * 1024 * 1024 * 1024;
-/// Retries of a request that failed in a way that may pass (a 5xx, a 429, a dropped
-/// connection), after 0.25, 0.5, 1, 2 and 4 s plus jitter: a service that stays down is
-/// reported after about 9 s.
-const RETRIES: usize = 5;
 
 /// Which kind of object service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,7 +180,8 @@ fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
     FsError::new(kind, path, message)
 }
 
-/// `operator` retrying every request that failed in a way that may pass ([`RETRIES`]), as the
+/// `operator` retrying every request that failed in a way that may pass ([`RETRIES`] times,
+/// after [`super::retry_delay`] plus jitter, so parallel parts do not retry in step), as the
 /// services' own SDKs do: one 500 or one reset connection must not fail a transfer. The layer
 /// retries what is safe to send again: reads resume where the answer broke off, an upload's
 /// part is sent again from the memory that holds it, and a copy or delete is idempotent.
@@ -464,13 +461,11 @@ impl ObjectFiles {
         // A listing proves the endpoint answers and the credentials are accepted. It is sent
         // again only when the service answered that it is busy: a wrong host, port or
         // certificate is told at once, not after the retries.
-        let mut delay = std::time::Duration::from_millis(250);
         for attempt in 0.. {
             match files.first_entries("/", 1).await {
                 Ok(_) => break,
                 Err(error) if attempt < RETRIES && answered_busy(&error) => {
-                    tokio::time::sleep(delay).await;
-                    delay *= 2;
+                    tokio::time::sleep(super::retry_delay(attempt)).await;
                 }
                 Err(error) => return Err(map_error(&files.label, "/", error)),
             }

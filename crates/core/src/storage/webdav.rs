@@ -12,7 +12,9 @@
 //!   [`CHUNKS_IN_FLIGHT`]), because opendal's WebDAV writer sends one PUT holding the whole file.
 //!   A file of known size is sent with its `Content-Length` (servers that refuse chunked
 //!   uploads take it, and a source that delivers fewer bytes fails the request); chunked
-//!   encoding only where the size is unknown.
+//!   encoding only where the size is unknown. Files up to [`BUFFERED_PUT`] are read into memory
+//!   first, so a PUT that fails on the way is sent again ([`Resend`]); a MOVE is sent again only
+//!   when the server surely did not do it.
 //!
 //! This module must never log the password or put it, or an `Authorization` header, into an
 //! error message.
@@ -31,6 +33,35 @@ use tokio::io::AsyncReadExt;
 pub const CHUNK: usize = 256 * 1024;
 /// Pieces waiting for the network at most (with [`CHUNK`]: the upload's memory bound).
 pub const CHUNKS_IN_FLIGHT: usize = 4;
+/// Uploads of a known size up to this are read into memory first, so a failed PUT can be sent
+/// again; longer ones stream once.
+pub const BUFFERED_PUT: u64 = 8 * 1024 * 1024;
+
+/// Which failed tries of one of kaiport's own requests are sent again (up to
+/// [`super::RETRIES`] times; opendal's requests have their retry layer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resend {
+    /// After any failure: repeating the request does no harm (a PROPFIND, a PUT to a temp
+    /// name).
+    Always,
+    /// Only when the server surely did nothing: no connection, or a 429 or 503 answer. A MOVE
+    /// whose answer was lost may have happened, and repeating it would then fail or, with
+    /// `Overwrite: T`, act twice.
+    IfNotDone,
+}
+
+impl Resend {
+    fn after_error(self, error: &reqwest::Error) -> bool {
+        self == Resend::Always || error.is_connect()
+    }
+
+    fn after_status(self, status: reqwest::StatusCode) -> bool {
+        match self {
+            Resend::Always => matches!(status.as_u16(), 429 | 500 | 502 | 503 | 504),
+            Resend::IfNotDone => matches!(status.as_u16(), 429 | 503),
+        }
+    }
+}
 
 /// A digest challenge from the server (`WWW-Authenticate: Digest …`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -396,28 +427,36 @@ impl WebdavHttp {
         )
     }
 
-    /// Sends a request without a body, authenticating as the server asks.
-    async fn send_bodiless(
+    /// Sends a request (with `body`, held in memory), authenticating as the server asks, and
+    /// sends it again after a failure `resend` allows.
+    async fn send(
         &self,
         method: reqwest::Method,
         url: &str,
         headers: HeaderMap,
+        body: Option<Bytes>,
         path: &str,
+        resend: Resend,
     ) -> Result<reqwest::Response, FsError> {
         for _ in 0..2 {
-            let authorization = self.authorization(method.as_str(), url);
-            let sent = authorization.is_some();
-            let mut request = self
-                .client
-                .request(method.clone(), url)
-                .headers(headers.clone());
-            if let Some(value) = authorization {
-                request = request.header(AUTHORIZATION, value);
-            }
-            let response = request
-                .send()
-                .await
-                .map_err(|error| self.send_error(path, &error))?;
+            let mut sent = false;
+            let response = self
+                .resending(resend, path, || {
+                    let authorization = self.authorization(method.as_str(), url);
+                    sent = authorization.is_some();
+                    let mut request = self
+                        .client
+                        .request(method.clone(), url)
+                        .headers(headers.clone());
+                    if let Some(value) = authorization {
+                        request = request.header(AUTHORIZATION, value);
+                    }
+                    if let Some(body) = &body {
+                        request = request.body(body.clone());
+                    }
+                    request.send()
+                })
+                .await?;
             if response.status() == reqwest::StatusCode::UNAUTHORIZED
                 && self.learn(response.headers(), sent)
             {
@@ -435,6 +474,37 @@ impl WebdavHttp {
         ))
     }
 
+    /// Runs `send` until it succeeds or fails in a way `resend` does not allow to repeat, at
+    /// most [`super::RETRIES`] times more, waiting longer each time.
+    async fn resending<F, Sending>(
+        &self,
+        resend: Resend,
+        path: &str,
+        mut send: F,
+    ) -> Result<reqwest::Response, FsError>
+    where
+        F: FnMut() -> Sending,
+        Sending: std::future::Future<Output = Result<reqwest::Response, reqwest::Error>>,
+    {
+        let mut attempt = 0;
+        loop {
+            let sent = send().await;
+            let again = match &sent {
+                Ok(response) => resend.after_status(response.status()),
+                Err(error) => resend.after_error(error),
+            };
+            if !again || attempt == super::RETRIES {
+                return sent.map_err(|error| self.send_error(path, &error));
+            }
+            tracing::warn!(
+                attempt = attempt + 1,
+                "retrying a WebDAV request for {path}"
+            );
+            tokio::time::sleep(super::retry_delay(attempt)).await;
+            attempt += 1;
+        }
+    }
+
     /// Uploads `source` to `path` as one streamed PUT (the caller picks a temp name), of `size`
     /// bytes where known. The server's folder for it must exist. Returns the bytes sent.
     pub async fn put(
@@ -450,9 +520,49 @@ impl WebdavHttp {
             headers.insert("Depth", HeaderValue::from_static("0"));
             let probe = reqwest::Method::from_bytes(b"PROPFIND")
                 .map_err(|error| FsError::new(FsErrorKind::Other, path, error.to_string()))?;
-            self.send_bodiless(probe, &self.endpoint_url(), headers, path)
-                .await?;
+            self.send(
+                probe,
+                &self.endpoint_url(),
+                headers,
+                None,
+                path,
+                Resend::Always,
+            )
+            .await?;
         }
+        // Of an unknown size, the first BUFFERED_PUT + 1 bytes tell whether it is short.
+        let mut prefix = Vec::new();
+        let body = match size {
+            Some(size) if size <= BUFFERED_PUT => Some(read_exactly(source, size, path).await?),
+            Some(_) => None,
+            None => {
+                prefix = read_up_to(source, BUFFERED_PUT + 1, path).await?;
+                (prefix.len() as u64 <= BUFFERED_PUT)
+                    .then(|| Bytes::from(std::mem::take(&mut prefix)))
+            }
+        };
+        if let Some(body) = body {
+            let size = body.len() as u64;
+            let mut headers = HeaderMap::new();
+            headers.insert(http::header::CONTENT_LENGTH, HeaderValue::from(size));
+            let response = self
+                .send(
+                    reqwest::Method::PUT,
+                    &url,
+                    headers,
+                    Some(body),
+                    path,
+                    Resend::Always,
+                )
+                .await?;
+            let status = response.status();
+            if !status.is_success() {
+                return Err(self.error(path, "uploading", status));
+            }
+            return Ok(size);
+        }
+        let mut prefixed = (&prefix[..]).chain(&mut *source);
+        let source: Source<'_> = &mut prefixed;
         let (sender, mut receiver) =
             tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(CHUNKS_IN_FLIGHT);
         let stream = futures::stream::poll_fn(move |cx| receiver.poll_recv(cx));
@@ -557,7 +667,14 @@ impl WebdavHttp {
         let method = reqwest::Method::from_bytes(b"MOVE")
             .map_err(|error| FsError::new(FsErrorKind::Other, from, error.to_string()))?;
         let response = self
-            .send_bodiless(method, &self.url(from), headers, from)
+            .send(
+                method,
+                &self.url(from),
+                headers,
+                None,
+                from,
+                Resend::IfNotDone,
+            )
             .await?;
         let status = response.status();
         if status == reqwest::StatusCode::MULTI_STATUS {
@@ -626,10 +743,69 @@ impl HttpTransport for WebdavTransport {
     }
 }
 
+/// The first `limit` bytes of `source` (all of it if shorter).
+async fn read_up_to(source: Source<'_>, limit: u64, path: &str) -> Result<Vec<u8>, FsError> {
+    let mut data = Vec::new();
+    (&mut *source)
+        .take(limit)
+        .read_to_end(&mut data)
+        .await
+        .map_err(|error| {
+            FsError::new(
+                FsErrorKind::Other,
+                path,
+                format!("reading the data: {error}"),
+            )
+        })?;
+    Ok(data)
+}
+
+/// All of `source`, which must be `size` bytes: fewer, more, or a failure to read is an error,
+/// before anything is sent.
+async fn read_exactly(source: Source<'_>, size: u64, path: &str) -> Result<Bytes, FsError> {
+    let data = read_up_to(source, size.saturating_add(1), path).await?;
+    if data.len() as u64 != size {
+        return Err(FsError::new(
+            FsErrorKind::Changed,
+            path,
+            format!(
+                "the source gave {} bytes where {size} were to be sent",
+                if data.len() as u64 > size {
+                    "more".to_owned()
+                } else {
+                    data.len().to_string()
+                }
+            ),
+        ));
+    }
+    Ok(Bytes::from(data))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_move_is_sent_again_only_when_the_server_surely_did_nothing() {
+        use reqwest::StatusCode;
+        for (status, always, if_not_done) in [
+            (StatusCode::SERVICE_UNAVAILABLE, true, true),
+            (StatusCode::TOO_MANY_REQUESTS, true, true),
+            (StatusCode::INTERNAL_SERVER_ERROR, true, false),
+            (StatusCode::BAD_GATEWAY, true, false),
+            (StatusCode::NOT_FOUND, false, false),
+            (StatusCode::PRECONDITION_FAILED, false, false),
+            (StatusCode::CREATED, false, false),
+        ] {
+            assert_eq!(Resend::Always.after_status(status), always, "{status}");
+            assert_eq!(
+                Resend::IfNotDone.after_status(status),
+                if_not_done,
+                "{status}"
+            );
+        }
+    }
 
     #[test]
     fn rfc_2617_example() {
