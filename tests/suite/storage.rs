@@ -83,6 +83,20 @@ async fn open_tab(
     EngineHarness::open_storage(server, local, settings, mode, secret).await
 }
 
+/// Waits (60 s at most) until the transfer of `call` has moved bytes; false if it did not.
+async fn transfer_moving(harness: &EngineHarness, call: &str) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let moving = harness.events().iter().any(|event| {
+            matches!(event, Event::TransferProgress { call: c, transferred, .. } if c == call && *transferred > 0)
+        });
+        if moving || std::time::Instant::now() > deadline {
+            return moving;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 fn error_of(outcome: &ToolOutcome) -> String {
     outcome.error.clone().unwrap_or_default()
 }
@@ -387,13 +401,7 @@ async fn a_deleted_azure_container_is_named() {
     let deletion = tab.server.prepare_container_deletion().unwrap();
     let upload = json!({"local_path": format!("{local}/parts.bin"), "remote_dir": "/"});
     let call = tab.harness.start("upload", upload).await;
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !tab.harness.events().iter().any(|event| {
-        matches!(event, Event::TransferProgress { call: c, transferred, .. } if *c == call && *transferred > 0)
-    }) && std::time::Instant::now() < deadline
-    {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    transfer_moving(&tab.harness, &call).await;
     deletion.run().unwrap();
     let outcome = tab
         .harness
@@ -437,16 +445,7 @@ async fn killed_mid_transfer(kind: StorageKind) {
         )
         .await;
     // Wait for the transfer to be under way, then kill the server.
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let moving = tab.harness.events().iter().any(|event| {
-            matches!(event, Event::TransferProgress { call: c, transferred, .. } if *c == call && *transferred > 0)
-        });
-        if moving || std::time::Instant::now() > deadline {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    transfer_moving(&tab.harness, &call).await;
     tab.server.kill();
     let outcome = tab
         .harness
@@ -835,13 +834,11 @@ async fn a_cancelled_s3_upload_leaves_no_parts() {
     drop(file);
     let upload = json!({"local_path": format!("{}/big.bin", tab.local_root()), "remote_dir": "/"});
     let call = tab.harness.start("upload", upload).await;
+    assert!(
+        transfer_moving(&tab.harness, &call).await,
+        "the upload did not start"
+    );
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !tab.harness.events().iter().any(|event| {
-        matches!(event, Event::TransferProgress { call: c, transferred, .. } if *c == call && *transferred > 0)
-    }) {
-        assert!(std::time::Instant::now() < deadline, "the upload did not start");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
     // The multipart upload is open on the service before the cancel.
     while tab.server.s3_open_uploads().unwrap().is_empty() {
         assert!(std::time::Instant::now() < deadline, "no multipart upload");

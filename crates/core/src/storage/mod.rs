@@ -30,6 +30,12 @@ pub(crate) fn retry_delay(attempt: usize) -> std::time::Duration {
     std::time::Duration::from_millis(250 << attempt.min(4))
 }
 
+/// Whether an HTTP answer says the service cannot serve the request now (429, 500, 502, 503,
+/// 504): the answers a request is sent again after.
+pub(crate) fn busy_status(status: u16) -> bool {
+    matches!(status, 429 | 500 | 502 | 503 | 504)
+}
+
 use crate::fs::{FileAccess, FsError, FsErrorKind};
 use std::sync::Arc;
 

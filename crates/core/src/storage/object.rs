@@ -191,8 +191,8 @@ fn with_retries(operator: Operator, retries: Retries) -> Operator {
     operator.layer(
         opendal::layers::RetryLayer::new()
             .with_jitter()
-            .with_min_delay(std::time::Duration::from_millis(250))
-            .with_max_delay(std::time::Duration::from_secs(4))
+            .with_min_delay(super::retry_delay(0))
+            .with_max_delay(super::retry_delay(RETRIES - 1))
             .with_max_times(RETRIES)
             .with_notify(retries),
     )
@@ -253,13 +253,10 @@ fn http_status(text: &str) -> Option<u16> {
     digits.parse().ok()
 }
 
-/// Whether the service answered that it cannot serve the request now (429, 500, 502, 503,
-/// 504): the answers that are sent again.
+/// Whether the service answered that it cannot serve the request now
+/// ([`super::busy_status`]).
 fn answered_busy(error: &opendal::Error) -> bool {
-    matches!(
-        http_status(&error.to_string()),
-        Some(429 | 500 | 502 | 503 | 504)
-    )
+    http_status(&error.to_string()).is_some_and(super::busy_status)
 }
 
 /// Part size and parts in flight for an upload of `size` bytes: [`PART_SIZE`] unless the file

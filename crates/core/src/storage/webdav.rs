@@ -57,7 +57,7 @@ impl Resend {
 
     fn after_status(self, status: reqwest::StatusCode) -> bool {
         match self {
-            Resend::Always => matches!(status.as_u16(), 429 | 500 | 502 | 503 | 504),
+            Resend::Always => super::busy_status(status.as_u16()),
             Resend::IfNotDone => matches!(status.as_u16(), 429 | 503),
         }
     }
@@ -514,22 +514,6 @@ impl WebdavHttp {
         size: Option<u64>,
     ) -> Result<u64, FsError> {
         let url = self.url(path);
-        if matches!(*self.auth(), Auth::Unknown) {
-            // Learn the scheme with a cheap request first: a streamed body cannot be sent twice.
-            let mut headers = HeaderMap::new();
-            headers.insert("Depth", HeaderValue::from_static("0"));
-            let probe = reqwest::Method::from_bytes(b"PROPFIND")
-                .map_err(|error| FsError::new(FsErrorKind::Other, path, error.to_string()))?;
-            self.send(
-                probe,
-                &self.endpoint_url(),
-                headers,
-                None,
-                path,
-                Resend::Always,
-            )
-            .await?;
-        }
         // Of an unknown size, the first BUFFERED_PUT + 1 bytes tell whether it is short.
         let mut prefix = Vec::new();
         let body = match size {
@@ -560,6 +544,23 @@ impl WebdavHttp {
                 return Err(self.error(path, "uploading", status));
             }
             return Ok(size);
+        }
+        if matches!(*self.auth(), Auth::Unknown) {
+            // Learn the scheme with a cheap request first: a streamed body cannot be sent twice
+            // (a body in memory is sent again after a 401, see `send`).
+            let mut headers = HeaderMap::new();
+            headers.insert("Depth", HeaderValue::from_static("0"));
+            let probe = reqwest::Method::from_bytes(b"PROPFIND")
+                .map_err(|error| FsError::new(FsErrorKind::Other, path, error.to_string()))?;
+            self.send(
+                probe,
+                &self.endpoint_url(),
+                headers,
+                None,
+                path,
+                Resend::Always,
+            )
+            .await?;
         }
         let mut prefixed = (&prefix[..]).chain(&mut *source);
         let source: Source<'_> = &mut prefixed;
