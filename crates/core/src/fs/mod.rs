@@ -397,6 +397,36 @@ impl Block {
         Ok(())
     }
 
+    /// Reads `file` from `offset` into the empty block until it holds `capacity` bytes or the
+    /// file ends. Works on a file opened for reads past the page cache, which takes only
+    /// aligned offsets and lengths: a read that comes back short of a whole [`Block::ALIGN`]
+    /// is the file's end (`capacity` should be a multiple of it).
+    #[cfg(unix)]
+    pub fn read_at(&mut self, file: &std::fs::File, offset: u64) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        self.buffer.resize(self.start + self.capacity, 0);
+        let mut filled = 0;
+        let result = loop {
+            let room = &mut self.buffer[self.start + filled..];
+            if room.is_empty() {
+                break Ok(());
+            }
+            match file.read_at(room, offset + filled as u64) {
+                Ok(0) => break Ok(()),
+                Ok(read) => {
+                    filled += read;
+                    if !read.is_multiple_of(Self::ALIGN) {
+                        break Ok(());
+                    }
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => break Err(error),
+            }
+        };
+        self.buffer.truncate(self.start + filled);
+        result
+    }
+
     /// Whether the data starts at an [`Block::ALIGN`] boundary in memory (it may not after
     /// growing past its capacity).
     pub fn is_aligned(&self) -> bool {
