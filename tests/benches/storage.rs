@@ -148,9 +148,12 @@ fn main() -> Result<()> {
             let ours = format!("/many-{round}");
             let theirs = format!("rclone-many-{round}");
             // Object stores have no folders to make (and rclone serve s3 turns a folder
-            // marker into an empty file).
+            // marker into an empty file). rclone's is made too: rclone copy counts pyftpdlib's
+            // answer for a missing folder (501) as an error and makes a second attempt at the
+            // whole copy, which listed and checked every file again (seconds more).
             if matches!(kind, StorageKind::Ftp | StorageKind::Webdav) {
                 runtime.block_on(remote.make_dir(&ours, true))?;
+                runtime.block_on(remote.make_dir(&format!("/{theirs}"), true))?;
             }
             up_many.measure(
                 round,
