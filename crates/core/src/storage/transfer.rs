@@ -700,8 +700,8 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_file_written_past_the_page_cache_ends_with_its_odd_tail() {
-        // Above the local side's direct-write size, in one stream, not a multiple of a block.
+    async fn a_file_synced_on_the_way_ends_with_its_odd_tail() {
+        // Past the local side's first sync on the way, in one stream, not a multiple of a block.
         let size = 20 * 1024 * 1024 + 4097;
         let data: Vec<u8> = (0..size)
             .map(|at| (at % 239) as u8 ^ (at >> 16) as u8)
