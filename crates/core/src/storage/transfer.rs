@@ -13,9 +13,10 @@
 //!
 //! Big files going to a side that takes pieces at any offset (local files) are read in ranges
 //! instead, [`STREAMS`] at once (from a source read best as one stream, such as FTP, the whole
-//! file as one range: no pipe to copy through), each written at its place in a temp file that gets the real
-//! name only when every range delivered exactly its length (sources that state an MD5 are
-//! streamed in order, so the MD5 can be checked on the way). Memory stays bounded either way.
+//! file as one range: no pipe to copy through), each written at its place in a temp file that
+//! gets the real name only when every range delivered exactly its length (sources that state an
+//! MD5 are streamed in order, so the MD5 can be checked on the way). Memory stays bounded either
+//! way.
 //!
 //! Progress goes to a callback at most every [`PROGRESS_EVERY`]; it must not block.
 
