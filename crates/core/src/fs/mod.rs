@@ -340,8 +340,8 @@ pub struct OpenedFile {
     pub data: BoxStream<'static, Result<bytes::Bytes, FsError>>,
 }
 
-/// A block of a file written in pieces, placed in memory at a [`Block::ALIGN`] boundary so
-/// that it can go to the disk without the page cache (O_DIRECT wants aligned buffers).
+/// A block of a file read or written in pieces, placed in memory at a [`Block::ALIGN`] boundary
+/// so that it can be read from the disk past the page cache (O_DIRECT wants aligned buffers).
 pub struct Block {
     /// Padding up to the aligned start, then the data.
     buffer: Vec<u8>,
@@ -429,7 +429,8 @@ impl Block {
 
     /// Whether the data starts at an [`Block::ALIGN`] boundary in memory (it may not after
     /// growing past its capacity).
-    pub fn is_aligned(&self) -> bool {
+    #[cfg(test)]
+    fn is_aligned(&self) -> bool {
         self.as_slice().as_ptr().align_offset(Self::ALIGN) == 0
     }
 }
