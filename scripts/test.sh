@@ -5,11 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
+# The suite makes its own login users and root-owned files: it runs as root, and says so once
+# here rather than letting tests find out one by one.
+if [ "$(id -u)" != 0 ]; then
+    echo "test.sh: the test suite must run as root (it creates test users and root-owned files): sudo bash scripts/test.sh" >&2
+    exit 1
+fi
 ensure_build_tools
 as_root bash scripts/install-test-deps.sh
 bash scripts/install-storage-test-deps.sh
 # Shells for the shell-integration tests (bash is always there).
-apt_install_missing zsh fish less procps
+apt_install_missing zsh fish less procps vim-tiny
 
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings

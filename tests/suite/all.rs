@@ -1,9 +1,11 @@
 //! End-to-end suites against real servers started by the fixtures in `kaiport-tests`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod edges;
 mod engine;
 mod files;
 mod files_sudo;
+mod links;
 mod policy;
 mod ssh;
 mod storage;

@@ -240,15 +240,17 @@ async fn approvals_decide_and_every_outcome_is_audited() {
     assert_eq!(approved.status, ToolStatus::Ok);
 
     tab.set_approvals(Approvals::Deny);
+    let never = std::env::temp_dir().join(format!("kaiport-denied-{}", std::process::id()));
     let denied = tab
         .call(
             "run_command",
-            json!({"command": "touch /tmp/kaiport-denied"}),
+            json!({"command": format!("touch {}", never.display())}),
         )
         .await
         .unwrap();
     assert_eq!(denied.status, ToolStatus::Denied);
     assert_eq!(denied.error.as_deref(), Some("the user denied this call"));
+    assert!(!never.exists(), "a denied command ran");
 
     let forbidden = tab
         .call("run_command", json!({"command": "sudo reboot"}))

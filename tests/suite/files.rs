@@ -415,10 +415,11 @@ async fn write_file_creates_replaces_after_a_read_and_handles_odd_names() {
 #[tokio::test(flavor = "multi_thread")]
 async fn sudo_write_keeps_owner_group_and_mode() {
     let sshd = Sshd::start().unwrap();
-    if sshd.user() != kaiport_tests::sshd::TEST_USER {
-        eprintln!("needs root to make root-owned files; skipped");
-        return;
-    }
+    assert_eq!(
+        sshd.user(),
+        kaiport_tests::sshd::TEST_USER,
+        "the suite runs as root, which makes root-owned files (scripts/test.sh checks)"
+    );
     let tab = open(&sshd, allowed(), Mode::Autopilot).await;
     let root_dir = tempfile::tempdir_in("/tmp").unwrap();
     std::fs::set_permissions(root_dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -917,6 +918,59 @@ async fn search_on_the_server_finds_what_reading_everything_finds() {
             .await
             .unwrap();
         assert_eq!(scanned, read, "{search}");
+    }
+
+    // Both ways agreeing proves little if both are wrong: answers written out by hand, from how
+    // the files were made above (index % 5 decides the body).
+    let by_hand = |pattern: Value, expected: Vec<(String, u64, String)>| {
+        let mut params = pattern.clone();
+        params["path"] = json!(s(root));
+        let params: kaiport_protocol::tools::SearchFilesParams =
+            serde_json::from_value(params).unwrap();
+        (pattern, params, expected)
+    };
+    let every = |rest: u32| (0..300u32).filter(move |index| index % 5 == rest);
+    let file = |index: u32| s(&root.join(format!("d{}/f{index:03}.txt", index % 7)));
+    let expectations = [
+        by_hand(
+            json!({"pattern": "needle again", "literal": true}),
+            every(4)
+                .map(|index| (file(index), 2, "needle again".to_owned()))
+                .collect(),
+        ),
+        by_hand(
+            json!({"pattern": "^(line|last)$"}),
+            every(0)
+                .map(|index| (file(index), 3, "last".to_owned()))
+                .collect(),
+        ),
+        by_hand(
+            json!({"pattern": "a needle in"}),
+            odd_names
+                .iter()
+                .map(|name| {
+                    let first_line = format!("a needle in {name}");
+                    let first_line = first_line.split('\n').next().unwrap().to_owned();
+                    (s(&root.join("odd").join(name)), 1, first_line)
+                })
+                .collect(),
+        ),
+    ];
+    for (pattern, params, mut expected) in expectations {
+        expected.sort();
+        for files in [&scanning, &reading] {
+            let found = kaiport_core::tools::search_files_on(files, &params, 64 * 1024)
+                .await
+                .unwrap();
+            assert!(!found.truncated, "{pattern}");
+            let mut found: Vec<(String, u64, String)> = found
+                .matches
+                .into_iter()
+                .map(|hit| (hit.path, hit.line, hit.text))
+                .collect();
+            found.sort();
+            assert_eq!(found, expected, "{pattern}");
+        }
     }
 
     // The scan answers for what it could read, in order, and passes over what it could not.

@@ -26,13 +26,13 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
     };
     let path = options.engine_config()?.audit_path;
     if args.path {
-        println!("{}", path.display());
+        out!("{}", path.display());
         return Ok(ExitCode::SUCCESS);
     }
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("no audit log yet at {}", path.display());
+            say!("no audit log yet at {}", path.display());
             return Ok(ExitCode::SUCCESS);
         }
         Err(error) => anyhow::bail!("cannot read {}: {error}", path.display()),
@@ -40,11 +40,11 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
     let lines: Vec<&str> = text.lines().collect();
     for line in &lines[lines.len().saturating_sub(args.lines)..] {
         if args.json {
-            println!("{line}");
+            out!("{line}");
             continue;
         }
         let Ok(record) = serde_json::from_str::<serde_json::Value>(line) else {
-            println!("(unreadable line) {line}");
+            out!("(unreadable line) {line}");
             continue;
         };
         let field = |name: &str| record[name].as_str().unwrap_or("-").to_owned();
@@ -54,7 +54,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
         } else {
             args
         };
-        println!(
+        out!(
             "{}  {:<24} {:<13} {:<6} by {:<10} {:<9} {} {args}",
             field("time"),
             field("connection"),

@@ -27,7 +27,7 @@ pub struct ConnectionOptions {
     #[arg(long = "jump", short = 'J', value_name = "DEST")]
     pub jump: Vec<String>,
     /// Connection setting NAME=VALUE (repeatable; lists comma-separated).
-    #[arg(long = "setting", value_name = "NAME=VALUE")]
+    #[arg(long = "setting", value_name = "NAME=VALUE", value_parser = parse_setting)]
     pub settings: Vec<String>,
     /// Write the audit log here instead of the app's data folder.
     #[arg(long, value_name = "FILE")]
@@ -40,6 +40,18 @@ pub struct ConnectionOptions {
     /// folder); local paths outside it are refused.
     #[arg(long, value_name = "DIR")]
     pub local_root: Option<PathBuf>,
+}
+
+/// Checks a `--setting` while the command line is parsed, so a bad one is a usage error (exit
+/// status 2, with clap's message) like any other bad flag.
+fn parse_setting(setting: &str) -> Result<String, String> {
+    let Some((name, value)) = setting.split_once('=') else {
+        return Err(format!("takes NAME=VALUE, not {setting:?}"));
+    };
+    ConnectionSettings::default()
+        .set(name.trim(), value)
+        .map_err(|error| format!("{error:#}"))?;
+    Ok(setting.to_owned())
 }
 
 impl ConnectionOptions {
@@ -97,7 +109,10 @@ impl ConnectionOptions {
         match &self.password_env {
             None => Ok(None),
             Some(var) => match std::env::var(var) {
-                Ok(value) => Ok(Some(value)),
+                Ok(value) => {
+                    kaiport_core::redact::remember(&value);
+                    Ok(Some(value))
+                }
                 Err(_) => bail!("--password-env {var}: that environment variable is not set"),
             },
         }

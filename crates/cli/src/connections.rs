@@ -37,10 +37,10 @@ pub fn run(command: ConnectionsCommand) -> anyhow::Result<ExitCode> {
         ConnectionsCommand::List => {
             let store = ProfileStore::load(&config.profiles_path)?;
             if store.profiles().is_empty() {
-                eprintln!("no saved connections in {}", store.path().display());
+                say!("no saved connections in {}", store.path().display());
             }
             for profile in store.profiles() {
-                println!("{:<20} {}", profile.name, describe(profile));
+                out!("{:<20} {}", profile.name, describe(profile));
             }
         }
         ConnectionsCommand::ImportSshConfig { file } => {
@@ -52,15 +52,15 @@ pub fn run(command: ConnectionsCommand) -> anyhow::Result<ExitCode> {
             let mut added = 0;
             for profile in imported {
                 if store.get(&profile.name).is_some() {
-                    eprintln!("kept the existing {:?}", profile.name);
+                    say!("kept the existing {:?}", profile.name);
                     continue;
                 }
-                println!("added {:<20} {}", profile.name, describe(&profile));
+                out!("added {:<20} {}", profile.name, describe(&profile));
                 store.upsert(profile);
                 added += 1;
             }
             store.save()?;
-            eprintln!(
+            say!(
                 "{added} connection(s) imported from {} into {}",
                 path.display(),
                 store.path().display()
@@ -79,12 +79,12 @@ pub fn run(command: ConnectionsCommand) -> anyhow::Result<ExitCode> {
                     .context("cannot read the password from the terminal")?,
             };
             SecretStore::open()?.set(&account, &password)?;
-            eprintln!("saved in the OS keychain");
+            say!("saved in the OS keychain");
         }
         ConnectionsCommand::ForgetPassword { connection } => {
             let account = password_account(&connection, &config.profiles_path)?;
             SecretStore::open()?.delete(&account)?;
-            eprintln!("removed from the OS keychain");
+            say!("removed from the OS keychain");
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -12,6 +12,34 @@
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
 //! SSH, terminals or policy.
 
+/// `eprintln!` that survives a closed stderr: a prompt or note that cannot be shown is lost,
+/// but an EPIPE is never a crash (`kaiport tool … 2>&-`, a log pipe that ended).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that survives a closed stderr (see [`say!`]).
+macro_rules! say_inline {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut stderr = std::io::stderr();
+        let _ = write!(stderr, $($arg)*);
+        let _ = stderr.flush();
+    }};
+}
+
+/// `println!` that survives a closed stdout (`kaiport audit | head`): the reader has gone, so
+/// the rest is not wanted.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod audit_cmd;
 mod connection;
 mod connections;
@@ -80,7 +108,7 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("kaiport: cannot start the async runtime: {error}");
+            say!("kaiport: cannot start the async runtime: {error}");
             return ExitCode::FAILURE;
         }
     };
@@ -104,18 +132,43 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("kaiport: {error:#}");
+            say!("kaiport: {error:#}");
             ExitCode::from(tool::EXIT_FAILED)
         }
     }
 }
 
 fn init_tracing() {
-    // Logs go to stderr, quiet by default; KAIPORT_LOG=debug for details.
+    // Logs go to stderr, quiet by default; KAIPORT_LOG=debug for details. Every line passes
+    // through the secret scrubber, whichever crate wrote it.
     let filter = tracing_subscriber::EnvFilter::try_from_env("KAIPORT_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| ScrubbedLine(Vec::new()))
         .init();
+}
+
+/// One log line, collected whole and written to stderr with every known secret masked
+/// (`kaiport_core::redact`).
+struct ScrubbedLine(Vec<u8>);
+
+impl std::io::Write for ScrubbedLine {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for ScrubbedLine {
+    fn drop(&mut self) {
+        let line = String::from_utf8_lossy(&self.0);
+        let scrubbed = kaiport_core::redact::scrub(&line);
+        // A closed stderr loses the log line, never the command.
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), scrubbed.as_bytes());
+    }
 }

@@ -39,7 +39,7 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<ExitCode> {
     match command {
         ModelsCommand::Show => {
             let settings_path = config.config_dir.join(SETTINGS_FILE);
-            println!("settings: {}", settings_path.display());
+            out!("settings: {}", settings_path.display());
             let store = SecretStore::open();
             for provider in PROVIDERS {
                 let settings = load_model_settings(&config.config_dir, Some(provider))
@@ -67,7 +67,7 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<ExitCode> {
                         Err(error) => format!("unknown ({error})"),
                     },
                 };
-                println!("{:<10} {model}; API key: {key}", provider.as_str());
+                out!("{:<10} {model}; API key: {key}", provider.as_str());
             }
         }
         ModelsCommand::SetKey { provider, key_env } => {
@@ -83,14 +83,14 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<ExitCode> {
                 bail!("the API key is empty; nothing was saved");
             }
             SecretStore::open()?.set(&key_account(provider), key)?;
-            eprintln!(
+            say!(
                 "the {} API key is saved in the OS keychain",
                 provider.as_str()
             );
         }
         ModelsCommand::ForgetKey { provider } => {
             SecretStore::open()?.delete(&key_account(provider))?;
-            eprintln!(
+            say!(
                 "the {} API key is removed from the OS keychain",
                 provider.as_str()
             );

@@ -170,11 +170,11 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             _ = tokio::signal::ctrl_c() => {
                 interrupts += 1;
                 if interrupts > 1 || !turn_started {
-                    eprintln!("\nkaiport: stopped");
+                    say!("\nkaiport: stopped");
                     engine.handle(Op::CloseTab { tab: TAB.to_owned() }).await;
                     return Ok(ExitCode::from(EXIT_FAILED));
                 }
-                eprintln!("\nkaiport: cancelling the turn… (Ctrl-C again to quit)");
+                say!("\nkaiport: cancelling the turn… (Ctrl-C again to quit)");
                 engine.handle(Op::CancelTurn { tab: TAB.to_owned() }).await;
                 continue;
             }
@@ -207,13 +207,13 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 state: ConnectionState::Failed { error },
                 ..
             } => {
-                eprintln!("kaiport: could not connect to {}: {error}", args.connection);
+                say!("kaiport: could not connect to {}: {error}", args.connection);
                 return Ok(ExitCode::from(EXIT_FAILED));
             }
             Event::ConnectionState {
                 state: ConnectionState::Disconnected { reason },
                 ..
-            } => eprintln!("kaiport: {reason}"),
+            } => say!("kaiport: {reason}"),
             // Answered by `Answerer::respond` above.
             Event::PromptRequested { .. }
             | Event::ApprovalRequested { .. }
@@ -258,7 +258,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 wait_ms,
                 reason,
                 ..
-            } => eprintln!("kaiport: {reason}; retrying in {wait_ms} ms (attempt {attempt})"),
+            } => say!("kaiport: {reason}; retrying in {wait_ms} ms (attempt {attempt})"),
             Event::ToolRequested {
                 call, tool, args, ..
             } => {
@@ -302,7 +302,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                         transcript.out("\n");
                     }
                     if let Some(message) = &message {
-                        eprintln!("kaiport: {message}");
+                        say!("kaiport: {message}");
                     }
                 }
                 engine
@@ -316,7 +316,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 };
                 return Ok(ExitCode::from(code));
             }
-            Event::Error { message, .. } => eprintln!("kaiport: {message}"),
+            Event::Error { message, .. } => say!("kaiport: {message}"),
             Event::Hello { .. }
             | Event::TabOpened { .. }
             | Event::ConnectionState {

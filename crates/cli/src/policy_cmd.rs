@@ -100,7 +100,7 @@ fn single(args: CheckArgs) -> Result<ExitCode> {
         map.insert("writes".to_owned(), Value::Array(writes));
         map.insert("unprovable".to_owned(), json!(analysis.unprovable));
     }
-    println!("{}", serde_json::to_string_pretty(&output)?);
+    out!("{}", serde_json::to_string_pretty(&output)?);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -53,7 +53,7 @@ impl Answerer {
             } => {
                 let answer = self.question(question, options).await;
                 if answer.is_none() {
-                    eprintln!("  (not answered)");
+                    say!("  (not answered)");
                 }
                 Op::AnswerQuestion {
                     call: call.clone(),
@@ -98,7 +98,7 @@ impl Answerer {
             None => {}
         }
         if self.yes {
-            eprintln!("{text}\n  approved by --yes");
+            say!("{text}\n  approved by --yes");
             return (ApprovalDecision::Approve, None, true);
         }
         match ask_line(format!("{text}\nApprove? [y/N] ")).await {
@@ -107,7 +107,7 @@ impl Answerer {
             }
             Some(_) => (ApprovalDecision::Deny, None, false),
             None => {
-                eprintln!("{text}\n  denied: no terminal to ask (use --yes to approve what asks)");
+                say!("{text}\n  denied: no terminal to ask (use --yes to approve what asks)");
                 (
                     ApprovalDecision::Deny,
                     Some("no one was at the terminal to approve it".to_owned()),
@@ -130,7 +130,7 @@ impl Answerer {
                      {key_type} key fingerprint is {fingerprint}."
                 );
                 if self.accept_new_host_key {
-                    eprintln!("{text}\nTrusted because of --accept-new-host-key.");
+                    say!("{text}\nTrusted because of --accept-new-host-key.");
                     return PromptAnswer::Confirm { accept: true };
                 }
                 let answer = ask_line(format!(
@@ -142,7 +142,7 @@ impl Answerer {
                         accept: answer.trim() == "yes",
                     },
                     None => {
-                        eprintln!(
+                        say!(
                             "{text}\nRefused: no terminal to ask; pass --accept-new-host-key to trust it."
                         );
                         PromptAnswer::Confirm { accept: false }
@@ -167,7 +167,7 @@ impl Answerer {
                 prompts,
             } => {
                 if !name.is_empty() || !instructions.is_empty() {
-                    eprintln!("{name}\n{instructions}");
+                    say!("{name}\n{instructions}");
                 }
                 let mut values = Vec::new();
                 for (index, prompt) in prompts.iter().enumerate() {
@@ -228,7 +228,7 @@ async fn ask_line(prompt: String) -> Option<String> {
         return None;
     }
     tokio::task::spawn_blocking(move || {
-        eprint!("{prompt}");
+        say_inline!("{prompt}");
         let _ = std::io::stderr().flush();
         let tty = open_tty()?;
         let mut line = String::new();
@@ -242,7 +242,7 @@ async fn ask_line(prompt: String) -> Option<String> {
 
 async fn secret(prompt: String) -> PromptAnswer {
     if !terminal_available() {
-        eprintln!("{prompt}no terminal to ask; use --password-env VAR");
+        say!("{prompt}no terminal to ask; use --password-env VAR");
         return PromptAnswer::Dismissed;
     }
     let answer = tokio::task::spawn_blocking(move || rpassword::prompt_password(prompt).ok())

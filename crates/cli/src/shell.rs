@@ -55,19 +55,19 @@ pub async fn run(connection: &str, options: &ConnectionOptions) -> anyhow::Resul
                         spawn_stdin_reader(input_tx.clone());
                     }
                     Event::ConnectionState { state: ConnectionState::Failed { error }, .. } => {
-                        eprintln!("kaiport: could not connect to {connection}: {error}");
+                        say!("kaiport: could not connect to {connection}: {error}");
                         return Ok(ExitCode::FAILURE);
                     }
                     Event::ConnectionState { state: ConnectionState::Disconnected { reason }, .. } => {
                         drop(raw_mode.take());
-                        eprintln!("\r\nkaiport: {reason}");
+                        say!("\r\nkaiport: {reason}");
                         engine.handle(Op::CloseTab { tab: TAB.to_owned() }).await;
                         return Ok(ExitCode::SUCCESS);
                     }
                     Event::PromptRequested { .. } => {
                         answerer.respond(&engine, &event).await;
                     }
-                    Event::Error { message, .. } => eprint!("\r\nkaiport: {message}\r\n"),
+                    Event::Error { message, .. } => say_inline!("\r\nkaiport: {message}\r\n"),
                     _ => {}
                 }
             }

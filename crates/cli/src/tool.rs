@@ -48,7 +48,7 @@ pub fn list_tools(json: bool) -> anyhow::Result<ExitCode> {
     let registry = tools::registry();
     if json {
         let specs: Vec<serde_json::Value> = registry.iter().map(tools::spec_json).collect();
-        println!("{}", serde_json::to_string_pretty(&specs)?);
+        out!("{}", serde_json::to_string_pretty(&specs)?);
     } else {
         for spec in &registry {
             let state = if spec.implemented {
@@ -61,7 +61,7 @@ pub fn list_tools(json: bool) -> anyhow::Result<ExitCode> {
                 .split(". ")
                 .next()
                 .unwrap_or(spec.description);
-            println!("{:<14} {first_sentence}{state}", spec.name.as_str());
+            out!("{:<14} {first_sentence}{state}", spec.name.as_str());
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -71,7 +71,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
     let tool_args: serde_json::Value = match serde_json::from_str(&args.args) {
         Ok(value) => value,
         Err(error) => {
-            eprintln!(
+            say!(
                 "kaiport: JSON_ARGS is not valid JSON ({error}); example: '{{\"command\":\"uptime\"}}'"
             );
             return Ok(ExitCode::from(2));
@@ -95,7 +95,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             event = events.recv() => event,
             _ = &mut interrupts, if !cancelled => {
                 cancelled = true;
-                eprintln!("\nkaiport: cancelling…");
+                say!("\nkaiport: cancelling…");
                 if !call_started {
                     engine.handle(Op::CloseTab { tab: TAB.to_owned() }).await;
                     return Ok(ExitCode::from(EXIT_FAILED));
@@ -129,21 +129,21 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
                 state: ConnectionState::Failed { error },
                 ..
             } => {
-                eprintln!("kaiport: could not connect to {}: {error}", args.connection);
+                say!("kaiport: could not connect to {}: {error}", args.connection);
                 return Ok(ExitCode::from(EXIT_FAILED));
             }
             Event::ConnectionState {
                 state: ConnectionState::Disconnected { reason },
                 ..
             } => {
-                eprintln!("kaiport: {reason}");
+                say!("kaiport: {reason}");
             }
             // Answered by `Answerer::respond` above.
             Event::PromptRequested { .. }
             | Event::ApprovalRequested { .. }
             | Event::QuestionAsked { .. } => {}
             Event::ToolFinished { outcome, .. } => {
-                println!("{}", serde_json::to_string(&outcome)?);
+                out!("{}", serde_json::to_string(&outcome)?);
                 engine
                     .handle(Op::CloseTab {
                         tab: TAB.to_owned(),
@@ -156,7 +156,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
                 };
                 return Ok(ExitCode::from(code));
             }
-            Event::Error { message, .. } => eprintln!("kaiport: {message}"),
+            Event::Error { message, .. } => say!("kaiport: {message}"),
             Event::TransferProgress {
                 path,
                 transferred,

@@ -987,7 +987,14 @@ impl Inner {
             tab_kind: tab.kind,
             data_seen: lock(&self.taint).seen_elsewhere(&tab.connection),
         };
-        let decision = decide(&prepared.facts, policy);
+        let mut decision = decide(&prepared.facts, policy);
+        // A command's write targets are judged where links on the server make them land.
+        if let (Action::RunCommand(params), false) =
+            (&prepared.action, matches!(decision, Decision::Deny { .. }))
+        {
+            let resolved = tools::links::resolve_command_writes(&params.command, &resources).await;
+            decision = crate::policy::judge_resolved_writes(decision, &resolved);
+        }
         // Plan calls that may go ahead get their cards before the approval is asked.
         #[cfg(feature = "plan")]
         if !matches!(decision, Decision::Deny { .. }) {

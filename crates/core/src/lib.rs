@@ -21,6 +21,7 @@ pub mod pending;
 #[cfg(feature = "plan")]
 pub mod plan;
 pub mod policy;
+pub mod redact;
 pub mod shell_io;
 pub mod ssh;
 pub mod storage;

@@ -92,10 +92,7 @@ fn is_bash_prompt(text: &str) -> bool {
 }
 
 async fn bash(mode: ShellIntegrationMode) -> Option<Local> {
-    let Some(bash) = find("bash") else {
-        eprintln!("skipped: bash is not installed");
-        return None;
-    };
+    let bash = find("bash").expect("bash is not installed; scripts/test.sh installs it");
     Some(start(&bash, ".bashrc", BASHRC, mode).await)
 }
 
@@ -257,7 +254,7 @@ async fn common_interactions(t: &Terminal, detection: Detection) {
         let screen = t.send_input(Some("q"), None).await.unwrap();
         assert!(!screen.alternate_screen, "{}", screen.screen);
     } else {
-        eprintln!("skipped less: not installed");
+        panic!("less is not installed; scripts/test.sh installs it");
     }
     if let Some(vi) = find("vi") {
         let opened = run(
@@ -275,7 +272,7 @@ async fn common_interactions(t: &Terminal, detection: Detection) {
             "after-vi"
         );
     } else {
-        eprintln!("skipped vi: not installed");
+        panic!("vi is not installed; scripts/test.sh installs it");
     }
 }
 
@@ -310,10 +307,7 @@ async fn terminal_bash_heuristic_only() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn terminal_sh_gets_marks_from_its_prompt_and_no_trace() {
-    let Some(sh) = find("sh") else {
-        eprintln!("skipped: sh is not installed");
-        return;
-    };
+    let sh = find("sh").expect("sh is not installed; scripts/test.sh installs it");
     let local = start(
         &sh,
         ".shrc",
@@ -356,10 +350,7 @@ async fn terminal_sh_gets_marks_from_its_prompt_and_no_trace() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn terminal_zsh_injected_integration() {
-    let Some(zsh) = find("zsh") else {
-        eprintln!("skipped: zsh is not installed");
-        return;
-    };
+    let zsh = find("zsh").expect("zsh is not installed; scripts/test.sh installs it");
     let local = start(
         &zsh,
         ".zshrc",
@@ -378,10 +369,7 @@ async fn terminal_zsh_injected_integration() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn terminal_fish_injected_integration() {
-    let Some(fish) = find("fish") else {
-        eprintln!("skipped: fish is not installed");
-        return;
-    };
+    let fish = find("fish").expect("fish is not installed; scripts/test.sh installs it");
     let local = start(
         &fish,
         ".config/fish/config.fish",

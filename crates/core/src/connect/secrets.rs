@@ -41,6 +41,9 @@ pub enum SecretError {
         "no OS keychain is available on this system: {reason}. Secrets cannot be saved; enter them when asked."
     )]
     Unavailable { reason: String },
+    /// An earlier attempt in this process failed (its whole message).
+    #[error("{reason}")]
+    Opened { reason: String },
     // The cause is in the message, not chained as a source, so it is not printed twice.
     #[error(
         "the OS keychain refused {operation} the secret {account:?}: {cause}. If the keychain is locked, \
@@ -70,9 +73,20 @@ impl std::fmt::Debug for SecretStore {
 
 impl SecretStore {
     /// Opens the platform's store (see the module docs for the choice).
+    /// The store is opened once per process (its warnings, such as "secrets do not survive a
+    /// reboot", are said once) and only when a secret is looked up or saved.
     pub fn open() -> Result<SecretStore, SecretError> {
-        let (store, backend) = platform_store()?;
-        Ok(SecretStore { store, backend })
+        static OPENED: std::sync::OnceLock<Result<(Arc<CredentialStore>, SecretBackend), String>> =
+            std::sync::OnceLock::new();
+        match OPENED.get_or_init(|| platform_store().map_err(|error| error.to_string())) {
+            Ok((store, backend)) => Ok(SecretStore {
+                store: store.clone(),
+                backend: *backend,
+            }),
+            Err(reason) => Err(SecretError::Opened {
+                reason: reason.clone(),
+            }),
+        }
     }
 
     /// Uses `store` (for tests: `keyring_core::mock::Store::new()`).
@@ -91,7 +105,10 @@ impl SecretStore {
     /// The secret saved for `account`, if any.
     pub fn get(&self, account: &str) -> Result<Option<String>, SecretError> {
         match self.entry(account, "reading")?.get_password() {
-            Ok(secret) => Ok(Some(secret)),
+            Ok(secret) => {
+                crate::redact::remember(&secret);
+                Ok(Some(secret))
+            }
             Err(keyring_core::Error::NoEntry) => Ok(None),
             Err(source) => Err(keychain_error("reading", account, source)),
         }
@@ -99,6 +116,7 @@ impl SecretStore {
 
     /// Saves `secret` for `account`, replacing what was there.
     pub fn set(&self, account: &str, secret: &str) -> Result<(), SecretError> {
+        crate::redact::remember(secret);
         self.entry(account, "saving")?
             .set_password(secret)
             .map_err(|source| keychain_error("saving", account, source))
@@ -152,12 +170,75 @@ fn platform_store() -> Result<(Arc<CredentialStore>, SecretBackend), SecretError
             );
         }
     }
+    ensure_usable_session_keyring();
     match linux_keyutils_keyring_store::Store::new() {
         Ok(store) => Ok((store, SecretBackend::KernelKeyutils)),
         Err(e) => Err(SecretError::Unavailable {
             reason: format!("no Secret Service and no kernel keyutils ({e})"),
         }),
     }
+}
+
+/// A process without a session keyring of its own (a daemon, a container, cron: no login made
+/// one) runs on the user's default session keyring `_uid_ses.N`, through which the persistent
+/// keyring cannot be written, or on one it may not read. It then joins a new session keyring;
+/// the store keeps its secrets in the user's persistent keyring, which outlives the process.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn ensure_usable_session_keyring() {
+    const KEYCTL_GET_KEYRING_ID: libc::c_long = 0;
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    const KEYCTL_SETPERM: libc::c_long = 5;
+    const KEYCTL_DESCRIBE: libc::c_long = 6;
+    const KEY_SPEC_SESSION_KEYRING: libc::c_long = -3;
+    let mut description = [0u8; 256];
+    // SAFETY: keyctl with integer arguments and a buffer of the length given; nothing is kept.
+    let readable = unsafe {
+        let id = libc::syscall(
+            libc::SYS_keyctl,
+            KEYCTL_GET_KEYRING_ID,
+            KEY_SPEC_SESSION_KEYRING,
+            0 as libc::c_long,
+        );
+        id >= 0
+            && libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_DESCRIBE,
+                id,
+                description.as_mut_ptr(),
+                description.len(),
+            ) >= 0
+    };
+    let name = String::from_utf8_lossy(&description);
+    let name = name.trim_end_matches('\0');
+    if readable
+        && !name
+            .rsplit(';')
+            .next()
+            .is_some_and(|last| last.starts_with("_uid_ses."))
+    {
+        return;
+    }
+    // SAFETY: a NULL name asks for a new anonymous session keyring; the permission call takes
+    // integers only.
+    let joined = unsafe {
+        let id = libc::syscall(
+            libc::SYS_keyctl,
+            KEYCTL_JOIN_SESSION_KEYRING,
+            std::ptr::null::<libc::c_char>(),
+        );
+        if id >= 0 {
+            // Possessor and user: everything (view, read, write, search, link, setattr).
+            libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_SETPERM,
+                id,
+                0x3f3f_0000 as libc::c_long,
+            );
+        }
+        id >= 0
+    };
+    tracing::debug!(joined, "the inherited session keyring was not usable");
 }
 
 #[cfg(target_os = "macos")]
@@ -211,12 +292,21 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     #[test]
-    fn set_get_delete_with_mock_store() {
-        let store = SecretStore::with_store(keyring_core::mock::Store::new().unwrap());
+    fn set_get_delete_with_an_in_memory_store() {
+        let store = SecretStore::with_store(keyring_core::sample::Store::new().unwrap());
         let account = ssh_password_account("alice", "h", 22);
         assert_eq!(account, "ssh-password:alice@h:22");
-        // The mock store keeps nothing between entries, so only the error paths are portable:
         assert_eq!(store.get(&account).unwrap(), None);
+        store.set(&account, "s3cret value").unwrap();
+        assert_eq!(
+            store.get(&account).unwrap().as_deref(),
+            Some("s3cret value")
+        );
+        store.set(&account, "replaced").unwrap();
+        assert_eq!(store.get(&account).unwrap().as_deref(), Some("replaced"));
+        store.delete(&account).unwrap();
+        assert_eq!(store.get(&account).unwrap(), None);
+        // Deleting what is not there is fine.
         store.delete(&account).unwrap();
         assert_eq!(store.backend(), SecretBackend::Custom);
     }
@@ -227,16 +317,22 @@ mod tests {
         assert_eq!(format!("{store:?}"), "SecretStore { backend: Custom }");
     }
 
-    /// Real platform store round trip: on Linux CI this is kernel keyutils (no session bus).
+    /// Real platform store round trip: on Linux CI this is kernel keyutils (no session bus). A
+    /// machine without one fails here, saying what is missing.
     #[test]
     fn platform_store_round_trip() {
-        let Ok(store) = SecretStore::open() else {
-            return;
-        };
+        let store = SecretStore::open().unwrap_or_else(|error| {
+            panic!(
+                "no platform keychain: {error} (Linux needs a Secret Service or kernel keyutils)"
+            )
+        });
         let account = format!("kaiport-test-{}", std::process::id());
-        if store.set(&account, "s3cret value").is_err() {
-            return; // A locked or absent keychain is not this test's business.
-        }
+        store.set(&account, "s3cret value").unwrap_or_else(|error| {
+            panic!(
+                "the platform keychain ({:?}) refused a secret: {error}",
+                store.backend()
+            )
+        });
         assert_eq!(
             store.get(&account).unwrap(),
             Some("s3cret value".to_owned())

@@ -120,7 +120,7 @@ impl ConfinedLocal {
 }
 
 /// `path` with links resolved: the deepest existing ancestor canonicalized, the rest appended.
-fn resolve_existing(path: &Path) -> PathBuf {
+pub(crate) fn resolve_existing(path: &Path) -> PathBuf {
     let mut missing = Vec::new();
     let mut current = path.to_path_buf();
     loop {
@@ -170,6 +170,11 @@ impl FileAccess for ConfinedLocal {
     async fn read_link(&self, path: &str) -> Result<String, FsError> {
         self.check_parent(path)?;
         self.inner.read_link(path).await
+    }
+
+    async fn resolve_write_target(&self, path: &str) -> Result<String, FsError> {
+        self.check(path)?;
+        self.inner.resolve_write_target(path).await
     }
 
     async fn read_into(

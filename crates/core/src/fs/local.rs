@@ -30,6 +30,21 @@ const SMALL_WRITE: usize = 1024 * 1024;
 #[derive(Debug, Clone, Default)]
 pub struct LocalFiles;
 
+/// Where a write to `path` lands (see [`FileAccess::resolve_write_target`]): a final link is
+/// followed to its target, which must exist; otherwise the deepest existing ancestor is resolved
+/// and the rest appended.
+pub(crate) fn write_target(path: &std::path::Path) -> std::io::Result<std::path::PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(found) if found.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|_| {
+            std::io::Error::new(
+                ErrorKind::NotFound,
+                "this is a link whose target does not exist; write to the target's own path",
+            )
+        }),
+        _ => Ok(super::confined::resolve_existing(path)),
+    }
+}
+
 fn map_error(path: &str, error: std::io::Error) -> FsError {
     let kind = match error.kind() {
         ErrorKind::NotFound => FsErrorKind::NotFound,
@@ -600,6 +615,21 @@ impl FileAccess for LocalFiles {
             .await
             .map_err(|error| map_error(path, error))?;
         Ok(target.to_string_lossy().into_owned())
+    }
+
+    async fn resolve_write_target(&self, path: &str) -> Result<String, FsError> {
+        let given = std::path::PathBuf::from(path);
+        let resolved = tokio::task::spawn_blocking(move || write_target(&given))
+            .await
+            .map_err(|error| {
+                FsError::new(
+                    FsErrorKind::Other,
+                    path,
+                    format!("resolving links stopped: {error}"),
+                )
+            })?
+            .map_err(|error| map_error(path, error))?;
+        Ok(resolved.to_string_lossy().into_owned())
     }
 
     async fn read_into(

@@ -9,6 +9,8 @@
 //!   file beside it which replaces the target only once complete (and flushed where the transport
 //!   can); on any failure the temporary file is removed and the original stays byte-identical;
 //! - listings never follow symlinks: a link is reported as a link;
+//! - [`FileAccess::resolve_write_target`] answers where a write really lands, from the server,
+//!   so that a link to a protected file is judged as that file;
 //! - errors name the path and say what went wrong in words a user can act on.
 //!
 //! This module must never log file contents.
@@ -19,6 +21,7 @@ mod sftp;
 
 pub use confined::ConfinedLocal;
 pub use local::LocalFiles;
+pub(crate) use local::write_target as local_write_target;
 pub use sftp::SftpFiles;
 
 use async_trait::async_trait;
@@ -159,6 +162,15 @@ pub trait FileAccess: Send + Sync {
     /// Where the symlink `path` points.
     async fn read_link(&self, path: &str) -> Result<String, FsError>;
 
+    /// The path a write to `path` really changes: links in its folders followed, and a final
+    /// link followed to its target (which is written, the link staying). The approval rules
+    /// decide on this path as well as on the one given (`policy` module docs), so an
+    /// implementation must answer from the server itself, in one round trip, and must fail
+    /// rather than guess. Transports without symlinks answer `path` as it is.
+    async fn resolve_write_target(&self, path: &str) -> Result<String, FsError> {
+        Ok(path.to_owned())
+    }
+
     /// Streams up to `max_len` bytes of `path` from `offset` into `sink`; returns how many were
     /// written. Stops early at the end of the file.
     async fn read_into(
@@ -251,6 +263,12 @@ pub trait FileAccess: Send + Sync {
     }
 
     /// Whether [`FileAccess::rename_dir`] works (else folders move by copy + delete).
+    /// Folders are only the common prefix of keys (S3, Azure Blob): a file may be written into
+    /// a folder nobody made, and a made empty folder may not outlive the tab that made it.
+    fn folders_are_prefixes(&self) -> bool {
+        false
+    }
+
     fn renames_folders(&self) -> bool {
         false
     }

@@ -16,7 +16,7 @@ mod scan;
 
 use super::{
     Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, WriteOptions,
-    check_unchanged, split_parent, temp_name_beside,
+    check_unchanged, join, split_parent, temp_name_beside,
 };
 use crate::ssh::SshSession;
 use async_trait::async_trait;
@@ -26,6 +26,9 @@ use russh_sftp::client::RawSftpSession;
 use russh_sftp::client::error::Error as SftpError;
 use russh_sftp::protocol::{FileAttributes, OpenFlags, Packet, StatusCode};
 use std::sync::Arc;
+
+/// Links followed in a row before a write target counts as a loop (as Linux's MAXSYMLINKS).
+const MAX_LINK_HOPS: u32 = 40;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -139,6 +142,76 @@ impl SftpFiles {
     pub(super) async fn slot(slots: &Arc<Semaphore>) -> Option<OwnedSemaphorePermit> {
         // The semaphore is never closed, so this always gets a permit.
         slots.clone().acquire_owned().await.ok()
+    }
+
+    /// Where `path` leads: its folder's real path (from the server) plus its name, a final link
+    /// followed by its target. One round trip unless links are followed. Returns the path,
+    /// whether it exists, and whether a link was followed.
+    fn resolve_hops(
+        &self,
+        path: String,
+        hops: u32,
+    ) -> futures::future::BoxFuture<'_, Result<(String, bool, bool), FsError>> {
+        Box::pin(async move {
+            let (parent, name) = split_parent(&path);
+            let first_name = |reply: Result<russh_sftp::protocol::Name, SftpError>, of: &str| {
+                reply
+                    .map_err(|error| self.error(of, error))?
+                    .files
+                    .into_iter()
+                    .next()
+                    .map(|file| file.filename)
+                    .ok_or_else(|| {
+                        FsError::new(FsErrorKind::Other, of, "the server sent no real path")
+                    })
+            };
+            if name.is_empty() || name == "." || name == ".." {
+                let real = first_name(self.session.realpath(path.as_str()).await, &path)?;
+                return Ok((real, true, false));
+            }
+            // OpenSSH's realpath needs every component to exist and does not say where a final
+            // link leads, so the folder is resolved and the name looked at, together.
+            let (itself, real_parent) = tokio::join!(
+                self.session.lstat(path.as_str()),
+                self.session.realpath(parent)
+            );
+            let folder = first_name(real_parent, parent)?;
+            match itself {
+                Ok(attrs) if metadata_from(&attrs.attrs).kind == EntryKind::Symlink => {
+                    if hops == 0 {
+                        return Err(FsError::new(
+                            FsErrorKind::Other,
+                            &path,
+                            "too many links in a row (a loop?)",
+                        ));
+                    }
+                    let target = self.read_link(&path).await?;
+                    let next = if target.starts_with('/') {
+                        target
+                    } else {
+                        join(&folder, &target)
+                    };
+                    match self.resolve_hops(next.clone(), hops - 1).await {
+                        Ok((real, exists, _)) => Ok((real, exists, true)),
+                        Err(error) if error.kind == FsErrorKind::NotFound => Err(FsError::new(
+                            FsErrorKind::NotFound,
+                            &path,
+                            format!(
+                                "this is a link to {next}, which does not exist; write to the target's own path"
+                            ),
+                        )),
+                        Err(error) => Err(error),
+                    }
+                }
+                Ok(_) => Ok((join(&folder, name), true, false)),
+                Err(error) => match self.error(&path, error) {
+                    missing if missing.kind == FsErrorKind::NotFound => {
+                        Ok((join(&folder, name), false, false))
+                    }
+                    other => Err(other),
+                },
+            }
+        })
     }
 
     fn error(&self, path: &str, error: SftpError) -> FsError {
@@ -503,6 +576,20 @@ impl FileAccess for SftpFiles {
             .next()
             .map(|file| file.filename)
             .ok_or_else(|| FsError::new(FsErrorKind::Other, path, "the server sent no link target"))
+    }
+
+    async fn resolve_write_target(&self, path: &str) -> Result<String, FsError> {
+        let (real, exists, followed) = self.resolve_hops(path.to_owned(), MAX_LINK_HOPS).await?;
+        if followed && !exists {
+            return Err(FsError::new(
+                FsErrorKind::NotFound,
+                path,
+                format!(
+                    "this is a link to {real}, which does not exist; write to the target's own path"
+                ),
+            ));
+        }
+        Ok(real)
     }
 
     async fn read_into(

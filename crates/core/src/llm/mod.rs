@@ -326,7 +326,10 @@ pub fn key_account(provider: ProviderKind) -> String {
 pub fn resolve_api_key(settings: &ModelSettings) -> Result<Option<String>, LlmError> {
     if let Some(var) = &settings.api_key_env {
         return match std::env::var(var) {
-            Ok(value) if !value.is_empty() => Ok(Some(value)),
+            Ok(value) if !value.is_empty() => {
+                crate::redact::remember(&value);
+                Ok(Some(value))
+            }
             _ => Err(LlmError::KeyEnvMissing { var: var.clone() }),
         };
     }

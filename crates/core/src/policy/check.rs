@@ -112,6 +112,7 @@ fn change(path: String, side: Option<Side>, kind: ChangeKind) -> FileChange {
         path,
         side: side.unwrap_or_default(),
         kind,
+        resolved: None,
     }
 }
 

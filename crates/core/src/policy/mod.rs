@@ -11,6 +11,12 @@
 //!    less sensitive one, and anything [`analysis`] cannot prove → ask, autopilot included;
 //! 4. every command on the allowed list → allow; autopilot → allow; otherwise → ask.
 //!
+//! Links: a change is judged on the path it names **and** on the path the server really writes
+//! (file tools: `FileAccess::resolve_write_target`, recorded in [`FileChange::resolved`];
+//! commands: `tools::links` resolves the analysis' write targets with `realpath -m` on the server
+//! and [`judge_resolved_writes`] adds them), so a link cannot carry a change past the lock-out
+//! list. Where the server cannot say where a path leads, the change asks.
+//!
 //! This module must never let a call through that it does not understand: when in doubt, ask.
 //! `kaiport policy check` calls [`decide`] and [`analyse`] directly, so what it prints is what the
 //! engine does.
@@ -72,6 +78,19 @@ pub struct FileChange {
     pub path: String,
     pub side: Side,
     pub kind: ChangeKind,
+    /// Where the change really lands when links lead elsewhere, as the server resolved it
+    /// (`FileAccess::resolve_write_target`); `None` when it is `path` itself. The rules judge
+    /// both paths.
+    pub resolved: Option<Resolved>,
+}
+
+/// Where a change through links lands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolved {
+    /// The real path, which differs from the one given.
+    To(String),
+    /// The server could not say (the reason, for the user): such a change always asks.
+    Unknown(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +117,20 @@ pub enum ChangeKind {
 
 impl FileChange {
     fn describe(&self) -> String {
+        match &self.resolved {
+            Some(Resolved::To(target)) => format!(
+                "{} (through a link: the file changed is {target})",
+                self.describe_given()
+            ),
+            Some(Resolved::Unknown(why)) => format!(
+                "{} (where links lead could not be checked: {why}; this always asks)",
+                self.describe_given()
+            ),
+            None => self.describe_given(),
+        }
+    }
+
+    fn describe_given(&self) -> String {
         match &self.kind {
             ChangeKind::Create => format!("creates {}", self.path),
             ChangeKind::Replace => format!("replaces the existing file {}", self.path),
@@ -130,11 +163,15 @@ impl FileChange {
 
     /// The paths this change touches, with whether everything below them is affected.
     fn paths(&self) -> Vec<(String, bool)> {
-        match &self.kind {
+        let mut paths = match &self.kind {
             ChangeKind::Rename { to, .. } => vec![(self.path.clone(), true), (to.clone(), false)],
             ChangeKind::Delete { recursive } => vec![(self.path.clone(), *recursive)],
             _ => vec![(self.path.clone(), false)],
+        };
+        if let Some(Resolved::To(target)) = &self.resolved {
+            paths.push((target.clone(), false));
         }
+        paths
     }
 
     /// Changes that destroy or overwrite data the user had.
@@ -234,6 +271,55 @@ pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
     apply_taint(decision, facts, context)
 }
 
+/// Adds what the server said about a command's write targets to a decision (see
+/// `tools::links`): a target that is really a lock-out path, or whose real place is unknown,
+/// asks in every mode. `resolved` holds the targets that lead elsewhere as `(path, subtree,
+/// where)`.
+pub fn judge_resolved_writes(
+    decision: Decision,
+    resolved: &[(String, bool, Resolved)],
+) -> Decision {
+    let reasons: Vec<String> = resolved
+        .iter()
+        .filter_map(|(path, subtree, resolved)| match resolved {
+            Resolved::To(real) => {
+                let real = paths::normalise_path(real, None);
+                paths::lockout_match(&real, *subtree).map(|entry| {
+                    format!(
+                        "writes to {path}, which is really {real} (links followed on the server); that can lock you \
+                         out of the server (protected: {entry}); this always asks"
+                    )
+                })
+            }
+            Resolved::Unknown(why) => Some(format!(
+                "writes to {path}, and where links on the server lead could not be checked ({why}); this always asks"
+            )),
+        })
+        .collect();
+    if reasons.is_empty() {
+        return decision;
+    }
+    match decision {
+        Decision::Allow { reasons: own, .. } => {
+            let mut all = own;
+            all.extend(reasons);
+            Decision::Ask {
+                reasons: all,
+                dangerous: true,
+            }
+        }
+        Decision::Ask { reasons: own, .. } => {
+            let mut all = own;
+            all.extend(reasons);
+            Decision::Ask {
+                reasons: all,
+                dangerous: true,
+            }
+        }
+        deny @ Decision::Deny { .. } => deny,
+    }
+}
+
 /// Data from a more sensitive connection written to a less sensitive one asks (DESIGN.md §3).
 fn apply_taint(decision: Decision, facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
     let Some(seen) = context.data_seen else {
@@ -300,6 +386,15 @@ fn decide_changes(changes: &[FileChange], mode: Mode, tab_kind: TabKind) -> Deci
         reasons.extend(lockout);
         return Decision::Ask {
             reasons,
+            dangerous: true,
+        };
+    }
+    let unresolved = changes
+        .iter()
+        .any(|change| matches!(change.resolved, Some(Resolved::Unknown(_))));
+    if unresolved {
+        return Decision::Ask {
+            reasons: summary,
             dangerous: true,
         };
     }
@@ -616,10 +711,104 @@ mod tests {
     }
 
     #[test]
+    fn changes_through_links_are_judged_where_they_land() {
+        let rules = settings(&[], &[]);
+        let context = PolicyContext::new(Mode::Autopilot, &rules, TabKind::Terminal);
+        let edit = |resolved| CallFacts::Changes {
+            changes: vec![FileChange {
+                resolved,
+                path: "/tmp/l/notes".to_owned(),
+                side: Side::Remote,
+                kind: ChangeKind::Edit,
+            }],
+        };
+        assert!(matches!(
+            decide(&edit(None), context),
+            Decision::Allow { .. }
+        ));
+        let harmless = Some(Resolved::To("/srv/notes".to_owned()));
+        assert!(matches!(
+            decide(&edit(harmless), context),
+            Decision::Allow { .. }
+        ));
+        for target in [
+            "/root/.ssh/authorized_keys",
+            "/etc/ssh/sshd_config",
+            "/etc/sudoers.d/new",
+            "/srv/x/.ssh/authorized_keys2",
+        ] {
+            let through = Some(Resolved::To(target.to_owned()));
+            match decide(&edit(through), context) {
+                Decision::Ask { reasons, dangerous } => {
+                    assert!(dangerous);
+                    let reasons = reasons.join(" ");
+                    assert!(
+                        reasons.contains("through a link") && reasons.contains(target),
+                        "{reasons}"
+                    );
+                }
+                other => panic!("{target}: {other:?}"),
+            }
+        }
+        let unknown = Some(Resolved::Unknown("permission denied".to_owned()));
+        assert!(matches!(
+            decide(&edit(unknown), context),
+            Decision::Ask {
+                dangerous: true,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn command_writes_through_links_ask() {
+        let allow = || Decision::Allow {
+            by: DecidedBy::Autopilot,
+            reasons: vec!["autopilot".to_owned()],
+        };
+        assert_eq!(judge_resolved_writes(allow(), &[]), allow());
+        let harmless = [(
+            "/tmp/a".to_owned(),
+            false,
+            Resolved::To("/srv/a".to_owned()),
+        )];
+        assert_eq!(judge_resolved_writes(allow(), &harmless), allow());
+        let lockout = [(
+            "/tmp/l/authorized_keys".to_owned(),
+            false,
+            Resolved::To("/root/.ssh/authorized_keys".to_owned()),
+        )];
+        assert!(matches!(
+            judge_resolved_writes(allow(), &lockout),
+            Decision::Ask {
+                dangerous: true,
+                ..
+            }
+        ));
+        let unknown = [(
+            "/x".to_owned(),
+            false,
+            Resolved::Unknown("no realpath".to_owned()),
+        )];
+        assert!(matches!(
+            judge_resolved_writes(allow(), &unknown),
+            Decision::Ask {
+                dangerous: true,
+                ..
+            }
+        ));
+        let deny = Decision::Deny {
+            reason: "forbidden".to_owned(),
+        };
+        assert_eq!(judge_resolved_writes(deny.clone(), &lockout), deny);
+    }
+
+    #[test]
     fn changes_to_existing_data_ask_where_the_rules_say_always() {
         let rules = settings(&[], &[]);
         let change = |kind| CallFacts::Changes {
             changes: vec![FileChange {
+                resolved: None,
                 path: "/srv/a".to_owned(),
                 side: Side::Remote,
                 kind,

@@ -277,6 +277,7 @@ impl Authenticator<'_> {
                     ));
                     return None;
                 };
+                crate::redact::remember(&passphrase);
                 match keyfile::decode(&text, Some(passphrase.as_str())) {
                     Ok(key) => return Some(key),
                     Err(e) => e,
@@ -306,6 +307,7 @@ impl Authenticator<'_> {
             return Ok(false);
         };
         self.tried.push("password".to_owned());
+        crate::redact::remember(&password);
         let result = timed(
             self.target,
             self.options,
@@ -358,6 +360,11 @@ impl Authenticator<'_> {
                             }
                             return Ok(false);
                         };
+                        for (answer, (_, echo)) in answers.iter().zip(&asked) {
+                            if !echo {
+                                crate::redact::remember(answer);
+                            }
+                        }
                         answers
                     };
                     response = timed(

@@ -285,6 +285,9 @@ pub fn install_crypto_provider() {
 /// `engine`). The error says what to fix.
 pub async fn open(url: &StorageUrl, secret: Option<&str>) -> Result<Arc<dyn FileAccess>, FsError> {
     install_crypto_provider();
+    if let Some(secret) = secret {
+        crate::redact::remember(secret);
+    }
     match &url.service {
         Service::Ftp { .. } => Ok(Arc::new(ftp::FtpFiles::connect(url, secret).await?)),
         Service::S3 { .. } | Service::Webdav { .. } | Service::Azure { .. } => {

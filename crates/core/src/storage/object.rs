@@ -1222,6 +1222,10 @@ impl FileAccess for ObjectFiles {
         })
     }
 
+    fn folders_are_prefixes(&self) -> bool {
+        self.kind != Kind::Webdav
+    }
+
     fn renames_folders(&self) -> bool {
         // A WebDAV MOVE takes a whole collection (RFC 4918: always Depth infinity).
         self.kind == Kind::Webdav

@@ -143,6 +143,10 @@ impl FileAccess for RootedFiles {
         self.inner.renames_folders()
     }
 
+    fn folders_are_prefixes(&self) -> bool {
+        self.inner.folders_are_prefixes()
+    }
+
     async fn rename_dir(&self, from: &str, to: &str) -> Result<(), FsError> {
         let (from, to) = (self.inner_path(from)?, self.inner_path(to)?);
         self.inner.rename_dir(&from, &to).await

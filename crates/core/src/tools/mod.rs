@@ -6,6 +6,7 @@
 //! the model's to fix, so it becomes a precise message, never a panic.
 
 mod files;
+pub mod links;
 mod storage;
 mod terminal;
 
@@ -422,6 +423,16 @@ pub const MAX_READ_SCREEN_WAIT_S: u32 = 120;
 
 /// Parse `args` for `name`; the error is a message for the model.
 pub fn parse_request(name: ToolName, args: Value) -> Result<ToolRequest, String> {
+    // No path, name or command line can hold a NUL byte; SFTP would cut the request short and
+    // the terminal would read it as a key. Only send_input types raw keys (Ctrl-@ is one).
+    if name != ToolName::SendInput
+        && let Some(field) = nul_field(&args, "")
+    {
+        return Err(format!(
+            "{name}: `{field}` contains a NUL byte (\\u0000), which no file name, path or command \
+             line can hold; remove it and retry"
+        ));
+    }
     let request = match name {
         ToolName::RunCommand => {
             let params: RunCommandParams = parse(name, args)?;
@@ -506,6 +517,29 @@ pub fn parse_request(name: ToolName, args: Value) -> Result<ToolRequest, String>
     Ok(request)
 }
 
+/// The first argument (as a dotted path) whose text holds a NUL byte.
+fn nul_field(value: &Value, at: &str) -> Option<String> {
+    let name = |key: &str| match at {
+        "" => key.to_owned(),
+        _ => format!("{at}.{key}"),
+    };
+    match value {
+        Value::String(text) if text.contains('\0') => Some(at.to_owned()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(index, item)| nul_field(item, &format!("{at}[{index}]"))),
+        Value::Object(fields) => fields.iter().find_map(|(key, item)| {
+            if key.contains('\0') {
+                Some(name(key))
+            } else {
+                nul_field(item, &name(key))
+            }
+        }),
+        _ => None,
+    }
+}
+
 fn parse<T: DeserializeOwned>(name: ToolName, args: Value) -> Result<T, String> {
     let args = match args {
         // Some models send no arguments at all for parameterless calls.
@@ -536,6 +570,31 @@ fn json_kind(value: &Value) -> &'static str {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn nul_bytes_are_refused_before_anything_runs() {
+        for (tool, args, field) in [
+            (ToolName::ReadFile, json!({"path": "/tmp/a\u{0}b"}), "path"),
+            (
+                ToolName::RunCommand,
+                json!({"command": "r\u{0}m x"}),
+                "command",
+            ),
+            (
+                ToolName::ListDir,
+                json!({"path": "/tmp", "side": "remote", "x": ["ok", "n\u{0}"]}),
+                "x[1]",
+            ),
+        ] {
+            let error = parse_request(tool, args).map(|_| ()).unwrap_err();
+            assert!(
+                error.contains(&format!("`{field}` contains a NUL byte")),
+                "{error}"
+            );
+        }
+        // send_input types keys: Ctrl-@ is NUL.
+        assert!(parse_request(ToolName::SendInput, json!({"text": "\u{0}"})).is_ok());
+    }
 
     #[test]
     fn registry_follows_features() {

@@ -156,6 +156,7 @@ async fn check_op(
             absolute(ToolName::MakeDir, &path)?;
             let line = format!("make folder {path} ({})", side_name(side));
             let change = FileChange {
+                resolved: None,
                 path: path.clone(),
                 side,
                 kind: ChangeKind::MakeDir,
@@ -205,6 +206,7 @@ async fn check_op(
                 None => format!("rename {what} {from} to {to} ({})", side_name(side)),
             };
             let change = FileChange {
+                resolved: None,
                 path: from.clone(),
                 side,
                 kind: ChangeKind::Rename {
@@ -271,6 +273,7 @@ async fn check_op(
                 ),
             };
             let change = FileChange {
+                resolved: None,
                 path: path.clone(),
                 side,
                 kind: ChangeKind::Delete { recursive },
@@ -299,6 +302,7 @@ async fn check_op(
             .await?;
             let _ = source;
             let change = FileChange {
+                resolved: None,
                 path: target_path.clone(),
                 side: Side::Remote,
                 kind: ChangeKind::Transfer {
@@ -328,6 +332,7 @@ async fn check_op(
             )
             .await?;
             let change = FileChange {
+                resolved: None,
                 path: target_path.clone(),
                 side: Side::Local,
                 kind: ChangeKind::Transfer {
@@ -345,6 +350,24 @@ async fn check_op(
             ))
         }
     }
+}
+
+/// A name from a server as it is written on this computer: control characters (ESC, BEL,
+/// newline, …), which would reach the user's terminal with every `ls`, become their visible
+/// Unicode pictures (`\u{1b}` → `␛`), as rclone encodes them.
+pub fn local_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(|c| c.is_ascii_control()) {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    std::borrow::Cow::Owned(
+        name.chars()
+            .map(|c| match c {
+                '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('?'),
+                '\u{7f}' => '\u{2421}',
+                other => other,
+            })
+            .collect(),
+    )
 }
 
 /// Checks a transfer of the file `from` into the folder `into`: returns the source's facts,
@@ -376,14 +399,21 @@ async fn check_transfer(
         .await
         .map_err(|error| fs_message(tool, &error))?;
     match &folder {
-        None if strict => return Err(format!("{tool}: the folder {into} does not exist")),
+        // An object store has no folders to make first: the upload's key makes the prefix.
+        None if strict && !target_files.folders_are_prefixes() => {
+            return Err(format!("{tool}: the folder {into} does not exist"));
+        }
         Some(found) if found.kind != EntryKind::Dir => {
             return Err(format!("{tool}: {into} is not a folder"));
         }
         _ => {}
     }
     let (_, name) = split_parent(from);
-    let target_path = join(into, name);
+    let name = match into_side {
+        Side::Local => local_name(name),
+        Side::Remote => std::borrow::Cow::Borrowed(name),
+    };
+    let target_path = join(into, &name);
     let target = stat(target_files.as_ref(), &target_path)
         .await
         .map_err(|error| fs_message(tool, &error))?;
@@ -969,6 +999,13 @@ async fn rename_folder(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_become_their_pictures_locally() {
+        assert_eq!(local_name("plain name.txt"), "plain name.txt");
+        assert_eq!(local_name("a\u{1b}[31mb\u{7}\nc\u{7f}"), "a␛[31mb␇␊c␡");
+        assert!(matches!(local_name("é ok"), std::borrow::Cow::Borrowed(_)));
+    }
 
     #[test]
     fn sizes_read_well() {

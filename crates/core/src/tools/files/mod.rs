@@ -19,7 +19,7 @@ use crate::fs::{
     FileAccess, FsError, FsErrorKind, LocalFiles, Metadata, SftpFiles, Stamp, WriteOptions,
     read_whole, split_parent,
 };
-use crate::policy::{CallFacts, ChangeKind, FileChange};
+use crate::policy::{CallFacts, ChangeKind, FileChange, Resolved};
 use crate::ssh::SshSession;
 use kaiport_protocol::ApprovalPreview;
 use kaiport_protocol::tools::*;
@@ -121,6 +121,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct PlannedWrite {
     pub tool: ToolName,
     pub path: String,
+    /// The file really written: `path` with links followed, as the server resolved it. A link
+    /// stays a link; its target gets the new content.
+    pub target: String,
     /// Which side of a storage tab (terminal tabs: remote).
     pub side: Side,
     pub content: Vec<u8>,
@@ -170,6 +173,23 @@ async fn metadata_if_exists(
         Ok(found) => Ok(Some(found)),
         Err(error) if error.kind == FsErrorKind::NotFound => Ok(None),
         Err(error) => Err(error),
+    }
+}
+
+/// Where a write to `path` lands, for the policy (module docs of `policy`) and the write itself.
+/// A link to nothing is refused (the write would create a file the user never named); a server
+/// that cannot say for another reason leaves the given path as the target and makes the change
+/// ask.
+async fn write_target(
+    tool: ToolName,
+    files: &dyn FileAccess,
+    path: &str,
+) -> Result<(String, Option<Resolved>), String> {
+    match files.resolve_write_target(path).await {
+        Ok(real) if real == path => Ok((real, None)),
+        Ok(real) => Ok((real.clone(), Some(Resolved::To(real)))),
+        Err(error) if error.kind == FsErrorKind::NotFound => Err(fs_message(tool, &error)),
+        Err(error) => Ok((path.to_owned(), Some(Resolved::Unknown(error.to_string())))),
     }
 }
 
@@ -363,7 +383,11 @@ pub(super) async fn prepare_edit_file(
     let tab = tab_files(context, params.side)?;
     let files = tab.access().await?;
     let path = params.path.as_str();
-    let found = match metadata_if_exists(files.as_ref(), path).await {
+    let (found, resolution) = tokio::join!(
+        metadata_if_exists(files.as_ref(), path),
+        write_target(TOOL, files.as_ref(), path)
+    );
+    let found = match found {
         Ok(Some(found)) => found,
         Ok(None) => {
             return Err(format!(
@@ -372,6 +396,7 @@ pub(super) async fn prepare_edit_file(
         }
         Err(error) => return Err(fs_message(TOOL, &error)),
     };
+    let (target, resolved) = resolution?;
     let raw = current_text(TOOL, tab, files.as_ref(), path, &found, false).await?;
     if text::looks_binary(&raw) {
         return Err(format!(
@@ -389,6 +414,7 @@ pub(super) async fn prepare_edit_file(
     Ok(Prepared {
         facts: CallFacts::Changes {
             changes: vec![FileChange {
+                resolved,
                 path: params.path.clone(),
                 side: side(params.side),
                 kind: ChangeKind::Edit,
@@ -402,6 +428,7 @@ pub(super) async fn prepare_edit_file(
             tool: TOOL,
             side: side(params.side),
             path: params.path,
+            target,
             content: after.into_bytes(),
             before: Some(found.stamp()),
             before_hash: Some(hash(&raw)),
@@ -423,9 +450,11 @@ pub(super) async fn prepare_write_file(
     let tab = tab_files(context, params.side)?;
     let files = tab.access().await?;
     let path = params.path.as_str();
-    let existing = metadata_if_exists(files.as_ref(), path)
-        .await
-        .map_err(|error| fs_message(TOOL, &error))?;
+    let (existing, resolution) = tokio::join!(
+        metadata_if_exists(files.as_ref(), path),
+        write_target(TOOL, files.as_ref(), path)
+    );
+    let existing = existing.map_err(|error| fs_message(TOOL, &error))?;
     let (kind, before_text, before_hash, content) = match &existing {
         Some(found) => {
             let raw = current_text(TOOL, tab, files.as_ref(), path, found, true).await?;
@@ -459,11 +488,13 @@ pub(super) async fn prepare_write_file(
             )
         }
     };
+    let (target, resolved) = resolution?;
     let unified = unified_diff(path, &before_text, &content);
     let (lines_added, lines_removed) = count_changes(&before_text, &content);
     Ok(Prepared {
         facts: CallFacts::Changes {
             changes: vec![FileChange {
+                resolved,
                 path: params.path.clone(),
                 side: side(params.side),
                 kind,
@@ -477,6 +508,7 @@ pub(super) async fn prepare_write_file(
             tool: TOOL,
             side: side(params.side),
             path: params.path,
+            target,
             content: content.into_bytes(),
             before: existing.as_ref().map(Metadata::stamp),
             before_hash,
@@ -515,8 +547,9 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
             size: None,
         };
         let mut source: &[u8] = &plan.content;
+        // Through a link, the target is replaced and the link stays.
         files
-            .write_atomic(path, &mut source, &options)
+            .write_atomic(&plan.target, &mut source, &options)
             .await
             .map_err(|error| match error.kind {
                 FsErrorKind::PermissionDenied => format!(

@@ -68,18 +68,18 @@ pub(super) async fn write(
             .create_private(&data_path, &plan.content)
             .await
             .map_err(|error| format!("{tool}: could not upload the new content: {error}"))?;
-        let script = install_script(&data_path, &plan.path, plan.owner);
+        let script = install_script(&data_path, &plan.target, plan.owner);
         files
             .create_private(&script_path, script.as_bytes())
             .await
             .map_err(|error| format!("{tool}: could not upload the install script: {error}"))?;
         // Last check before anything is replaced: the file is still as the diff saw it.
-        let now = match files.metadata(&plan.path).await {
+        let now = match files.metadata(&plan.target).await {
             Ok(found) => Some(found.stamp()),
             Err(error) if error.kind == crate::fs::FsErrorKind::NotFound => None,
             Err(error) => return Err(format!("{tool}: {error}")),
         };
-        crate::fs::check_unchanged(&plan.path, plan.before, now)
+        crate::fs::check_unchanged(&plan.target, plan.before, now)
             .map_err(|error| format!("{tool}: {error}"))?;
         run_install(&script_path, nonce, terminal, context).await
     }

@@ -1,0 +1,173 @@
+//! Hostile input from the model or a server that must end in a clear error or a safe name, never
+//! a dead session or a terminal-controlling file name (issue "Keep the promise", items 11, 12).
+
+use kaiport_protocol::*;
+use kaiport_tests::engine_harness::EngineHarness;
+use kaiport_tests::sshd::Sshd;
+use kaiport_tests::storage_servers::{StorageKind, StorageServer};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_nul_byte_in_a_path_is_refused_and_the_session_lives_on() {
+    let sshd = Sshd::start().unwrap();
+    let settings = ConnectionSettings {
+        send_file_contents: true,
+        ..ConnectionSettings::default()
+    };
+    let tab = EngineHarness::open_sshd(&sshd, settings, Mode::Autopilot)
+        .await
+        .unwrap();
+    for (tool, args) in [
+        ("read_file", json!({"path": "/etc/host\u{0}name"})),
+        ("list_dir", json!({"path": "/tmp/\u{0}"})),
+        (
+            "write_file",
+            json!({"path": "/tmp/a\u{0}b", "content": "x"}),
+        ),
+        ("run_command", json!({"command": "echo a\u{0}b"})),
+    ] {
+        let outcome = tab.call(tool, args).await.unwrap();
+        assert_eq!(outcome.status, ToolStatus::Error, "{tool}: {outcome:?}");
+        let error = outcome.error.unwrap_or_default();
+        assert!(error.contains("NUL byte"), "{tool}: {error}");
+    }
+    // The SFTP session and the terminal still work.
+    let listing = tab.ok("list_dir", json!({"path": "/"})).await.unwrap();
+    assert!(listing["entries"].as_array().is_some_and(|e| !e.is_empty()));
+    let result = tab
+        .ok("run_command", json!({"command": "echo still-here"}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"].as_str().unwrap().trim(), "still-here");
+}
+
+/// A server names a file with ESC, BEL and newline: the download gets their visible pictures.
+async fn control_names_download_safely(kind: StorageKind) {
+    let server = StorageServer::start(kind).unwrap();
+    // An FTP listing is one name per line: a newline cannot be in an FTP name at all.
+    let (hostile, safe) = match kind {
+        StorageKind::Ftp => (
+            "bell\u{7}esc\u{1b}]0;owned\u{7}end.txt",
+            "bell␇esc␛]0;owned␇end.txt",
+        ),
+        _ => (
+            "bell\u{7}esc\u{1b}]0;owned\u{7}line\nend.txt",
+            "bell␇esc␛]0;owned␇line␊end.txt",
+        ),
+    };
+    let hostile = hostile.to_owned();
+    server
+        .seed_files("/drop", &[(hostile.clone(), b"payload\n".to_vec())])
+        .unwrap();
+    let local = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(local.path()).unwrap();
+    let settings = ConnectionSettings {
+        send_file_contents: true,
+        ..ConnectionSettings::default()
+    };
+    let tab = EngineHarness::open_storage(
+        &server,
+        local.path(),
+        settings,
+        Mode::Autopilot,
+        Some(server.secret()),
+    )
+    .await
+    .unwrap();
+    let listing = tab.ok("list_dir", json!({"path": "/drop"})).await.unwrap();
+    let listed: Vec<&str> = listing["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|entry| entry["name"].as_str())
+        .collect();
+    assert_eq!(listed, vec![hostile.as_str()], "{kind:?}");
+    tab.ok(
+        "download",
+        json!({"remote_path": format!("/drop/{hostile}"), "local_dir": root.display().to_string()}),
+    )
+    .await
+    .unwrap();
+    let written: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(written, vec![safe.to_owned()], "{kind:?}");
+    assert_eq!(
+        std::fs::read(root.join(&written[0])).unwrap(),
+        b"payload\n",
+        "{kind:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn control_names_download_safely_from_ftp() {
+    control_names_download_safely(StorageKind::Ftp).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn control_names_download_safely_from_sftp() {
+    control_names_download_safely(StorageKind::Sftp).await;
+}
+
+/// An object store keeps no empty folders (rclone's S3 gateway folds markers): a folder made in
+/// one tab is gone in the next, and an upload into it must still work (item 17).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upload_into_a_prefix_needs_no_folder_marker() {
+    let server = StorageServer::start(StorageKind::S3).unwrap();
+    let local = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(local.path()).unwrap();
+    std::fs::write(root.join("report.txt"), "quarterly\n").unwrap();
+    let settings = ConnectionSettings {
+        send_file_contents: true,
+        ..ConnectionSettings::default()
+    };
+    let open = || {
+        EngineHarness::open_storage(
+            &server,
+            local.path(),
+            settings.clone(),
+            Mode::Autopilot,
+            Some(server.secret()),
+        )
+    };
+    let first = open().await.unwrap();
+    first
+        .ok("make_dir", json!({"path": "/fresh/deeper"}))
+        .await
+        .unwrap();
+    drop(first);
+    let second = open().await.unwrap();
+    second
+        .ok(
+            "upload",
+            json!({"local_path": root.join("report.txt").display().to_string(), "remote_dir": "/fresh/deeper"}),
+        )
+        .await
+        .unwrap();
+    let listing = second
+        .ok("list_dir", json!({"path": "/fresh/deeper"}))
+        .await
+        .unwrap();
+    let names: Vec<&str> = listing["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|entry| entry["name"].as_str())
+        .collect();
+    assert_eq!(names, vec!["report.txt"]);
+    // A folder that was never made is just as good on an object store.
+    second
+        .ok(
+            "upload",
+            json!({"local_path": root.join("report.txt").display().to_string(), "remote_dir": "/never/made"}),
+        )
+        .await
+        .unwrap();
+    assert!(
+        server
+            .stored_files("/never/made")
+            .unwrap()
+            .contains(&"report.txt".to_owned())
+    );
+}
