@@ -449,14 +449,28 @@ impl State {
         result
     }
 
-    /// `text` without the session secret (for anything the model is given).
+    /// `text` without the session secret (for anything the model is given), also where a
+    /// screen row ends inside it.
     fn scrub(&self, text: String) -> String {
-        match &self.secret {
-            Some(secret) if text.contains(secret.as_str()) => {
-                text.replace(secret.as_str(), "[kaiport secret]")
+        const PLACEHOLDER: &str = "[kaiport secret]";
+        let Some(secret) = &self.secret else {
+            return text;
+        };
+        let mut text = if text.contains(secret.as_str()) {
+            text.replace(secret.as_str(), PLACEHOLDER)
+        } else {
+            text
+        };
+        if text.contains('\n') {
+            for split in 1..secret.len() {
+                let (head, tail) = secret.split_at(split);
+                let broken = format!("{head}\n{tail}");
+                if text.contains(&broken) {
+                    text = text.replace(&broken, &format!("{PLACEHOLDER}\n"));
+                }
             }
-            _ => text,
         }
+        text
     }
 
     /// A new secret nobody has seen: marks typed with the old one no longer count.
@@ -675,11 +689,12 @@ impl RunContext {
             // Without a secret any of these marks may have been printed by the output: the
             // output then runs to the last `D`, so nothing that arrived after one is hidden.
             let last = marks.iter().rev().find(is_finish).unwrap_or(done);
-            let to = if state.mode == ShellIntegrationMode::DetectOnly {
-                last.mark.start
+            let done = if state.mode == ShellIntegrationMode::DetectOnly {
+                last
             } else {
-                done.mark.start
+                done
             };
+            let to = done.mark.start;
             let prompt_back = marks.iter().any(|m| {
                 m.mark.start > done.mark.start
                     && matches!(m.mark.kind, MarkKind::CommandStart | MarkKind::PromptStart)
