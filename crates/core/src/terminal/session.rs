@@ -39,7 +39,9 @@ use super::fast_forward::{self, ScrollRegionWatch};
 use super::integration::{self, ShellKind};
 use super::keys::encode_key_for;
 use super::marks::{Mark, MarkKind, MarkScanner};
-use super::prompt::{command_reads_terminal, looks_like_prompt, looks_like_question};
+use super::prompt::{
+    command_reads_terminal, ends_like_prompt, looks_like_prompt, looks_like_question,
+};
 use super::render::{render_output, render_text};
 use super::scrollback::ScrollbackLog;
 use super::{ShellIntegrationMode, TerminalError, TerminalNotice, TerminalSettings};
@@ -68,6 +70,9 @@ const PROMPT_AFTER_D: Duration = Duration::from_millis(300);
 /// Integration expected, the heuristic says "prompt", but no `D` mark: how long before the
 /// heuristic decides (the shell was replaced by `exec`, a nested shell, `sudo -i`, tmux…).
 const INTEGRATION_FALLBACK: Duration = Duration::from_millis(1000);
+/// Quiet needed to take a freshly drawn prompt (`… $ ` with the cursor after it) as the
+/// session's first prompt, and the probe's answer as complete.
+const READY_QUIET: Duration = Duration::from_millis(60);
 /// How long run_command waits for the shell to be back at an empty prompt before typing.
 const READY_FOR_COMMAND: Duration = Duration::from_millis(2000);
 /// send_input: settled when quiet this long; never longer than `SETTLE_MAX`.
@@ -935,7 +940,17 @@ impl Terminal {
                         .last_mark()
                         .is_some_and(|m| m.mark.kind == MarkKind::CommandStart)
                     && quiet >= Duration::from_millis(50);
-                let heuristic = quiet >= quiet_period && looks_like_prompt(&before, None);
+                // A line ending in a prompt character with the cursor one blank after it is
+                // what shells draw: a short pause is enough (the connection's start should not
+                // wait out the whole quiet period, issue 17 item 15).
+                let (_, cursor_col) = state.mirror.screen().cursor_position();
+                let text = before.trim_end();
+                let one_blank_after = text.chars().count() + 1 == usize::from(cursor_col);
+                let drawn_prompt = ends_like_prompt(text)
+                    && one_blank_after
+                    && state.cursor_line().1.trim().is_empty();
+                let heuristic = looks_like_prompt(&before, None)
+                    && (quiet >= quiet_period || (drawn_prompt && quiet >= READY_QUIET));
                 let give_up = now >= deadline;
                 if marked_prompt
                     || heuristic
@@ -1030,9 +1045,20 @@ impl Terminal {
                         HiddenDone::ProbeAnswered => {
                             let text = render_text(hidden);
                             let last = text.rsplit('\n').next().unwrap_or_default();
+                            // The prompt seen at the start, drawn again: the answer is complete
+                            // after a short pause; another prompt-looking line needs a longer one.
+                            let same_prompt = state
+                                .session_prompt
+                                .as_deref()
+                                .is_some_and(|prompt| last.trim_end() == prompt.trim_end());
+                            let settled = if same_prompt {
+                                quiet >= READY_QUIET
+                            } else {
+                                quiet >= Duration::from_millis(150)
+                            };
                             if integration::probe_answered(&text)
                                 && text.contains('\n')
-                                && quiet >= Duration::from_millis(150)
+                                && settled
                                 && looks_like_prompt(last, state.session_prompt.as_deref())
                             {
                                 finished = Some(text);
