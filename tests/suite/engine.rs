@@ -425,3 +425,44 @@ async fn send_input_at_a_prompt_is_judged_on_the_line_enter_runs() {
         "{audit:?}"
     );
 }
+
+/// Issue 17 item 15: closing a tab observes the shell's end instead of waiting out the close
+/// limit (2 s), and the tab's start does not wait a whole quiet period for a drawn prompt.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tab_opens_and_closes_promptly() {
+    let sshd = Sshd::start().unwrap();
+    let opened = std::time::Instant::now();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    tab.ok("run_command", json!({"command": "true"}))
+        .await
+        .unwrap();
+    let open_and_run = opened.elapsed();
+    let closing = std::time::Instant::now();
+    tab.engine
+        .handle(Op::CloseTab {
+            tab: tab.tab.clone(),
+        })
+        .await;
+    let close = closing.elapsed();
+    assert!(
+        close < Duration::from_millis(1500),
+        "closing took {close:?}"
+    );
+    assert!(
+        open_and_run < Duration::from_secs(3),
+        "opening and running `true` took {open_and_run:?}"
+    );
+    // The harness collects events on its own task: give it a moment.
+    let closed = || {
+        tab.events()
+            .iter()
+            .any(|event| matches!(event, Event::TabClosed { .. }))
+    };
+    for _ in 0..40 {
+        if closed() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(closed());
+}
