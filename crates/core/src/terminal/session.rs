@@ -1678,3 +1678,50 @@ fn replace_bytes(bytes: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {
     out.extend_from_slice(rest);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// Issue 17 item 14: a flood keeps a bounded capture, and what the model gets is made from
+    /// one rendered string (head and tail, with the gap marked).
+    #[test]
+    fn a_flood_keeps_a_bounded_capture() {
+        let mut capture = Capture::new(0);
+        let chunk = b"y\r\n".repeat(10_923);
+        for _ in 0..1_600 {
+            capture.push(&chunk);
+        }
+        assert_eq!(
+            capture.head.len() + capture.tail.len(),
+            CAPTURE_HEAD + CAPTURE_TAIL
+        );
+        assert!(capture.head.capacity() <= 2 * CAPTURE_HEAD);
+        assert_eq!(capture.end(), 1_600 * chunk.len() as u64);
+        let bytes = capture.slice(0, capture.end());
+        assert!(bytes.len() < CAPTURE_HEAD + CAPTURE_TAIL + 100);
+        let text = extract_output(&bytes, false, false, Some("s3cr3t"));
+        assert!(text.starts_with("y\ny\n"));
+        assert!(text.contains("bytes of output not kept by the terminal"));
+        assert!(text.ends_with("\ny"));
+    }
+
+    #[test]
+    fn extract_output_drops_echo_prompt_and_blank_tail() {
+        let cases: [(&[u8], bool, bool, &str); 5] = [
+            (b"ls\r\na\r\nb\r\n\r\n$ ", true, true, "a\nb"),
+            (b"only\r\n", true, false, ""),
+            (b"a\r\nb", true, true, ""),
+            (b"out\r\n  \r\n\r\n", false, false, "out"),
+            (b"", true, true, ""),
+        ];
+        for (bytes, echo, prompt, expected) in cases {
+            assert_eq!(
+                extract_output(bytes, echo, prompt, None),
+                expected,
+                "{bytes:?}"
+            );
+        }
+    }
+}
