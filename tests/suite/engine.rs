@@ -335,3 +335,136 @@ async fn ask_user_waits_for_the_user_even_in_autopilot() {
         .count();
     assert_eq!(asked, 2);
 }
+
+/// Issue 17 item 3: at a shell prompt, send_input's Enter is judged on the line it runs, however
+/// the keys edited it; refused lines are taken back; inside a program input stays input.
+#[tokio::test(flavor = "multi_thread")]
+async fn send_input_at_a_prompt_is_judged_on_the_line_enter_runs() {
+    let sshd = Sshd::start().unwrap();
+    let settings = ConnectionSettings {
+        forbidden_commands: vec!["rm".to_owned()],
+        ..ConnectionSettings::default()
+    };
+    let tab = open(&sshd, settings, Mode::Autopilot).await;
+    tab.set_approvals(Approvals::Deny);
+    tab.ok("run_command", json!({"command": "touch /tmp/kp_v"}))
+        .await
+        .unwrap();
+    let attempts = [
+        // Ctrl-A to the line start, then `r`.
+        json!({"text": "m /tmp/kp_v\u{1}r", "key": "enter"}),
+        // Ctrl-A, Ctrl-F, Ctrl-D deletes the `x`.
+        json!({"text": "rxm /tmp/kp_v\u{1}\u{6}\u{4}", "key": "enter"}),
+        // Ctrl-V inserts the next key as it is.
+        json!({"text": "r\u{16}m /tmp/kp_v", "key": "enter"}),
+        // An arrow key inside the text.
+        json!({"text": "m /tmp/kp_v\u{1b}[D\u{1b}[D\u{1b}[D\u{1b}[D\u{1b}[D\u{1b}[D\u{1b}[D\u{1b}[D\u{1b}[D\u{1b}[D\u{1b}[Dr", "key": "enter"}),
+    ];
+    for args in attempts {
+        let outcome = tab.call("send_input", args.clone()).await.unwrap();
+        assert_eq!(outcome.status, ToolStatus::Denied, "{args}: {outcome:?}");
+        assert!(
+            outcome.error.as_deref().unwrap_or_default().contains("rm"),
+            "{outcome:?}"
+        );
+    }
+    // Over two calls: the first only types (nothing runs), the second's Enter is judged on the
+    // whole line.
+    tab.ok("send_input", json!({"text": "m /tmp/kp_v", "key": "home"}))
+        .await
+        .unwrap();
+    let outcome = tab
+        .call("send_input", json!({"text": "r", "key": "enter"}))
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, ToolStatus::Denied, "{outcome:?}");
+    // Keys that could run a line kaiport cannot read first ask (and are refused here).
+    let outcome = tab
+        .call("send_input", json!({"text": "echo a", "key": "esc"}))
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, ToolStatus::Denied, "{outcome:?}");
+    // Nothing ran, every refused line was taken back, the prompt is usable.
+    let result = tab
+        .ok("run_command", json!({"command": "ls /tmp/kp_v"}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"], "/tmp/kp_v", "{result}");
+    // An allowed line runs.
+    let screen = tab
+        .ok(
+            "send_input",
+            json!({"text": "echo kp-typed", "key": "enter"}),
+        )
+        .await
+        .unwrap();
+    assert!(
+        screen["screen"].as_str().unwrap().contains("\nkp-typed"),
+        "{screen}"
+    );
+    // Inside a running program the input is the program's.
+    let read = tab
+        .ok(
+            "run_command",
+            json!({"command": "read answer", "timeout_s": 20}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(read["status"], "awaiting_input", "{read}");
+    tab.ok("send_input", json!({"text": "remove", "key": "enter"}))
+        .await
+        .unwrap();
+    let result = tab
+        .ok("run_command", json!({"command": "echo \"$answer\""}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"], "remove");
+    let audit = tab.audit().unwrap();
+    assert!(
+        audit
+            .iter()
+            .any(|line| line["tool"] == "send_input" && line["decision"] == "deny"),
+        "{audit:?}"
+    );
+}
+
+/// Issue 17 item 15: closing a tab observes the shell's end instead of waiting out the close
+/// limit (2 s), and the tab's start does not wait a whole quiet period for a drawn prompt.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tab_opens_and_closes_promptly() {
+    let sshd = Sshd::start().unwrap();
+    let opened = std::time::Instant::now();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    tab.ok("run_command", json!({"command": "true"}))
+        .await
+        .unwrap();
+    let open_and_run = opened.elapsed();
+    let closing = std::time::Instant::now();
+    tab.engine
+        .handle(Op::CloseTab {
+            tab: tab.tab.clone(),
+        })
+        .await;
+    let close = closing.elapsed();
+    assert!(
+        close < Duration::from_millis(1500),
+        "closing took {close:?}"
+    );
+    assert!(
+        open_and_run < Duration::from_secs(3),
+        "opening and running `true` took {open_and_run:?}"
+    );
+    // The harness collects events on its own task: give it a moment.
+    let closed = || {
+        tab.events()
+            .iter()
+            .any(|event| matches!(event, Event::TabClosed { .. }))
+    };
+    for _ in 0..40 {
+        if closed() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(closed());
+}

@@ -1000,11 +1000,16 @@ impl Inner {
         if !matches!(decision, Decision::Deny { .. }) {
             match self.plans.before_decision(&tab.id, call, &prepared.action) {
                 Ok(events) => events.into_iter().for_each(|event| self.emit(event)),
-                Err(message) => return fail(message),
+                Err(message) => {
+                    tools::abandon(&prepared.action, &context).await;
+                    return fail(message);
+                }
             }
         }
         let (decided_by, reasons) = match decision {
             Decision::Deny { reason } => {
+                // What preparing did (send_input's staged line) is taken back on every refusal.
+                tools::abandon(&prepared.action, &context).await;
                 let outcome = error_outcome(tool, ToolStatus::Denied, reason.clone());
                 return (outcome, Verdict::Deny, Some(DecidedBy::Rule), vec![reason]);
             }
@@ -1044,12 +1049,14 @@ impl Inner {
                         };
                         #[cfg(feature = "plan")]
                         self.plan_refused(&tab.id, &prepared.action);
+                        tools::abandon(&prepared.action, &context).await;
                         let outcome = error_outcome(tool, ToolStatus::Denied, message);
                         return (outcome, Verdict::Ask, Some(by), reasons);
                     }
                     Err(NoAnswer::Cancelled | NoAnswer::Abandoned) => {
                         #[cfg(feature = "plan")]
                         self.plan_refused(&tab.id, &prepared.action);
+                        tools::abandon(&prepared.action, &context).await;
                         let outcome = error_outcome(
                             tool,
                             ToolStatus::Cancelled,

@@ -383,3 +383,177 @@ async fn terminal_fish_injected_integration() {
     assert_eq!(short(&run(t, "false", 10 * SECOND).await).2, Some(1));
     assert_eq!(run(t, "echo hi", 10 * SECOND).await.output, "hi");
 }
+
+/// Issue 17 item 2: marks printed by output (not carrying the session secret) end nothing, are
+/// shown as text, and the secret never reaches what the model is given.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_printed_marks_do_not_end_a_command() {
+    let Some(local) = bash(ShellIntegrationMode::Inject).await else {
+        return;
+    };
+    let t = &local.terminal;
+    let si = Detection::ShellIntegration;
+    let faked = run(
+        t,
+        r"printf '\033]133;D;0\007\033]133;A\007'; sleep 2; echo REALEND; (exit 5)",
+        20 * SECOND,
+    )
+    .await;
+    assert_eq!(
+        short(&faked),
+        (
+            CommandStatus::Completed,
+            r"\e]133;D;0\a\e]133;A\aREALEND",
+            Some(5),
+            si
+        )
+    );
+    assert!(faked.duration_ms >= 2000, "{faked:?}");
+    // The same from a file, with a guessed secret field.
+    run(
+        t,
+        r"printf 'x\033]133;D;0;kp=0123\007\033]133;A\033\\y\n' > kp_marks.txt",
+        10 * SECOND,
+    )
+    .await;
+    let cat = run(t, "cat kp_marks.txt; sleep 1; echo after", 20 * SECOND).await;
+    assert_eq!(
+        short(&cat),
+        (
+            CommandStatus::Completed,
+            "x\\e]133;D;0;kp=…\\a\\e]133;A\\ay\nafter",
+            Some(0),
+            si
+        )
+    );
+    // Where the shell keeps the secret, the model sees a placeholder.
+    let shown = run(t, "declare -f __kp_pre; echo \"$PS1\"", 10 * SECOND).await;
+    assert!(
+        shown.output.contains("[kaiport secret]"),
+        "{}",
+        shown.output
+    );
+    let hex32 = regex::Regex::new("[0-9a-f]{32}").unwrap();
+    assert!(!hex32.is_match(&shown.output), "{}", shown.output);
+    assert!(!hex32.is_match(&t.screen().screen), "{}", t.screen().screen);
+    let history = run(t, "history", 10 * SECOND).await;
+    assert!(
+        !history.output.contains("__kp_installed"),
+        "{}",
+        history.output
+    );
+    assert!(!hex32.is_match(&history.output), "{}", history.output);
+}
+
+/// Issue 17 item 4: with integration, a prompt-looking pause in the output is not the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_prompt_looking_output_waits_for_the_marks() {
+    let Some(local) = bash(ShellIntegrationMode::Inject).await else {
+        return;
+    };
+    let t = &local.terminal;
+    for (command, output) in [
+        ("printf 'downloading 45%%'; sleep 3", "downloading 45%"),
+        (
+            "printf 'root@box:~# '; sleep 3; echo done",
+            "root@box:~# done",
+        ),
+    ] {
+        let result = run(t, command, 20 * SECOND).await;
+        assert_eq!(
+            short(&result),
+            (
+                CommandStatus::Completed,
+                output,
+                Some(0),
+                Detection::ShellIntegration
+            ),
+            "{command}"
+        );
+        assert!(result.duration_ms >= 3000, "{command}: {result:?}");
+    }
+    assert!(t.integration_active());
+}
+
+/// Issue 17 item 3: at a prompt, the line Enter runs is read off the screen after the keys
+/// before it; keys that could run an unreadable line are flagged; inside a program nothing is
+/// staged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_staged_input_reads_the_line_enter_runs() {
+    use kaiport_core::terminal::PromptInput;
+    let Some(local) = bash(ShellIntegrationMode::Inject).await else {
+        return;
+    };
+    let t = &local.terminal;
+    run(t, "touch kp_v", 10 * SECOND).await;
+    // Ctrl-A then `r`; Ctrl-F Ctrl-D; Ctrl-V: all give `rm kp_v`.
+    for text in ["m kp_v\u{1}r", "rxm kp_v\u{1}\u{6}\u{4}", "r\u{16}m kp_v"] {
+        let staged = t.stage_input(Some(text), Some(Key::Enter)).await.unwrap();
+        assert_eq!(
+            staged.found,
+            PromptInput::Runs {
+                line: "rm kp_v".to_owned()
+            },
+            "{text:?}"
+        );
+        t.abandon_staged(&staged).await;
+        tokio::time::sleep(SECOND / 2).await;
+    }
+    // Nothing ran, and the prompt is clean again.
+    assert_eq!(
+        short(&run(t, "ls kp_v", 10 * SECOND).await).1,
+        "kp_v",
+        "the staged lines must not have run"
+    );
+    // Keys over two calls: the second call's Enter runs what is on the line.
+    let first = t
+        .stage_input(Some("m kp_v"), Some(Key::Home))
+        .await
+        .unwrap();
+    assert_eq!(first.found, PromptInput::NothingRuns);
+    t.send_staged(&first).await.unwrap();
+    let second = t.stage_input(Some("r"), Some(Key::Enter)).await.unwrap();
+    assert_eq!(
+        second.found,
+        PromptInput::Runs {
+            line: "rm kp_v".to_owned()
+        }
+    );
+    t.abandon_staged(&second).await;
+    tokio::time::sleep(SECOND / 2).await;
+    // Unreadable: keys after Enter, Esc, Ctrl-X.
+    for (text, key) in [
+        ("echo a\rrm kp_v", Some(Key::Enter)),
+        ("echo a", Some(Key::Esc)),
+        ("\u{18}\u{5}", None),
+    ] {
+        let staged = t.stage_input(Some(text), key).await.unwrap();
+        assert!(
+            matches!(staged.found, PromptInput::Unknown { .. }),
+            "{text:?}: {staged:?}"
+        );
+    }
+    // An allowed line runs when sent, and only if unchanged.
+    let echo = t
+        .stage_input(Some("echo kp-ok"), Some(Key::Enter))
+        .await
+        .unwrap();
+    assert_eq!(
+        echo.found,
+        PromptInput::Runs {
+            line: "echo kp-ok".to_owned()
+        }
+    );
+    let screen = t.send_staged(&echo).await.unwrap();
+    assert!(screen.screen.contains("\nkp-ok"), "{}", screen.screen);
+    // Inside a program the keys are not staged.
+    let read = run(t, "read answer", 10 * SECOND).await;
+    assert_eq!(read.status, CommandStatus::AwaitingInput);
+    let answer = t.stage_input(Some("rm"), Some(Key::Enter)).await.unwrap();
+    assert_eq!(answer.found, PromptInput::NotAtPrompt);
+    t.send_staged(&answer).await.unwrap();
+    assert_eq!(
+        short(&run(t, "echo \"$answer\"", 10 * SECOND).await).1,
+        "rm"
+    );
+}

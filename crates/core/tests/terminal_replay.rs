@@ -589,3 +589,40 @@ async fn terminal_pump_throughput() {
     }
     eprintln!("vt100 alone: {:?}", started.elapsed());
 }
+
+/// Issue 17 item 2, detect-only: marks without a secret may be printed by the output, so the
+/// output runs to the last `D` (nothing after an earlier one is hidden), its status is the last
+/// one's, and the result says where the end came from.
+#[tokio::test]
+async fn terminal_detect_only_hides_nothing_after_a_mark_and_says_so() {
+    let reply = b"cat evil\x1b[?2004l\r\r\n\x1b]133;C\x07before\r\n\x1b]133;D;0\x07after\r\n\
+                  \x1b]133;D;3\x07\x1b]133;A\x07\x1b[?2004huser@host:~$ \x1b]133;B\x07";
+    let f = fake(
+        "int_prompt.bin",
+        vec![Step {
+            expect: b"cat evil\r".to_vec(),
+            reply: Reply::Bytes(reply.to_vec()),
+        }],
+        ShellIntegrationMode::DetectOnly,
+    );
+    f.terminal.wait_ready(5 * SECOND).await.unwrap();
+    let result = run(&f.terminal, "cat evil", 5 * SECOND).await;
+    assert_eq!(
+        (
+            result.status,
+            result.output.as_str(),
+            result.exit_code,
+            result.detection
+        ),
+        (
+            CommandStatus::Completed,
+            "before\nafter",
+            Some(3),
+            Detection::ShellIntegration
+        )
+    );
+    assert!(
+        result.note.unwrap_or_default().contains("shell's own"),
+        "detect-only results say the marks are the shell's own"
+    );
+}

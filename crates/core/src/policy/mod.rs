@@ -57,6 +57,10 @@ pub enum CallFacts {
     /// Text and keys typed into whatever runs in the terminal (send_input): it can answer a
     /// question, confirm a deletion or type a whole command.
     TerminalInput { text: String },
+    /// send_input at a shell prompt whose keys run a line that cannot be read before it runs
+    /// (why in `reason`): asks, also in autopilot; `text` is still checked for forbidden
+    /// commands.
+    UnreadLine { text: String, reason: String },
     /// Reads only. `contents`: file contents go to the model (read_file, search_files), which
     /// needs the connection's `send_file_contents` permission.
     Read { contents: bool },
@@ -267,6 +271,15 @@ pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
         CallFacts::Changes { changes } => decide_changes(changes, mode, tab_kind),
         CallFacts::Command { line } => decide_command(line, mode, settings),
         CallFacts::TerminalInput { text } => decide_terminal_input(text, mode, settings),
+        CallFacts::UnreadLine { text, reason } => {
+            match decide_terminal_input(text, mode, settings) {
+                deny @ Decision::Deny { .. } => deny,
+                Decision::Allow { .. } | Decision::Ask { .. } => Decision::Ask {
+                    reasons: vec![reason.clone()],
+                    dangerous: true,
+                },
+            }
+        }
     };
     apply_taint(decision, facts, context)
 }
@@ -328,7 +341,10 @@ fn apply_taint(decision: Decision, facts: &CallFacts, context: PolicyContext<'_>
     let own = context.settings.sensitivity;
     let writes = matches!(
         facts,
-        CallFacts::Command { .. } | CallFacts::TerminalInput { .. } | CallFacts::Changes { .. }
+        CallFacts::Command { .. }
+            | CallFacts::TerminalInput { .. }
+            | CallFacts::UnreadLine { .. }
+            | CallFacts::Changes { .. }
     );
     if !writes || seen <= own {
         return decision;

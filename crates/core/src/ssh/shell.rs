@@ -4,6 +4,13 @@
 //! output from being read. The reader owns the outcome: it keeps reading after `exit-status`
 //! until the channel ends, then sends exactly one [`ShellOutput::Closed`]. A channel that ends
 //! without exit status or close from the server means the connection dropped.
+//!
+//! Closing ends the reading promptly: once kaiport has sent `CHANNEL_CLOSE` itself, russh no
+//! longer passes the server's exit status and close on to the channel and keeps its queue open
+//! until the connection is dropped, so the reader only drains what already arrived (briefly)
+//! and reports the shell exited. Waiting for the queue to end made closing a tab wait out its
+//! whole limit (issue 17 item 15: `kaiport tool … run_command true` took 3 s). A server's
+//! `CHANNEL_CLOSE` ends the reading as well: nothing may follow it (RFC 4254 §5.3).
 
 use std::time::Duration;
 
@@ -15,21 +22,29 @@ use tokio_util::sync::CancellationToken;
 use super::SshSession;
 use crate::shell_io::{ShellClosed, ShellInput, ShellOutput, TransportEnds};
 
-/// How long buffered output is still read after the connection is known to be gone.
+/// How long buffered output is still read after the connection is known to be gone, or after
+/// kaiport closed the channel.
 const DRAIN_AFTER_LOSS: Duration = Duration::from_millis(100);
 
 pub(super) async fn pump(channel: Channel<Msg>, ends: TransportEnds, session: SshSession) {
     let TransportEnds { input, output } = ends;
     let (mut reader, writer) = channel.split();
     let stop_writer = CancellationToken::new();
-    let writer_task = tokio::spawn(write_loop(writer, input, stop_writer.clone()));
+    let closed_by_us = CancellationToken::new();
+    let writer_task = tokio::spawn(write_loop(
+        writer,
+        input,
+        stop_writer.clone(),
+        closed_by_us.clone(),
+    ));
 
     let mut exit_status = None;
     let mut ended_by_server = false;
     let mut consumer_gone = false;
     let mut connection_gone = false;
+    let mut closing = false;
     loop {
-        let msg = if connection_gone {
+        let msg = if connection_gone || closing {
             // Deliver what was already received, but do not wait for more.
             tokio::time::timeout(DRAIN_AFTER_LOSS, reader.wait())
                 .await
@@ -41,6 +56,10 @@ pub(super) async fn pump(channel: Channel<Msg>, ends: TransportEnds, session: Ss
                 // The connection can die while russh still holds the channel's sender.
                 () = session.closed() => {
                     connection_gone = true;
+                    continue;
+                }
+                () = closed_by_us.cancelled() => {
+                    closing = true;
                     continue;
                 }
             }
@@ -62,8 +81,12 @@ pub(super) async fn pump(channel: Channel<Msg>, ends: TransportEnds, session: Ss
                 exit_status = Some(status);
                 ended_by_server = true;
             }
-            ChannelMsg::ExitSignal { .. } | ChannelMsg::Eof | ChannelMsg::Close => {
+            ChannelMsg::ExitSignal { .. } | ChannelMsg::Eof => {
                 ended_by_server = true;
+            }
+            ChannelMsg::Close => {
+                ended_by_server = true;
+                break;
             }
             _ => {}
         }
@@ -72,7 +95,9 @@ pub(super) async fn pump(channel: Channel<Msg>, ends: TransportEnds, session: Ss
     if let Err(e) = writer_task.await {
         tracing::debug!(error = %e, "shell writer task ended abnormally");
     }
-    let closed = if exit_status.is_some() || (ended_by_server && !session.is_closed()) {
+    // Closed by the server, or by us on purpose: the shell exited (not a lost connection).
+    let ended = ended_by_server || closing;
+    let closed = if exit_status.is_some() || (ended && !session.is_closed()) {
         ShellClosed::Exited {
             status: exit_status,
         }
@@ -91,6 +116,7 @@ async fn write_loop(
     writer: ChannelWriteHalf<Msg>,
     mut input: mpsc::Receiver<ShellInput>,
     stop: CancellationToken,
+    closed_by_us: CancellationToken,
 ) {
     loop {
         let next = tokio::select! {
@@ -113,6 +139,7 @@ async fn write_loop(
                 // Ignored errors: the channel or connection may already be gone, which is the goal.
                 let _ = writer.eof().await;
                 let _ = writer.close().await;
+                closed_by_us.cancel();
                 break;
             }
         };

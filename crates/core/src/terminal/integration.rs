@@ -20,6 +20,16 @@
 //!
 //! These snippets must never print anything visible, change the prompt's look, or change the
 //! user's shell options.
+//!
+//! **Every mark carries the session secret** (`;kp=<secret>`, see [`super::marks`]): output that
+//! prints OSC 133 marks of its own cannot end a command. [`snippet`] puts the secret into the
+//! text; the secret is hex only, so it needs no quoting in any of the shells. It lives in the
+//! shell's memory (prompt variables, function bodies) and in no file: the line that carries it is
+//! typed hidden (never shown, not in the mirror or history the model reads) and removed from the
+//! shell's history as described above. What the model is given is scrubbed of it as well
+//! ([`super::Terminal`]), so it can only be learnt by commands that transform it on purpose —
+//! the guard is against output (files, programs) faking marks, not against a command line the
+//! policy already let run.
 
 /// A shell we have an integration snippet for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,15 +86,18 @@ pub fn probe_answered(text: &str) -> bool {
         .any(|line| line.contains("__kp:") && !line.contains('$'))
 }
 
+// `NONCE` stands for the session secret in the templates below; [`snippet`] substitutes it.
+const NONCE: &str = "@KP_NONCE@";
+
 const BASH: &str = concat!(
     r#"if [ -z "${__kp_installed-}" ]; then __kp_installed=1; "#,
     // First in PROMPT_COMMAND: report the status, then hand it on unchanged.
-    r#"__kp_pre() { local s=$?; builtin printf '\033]133;D;%s\007' "$s"; return $s; }; "#,
+    r#"__kp_pre() { local s=$?; builtin printf '\033]133;D;%s;kp=@KP_NONCE@\007' "$s"; return $s; }; "#,
     // Last in PROMPT_COMMAND: (re)wrap PS1 if a prompt theme rebuilt it.
-    r#"__kp_post() { local s=$?; case "$PS1" in *'133;A'*) ;; *) PS1='\[\033]133;A\007\]'"$PS1"'\[\033]133;B\007\]';; esac; return $s; }; "#,
+    r#"__kp_post() { local s=$?; case "$PS1" in *'133;A;kp=@KP_NONCE@'*) ;; *) PS1='\[\033]133;A;kp=@KP_NONCE@\007\]'"$PS1"'\[\033]133;B;kp=@KP_NONCE@\007\]';; esac; return $s; }; "#,
     r#"if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then PROMPT_COMMAND=(__kp_pre "${PROMPT_COMMAND[@]}" __kp_post); "#,
     r#"else PROMPT_COMMAND=$'__kp_pre\n'"${PROMPT_COMMAND-}"$'\n__kp_post'; fi; "#,
-    r#"PS0="${PS0-}"'\033]133;C\007'; "#,
+    r#"PS0="${PS0-}"'\033]133;C;kp=@KP_NONCE@\007'; "#,
     // Our PROMPT_COMMAND names functions a child shell would not have: never export it.
     r#"export -n PROMPT_COMMAND PS0; "#,
     r#"fi; "#,
@@ -95,9 +108,9 @@ const BASH: &str = concat!(
 
 const ZSH: &str = concat!(
     r#"if [[ -z "${__kp_installed-}" ]]; then __kp_installed=1; "#,
-    r#"__kp_precmd() { local s=$?; builtin print -n "\e]133;D;$s\a"; return $s; }; "#,
-    r#"__kp_wrap() { local s=$?; if [[ "$PS1" != *'133;A'* ]]; then PS1=$'%{\e]133;A\a%}'"$PS1"$'%{\e]133;B\a%}'; fi; return $s; }; "#,
-    r#"__kp_preexec() { builtin print -n "\e]133;C\a"; }; "#,
+    r#"__kp_precmd() { local s=$?; builtin print -n "\e]133;D;$s;kp=@KP_NONCE@\a"; return $s; }; "#,
+    r#"__kp_wrap() { local s=$?; if [[ "$PS1" != *'133;A;kp=@KP_NONCE@'* ]]; then PS1=$'%{\e]133;A;kp=@KP_NONCE@\a%}'"$PS1"$'%{\e]133;B;kp=@KP_NONCE@\a%}'; fi; return $s; }; "#,
+    r#"__kp_preexec() { builtin print -n "\e]133;C;kp=@KP_NONCE@\a"; }; "#,
     r#"precmd_functions=(__kp_precmd $precmd_functions __kp_wrap); "#,
     r#"preexec_functions=($preexec_functions __kp_preexec); "#,
     r#"fi; "#,
@@ -106,30 +119,38 @@ const ZSH: &str = concat!(
 
 const FISH: &str = concat!(
     r#"if not set -q __kp_installed; set -g __kp_installed 1; "#,
-    r#"function __kp_postexec --on-event fish_postexec; set -l s $status; printf '\e]133;D;%s\a' $s; end; "#,
-    r#"function __kp_preexec --on-event fish_preexec; printf '\e]133;C\a'; end; "#,
-    r#"function __kp_prompt_start --on-event fish_prompt; printf '\e]133;A\a'; end; "#,
+    r#"function __kp_postexec --on-event fish_postexec; set -l s $status; printf '\e]133;D;%s;kp=@KP_NONCE@\a' $s; end; "#,
+    r#"function __kp_preexec --on-event fish_preexec; printf '\e]133;C;kp=@KP_NONCE@\a'; end; "#,
+    r#"function __kp_prompt_start --on-event fish_prompt; printf '\e]133;A;kp=@KP_NONCE@\a'; end; "#,
     r#"functions -q fish_prompt; and functions -c fish_prompt __kp_orig_prompt; "#,
-    r#"function fish_prompt; __kp_orig_prompt; printf '\e]133;B\a'; end; "#,
+    r#"function fish_prompt; __kp_orig_prompt; printf '\e]133;B;kp=@KP_NONCE@\a'; end; "#,
     r#"end"#,
 );
 
 // `$?` is escaped so that PS1 keeps it and the shell expands it at each prompt; the user's PS1
 // is kept as it is, between the marks. Raw ESC/BEL come from printf: POSIX sh has no `$'…'`.
 const SH: &str = concat!(
-    r#"case "$PS1" in *'133;A'*) ;; *) __kp_e=$(printf '\033'); __kp_b=$(printf '\007'); "#,
-    r#"PS1="${__kp_e}]133;D;\$?${__kp_b}${__kp_e}]133;A${__kp_b}${PS1}${__kp_e}]133;B${__kp_b}"; "#,
+    r#"case "$PS1" in *'133;A;kp=@KP_NONCE@'*) ;; *) __kp_e=$(printf '\033'); __kp_b=$(printf '\007'); "#,
+    r#"PS1="${__kp_e}]133;D;\$?;kp=@KP_NONCE@${__kp_b}${__kp_e}]133;A;kp=@KP_NONCE@${__kp_b}${PS1}${__kp_e}]133;B;kp=@KP_NONCE@${__kp_b}"; "#,
     r#"unset __kp_e __kp_b;; esac"#,
 );
 
-/// The integration snippet for `shell`, as one line (type it after a leading space).
-pub fn snippet(shell: ShellKind) -> &'static str {
-    match shell {
+/// The integration snippet for `shell` whose marks carry `secret`, as one line (type it after a
+/// leading space). `secret` must be made of ASCII letters and digits (see [`new_secret`]).
+pub fn snippet(shell: ShellKind, secret: &str) -> String {
+    let template = match shell {
         ShellKind::Bash => BASH,
         ShellKind::Zsh => ZSH,
         ShellKind::Fish => FISH,
         ShellKind::Sh => SH,
-    }
+    };
+    template.replace(NONCE, secret)
+}
+
+/// A fresh session secret: 128 random bits as 32 hex digits.
+pub fn new_secret() -> String {
+    let bits: u128 = rand::random();
+    format!("{bits:032x}")
 }
 
 #[cfg(test)]
@@ -160,8 +181,17 @@ mod tests {
             ShellKind::Fish,
             ShellKind::Sh,
         ] {
-            assert!(!snippet(shell).contains('\n'), "{}", shell.name());
-            assert!(snippet(shell).contains("__kp"), "{}", shell.name());
+            let text = snippet(shell, "0123abcd");
+            assert!(!text.contains('\n'), "{}", shell.name());
+            assert!(text.contains("__kp"), "{}", shell.name());
+            assert!(!text.contains(NONCE), "{}", shell.name());
+            // Every mark the snippet prints carries the secret.
+            assert_eq!(
+                text.matches("133;").count(),
+                text.matches(";kp=0123abcd").count(),
+                "{}: {text}",
+                shell.name()
+            );
         }
     }
 
@@ -169,7 +199,7 @@ mod tests {
     fn bash_and_sh_snippets_parse() {
         for (interpreter, shell) in [("bash", ShellKind::Bash), ("sh", ShellKind::Sh)] {
             let status = std::process::Command::new(interpreter)
-                .args(["-n", "-c", snippet(shell)])
+                .args(["-n", "-c", &snippet(shell, &new_secret())])
                 .status();
             match status {
                 Ok(status) => assert!(status.success(), "{interpreter}"),

@@ -9,6 +9,13 @@
 //!
 //! It never interprets other escape sequences and never allocates per byte; the common case (a
 //! chunk without ESC) is one scan for the ESC byte.
+//!
+//! **Only kaiport's own marks end a command.** Any program can print `ESC ] 133 ; D ; 0 BEL`
+//! (`printf`, `cat` of a file holding it), so a mark by itself proves nothing. The marks kaiport
+//! injects carry a per-session secret as an extra field, `kp=<secret>` (as VS Code's shell
+//! integration carries its nonce); a scanner made with [`MarkScanner::with_secret`] sets
+//! [`Mark::authentic`] only on marks whose field matches. The terminal acts on authentic marks
+//! alone when it injected the integration; marks without the secret are output like any other.
 
 /// Which OSC 133 mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,11 +38,17 @@ pub struct Mark {
     pub start: u64,
     /// Offset just past the terminator (BEL or ST).
     pub end: u64,
+    /// The mark carries the scanner's secret (`kp=<secret>` field); always false for a scanner
+    /// without one.
+    pub authentic: bool,
 }
 
-/// Longest OSC payload kept; OSC 133 payloads are short, longer OSCs (titles, hyperlinks) are
-/// skipped without being stored.
-const MAX_PAYLOAD: usize = 64;
+/// The field name of the secret in kaiport's marks: `ESC ] 133 ; D ; 0 ; kp=<secret> BEL`.
+pub const SECRET_FIELD: &str = "kp=";
+
+/// Longest OSC payload kept; OSC 133 payloads are short (with the secret field below 64 bytes),
+/// longer OSCs (titles, hyperlinks) are skipped without being stored.
+const MAX_PAYLOAD: usize = 96;
 
 const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;
@@ -65,6 +78,8 @@ pub struct MarkScanner {
     payload_overflow: bool,
     /// Total bytes scanned so far: the stream offset of the next byte.
     offset: u64,
+    /// The session secret authentic marks carry, if any.
+    secret: Option<Vec<u8>>,
 }
 
 impl Default for MarkScanner {
@@ -82,7 +97,21 @@ impl MarkScanner {
             payload_len: 0,
             payload_overflow: false,
             offset: 0,
+            secret: None,
         }
+    }
+
+    /// A scanner that marks as [`Mark::authentic`] the marks carrying `kp=<secret>`.
+    pub fn with_secret(secret: &str) -> Self {
+        MarkScanner {
+            secret: Some(secret.as_bytes().to_vec()),
+            ..MarkScanner::new()
+        }
+    }
+
+    /// From now on, marks are authentic only with `secret`.
+    pub fn set_secret(&mut self, secret: &str) {
+        self.secret = Some(secret.as_bytes().to_vec());
     }
 
     /// Stream offset of the next byte to be scanned.
@@ -158,11 +187,17 @@ impl MarkScanner {
         if self.payload_overflow {
             return;
         }
-        if let Some(kind) = parse_osc133(&self.payload[..self.payload_len]) {
+        let payload = &self.payload[..self.payload_len];
+        if let Some(kind) = parse_osc133(payload) {
+            let authentic = self
+                .secret
+                .as_deref()
+                .is_some_and(|secret| mark_secret(payload) == Some(secret));
             out.push(Mark {
                 kind,
                 start: self.osc_start,
                 end,
+                authentic,
             });
         }
     }
@@ -186,6 +221,14 @@ pub fn parse_osc133(payload: &[u8]) -> Option<MarkKind> {
         }
         _ => None,
     }
+}
+
+/// The value of the `kp=` field of an OSC 133 payload, if it has one.
+pub fn mark_secret(payload: &[u8]) -> Option<&[u8]> {
+    payload
+        .split(|&b| b == b';')
+        .skip(2)
+        .find_map(|field| field.strip_prefix(SECRET_FIELD.as_bytes()))
 }
 
 #[cfg(test)]
@@ -212,22 +255,26 @@ mod tests {
                 Mark {
                     kind: MarkKind::PromptStart,
                     start: 2,
-                    end: 10
+                    end: 10,
+                    authentic: false,
                 },
                 Mark {
                     kind: MarkKind::CommandStart,
                     start: 12,
-                    end: 21
+                    end: 21,
+                    authentic: false,
                 },
                 Mark {
                     kind: MarkKind::OutputStart,
                     start: 25,
-                    end: 33
+                    end: 33,
+                    authentic: false,
                 },
                 Mark {
                     kind: MarkKind::CommandFinished { exit_code: Some(3) },
                     start: 36,
-                    end: 46
+                    end: 46,
+                    authentic: false,
                 },
             ]
         );
@@ -254,7 +301,8 @@ mod tests {
             vec![Mark {
                 kind: MarkKind::CommandFinished { exit_code: None },
                 start: 25,
-                end: 33
+                end: 33,
+                authentic: false,
             }]
         );
     }
@@ -267,8 +315,35 @@ mod tests {
             vec![Mark {
                 kind: MarkKind::CommandStart,
                 start: 7,
-                end: 15
+                end: 15,
+                authentic: false,
             }]
         );
+    }
+
+    #[test]
+    fn only_marks_with_the_secret_are_authentic() {
+        let stream: &[u8] = b"\x1b]133;D;0\x07\x1b]133;D;0;kp=wrong\x07\x1b]133;D;3;kp=s3cr3t\x07\
+              \x1b]133;A;kp=s3cr3t\x1b\\\x1b]133;B;kp=s3cr3tX\x07";
+        let mut scanner = MarkScanner::with_secret("s3cr3t");
+        let mut marks = Vec::new();
+        for byte in stream.chunks(1) {
+            scanner.scan(byte, &mut marks);
+        }
+        let seen: Vec<(MarkKind, bool)> = marks.iter().map(|m| (m.kind, m.authentic)).collect();
+        assert_eq!(
+            seen,
+            vec![
+                (MarkKind::CommandFinished { exit_code: Some(0) }, false),
+                (MarkKind::CommandFinished { exit_code: Some(0) }, false),
+                (MarkKind::CommandFinished { exit_code: Some(3) }, true),
+                (MarkKind::PromptStart, true),
+                (MarkKind::CommandStart, false),
+            ]
+        );
+        // Without a secret nothing is authentic.
+        let mut plain = Vec::new();
+        MarkScanner::new().scan(stream, &mut plain);
+        assert!(plain.iter().all(|m| !m.authentic));
     }
 }

@@ -36,7 +36,7 @@ pub use integration::ShellKind;
 pub use keys::{encode_key, encode_key_for};
 #[cfg(feature = "local-terminal")]
 pub use local::{LocalShellCommand, spawn_local_command, spawn_local_shell};
-pub use session::Terminal;
+pub use session::{PromptInput, StagedInput, Terminal};
 
 /// Whether kaiport uses OSC 133 shell integration on this connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -127,6 +127,12 @@ pub enum TerminalError {
          send_input key \"ctrl-c\" to stop it"
     )]
     NotAtPrompt { cursor_line: String },
+    /// send_input's Enter was not pressed: the line at the prompt changed after it was judged.
+    #[error(
+        "the line at the prompt changed after it was checked ({checked:?}, now {now:?}); Enter \
+         was not pressed — look with read_screen and try again"
+    )]
+    LineChanged { checked: String, now: String },
     /// send_input got neither text nor key.
     #[error("send_input needs text, a key, or both")]
     NothingToSend,

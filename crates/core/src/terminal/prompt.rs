@@ -19,6 +19,15 @@ const POWERLINE: &[char] = &[
 static USER_AT_HOST: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"^\S*?[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+").ok());
 
+/// Whether `line` ends in a character prompts end in (`$ # % > ❯ …` or a Powerline separator),
+/// trailing blanks aside.
+pub fn ends_like_prompt(line: &str) -> bool {
+    line.trim_end()
+        .chars()
+        .last()
+        .is_some_and(|last| PROMPT_ENDINGS.contains(&last) || POWERLINE.contains(&last))
+}
+
 /// Whether `line` (the text of the cursor row, up to the cursor) looks like a shell prompt.
 /// `session_prompt` is the prompt seen when the session started, if known.
 pub fn looks_like_prompt(line: &str, session_prompt: Option<&str>) -> bool {

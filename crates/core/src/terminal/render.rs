@@ -8,14 +8,38 @@
 //! screen width) and there is no line limit: capping is the caller's job.
 //!
 //! It never looks at the screen mirror and keeps no state between calls.
+//!
+//! [`render_output`] is the variant for a command's output given to the model: OSC 133 marks in
+//! it are not kaiport's (those carry the session secret and delimit the output, they are never
+//! inside it), so they are shown as text (`\e]133;D;0\a`) — a program printing marks is
+//! something the model should see, not something that silently vanishes. A mark that does carry
+//! the secret is dropped, and a `kp=` field is never shown with its value.
+//!
+//! Cursor movement is clamped to [`MAX_COLUMN`]: output is untrusted, and `ESC [ 65535 C`
+//! repeated must not make a line of millions of blanks.
 
 /// Tab stops every 8 columns, like every terminal's default.
 const TAB_WIDTH: usize = 8;
+
+/// The rightmost column cursor movement can reach (output drawn there still extends the line).
+pub const MAX_COLUMN: usize = 4096;
 
 /// Renders raw terminal bytes to text: one `\n`-separated line per terminal line, trailing blanks
 /// of each line trimmed.
 pub fn render_text(bytes: &[u8]) -> String {
     let mut renderer = LineRenderer::default();
+    let mut parser = vte::Parser::new();
+    parser.advance(&mut renderer, bytes);
+    renderer.finish()
+}
+
+/// Like [`render_text`], but OSC 133 marks are shown as text, except marks carrying `secret`
+/// (see the module docs; `None` shows them all).
+pub fn render_output(bytes: &[u8], secret: Option<&str>) -> String {
+    let mut renderer = LineRenderer {
+        marks: Some(secret.unwrap_or_default().to_owned()),
+        ..LineRenderer::default()
+    };
     let mut parser = vte::Parser::new();
     parser.advance(&mut renderer, bytes);
     renderer.finish()
@@ -31,6 +55,9 @@ struct LineRenderer {
     done: String,
     line: Vec<char>,
     col: usize,
+    /// `Some(secret)`: show OSC 133 marks as text, except those carrying the secret (when it is
+    /// not empty).
+    marks: Option<String>,
 }
 
 impl LineRenderer {
@@ -42,6 +69,32 @@ impl LineRenderer {
             self.line.push(c);
         }
         self.col += 1;
+    }
+
+    fn move_to(&mut self, col: usize) {
+        self.col = col.min(MAX_COLUMN);
+    }
+
+    fn show_mark(&mut self, params: &[&[u8]]) {
+        let Some(secret) = &self.marks else { return };
+        let field = format!("{}{secret}", super::marks::SECRET_FIELD);
+        if !secret.is_empty() && params.contains(&field.as_bytes()) {
+            return;
+        }
+        let mut text = String::from("\\e]133");
+        for param in &params[1..] {
+            text.push(';');
+            if param.starts_with(super::marks::SECRET_FIELD.as_bytes()) {
+                text.push_str(super::marks::SECRET_FIELD);
+                text.push('…');
+            } else {
+                text.push_str(&String::from_utf8_lossy(param));
+            }
+        }
+        text.push_str("\\a");
+        for c in text.chars() {
+            self.put(c);
+        }
     }
 
     fn end_line(&mut self) {
@@ -72,12 +125,18 @@ impl vte::Perform for LineRenderer {
         self.put(c);
     }
 
+    fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+        if params.first() == Some(&b"133".as_slice()) {
+            self.show_mark(params);
+        }
+    }
+
     fn execute(&mut self, byte: u8) {
         match byte {
             b'\n' | 0x0b | 0x0c => self.end_line(),
             b'\r' => self.col = 0,
             0x08 => self.col = self.col.saturating_sub(1),
-            b'\t' => self.col = (self.col / TAB_WIDTH + 1) * TAB_WIDTH,
+            b'\t' => self.move_to((self.col / TAB_WIDTH + 1) * TAB_WIDTH),
             _ => {}
         }
     }
@@ -107,9 +166,9 @@ impl vte::Perform for LineRenderer {
                 }
                 _ => self.line.clear(),
             },
-            'C' => self.col += count,
+            'C' => self.move_to(self.col + count),
             'D' => self.col = self.col.saturating_sub(count),
-            'G' | '`' => self.col = count - 1,
+            'G' | '`' => self.move_to(count - 1),
             'X' => {
                 let end = (self.col + count).min(self.line.len());
                 if self.col < end {
@@ -157,5 +216,26 @@ mod tests {
     #[test]
     fn utf8_split_is_kept() {
         assert_eq!(render_text("grün ❯ ok".as_bytes()), "grün ❯ ok");
+    }
+
+    #[test]
+    fn output_shows_foreign_marks_and_hides_the_secret() {
+        let bytes = b"a\x1b]133;D;0\x07b\x1b]133;A;kp=s3\x07c\x1b]133;D;1;kp=guess\x1b\\\n";
+        assert_eq!(render_text(bytes), "abc\n");
+        assert_eq!(
+            render_output(bytes, Some("s3")),
+            "a\\e]133;D;0\\abc\\e]133;D;1;kp=…\\a\n"
+        );
+        assert_eq!(
+            render_output(bytes, None),
+            "a\\e]133;D;0\\ab\\e]133;A;kp=…\\ac\\e]133;D;1;kp=…\\a\n"
+        );
+    }
+
+    #[test]
+    fn cursor_movement_is_clamped() {
+        let bytes = b"\x1b[65535C".repeat(1000);
+        let text = render_text(&[bytes.as_slice(), b"x"].concat());
+        assert_eq!(text.len(), MAX_COLUMN + 1);
     }
 }

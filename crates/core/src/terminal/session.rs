@@ -10,6 +10,21 @@
 //! This module never interprets what a command means (that is the policy's job), never caps the
 //! output for the model (the tool layer does), and never types into the shell while a full-screen
 //! program is open or the user has typed a partial line.
+//!
+//! Rules that keep the end of a command honest (issue 17):
+//! - **Only kaiport's own marks end a command.** With [`ShellIntegrationMode::Inject`] the
+//!   session has a secret that every injected mark carries ([`super::marks`]); marks without it
+//!   are output — kept in the result, shown as text ([`render_output`]), never acted on. The
+//!   secret is scrubbed from everything given to the model (output, screens). In
+//!   [`ShellIntegrationMode::DetectOnly`] there is no secret: the result says that the end was
+//!   reported by the shell's own marks, and the output runs up to the *last* `D` mark, so
+//!   nothing that arrived after an earlier (possibly printed) mark is hidden.
+//! - **The heuristic never ends a command the marks are tracking.** Once a tab has integration,
+//!   "quiet and a prompt-looking line" ends a command only when a line editor is waiting (the
+//!   shell that replaced ours — `exec`, a nested shell — turned bracketed paste on, which
+//!   bash ≥ 5.1, zsh and fish do at their prompt, and which they turn off while a command runs).
+//!   `printf 'downloading 45%'; sleep 4` waits for its `D` mark; a replacement shell without
+//!   bracketed paste leaves the command to its time limit, with the screen in the result.
 
 use std::collections::VecDeque;
 use std::num::NonZeroU16;
@@ -24,8 +39,10 @@ use super::fast_forward::{self, ScrollRegionWatch};
 use super::integration::{self, ShellKind};
 use super::keys::encode_key_for;
 use super::marks::{Mark, MarkKind, MarkScanner};
-use super::prompt::{command_reads_terminal, looks_like_prompt, looks_like_question};
-use super::render::{render_lines, render_text};
+use super::prompt::{
+    command_reads_terminal, ends_like_prompt, looks_like_prompt, looks_like_question,
+};
+use super::render::{render_output, render_text};
 use super::scrollback::ScrollbackLog;
 use super::{ShellIntegrationMode, TerminalError, TerminalNotice, TerminalSettings};
 use crate::shell_io::{ShellClosed, ShellInput, ShellIo, ShellOutput};
@@ -41,14 +58,21 @@ const MIRROR_PENDING_MAX: usize = 256 * 1024;
 /// that reads the mirror (quiet periods, prompt checks); reads of the screen feed it at once.
 const MIRROR_IDLE: Duration = Duration::from_millis(5);
 /// Raw bytes of a command's output kept from its start, and from its end; the middle of a huge
-/// output is dropped with a marker line (the model gets at most a few KB anyway).
-const CAPTURE_HEAD: usize = 8 << 20;
-const CAPTURE_TAIL: usize = 8 << 20;
+/// output is dropped with a marker line. The model gets at most `output_limit_kb` (≤ 1 MiB, half
+/// from each end) of rendered text, so 2 MiB of raw bytes at each end (escape sequences
+/// included) is always enough, and what a flood costs stays bounded: these buffers, one copy for
+/// the slice and the rendered text, never a per-line allocation (issue 17 item 14: `yes | head
+/// -c 500000000` peaked at 371 MB when 16 MiB were kept and rendered into one `String` per line).
+const CAPTURE_HEAD: usize = 2 << 20;
+const CAPTURE_TAIL: usize = 2 << 20;
 /// After a `D` mark, how long to wait for the prompt marks before calling the command done.
 const PROMPT_AFTER_D: Duration = Duration::from_millis(300);
 /// Integration expected, the heuristic says "prompt", but no `D` mark: how long before the
 /// heuristic decides (the shell was replaced by `exec`, a nested shell, `sudo -i`, tmux…).
 const INTEGRATION_FALLBACK: Duration = Duration::from_millis(1000);
+/// Quiet needed to take a freshly drawn prompt (`… $ ` with the cursor after it) as the
+/// session's first prompt, and the probe's answer as complete.
+const READY_QUIET: Duration = Duration::from_millis(60);
 /// How long run_command waits for the shell to be back at an empty prompt before typing.
 const READY_FOR_COMMAND: Duration = Duration::from_millis(2000);
 /// send_input: settled when quiet this long; never longer than `SETTLE_MAX`.
@@ -123,6 +147,11 @@ struct State {
     line_fed_since_prompt: bool,
     shell: Option<ShellKind>,
     mode: ShellIntegrationMode,
+    /// The session secret injected marks carry ([`ShellIntegrationMode::Inject`] only).
+    secret: Option<String>,
+    /// The prompt's text on its last row (up to where the command line starts), at the last
+    /// `B` mark: finds the command line again after the screen scrolled.
+    prompt_text: Option<(String, u16)>,
 }
 
 /// The raw bytes of one command, from the moment it was typed: the head and the tail are kept,
@@ -312,14 +341,18 @@ impl State {
     }
 
     fn record_mark(&mut self, mark: Mark, at: Instant, cursor: Option<(u16, u16)>) {
-        if self.mode == ShellIntegrationMode::Off {
-            return;
+        match self.mode {
+            ShellIntegrationMode::Off => return,
+            // A mark without the session secret was printed by output, not by our integration.
+            ShellIntegrationMode::Inject if !mark.authentic => return,
+            ShellIntegrationMode::Inject | ShellIntegrationMode::DetectOnly => {}
         }
         if matches!(mark.kind, MarkKind::PromptStart | MarkKind::CommandStart) {
             self.marks_live = true;
         }
         if mark.kind == MarkKind::CommandStart {
             self.line_fed_since_prompt = false;
+            self.prompt_text = cursor.map(|(_, col)| (self.cursor_line().0, col));
         }
         if self.marks.len() == MAX_MARKS {
             self.marks.pop_front();
@@ -355,8 +388,103 @@ impl State {
         (before, after)
     }
 
+    /// The command line typed at the shell prompt: `None` when the terminal is not at a shell
+    /// prompt, `Some(Err(why))` when it is but the line cannot be read off the screen.
+    fn prompt_line(&self, now: Instant, quiet_period: Duration) -> Option<Result<String, String>> {
+        match self.prompt_state(now, quiet_period) {
+            PromptState::FullScreen | PromptState::NotAtPrompt => return None,
+            PromptState::Empty | PromptState::Typed(_) => {}
+        }
+        let screen = self.mirror.screen();
+        let (rows, cols) = screen.size();
+        let (cursor_row, cursor_col) = screen.cursor_position();
+        let row_text = |row: u16, width: u16| {
+            screen
+                .rows(0, width)
+                .nth(usize::from(row))
+                .unwrap_or_default()
+        };
+        // Where the line starts: after the prompt, found by its text on the screen (the mark's
+        // row moves up when the screen scrolls).
+        let marked = self.integration_active()
+            && self
+                .last_mark()
+                .is_some_and(|m| m.mark.kind == MarkKind::CommandStart);
+        let (prompt, prompt_cols) = match (&self.prompt_text, self.session_prompt.as_deref()) {
+            (Some((text, col)), _) if marked => (text.clone(), *col),
+            (_, Some(prompt)) if !marked && !prompt.trim().is_empty() => {
+                let prompt = prompt.trim_end().to_owned();
+                let cols = u16::try_from(prompt.chars().count()).unwrap_or(u16::MAX);
+                (prompt, cols)
+            }
+            _ => return Some(Err("the prompt is not known".to_owned())),
+        };
+        let start_row = (0..=cursor_row)
+            .rev()
+            .find(|&row| row_text(row, prompt_cols).trim_end() == prompt.trim_end());
+        let Some(start_row) = start_row else {
+            return Some(Err(
+                "the prompt is no longer on the screen above the cursor".to_owned(),
+            ));
+        };
+        let last_row = (cursor_row..rows.get())
+            .rev()
+            .find(|&row| !row_text(row, cols.get()).trim().is_empty())
+            .unwrap_or(cursor_row);
+        let line = screen.contents_between(start_row, prompt_cols, last_row, cols.get());
+        let after_cursor = screen.contents_between(cursor_row, cursor_col, last_row, cols.get());
+        // zsh and fish draw things after the cursor that Enter does not run (a right prompt,
+        // an autosuggestion): there, text after the cursor makes the line unknown.
+        if matches!(self.shell, Some(ShellKind::Zsh | ShellKind::Fish))
+            && !after_cursor.trim().is_empty()
+        {
+            return Some(Err(format!(
+                "{} shows text after the cursor ({:?}) that may be a suggestion or a right \
+                 prompt rather than part of the line",
+                self.shell.map_or("the shell", ShellKind::name),
+                after_cursor.trim()
+            )));
+        }
+        Some(Ok(line.trim().to_owned()))
+    }
+
     fn screen_result(&self) -> ScreenResult {
-        screen_result(self.mirror.screen())
+        let mut result = screen_result(self.mirror.screen());
+        result.screen = self.scrub(result.screen);
+        result
+    }
+
+    /// `text` without the session secret (for anything the model is given), also where a
+    /// screen row ends inside it.
+    fn scrub(&self, text: String) -> String {
+        const PLACEHOLDER: &str = "[kaiport secret]";
+        let Some(secret) = &self.secret else {
+            return text;
+        };
+        let mut text = if text.contains(secret.as_str()) {
+            text.replace(secret.as_str(), PLACEHOLDER)
+        } else {
+            text
+        };
+        if text.contains('\n') {
+            for split in 1..secret.len() {
+                let (head, tail) = secret.split_at(split);
+                let broken = format!("{head}\n{tail}");
+                if text.contains(&broken) {
+                    text = text.replace(&broken, &format!("{PLACEHOLDER}\n"));
+                }
+            }
+        }
+        text
+    }
+
+    /// A new secret nobody has seen: marks typed with the old one no longer count.
+    fn rotate_secret(&mut self) {
+        if self.secret.is_some() {
+            let secret = integration::new_secret();
+            self.scanner.set_secret(&secret);
+            self.secret = Some(secret);
+        }
     }
 
     fn last_mark(&self) -> Option<&MarkRecord> {
@@ -430,6 +558,66 @@ impl State {
     }
 }
 
+/// Bytes that make a line editor run the line: CR (Enter, Ctrl-M), LF (Ctrl-J), and Ctrl-O
+/// (bash's operate-and-get-next, zsh's accept-line-and-down-history).
+const SUBMIT_BYTES: &[u8] = b"\r\n\x0f";
+
+/// Why keys at a prompt may run something that cannot be read first: Ctrl-X (prefix of bash's
+/// edit-and-execute-command and many other bindings) and Esc not starting a cursor-key sequence
+/// (Meta bindings, vi command mode: `v` opens an editor whose buffer then runs). `None`: only
+/// typing, line editing and cursor keys.
+fn editor_keys(bytes: &[u8]) -> Option<String> {
+    if bytes.contains(&0x18) {
+        return Some(
+            "the input has Ctrl-X, which starts key bindings that can open an editor and run \
+             its text"
+                .to_owned(),
+        );
+    }
+    let bare_escape = bytes
+        .iter()
+        .enumerate()
+        .any(|(at, &b)| b == 0x1b && !matches!(bytes.get(at + 1), Some(b'[' | b'O')));
+    bare_escape.then(|| {
+        "the input has Esc (a Meta key or vi command mode), which can open an editor and run \
+         its text"
+            .to_owned()
+    })
+}
+
+/// What send_input's keys do at the terminal's current state (from [`Terminal::stage_input`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PromptInput {
+    /// Not at a shell prompt: a program reads the input.
+    NotAtPrompt,
+    /// At a shell prompt, but the keys run nothing (no Enter).
+    NothingRuns,
+    /// At a shell prompt: Enter will run `line` (read off the screen after the keys before it
+    /// were typed).
+    Runs { line: String },
+    /// At a shell prompt, and what the keys would run cannot be read first: why.
+    Unknown { reason: String },
+}
+
+/// send_input's keys made ready for the decision: what they do, and what is left to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StagedInput {
+    pub found: PromptInput,
+    /// Some of the keys were typed already (the line before Enter).
+    typed: bool,
+    remaining: Vec<u8>,
+}
+
+impl StagedInput {
+    fn new(found: PromptInput, remaining: Vec<u8>) -> StagedInput {
+        StagedInput {
+            found,
+            typed: false,
+            remaining,
+        }
+    }
+}
+
 enum PromptState {
     Empty,
     Typed(String),
@@ -498,10 +686,20 @@ impl RunContext {
             .collect();
         let output_start = marks.iter().find(|m| m.mark.kind == MarkKind::OutputStart);
         let from = output_start.map_or(self.start, |m| m.mark.end);
-        let finished = marks.iter().find(|m| {
+        let is_finish = |m: &&&MarkRecord| {
             matches!(m.mark.kind, MarkKind::CommandFinished { .. }) && m.mark.start >= from
-        });
+        };
+        let finished = marks.iter().find(is_finish);
         if let Some(done) = finished {
+            // Without a secret any of these marks may have been printed by the output: the
+            // output then runs to the last `D`, so nothing that arrived after one is hidden.
+            let last = marks.iter().rev().find(is_finish).unwrap_or(done);
+            let done = if state.mode == ShellIntegrationMode::DetectOnly {
+                last
+            } else {
+                done
+            };
+            let to = done.mark.start;
             let prompt_back = marks.iter().any(|m| {
                 m.mark.start > done.mark.start
                     && matches!(m.mark.kind, MarkKind::CommandStart | MarkKind::PromptStart)
@@ -517,7 +715,7 @@ impl RunContext {
                     exit_code,
                     note: None,
                     from,
-                    to: Some(done.mark.start),
+                    to: Some(to),
                     drop_echo: output_start.is_none(),
                     drop_prompt: false,
                     marks_lost: false,
@@ -557,7 +755,10 @@ impl RunContext {
         }
         let (before, _) = state.cursor_line();
         let at_prompt = looks_like_prompt(&before, state.session_prompt.as_deref());
-        if at_prompt {
+        // With integration, the marks track this command until a line editor waits again
+        // (module docs): a prompt-looking line of output is not the end.
+        let heuristic_may_end = !self.integration || state.mirror.screen().bracketed_paste();
+        if at_prompt && heuristic_may_end {
             let decide = if self.integration {
                 let since = *self.fallback_since.get_or_insert(now);
                 now.saturating_duration_since(since) >= INTEGRATION_FALLBACK
@@ -611,19 +812,47 @@ impl RunContext {
     }
 }
 
-/// Text of the output between two stream offsets, cleaned for the model.
-fn extract_output(bytes: &[u8], drop_echo: bool, drop_prompt: bool) -> String {
-    let mut lines = render_lines(bytes);
-    if drop_prompt && !lines.is_empty() {
-        lines.pop();
+/// Text of the output between two stream offsets, cleaned for the model: the echoed command
+/// line and the prompt line dropped when asked, trailing blank lines removed. Works on the one
+/// rendered `String` (a flood of short lines must not become millions of allocations).
+fn extract_output(
+    bytes: &[u8],
+    drop_echo: bool,
+    drop_prompt: bool,
+    secret: Option<&str>,
+) -> String {
+    // Only with a secret can kaiport tell marks printed by output from the shell's own: then
+    // they are shown. Without one (detect-only, off) marks are the shell's and dropped.
+    let mut text = match secret {
+        Some(_) => render_output(bytes, secret),
+        None => render_text(bytes),
+    };
+    if drop_prompt {
+        match text.rfind('\n') {
+            Some(newline) => text.truncate(newline),
+            None => text.clear(),
+        }
     }
-    if drop_echo && !lines.is_empty() {
-        lines.remove(0);
+    if drop_echo {
+        match text.find('\n') {
+            Some(newline) => {
+                text.drain(..=newline);
+            }
+            None => text.clear(),
+        }
     }
-    while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
+    loop {
+        let last_start = text.rfind('\n').map_or(0, |newline| newline + 1);
+        if !text[last_start..].trim().is_empty() {
+            break;
+        }
+        if last_start == 0 {
+            text.clear();
+            break;
+        }
+        text.truncate(last_start - 1);
     }
-    lines.join("\n")
+    text
 }
 
 impl Terminal {
@@ -638,6 +867,8 @@ impl Terminal {
     ) -> Terminal {
         let cols = NonZeroU16::new(cols).unwrap_or(vt100::Parser::DEFAULT_COLS);
         let rows = NonZeroU16::new(rows).unwrap_or(vt100::Parser::DEFAULT_ROWS);
+        let secret = (settings.shell_integration == ShellIntegrationMode::Inject)
+            .then(integration::new_secret);
         let state = State {
             // The mirror keeps the visible screen only; history lives in the compact log.
             mirror: vt100::Parser::new(rows, cols, MIRROR_SCROLLBACK_ROWS),
@@ -645,7 +876,10 @@ impl Terminal {
             previous_plain: false,
             pending_mirror: Vec::new(),
             scroll_region: ScrollRegionWatch::default(),
-            scanner: MarkScanner::new(),
+            scanner: match &secret {
+                Some(secret) => MarkScanner::with_secret(secret),
+                None => MarkScanner::new(),
+            },
             marks: VecDeque::new(),
             chunk_marks: Vec::new(),
             last_output_at: Instant::now(),
@@ -659,6 +893,8 @@ impl Terminal {
             line_fed_since_prompt: false,
             shell: None,
             mode: settings.shell_integration,
+            secret,
+            prompt_text: None,
         };
         let (changed, _) = watch::channel(0);
         let shared = Arc::new(Shared {
@@ -704,7 +940,17 @@ impl Terminal {
                         .last_mark()
                         .is_some_and(|m| m.mark.kind == MarkKind::CommandStart)
                     && quiet >= Duration::from_millis(50);
-                let heuristic = quiet >= quiet_period && looks_like_prompt(&before, None);
+                // A line ending in a prompt character with the cursor one blank after it is
+                // what shells draw: a short pause is enough (the connection's start should not
+                // wait out the whole quiet period, issue 17 item 15).
+                let (_, cursor_col) = state.mirror.screen().cursor_position();
+                let text = before.trim_end();
+                let one_blank_after = text.chars().count() + 1 == usize::from(cursor_col);
+                let drawn_prompt = ends_like_prompt(text)
+                    && one_blank_after
+                    && state.cursor_line().1.trim().is_empty();
+                let heuristic = looks_like_prompt(&before, None)
+                    && (quiet >= quiet_period || (drawn_prompt && quiet >= READY_QUIET));
                 let give_up = now >= deadline;
                 if marked_prompt
                     || heuristic
@@ -753,10 +999,12 @@ impl Terminal {
         let Some(shell) = integration::parse_probe(&probe) else {
             return Ok(None);
         };
-        self.lock().shell = Some(shell);
-        let done = self
-            .hidden_line(integration::snippet(shell), HiddenDone::PromptMarked)
-            .await?;
+        let snippet = {
+            let mut state = self.lock();
+            state.shell = Some(shell);
+            integration::snippet(shell, state.secret.as_deref().unwrap_or_default())
+        };
+        let done = self.hidden_line(&snippet, HiddenDone::PromptMarked).await?;
         if done.is_none() {
             return Err(TerminalError::Integration {
                 reason: format!("no OSC 133 marks from {} after the snippet", shell.name()),
@@ -797,9 +1045,20 @@ impl Terminal {
                         HiddenDone::ProbeAnswered => {
                             let text = render_text(hidden);
                             let last = text.rsplit('\n').next().unwrap_or_default();
+                            // The prompt seen at the start, drawn again: the answer is complete
+                            // after a short pause; another prompt-looking line needs a longer one.
+                            let same_prompt = state
+                                .session_prompt
+                                .as_deref()
+                                .is_some_and(|prompt| last.trim_end() == prompt.trim_end());
+                            let settled = if same_prompt {
+                                quiet >= READY_QUIET
+                            } else {
+                                quiet >= Duration::from_millis(150)
+                            };
                             if integration::probe_answered(&text)
                                 && text.contains('\n')
-                                && quiet >= Duration::from_millis(150)
+                                && settled
                                 && looks_like_prompt(last, state.session_prompt.as_deref())
                             {
                                 finished = Some(text);
@@ -833,8 +1092,18 @@ impl Terminal {
                 for record in state.marks.iter_mut().filter(|m| m.mark.start >= start) {
                     record.cursor = Some(cursor);
                 }
+                state.prompt_text = Some((state.cursor_line().0, cursor.1));
                 None
             } else {
+                // The echo of a snippet carries the secret: it is shown without it, and the
+                // secret is replaced (a screen line break could split it past scrubbing).
+                let hidden = match state.secret.clone() {
+                    Some(secret) if line.contains(secret.as_str()) => {
+                        state.rotate_secret();
+                        replace_bytes(&hidden, secret.as_bytes(), b"[kaiport secret]")
+                    }
+                    _ => hidden,
+                };
                 state.mirror.process(&hidden);
                 state.scroll_region.scan(&hidden);
                 state.previous_plain = false;
@@ -974,12 +1243,32 @@ impl Terminal {
                 verdict.drop_echo = false;
             }
         }
+        let secret = state.secret.as_deref();
         let output = capture.map_or_else(String::new, |capture| {
             let to = verdict.to.unwrap_or_else(|| capture.end());
             let bytes = capture.slice(verdict.from, to);
             let echoed = capture.saw_newline;
-            extract_output(&bytes, verdict.drop_echo && echoed, verdict.drop_prompt)
+            extract_output(
+                &bytes,
+                verdict.drop_echo && echoed,
+                verdict.drop_prompt,
+                secret,
+            )
         });
+        let output = state.scrub(output);
+        if verdict.detection == Detection::ShellIntegration
+            && state.mode == ShellIntegrationMode::DetectOnly
+            && verdict.status == CommandStatus::Completed
+        {
+            let note = "the end was reported by the shell's own OSC 133 marks (shell_integration \
+                        is detect-only: the marks carry no kaiport secret, so output that prints \
+                        such marks can fake them); if more output was expected, look with \
+                        read_screen";
+            verdict.note = Some(match verdict.note {
+                Some(other) => format!("{other}; {note}"),
+                None => note.to_owned(),
+            });
+        }
         if verdict.marks_lost {
             state.marks_live = false;
         }
@@ -1044,26 +1333,139 @@ impl Terminal {
         text: Option<&str>,
         key: Option<Key>,
     ) -> Result<ScreenResult, TerminalError> {
+        if let Some(closed) = self.closed() {
+            return Err(TerminalError::from_closed(&closed));
+        }
+        let bytes = self.input_bytes(text, key);
+        if bytes.is_empty() {
+            return Err(TerminalError::NothingToSend);
+        }
+        let sent_at = Instant::now();
+        self.send(bytes).await?;
+        self.settle(sent_at).await;
+        Ok(self.screen())
+    }
+
+    /// The bytes send_input sends for `text` then `key` (the key in the terminal's current
+    /// cursor-key mode).
+    fn input_bytes(&self, text: Option<&str>, key: Option<Key>) -> Vec<u8> {
         let mut bytes = Vec::new();
         if let Some(text) = text {
             bytes.extend_from_slice(text.as_bytes());
         }
-        {
-            let state = self.lock();
-            if let Some(closed) = &state.closed {
-                return Err(TerminalError::from_closed(closed));
-            }
-            if let Some(key) = key {
-                let application_cursor = state.mirror.screen().application_cursor();
-                bytes.extend_from_slice(encode_key_for(key, application_cursor));
-            }
+        if let Some(key) = key {
+            let application_cursor = self.lock().mirror.screen().application_cursor();
+            bytes.extend_from_slice(encode_key_for(key, application_cursor));
         }
+        bytes
+    }
+
+    /// Prepares send_input's keys for the decision (issue 17 item 3: editing keys must not
+    /// smuggle a forbidden command past it). At a shell prompt, what Enter runs is a command
+    /// line: the keys before Enter are typed now, and the line that results is read off the
+    /// screen, for the policy to judge like run_command's. The returned [`StagedInput`] says
+    /// what was found and holds the bytes still to send; give it to [`Terminal::send_staged`]
+    /// when the call is allowed, or to [`Terminal::abandon_staged`] when it is not.
+    ///
+    /// Not at a shell prompt (a program runs), nothing is typed here.
+    pub async fn stage_input(
+        &self,
+        text: Option<&str>,
+        key: Option<Key>,
+    ) -> Result<StagedInput, TerminalError> {
+        let bytes = self.input_bytes(text, key);
         if bytes.is_empty() {
             return Err(TerminalError::NothingToSend);
         }
+        let quiet_period = self.shared.settings.quiet_period;
+        {
+            let mut state = self.lock();
+            if let Some(closed) = &state.closed {
+                return Err(TerminalError::from_closed(closed));
+            }
+            state.flush_mirror();
+            if state.prompt_line(Instant::now(), quiet_period).is_none() {
+                return Ok(StagedInput::new(PromptInput::NotAtPrompt, bytes));
+            }
+        }
+        let submit_at = bytes.iter().position(|b| SUBMIT_BYTES.contains(b));
+        if let Some(reason) = editor_keys(&bytes) {
+            return Ok(StagedInput::new(PromptInput::Unknown { reason }, bytes));
+        }
+        let Some(submit_at) = submit_at else {
+            return Ok(StagedInput::new(PromptInput::NothingRuns, bytes));
+        };
+        if submit_at + 1 != bytes.len() {
+            let reason = "the input goes on after a key that runs the line (Enter, Ctrl-J, \
+                          Ctrl-M, Ctrl-O), so the lines it runs cannot be read before they run"
+                .to_owned();
+            return Ok(StagedInput::new(PromptInput::Unknown { reason }, bytes));
+        }
+        let (prefix, submit) = bytes.split_at(submit_at);
+        if !prefix.is_empty() {
+            self.send(prefix.to_vec()).await?;
+            self.settle(Instant::now()).await;
+        }
+        let mut state = self.lock();
+        state.flush_mirror();
+        let found = match state.prompt_line(Instant::now(), quiet_period) {
+            Some(Ok(line)) => PromptInput::Runs {
+                line: state.scrub(line),
+            },
+            Some(Err(reason)) => PromptInput::Unknown { reason },
+            None => PromptInput::Unknown {
+                reason: "after the keys before Enter the terminal no longer shows a shell prompt"
+                    .to_owned(),
+            },
+        };
+        Ok(StagedInput {
+            found,
+            typed: !prefix.is_empty(),
+            remaining: submit.to_vec(),
+        })
+    }
+
+    /// Sends what [`Terminal::stage_input`] left to send, then returns the screen once output
+    /// settles. For a line it read, Enter is pressed only if the line is still the same.
+    pub async fn send_staged(&self, staged: &StagedInput) -> Result<ScreenResult, TerminalError> {
+        if let PromptInput::Runs { line } = &staged.found {
+            let mut state = self.lock();
+            state.flush_mirror();
+            let quiet_period = self.shared.settings.quiet_period;
+            let current = state
+                .prompt_line(Instant::now(), quiet_period)
+                .and_then(Result::ok)
+                .map(|current| state.scrub(current));
+            if current.as_ref() != Some(line) {
+                return Err(TerminalError::LineChanged {
+                    checked: line.clone(),
+                    now: current.unwrap_or_default(),
+                });
+            }
+        }
+        if let Some(closed) = self.closed() {
+            return Err(TerminalError::from_closed(&closed));
+        }
+        self.send(staged.remaining.clone()).await?;
+        self.settle(Instant::now()).await;
+        Ok(self.screen())
+    }
+
+    /// Takes back what [`Terminal::stage_input`] typed at the prompt (the call was refused):
+    /// Ctrl-C discards the line in every shell and line-editing mode.
+    pub async fn abandon_staged(&self, staged: &StagedInput) {
+        if staged.typed
+            && self.closed().is_none()
+            && let Err(err) = self.send(encode_key_for(Key::CtrlC, false).to_vec()).await
+        {
+            tracing::debug!(%err, "could not discard the staged line");
+        }
+    }
+
+    /// Waits until output has been quiet for a moment (at least 100 ms, at most 2 s after
+    /// `sent_at`).
+    async fn settle(&self, sent_at: Instant) {
         let mut changed = self.shared.changed.subscribe();
-        let sent_at = Instant::now();
-        self.send(bytes).await?;
         loop {
             let now = Instant::now();
             {
@@ -1074,7 +1476,7 @@ impl Terminal {
                     || since_send >= SETTLE_MAX
                     || (since_send >= SETTLE_MIN && quiet >= SETTLE_QUIET)
                 {
-                    return Ok(state.screen_result());
+                    return;
                 }
             }
             let _ = tokio::time::timeout(POLL, changed.changed()).await;
@@ -1262,4 +1664,64 @@ async fn pump(shared: Arc<Shared>, mut output: mpsc::Receiver<ShellOutput>) {
     shared.close_with(ShellClosed::ConnectionLost {
         reason: "the shell's output stream ended without a close notice".to_owned(),
     });
+}
+
+/// `bytes` with every occurrence of `needle` replaced by `with`.
+fn replace_bytes(bytes: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(at) = memchr::memmem::find(rest, needle) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(with);
+        rest = &rest[at + needle.len()..];
+    }
+    out.extend_from_slice(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// Issue 17 item 14: a flood keeps a bounded capture, and what the model gets is made from
+    /// one rendered string (head and tail, with the gap marked).
+    #[test]
+    fn a_flood_keeps_a_bounded_capture() {
+        let mut capture = Capture::new(0);
+        let chunk = b"y\r\n".repeat(10_923);
+        for _ in 0..1_600 {
+            capture.push(&chunk);
+        }
+        assert_eq!(
+            capture.head.len() + capture.tail.len(),
+            CAPTURE_HEAD + CAPTURE_TAIL
+        );
+        assert!(capture.head.capacity() <= 2 * CAPTURE_HEAD);
+        assert_eq!(capture.end(), 1_600 * chunk.len() as u64);
+        let bytes = capture.slice(0, capture.end());
+        assert!(bytes.len() < CAPTURE_HEAD + CAPTURE_TAIL + 100);
+        let text = extract_output(&bytes, false, false, Some("s3cr3t"));
+        assert!(text.starts_with("y\ny\n"));
+        assert!(text.contains("bytes of output not kept by the terminal"));
+        assert!(text.ends_with("\ny"));
+    }
+
+    #[test]
+    fn extract_output_drops_echo_prompt_and_blank_tail() {
+        let cases: [(&[u8], bool, bool, &str); 5] = [
+            (b"ls\r\na\r\nb\r\n\r\n$ ", true, true, "a\nb"),
+            (b"only\r\n", true, false, ""),
+            (b"a\r\nb", true, true, ""),
+            (b"out\r\n  \r\n\r\n", false, false, "out"),
+            (b"", true, true, ""),
+        ];
+        for (bytes, echo, prompt, expected) in cases {
+            assert_eq!(
+                extract_output(bytes, echo, prompt, None),
+                expected,
+                "{bytes:?}"
+            );
+        }
+    }
 }

@@ -267,7 +267,8 @@ pub struct Prepared {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     RunCommand(RunCommandParams),
-    SendInput(SendInputParams),
+    /// send_input, with the keys already typed at a shell prompt (see [`terminal`]).
+    SendInput(Box<terminal::PlannedInput>),
     ReadScreen(ReadScreenParams),
     /// Answered by the user through the engine, not by a tool module.
     AskUser(AskUserParams),
@@ -291,7 +292,7 @@ pub enum Action {
 pub async fn prepare(request: ToolRequest, context: &ToolContext<'_>) -> Result<Prepared, String> {
     Ok(match request {
         ToolRequest::RunCommand(params) => terminal::prepare_run_command(params),
-        ToolRequest::SendInput(params) => terminal::prepare_send_input(params),
+        ToolRequest::SendInput(params) => terminal::prepare_send_input(params, context).await?,
         ToolRequest::ReadScreen(params) => terminal::prepare_read_screen(params),
         ToolRequest::AskUser(params) => Prepared {
             facts: CallFacts::Interaction,
@@ -390,12 +391,21 @@ pub async fn prepare(request: ToolRequest, context: &ToolContext<'_>) -> Result<
     })
 }
 
+/// Undo what preparing `action` did when it will not run (denied, refused by the user,
+/// cancelled): send_input's keys typed at a shell prompt are taken back. Nothing else prepares
+/// with an effect.
+pub async fn abandon(action: &Action, context: &ToolContext<'_>) {
+    if let Action::SendInput(planned) = action {
+        terminal::abandon_send_input(planned, context).await;
+    }
+}
+
 /// Run an allowed action. The result is the tool's result object; an error is a message for the
 /// model.
 pub async fn execute(action: Action, context: &ToolContext<'_>) -> Result<Value, String> {
     match action {
         Action::RunCommand(params) => terminal::run_command(params, context).await,
-        Action::SendInput(params) => terminal::send_input(params, context).await,
+        Action::SendInput(planned) => terminal::send_input(*planned, context).await,
         Action::ReadScreen(params) => terminal::read_screen(params, context).await,
         Action::AskUser(_) => Err("ask_user is answered by the user, not executed".to_owned()),
         Action::ReadFile(params) => files::read_file(params, context).await,

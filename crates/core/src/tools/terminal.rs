@@ -1,10 +1,20 @@
 //! run_command, send_input and read_screen: the terminal tools, executed on the tab's
 //! [`Terminal`]. Output for the model is capped here; the terminal itself shows everything.
+//!
+//! **At a shell prompt, whatever Enter will run is judged as a command line** (issue 17 item 3).
+//! send_input's keys can edit a line into a forbidden command (`m /tmp/v`, Ctrl-A, `r`, Enter
+//! runs `rm /tmp/v`), so at a prompt send_input is prepared by [`Terminal::stage_input`]: the
+//! keys before Enter are typed, the resulting line is read off the screen and decided like
+//! run_command's line ([`CallFacts::Command`]); Enter is pressed only once that allows it, and
+//! only if the line is still the same. A line that cannot be read first (keys after Enter, Esc
+//! or Ctrl-X that can open an editor, text after the cursor in zsh/fish) asks
+//! ([`CallFacts::UnreadLine`]). A refused call takes its typing back with Ctrl-C. Inside a
+//! running program (not at a prompt) send_input is decided on its text, as before.
 
 use super::{Action, Prepared, ToolContext};
 use crate::output::{TextLimits, cap_text};
 use crate::policy::CallFacts;
-use crate::terminal::Terminal;
+use crate::terminal::{PromptInput, StagedInput, Terminal};
 use kaiport_protocol::ApprovalPreview;
 use kaiport_protocol::tools::{ReadScreenParams, RunCommandParams, SendInputParams};
 use serde_json::Value;
@@ -22,7 +32,16 @@ pub(super) fn prepare_run_command(params: RunCommandParams) -> Prepared {
     }
 }
 
-pub(super) fn prepare_send_input(params: SendInputParams) -> Prepared {
+/// send_input once prepared: the call and what [`Terminal::stage_input`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedInput {
+    staged: StagedInput,
+}
+
+pub(super) async fn prepare_send_input(
+    params: SendInputParams,
+    context: &ToolContext<'_>,
+) -> Result<Prepared, String> {
     let mut shown = params.text.clone().unwrap_or_default();
     if let Some(key) = params.key {
         let name = serde_json::to_value(key)
@@ -31,12 +50,41 @@ pub(super) fn prepare_send_input(params: SendInputParams) -> Prepared {
             .unwrap_or_default();
         shown.push_str(&format!("<{name}>"));
     }
-    Prepared {
-        facts: CallFacts::TerminalInput {
-            text: params.text.clone().unwrap_or_default(),
-        },
-        preview: Some(ApprovalPreview::Text { text: shown }),
-        action: Action::SendInput(params),
+    let staged = terminal(context)?
+        .stage_input(params.text.as_deref(), params.key)
+        .await
+        .map_err(|error| error.to_string())?;
+    let text = params.text.clone().unwrap_or_default();
+    let (facts, preview) = match &staged.found {
+        PromptInput::NotAtPrompt | PromptInput::NothingRuns => (
+            CallFacts::TerminalInput { text },
+            ApprovalPreview::Text { text: shown },
+        ),
+        PromptInput::Runs { line } => (
+            CallFacts::Command { line: line.clone() },
+            ApprovalPreview::Command {
+                command: line.clone(),
+            },
+        ),
+        PromptInput::Unknown { reason } => (
+            CallFacts::UnreadLine {
+                text,
+                reason: format!("at the shell prompt, {reason}"),
+            },
+            ApprovalPreview::Text { text: shown },
+        ),
+    };
+    Ok(Prepared {
+        facts,
+        preview: Some(preview),
+        action: Action::SendInput(Box::new(PlannedInput { staged })),
+    })
+}
+
+/// A send_input that will not run: take back what preparing it typed.
+pub(super) async fn abandon_send_input(planned: &PlannedInput, context: &ToolContext<'_>) {
+    if let Ok(terminal) = terminal(context) {
+        terminal.abandon_staged(&planned.staged).await;
     }
 }
 
@@ -79,11 +127,11 @@ pub(super) async fn run_command(
 }
 
 pub(super) async fn send_input(
-    params: SendInputParams,
+    planned: PlannedInput,
     context: &ToolContext<'_>,
 ) -> Result<Value, String> {
     let screen = terminal(context)?
-        .send_input(params.text.as_deref(), params.key)
+        .send_staged(&planned.staged)
         .await
         .map_err(|error| error.to_string())?;
     super::to_value(&screen)
