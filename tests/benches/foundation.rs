@@ -200,7 +200,11 @@ fn openssh_cat(
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> Result<()> {
     let sshd = Sshd::start()?;
-    println!("kaiport foundation benchmarks (release build, sshd on 127.0.0.1)\n");
+    println!("kaiport foundation benchmarks (release build, sshd on 127.0.0.1)");
+    println!(
+        "note: kaiport's tab is open before its timers start; `ssh -tt` is timed as a whole process \
+         (start, key exchange, login, pty); the whole-process comparison is `--bench whole`\n"
+    );
 
     // 1. Memory first, in a fresh process: 20 tabs, each with a full history.
     let idle = rss_mb();

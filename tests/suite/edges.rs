@@ -171,3 +171,36 @@ async fn an_upload_into_a_prefix_needs_no_folder_marker() {
             .contains(&"report.txt".to_owned())
     );
 }
+
+/// The "left out" line of a huge output counts what the terminal did not keep as well as what
+/// the tool cut (item 9): kept lines plus left-out lines are every line the command printed.
+#[tokio::test(flavor = "multi_thread")]
+async fn left_out_counts_add_up_for_a_huge_output() {
+    let sshd = Sshd::start().unwrap();
+    let tab = EngineHarness::open_sshd(&sshd, ConnectionSettings::default(), Mode::Autopilot)
+        .await
+        .unwrap();
+    let lines: u64 = 1_000_000;
+    let result = tab
+        .ok(
+            "run_command",
+            json!({"command": format!("seq 1 {lines}"), "timeout_s": 300}),
+        )
+        .await
+        .unwrap();
+    let output = result["output"].as_str().unwrap();
+    let kept = output
+        .lines()
+        .filter(|line| line.parse::<u64>().is_ok())
+        .count() as u64;
+    let left_out = result["truncated"]["omitted_lines"].as_u64().unwrap();
+    assert_eq!(
+        kept + left_out,
+        lines,
+        "{}",
+        &output[..200.min(output.len())]
+    );
+    assert!(output.contains(&format!("[… {left_out} lines")));
+    assert!(output.starts_with("1\n2\n"));
+    assert!(output.ends_with(&format!("\n{lines}")));
+}

@@ -11,7 +11,7 @@ use crate::connect::destination::parse_ssh_target;
 use crate::connect::profiles::{PROFILES_FILE, ProfileStore};
 use crate::connect::secrets::{SecretStore, key_passphrase_account, ssh_password_account};
 use crate::pending::{NoAnswer, Pending};
-use crate::policy::{Decision, PolicyContext, decide};
+use crate::policy::{CallFacts, Decision, PolicyContext, decide};
 use crate::shell_io::ShellClosed;
 use crate::ssh::{ConnectInteraction, SshOptions, SshSession, SshTarget};
 use crate::terminal::{ShellIntegrationMode, Terminal, TerminalNotice, TerminalSettings};
@@ -988,11 +988,12 @@ impl Inner {
             data_seen: lock(&self.taint).seen_elsewhere(&tab.connection),
         };
         let mut decision = decide(&prepared.facts, policy);
-        // A command's write targets are judged where links on the server make them land.
-        if let (Action::RunCommand(params), false) =
-            (&prepared.action, matches!(decision, Decision::Deny { .. }))
+        // A command line's write targets (run_command, or the line send_input's Enter runs) are
+        // judged where links on the server make them land.
+        if let (CallFacts::Command { line }, false) =
+            (&prepared.facts, matches!(decision, Decision::Deny { .. }))
         {
-            let resolved = tools::links::resolve_command_writes(&params.command, &resources).await;
+            let resolved = tools::links::resolve_command_writes(line, &resources).await;
             decision = crate::policy::judge_resolved_writes(decision, &resolved);
         }
         // Plan calls that may go ahead get their cards before the approval is asked.

@@ -15,8 +15,44 @@ pub struct TextLimits {
 /// half the budget each, cut at line boundaries where possible and always at char boundaries)
 /// joined by a marker line.
 pub fn cap_text(text: &str, limits: TextLimits) -> (String, Option<Truncation>) {
+    cap_text_around(text, limits, None)
+}
+
+/// The line a capture puts where it dropped the middle of a huge output (see `terminal`).
+pub const GAP_NOTE: &str = "[… output not kept by the terminal …]";
+
+/// [`cap_text`] of a text whose middle was already dropped (`gap`: how much), marked by a
+/// [`GAP_NOTE`] line: the one marker line the result gets counts both.
+pub fn cap_text_around(
+    text: &str,
+    limits: TextLimits,
+    gap: Option<Truncation>,
+) -> (String, Option<Truncation>) {
+    let (text, gap) = match gap {
+        Some(gap) => match text.find(GAP_NOTE) {
+            Some(at) => {
+                // The note line goes; its place is the marker's.
+                let end = at + GAP_NOTE.len();
+                let end = end + usize::from(text[end..].starts_with('\n'));
+                (
+                    std::borrow::Cow::Owned(format!("{}{}", &text[..at], &text[end..])),
+                    gap,
+                )
+            }
+            None => (std::borrow::Cow::Borrowed(text), gap),
+        },
+        None => (
+            std::borrow::Cow::Borrowed(text),
+            Truncation {
+                omitted_bytes: 0,
+                omitted_lines: 0,
+            },
+        ),
+    };
+    let text = text.as_ref();
     let total_lines = count_lines(text);
-    if text.len() <= limits.max_bytes && total_lines <= limits.max_lines {
+    let no_gap = gap.omitted_bytes == 0;
+    if text.len() <= limits.max_bytes && total_lines <= limits.max_lines && no_gap {
         return (text.to_owned(), None);
     }
     // Reserve room for the marker so the result stays within max_bytes.
@@ -33,8 +69,9 @@ pub fn cap_text(text: &str, limits: TextLimits) -> (String, Option<Truncation>) 
     let tail = &text[tail_start..];
     let omitted = &text[head_end..tail_start];
     let truncation = Truncation {
-        omitted_bytes: omitted.len() as u64,
-        omitted_lines: total_lines.saturating_sub(count_lines(head) + count_lines(tail)) as u64,
+        omitted_bytes: omitted.len() as u64 + gap.omitted_bytes,
+        omitted_lines: total_lines.saturating_sub(count_lines(head) + count_lines(tail)) as u64
+            + gap.omitted_lines,
     };
     let mut capped = String::with_capacity(head.len() + tail.len() + MARKER_RESERVE);
     capped.push_str(head);
@@ -123,6 +160,29 @@ mod tests {
         max_bytes: 16 * 1024,
         max_lines: 400,
     };
+
+    #[test]
+    fn a_gap_the_terminal_dropped_counts_in_the_one_marker() {
+        // 600 lines kept around a gap of 5,000,000 lines the terminal did not keep.
+        let head: String = (1..=300).map(|n| format!("{n}\n")).collect();
+        let tail: String = (5_000_301..=5_000_600).map(|n| format!("{n}\n")).collect();
+        let text = format!("{head}{GAP_NOTE}\n{tail}");
+        let gap = Truncation {
+            omitted_bytes: 38_888_890,
+            omitted_lines: 5_000_000,
+        };
+        let (capped, truncation) = cap_text_around(&text, LIMITS, Some(gap));
+        let truncation = truncation.unwrap();
+        assert!(!capped.contains(GAP_NOTE), "{capped}");
+        let kept = capped
+            .lines()
+            .filter(|line| !line.starts_with("[…"))
+            .count() as u64;
+        // Every line of the output is either kept or counted as left out.
+        assert_eq!(kept + truncation.omitted_lines, 5_000_600);
+        assert!(capped.contains(&format!("[… {} lines", truncation.omitted_lines)));
+        assert!(truncation.omitted_bytes > gap.omitted_bytes);
+    }
 
     #[test]
     fn short_text_is_unchanged() {

@@ -31,7 +31,9 @@ use std::num::NonZeroU16;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use kaiport_protocol::tools::{CommandStatus, Detection, Key, RunCommandResult, ScreenResult};
+use kaiport_protocol::tools::{
+    CommandStatus, Detection, Key, RunCommandResult, ScreenResult, Truncation,
+};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -161,6 +163,8 @@ struct Capture {
     head: Vec<u8>,
     tail: VecDeque<u8>,
     dropped: u64,
+    /// Line feeds among the dropped bytes, so the result can say how many lines were left out.
+    dropped_lines: u64,
     /// A line feed arrived (the shell echoed the command and Enter).
     saw_newline: bool,
 }
@@ -172,6 +176,7 @@ impl Capture {
             head: Vec::new(),
             tail: VecDeque::new(),
             dropped: 0,
+            dropped_lines: 0,
             saw_newline: false,
         }
     }
@@ -192,21 +197,41 @@ impl Capture {
         if chunk.is_empty() {
             return;
         }
+        let newlines = |bytes: &[u8]| memchr::memchr_iter(b'\n', bytes).count() as u64;
         if chunk.len() >= CAPTURE_TAIL {
-            self.dropped += (self.tail.len() + chunk.len() - CAPTURE_TAIL) as u64;
+            let (older, newer) = self.tail.as_slices();
+            let kept_from = chunk.len() - CAPTURE_TAIL;
+            self.dropped_lines += newlines(older) + newlines(newer) + newlines(&chunk[..kept_from]);
+            self.dropped += (self.tail.len() + kept_from) as u64;
             self.tail.clear();
-            self.tail.extend(&chunk[chunk.len() - CAPTURE_TAIL..]);
+            self.tail.extend(&chunk[kept_from..]);
             return;
         }
         let overflow = (self.tail.len() + chunk.len()).saturating_sub(CAPTURE_TAIL);
         if overflow > 0 {
+            self.dropped_lines +=
+                self.tail.range(..overflow).filter(|&&b| b == b'\n').count() as u64;
             self.tail.drain(..overflow);
             self.dropped += overflow as u64;
         }
         self.tail.extend(chunk);
     }
 
-    /// Bytes between two stream offsets; a gap (dropped middle) becomes a marker line.
+    /// What was dropped between two stream offsets, if the dropped middle lies between them.
+    fn gap_within(&self, from: u64, to: u64) -> Option<Truncation> {
+        let head_end = self.start + self.head.len() as u64;
+        let tail_start = head_end + self.dropped;
+        // A line the cut went through shows as two pieces around the gap: one line, not two.
+        let split_line = u64::from(self.head.last().is_some_and(|&byte| byte != b'\n'));
+        (self.dropped > 0 && from.max(self.start) < tail_start && to.min(self.end()) > head_end)
+            .then_some(Truncation {
+                omitted_bytes: self.dropped,
+                omitted_lines: self.dropped_lines.saturating_sub(split_line),
+            })
+    }
+
+    /// Bytes between two stream offsets; a gap (dropped middle) becomes the marker line
+    /// [`crate::output::GAP_NOTE`], its size told by [`Capture::gap_within`].
     fn slice(&self, from: u64, to: u64) -> Vec<u8> {
         let from = from.max(self.start);
         let to = to.min(self.end());
@@ -221,12 +246,8 @@ impl Capture {
             out.extend_from_slice(&self.head[a..b]);
         }
         let tail_start = head_end + self.dropped;
-        if self.dropped > 0 && from < tail_start && to > head_end {
-            let note = format!(
-                "\r\n[… {} bytes of output not kept by the terminal …]\r\n",
-                self.dropped
-            );
-            out.extend_from_slice(note.as_bytes());
+        if self.gap_within(from, to).is_some() {
+            out.extend_from_slice(format!("\r\n{}\r\n", crate::output::GAP_NOTE).as_bytes());
         }
         if to > tail_start {
             let a = (from.max(tail_start) - tail_start) as usize;
@@ -1244,6 +1265,9 @@ impl Terminal {
             }
         }
         let secret = state.secret.as_deref();
+        let gap = capture.as_ref().and_then(|capture| {
+            capture.gap_within(verdict.from, verdict.to.unwrap_or_else(|| capture.end()))
+        });
         let output = capture.map_or_else(String::new, |capture| {
             let to = verdict.to.unwrap_or_else(|| capture.end());
             let bytes = capture.slice(verdict.from, to);
@@ -1282,7 +1306,8 @@ impl Terminal {
             exit_code: verdict.exit_code,
             duration_ms: u64::try_from(started_at.elapsed().as_millis()).unwrap_or(u64::MAX),
             detection: verdict.detection,
-            truncated: None,
+            // What the terminal did not keep; the tool adds what it cuts for the model.
+            truncated: gap,
             screen,
             note: verdict.note,
         }
@@ -1703,8 +1728,21 @@ mod tests {
         assert!(bytes.len() < CAPTURE_HEAD + CAPTURE_TAIL + 100);
         let text = extract_output(&bytes, false, false, Some("s3cr3t"));
         assert!(text.starts_with("y\ny\n"));
-        assert!(text.contains("bytes of output not kept by the terminal"));
+        assert!(text.contains(crate::output::GAP_NOTE));
         assert!(text.ends_with("\ny"));
+        // The gap is counted exactly, in bytes and lines, for the one "left out" line.
+        let gap = capture.gap_within(0, capture.end()).unwrap();
+        let kept = (CAPTURE_HEAD + CAPTURE_TAIL) as u64;
+        assert_eq!(gap.omitted_bytes, capture.end() - kept);
+        let kept_lines =
+            bytecount(&capture.head) + capture.tail.iter().filter(|&&b| b == b'\n').count() as u64;
+        // The head ends inside a line here: its two pieces count once.
+        assert_ne!(capture.head.last(), Some(&b'\n'));
+        assert_eq!(gap.omitted_lines, 1_600 * 10_923 - kept_lines - 1);
+    }
+
+    fn bytecount(bytes: &[u8]) -> u64 {
+        bytes.iter().filter(|&&b| b == b'\n').count() as u64
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! running program (not at a prompt) send_input is decided on its text, as before.
 
 use super::{Action, Prepared, ToolContext};
-use crate::output::{TextLimits, cap_text};
+use crate::output::{TextLimits, cap_text_around};
 use crate::policy::CallFacts;
 use crate::terminal::{PromptInput, StagedInput, Terminal};
 use kaiport_protocol::ApprovalPreview;
@@ -120,7 +120,8 @@ pub(super) async fn run_command(
         max_bytes: settings.output_limit_kb as usize * 1024,
         max_lines: settings.output_limit_lines as usize,
     };
-    let (output, truncated) = cap_text(&result.output, limits);
+    // The terminal's own gap (output it did not keep) counts in the one "left out" line.
+    let (output, truncated) = cap_text_around(&result.output, limits, result.truncated.take());
     result.output = output;
     result.truncated = truncated;
     super::to_value(&result)
