@@ -274,6 +274,64 @@ impl Walker {
             );
         }
         self.statement(root, source.as_bytes(), frame);
+        if root.has_error() {
+            self.broken_syntax_commands(source, frame);
+        }
+    }
+
+    /// Where the parse failed, tree-sitter-bash may have dropped commands (a `{` inside
+    /// backticks, an unbalanced quote): the first words after every separator are analysed too,
+    /// so a forbidden program in broken syntax is still denied (the line asks anyway).
+    fn broken_syntax_commands(&mut self, source: &str, frame: &Frame) {
+        let mut segments: Vec<String> = vec![String::new()];
+        let mut quote: Option<char> = None;
+        let mut chars = source.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (quote, c) {
+                (Some(open), _) if c == open => quote = None,
+                (Some(_), _) => segments.last_mut().into_iter().for_each(|s| s.push(c)),
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '\\') => {
+                    if let Some(next) = chars.next() {
+                        segments.last_mut().into_iter().for_each(|s| s.push(next));
+                    }
+                }
+                (None, ';' | '&' | '|' | '(' | ')' | '`' | '\n' | '$' | '<' | '>') => {
+                    segments.push(String::new())
+                }
+                (None, _) => segments.last_mut().into_iter().for_each(|s| s.push(c)),
+            }
+        }
+        for segment in segments.iter().take(MAX_PAYLOADS) {
+            let mut words: Vec<Word> = segment
+                .split_whitespace()
+                .skip_while(|word| word.contains('=') || matches!(*word, "{" | "}" | "!"))
+                .map(|word| Word {
+                    text: word.trim_start_matches('{').to_owned(),
+                    ..Word::default()
+                })
+                .collect();
+            words.retain(|word| !word.text.is_empty());
+            let Some(first) = words.first() else {
+                continue;
+            };
+            let expanded = brace_expand(&format!("{{{}", first.text));
+            if expanded.len() > 1 {
+                let mut with_rest: Vec<Word> = expanded
+                    .into_iter()
+                    .map(|text| Word {
+                        text,
+                        ..Word::default()
+                    })
+                    .collect();
+                with_rest.extend(words.into_iter().skip(1));
+                words = with_rest;
+            }
+            if self.payloads > MAX_PAYLOADS {
+                return;
+            }
+            self.simple(words, frame);
+        }
     }
 
     fn statement(&mut self, node: Node<'_>, src: &[u8], frame: &Frame) {
@@ -387,24 +445,42 @@ impl Walker {
     /// pipeline).
     fn redirected(&mut self, node: Node<'_>, src: &[u8], frame: &Frame) {
         let redirects: Vec<Node<'_>> = fields(node, "redirect");
-        let mut inner = frame.clone();
         let mut rest_of_line: Vec<Node<'_>> = Vec::new();
         let mut body = node.child_by_field_name("body");
-        // tree-sitter-bash hangs a redirection after `a && b` on the whole list; bash applies it
-        // to the last command only, after the others ran (`cd /etc/ssh && echo x > sshd_config`
-        // writes in /etc/ssh).
-        while let Some(list) = body.filter(|body| body.kind() == "list") {
-            let children = named_children(list);
+        // tree-sitter-bash hangs a redirection after `a && b` or `a | b` on the whole list or
+        // pipeline; bash applies it to the last command only, after the others ran
+        // (`cd /etc/ssh && echo x > sshd_config` writes in /etc/ssh).
+        let mut base = frame.clone();
+        while let Some(group) = body.filter(|body| matches!(body.kind(), "list" | "pipeline")) {
+            let children: Vec<Node<'_>> = named_children(group)
+                .into_iter()
+                .filter(|child| child.kind() != "comment")
+                .collect();
             let Some((last, before)) = children.split_last() else {
                 break;
             };
+            let pipeline = group.kind() == "pipeline";
+            let mut previous: Option<Node<'_>> = None;
             for child in before {
-                if child.kind() != "comment" {
-                    self.statement(*child, src, frame);
+                let mut inner = base.clone();
+                if pipeline && let Some(previous) = previous {
+                    inner.stdin = Stdin::Pipe;
+                    inner.piped_text = literal_output(previous, src);
                 }
+                let cwd = self.cwd.clone();
+                self.statement(*child, src, &inner);
+                if pipeline {
+                    self.cwd = cwd;
+                }
+                previous = Some(*child);
+            }
+            if pipeline && let Some(previous) = previous {
+                base.stdin = Stdin::Pipe;
+                base.piped_text = literal_output(previous, src);
             }
             body = Some(*last);
         }
+        let mut inner = base;
         self.empties_output = body.is_none_or(|body| prints_nothing(body, src));
         let writes_before = self.out.writes.len();
         for redirect in &redirects {
@@ -1682,14 +1758,27 @@ fn literal_output(node: Node<'_>, src: &[u8]) -> Option<String> {
             if words.iter().any(|word| word.dynamic) {
                 return None;
             }
-            let texts: Vec<String> = words
-                .into_iter()
-                .map(|word| word.text)
-                .filter(|text| !text.starts_with('-'))
-                .collect();
+            // Only leading options are options (`echo -n rm -f x` prints `rm -f x`).
+            let is_echo_option = |text: &str| {
+                text.len() > 1
+                    && text.starts_with('-')
+                    && text[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+            };
+            let texts: Vec<String> = words.into_iter().map(|word| word.text).collect();
             match name.as_str() {
-                "echo" => Some(texts.join(" ")),
-                "printf" => texts.first().map(|format| format.replace("\\n", "\n")),
+                "echo" => Some(
+                    texts
+                        .iter()
+                        .skip_while(|text| is_echo_option(text))
+                        .cloned()
+                        .collect::<Vec<String>>()
+                        .join(" "),
+                ),
+                "printf" => match texts.first().map(String::as_str) {
+                    Some("--") => texts.get(1).map(|format| format.replace("\\n", "\n")),
+                    Some(format) if !format.starts_with('-') => Some(format.replace("\\n", "\n")),
+                    _ => None,
+                },
                 _ => None,
             }
         }

@@ -303,16 +303,16 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
             wrapper(start + 1)
         }
         "flock" => {
-            if let Some(index) = args
-                .iter()
-                .position(|arg| arg == "-c" || arg == "--command")
-            {
-                return Shape::Shell {
-                    payload: Payload::Argument(index + 1),
-                };
-            }
+            // `flock [options] FILE -c 'cmd'` or `flock [options] FILE cmd args…`: only the
+            // word right after the lock file can be flock's `-c` (`flock l python3 -c …` runs
+            // python3).
             let start = skip_options(args, "wEn", &["timeout", "conflict-exit-code"]);
-            wrapper(start + 1)
+            match args.get(start + 1).map(String::as_str) {
+                Some("-c" | "--command") => Shape::Shell {
+                    payload: Payload::Argument(start + 2),
+                },
+                _ => wrapper(start + 1),
+            }
         }
         "systemd-run" => wrapper(skip_options(
             args,

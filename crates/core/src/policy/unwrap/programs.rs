@@ -1710,6 +1710,9 @@ fn parallel(args: &[String], fx: &mut Effects) {
         .position(|arg| arg.starts_with(":::"))
         .map_or(args.len(), |position| index + position);
     if index < end {
+        // parallel joins the words into one line for a shell (`-q` quotes them): both readings
+        // are analysed, the stricter wins.
+        fx.args(index, end, "parallel");
         fx.script(&args[index..end].join(" "), "parallel", None, true);
         fx.runs
             .last_mut()
