@@ -71,7 +71,7 @@ fn check_invariants(line: &str, settings: &ConnectionSettings) -> Result<(), Str
             ));
         }
         if let Some(command) = forbidden
-            && !matches!(decision, Decision::Deny { .. })
+            && !denied_or_out_of_time(&decision)
         {
             return Err(format!(
                 "{mode:?}: `{}` is forbidden but the decision was {decision:?}",
@@ -88,7 +88,7 @@ fn check_invariants(line: &str, settings: &ConnectionSettings) -> Result<(), Str
             &facts,
             PolicyContext::new(mode, settings, TabKind::Terminal),
         );
-        if forbidden.is_some() && !matches!(decision, Decision::Deny { .. }) {
+        if forbidden.is_some() && !denied_or_out_of_time(&decision) {
             return Err(format!(
                 "{mode:?} send_input: forbidden not denied: {decision:?}"
             ));
@@ -300,5 +300,15 @@ fn deep_nesting_and_long_lines_end() {
             assert!(!analysis.unprovable.is_empty(), "{}", &line[..40]);
         }
         check_invariants(&line, &settings()).unwrap();
+    }
+}
+
+/// Denied, or asked because the parse ran out of its time budget (on a loaded machine the
+/// analysis inside `decide` may stop where the one before it did not; asking is still safe).
+fn denied_or_out_of_time(decision: &Decision) -> bool {
+    match decision {
+        Decision::Deny { .. } => true,
+        Decision::Ask { reasons, .. } => reasons.iter().any(|reason| reason.contains("in time")),
+        Decision::Allow { .. } => false,
     }
 }

@@ -11,6 +11,34 @@
 //! `eval`, data piped into a shell or interpreter, inline interpreter code, a parse error, a
 //! write to a path it cannot resolve) becomes an entry in [`Analysis::unprovable`], which the
 //! policy always asks about. Words inside quotes are data, never commands.
+//!
+//! Rules that close whole classes of bypass (issue 17; each has table cases in
+//! tests/policy_corpus.txt and generated ones in tests/policy_props.rs):
+//! - **Read the line as bash reads it.** Backslash-newline is removed before parsing, also inside
+//!   a word (`r\⏎m` is `rm`); a redirection after `a && b` or `a | b` belongs to `b` (tree-sitter-bash
+//!   hangs it on the whole list); backticks and `$( )` in an unquoted here-document run; `coproc`
+//!   runs its command; where parsing fails, the first word after every separator is still
+//!   analysed, so a forbidden program in broken syntax is denied.
+//! - **A pattern as the command name** (`/bin/r[m]`, `{rm,-f,x}`) asks; brace expansions are
+//!   analysed as the words they make, globs match the rules as patterns.
+//! - **Deletes and truncations ask** whatever does them: `rm`, `unlink`, `mv … /dev/null`,
+//!   `truncate`, `cp /dev/null F`, and `>` after a command that prints nothing (`> F`, `: > F`).
+//! - **A file the line writes and then runs** (`./d`, `bash s.sh`, `. s.sh`, a name on the search
+//!   path) cannot be proved harmless: it asks, and what was written into it (literal text, or a
+//!   copy of or link to a program) is analysed as the commands it is, so a forbidden one denies.
+//! - **Programs as data** (`unwrap/programs.rs`): commands inside options (`git -c
+//!   core.pager=…`, `awk 'BEGIN{system(…)}'`, `docker exec`, …) are analysed as if typed, output
+//!   options are writes, forms the spec cannot read ask. An allowed program is allowed only for
+//!   its own effect: the commands it runs must be allowed themselves.
+//! - **Writes are named as written.** [`Analysis::writes`] lists every target the line writes
+//!   (redirections, `tee`, `cp`/`mv`/`install`/`ln` destinations, `dd of=`, `truncate`, output
+//!   options) normalised, relative to the folder a literal `cd` moved to, and otherwise relative
+//!   as written: the engine resolves them on the server. After a `cd` to a folder only known when
+//!   it runs, a relative write asks. A subshell's or pipeline part's `cd` does not carry over.
+//! - **A link to `/`, a lock-out path or a folder holding one asks** (`ln -s / /tmp/r`,
+//!   `ln -s /root/.ssh l`): writing through it would change the protected file unasked. The link
+//!   is the write; its target is checked (a relative target from the link's folder; one that
+//!   climbs out of an unknown folder as if it could reach `/`).
 
 use super::paths::lockout_match;
 use super::paths::normalise_path;

@@ -6,6 +6,14 @@
 //! also matches `git -C /repo push --force`; `rm -rf` matches `rm -f -r`), allowed patterns only
 //! as an exact prefix (`systemctl status` allows `systemctl status nginx`, never
 //! `systemctl restart status`). Nothing here may widen what runs without asking.
+//!
+//! The built-in lists follow the effect, not the front end: deletes (`rm`, `unlink`, a move onto
+//! `/dev/null`, a copy of `/dev/null` or `/dev/zero` over a file) ask like `rm -rf`; stopping or
+//! disabling sshd, the network or the firewall asks through `systemctl`, `service`, `rc-service`,
+//! `invoke-rc.d`, `sv`, `initctl`, `/etc/init.d/NAME` (the walker records it as `service NAME`),
+//! `pkill`/`killall`/`kill $(pidof sshd)`, `ip … down`, `tc`, `ipset` and the firewall tools. A
+//! command name that is a glob (`/bin/r[m]`) matches a forbidden or dangerous pattern when it
+//! could expand to it; allowed patterns never match a glob.
 
 use super::analysis::{SimpleCommand, Write, normalise_name};
 use super::paths::lockout_match;

@@ -8,6 +8,10 @@
 //! module must never call a command harmless because it did not recognise an option: unknown
 //! options of a wrapper are skipped as flags, and the first word that is not an option is taken
 //! as the command it runs.
+//!
+//! What programs do through their options (commands they run, files they write, forms that
+//! cannot be followed) is described as data in [`programs`]; `ln` writes its link, and
+//! [`link_targets`] gives what it links to for the lock-out check of the walker.
 
 use super::analysis::{SimpleCommand, normalise_name};
 

@@ -1513,7 +1513,15 @@ fn awk(name: &str, args: &[String], fx: &mut Effects) {
                 }
                 continue;
             }
-            '/' if !in_print => {
+            // A regular expression starts where an operand may (`/re/`, `$1 ~ /re/`); after an
+            // operand `/` divides (`1/2`), and skipping to the next `/` would hide code.
+            '/' if !in_print
+                && chars[..index]
+                    .iter()
+                    .rev()
+                    .find(|c| !c.is_whitespace())
+                    .is_none_or(|previous| "(,~!{};&|\n".contains(*previous)) =>
+            {
                 // A regular expression: its characters are not operators.
                 index += 1;
                 while index < chars.len() && chars[index] != '/' {
