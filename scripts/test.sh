@@ -20,6 +20,7 @@ apt_install_missing zsh fish less procps vim-tiny
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+bash scripts/fuzz.sh 60
 
 # The mobile feature set (no edit_file, show_view, plan, local terminal) builds, passes its unit
 # tests, and its tool list lacks exactly those tools.

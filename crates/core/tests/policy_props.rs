@@ -1,14 +1,101 @@
-//! Property tests of the command analysis and the policy: never a panic, always quick, and a
-//! forbidden command is found wherever it is put in a line.
+//! Property tests of the command analysis and the policy (issue 22 item 3): the two invariants
+//! the fuzz target (fuzz/invariants.rs) also checks, on generated command lines.
+//!
+//! 1. Nothing the analysis cannot prove harmless is allowed: an allowed command line has no
+//!    unprovable part and no reason that must ask.
+//! 2. A forbidden program found anywhere is denied, in every mode.
+//!
+//! The generator reaches a forbidden program through wrappers (sudo, env, nice, timeout, xargs,
+//! find -exec, bash -c, sh -c, `$( )`, backticks, eval, ssh host, git alias and pager, awk
+//! system(), docker exec, kubectl exec, vim -c, less +!, tar --to-command, rsync -e, env -S,
+//! parallel, nsenter, …), spellings (`\rm`, `'r'm`, `/bin/r[m]`, `r\⏎m`, `{rm,-f}`) and shell
+//! forms (coproc, here-documents, scripts the line writes and runs, copies of the program), and
+//! every such line must be denied.
+//!
+//! Speed is measured by the policy benchmark (benches/policy.rs); here only a generous hang guard
+//! remains, so a busy shared machine cannot fail a test that is about correctness.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use kaiport_core::policy::{CallFacts, Decision, PolicyContext, analyse, decide};
+use kaiport_core::policy::rules::first_loose_match;
+use kaiport_core::policy::{CallFacts, Decision, PolicyContext, analyse, decide, must_ask_reasons};
 use kaiport_protocol::{ConnectionSettings, Mode, TabKind};
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
 
-/// Generous for a debug build on a busy machine; the release median is far lower (BENCHMARKS.md).
-const QUICK: Duration = Duration::from_millis(250);
+/// Far above any real analysis (BENCHMARKS.md: well under a millisecond); only a hang fails it.
+const HANG_GUARD: Duration = Duration::from_secs(10);
+
+const MODES: [Mode; 3] = [Mode::Ask, Mode::Autopilot, Mode::Plan];
+
+fn settings() -> ConnectionSettings {
+    ConnectionSettings {
+        forbidden_commands: vec!["rm".to_owned(), "shutdown".to_owned()],
+        allowed_commands: ["ls", "echo", "cat", "git", "docker", "awk", "grep"]
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect(),
+        ..ConnectionSettings::default()
+    }
+}
+
+fn decision(line: &str, mode: Mode, settings: &ConnectionSettings) -> Decision {
+    let facts = CallFacts::Command {
+        line: line.to_owned(),
+    };
+    decide(
+        &facts,
+        PolicyContext::new(mode, settings, TabKind::Terminal),
+    )
+}
+
+/// Both invariants for one line, with any settings; `Err` says which broke.
+fn check_invariants(line: &str, settings: &ConnectionSettings) -> Result<(), String> {
+    let started = Instant::now();
+    let analysis = analyse(line);
+    if started.elapsed() > HANG_GUARD {
+        return Err(format!("analysis took {:?}", started.elapsed()));
+    }
+    let must_ask = must_ask_reasons(&analysis, settings);
+    let forbidden = analysis
+        .commands
+        .iter()
+        .find(|command| first_loose_match(command, &settings.forbidden_commands).is_some());
+    for mode in MODES {
+        let decision = decision(line, mode, settings);
+        if let Decision::Allow { .. } = &decision
+            && (!analysis.unprovable.is_empty() || !must_ask.is_empty())
+        {
+            return Err(format!(
+                "{mode:?}: allowed although {:?} / {must_ask:?}",
+                analysis.unprovable
+            ));
+        }
+        if let Some(command) = forbidden
+            && !denied_or_out_of_time(&decision)
+        {
+            return Err(format!(
+                "{mode:?}: `{}` is forbidden but the decision was {decision:?}",
+                command.display()
+            ));
+        }
+    }
+    // Typed into the terminal, the same text is judged the same way (parse errors aside).
+    for mode in MODES {
+        let facts = CallFacts::TerminalInput {
+            text: line.to_owned(),
+        };
+        let decision = decide(
+            &facts,
+            PolicyContext::new(mode, settings, TabKind::Terminal),
+        );
+        if forbidden.is_some() && !denied_or_out_of_time(&decision) {
+            return Err(format!(
+                "{mode:?} send_input: forbidden not denied: {decision:?}"
+            ));
+        }
+    }
+    Ok(())
+}
 
 fn shellish() -> impl Strategy<Value = String> {
     // Mostly shell syntax, so the parser sees deep and broken structures, not just words.
@@ -24,6 +111,16 @@ fn shellish() -> impl Strategy<Value = String> {
             Just("${x:-".to_owned()),
             Just("find . -exec".to_owned()),
             Just("xargs".to_owned()),
+            Just("git -c core.pager=".to_owned()),
+            Just("awk 'BEGIN{system(\"".to_owned()),
+            Just("coproc".to_owned()),
+            Just("\\\n".to_owned()),
+            Just("> s.sh; . s.sh".to_owned()),
+            Just("cp /bin/rm /tmp/d; /tmp/d".to_owned()),
+            Just("{rm,-f}".to_owned()),
+            Just("/bin/r[m]".to_owned()),
+            Just("ln -s /".to_owned()),
+            Just("cd /etc/ssh &&".to_owned()),
             "[ -~\n]{1,6}",
             "[;&|(){}<>'\"\\\\$`*!]{1,3}",
         ],
@@ -32,81 +129,152 @@ fn shellish() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.join(" "))
 }
 
-fn decide_all_modes(line: &str, settings: &ConnectionSettings) {
-    for mode in [Mode::Ask, Mode::Autopilot, Mode::Plan] {
-        let facts = CallFacts::Command {
-            line: line.to_owned(),
-        };
-        let _ = decide(
-            &facts,
-            PolicyContext::new(mode, settings, TabKind::Terminal),
-        );
-        let facts = CallFacts::TerminalInput {
-            text: line.to_owned(),
-        };
-        let _ = decide(
-            &facts,
-            PolicyContext::new(mode, settings, TabKind::Terminal),
-        );
+/// `'…'` quoting for a payload.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// One way to run `command` so that it still runs: the new line, and whether it is still one
+/// simple command (a wrapper such as `sudo` can only go around one of those; `bash -c` takes any
+/// text). `None` when this wrapper does not fit.
+fn wrap(wrapper: usize, command: &str, simple: bool) -> Option<(String, bool)> {
+    let plain = !command.contains([
+        '"', '\\', '\'', '`', '$', '%', '\n', ';', '|', '&', '<', '>',
+    ]);
+    let prefix = |prefix: &str| simple.then(|| (format!("{prefix} {command}"), true));
+    let script = |line: String| Some((line, true));
+    let statement = |line: String| Some((line, false));
+    match wrapper {
+        0 => prefix("sudo"),
+        1 => prefix("sudo -u bob --"),
+        2 => prefix("env X=1"),
+        3 => prefix("nice -n 5"),
+        4 => prefix("timeout 5"),
+        5 => prefix("nohup"),
+        6 => prefix("command"),
+        7 => prefix("stdbuf -oL"),
+        8 => prefix("xargs"),
+        9 => simple.then(|| (format!("find . -exec {command} \\;"), true)),
+        10 => script(format!("bash -c {}", quote(command))),
+        11 => script(format!("sh -c {}", quote(command))),
+        12 => script(format!("echo $({command})")),
+        13 if !command.contains('`') => script(format!("echo `{command}`")),
+        14 => script(format!("eval {}", quote(command))),
+        15 => script(format!("ssh host {}", quote(command))),
+        16 => script(format!(
+            "git -c alias.x={} x",
+            quote(&format!("!{command}"))
+        )),
+        17 => script(format!("git -c core.pager={} log", quote(command))),
+        18 if plain => script(format!("awk 'BEGIN{{system(\"{command}\")}}'")),
+        19 => prefix("docker exec web"),
+        20 => prefix("kubectl exec pod --"),
+        21 => script(format!("vim -c {} f", quote(&format!(":!{command}")))),
+        22 => script(format!("less {} f", quote(&format!("+!{command}")))),
+        23 => script(format!("tar -xf a.tar --to-command={}", quote(command))),
+        24 => script(format!("rsync -e {} a b:", quote(command))),
+        25 => script(format!("env -S {}", quote(command))),
+        26 => simple.then(|| (format!("parallel {command} ::: a"), true)),
+        27 => prefix("nsenter -t 1 -m"),
+        28 => prefix("setsid"),
+        29 => prefix("flock /tmp/l"),
+        30 => prefix("chroot /mnt"),
+        31 => simple.then(|| (format!("coproc {command}"), false)),
+        32 => statement(format!("( {command} )")),
+        33 => statement(format!("{{ {command}; }}")),
+        34 => statement(format!("if true; then {command}; fi")),
+        35 => statement(format!("for i in 1; do {command}; done")),
+        36 => statement(format!("cat <<EOF\n$({command})\nEOF\n")),
+        37 => script(format!("cat <({command})")),
+        38 if plain => statement(format!("printf {} > s.sh; bash s.sh", quote(command))),
+        39 if plain => statement(format!("echo {command} > s.sh; . ./s.sh")),
+        40 if plain => script(format!("python3 -c 'import os; os.system(\"{command}\")'")),
+        41 if !command.contains('\n') => {
+            script(format!("sed -n {} f", quote(&format!("1e {command}"))))
+        }
+        42 => script(format!(
+            "apt-get -o DPkg::Pre-Invoke={} install x",
+            quote(command)
+        )),
+        43 => prefix("unshare -r"),
+        44 => prefix("builtin command"),
+        45 => script(format!("watch {}", quote(command))),
+        _ => None,
     }
 }
+
+const WRAPPERS: usize = 46;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
     #[test]
-    fn arbitrary_text_never_panics_and_is_quick(line in "\\PC{0,300}") {
-        let started = Instant::now();
-        let _ = analyse(&line);
-        prop_assert!(started.elapsed() < QUICK, "took {:?}", started.elapsed());
-        decide_all_modes(&line, &ConnectionSettings::default());
+    fn arbitrary_text_keeps_the_invariants(line in "\\PC{0,300}") {
+        let result = check_invariants(&line, &settings());
+        prop_assert!(result.is_ok(), "{line:?}: {result:?}");
     }
 
     #[test]
-    fn shell_like_text_never_panics_and_is_quick(line in shellish()) {
-        let started = Instant::now();
-        let _ = analyse(&line);
-        prop_assert!(started.elapsed() < QUICK, "took {:?}", started.elapsed());
-        let settings = ConnectionSettings {
-            forbidden_commands: vec!["rm".to_owned()],
-            allowed_commands: vec!["ls".to_owned()],
-            ..ConnectionSettings::default()
-        };
-        decide_all_modes(&line, &settings);
+    fn shell_like_text_keeps_the_invariants(line in shellish()) {
+        let result = check_invariants(&line, &settings());
+        prop_assert!(result.is_ok(), "{line:?}: {result:?}");
     }
 
-    /// `rm` after any separator, inside any wrapper, after any harmless prefix: always denied.
+    /// A forbidden program through up to three wrappers, in any spelling, after any harmless
+    /// prefix: always denied, in every mode and typed as input.
     #[test]
-    fn forbidden_is_found_anywhere(
-        prefix in prop::sample::select(vec!["ls -la", "echo hi", "cat /etc/hosts", "true", "grep -r x .", "df -h"]),
+    fn forbidden_through_wrappers_is_denied(
+        prefix in prop::sample::select(vec!["ls -la", "echo hi", "cat /etc/hosts", "true", "grep -r x .", "df -h", "git log"]),
         separator in prop::sample::select(vec!["; ", " && ", " || ", " | ", " & ", "\n", " |& "]),
-        wrapper in prop::sample::select(vec!["", "sudo ", "sudo -u bob ", "env X=1 ", "nice -n 5 ", "timeout 5 ", "nohup ", "command ", "xargs ", "stdbuf -oL "]),
-        spelling in prop::sample::select(vec!["rm", "/bin/rm", "\\rm", "'rm'", "\"rm\"", "r''m", "/usr/bin/../bin/rm"]),
-        shape in 0usize..6,
+        spelling in prop::sample::select(vec![
+            "rm", "/bin/rm", "\\rm", "'rm'", "\"rm\"", "r''m", "/usr/bin/../bin/rm", "r\\\nm",
+            "/bin/r[m]", "/bin/r?", "{rm,-f}", "shutdown", "/sbin/shutdow[n]",
+        ]),
+        wrappers in proptest::collection::vec(0..WRAPPERS + 4, 0..4),
+        first in any::<bool>(),
     ) {
-        let command = format!("{wrapper}{spelling} -f x");
-        let line = match shape {
-            0 => format!("{prefix}{separator}{command}"),
-            1 => format!("{command}{separator}{prefix}"),
-            2 => format!("{prefix}{separator}( {command} )"),
-            3 => format!("{prefix}{separator}{{ {command}; }}"),
-            4 => format!("{prefix}{separator}echo $({command})"),
-            _ => format!("{prefix}{separator}bash -c '{}'", command.replace('\'', "'\\''")),
+        let mut command = format!("{spelling} -f x");
+        let mut simple = true;
+        for wrapper in wrappers {
+            if let Some((wrapped, still_simple)) = wrap(wrapper, &command, simple) {
+                command = wrapped;
+                simple = still_simple;
+            }
+        }
+        let line = if first {
+            format!("{command}{separator}{prefix}")
+        } else {
+            format!("{prefix}{separator}{command}")
         };
-        let settings = ConnectionSettings {
-            forbidden_commands: vec!["rm".to_owned()],
-            allowed_commands: vec!["ls".to_owned(), "echo".to_owned(), "cat".to_owned()],
-            ..ConnectionSettings::default()
-        };
-        for mode in [Mode::Ask, Mode::Autopilot, Mode::Plan] {
-            let decision = decide(&CallFacts::Command { line: line.clone() }, PolicyContext::new(mode, &settings, TabKind::Terminal));
+        let settings = settings();
+        for mode in MODES {
+            let decision = decision(&line, mode, &settings);
+            prop_assert!(matches!(decision, Decision::Deny { .. }), "{line:?} in {mode:?}: {decision:?}");
+        }
+        let result = check_invariants(&line, &settings);
+        prop_assert!(result.is_ok(), "{line:?}: {result:?}");
+    }
+
+    /// A copy of or link to the forbidden program, run in the same line: denied.
+    #[test]
+    fn forbidden_program_copied_and_run_is_denied(
+        how in prop::sample::select(vec!["cp", "ln -s", "install -m 755", "cp -p", "sudo cp"]),
+        source in prop::sample::select(vec!["/bin/rm", "/usr/bin/rm", "/sbin/shutdown"]),
+        target in prop::sample::select(vec!["/tmp/d", "./d", "/usr/local/bin/d"]),
+        run in prop::sample::select(vec!["{t} x", "sudo {t} x", "env {t} x", "bash -c '{t} x'", "timeout 5 {t} x"]),
+        separator in prop::sample::select(vec!["; ", " && ", "\n"]),
+    ) {
+        let run = run.replace("{t}", target);
+        let line = format!("{how} {source} {target}{separator}{run}");
+        for mode in MODES {
+            let decision = decision(&line, mode, &settings());
             prop_assert!(matches!(decision, Decision::Deny { .. }), "{line:?} in {mode:?}: {decision:?}");
         }
     }
 }
 
 #[test]
-fn deep_nesting_and_long_lines_end_quickly() {
+fn deep_nesting_and_long_lines_end() {
     for line in [
         "(".repeat(20_000),
         format!("{}ls{}", "(".repeat(5_000), ")".repeat(5_000)),
@@ -115,11 +283,14 @@ fn deep_nesting_and_long_lines_end_quickly() {
         "{ ".repeat(10_000),
         "a".repeat(200_000),
         "echo x | ".repeat(5_000),
+        "\\\n".repeat(20_000),
+        "cat <<EOF\n`".repeat(2_000),
+        "git -c core.pager='".repeat(2_000),
     ] {
         let started = Instant::now();
         let analysis = analyse(&line);
         assert!(
-            started.elapsed() < Duration::from_secs(2),
+            started.elapsed() < HANG_GUARD,
             "{} bytes took {:?}",
             line.len(),
             started.elapsed()
@@ -128,5 +299,16 @@ fn deep_nesting_and_long_lines_end_quickly() {
         if line.len() > 60_000 || line.contains("((") || line.contains("$($(") {
             assert!(!analysis.unprovable.is_empty(), "{}", &line[..40]);
         }
+        check_invariants(&line, &settings()).unwrap();
+    }
+}
+
+/// Denied, or asked because the parse ran out of its time budget (on a loaded machine the
+/// analysis inside `decide` may stop where the one before it did not; asking is still safe).
+fn denied_or_out_of_time(decision: &Decision) -> bool {
+    match decision {
+        Decision::Deny { .. } => true,
+        Decision::Ask { reasons, .. } => reasons.iter().any(|reason| reason.contains("in time")),
+        Decision::Allow { .. } => false,
     }
 }

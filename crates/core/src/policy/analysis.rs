@@ -11,9 +11,39 @@
 //! `eval`, data piped into a shell or interpreter, inline interpreter code, a parse error, a
 //! write to a path it cannot resolve) becomes an entry in [`Analysis::unprovable`], which the
 //! policy always asks about. Words inside quotes are data, never commands.
+//!
+//! Rules that close whole classes of bypass (issue 17; each has table cases in
+//! tests/policy_corpus.txt and generated ones in tests/policy_props.rs):
+//! - **Read the line as bash reads it.** Backslash-newline is removed before parsing, also inside
+//!   a word (`r\⏎m` is `rm`); a redirection after `a && b` or `a | b` belongs to `b` (tree-sitter-bash
+//!   hangs it on the whole list); backticks and `$( )` in an unquoted here-document run; `coproc`
+//!   runs its command; where parsing fails, the first word after every separator is still
+//!   analysed, so a forbidden program in broken syntax is denied.
+//! - **A pattern as the command name** (`/bin/r[m]`, `{rm,-f,x}`) asks; brace expansions are
+//!   analysed as the words they make, globs match the rules as patterns.
+//! - **Deletes and truncations ask** whatever does them: `rm`, `unlink`, `mv … /dev/null`,
+//!   `truncate`, `cp /dev/null F`, and `>` after a command that prints nothing (`> F`, `: > F`).
+//! - **A file the line writes and then runs** (`./d`, `bash s.sh`, `. s.sh`, a name on the search
+//!   path) cannot be proved harmless: it asks, and what was written into it (literal text, or a
+//!   copy of or link to a program) is analysed as the commands it is, so a forbidden one denies.
+//! - **Programs as data** (`unwrap/programs.rs`): commands inside options (`git -c
+//!   core.pager=…`, `awk 'BEGIN{system(…)}'`, `docker exec`, …) are analysed as if typed, output
+//!   options are writes, forms the spec cannot read ask. An allowed program is allowed only for
+//!   its own effect: the commands it runs must be allowed themselves.
+//! - **Writes are named as written.** [`Analysis::writes`] lists every target the line writes
+//!   (redirections, `tee`, `cp`/`mv`/`install`/`ln` destinations, `dd of=`, `truncate`, output
+//!   options) normalised, relative to the folder a literal `cd` moved to, and otherwise relative
+//!   as written: the engine resolves them on the server. After a `cd` to a folder only known when
+//!   it runs, a relative write asks. A subshell's or pipeline part's `cd` does not carry over.
+//! - **A link to `/`, a lock-out path or a folder holding one asks** (`ln -s / /tmp/r`,
+//!   `ln -s /root/.ssh l`): writing through it would change the protected file unasked. The link
+//!   is the write; its target is checked (a relative target from the link's folder; one that
+//!   climbs out of an unknown folder as if it could reach `/`).
 
+use super::paths::lockout_match;
 use super::paths::normalise_path;
-use super::unwrap::{Payload, Shape, classify, writes_of};
+use super::unwrap::programs::{self, Run};
+use super::unwrap::{Payload, Shape, classify, link_targets, writes_of};
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 use tree_sitter::{Node, Parser};
@@ -120,11 +150,55 @@ pub fn analyse(line: &str) -> Analysis {
         out: Analysis::default(),
         depth: 0,
         payloads: 0,
-        cwd: None,
+        cwd: Cwd::Start,
         deadline: Instant::now() + PARSE_BUDGET,
+        written: Vec::new(),
+        file_runs: Vec::new(),
+        empties_output: false,
     };
     walker.script(line, &Frame::default());
+    walker.check_file_runs();
     walker.out
+}
+
+/// The folder relative paths start from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cwd {
+    /// The shell's folder when the line starts: relative paths stay relative (the engine
+    /// resolves them on the server).
+    Start,
+    /// Moved there by a literal `cd` in this line.
+    Known(String),
+    /// Moved by a `cd` whose folder is only known when it runs.
+    Unknown,
+}
+
+/// What the line wrote into a file, as far as it can be told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Content {
+    /// Literal text (`printf 'rm x' > s.sh`, `cat <<EOF > s.sh`).
+    Text(String),
+    /// A copy of or link to a program (`cp /bin/rm /tmp/d`): running it runs that program.
+    Program(String),
+}
+
+/// A file written by the line.
+#[derive(Debug, Clone)]
+struct Written {
+    path: String,
+    content: Option<Content>,
+}
+
+/// A file the line runs as a program or script (`./x`, `/tmp/d`, `bash s.sh`, `. s.sh`).
+#[derive(Debug, Clone)]
+struct FileRun {
+    /// Normalised, or the bare command name (looked up in PATH).
+    path: String,
+    /// The words of the command that runs it, normalised name first.
+    words: Vec<String>,
+    /// Run as a script by a shell (its text is shell code) rather than as a program.
+    as_script: bool,
+    frame: Frame,
 }
 
 /// Where a command's standard input comes from.
@@ -156,8 +230,14 @@ struct Walker {
     out: Analysis,
     depth: usize,
     payloads: usize,
-    /// The folder relative paths start from, after a literal `cd` in this line.
-    cwd: Option<String>,
+    /// The folder relative paths start from (see [`Cwd`]).
+    cwd: Cwd,
+    /// Files written so far, with what was written when known.
+    written: Vec<Written>,
+    /// Files run as programs or scripts, checked against `written` at the end.
+    file_runs: Vec<FileRun>,
+    /// The redirections being recorded belong to a command that prints nothing (`: > f`).
+    empties_output: bool,
     /// When parsing must stop (see [`PARSE_BUDGET`]).
     deadline: Instant,
 }
@@ -196,6 +276,13 @@ impl Walker {
             return;
         }
         self.payloads += 1;
+        let joined;
+        let source = if source.contains("\\\n") {
+            joined = join_continued_lines(source);
+            joined.as_str()
+        } else {
+            source
+        };
         // A final newline: bash runs the line on Enter anyway, and without it tree-sitter-bash
         // needs ~20x longer on pipelines of three or more commands (work at end of input).
         let mut text = String::with_capacity(source.len() + 1);
@@ -215,6 +302,64 @@ impl Walker {
             );
         }
         self.statement(root, source.as_bytes(), frame);
+        if root.has_error() {
+            self.broken_syntax_commands(source, frame);
+        }
+    }
+
+    /// Where the parse failed, tree-sitter-bash may have dropped commands (a `{` inside
+    /// backticks, an unbalanced quote): the first words after every separator are analysed too,
+    /// so a forbidden program in broken syntax is still denied (the line asks anyway).
+    fn broken_syntax_commands(&mut self, source: &str, frame: &Frame) {
+        let mut segments: Vec<String> = vec![String::new()];
+        let mut quote: Option<char> = None;
+        let mut chars = source.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (quote, c) {
+                (Some(open), _) if c == open => quote = None,
+                (Some(_), _) => segments.last_mut().into_iter().for_each(|s| s.push(c)),
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '\\') => {
+                    if let Some(next) = chars.next() {
+                        segments.last_mut().into_iter().for_each(|s| s.push(next));
+                    }
+                }
+                (None, ';' | '&' | '|' | '(' | ')' | '`' | '\n' | '$' | '<' | '>') => {
+                    segments.push(String::new())
+                }
+                (None, _) => segments.last_mut().into_iter().for_each(|s| s.push(c)),
+            }
+        }
+        for segment in segments.iter().take(MAX_PAYLOADS) {
+            let mut words: Vec<Word> = segment
+                .split_whitespace()
+                .skip_while(|word| word.contains('=') || matches!(*word, "{" | "}" | "!"))
+                .map(|word| Word {
+                    text: word.trim_start_matches('{').to_owned(),
+                    ..Word::default()
+                })
+                .collect();
+            words.retain(|word| !word.text.is_empty());
+            let Some(first) = words.first() else {
+                continue;
+            };
+            let expanded = brace_expand(&format!("{{{}", first.text));
+            if expanded.len() > 1 {
+                let mut with_rest: Vec<Word> = expanded
+                    .into_iter()
+                    .map(|text| Word {
+                        text,
+                        ..Word::default()
+                    })
+                    .collect();
+                with_rest.extend(words.into_iter().skip(1));
+                words = with_rest;
+            }
+            if self.payloads > MAX_PAYLOADS {
+                return;
+            }
+            self.simple(words, frame);
+        }
     }
 
     fn statement(&mut self, node: Node<'_>, src: &[u8], frame: &Frame) {
@@ -229,7 +374,13 @@ impl Walker {
 
     fn statement_inner(&mut self, node: Node<'_>, src: &[u8], frame: &Frame) {
         match node.kind() {
-            "program" | "list" | "compound_statement" | "subshell" | "do_group" | "else_clause"
+            "subshell" => {
+                // A subshell's `cd` does not move the shell that runs the rest of the line.
+                let cwd = self.cwd.clone();
+                self.children(node, src, frame);
+                self.cwd = cwd;
+            }
+            "program" | "list" | "compound_statement" | "do_group" | "else_clause"
             | "elif_clause" | "if_statement" | "while_statement" | "negated_command"
             | "case_item" => self.children(node, src, frame),
             "for_statement" | "select_statement" | "case_statement" | "c_style_for_statement" => {
@@ -252,7 +403,10 @@ impl Walker {
                         inner.piped_text = literal_output(previous, src);
                     }
                     previous = Some(child);
+                    // Each part of a pipeline runs in a subshell of its own.
+                    let cwd = self.cwd.clone();
                     self.statement(child, src, &inner);
+                    self.cwd = cwd;
                 }
             }
             "redirected_statement" => self.redirected(node, src, frame),
@@ -319,8 +473,44 @@ impl Walker {
     /// pipeline).
     fn redirected(&mut self, node: Node<'_>, src: &[u8], frame: &Frame) {
         let redirects: Vec<Node<'_>> = fields(node, "redirect");
-        let mut inner = frame.clone();
         let mut rest_of_line: Vec<Node<'_>> = Vec::new();
+        let mut body = node.child_by_field_name("body");
+        // tree-sitter-bash hangs a redirection after `a && b` or `a | b` on the whole list or
+        // pipeline; bash applies it to the last command only, after the others ran
+        // (`cd /etc/ssh && echo x > sshd_config` writes in /etc/ssh).
+        let mut base = frame.clone();
+        while let Some(group) = body.filter(|body| matches!(body.kind(), "list" | "pipeline")) {
+            let children: Vec<Node<'_>> = named_children(group)
+                .into_iter()
+                .filter(|child| child.kind() != "comment")
+                .collect();
+            let Some((last, before)) = children.split_last() else {
+                break;
+            };
+            let pipeline = group.kind() == "pipeline";
+            let mut previous: Option<Node<'_>> = None;
+            for child in before {
+                let mut inner = base.clone();
+                if pipeline && let Some(previous) = previous {
+                    inner.stdin = Stdin::Pipe;
+                    inner.piped_text = literal_output(previous, src);
+                }
+                let cwd = self.cwd.clone();
+                self.statement(*child, src, &inner);
+                if pipeline {
+                    self.cwd = cwd;
+                }
+                previous = Some(*child);
+            }
+            if pipeline && let Some(previous) = previous {
+                base.stdin = Stdin::Pipe;
+                base.piped_text = literal_output(previous, src);
+            }
+            body = Some(*last);
+        }
+        let mut inner = base;
+        self.empties_output = body.is_none_or(|body| prints_nothing(body, src));
+        let writes_before = self.out.writes.len();
         for redirect in &redirects {
             if let Some(stdin) = self.redirect(*redirect, src, "", &mut rest_of_line) {
                 inner.stdin = stdin;
@@ -335,14 +525,31 @@ impl Walker {
                 inner.stdin = stdin;
             }
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        self.empties_output = false;
+        // What the redirections write, when the command prints literal text: a script the line
+        // runs later is then read (see `check_file_runs`).
+        let printed = match (&inner.stdin, body) {
+            (Stdin::Literal(text), Some(body)) if is_plain_cat(body, src) => Some(text.clone()),
+            (_, Some(body)) => literal_output(body, src),
+            (_, None) => None,
+        };
+        let paths: Vec<String> = self.out.writes[writes_before..]
+            .iter()
+            .map(|write| write.path.clone())
+            .collect();
+        if let Some(text) = printed {
+            for path in paths {
+                self.set_content(&path, Content::Text(text.clone()));
+            }
+        }
+        if let Some(body) = body {
             if body.kind() == "command" {
                 self.command(body, &[], src, &inner);
             } else {
                 self.statement(body, src, &inner);
             }
         }
-        let body_output = match (&inner.stdin, node.child_by_field_name("body")) {
+        let body_output = match (&inner.stdin, body) {
             (Stdin::Literal(text), Some(body)) if is_plain_cat(body, src) => Some(text.clone()),
             _ => None,
         };
@@ -421,6 +628,13 @@ impl Walker {
                         } else {
                             format!("`{operator}` redirection of {command}")
                         };
+                        let appends = matches!(operator.as_str(), ">>" | "&>>" | "<>");
+                        if self.empties_output && !appends && !is_harmless_sink(&word.text) {
+                            self.unprovable(format!(
+                                "`{operator} {}` empties the file (its contents are lost); truncating asks like a delete",
+                                word.text
+                            ));
+                        }
                         self.write_word(&word, &how, false);
                     }
                 }
@@ -463,9 +677,10 @@ impl Walker {
                                 child.kind(),
                                 "expansion" | "simple_expansion" | "command_substitution"
                             )
-                        });
+                        }) || text(body, src).contains(['`', '$']);
                         if !quoted_delimiter {
                             self.substitutions(body, src);
+                            self.heredoc_backticks(body, src);
                         }
                         if has_expansion && !quoted_delimiter {
                             Some(Stdin::Dynamic)
@@ -500,6 +715,20 @@ impl Walker {
             self.substitutions(value, src);
         }
         let name = name.split('[').next().unwrap_or_default().to_owned();
+        if is_command_variable(&name)
+            && let Some(value) = node.child_by_field_name("value")
+        {
+            // `LESSOPEN='|cmd %s'`, `GIT_SSH_COMMAND=…`: the value is a command a later program
+            // runs; it is analysed as typed (and the assignment still asks below).
+            let value = word_value(value, src);
+            let command = value.text.trim_start_matches(['|', '-', ' ']).to_owned();
+            let frame = Frame {
+                stdin: Stdin::Pipe,
+                more_args_unknown: true,
+                ..Frame::default()
+            };
+            self.script(&command, &frame);
+        }
         if let Some(effect) = dangerous_variable(&name) {
             let when = if prefix {
                 "for this command"
@@ -543,6 +772,7 @@ impl Walker {
         match node.kind() {
             "command_substitution" | "process_substitution" => {
                 self.depth += 1;
+                let cwd = self.cwd.clone();
                 for child in named_children(node) {
                     if child.kind() == "file_redirect" {
                         self.redirect(child, src, "", &mut Vec::new());
@@ -550,6 +780,7 @@ impl Walker {
                         self.statement(child, src, &Frame::default());
                     }
                 }
+                self.cwd = cwd;
                 self.depth -= 1;
             }
             _ => {
@@ -558,6 +789,54 @@ impl Walker {
                     self.substitutions(child, src);
                 }
                 self.depth -= 1;
+            }
+        }
+    }
+
+    /// Backticks and `$( )` in the text of an unquoted here-document run when the shell reads
+    /// it; tree-sitter-bash leaves backticks (and some `$( )`) as plain text there.
+    fn heredoc_backticks(&mut self, body: Node<'_>, src: &[u8]) {
+        for part in children_with_gaps(body, src) {
+            let content = match part {
+                Part::Gap(gap) => gap,
+                Part::Node(child) if child.kind() == "heredoc_content" => text(child, src),
+                Part::Node(_) => continue,
+            };
+            let mut open: Option<usize> = None;
+            let mut escaped = false;
+            for (index, c) in content.char_indices() {
+                match c {
+                    _ if escaped => escaped = false,
+                    '\\' => escaped = true,
+                    '`' => match open.take() {
+                        Some(start) => self.script(&content[start..index], &Frame::default()),
+                        None => open = Some(index + 1),
+                    },
+                    _ => {}
+                }
+            }
+            let mut rest = content.as_str();
+            while let Some(start) = rest.find("$(") {
+                let after = &rest[start + 2..];
+                let mut depth = 1;
+                let end = after.char_indices().find_map(|(index, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                    (depth == 0).then_some(index)
+                });
+                match end {
+                    Some(end) => {
+                        self.script(&after[..end], &Frame::default());
+                        rest = &after[end..];
+                    }
+                    None => {
+                        self.unprovable("a here-document has an unterminated `$(`");
+                        break;
+                    }
+                }
             }
         }
     }
@@ -615,9 +894,21 @@ impl Walker {
             .map(|word| normalise_name(&word.text))
             .unwrap_or_default();
         let mut frame = frame.clone();
+        self.empties_output = words_print_nothing(&name, &words);
+        let writes_before = self.out.writes.len();
         for redirect in redirects {
             if let Some(stdin) = self.redirect(redirect, src, &name, &mut rest_of_line) {
                 frame.stdin = stdin;
+            }
+        }
+        self.empties_output = false;
+        if let Some(text) = literal_output(node, src) {
+            let paths: Vec<String> = self.out.writes[writes_before..]
+                .iter()
+                .map(|write| write.path.clone())
+                .collect();
+            for path in paths {
+                self.set_content(&path, Content::Text(text.clone()));
             }
         }
         let body_output = match &frame.stdin {
@@ -652,11 +943,50 @@ impl Walker {
                 self.record_command(guessed, frame);
             }
         }
+        if !first.dynamic && !first.obscured && (first.glob || is_brace_pattern(&first.text)) {
+            self.unprovable(format!(
+                "the command name `{}` is a pattern the shell expands (glob or braces); what it runs depends on what is there",
+                first.text
+            ));
+            // The words brace expansion gives are analysed as the command they make; a glob is
+            // matched against the rules as a pattern (see rules::matches_loosely).
+            let expanded = brace_expand(&first.text);
+            if expanded.len() > 1 {
+                let mut expanded_words: Vec<Word> = expanded
+                    .into_iter()
+                    .map(|text| Word {
+                        text,
+                        ..Word::default()
+                    })
+                    .collect();
+                expanded_words.extend(words.iter().skip(1).cloned());
+                self.simple(expanded_words, frame);
+                return;
+            }
+        }
         let name = normalise_name(&first.text);
         let mut texts: Vec<String> = Vec::with_capacity(words.len());
         texts.push(name.clone());
         texts.extend(words.iter().skip(1).map(|word| word.text.clone()));
         let args = &words[1..];
+        if name == "coproc" && args.len() >= 2 && matches!(args[1].text.as_str(), "{" | "(") {
+            // `coproc NAME { cmd; }`: tree-sitter-bash reads the group as words.
+            let body: Vec<String> = args[2..]
+                .iter()
+                .map(|word| word.text.clone())
+                .filter(|text| !matches!(text.as_str(), "}" | ")"))
+                .collect();
+            let mut inner = frame.clone();
+            inner
+                .wrappers
+                .push(vec![name.clone(), args[0].text.clone()]);
+            self.script(&body.join(" "), &inner);
+            return;
+        }
+        if !first.dynamic {
+            self.note_file_run(&first.text, &texts, false, frame);
+        }
+        self.program_effects(&name, &words, &texts, frame);
         match classify(&name, args_text(args).as_slice()) {
             Shape::Wrapper { inner_starts, note } => {
                 if let Some(note) = note {
@@ -778,6 +1108,25 @@ impl Walker {
                 if name == "cd" || name == "pushd" {
                     self.change_folder(args);
                 }
+                if let Some(index) = script_file_argument(&name, args) {
+                    let file = &args[index];
+                    if is_generated_file(file) || file.text.starts_with("<(") {
+                        self.unprovable(format!(
+                            "`{name}` runs `{}`, a script produced while the line runs; it cannot be read here",
+                            file.text
+                        ));
+                    } else {
+                        let as_script = SHELL_NAMES.contains(&name.as_str())
+                            || matches!(name.as_str(), "source" | ".");
+                        self.note_file_run(&file.text, &texts, as_script, frame);
+                    }
+                }
+                if let Some(service) = init_script(&first.text, self.cwd_path().as_deref()) {
+                    // `/etc/init.d/ssh stop` is `service ssh stop`.
+                    let mut as_service = vec!["service".to_owned(), service];
+                    as_service.extend(texts.iter().skip(1).cloned());
+                    self.record_command(as_service, frame);
+                }
                 if matches!(name.as_str(), "source" | ".")
                     && let Some(file) = args.first()
                     && is_generated_file(file)
@@ -796,12 +1145,133 @@ impl Walker {
     }
 
     fn change_folder(&mut self, args: &[Word]) {
-        let target = args.iter().find(|word| !word.text.starts_with('-'));
-        self.cwd = match target {
-            None => Some("~".to_owned()),
-            Some(word) if word.dynamic || word.glob || word.text == "-" => None,
-            Some(word) => Some(normalise_path(&word.text, self.cwd.as_deref())),
+        let target = args
+            .iter()
+            .find(|word| word.text == "-" || !word.text.starts_with('-'));
+        self.cwd = match (target, &self.cwd) {
+            (None, _) => Cwd::Known("~".to_owned()),
+            (Some(word), _) if word.dynamic || word.obscured || word.glob || word.text == "-" => {
+                Cwd::Unknown
+            }
+            (Some(word), Cwd::Unknown) if !is_absolute(&word.text) => Cwd::Unknown,
+            (Some(word), Cwd::Known(dir)) => Cwd::Known(normalise_path(&word.text, Some(dir))),
+            (Some(word), _) => Cwd::Known(normalise_path(&word.text, None)),
         };
+    }
+
+    /// The folder relative paths start from, when it is known.
+    fn cwd_path(&self) -> Option<String> {
+        match &self.cwd {
+            Cwd::Known(dir) => Some(dir.clone()),
+            Cwd::Start | Cwd::Unknown => None,
+        }
+    }
+
+    /// A program's options and subcommands that run commands or write files (see
+    /// [`programs`]): each command analysed as if typed, each output checked like a write.
+    fn program_effects(&mut self, name: &str, words: &[Word], texts: &[String], frame: &Frame) {
+        let args = &words[1..];
+        let effects = programs::effects(name, &args_text(args));
+        for reason in effects.unknown {
+            self.unprovable(reason);
+        }
+        if effects.commands_on_stdin && !matches!(frame.stdin, Stdin::Terminal) {
+            self.unprovable(format!(
+                "`{name}` reads commands from its standard input, which this analysis cannot read"
+            ));
+        }
+        for output in effects.outputs {
+            let dynamic = is_dynamic_text(&output.path);
+            self.write_text(&output.path, dynamic, &output.how, output.subtree);
+        }
+        for embedded in effects.runs {
+            let mut inner = frame.clone();
+            inner.wrappers.push(texts.to_vec());
+            inner.more_args_unknown |= embedded.more_args;
+            if embedded.remote.is_some() {
+                inner.remote = embedded.remote.clone();
+            }
+            match embedded.run {
+                Run::Script(script) => {
+                    let from_unknown = embedded
+                        .source
+                        .and_then(|index| args.get(index))
+                        .is_some_and(|word| word.dynamic || word.obscured)
+                        || is_dynamic_text(&script);
+                    if from_unknown {
+                        self.unprovable(format!(
+                            "`{}` runs a command that is only known when it runs",
+                            embedded.how
+                        ));
+                    }
+                    // What the program feeds it on standard input is not known here.
+                    inner.stdin = Stdin::Pipe;
+                    inner.piped_text = None;
+                    self.script(&script, &inner);
+                }
+                Run::Args(start, end) => {
+                    if let Some(run) = args.get(start..end.min(args.len())) {
+                        self.simple(run.to_vec(), &inner);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Remember a file run as a program or script (checked in [`Self::check_file_runs`]).
+    fn note_file_run(&mut self, spelled: &str, words: &[String], as_script: bool, frame: &Frame) {
+        let path = if spelled.contains('/') || as_script {
+            normalise_path(spelled, self.cwd_path().as_deref())
+        } else {
+            spelled.to_owned()
+        };
+        self.file_runs.push(FileRun {
+            path,
+            words: words.to_vec(),
+            as_script,
+            frame: frame.clone(),
+        });
+    }
+
+    fn set_content(&mut self, path: &str, content: Content) {
+        if let Some(written) = self.written.iter_mut().find(|written| written.path == path) {
+            written.content = Some(content);
+        }
+    }
+
+    /// Files the line runs after writing them (`printf 'rm x' > s.sh; bash s.sh`,
+    /// `cp /bin/rm /tmp/d && /tmp/d x`): what they run cannot be proved → ask; what was written
+    /// into them, when known, is analysed as the commands it is, so a forbidden one denies.
+    fn check_file_runs(&mut self) {
+        let runs = std::mem::take(&mut self.file_runs);
+        for run in runs {
+            let found = self
+                .written
+                .iter()
+                .find(|written| {
+                    written.path == run.path
+                        || (!run.path.contains('/') && is_on_search_path(&written.path, &run.path))
+                })
+                .cloned();
+            let Some(written) = found else {
+                continue;
+            };
+            self.unprovable(format!(
+                "runs `{}`, which this command line writes first; what it will run cannot be checked beforehand",
+                run.path
+            ));
+            let mut frame = run.frame.clone();
+            frame.wrappers.push(run.words.clone());
+            match written.content {
+                Some(Content::Text(text)) => self.script(&text, &frame),
+                Some(Content::Program(program)) if !run.as_script => {
+                    let mut words = vec![program];
+                    words.extend(run.words.iter().skip(1).cloned());
+                    self.record_command(words, &run.frame);
+                }
+                Some(Content::Program(_)) | None => {}
+            }
+        }
     }
 
     fn record_command(&mut self, words: Vec<String>, frame: &Frame) {
@@ -816,9 +1286,31 @@ impl Walker {
         if frame.more_args_unknown {
             with_unknown.words.push("{}".to_owned());
         }
+        let name = command.name().to_owned();
+        let copied = copy_source(&name, command.args());
+        let piped = frame.piped_text.clone().filter(|_| name == "tee");
         for write in writes_of(&with_unknown) {
             let dynamic = is_dynamic_text(&write.path);
-            self.write_text(&write.path, dynamic, &write.how, write.subtree);
+            let Some(path) = self.write_text(&write.path, dynamic, &write.how, write.subtree)
+            else {
+                continue;
+            };
+            if let Some(text) = &piped {
+                self.set_content(&path, Content::Text(text.clone()));
+            }
+            if let Some(source) = &copied {
+                let source_path = normalise_path(source, self.cwd_path().as_deref());
+                let content = self
+                    .written
+                    .iter()
+                    .find(|written| written.path == source_path)
+                    .and_then(|written| written.content.clone())
+                    .unwrap_or_else(|| Content::Program(normalise_name(source)));
+                self.set_content(&path, content);
+            }
+        }
+        if name == "ln" {
+            self.check_link_targets(command.args());
         }
         // The same command twice (e.g. the wrapper and its payload) is recorded once.
         if !self.out.commands.contains(&command) {
@@ -830,23 +1322,333 @@ impl Walker {
         self.write_text(&word.text, word.dynamic || word.obscured, how, subtree);
     }
 
-    fn write_text(&mut self, path: &str, dynamic: bool, how: &str, subtree: bool) {
+    /// Record a write; returns the normalised path (`None` for `/dev/null` and the like).
+    fn write_text(
+        &mut self,
+        path: &str,
+        dynamic: bool,
+        how: &str,
+        subtree: bool,
+    ) -> Option<String> {
         if is_harmless_sink(path) {
-            return;
+            return None;
         }
         if dynamic {
             self.unprovable(format!(
                 "{how} writes to `{path}`, a path that is only known when it runs"
             ));
         }
+        if self.cwd == Cwd::Unknown && !is_absolute(path) {
+            self.unprovable(format!(
+                "{how} writes to `{path}` in the folder a `cd` in this line moved to, which is only known when it runs"
+            ));
+        }
+        let normalised = normalise_path(path, self.cwd_path().as_deref());
         let write = Write {
-            path: normalise_path(path, self.cwd.as_deref()),
+            path: normalised.clone(),
             how: how.to_owned(),
             subtree,
         };
         if !self.out.writes.contains(&write) {
             self.out.writes.push(write);
         }
+        let keeps_content = ["chmod", "chown", "chgrp", "chattr", "setfacl", "touch"]
+            .iter()
+            .any(|name| how.starts_with(name));
+        if let Some(written) = self.written.iter_mut().find(|w| w.path == normalised) {
+            // Changed again after the content was known: no longer known.
+            if !keeps_content {
+                written.content = None;
+            }
+        } else {
+            self.written.push(Written {
+                path: normalised.clone(),
+                content: None,
+            });
+        }
+        Some(normalised)
+    }
+
+    /// `ln [-s] TARGET… LINK`: a link to `/`, to a lock-out file or folder, or to a folder that
+    /// holds one makes every later write through the link a write there: it asks like the
+    /// lock-out change itself.
+    fn check_link_targets(&mut self, args: &[String]) {
+        let (targets, link_folder) = link_targets(args);
+        for target in targets {
+            if is_dynamic_text(&target) {
+                self.unprovable(format!(
+                    "`ln` links to `{target}`, a path only known when it runs"
+                ));
+                continue;
+            }
+            // A relative symlink target is read from the folder of the link.
+            let base = match &link_folder {
+                Some(folder) if !is_absolute(&target) => {
+                    Some(normalise_path(folder, self.cwd_path().as_deref()))
+                }
+                _ => self.cwd_path(),
+            };
+            let mut resolved = normalise_path(&target, base.as_deref());
+            if resolved == ".." || resolved.starts_with("../") {
+                // It climbs out of a folder this analysis does not know: it may reach `/`, so
+                // what is left is judged as if it started there.
+                let rest = resolved.trim_start_matches("../").trim_start_matches("..");
+                resolved = normalise_path(&format!("/{rest}"), None);
+            }
+            let entry = if resolved == "/" {
+                Some("/")
+            } else {
+                lockout_match(&resolved, /*subtree*/ true)
+            };
+            if let Some(entry) = entry {
+                self.unprovable(format!(
+                    "`ln` creates a link to {resolved}: writing through the link changes it, which can lock you out of the server (protected: {entry}); this always asks"
+                ));
+            }
+        }
+    }
+}
+
+/// Bash removes a backslash-newline (line continuation) before it reads words, also inside a
+/// word (`r\⏎m` is `rm`) and inside double quotes; not inside single quotes, and a comment ends
+/// at the newline whatever precedes it. tree-sitter-bash splits words there, so the text is
+/// joined first.
+fn join_continued_lines(source: &str) -> String {
+    #[derive(PartialEq)]
+    enum State {
+        Plain,
+        Single,
+        AnsiC,
+        Double,
+        Comment,
+    }
+    let bytes = source.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut state = State::Plain;
+    let mut index = 0;
+    while index < bytes.len() {
+        let byte = bytes[index];
+        let next = bytes.get(index + 1).copied();
+        match state {
+            State::Plain | State::Double if byte == b'\\' => {
+                if next == Some(b'\n') {
+                    index += 2;
+                    continue;
+                }
+                out.push(byte);
+                out.extend(next);
+                index += 2;
+                continue;
+            }
+            State::AnsiC if byte == b'\\' => {
+                out.push(byte);
+                out.extend(next);
+                index += 2;
+                continue;
+            }
+            State::Plain => match byte {
+                b'\'' => {
+                    state = if out.last() == Some(&b'$') {
+                        State::AnsiC
+                    } else {
+                        State::Single
+                    }
+                }
+                b'"' => state = State::Double,
+                b'#' if out.last().is_none_or(|previous| {
+                    previous.is_ascii_whitespace() || b";&|()<>".contains(previous)
+                }) =>
+                {
+                    state = State::Comment
+                }
+                _ => {}
+            },
+            State::Single | State::AnsiC if byte == b'\'' => state = State::Plain,
+            State::Double if byte == b'"' => state = State::Plain,
+            State::Comment if byte == b'\n' => state = State::Plain,
+            _ => {}
+        }
+        out.push(byte);
+        index += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| source.to_owned())
+}
+
+/// A command that prints nothing, so `cmd > file` only empties the file: `:`, `true`, `false`,
+/// `cat /dev/null`, `echo -n`, `printf ''` (and no command at all: `> file`).
+fn prints_nothing(node: Node<'_>, src: &[u8]) -> bool {
+    if node.kind() != "command" {
+        return false;
+    }
+    let name = node
+        .child_by_field_name("name")
+        .map(|name| normalise_name(&word_value_of_name(name, src)))
+        .unwrap_or_default();
+    let words: Vec<Word> = fields(node, "argument")
+        .into_iter()
+        .map(|argument| word_value(argument, src))
+        .collect();
+    let mut all = vec![Word {
+        text: name.clone(),
+        ..Word::default()
+    }];
+    all.extend(words);
+    words_print_nothing(&name, &all)
+        || literal_output(node, src).is_some_and(|text| text.trim().is_empty())
+}
+
+fn words_print_nothing(name: &str, words: &[Word]) -> bool {
+    let args: Vec<&str> = words
+        .iter()
+        .skip(1)
+        .map(|word| word.text.as_str())
+        .collect();
+    match name {
+        ":" | "true" | "false" => true,
+        "cat" => !args.is_empty() && args.iter().all(|arg| *arg == "/dev/null"),
+        "echo" => {
+            args.iter()
+                .all(|arg| arg.starts_with('-') || arg.is_empty())
+                && args.contains(&"-n")
+        }
+        "printf" => args.first().is_some_and(|format| format.is_empty()),
+        _ => false,
+    }
+}
+
+/// An unquoted `{a,b}` brace expansion in a word (tree-sitter-bash does not always mark it).
+fn is_brace_pattern(text: &str) -> bool {
+    text.contains(',') && (text.contains('{') || text.ends_with('}'))
+}
+
+/// Bash's brace expansion of one word with one `{a,b,…}` group: `{rm,-f,x}` → `rm -f x`,
+/// `/bin/{rm,ls}` → `/bin/rm /bin/ls`. A word without a group is itself.
+fn brace_expand(text: &str) -> Vec<String> {
+    let (prefix, rest) = match text.find('{') {
+        Some(open) => (&text[..open], &text[open + 1..]),
+        // tree-sitter-bash took the `{` as a group: `rm,-f,x}`.
+        None if text.ends_with('}') => ("", text),
+        None => return vec![text.to_owned()],
+    };
+    let Some(close) = rest.find('}') else {
+        return vec![text.to_owned()];
+    };
+    let (inner, suffix) = (&rest[..close], &rest[close + 1..]);
+    if !inner.contains(',') {
+        return vec![text.to_owned()];
+    }
+    inner
+        .split(',')
+        .map(|part| format!("{prefix}{part}{suffix}"))
+        .filter(|word| !word.is_empty())
+        .collect()
+}
+
+const SHELL_NAMES: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "csh", "tcsh",
+];
+
+/// The argument that is a script file a shell, `source` or an interpreter runs.
+fn script_file_argument(name: &str, args: &[Word]) -> Option<usize> {
+    let interpreter = name.starts_with("python")
+        || name.starts_with("perl")
+        || name.starts_with("ruby")
+        || name.starts_with("php")
+        || matches!(name, "node" | "nodejs");
+    if matches!(name, "source" | ".") {
+        return (!args.is_empty()).then_some(0);
+    }
+    if !SHELL_NAMES.contains(&name) && !interpreter {
+        return None;
+    }
+    let mut index = 0;
+    while let Some(word) = args.get(index) {
+        let text = word.text.as_str();
+        if text == "--" {
+            return (index + 1 < args.len()).then_some(index + 1);
+        }
+        if interpreter && text == "-m" {
+            return None; // a module, not a file
+        }
+        if (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 {
+            if SHELL_NAMES.contains(&name)
+                && matches!(text, "-o" | "+o" | "--rcfile" | "--init-file")
+            {
+                index += 1;
+            }
+            index += 1;
+            continue;
+        }
+        return Some(index);
+    }
+    None
+}
+
+/// `/etc/init.d/ssh` (also after `cd /etc/init.d`: `./ssh`): the service it controls.
+fn init_script(spelled: &str, cwd: Option<&str>) -> Option<String> {
+    if !spelled.contains('/') {
+        return None;
+    }
+    let path = normalise_path(spelled, cwd);
+    let (folder, service) = path.rsplit_once('/')?;
+    let init_folders = [
+        "/etc/init.d",
+        "/etc/rc.d",
+        "/etc/rc.d/init.d",
+        "init.d",
+        "rc.d",
+    ];
+    (init_folders.contains(&folder) || folder.ends_with("/init.d")).then(|| service.to_owned())
+}
+
+fn is_absolute(path: &str) -> bool {
+    path.starts_with('/')
+        || path.starts_with('~')
+        || path.starts_with("$HOME")
+        || path.starts_with("${HOME}")
+}
+
+/// A file written into a folder on the usual search path runs under its bare name.
+fn is_on_search_path(written: &str, name: &str) -> bool {
+    let Some((folder, base)) = written.rsplit_once('/') else {
+        return false;
+    };
+    let folders = [
+        "/usr/local/sbin",
+        "/usr/local/bin",
+        "/usr/sbin",
+        "/usr/bin",
+        "/sbin",
+        "/bin",
+        "~/bin",
+        "~/.local/bin",
+    ];
+    base == name && folders.contains(&folder)
+}
+
+/// The single source of `cp`/`install`/`mv`/`ln` (`cp /bin/rm /tmp/d`): the destination then
+/// holds that program.
+fn copy_source(name: &str, args: &[String]) -> Option<String> {
+    if !matches!(name, "cp" | "install" | "mv" | "ln") {
+        return None;
+    }
+    let takes_value = [
+        "-m", "-o", "-g", "-S", "-t", "--mode", "--owner", "--group", "--suffix",
+    ];
+    let mut positional: Vec<&String> = Vec::new();
+    let mut skip = false;
+    for arg in args {
+        if skip {
+            skip = false;
+        } else if takes_value.contains(&arg.as_str()) {
+            skip = true;
+        } else if !arg.starts_with('-') {
+            positional.push(arg);
+        }
+    }
+    match positional.as_slice() {
+        [source, _destination] => Some((*source).clone()),
+        _ => None,
     }
 }
 
@@ -984,14 +1786,27 @@ fn literal_output(node: Node<'_>, src: &[u8]) -> Option<String> {
             if words.iter().any(|word| word.dynamic) {
                 return None;
             }
-            let texts: Vec<String> = words
-                .into_iter()
-                .map(|word| word.text)
-                .filter(|text| !text.starts_with('-'))
-                .collect();
+            // Only leading options are options (`echo -n rm -f x` prints `rm -f x`).
+            let is_echo_option = |text: &str| {
+                text.len() > 1
+                    && text.starts_with('-')
+                    && text[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+            };
+            let texts: Vec<String> = words.into_iter().map(|word| word.text).collect();
             match name.as_str() {
-                "echo" => Some(texts.join(" ")),
-                "printf" => texts.first().map(|format| format.replace("\\n", "\n")),
+                "echo" => Some(
+                    texts
+                        .iter()
+                        .skip_while(|text| is_echo_option(text))
+                        .cloned()
+                        .collect::<Vec<String>>()
+                        .join(" "),
+                ),
+                "printf" => match texts.first().map(String::as_str) {
+                    Some("--") => texts.get(1).map(|format| format.replace("\\n", "\n")),
+                    Some(format) if !format.starts_with('-') => Some(format.replace("\\n", "\n")),
+                    _ => None,
+                },
                 _ => None,
             }
         }
@@ -1045,11 +1860,52 @@ fn dangerous_variable(name: &str) -> Option<&'static str> {
         "SHELLOPTS" | "BASHOPTS" | "GLOBIGNORE" | "BASH_FUNC" => {
             Some("changes how the shell reads later commands")
         }
-        "EDITOR" | "VISUAL" | "PAGER" | "GIT_SSH_COMMAND" | "GIT_PAGER" | "SUDO_ASKPASS" => {
-            Some("changes which program other commands start")
+        _ if is_command_variable(name) => Some("changes which program other commands start"),
+        "GIT_CONFIG_PARAMETERS"
+        | "GIT_CONFIG_COUNT"
+        | "GIT_EXEC_PATH"
+        | "GIT_DIR"
+        | "GIT_CONFIG_GLOBAL"
+        | "GIT_CONFIG_SYSTEM"
+        | "PERL5OPT"
+        | "PERL5LIB"
+        | "PYTHONPATH"
+        | "PYTHONSTARTUP"
+        | "NODE_OPTIONS"
+        | "RUBYOPT"
+        | "LESSKEY"
+        | "LESSKEYIN" => Some("changes what programs load or run"),
+        _ if name.starts_with("GIT_CONFIG_KEY_") || name.starts_with("GIT_CONFIG_VALUE_") => {
+            Some("sets git settings, which can name programs git runs")
         }
         _ => None,
     }
+}
+
+/// Variables whose value is a command that other programs run.
+fn is_command_variable(name: &str) -> bool {
+    matches!(
+        name,
+        "EDITOR"
+            | "VISUAL"
+            | "PAGER"
+            | "MANPAGER"
+            | "SYSTEMD_PAGER"
+            | "GIT_PAGER"
+            | "GIT_EDITOR"
+            | "GIT_SSH"
+            | "GIT_SSH_COMMAND"
+            | "GIT_EXTERNAL_DIFF"
+            | "GIT_PROXY_COMMAND"
+            | "GIT_ASKPASS"
+            | "SSH_ASKPASS"
+            | "SUDO_ASKPASS"
+            | "LESSOPEN"
+            | "LESSCLOSE"
+            | "LESSEDIT"
+            | "BROWSER"
+            | "RSYNC_RSH"
+    )
 }
 
 fn args_text(words: &[Word]) -> Vec<String> {

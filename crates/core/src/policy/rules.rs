@@ -6,6 +6,14 @@
 //! also matches `git -C /repo push --force`; `rm -rf` matches `rm -f -r`), allowed patterns only
 //! as an exact prefix (`systemctl status` allows `systemctl status nginx`, never
 //! `systemctl restart status`). Nothing here may widen what runs without asking.
+//!
+//! The built-in lists follow the effect, not the front end: deletes (`rm`, `unlink`, a move onto
+//! `/dev/null`, a copy of `/dev/null` or `/dev/zero` over a file) ask like `rm -rf`; stopping or
+//! disabling sshd, the network or the firewall asks through `systemctl`, `service`, `rc-service`,
+//! `invoke-rc.d`, `sv`, `initctl`, `/etc/init.d/NAME` (the walker records it as `service NAME`),
+//! `pkill`/`killall`/`kill $(pidof sshd)`, `ip … down`, `tc`, `ipset` and the firewall tools. A
+//! command name that is a glob (`/bin/r[m]`) matches a forbidden or dangerous pattern when it
+//! could expand to it; allowed patterns never match a glob.
 
 use super::analysis::{SimpleCommand, Write, normalise_name};
 use super::paths::lockout_match;
@@ -37,7 +45,11 @@ pub fn matches_loosely(pattern: &str, words: &[String]) -> bool {
     let Some((have_name, args)) = words.split_first() else {
         return false;
     };
-    if normalise_name(have_name) != *name {
+    let have = normalise_name(have_name);
+    // A command name the shell expands as a glob (`/bin/r[m]`, `/bin/r?`) matches every
+    // name it could expand to.
+    let is_pattern = have.contains(['*', '?', '[']);
+    if have != *name && !(is_pattern && glob_matches(&have, name)) {
         return false;
     }
     let flags = short_flags(args);
@@ -56,6 +68,47 @@ pub fn matches_loosely(pattern: &str, words: &[String]) -> bool {
         }
     }
     true
+}
+
+/// Shell glob matching of one name: `*`, `?`, `[…]` (with `!`/`^` negation and ranges).
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    glob_at(&pattern, &name)
+}
+
+fn glob_at(pattern: &[char], name: &[char]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some(('*', rest)) => (0..=name.len()).any(|skip| glob_at(rest, &name[skip..])),
+        Some(('?', rest)) => !name.is_empty() && glob_at(rest, &name[1..]),
+        Some(('[', rest)) => {
+            let Some(close) = rest.iter().skip(1).position(|c| *c == ']').map(|i| i + 1) else {
+                return name.first() == Some(&'[') && glob_at(rest, &name[1..]);
+            };
+            let Some((first, name_rest)) = name.split_first() else {
+                return false;
+            };
+            let class = &rest[..close];
+            let (negated, class) = match class.split_first() {
+                Some(('!' | '^', class)) => (true, class),
+                _ => (false, class),
+            };
+            let mut found = false;
+            let mut index = 0;
+            while index < class.len() {
+                if index + 2 < class.len() && class[index + 1] == '-' {
+                    found |= (class[index]..=class[index + 2]).contains(first);
+                    index += 3;
+                } else {
+                    found |= class[index] == *first;
+                    index += 1;
+                }
+            }
+            found != negated && glob_at(&rest[close + 1..], name_rest)
+        }
+        Some((c, rest)) => name.first() == Some(c) && glob_at(rest, &name[1..]),
+    }
 }
 
 /// Exact-prefix match for allowed patterns.
@@ -153,6 +206,30 @@ pub fn builtin_dangerous(command: &SimpleCommand) -> Option<String> {
         {
             "rm -r/-f deletes without asking and cannot be undone"
         }
+        // Deletes and truncations always ask (DESIGN.md §3), whatever program does them.
+        "rm" | "unlink" => "deletes files",
+        "mv" if positional(args).last().is_some_and(|path| is_sink(path)) => {
+            "moves files onto a device such as /dev/null: they are gone"
+        }
+        "cp" | "install" | "rsync"
+            if positional(args).len() >= 2
+                && positional(args)
+                    .iter()
+                    .rev()
+                    .skip(1)
+                    .any(|path| is_empty_source(path)) =>
+        {
+            "copies an empty file over the destination, emptying it"
+        }
+        "dd" if args
+            .iter()
+            .any(|arg| arg.strip_prefix("if=").is_some_and(is_empty_source))
+            && args
+                .iter()
+                .any(|arg| arg.strip_prefix("of=").is_some_and(|path| !is_sink(path))) =>
+        {
+            "dd from /dev/null or /dev/zero empties or overwrites the file"
+        }
         _ if name.starts_with("mkfs") || matches!(name, "mke2fs" | "mkswap" | "mkdosfs") => {
             "formats a file system"
         }
@@ -209,13 +286,16 @@ pub fn builtin_dangerous(command: &SimpleCommand) -> Option<String> {
         {
             "stops or disables sshd: nobody can log in over SSH afterwards"
         }
-        "service"
-            if positional(args)
-                .first()
-                .is_some_and(|unit| is_ssh_unit(unit))
-                && matches!(positional(args).get(1).copied(), Some("stop")) =>
+        _ if service_verb(name, args)
+            .is_some_and(|(unit, verb)| is_ssh_unit(unit) && is_stopping_verb(verb)) =>
         {
-            "stops sshd: nobody can log in over SSH afterwards"
+            "stops or disables sshd: nobody can log in over SSH afterwards"
+        }
+        "rc-update"
+            if has_any(args, &["del", "delete"])
+                && positional(args).iter().any(|unit| is_ssh_unit(unit)) =>
+        {
+            "disables sshd at boot"
         }
         "update-rc.d" | "chkconfig"
             if positional(args)
@@ -252,10 +332,16 @@ pub fn builtin_dangerous(command: &SimpleCommand) -> Option<String> {
         "kill" if args.iter().any(|arg| arg == "1" || arg == "-1") => {
             "signals PID 1 or every process"
         }
-        "pkill" | "killall" | "killall5"
+        // `kill $(pidof sshd)`, `kill -9 $(cat /run/sshd.pid)`.
+        "kill" if args.iter().any(|arg| arg.contains("sshd")) => "kills sshd",
+        "pkill" | "killall" | "killall5" | "skill" | "slay"
             if name == "killall5"
                 || args.iter().any(|arg| {
-                    arg.starts_with("sshd") || arg == "ssh" || arg == "systemd" || arg == "init"
+                    arg.contains("sshd")
+                        || arg == "ssh"
+                        || arg == "systemd"
+                        || arg == "init"
+                        || arg.ends_with("/systemd")
                 }) =>
         {
             "kills sshd or the init system"
@@ -301,6 +387,39 @@ pub fn builtin_dangerous(command: &SimpleCommand) -> Option<String> {
         _ => return None,
     };
     Some(format!("`{}` is dangerous: {reason}", command.display()))
+}
+
+/// Files that swallow what is written or moved to them.
+fn is_sink(path: &str) -> bool {
+    matches!(path, "/dev/null" | "/dev/zero" | "/dev/full")
+}
+
+/// Sources that make a copy empty (or all zeros).
+fn is_empty_source(path: &str) -> bool {
+    matches!(path, "/dev/null" | "/dev/zero")
+}
+
+/// The service and verb of a service front end: `service ssh stop`, `rc-service sshd stop`,
+/// `invoke-rc.d ssh stop`, `sv down sshd`, `initctl stop ssh`, `stop ssh` (upstart).
+fn service_verb<'a>(name: &'a str, args: &'a [String]) -> Option<(&'a str, &'a str)> {
+    let positional = positional(args);
+    match name {
+        "service" | "rc-service" | "invoke-rc.d" => Some((
+            *positional.first()?,
+            positional.get(1).copied().unwrap_or_default(),
+        )),
+        "sv" | "initctl" | "s6-rc" => Some((*positional.get(1)?, *positional.first()?)),
+        "stop" | "restart" => Some((*positional.first()?, name)),
+        "s6-svc" if has_short(args, "dkx") => Some((*positional.first()?, "stop")),
+        _ => None,
+    }
+}
+
+fn is_stopping_verb(verb: &str) -> bool {
+    matches!(
+        verb,
+        "stop" | "down" | "kill" | "force-stop" | "disable" | "mask" | "zap" | "exit" | "d" | "x"
+    )
 }
 
 /// Why writing to a path is dangerous on its own (beyond lock-out), if it is.
@@ -510,16 +629,46 @@ pub fn lockout_command(command: &SimpleCommand) -> Option<String> {
         {
             "stops or restarts sshd, the network or the firewall"
         }
-        "service"
-            if positional(args).first().is_some_and(|unit| {
-                is_ssh_unit(unit)
-                    || matches!(
-                        *unit,
-                        "networking" | "network" | "ufw" | "firewalld" | "iptables"
-                    )
-            }) && !matches!(positional(args).get(1).copied(), Some("status")) =>
+        _ if service_verb(name, args).is_some_and(|(unit, verb)| {
+            let unit = unit.rsplit('/').next().unwrap_or(unit);
+            (is_ssh_unit(unit)
+                || matches!(
+                    unit.trim_end_matches(".service"),
+                    "networking"
+                        | "network"
+                        | "NetworkManager"
+                        | "systemd-networkd"
+                        | "ufw"
+                        | "firewalld"
+                        | "iptables"
+                        | "ip6tables"
+                        | "nftables"
+                        | "netfilter-persistent"
+                        | "shorewall"
+                ))
+                && !matches!(verb, "status" | "" | "check" | "describe")
+        }) =>
         {
             "stops or restarts sshd, the network or the firewall"
+        }
+        "tc" if has_any(args, &["add", "change", "replace", "del", "delete", "link"]) => {
+            "changes the network's traffic control"
+        }
+        "ipset"
+            if has_any(
+                args,
+                &[
+                    "add", "del", "flush", "destroy", "swap", "restore", "-A", "-D", "-F", "-X",
+                ],
+            ) =>
+        {
+            "changes firewall address sets"
+        }
+        "shorewall" | "shorewall6" | "csf" | "apf"
+            if !matches!(first, "status" | "show" | "version" | "check" | "")
+                && !has_any(args, &["-l", "-v", "--status"]) =>
+        {
+            "changes the firewall"
         }
         "pam-auth-update" | "authconfig" | "authselect" => "changes the PAM login configuration",
         _ => return None,

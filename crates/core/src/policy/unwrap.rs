@@ -8,8 +8,14 @@
 //! module must never call a command harmless because it did not recognise an option: unknown
 //! options of a wrapper are skipped as flags, and the first word that is not an option is taken
 //! as the command it runs.
+//!
+//! What programs do through their options (commands they run, files they write, forms that
+//! cannot be followed) is described as data in [`programs`]; `ln` writes its link, and
+//! [`link_targets`] gives what it links to for the lock-out check of the walker.
 
 use super::analysis::{SimpleCommand, normalise_name};
+
+pub mod programs;
 
 /// What kind of command a simple command is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,6 +155,15 @@ fn skip_assignments(args: &[String], from: usize) -> (usize, Option<String>) {
         if matches!(
             name,
             "PATH"
+                | "LESSOPEN"
+                | "LESSCLOSE"
+                | "PAGER"
+                | "MANPAGER"
+                | "EDITOR"
+                | "VISUAL"
+                | "GIT_SSH_COMMAND"
+                | "GIT_PAGER"
+                | "GIT_CONFIG_PARAMETERS"
                 | "LD_PRELOAD"
                 | "LD_LIBRARY_PATH"
                 | "LD_AUDIT"
@@ -182,11 +197,6 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
         inner_starts,
         note: None,
     };
-    if let Some(option) = program_option(name, args) {
-        return Shape::Unprovable(format!(
-            "`{name} {option}` makes it run another program, which this analysis cannot follow"
-        ));
-    }
     match name {
         "sudo" => {
             if sudo_edits(args) {
@@ -213,9 +223,8 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
             if args.iter().any(|arg| {
                 arg.starts_with("--split-string=") || (arg.starts_with("-S") && arg.len() > 2)
             }) {
-                return Shape::Unprovable(
-                    "`env -S` with an attached string: write it as `env -S 'command'`".to_owned(),
-                );
+                // The attached string is analysed as typed (programs::effects).
+                return Shape::Plain;
             }
             let start = skip_options(args, "uC", &["unset", "chdir"]);
             let (inner_starts, note) = skip_assignments(args, start);
@@ -235,7 +244,8 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
             }
             wrapper(index)
         }
-        "nohup" | "builtin" | "unbuffer" | "catchsegv" | "torsocks" | "busybox" | "toybox" => {
+        "nohup" | "builtin" | "unbuffer" | "catchsegv" | "torsocks" | "busybox" | "toybox"
+        | "eatmydata" | "nocache" | "fakeroot" | "entr" | "coproc" => {
             wrapper(skip_options(args, "", &[]))
         }
         "time" => wrapper(skip_options(args, "fo", &["format", "output"])),
@@ -250,6 +260,40 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
         "setsid" | "strace" | "ltrace" => wrapper(skip_options(args, "oepsuEaSIXbP", &["output"])),
         "stdbuf" => wrapper(skip_options(args, "ioe", &["input", "output", "error"])),
         "ionice" => wrapper(skip_options(args, "cnp", &["class", "classdata", "pid"])),
+        "nsenter" => wrapper(skip_options(
+            args,
+            "tSG",
+            &["target", "setuid", "setgid", "user-parent", "env"],
+        )),
+        "unshare" => wrapper(skip_options(
+            args,
+            "SGRw",
+            &[
+                "map-user",
+                "map-group",
+                "map-users",
+                "map-groups",
+                "propagation",
+                "setgroups",
+                "setuid",
+                "setgid",
+                "root",
+                "wd",
+            ],
+        )),
+        "chrt" => {
+            let start = skip_options(
+                args,
+                "T",
+                &["sched-runtime", "sched-period", "sched-deadline"],
+            );
+            // `chrt -p PRIO PID` changes a running process; otherwise `chrt PRIO cmd…`.
+            if has_flag(args, 'p', "--pid") {
+                Shape::Plain
+            } else {
+                wrapper(start + 1)
+            }
+        }
         "chroot" => {
             let start = skip_options(args, "", &["userspec", "groups"]);
             wrapper(start + 1)
@@ -263,16 +307,16 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
             wrapper(start + 1)
         }
         "flock" => {
-            if let Some(index) = args
-                .iter()
-                .position(|arg| arg == "-c" || arg == "--command")
-            {
-                return Shape::Shell {
-                    payload: Payload::Argument(index + 1),
-                };
-            }
+            // `flock [options] FILE -c 'cmd'` or `flock [options] FILE cmd args…`: only the
+            // word right after the lock file can be flock's `-c` (`flock l python3 -c …` runs
+            // python3).
             let start = skip_options(args, "wEn", &["timeout", "conflict-exit-code"]);
-            wrapper(start + 1)
+            match args.get(start + 1).map(String::as_str) {
+                Some("-c" | "--command") => Shape::Shell {
+                    payload: Payload::Argument(start + 2),
+                },
+                _ => wrapper(start + 1),
+            }
         }
         "systemd-run" => wrapper(skip_options(
             args,
@@ -429,114 +473,12 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
                 "`screen` runs or types commands in another terminal session".to_owned(),
             )
         }
-        "git" => {
-            let risky = args.windows(2).any(|pair| {
-                pair[0] == "-c" && {
-                    let key = pair[1]
-                        .split('=')
-                        .next()
-                        .unwrap_or_default()
-                        .to_ascii_lowercase();
-                    pair[1].contains("=!")
-                        || matches!(
-                            key.as_str(),
-                            "core.pager"
-                                | "core.sshcommand"
-                                | "core.fsmonitor"
-                                | "core.hookspath"
-                                | "core.editor"
-                                | "core.gitproxy"
-                                | "diff.external"
-                                | "sequence.editor"
-                        )
-                        || key.starts_with("alias.")
-                        || key.ends_with(".textconv")
-                        || key.ends_with(".command")
-                }
-            });
-            if risky {
-                Shape::Unprovable(
-                    "`git -c` sets a program git runs (pager, ssh command, alias, hook)".to_owned(),
-                )
-            } else {
-                Shape::Plain
-            }
-        }
-        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => awk(args),
-        "sed" | "gsed" => sed(args),
         _ if SHELLS.contains(&name) => shell(args),
         _ => match interpreter_inline_flag(name, args) {
             Some(shape) => shape,
             None => Shape::Plain,
         },
     }
-}
-
-/// Options through which a "harmless" program runs another one (the GTFOBins family): the
-/// option as written, if one is present.
-fn program_option(name: &str, args: &[String]) -> Option<String> {
-    let long_prefixes: &[&str] = match name {
-        "sort" => &["--compress-program"],
-        "rg" => &["--pre", "--hostname-bin"],
-        "ag" => &["--pager"],
-        "man" => &["--pager", "--html"],
-        "tar" | "gtar" | "bsdtar" => &[
-            "--to-command",
-            "--use-compress-program",
-            "--checkpoint-action",
-            "--info-script",
-            "--new-volume-script",
-            "--rsh-command",
-        ],
-        "rsync" => &["--rsh", "--rsync-path"],
-        "zip" => &["--unzip-command"],
-        "ssh" | "scp" | "sftp" => &[],
-        "tcpdump" => &["--postrotate-command"],
-        _ => &[],
-    };
-    let short: &[&str] = match name {
-        "man" => &["-P", "-H"],
-        "tar" | "gtar" => &["-I", "-F"],
-        "rsync" => &["-e"],
-        "zip" => &["-TT"],
-        "scp" | "sftp" => &["-S"],
-        "tcpdump" => &["-z"],
-        _ => &[],
-    };
-    for arg in args {
-        if long_prefixes.iter().any(|prefix| arg.starts_with(prefix)) {
-            return Some(arg.clone());
-        }
-        if short.iter().any(|option| {
-            arg == option
-                || (option.len() == 2 && arg.starts_with(option) && !arg.starts_with("--"))
-        }) {
-            return Some(arg.clone());
-        }
-    }
-    if matches!(name, "ssh" | "scp" | "sftp") {
-        let lowered: Vec<String> = args.iter().map(|arg| arg.to_ascii_lowercase()).collect();
-        if let Some(index) = lowered.iter().position(|arg| {
-            [
-                "proxycommand",
-                "localcommand",
-                "permitlocalcommand",
-                "knownhostscommand",
-            ]
-            .iter()
-            .any(|key| arg.trim_start_matches("-o").trim_start().starts_with(key))
-        }) {
-            return Some(args[index].clone());
-        }
-    }
-    if matches!(name, "less" | "more" | "most")
-        && let Some(arg) = args
-            .iter()
-            .find(|arg| arg.starts_with('+') && arg.contains(['!', '|']))
-    {
-        return Some(arg.clone());
-    }
-    None
 }
 
 fn shell(args: &[String]) -> Shape {
@@ -678,61 +620,6 @@ fn find_execs(args: &[String]) -> Shape {
     }
 }
 
-/// The program text of an awk call, if given inline.
-fn awk(args: &[String]) -> Shape {
-    let mut index = 0;
-    let mut from_file = false;
-    while index < args.len() {
-        let arg = &args[index];
-        if arg == "--" {
-            index += 1;
-            break;
-        }
-        if arg == "-f" || arg.starts_with("--file") {
-            from_file = true;
-        }
-        if matches!(
-            arg.as_str(),
-            "-F" | "-v" | "-f" | "--field-separator" | "--assign" | "--file"
-        ) {
-            index += 2;
-            continue;
-        }
-        if arg.starts_with('-') && arg.len() > 1 {
-            index += 1;
-            continue;
-        }
-        break;
-    }
-    if from_file {
-        return Shape::Plain;
-    }
-    let Some(program) = args.get(index) else {
-        return Shape::Plain;
-    };
-    if program.contains("system") || program.contains('|') || awk_print_redirects(program) {
-        return Shape::Unprovable(
-            "the awk program runs commands or writes files (system(), pipes or print redirection)"
-                .to_owned(),
-        );
-    }
-    Shape::Plain
-}
-
-/// `print … > "file"` inside an awk program (a `>` comparison in a pattern does not count).
-fn awk_print_redirects(program: &str) -> bool {
-    let mut rest = program;
-    while let Some(index) = rest.find("print") {
-        let after = &rest[index + 5..];
-        let statement_end = after.find([';', '}', '\n']).unwrap_or(after.len());
-        if after[..statement_end].contains('>') {
-            return true;
-        }
-        rest = after;
-    }
-    false
-}
-
 /// sed's scripts, files and in-place flag.
 struct SedCall {
     scripts: Vec<String>,
@@ -815,9 +702,10 @@ fn sed_call(args: &[String]) -> SedCall {
     call
 }
 
-/// sed commands in a script: `e` (runs a command) and `w file` (writes), also as `s///e` / `s///w`.
-fn sed_script_effects(script: &str) -> (bool, Vec<String>) {
-    let mut runs = false;
+/// sed commands in a script: `e command` (runs it; `None` for `e` alone and `s///e`, which run
+/// the pattern space) and `w file` (writes), also as `s///w`.
+pub(super) fn sed_script_effects(script: &str) -> (Vec<Option<String>>, Vec<String>) {
+    let mut runs = Vec::new();
     let mut writes = Vec::new();
     let bytes: Vec<char> = script.chars().collect();
     let mut index = 0;
@@ -850,7 +738,12 @@ fn sed_script_effects(script: &str) -> (bool, Vec<String>) {
         };
         index += 1;
         match command {
-            'e' => runs = true,
+            'e' => {
+                let text: String = bytes[index..].iter().take_while(|c| **c != '\n').collect();
+                index += text.len();
+                let text = text.trim();
+                runs.push((!text.is_empty()).then(|| text.to_owned()));
+            }
             'w' | 'W' => {
                 let file: String = bytes[index..].iter().take_while(|c| **c != '\n').collect();
                 writes.push(file.trim().to_owned());
@@ -885,7 +778,7 @@ fn sed_script_effects(script: &str) -> (bool, Vec<String>) {
                     while let Some(flag) = bytes.get(index).copied() {
                         match flag {
                             'e' => {
-                                runs = true;
+                                runs.push(None);
                                 index += 1;
                             }
                             'w' => {
@@ -920,18 +813,9 @@ fn sed_script_effects(script: &str) -> (bool, Vec<String>) {
     (runs, writes)
 }
 
-fn sed(args: &[String]) -> Shape {
-    let call = sed_call(args);
-    if call
-        .scripts
-        .iter()
-        .any(|script| sed_script_effects(script).0)
-    {
-        return Shape::Unprovable(
-            "the sed script runs shell commands (its `e` command or flag)".to_owned(),
-        );
-    }
-    Shape::Plain
+/// The scripts of a sed call (`-e`, `--expression`, or the first operand).
+pub(super) fn sed_scripts(args: &[String]) -> Vec<String> {
+    sed_call(args).scripts
 }
 
 /// Is this sed call read-only (no -i, no `w`, no `e`)? For plan mode.
@@ -940,7 +824,7 @@ pub fn sed_is_read_only(args: &[String]) -> bool {
     !call.in_place
         && call.scripts.iter().all(|script| {
             let (runs, writes) = sed_script_effects(script);
-            !runs && writes.is_empty()
+            runs.is_empty() && writes.is_empty()
         })
 }
 
@@ -985,6 +869,81 @@ fn recursive(args: &[String]) -> bool {
         arg == "--recursive"
             || (arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(['r', 'R']))
     })
+}
+
+fn ln_target_directory(args: &[String]) -> Option<String> {
+    args.windows(2)
+        .find(|pair| pair[0] == "-t" || pair[0] == "--target-directory")
+        .map(|pair| pair[1].clone())
+        .or_else(|| {
+            args.iter()
+                .find_map(|arg| arg.strip_prefix("--target-directory=").map(str::to_owned))
+        })
+}
+
+fn base_name(path: &str) -> &str {
+    let trimmed = path.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+/// The links `ln` creates: `ln T L` → `L` (and `L/T` when `L` is a folder), `ln T` → `./T`,
+/// `ln -t DIR T…` → `DIR/T…`.
+fn link_paths(args: &[String]) -> Vec<String> {
+    let positional = positional_args(args, "tS", &["target-directory", "suffix"]);
+    if let Some(folder) = ln_target_directory(args) {
+        return positional
+            .iter()
+            .map(|target| format!("{}/{}", folder.trim_end_matches('/'), base_name(target)))
+            .collect();
+    }
+    match positional.split_last() {
+        Some((only, [])) => vec![base_name(only).to_owned()],
+        Some((link, targets)) => {
+            let mut links = vec![(*link).clone()];
+            links.extend(
+                targets
+                    .iter()
+                    .map(|target| format!("{}/{}", link.trim_end_matches('/'), base_name(target))),
+            );
+            links
+        }
+        None => Vec::new(),
+    }
+}
+
+/// What `ln` links to, and for a symbolic link the folder a relative target is read from (the
+/// link's own folder).
+pub fn link_targets(args: &[String]) -> (Vec<String>, Option<String>) {
+    let symbolic = args.iter().any(|arg| {
+        arg == "--symbolic" || (arg.starts_with('-') && !arg.starts_with("--") && arg.contains('s'))
+    });
+    let positional = positional_args(args, "tS", &["target-directory", "suffix"]);
+    let (targets, link): (Vec<String>, Option<String>) = match ln_target_directory(args) {
+        Some(folder) => (
+            positional.into_iter().cloned().collect(),
+            Some(format!("{folder}/")),
+        ),
+        None => match positional.split_last() {
+            Some((only, [])) => (vec![(*only).clone()], None),
+            Some((link, targets)) => (
+                targets.iter().map(|target| (*target).clone()).collect(),
+                Some((*link).clone()),
+            ),
+            None => (Vec::new(), None),
+        },
+    };
+    let folder = link.filter(|_| symbolic).map(|link| {
+        if link.ends_with('/') {
+            link
+        } else {
+            match link.rsplit_once('/') {
+                Some(("", _)) => "/".to_owned(),
+                Some((folder, _)) => folder.to_owned(),
+                None => ".".to_owned(),
+            }
+        }
+    });
+    (targets, folder)
 }
 
 /// The paths a (plain) command writes, removes or changes the permissions of.
@@ -1090,11 +1049,12 @@ pub fn writes_of(command: &SimpleCommand) -> Vec<WriteSpec> {
             true,
             positional_args(args, "tS", &["target-directory", "suffix"]),
         ),
-        "ln" => all(
-            "ln",
-            false,
-            positional_args(args, "tS", &["target-directory", "suffix"]),
-        ),
+        // The link is written, not its target (checked by analysis: a link to a lock-out path
+        // asks).
+        "ln" => link_paths(args)
+            .iter()
+            .map(|path| spec(path, "ln", false))
+            .collect(),
         "rm" | "shred" | "unlink" | "rmdir" | "wipe" | "srm" => all(
             &name,
             recursive(args) || name == "rmdir",
@@ -1285,14 +1245,20 @@ mod tests {
 
     #[test]
     fn sed_scripts_are_read() {
-        assert_eq!(sed_script_effects("s/a/b/e"), (true, Vec::new()));
-        assert_eq!(sed_script_effects("1e id"), (true, Vec::new()));
+        assert_eq!(sed_script_effects("s/a/b/e"), (vec![None], Vec::new()));
+        assert_eq!(
+            sed_script_effects("1e id"),
+            (vec![Some("id".to_owned())], Vec::new())
+        );
         assert_eq!(
             sed_script_effects("s/a/b/w /tmp/x"),
-            (false, vec!["/tmp/x".to_owned()])
+            (Vec::new(), vec!["/tmp/x".to_owned()])
         );
-        assert_eq!(sed_script_effects("/foo/d;s/x/y/g"), (false, Vec::new()));
-        assert_eq!(sed_script_effects("s/e/E/g"), (false, Vec::new()));
+        assert_eq!(
+            sed_script_effects("/foo/d;s/x/y/g"),
+            (Vec::new(), Vec::new())
+        );
+        assert_eq!(sed_script_effects("s/e/E/g"), (Vec::new(), Vec::new()));
         assert!(sed_is_read_only(&words("-n 1,5p /etc/hosts")));
         assert!(!sed_is_read_only(&words("-i s/a/b/ /etc/hosts")));
         assert!(!sed_is_read_only(&words("-ni p x")));
