@@ -82,6 +82,18 @@ fn main() -> Result<()> {
         reference: "ssh host true",
     });
 
+    // 1b. One tool call that writes a file: the policy resolves its target on the server (one
+    // `realpath` on an exec channel) before deciding; the difference to row 1 is that cost.
+    let written = format!("/tmp/kaiport-whole-{}", std::process::id());
+    let write = format!(r#"{{"command":"echo x > {written}"}}"#);
+    rows.push(Row {
+        name: "one tool call writing a file: `echo x > FILE`".to_owned(),
+        ours: median_of(runs, || run(tool("run_command", write.clone(), &[])))?,
+        theirs: median_of(runs, || run(ssh.command(&[&format!("'echo x > {written}'")])))?,
+        reference: "ssh host 'echo x > FILE'",
+    });
+    let _ = std::fs::remove_file(&written);
+
     // 2. Terminal ingest: the whole output goes through the tab's terminal.
     let data = shared_dir()?;
     let text = data.path().join("ingest.txt");
