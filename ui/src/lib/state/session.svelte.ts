@@ -36,6 +36,9 @@ export class Session {
   private readonly transport: Transport;
   private readonly stop: () => void;
   private everOpen = false;
+  /** Keystrokes typed while a tab was still connecting: the engine takes input only once it
+   * is connected, so they wait here and go out, in order, when it is. */
+  private readonly typedAhead = new Map<TabId, Uint8Array[]>();
 
   constructor(transport: Transport) {
     this.transport = transport;
@@ -43,6 +46,9 @@ export class Session {
       switch (message.kind) {
         case "event":
           this.state = applyEvent(this.state, message.event);
+          if (message.event.type === "connection_state") {
+            this.connectionChanged(message.event.tab, message.event.state.state === "connected");
+          }
           break;
         case "output":
           this.output.write(message.tab, message.data);
@@ -107,6 +113,7 @@ export class Session {
   }
 
   close(tab: TabId): void {
+    this.typedAhead.delete(tab);
     this.state = tabClosing(this.state, tab);
     this.output.forget(tab);
     this.transport.send({ type: "close_tab", tab });
@@ -117,7 +124,24 @@ export class Session {
   }
 
   input(tab: TabId, data: Uint8Array): void {
+    const view = this.state.tabs.find((t) => t.id === tab);
+    if (view?.connection.state === "connecting") {
+      const waiting = this.typedAhead.get(tab) ?? [];
+      waiting.push(data);
+      this.typedAhead.set(tab, waiting);
+      return;
+    }
     this.transport.input(tab, data);
+  }
+
+  private connectionChanged(tab: TabId, connected: boolean): void {
+    const waiting = this.typedAhead.get(tab);
+    this.typedAhead.delete(tab);
+    if (connected) {
+      for (const data of waiting ?? []) {
+        this.transport.input(tab, data);
+      }
+    }
   }
 
   resize(tab: TabId, cols: number, rows: number): void {
