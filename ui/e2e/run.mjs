@@ -96,8 +96,8 @@ async function closeAllTabs(page) {
 }
 
 const tests = [];
-function test(name, body) {
-  tests.push({ name, body });
+function test(name, body, contextOptions = {}) {
+  tests.push({ name, body, contextOptions });
 }
 
 test("the token becomes an HttpOnly cookie and leaves the address bar", async ({ page, context, served }) => {
@@ -138,15 +138,29 @@ test("a local terminal: type echo and see it", async ({ page, served }) => {
 
 test("Ctrl+Shift+T opens a local tab and Ctrl+Shift+W closes it", async ({ page, served }) => {
   await page.goto(served.url);
-  await page.getByRole("navigation", { name: "Connections" }).waitFor();
-  const before = await page.getByRole("tab").count();
+  await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+  // Tabs are the server's: count only the ones this test opens.
+  const ids = () => page.getByRole("tab").evaluateAll((tabs) => tabs.map((tab) => tab.id));
+  const before = new Set(await ids());
+  const opened = async () => (await ids()).filter((id) => !before.has(id));
   await page.keyboard.press("Control+Shift+T");
   await page.keyboard.press("Control+Shift+T");
-  await until("two more tabs", async () => (await page.getByRole("tab").count()) === before + 2);
+  await until("two new tabs", async () => (await opened()).length === 2);
   await runInTerminal(page, "echo second-$((1+1))", "second-2");
   await page.keyboard.press("Control+Shift+W");
-  await until("one tab less", async () => (await page.getByRole("tab").count()) === before + 1);
+  await until("one of them closed", async () => (await opened()).length === 1);
 });
+
+test("dark mode follows the system", async ({ page, served }) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "printf '\\033[32mgreen\\033[0m %s\\n' dark-$((2*3))", "green dark-6");
+  const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  if (background !== "rgb(22, 24, 29)") {
+    throw new Error(`the page is not dark: ${background}`);
+  }
+  await page.screenshot({ path: join(OUTPUT, "dark-terminal.png") });
+}, { colorScheme: "dark" });
 
 test("New connection to a port nobody listens on: the tab says it failed and offers Reconnect", async ({ page, served }) => {
   const port = await closedPort();
@@ -213,8 +227,12 @@ async function main() {
   let passed = 0;
   let failed = 0;
   try {
-    for (const { name, body } of tests) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
+    for (const { name, body, contextOptions } of tests) {
+      const context = await browser.newContext({
+        viewport: { width: 1280, height: 760 },
+        colorScheme: "light",
+        ...contextOptions,
+      });
       const page = await context.newPage();
       page.setDefaultTimeout(TIMEOUT);
       if (process.env.E2E_DEBUG) page.on("websocket", (ws) => ws.on("framesent", (f) => console.log("sent", typeof f.payload === "string" ? f.payload : f.payload.length)));
@@ -232,7 +250,8 @@ async function main() {
       } catch (error) {
         failed++;
         console.log(`FAIL ${name}\n     ${String(error?.stack ?? error).split("\n").join("\n     ")}`);
-        await page.screenshot({ path: join(OUTPUT, `failed-${tests.indexOf(tests.find((t) => t.name === name))}.png`) }).catch(() => {});
+        const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 60);
+        await page.screenshot({ path: join(OUTPUT, `failed-${slug}.png`) }).catch(() => {});
       } finally {
         await context.close();
       }
