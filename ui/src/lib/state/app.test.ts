@@ -115,6 +115,15 @@ describe("the event → state reducer", () => {
     expect(state.notices.map((n) => n.message)).toEqual(["e3", "e4", "e5", "e6", "e7"]);
   });
 
+  it("shows an error once, and none about a tab it does not show", () => {
+    let state = tabOpening(initialState(), "t1", { kind: "local" }, "x");
+    const error: Event = { type: "error", tab: "t1", message: "the shell is gone" };
+    state = apply(state, error, error, { type: "error", tab: "closed", message: "there is no tab" });
+    expect(state.notices.map((n) => n.message)).toEqual(["the shell is gone"]);
+    state = apply(state, { type: "tab_closed", tab: "t1" });
+    expect(state.notices).toEqual([]);
+  });
+
   it("leaves the state alone for events other views show", () => {
     const state = initialState();
     expect(apply(state, { type: "tool_running", tab: "t", call: "c" })).toBe(state);

@@ -127,7 +127,13 @@ function removeTab(state: AppState, tab: TabId): AppState {
     // The neighbour takes its place: the one after it, else the one before.
     active = (tabs[index] ?? tabs[index - 1])?.id ?? null;
   }
-  return { ...state, tabs, active, prompts: state.prompts.filter((p) => p.tab !== tab) };
+  return {
+    ...state,
+    tabs,
+    active,
+    prompts: state.prompts.filter((p) => p.tab !== tab),
+    notices: state.notices.filter((n) => n.tab !== tab),
+  };
 }
 
 function updateTab(state: AppState, tab: TabId, change: (view: TabView) => TabView): AppState {
@@ -138,6 +144,14 @@ function updateTab(state: AppState, tab: TabId, change: (view: TabView) => TabVi
 }
 
 function addNotice(state: AppState, tab: TabId | null, message: string): AppState {
+  if (tab !== null && !state.tabs.some((t) => t.id === tab)) {
+    // About a tab this page does not show (closed here, or by another page): nothing to tell.
+    return state;
+  }
+  if (state.notices.some((n) => n.tab === tab && n.message === message)) {
+    // Already on screen once.
+    return state;
+  }
   const notice: Notice = { id: state.nextNotice, tab, message };
   return {
     ...state,
