@@ -22,16 +22,24 @@ struct Served {
 
 impl Served {
     fn start() -> Served {
+        Served::start_with(&[], &[])
+    }
+
+    fn start_with(args: &[&str], env: &[(&str, &str)]) -> Served {
         let home = tempfile::tempdir().unwrap();
         let mut command = Command::new(env!("CARGO_BIN_EXE_kaiport"));
         command
             .arg("serve")
+            .args(args)
             .env("KAIPORT_HOME", home.path())
             .env("HOME", home.path())
             .env("SHELL", "/bin/bash")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command.spawn().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
@@ -347,4 +355,18 @@ async fn a_local_terminal_tab_over_the_websocket_then_a_clean_stop() {
     drop(late);
     let stderr = served.interrupt();
     assert!(stderr.contains("stopped (1 tab closed)"), "{stderr}");
+}
+
+#[test]
+fn open_says_so_when_there_is_no_browser_and_the_url_stays_first() {
+    // No xdg-open on this PATH: the URL is still the first line, and stderr says what to do.
+    let empty = tempfile::tempdir().unwrap();
+    let served = Served::start_with(
+        &["--open", "--listen", "127.0.0.1:0"],
+        &[("PATH", empty.path().to_str().unwrap())],
+    );
+    assert_eq!(served.get("/", &[]).0, 401);
+    let stderr = served.interrupt();
+    assert!(stderr.contains("open the URL above yourself"), "{stderr}");
+    assert!(!stderr.contains("WARNING"), "{stderr}");
 }
