@@ -370,3 +370,74 @@ fn open_says_so_when_there_is_no_browser_and_the_url_stays_first() {
     assert!(stderr.contains("open the URL above yourself"), "{stderr}");
     assert!(!stderr.contains("WARNING"), "{stderr}");
 }
+
+#[tokio::test]
+async fn the_model_flags_choose_the_model_for_every_tab() {
+    const KEY: &str = "sk-serve-test-NEVER-SENT-TO-PAGES";
+    let model = kaiport_tests::model_server::ModelServer::from_json(json!({
+        "api_key": KEY,
+        "steps": [{"expect": {"body_contains": ["Say hello"]},
+                   "respond": {"text": "Hello from the scripted model."}}]
+    }))
+    .unwrap();
+    let base_url = model.openai_url();
+    let served = Served::start_with(
+        &[
+            "--provider",
+            "openai",
+            "--base-url",
+            &base_url,
+            "--model",
+            "scripted",
+            "--api-key-env",
+            "KAIPORT_TEST_SERVE_KEY",
+        ],
+        &[("KAIPORT_TEST_SERVE_KEY", KEY)],
+    );
+    let origin = format!("http://127.0.0.1:{}", served.port);
+    let mut socket = websocket(&served, Some(&served.cookie()), Some(&origin))
+        .await
+        .unwrap();
+    let open = json!({"type": "open_tab", "tab": "p1", "target": {"kind": "local"}, "cols": 80, "rows": 24});
+    socket
+        .send(Message::Text(open.to_string().into()))
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    loop {
+        let event = next_event(&mut socket).await;
+        seen.push(event.to_string());
+        if event["type"] == "connection_state" && event["state"]["state"] == "connected" {
+            break;
+        }
+    }
+    // No model in the op: the server's flags choose it.
+    let message = json!({"type": "send_message", "tab": "p1", "text": "Say hello"});
+    socket
+        .send(Message::Text(message.to_string().into()))
+        .await
+        .unwrap();
+    let mut text = String::new();
+    loop {
+        let event = next_event(&mut socket).await;
+        seen.push(event.to_string());
+        match event["type"].as_str() {
+            Some("assistant_text") => text.push_str(event["delta"].as_str().unwrap()),
+            Some("turn_finished") => {
+                assert_eq!(event["status"], "completed", "{event}");
+                break;
+            }
+            Some("error") => panic!("{event}"),
+            _ => {}
+        }
+    }
+    assert_eq!(text, "Hello from the scripted model.");
+    assert_eq!(model.failures(), Vec::<String>::new());
+    assert!(model.requests().iter().all(|request| request.auth_ok));
+    assert!(
+        seen.iter().all(|event| !event.contains(KEY)),
+        "the API key reached a page"
+    );
+    drop(socket);
+    served.interrupt();
+}
