@@ -174,9 +174,31 @@ test("New connection to a port nobody listens on: the tab says it failed and off
   await dialog.getByLabel("User").fill("nobody");
   await dialog.getByRole("button", { name: "Connect" }).click();
   await page.getByRole("tab", { name: new RegExp(`nobody@127\\.0\\.0\\.1:${port}.*failed`) }).waitFor({ timeout: TIMEOUT });
-  await page.getByRole("button", { name: "Reconnect" }).waitFor();
   await page.getByRole("button", { name: `Connect to nobody@127.0.0.1:${port}` }).waitFor();
   await page.screenshot({ path: join(OUTPUT, "connection-failed.png") });
+  // Reconnect opens the same target again, in the same place, under a new tab id.
+  const before = await activeTab(page);
+  await page.getByRole("button", { name: "Reconnect" }).click();
+  await until("a new tab in its place", async () => (await activeTab(page)) !== before);
+  await page.getByRole("tab", { name: /failed/, selected: true }).waitFor({ timeout: TIMEOUT });
+  if ((await page.getByRole("tab").count()) !== 1) {
+    throw new Error("Reconnect added a tab instead of replacing it");
+  }
+});
+
+test("a reload shows the open tab and what it printed", async ({ page, served }) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo before-reload-$((5*5))", "before-reload-25");
+  const tab = await activeTab(page);
+  await page.reload();
+  await page.getByRole("tab", { name: /local/, selected: true }).waitFor();
+  if ((await activeTab(page)) !== tab) {
+    throw new Error("the reloaded page shows another tab");
+  }
+  await until("the output again", async () => ((await terminalText(page, tab)) ?? "").includes("before-reload-25"));
+  await runInTerminal(page, "echo after-reload-$((5+5))", "after-reload-10");
+  await page.screenshot({ path: join(OUTPUT, "after-reload.png") });
 });
 
 test("SSH through the form: the unknown host key is trusted in the dialog, then echo", async ({ page, served, sshd }) => {
