@@ -34,3 +34,26 @@ ensure_build_tools() {
         exit 1
     fi
 }
+
+# The UI (ui/) builds with Node.js 20 or later and npm, which this machine must already have
+# (Debian's own nodejs is too old for Vite 8).
+ensure_node() {
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        echo "kaiport: the UI needs Node.js 20 or later with npm (https://nodejs.org)" >&2
+        exit 1
+    fi
+    local version
+    version=$(node --version | tr -d v)
+    if [ "$(printf '%s\n20.19.0\n' "$version" | sort -V | head -n 1)" != "20.19.0" ]; then
+        echo "kaiport: Node.js $version is too old; the UI needs 20.19 or later" >&2
+        exit 1
+    fi
+}
+
+# Install the UI's packages (exactly as package-lock.json says) and build ui/dist, which
+# `kaiport serve` embeds: run before building kaiport.
+build_ui() {
+    ensure_node
+    npm --prefix ui ci --no-audit --no-fund
+    npm --prefix ui run build
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the real-server SSH tests (tests/suite/ssh.rs) need on a fresh Debian/Ubuntu machine:
 # OpenSSH server and client (sshd, ssh-keygen, ssh-agent, ssh-add), sudo, and passwd/login tools
-# (useradd, chpasswd), and D-Bus + gnome-keyring for the keychain tests. Idempotent: runs
+# (useradd, chpasswd), D-Bus + gnome-keyring for the keychain tests, and Chromium for the browser
+# tests (ui/e2e, driven by playwright-core; never a downloaded browser). Idempotent: runs
 # `apt-get update` and installs only when something is missing.
 # Must run as root. Never starts a system sshd service: the test fixtures start their own.
 set -euo pipefail
@@ -26,6 +27,8 @@ declare -A needed=(
     # The keychain tests run a real Secret Service on a private session bus.
     [/usr/bin/dbus-run-session]=dbus-daemon
     [/usr/bin/gnome-keyring-daemon]=gnome-keyring
+    # The browser tests (ui/e2e).
+    [/usr/bin/chromium]=chromium
 )
 
 missing=()

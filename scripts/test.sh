@@ -13,6 +13,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 ensure_build_tools
 as_root bash scripts/install-test-deps.sh
+# The UI first: kaiport embeds ui/dist, and its checks are quick.
+build_ui
+(cd ui && npm run check && npm test)
 bash scripts/install-storage-test-deps.sh
 # Shells for the shell-integration tests (bash is always there).
 apt_install_missing zsh fish less procps vim-tiny
@@ -21,6 +24,12 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
 bash scripts/fuzz.sh 60
+
+# The browser tests: Debian's Chromium (playwright-core, no browser download) against the debug
+# `kaiport serve` and the real sshd fixture. Built here with default features, before the mobile
+# build below replaces target/debug/kaiport.
+cargo build -p kaiport-cli -p kaiport-tests --bins --locked
+(cd ui && npm run e2e)
 
 # The mobile feature set (no edit_file, show_view, plan, local terminal) builds, passes its unit
 # tests, and its tool list lacks exactly those tools.

@@ -8,6 +8,7 @@
 //! - `kaiport policy check …`: the decision for a command or tool call under given rules.
 //! - `kaiport pilot CONNECTION "task"`: Pilot working on a task, with approvals at the prompt.
 //! - `kaiport models show | set-key | forget-key`: Pilot's model settings and API keys.
+//! - `kaiport serve [--open]`: the UI in a browser, over a WebSocket to this engine.
 //!
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
 //! SSH, terminals or policy.
@@ -47,6 +48,7 @@ mod models;
 mod pilot;
 mod policy_cmd;
 mod prompts;
+mod serve;
 mod shell;
 mod tool;
 
@@ -97,6 +99,8 @@ enum Command {
     /// Pilot's model settings and API keys (kept in the OS keychain).
     #[command(subcommand)]
     Models(models::ModelsCommand),
+    /// Serve the UI to a browser on this computer (prints the URL with its token first).
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -124,6 +128,7 @@ fn main() -> ExitCode {
         Command::Policy { command } => policy_cmd::run(command),
         Command::Pilot(args) => runtime.block_on(pilot::run(args)),
         Command::Models(command) => models::run(command),
+        Command::Serve(args) => runtime.block_on(serve::run(args)),
         Command::Shell {
             connection,
             options,

@@ -30,24 +30,8 @@ pub struct PilotArgs {
     /// ask (default), autopilot or plan.
     #[arg(long, value_parser = crate::tool::parse_mode, default_value = "ask")]
     mode: Mode,
-    /// anthropic, or openai (any OpenAI-compatible server). Default: the settings file.
-    #[arg(long, value_parser = parse_provider)]
-    provider: Option<ProviderKind>,
-    /// The provider's API base URL (e.g. http://127.0.0.1:11434/v1 for Ollama).
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// The model name.
-    #[arg(long, value_name = "NAME")]
-    model: Option<String>,
-    /// Take the API key from this environment variable (otherwise the keychain).
-    #[arg(long, value_name = "VAR")]
-    api_key_env: Option<String>,
-    /// The model's context window in tokens (default per provider and model).
-    #[arg(long, value_name = "TOKENS")]
-    context_tokens: Option<u32>,
-    /// Longest reply in tokens (default 4096).
-    #[arg(long, value_name = "TOKENS")]
-    max_output_tokens: Option<u32>,
+    #[command(flatten)]
+    model: ModelFlags,
     /// Approve what asks. Never overrides a deny, never answers ask_user.
     #[arg(long)]
     yes: bool,
@@ -56,6 +40,41 @@ pub struct PilotArgs {
     json: bool,
     #[command(flatten)]
     options: ConnectionOptions,
+}
+
+/// The model flags of `kaiport pilot` and `kaiport serve`: they override the settings file.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ModelFlags {
+    /// anthropic, or openai (any OpenAI-compatible server). Default: the settings file.
+    #[arg(long, value_parser = parse_provider)]
+    pub provider: Option<ProviderKind>,
+    /// The provider's API base URL (e.g. http://127.0.0.1:11434/v1 for Ollama).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The model name.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Take the API key from this environment variable (otherwise the keychain).
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// The model's context window in tokens (default per provider and model).
+    #[arg(long, value_name = "TOKENS")]
+    pub context_tokens: Option<u32>,
+    /// Longest reply in tokens (default 4096).
+    #[arg(long, value_name = "TOKENS")]
+    pub max_output_tokens: Option<u32>,
+}
+
+impl ModelFlags {
+    /// Whether any flag was given.
+    pub fn any(&self) -> bool {
+        self.provider.is_some()
+            || self.base_url.is_some()
+            || self.model.is_some()
+            || self.api_key_env.is_some()
+            || self.context_tokens.is_some()
+            || self.max_output_tokens.is_some()
+    }
 }
 
 pub(crate) fn parse_provider(text: &str) -> Result<ProviderKind, String> {
@@ -69,7 +88,10 @@ pub(crate) fn parse_provider(text: &str) -> Result<ProviderKind, String> {
 }
 
 /// The model settings: the settings file, then the flags on top.
-fn model_settings(args: &PilotArgs, config_dir: &std::path::Path) -> anyhow::Result<ModelSettings> {
+pub(crate) fn model_settings(
+    args: &ModelFlags,
+    config_dir: &std::path::Path,
+) -> anyhow::Result<ModelSettings> {
     let from_file = load_model_settings(config_dir, args.provider).map_err(anyhow::Error::msg)?;
     let mut settings = match (from_file, args.provider) {
         (Some(settings), _) => settings,
@@ -147,7 +169,7 @@ fn short(text: &str, max: usize) -> String {
 }
 
 pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
-    let model = model_settings(&args, &args.options.engine_config()?.config_dir)?;
+    let model = model_settings(&args.model, &args.options.engine_config()?.config_dir)?;
     let (engine, mut events, answerer) = open_tab(
         &args.connection,
         &args.options,

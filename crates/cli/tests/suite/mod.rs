@@ -3,6 +3,7 @@ mod keychain_cli;
 mod pilot;
 mod policy_cli;
 mod secrets_log;
+mod serve;
 mod sftp_keys_cli;
 mod storage_cli;
 mod tool_cli;

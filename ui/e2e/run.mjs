@@ -1,0 +1,332 @@
+// Browser end-to-end tests: Debian's Chromium driven by playwright-core against the real
+// `kaiport serve` (debug build) and the real sshd fixture (`kaiport-sshd`), all on 127.0.0.1.
+// Each test saves a screenshot under ui/test-output/e2e/. Prints "N passed, N failed" last.
+//
+//   node e2e/run.mjs            (after `cargo build -p kaiport-cli -p kaiport-tests`)
+//   KAIPORT_BIN=… KAIPORT_SSHD_BIN=… CHROMIUM=… to use other builds.
+
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const KAIPORT = process.env.KAIPORT_BIN ?? join(root, "target/debug/kaiport");
+const SSHD = process.env.KAIPORT_SSHD_BIN ?? join(root, "target/debug/kaiport-sshd");
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const OUTPUT = join(here, "../test-output/e2e");
+const TIMEOUT = 20_000;
+
+/** Starts a program and resolves with it and its first line of stdout. */
+function startWithFirstLine(command, args, options) {
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], ...options });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolvePromise, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    const timer = setTimeout(() => reject(new Error(`${command}: no output in time\n${stderr}`)), TIMEOUT);
+    lines.once("line", (line) => {
+      clearTimeout(timer);
+      resolvePromise({ child, line, stderr: () => stderr });
+    });
+    child.once("exit", (code) => reject(new Error(`${command} exited (${code})\n${stderr}`)));
+  });
+}
+
+/** A TCP port on 127.0.0.1 that nothing listens on. */
+function closedPort() {
+  return new Promise((resolvePromise) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolvePromise(port));
+    });
+  });
+}
+
+/** Waits until `check()` returns something truthy. */
+async function until(what, check, timeout = TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  let last;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last) {
+      return last;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(-400)})`);
+}
+
+/** The id of the selected tab. */
+async function activeTab(page) {
+  const selected = page.getByRole("tab", { selected: true });
+  const controls = await selected.getAttribute("aria-controls");
+  return controls.replace(/^tab-panel-/, "");
+}
+
+async function terminalText(page, tab) {
+  return page.evaluate((id) => window.kaiport.terminalText(id), tab);
+}
+
+/** Types a command into the visible terminal and waits for a line of its output. */
+async function runInTerminal(page, command, expected) {
+  const tab = await activeTab(page);
+  // The shell is ready when its prompt shows.
+  await until("a shell prompt", async () => /[$#] ?$/m.test((await terminalText(page, tab)) ?? ""));
+  await page.getByRole("region", { name: "Terminal" }).click();
+  await page.keyboard.type(command);
+  await page.keyboard.press("Enter");
+  await until(`${expected} in the terminal`, async () =>
+    ((await terminalText(page, tab)) ?? "").split("\n").some((line) => line.trim() === expected),
+  );
+}
+
+/** Tabs belong to the server, not the page: each test leaves none behind for the next. */
+async function closeAllTabs(page) {
+  const close = page.getByRole("button", { name: /^Close tab / });
+  while ((await close.count()) > 0) {
+    await close.first().click();
+  }
+  // Let the close ops leave before the test closes the page.
+  await page.waitForTimeout(300);
+}
+
+const tests = [];
+function test(name, body, contextOptions = {}) {
+  tests.push({ name, body, contextOptions });
+}
+
+test("the token becomes an HttpOnly cookie and leaves the address bar", async ({ page, context, served }) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).waitFor();
+  const url = new URL(page.url());
+  if (url.search !== "" || page.url().includes(served.token)) {
+    throw new Error(`the token is still in the address: ${page.url()}`);
+  }
+  const cookies = await context.cookies();
+  const cookie = cookies.find((c) => c.value === served.token);
+  if (!cookie?.httpOnly || cookie.sameSite !== "Strict") {
+    throw new Error(`cookie: ${JSON.stringify(cookies)}`);
+  }
+  const tokenVisible = await page.evaluate((token) => document.cookie.includes(token), served.token);
+  if (tokenVisible) {
+    throw new Error("the page's script can read the token");
+  }
+  await page.screenshot({ path: join(OUTPUT, "empty.png") });
+});
+
+test("a page without the token gets nothing", async ({ page, served }) => {
+  const response = await page.goto(`http://127.0.0.1:${served.port}/`);
+  if (response?.status() !== 401) {
+    throw new Error(`status ${response?.status()}`);
+  }
+});
+
+test("a local terminal: type echo and see it", async ({ page, served }) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await page.getByRole("tab", { name: /local/, selected: true }).waitFor();
+  await runInTerminal(page, "echo hello-$((6*7))", "hello-42");
+  // Connected: the tab says nothing more than its name.
+  await until("the tab connected", async () => (await page.getByRole("tab", { selected: true }).textContent())?.trim() === "local");
+  await page.screenshot({ path: join(OUTPUT, "local-terminal.png") });
+});
+
+test("Ctrl+Shift+T opens a local tab and Ctrl+Shift+W closes it", async ({ page, served }) => {
+  await page.goto(served.url);
+  await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+  // Tabs are the server's: count only the ones this test opens.
+  const ids = () => page.getByRole("tab").evaluateAll((tabs) => tabs.map((tab) => tab.id));
+  const before = new Set(await ids());
+  const opened = async () => (await ids()).filter((id) => !before.has(id));
+  await page.keyboard.press("Control+Shift+T");
+  await page.keyboard.press("Control+Shift+T");
+  await until("two new tabs", async () => (await opened()).length === 2);
+  await runInTerminal(page, "echo second-$((1+1))", "second-2");
+  await page.keyboard.press("Control+Shift+W");
+  await until("one of them closed", async () => (await opened()).length === 1);
+});
+
+test("dark mode follows the system", async ({ page, served }) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "printf '\\033[32mgreen\\033[0m %s\\n' dark-$((2*3))", "green dark-6");
+  const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  if (background !== "rgb(22, 24, 29)") {
+    throw new Error(`the page is not dark: ${background}`);
+  }
+  await page.screenshot({ path: join(OUTPUT, "dark-terminal.png") });
+}, { colorScheme: "dark" });
+
+test("New connection to a port nobody listens on: the tab says it failed and offers Reconnect", async ({ page, served }) => {
+  const port = await closedPort();
+  await page.goto(served.url);
+  await page.getByRole("button", { name: "New connection" }).first().click();
+  const dialog = page.getByRole("dialog", { name: "New connection" });
+  await dialog.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+  await dialog.getByLabel("Port").fill(String(port));
+  await dialog.getByLabel("User").fill("nobody");
+  await dialog.getByRole("button", { name: "Connect" }).click();
+  await page.getByRole("tab", { name: new RegExp(`nobody@127\\.0\\.0\\.1:${port}.*failed`) }).waitFor({ timeout: TIMEOUT });
+  await page.getByRole("button", { name: `Connect to nobody@127.0.0.1:${port}` }).waitFor();
+  await page.screenshot({ path: join(OUTPUT, "connection-failed.png") });
+  // Reconnect opens the same target again, in the same place, under a new tab id.
+  const before = await activeTab(page);
+  await page.getByRole("button", { name: "Reconnect" }).click();
+  await until("a new tab in its place", async () => (await activeTab(page)) !== before);
+  await page.getByRole("tab", { name: /failed/, selected: true }).waitFor({ timeout: TIMEOUT });
+  if ((await page.getByRole("tab").count()) !== 1) {
+    throw new Error("Reconnect added a tab instead of replacing it");
+  }
+});
+
+test("a reload shows the open tab and what it printed", async ({ page, served }) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo before-reload-$((5*5))", "before-reload-25");
+  const tab = await activeTab(page);
+  await page.reload();
+  await page.getByRole("tab", { name: /local/, selected: true }).waitFor();
+  if ((await activeTab(page)) !== tab) {
+    throw new Error("the reloaded page shows another tab");
+  }
+  await until("the output again", async () => ((await terminalText(page, tab)) ?? "").includes("before-reload-25"));
+  await runInTerminal(page, "echo after-reload-$((5+5))", "after-reload-10");
+  await page.screenshot({ path: join(OUTPUT, "after-reload.png") });
+});
+
+test("SSH through the form: the unknown host key is trusted in the dialog, then echo", async ({ page, served, sshd }) => {
+  await page.goto(served.url);
+  await page.getByRole("button", { name: "New connection" }).first().click();
+  const form = page.getByRole("dialog", { name: "New connection" });
+  await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+  await form.getByLabel("Port").fill(String(sshd.port));
+  await form.getByLabel("User").fill(sshd.user);
+  await form.getByLabel("Key file").fill(sshd.key);
+  await page.screenshot({ path: join(OUTPUT, "new-connection.png") });
+  await form.getByRole("button", { name: "Connect" }).click();
+  const prompt = page.getByRole("dialog", { name: "Unknown host key" });
+  await prompt.waitFor({ timeout: TIMEOUT });
+  const text = await prompt.textContent();
+  if (!/SHA256:/.test(text ?? "") || !/ed25519|ecdsa|rsa/i.test(text ?? "")) {
+    throw new Error(`the dialog shows no key type or fingerprint: ${text}`);
+  }
+  await page.screenshot({ path: join(OUTPUT, "host-key.png") });
+  await prompt.getByRole("button", { name: "Trust and connect" }).click();
+  await runInTerminal(page, "echo ssh-$((40+2))", "ssh-42");
+  await page.screenshot({ path: join(OUTPUT, "ssh-terminal.png") });
+});
+
+test("a key's passphrase is asked in a masked field and never comes back to the page", async ({ page, served, sshd }) => {
+  const received = [];
+  page.on("websocket", (ws) =>
+    ws.on("framereceived", (frame) => received.push(typeof frame.payload === "string" ? frame.payload : frame.payload.toString("latin1"))),
+  );
+  await page.goto(served.url);
+  await page.getByRole("button", { name: "New connection" }).first().click();
+  const form = page.getByRole("dialog", { name: "New connection" });
+  await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+  await form.getByLabel("Port").fill(String(sshd.port));
+  await form.getByLabel("User").fill(sshd.user);
+  await form.getByLabel("Key file").fill(sshd.encrypted_key);
+  await form.getByRole("button", { name: "Connect" }).click();
+  // The host key may be known already (an earlier test trusted it on this server).
+  const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+  const passphrase = page.getByRole("dialog", { name: "Passphrase" });
+  await until("the passphrase dialog", async () => {
+    if (await hostKey.isVisible()) {
+      await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+    }
+    return passphrase.isVisible();
+  });
+  const field = passphrase.getByLabel("Passphrase");
+  if ((await field.getAttribute("type")) !== "password") {
+    throw new Error("the passphrase field is not masked");
+  }
+  await field.fill(sshd.passphrase);
+  await page.screenshot({ path: join(OUTPUT, "passphrase.png") });
+  await passphrase.getByRole("button", { name: "Log in" }).click();
+  await runInTerminal(page, "echo key-$((7*6))", "key-42");
+  const leaked = received.filter((frame) => frame.includes(sshd.passphrase));
+  if (leaked.length > 0) {
+    throw new Error(`the passphrase came back to the page: ${leaked[0].slice(0, 200)}`);
+  }
+});
+
+async function main() {
+  rmSync(OUTPUT, { recursive: true, force: true });
+  mkdirSync(OUTPUT, { recursive: true });
+  const home = mkdtempSync(join(tmpdir(), "kaiport-e2e-"));
+  const env = { ...process.env, KAIPORT_HOME: home, HOME: home, SHELL: "/bin/bash", PS1: "\\$ " };
+  const servedProcess = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(home, "known_hosts")], { env, cwd: home });
+  const url = servedProcess.line.trim();
+  const parsed = new URL(url);
+  const served = { url, port: Number(parsed.port), token: parsed.searchParams.get("token") ?? "" };
+  const sshdProcess = await startWithFirstLine(SSHD, [], { env: process.env });
+  const sshd = JSON.parse(sshdProcess.line);
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  let passed = 0;
+  let failed = 0;
+  try {
+    for (const { name, body, contextOptions } of tests) {
+      const context = await browser.newContext({
+        viewport: { width: 1280, height: 760 },
+        colorScheme: "light",
+        ...contextOptions,
+      });
+      const page = await context.newPage();
+      page.setDefaultTimeout(TIMEOUT);
+      if (process.env.E2E_DEBUG) page.on("websocket", (ws) => ws.on("framesent", (f) => console.log("sent", typeof f.payload === "string" ? f.payload : f.payload.length)));
+      const errors = [];
+      page.on("pageerror", (error) => errors.push(String(error)));
+      const started = Date.now();
+      try {
+        await body({ page, context, served, sshd });
+        if (errors.length > 0) {
+          throw new Error(`errors in the page: ${errors.join("; ")}`);
+        }
+        passed++;
+        await closeAllTabs(page);
+        console.log(`ok   ${name} (${Date.now() - started} ms)`);
+      } catch (error) {
+        failed++;
+        console.log(`FAIL ${name}\n     ${String(error?.stack ?? error).split("\n").join("\n     ")}`);
+        const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 60);
+        await page.screenshot({ path: join(OUTPUT, `failed-${slug}.png`) }).catch(() => {});
+      } finally {
+        await context.close();
+      }
+    }
+  } finally {
+    await browser.close();
+    sshdProcess.child.stdin.end("\n");
+    servedProcess.child.kill("SIGINT");
+    await new Promise((r) => servedProcess.child.once("exit", r));
+    await new Promise((r) => (sshdProcess.child.exitCode !== null ? r() : sshdProcess.child.once("exit", r)));
+    rmSync(home, { recursive: true, force: true });
+  }
+  console.log(`screenshots: ${OUTPUT}`);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+await main();

@@ -1,0 +1,58 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it } from "vitest";
+import { renderMarkdown } from "./markdown";
+
+declare global {
+  // Set by the hostile markup if it ever runs.
+  var pwned: boolean | undefined;
+}
+
+afterEach(() => {
+  globalThis.pwned = undefined;
+  document.body.innerHTML = "";
+});
+
+/** Render into the live document, as the panel does, and let any timers or handlers fire. */
+async function show(markdown: string): Promise<HTMLElement> {
+  const holder = document.createElement("div");
+  holder.innerHTML = renderMarkdown(markdown);
+  document.body.append(holder);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return holder;
+}
+
+describe("Pilot's markdown", () => {
+  it("renders the usual markdown", async () => {
+    const html = (await show("**disk** is `98%` full\n\n- one\n- two")).innerHTML;
+    expect(html).toContain("<strong>disk</strong>");
+    expect(html).toContain("<code>98%</code>");
+    expect(html).toContain("<li>one</li>");
+  });
+
+  it("never runs a script or an event handler from model text", async () => {
+    const holder = await show(
+      [
+        "<script>globalThis.pwned = true</script>",
+        '<img src="x" onerror="globalThis.pwned = true">',
+        '<svg onload="globalThis.pwned = true"></svg>',
+        '<a href="javascript:globalThis.pwned = true">click</a>',
+        "[link](javascript:globalThis.pwned=true)",
+        '<iframe srcdoc="<script>parent.pwned = true</script>"></iframe>',
+        '<div style="background:url(javascript:alert(1))" onclick="globalThis.pwned = true">x</div>',
+      ].join("\n\n"),
+    );
+    const html = holder.innerHTML;
+    expect(html).not.toMatch(/<script|onerror|onload|onclick|javascript:|<iframe|<svg/i);
+    for (const anchor of holder.querySelectorAll("a")) {
+      anchor.click();
+    }
+    expect(globalThis.pwned).toBeUndefined();
+  });
+
+  it("opens links outside the app without telling them where from", async () => {
+    const anchor = (await show("[docs](https://example.org/x)")).querySelector("a");
+    expect(anchor?.getAttribute("href")).toBe("https://example.org/x");
+    expect(anchor?.getAttribute("target")).toBe("_blank");
+    expect(anchor?.getAttribute("rel")).toBe("noopener noreferrer");
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { loadRecent, RECENT_KEY, recentLabel, rememberRecent, sshTargetFromForm } from "./recent";
+
+class MemoryStore {
+  items = new Map<string, string>();
+  getItem(key: string): string | null {
+    return this.items.get(key) ?? null;
+  }
+  setItem(key: string, value: string): void {
+    this.items.set(key, value);
+  }
+}
+
+describe("the new connection form", () => {
+  it("makes an SSH target of its fields", () => {
+    expect(
+      sshTargetFromForm({ host: " web1 ", port: "2222", user: "alice", keyFile: "~/.ssh/k", jumpHosts: "a@b, c@d:2" }),
+    ).toEqual({
+      target: {
+        kind: "ssh",
+        host: "web1",
+        port: 2222,
+        user: "alice",
+        identity_files: ["~/.ssh/k"],
+        jump_hosts: ["a@b", "c@d:2"],
+      },
+    });
+  });
+
+  it("says what is wrong", () => {
+    const base = { host: "h", port: "22", user: "u", keyFile: "", jumpHosts: "" };
+    expect(sshTargetFromForm({ ...base, host: "" })).toEqual({ error: "Host is empty." });
+    expect(sshTargetFromForm({ ...base, user: " " })).toEqual({ error: "User is empty." });
+    for (const port of ["0", "65536", "22a", "-1", "1.5"]) {
+      expect(sshTargetFromForm({ ...base, port })).toEqual({
+        error: "Port must be a number from 1 to 65535.",
+      });
+    }
+    expect(sshTargetFromForm({ ...base, port: "" })).toMatchObject({ target: { port: 22 } });
+  });
+});
+
+describe("recent connections", () => {
+  const target = (host: string, port = 22) => ({
+    kind: "ssh" as const,
+    host,
+    port,
+    user: "u",
+    identity_files: [],
+    jump_hosts: [],
+  });
+
+  it("keeps the newest first, once each", () => {
+    const store = new MemoryStore();
+    rememberRecent(store, target("a"));
+    rememberRecent(store, target("b", 2222));
+    rememberRecent(store, target("a"));
+    expect(loadRecent(store).map(recentLabel)).toEqual(["u@a", "u@b:2222"]);
+    expect(recentLabel(target("::1"))).toBe("u@[::1]");
+  });
+
+  it("ignores what it did not write", () => {
+    const store = new MemoryStore();
+    store.setItem(RECENT_KEY, "{broken");
+    expect(loadRecent(store)).toEqual([]);
+    store.setItem(RECENT_KEY, JSON.stringify([{ kind: "ssh", host: 1 }, target("ok")]));
+    expect(loadRecent(store).map(recentLabel)).toEqual(["u@ok"]);
+  });
+});

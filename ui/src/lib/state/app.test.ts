@@ -1,0 +1,131 @@
+import { describe, expect, it } from "vitest";
+import type { Event } from "../protocol";
+import {
+  applyEvent,
+  initialState,
+  promptAnswered,
+  tabClosing,
+  tabOpening,
+  tabReopening,
+  type AppState,
+} from "./app";
+
+function apply(state: AppState, ...events: Event[]): AppState {
+  return events.reduce(applyEvent, state);
+}
+
+const hostKey: Event = {
+  type: "prompt_requested",
+  tab: "t1",
+  prompt_id: "p1",
+  prompt: {
+    kind: "unknown_host_key",
+    host: "127.0.0.1",
+    port: 2222,
+    key_type: "ssh-ed25519",
+    fingerprint: "SHA256:abc",
+  },
+};
+
+describe("the event → state reducer", () => {
+  it("keeps the engine's hello", () => {
+    const state = apply(initialState(), { type: "hello", version: "0.1.0", tools: ["run_command"] });
+    expect(state.engine).toEqual({ version: "0.1.0", tools: ["run_command"] });
+  });
+
+  it("shows a tab the user opens at once, then follows its connection", () => {
+    let state = tabOpening(initialState(), "t1", { kind: "local" }, "local");
+    expect(state.active).toBe("t1");
+    expect(state.tabs[0]?.connection).toEqual({ state: "connecting" });
+    state = apply(
+      state,
+      { type: "tab_opened", tab: "t1", kind: "terminal", title: "local shell" },
+      { type: "connection_state", tab: "t1", state: { state: "connected" } },
+    );
+    expect(state.tabs).toEqual([
+      {
+        id: "t1",
+        kind: "terminal",
+        title: "local shell",
+        target: { kind: "local" },
+        connection: { state: "connected" },
+      },
+    ]);
+  });
+
+  it("adds a tab another page opened once, even when the server replays it", () => {
+    const opened: Event = { type: "tab_opened", tab: "t9", kind: "terminal", title: "web1" };
+    const state = apply(initialState(), opened, opened);
+    expect(state.tabs.map((t) => t.id)).toEqual(["t9"]);
+    expect(state.tabs[0]?.target).toBeNull();
+    expect(state.active).toBe("t9");
+  });
+
+  it("moves to the neighbour when the visible tab closes", () => {
+    let state = initialState();
+    for (const id of ["a", "b", "c"]) {
+      state = tabOpening(state, id, { kind: "local" }, id);
+    }
+    state = { ...state, active: "b" };
+    state = apply(state, { type: "tab_closed", tab: "b" });
+    expect(state.tabs.map((t) => t.id)).toEqual(["a", "c"]);
+    expect(state.active).toBe("c");
+    state = tabClosing(state, "c");
+    expect(state.active).toBe("a");
+    state = tabClosing(state, "a");
+    expect(state.active).toBeNull();
+  });
+
+  it("queues prompts once each and drops them when answered or settled", () => {
+    let state = tabOpening(initialState(), "t1", { kind: "local" }, "x");
+    state = apply(state, hostKey, hostKey);
+    expect(state.prompts).toHaveLength(1);
+    expect(promptAnswered(state, "p1").prompts).toEqual([]);
+    const failed = apply(state, {
+      type: "connection_state",
+      tab: "t1",
+      state: { state: "failed", error: "host key changed" },
+    });
+    expect(failed.prompts).toEqual([]);
+    expect(failed.tabs[0]?.connection).toEqual({ state: "failed", error: "host key changed" });
+  });
+
+  it("reopens a dropped tab in its place with a new id", () => {
+    let state = tabOpening(initialState(), "a", { kind: "local" }, "a");
+    state = tabOpening(state, "b", { kind: "local" }, "b");
+    state = apply(state, {
+      type: "connection_state",
+      tab: "a",
+      state: { state: "disconnected", reason: "the shell exited" },
+    });
+    state = { ...state, active: "a" };
+    state = tabReopening(state, "a", "a2");
+    expect(state.tabs.map((t) => [t.id, t.connection.state])).toEqual([
+      ["a2", "connecting"],
+      ["b", "connecting"],
+    ]);
+    expect(state.active).toBe("a2");
+  });
+
+  it("keeps the last few errors as notices", () => {
+    let state = initialState();
+    for (let i = 0; i < 8; i++) {
+      state = apply(state, { type: "error", message: `e${i}` });
+    }
+    expect(state.notices.map((n) => n.message)).toEqual(["e3", "e4", "e5", "e6", "e7"]);
+  });
+
+  it("shows an error once, and none about a tab it does not show", () => {
+    let state = tabOpening(initialState(), "t1", { kind: "local" }, "x");
+    const error: Event = { type: "error", tab: "t1", message: "the shell is gone" };
+    state = apply(state, error, error, { type: "error", tab: "closed", message: "there is no tab" });
+    expect(state.notices.map((n) => n.message)).toEqual(["the shell is gone"]);
+    state = apply(state, { type: "tab_closed", tab: "t1" });
+    expect(state.notices).toEqual([]);
+  });
+
+  it("leaves the state alone for events other views show", () => {
+    const state = initialState();
+    expect(apply(state, { type: "tool_running", tab: "t", call: "c" })).toBe(state);
+  });
+});

@@ -1,0 +1,250 @@
+// The screen's state as a pure function of what happened: engine events in, a new state out.
+// No DOM and no Svelte here, so Vitest checks it directly; `app.svelte.ts` holds it in a rune.
+
+import type {
+  ConnectionState,
+  Event,
+  Prompt,
+  TabKind,
+  TabTarget,
+  ToolName,
+} from "../protocol";
+import type { PromptId, TabId } from "../ids";
+import type { LinkStatus } from "../transport/transport";
+
+export interface TabView {
+  id: TabId;
+  kind: TabKind;
+  title: string;
+  /** What the tab was opened on, when this page opened it (for "Reconnect"). */
+  target: TabTarget | null;
+  connection: ConnectionState;
+}
+
+export interface PendingPrompt {
+  promptId: PromptId;
+  tab: TabId | null;
+  prompt: Prompt;
+}
+
+export interface Notice {
+  id: number;
+  tab: TabId | null;
+  message: string;
+}
+
+export interface AppState {
+  /** The engine's version and tools, from its `hello`. */
+  engine: { version: string; tools: ToolName[] } | null;
+  tabs: TabView[];
+  active: TabId | null;
+  /** Prompts waiting for the user, oldest first. */
+  prompts: PendingPrompt[];
+  /** Errors outside any tool call, newest last; the user dismisses them. */
+  notices: Notice[];
+  link: LinkStatus;
+  nextNotice: number;
+}
+
+/** At most this many notices are kept. */
+const MAX_NOTICES = 5;
+
+export function initialState(): AppState {
+  return {
+    engine: null,
+    tabs: [],
+    active: null,
+    prompts: [],
+    notices: [],
+    link: "connecting",
+    nextNotice: 1,
+  };
+}
+
+/** The user opened a tab: it shows at once, connecting, before the engine answers. */
+export function tabOpening(
+  state: AppState,
+  tab: TabId,
+  target: TabTarget,
+  title: string,
+): AppState {
+  const view: TabView = {
+    id: tab,
+    kind: target.kind === "storage" ? "storage" : "terminal",
+    title,
+    target,
+    connection: { state: "connecting" },
+  };
+  return { ...state, tabs: [...state.tabs.filter((t) => t.id !== tab), view], active: tab };
+}
+
+/** Replace tab `old` (dropped or failed) by `tab`, in the same place, on the same target. */
+export function tabReopening(state: AppState, old: TabId, tab: TabId): AppState {
+  const index = state.tabs.findIndex((t) => t.id === old);
+  const previous = state.tabs[index];
+  if (previous === undefined) {
+    return state;
+  }
+  const tabs = [...state.tabs];
+  tabs[index] = { ...previous, id: tab, connection: { state: "connecting" } };
+  return {
+    ...state,
+    tabs,
+    active: state.active === old ? tab : state.active,
+    prompts: state.prompts.filter((p) => p.tab !== old),
+  };
+}
+
+export function activate(state: AppState, tab: TabId): AppState {
+  return state.tabs.some((t) => t.id === tab) ? { ...state, active: tab } : state;
+}
+
+/** The user closed a tab; it goes at once (the engine's `tab_closed` follows). */
+export function tabClosing(state: AppState, tab: TabId): AppState {
+  return removeTab(state, tab);
+}
+
+export function promptAnswered(state: AppState, promptId: PromptId): AppState {
+  return { ...state, prompts: state.prompts.filter((p) => p.promptId !== promptId) };
+}
+
+export function noticeDismissed(state: AppState, id: number): AppState {
+  return { ...state, notices: state.notices.filter((n) => n.id !== id) };
+}
+
+export function linkChanged(state: AppState, link: LinkStatus): AppState {
+  return state.link === link ? state : { ...state, link };
+}
+
+function removeTab(state: AppState, tab: TabId): AppState {
+  const index = state.tabs.findIndex((t) => t.id === tab);
+  if (index < 0) {
+    return state;
+  }
+  const tabs = state.tabs.filter((t) => t.id !== tab);
+  let active = state.active;
+  if (active === tab) {
+    // The neighbour takes its place: the one after it, else the one before.
+    active = (tabs[index] ?? tabs[index - 1])?.id ?? null;
+  }
+  return {
+    ...state,
+    tabs,
+    active,
+    prompts: state.prompts.filter((p) => p.tab !== tab),
+    notices: state.notices.filter((n) => n.tab !== tab),
+  };
+}
+
+function updateTab(state: AppState, tab: TabId, change: (view: TabView) => TabView): AppState {
+  if (!state.tabs.some((t) => t.id === tab)) {
+    return state;
+  }
+  return { ...state, tabs: state.tabs.map((t) => (t.id === tab ? change(t) : t)) };
+}
+
+function addNotice(state: AppState, tab: TabId | null, message: string): AppState {
+  if (tab !== null && !state.tabs.some((t) => t.id === tab)) {
+    // About a tab this page does not show (closed here, or by another page): nothing to tell.
+    return state;
+  }
+  if (state.notices.some((n) => n.tab === tab && n.message === message)) {
+    // Already on screen once.
+    return state;
+  }
+  const notice: Notice = { id: state.nextNotice, tab, message };
+  return {
+    ...state,
+    notices: [...state.notices, notice].slice(-MAX_NOTICES),
+    nextNotice: state.nextNotice + 1,
+  };
+}
+
+/** One engine event applied to the state. */
+export function applyEvent(state: AppState, event: Event): AppState {
+  switch (event.type) {
+    case "hello":
+      return { ...state, engine: { version: event.version, tools: event.tools } };
+    case "tab_opened": {
+      const known = state.tabs.find((t) => t.id === event.tab);
+      if (known !== undefined) {
+        return updateTab(state, event.tab, (t) => ({ ...t, kind: event.kind, title: event.title }));
+      }
+      // A tab another page (or this page before a reload) opened.
+      const view: TabView = {
+        id: event.tab,
+        kind: event.kind,
+        title: event.title,
+        target: null,
+        connection: { state: "connecting" },
+      };
+      return { ...state, tabs: [...state.tabs, view], active: state.active ?? event.tab };
+    }
+    case "connection_state": {
+      let next = updateTab(state, event.tab, (t) => ({ ...t, connection: event.state }));
+      if (event.state.state !== "connecting") {
+        // Whatever a prompt of this tab was asking is settled now.
+        next = { ...next, prompts: next.prompts.filter((p) => p.tab !== event.tab) };
+      }
+      return next;
+    }
+    case "tab_closed":
+      return removeTab(state, event.tab);
+    case "prompt_requested": {
+      if (state.prompts.some((p) => p.promptId === event.prompt_id)) {
+        return state;
+      }
+      const pending: PendingPrompt = {
+        promptId: event.prompt_id,
+        tab: event.tab ?? null,
+        prompt: event.prompt,
+      };
+      return { ...state, prompts: [...state.prompts, pending] };
+    }
+    case "error":
+      return addNotice(state, event.tab ?? null, event.message);
+    // Shown by views that are not built yet (Pilot, cards, transfers) or carried elsewhere
+    // (terminal bytes arrive as binary frames): nothing in this state changes.
+    case "terminal_output":
+    case "mode_changed":
+    case "settings_changed":
+    case "tool_requested":
+    case "approval_requested":
+    case "tool_running":
+    case "question_asked":
+    case "tool_finished":
+    case "plan_proposed":
+    case "plan_updated":
+    case "transfer_progress":
+    case "turn_started":
+    case "assistant_text":
+    case "model_retrying":
+    case "turn_finished":
+      return state;
+    default: {
+      // A new event type fails to compile here; one from a newer engine is ignored.
+      const unknown: never = event;
+      void unknown;
+      return state;
+    }
+  }
+}
+
+/** A tab's connection state in words, for its tab and the line above the terminal. */
+export function connectionWords(state: ConnectionState): string {
+  switch (state.state) {
+    case "connecting":
+      return "connecting";
+    case "connected":
+      return "connected";
+    case "disconnected":
+      return "dropped";
+    case "failed":
+      return "failed";
+    default: {
+      const unknown: never = state;
+      void unknown;
+      return "unknown";
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import "./app.css";
+import { mount } from "svelte";
+import App from "./App.svelte";
+import { Session } from "./lib/state/session.svelte";
+import { terminalText } from "./lib/terminal-text";
+import { WebSocketTransport, defaultSocketUrl } from "./lib/transport/websocket";
+
+const target = document.getElementById("app");
+if (target === null) {
+  throw new Error("index.html has no #app element");
+}
+const session = new Session(new WebSocketTransport({ url: defaultSocketUrl(window.location) }));
+mount(App, { target, props: { session } });
+
+declare global {
+  interface Window {
+    kaiport: { terminalText: typeof terminalText };
+  }
+}
+window.kaiport = { terminalText };
