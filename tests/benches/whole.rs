@@ -89,7 +89,9 @@ fn main() -> Result<()> {
     rows.push(Row {
         name: "one tool call writing a file: `echo x > FILE`".to_owned(),
         ours: median_of(runs, || run(tool("run_command", write.clone(), &[])))?,
-        theirs: median_of(runs, || run(ssh.command(&[&format!("'echo x > {written}'")])))?,
+        theirs: median_of(runs, || {
+            run(ssh.command(&[&format!("'echo x > {written}'")]))
+        })?,
         reference: "ssh host 'echo x > FILE'",
     });
     let _ = std::fs::remove_file(&written);
