@@ -153,6 +153,33 @@ test("Ctrl+Shift+T opens a local tab and Ctrl+Shift+W closes it", async ({ page,
   await until("one of them closed", async () => (await opened()).length === 1);
 });
 
+test("Ctrl+Shift+V pastes into the terminal and Ctrl+Shift+C copies its selection", async ({ page, context, served }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo ready", "ready");
+  await page.evaluate(() => navigator.clipboard.writeText("echo pasted-$((3*3))"));
+  await page.keyboard.press("Control+Shift+V");
+  await page.keyboard.press("Enter");
+  const tab = await activeTab(page);
+  await until("the pasted command's output", async () =>
+    ((await terminalText(page, tab)) ?? "").split("\n").some((line) => line.trim() === "pasted-9"),
+  );
+  // Select the word "ready" on the first output line by double-clicking it, then copy.
+  const lines = ((await terminalText(page, tab)) ?? "").split("\n");
+  const row = lines.findIndex((line) => line.trim() === "ready");
+  const screen = page.locator(".xterm-screen");
+  const box = await screen.boundingBox();
+  const size = await page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+  const cellWidth = box.width / size.cols;
+  const cellHeight = box.height / size.rows;
+  await screen.dblclick({ position: { x: cellWidth * 2 + 1, y: cellHeight * (row + 0.5) } });
+  await page.keyboard.press("Control+Shift+C");
+  await until("the selection on the clipboard", async () =>
+    (await page.evaluate(() => navigator.clipboard.readText())) === "ready",
+  );
+});
+
 test("dark mode follows the system", async ({ page, served }) => {
   await page.goto(served.url);
   await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
