@@ -20,7 +20,8 @@ use crate::pilot::{ModelFlags, model_settings};
 use anyhow::Context;
 use axum::Router;
 use axum::body::Body;
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::body::Bytes;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -69,18 +70,26 @@ const FRAMES_BEHIND: usize = 8192;
 /// The largest message a page may send.
 const MAX_MESSAGE_BYTES: usize = 1 << 20;
 
-/// One frame for the pages.
+/// One frame for the pages; cloning it for each page shares its bytes.
 #[derive(Debug, Clone)]
 enum Frame {
-    Text(String),
-    Binary(Vec<u8>),
+    Text(Utf8Bytes),
+    Binary(Bytes),
 }
 
 impl Frame {
+    fn text(text: String) -> Frame {
+        Frame::Text(text.into())
+    }
+
+    fn binary(bytes: Vec<u8>) -> Frame {
+        Frame::Binary(bytes.into())
+    }
+
     fn message(&self) -> Message {
         match self {
-            Frame::Text(text) => Message::Text(text.as_str().into()),
-            Frame::Binary(bytes) => Message::Binary(bytes.clone().into()),
+            Frame::Text(text) => Message::Text(text.clone()),
+            Frame::Binary(bytes) => Message::Binary(bytes.clone()),
         }
     }
 }
@@ -109,17 +118,17 @@ fn parse_terminal_frame(frame: &[u8]) -> Option<(&str, &[u8])> {
 /// What a page that connects now must be shown first.
 #[derive(Debug, Default)]
 struct Replay {
-    hello: Option<String>,
+    hello: Option<Utf8Bytes>,
     tabs: Vec<TabReplay>,
     /// Prompts not answered yet: (prompt id, tab, the event).
-    prompts: Vec<(String, Option<TabId>, String)>,
+    prompts: Vec<(String, Option<TabId>, Utf8Bytes)>,
 }
 
 #[derive(Debug)]
 struct TabReplay {
     id: TabId,
-    opened: Option<String>,
-    state: Option<String>,
+    opened: Option<Utf8Bytes>,
+    state: Option<Utf8Bytes>,
     output: VecDeque<u8>,
 }
 
@@ -148,7 +157,7 @@ impl Replay {
             if !tab.output.is_empty() {
                 let (front, back) = tab.output.as_slices();
                 if let Some(frame) = terminal_frame(&tab.id, &[front, back].concat()) {
-                    frames.push(Frame::Binary(frame));
+                    frames.push(Frame::binary(frame));
                 }
             }
         }
@@ -197,12 +206,12 @@ impl Hub {
                 let excess = output.len().saturating_sub(REPLAY_BYTES);
                 output.drain(..excess);
                 match terminal_frame(tab, data) {
-                    Some(frame) => Frame::Binary(frame),
+                    Some(frame) => Frame::binary(frame),
                     None => return,
                 }
             }
             _ => match serde_json::to_string(&event) {
-                Ok(text) => Frame::Text(text),
+                Ok(text) => Frame::text(text),
                 Err(error) => {
                     tracing::warn!("kaiport serve: an event could not be written as JSON: {error}");
                     return;
@@ -681,7 +690,7 @@ impl Server {
                     error.column()
                 );
                 let event = Event::Error { tab: None, message };
-                return serde_json::to_string(&event).ok().map(Frame::Text);
+                return serde_json::to_string(&event).ok().map(Frame::text);
             }
         };
         match &mut op {
