@@ -180,6 +180,29 @@ test("Ctrl+Shift+V pastes into the terminal and Ctrl+Shift+C copies its selectio
   );
 });
 
+test("Ctrl+Shift+= and Ctrl+Shift+- zoom the terminal, and the shell learns its new size", async ({ page, served }) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo zoom", "zoom");
+  const tab = await activeTab(page);
+  const size = () => page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+  const normal = await size();
+  for (let i = 0; i < 4; i++) {
+    await page.keyboard.press("Control+Shift+Equal");
+  }
+  const bigger = await until("fewer columns", async () => {
+    const now = await size();
+    return now.cols < normal.cols ? now : null;
+  });
+  // The shell sees the new size (the resize went to the engine).
+  await runInTerminal(page, "echo cols=$(tput cols)", `cols=${bigger.cols}`);
+  await page.screenshot({ path: join(OUTPUT, "zoomed.png") });
+  await page.keyboard.press("Control+Shift+Digit0");
+  await until("the normal size again", async () => (await size()).cols === normal.cols);
+  await page.keyboard.press("Control+Shift+Minus");
+  await until("more columns", async () => (await size()).cols > normal.cols);
+});
+
 test("dark mode follows the system", async ({ page, served }) => {
   await page.goto(served.url);
   await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
