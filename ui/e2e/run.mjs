@@ -203,6 +203,35 @@ test("Ctrl+Shift+= and Ctrl+Shift+- zoom the terminal, and the shell learns its 
   await until("more columns", async () => (await size()).cols > normal.cols);
 });
 
+test("Ctrl+Shift+F searches the terminal", async ({ page, context, served }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo needle-$((20+3))", "needle-23");
+  await page.keyboard.press("Control+Shift+F");
+  const search = page.getByRole("textbox", { name: "Search terminal" });
+  await search.fill("needle-23");
+  await search.press("Enter");
+  await page.screenshot({ path: join(OUTPUT, "search.png") });
+  // The match is selected: copying it gives the match.
+  await search.press("Escape");
+  await page.keyboard.press("Control+Shift+C");
+  await until("the match on the clipboard", async () =>
+    (await page.evaluate(() => navigator.clipboard.readText())) === "needle-23",
+  );
+});
+
+test("on a phone the connections are a row above the tabs", async ({ page, served }) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo phone", "phone");
+  await page.getByRole("button", { name: "New connection" }).first().click();
+  await page.getByRole("dialog", { name: "New connection" }).waitFor();
+  await page.screenshot({ path: join(OUTPUT, "phone-new-connection.png") });
+  await page.keyboard.press("Escape");
+  await page.screenshot({ path: join(OUTPUT, "phone-terminal.png") });
+}, { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
+
 test("dark mode follows the system", async ({ page, served }) => {
   await page.goto(served.url);
   await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
