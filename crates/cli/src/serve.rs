@@ -752,6 +752,52 @@ mod tests {
     }
 
     #[test]
+    fn loopback_hosts_and_same_origin() {
+        let v4 = |text: &str| text.parse::<IpAddr>().unwrap();
+        assert!(is_loopback(v4("127.0.0.1")));
+        assert!(is_loopback(v4("127.8.9.10")));
+        assert!(is_loopback(v4("::1")));
+        assert!(is_loopback(v4("::ffff:127.0.0.1")));
+        assert!(!is_loopback(v4("0.0.0.0")));
+        assert!(!is_loopback(v4("192.0.2.1")));
+        assert!(!is_loopback(v4("::")));
+
+        let headers = |pairs: &[(header::HeaderName, &'static str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(name.clone(), HeaderValue::from_static(value));
+            }
+            map
+        };
+        for host in ["127.0.0.1:8080", "localhost:8080", "[::1]:8080"] {
+            let map = headers(&[(header::HOST, host)]);
+            assert!(loopback_host(&map, 8080), "{host}");
+            assert!(!loopback_host(&map, 8081), "{host}");
+        }
+        assert!(!loopback_host(
+            &headers(&[(header::HOST, "evil.example:8080")]),
+            8080
+        ));
+        assert!(!loopback_host(&headers(&[]), 8080));
+
+        let same = headers(&[
+            (header::HOST, "127.0.0.1:8080"),
+            (header::ORIGIN, "http://127.0.0.1:8080"),
+        ]);
+        assert!(same_origin(&same));
+        for origin in [
+            "http://127.0.0.1:8081",
+            "http://localhost:8080",
+            "null",
+            "http://127.0.0.1:8080.evil",
+        ] {
+            let map = headers(&[(header::HOST, "127.0.0.1:8080"), (header::ORIGIN, origin)]);
+            assert!(!same_origin(&map), "{origin}");
+        }
+        assert!(!same_origin(&headers(&[(header::HOST, "127.0.0.1:8080")])));
+    }
+
+    #[test]
     fn the_replay_keeps_open_tabs_recent_output_and_waiting_prompts() {
         let hub = Hub::new();
         hub.publish(Event::TabOpened {
