@@ -153,6 +153,85 @@ test("Ctrl+Shift+T opens a local tab and Ctrl+Shift+W closes it", async ({ page,
   await until("one of them closed", async () => (await opened()).length === 1);
 });
 
+test("Ctrl+Shift+V pastes into the terminal and Ctrl+Shift+C copies its selection", async ({ page, context, served }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo ready", "ready");
+  await page.evaluate(() => navigator.clipboard.writeText("echo pasted-$((3*3))"));
+  await page.keyboard.press("Control+Shift+V");
+  await page.keyboard.press("Enter");
+  const tab = await activeTab(page);
+  await until("the pasted command's output", async () =>
+    ((await terminalText(page, tab)) ?? "").split("\n").some((line) => line.trim() === "pasted-9"),
+  );
+  // Select the word "ready" on the first output line by double-clicking it, then copy.
+  const lines = ((await terminalText(page, tab)) ?? "").split("\n");
+  const row = lines.findIndex((line) => line.trim() === "ready");
+  const screen = page.locator(".xterm-screen");
+  const box = await screen.boundingBox();
+  const size = await page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+  const cellWidth = box.width / size.cols;
+  const cellHeight = box.height / size.rows;
+  await screen.dblclick({ position: { x: cellWidth * 2 + 1, y: cellHeight * (row + 0.5) } });
+  await page.keyboard.press("Control+Shift+C");
+  await until("the selection on the clipboard", async () =>
+    (await page.evaluate(() => navigator.clipboard.readText())) === "ready",
+  );
+});
+
+test("Ctrl+Shift+= and Ctrl+Shift+- zoom the terminal, and the shell learns its new size", async ({ page, served }) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo zoom", "zoom");
+  const tab = await activeTab(page);
+  const size = () => page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+  const normal = await size();
+  for (let i = 0; i < 4; i++) {
+    await page.keyboard.press("Control+Shift+Equal");
+  }
+  const bigger = await until("fewer columns", async () => {
+    const now = await size();
+    return now.cols < normal.cols ? now : null;
+  });
+  // The shell sees the new size (the resize went to the engine).
+  await runInTerminal(page, "echo cols=$(tput cols)", `cols=${bigger.cols}`);
+  await page.screenshot({ path: join(OUTPUT, "zoomed.png") });
+  await page.keyboard.press("Control+Shift+Digit0");
+  await until("the normal size again", async () => (await size()).cols === normal.cols);
+  await page.keyboard.press("Control+Shift+Minus");
+  await until("more columns", async () => (await size()).cols > normal.cols);
+});
+
+test("Ctrl+Shift+F searches the terminal", async ({ page, context, served }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo needle-$((20+3))", "needle-23");
+  await page.keyboard.press("Control+Shift+F");
+  const search = page.getByRole("textbox", { name: "Search terminal" });
+  await search.fill("needle-23");
+  await search.press("Enter");
+  await page.screenshot({ path: join(OUTPUT, "search.png") });
+  // The match is selected: copying it gives the match.
+  await search.press("Escape");
+  await page.keyboard.press("Control+Shift+C");
+  await until("the match on the clipboard", async () =>
+    (await page.evaluate(() => navigator.clipboard.readText())) === "needle-23",
+  );
+});
+
+test("on a phone the connections are a row above the tabs", async ({ page, served }) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo phone", "phone");
+  await page.getByRole("button", { name: "New connection" }).first().click();
+  await page.getByRole("dialog", { name: "New connection" }).waitFor();
+  await page.screenshot({ path: join(OUTPUT, "phone-new-connection.png") });
+  await page.keyboard.press("Escape");
+  await page.screenshot({ path: join(OUTPUT, "phone-terminal.png") });
+}, { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
+
 test("dark mode follows the system", async ({ page, served }) => {
   await page.goto(served.url);
   await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();

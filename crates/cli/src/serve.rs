@@ -20,7 +20,8 @@ use crate::pilot::{ModelFlags, model_settings};
 use anyhow::Context;
 use axum::Router;
 use axum::body::Body;
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::body::Bytes;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -69,18 +70,26 @@ const FRAMES_BEHIND: usize = 8192;
 /// The largest message a page may send.
 const MAX_MESSAGE_BYTES: usize = 1 << 20;
 
-/// One frame for the pages.
+/// One frame for the pages; cloning it for each page shares its bytes.
 #[derive(Debug, Clone)]
 enum Frame {
-    Text(String),
-    Binary(Vec<u8>),
+    Text(Utf8Bytes),
+    Binary(Bytes),
 }
 
 impl Frame {
+    fn text(text: String) -> Frame {
+        Frame::Text(text.into())
+    }
+
+    fn binary(bytes: Vec<u8>) -> Frame {
+        Frame::Binary(bytes.into())
+    }
+
     fn message(&self) -> Message {
         match self {
-            Frame::Text(text) => Message::Text(text.as_str().into()),
-            Frame::Binary(bytes) => Message::Binary(bytes.clone().into()),
+            Frame::Text(text) => Message::Text(text.clone()),
+            Frame::Binary(bytes) => Message::Binary(bytes.clone()),
         }
     }
 }
@@ -109,17 +118,17 @@ fn parse_terminal_frame(frame: &[u8]) -> Option<(&str, &[u8])> {
 /// What a page that connects now must be shown first.
 #[derive(Debug, Default)]
 struct Replay {
-    hello: Option<String>,
+    hello: Option<Utf8Bytes>,
     tabs: Vec<TabReplay>,
     /// Prompts not answered yet: (prompt id, tab, the event).
-    prompts: Vec<(String, Option<TabId>, String)>,
+    prompts: Vec<(String, Option<TabId>, Utf8Bytes)>,
 }
 
 #[derive(Debug)]
 struct TabReplay {
     id: TabId,
-    opened: Option<String>,
-    state: Option<String>,
+    opened: Option<Utf8Bytes>,
+    state: Option<Utf8Bytes>,
     output: VecDeque<u8>,
 }
 
@@ -148,7 +157,7 @@ impl Replay {
             if !tab.output.is_empty() {
                 let (front, back) = tab.output.as_slices();
                 if let Some(frame) = terminal_frame(&tab.id, &[front, back].concat()) {
-                    frames.push(Frame::Binary(frame));
+                    frames.push(Frame::binary(frame));
                 }
             }
         }
@@ -197,12 +206,12 @@ impl Hub {
                 let excess = output.len().saturating_sub(REPLAY_BYTES);
                 output.drain(..excess);
                 match terminal_frame(tab, data) {
-                    Some(frame) => Frame::Binary(frame),
+                    Some(frame) => Frame::binary(frame),
                     None => return,
                 }
             }
             _ => match serde_json::to_string(&event) {
-                Ok(text) => Frame::Text(text),
+                Ok(text) => Frame::text(text),
                 Err(error) => {
                     tracing::warn!("kaiport serve: an event could not be written as JSON: {error}");
                     return;
@@ -681,7 +690,7 @@ impl Server {
                     error.column()
                 );
                 let event = Event::Error { tab: None, message };
-                return serde_json::to_string(&event).ok().map(Frame::Text);
+                return serde_json::to_string(&event).ok().map(Frame::text);
             }
         };
         match &mut op {
@@ -740,6 +749,52 @@ mod tests {
         assert!(!same_secret("abc", "abcd"));
         assert_eq!(new_token().len(), 64);
         assert_ne!(new_token(), new_token());
+    }
+
+    #[test]
+    fn loopback_hosts_and_same_origin() {
+        let v4 = |text: &str| text.parse::<IpAddr>().unwrap();
+        assert!(is_loopback(v4("127.0.0.1")));
+        assert!(is_loopback(v4("127.8.9.10")));
+        assert!(is_loopback(v4("::1")));
+        assert!(is_loopback(v4("::ffff:127.0.0.1")));
+        assert!(!is_loopback(v4("0.0.0.0")));
+        assert!(!is_loopback(v4("192.0.2.1")));
+        assert!(!is_loopback(v4("::")));
+
+        let headers = |pairs: &[(header::HeaderName, &'static str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(name.clone(), HeaderValue::from_static(value));
+            }
+            map
+        };
+        for host in ["127.0.0.1:8080", "localhost:8080", "[::1]:8080"] {
+            let map = headers(&[(header::HOST, host)]);
+            assert!(loopback_host(&map, 8080), "{host}");
+            assert!(!loopback_host(&map, 8081), "{host}");
+        }
+        assert!(!loopback_host(
+            &headers(&[(header::HOST, "evil.example:8080")]),
+            8080
+        ));
+        assert!(!loopback_host(&headers(&[]), 8080));
+
+        let same = headers(&[
+            (header::HOST, "127.0.0.1:8080"),
+            (header::ORIGIN, "http://127.0.0.1:8080"),
+        ]);
+        assert!(same_origin(&same));
+        for origin in [
+            "http://127.0.0.1:8081",
+            "http://localhost:8080",
+            "null",
+            "http://127.0.0.1:8080.evil",
+        ] {
+            let map = headers(&[(header::HOST, "127.0.0.1:8080"), (header::ORIGIN, origin)]);
+            assert!(!same_origin(&map), "{origin}");
+        }
+        assert!(!same_origin(&headers(&[(header::HOST, "127.0.0.1:8080")])));
     }
 
     #[test]

@@ -1,20 +1,30 @@
-// The text a tab's terminal shows (its whole buffer, scrollback included), for the browser tests
-// and for people debugging in the console: `kaiport.terminalText(tabId)`. The WebGL renderer
-// draws on a canvas, so the text is not in the DOM.
+// What a tab's terminal shows, for the browser tests and for people debugging in the console:
+// `kaiport.terminalText(tabId)` (its whole buffer, scrollback included) and
+// `kaiport.terminalSize(tabId)`. The WebGL renderer draws on a canvas, so the text is not in
+// the DOM.
 
 import type { TabId } from "./ids";
 
-const readers = new Map<TabId, () => string>();
+export interface TerminalReader {
+  text(): string;
+  size(): { cols: number; rows: number };
+}
 
-export function registerTerminalText(tab: TabId, read: () => string): () => void {
-  readers.set(tab, read);
+const readers = new Map<TabId, TerminalReader>();
+
+export function registerTerminal(tab: TabId, reader: TerminalReader): () => void {
+  readers.set(tab, reader);
   return () => {
-    if (readers.get(tab) === read) {
+    if (readers.get(tab) === reader) {
       readers.delete(tab);
     }
   };
 }
 
 export function terminalText(tab: TabId): string | null {
-  return readers.get(tab)?.() ?? null;
+  return readers.get(tab)?.text() ?? null;
+}
+
+export function terminalSize(tab: TabId): { cols: number; rows: number } | null {
+  return readers.get(tab)?.size() ?? null;
 }
