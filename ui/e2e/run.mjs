@@ -212,9 +212,17 @@ test("Ctrl+Shift+F searches the terminal", async ({ page, context, served }) => 
   const search = page.getByRole("textbox", { name: "Search terminal" });
   await search.fill("needle-23");
   await search.press("Enter");
+  const tab = await activeTab(page);
+  await until("the match selected", async () =>
+    (await page.evaluate((id) => window.kaiport.terminalSelection(id), tab)) === "needle-23",
+  );
   await page.screenshot({ path: join(OUTPUT, "search.png") });
-  // The match is selected: copying it gives the match.
+  // Escape closes the search and gives the terminal its keys back; copying gives the match.
   await search.press("Escape");
+  await search.waitFor({ state: "detached" });
+  await until("the terminal focused", async () =>
+    page.evaluate(() => document.activeElement?.classList.contains("xterm-helper-textarea") ?? false),
+  );
   await page.keyboard.press("Control+Shift+C");
   await until("the match on the clipboard", async () =>
     (await page.evaluate(() => navigator.clipboard.readText())) === "needle-23",
@@ -366,7 +374,9 @@ async function main() {
   let passed = 0;
   let failed = 0;
   try {
-    for (const { name, body, contextOptions } of tests) {
+    // E2E_ONLY=part-of-a-name runs just the matching tests (while working on one).
+    const only = process.env.E2E_ONLY;
+    for (const { name, body, contextOptions } of tests.filter((t) => !only || t.name.includes(only))) {
       const context = await browser.newContext({
         viewport: { width: 1280, height: 760 },
         colorScheme: "light",

@@ -2,7 +2,7 @@ import "./app.css";
 import { mount } from "svelte";
 import App from "./App.svelte";
 import { Session } from "./lib/state/session.svelte";
-import { terminalSize, terminalText } from "./lib/terminal-text";
+import { terminalSelection, terminalSize, terminalText } from "./lib/terminal-text";
 import { WebSocketTransport, defaultSocketUrl } from "./lib/transport/websocket";
 
 const target = document.getElementById("app");
@@ -14,7 +14,11 @@ mount(App, { target, props: { session } });
 
 declare global {
   interface Window {
-    kaiport: { terminalText: typeof terminalText; terminalSize: typeof terminalSize };
+    kaiport: {
+      terminalText: typeof terminalText;
+      terminalSize: typeof terminalSize;
+      terminalSelection: typeof terminalSelection;
+    };
   }
 }
-window.kaiport = { terminalText, terminalSize };
+window.kaiport = { terminalText, terminalSize, terminalSelection };

@@ -1,13 +1,14 @@
 // What a tab's terminal shows, for the browser tests and for people debugging in the console:
-// `kaiport.terminalText(tabId)` (its whole buffer, scrollback included) and
-// `kaiport.terminalSize(tabId)`. The WebGL renderer draws on a canvas, so the text is not in
-// the DOM.
+// `kaiport.terminalText(tabId)` (its whole buffer, scrollback included),
+// `kaiport.terminalSize(tabId)` and `kaiport.terminalSelection(tabId)`. The WebGL renderer draws
+// on a canvas, so the text is not in the DOM.
 
 import type { TabId } from "./ids";
 
 export interface TerminalReader {
   text(): string;
   size(): { cols: number; rows: number };
+  selection(): string;
 }
 
 const readers = new Map<TabId, TerminalReader>();
@@ -27,4 +28,8 @@ export function terminalText(tab: TabId): string | null {
 
 export function terminalSize(tab: TabId): { cols: number; rows: number } | null {
   return readers.get(tab)?.size() ?? null;
+}
+
+export function terminalSelection(tab: TabId): string | null {
+  return readers.get(tab)?.selection() ?? null;
 }
