@@ -70,15 +70,29 @@ fn main() -> Result<()> {
     };
     let mut rows = Vec::new();
     println!("kaiport: {}", kaiport.display());
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        // Both sides are interleaved, but a busy machine still widens every figure: say so.
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        println!(
+            "note: load average {} on {cores} cores at the start",
+            load.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
 
     // 1. One tool call.
     let runs = if small { 5 } else { 21 };
+    let (ours, theirs) = compare(
+        runs,
+        || run(tool("run_command", r#"{"command":"true"}"#.into(), &[])),
+        || run(ssh.command(&["true"])),
+    )?;
     rows.push(Row {
         name: "one tool call: run_command `true`".to_owned(),
-        ours: median_of(runs, || {
-            run(tool("run_command", r#"{"command":"true"}"#.into(), &[]))
-        })?,
-        theirs: median_of(runs, || run(ssh.command(&["true"])))?,
+        ours,
+        theirs,
         reference: "ssh host true",
     });
 
@@ -86,12 +100,15 @@ fn main() -> Result<()> {
     // `realpath` on an exec channel) before deciding; the difference to row 1 is that cost.
     let written = format!("/tmp/kaiport-whole-{}", std::process::id());
     let write = format!(r#"{{"command":"echo x > {written}"}}"#);
+    let (ours, theirs) = compare(
+        runs,
+        || run(tool("run_command", write.clone(), &[])),
+        || run(ssh.command(&[&format!("'echo x > {written}'")])),
+    )?;
     rows.push(Row {
         name: "one tool call writing a file: `echo x > FILE`".to_owned(),
-        ours: median_of(runs, || run(tool("run_command", write.clone(), &[])))?,
-        theirs: median_of(runs, || {
-            run(ssh.command(&[&format!("'echo x > {written}'")]))
-        })?,
+        ours,
+        theirs,
         reference: "ssh host 'echo x > FILE'",
     });
     let _ = std::fs::remove_file(&written);
@@ -103,12 +120,15 @@ fn main() -> Result<()> {
     write_text(&text, size)?;
     let cat = format!(r#"{{"command":"cat {}"}}"#, text.display());
     let runs = if small { 3 } else { 7 };
+    let (ours, theirs) = compare(
+        runs,
+        || run(tool("run_command", cat.clone(), &[])),
+        || run(ssh.command(&["-tt", "cat", &text.display().to_string()])),
+    )?;
     rows.push(Row {
         name: format!("terminal ingest: `cat` {} MB", size >> 20),
-        ours: median_of(runs, || run(tool("run_command", cat.clone(), &[])))?,
-        theirs: median_of(runs, || {
-            run(ssh.command(&["-tt", "cat", &text.display().to_string()]))
-        })?,
+        ours,
+        theirs,
         reference: "ssh -tt host cat FILE",
     });
 
@@ -121,17 +141,20 @@ fn main() -> Result<()> {
     let root = tree.path().display().to_string();
     let search = format!(r#"{{"path":"{root}","pattern":"kaiport-needle-7f3a"}}"#);
     let contents = ["--setting", "send_file_contents=true"];
-    rows.push(Row {
-        name: format!("search_files, {} files", folders * per_folder),
-        ours: median_of(runs, || {
-            run(tool("search_files", search.clone(), &contents))
-        })?,
-        theirs: median_of(runs, || {
+    let (ours, theirs) = compare(
+        runs,
+        || run(tool("search_files", search.clone(), &contents)),
+        || {
             run_allowing(
                 ssh.command(&["grep", "-rIn", "kaiport-needle-7f3a", &root]),
                 1,
             )
-        })?,
+        },
+    )?;
+    rows.push(Row {
+        name: format!("search_files, {} files", folders * per_folder),
+        ours,
+        theirs,
         reference: "ssh host grep -rIn",
     });
     let entries = if small { (20, 500) } else { (100, 1000) };
@@ -140,15 +163,18 @@ fn main() -> Result<()> {
     chmod_tree(empty.path())?;
     let root = empty.path().display().to_string();
     let report = format!(r#"{{"path":"{root}"}}"#);
+    let (ours, theirs) = compare(
+        runs,
+        || run(tool("folder_report", report.clone(), &[])),
+        || run(ssh.command(&["find", &root, "-printf", "'%s %T@ %y %p\\n'"])),
+    )?;
     rows.push(Row {
         name: format!(
             "folder_report, {} entries",
             entries.0 * entries.1 + entries.0
         ),
-        ours: median_of(runs, || run(tool("folder_report", report.clone(), &[])))?,
-        theirs: median_of(runs, || {
-            run(ssh.command(&["find", &root, "-printf", "'%s %T@ %y %p\\n'"]))
-        })?,
+        ours,
+        theirs,
         reference: "ssh host find -printf",
     });
     drop((tree, empty, data));
@@ -326,15 +352,30 @@ fn run_allowing(mut command: Command, also: i32) -> Result<()> {
     }
 }
 
-fn median_of(runs: usize, mut work: impl FnMut() -> Result<()>) -> Result<Duration> {
-    work().context("warm-up run")?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let started = Instant::now();
-        work()?;
-        times.push(started.elapsed());
+/// Times each side `runs` times after one warm-up run each, interleaved and each first in turn,
+/// so a busy moment on the machine falls on both sides rather than on one.
+fn compare(
+    runs: usize,
+    mut ours: impl FnMut() -> Result<()>,
+    mut theirs: impl FnMut() -> Result<()>,
+) -> Result<(Duration, Duration)> {
+    ours().context("warm-up run (kaiport)")?;
+    theirs().context("warm-up run (reference)")?;
+    let mut ours_times = Vec::with_capacity(runs);
+    let mut theirs_times = Vec::with_capacity(runs);
+    for round in 0..runs {
+        for kaiport_turn in [round % 2 == 0, round % 2 != 0] {
+            let started = Instant::now();
+            if kaiport_turn {
+                ours()?;
+                ours_times.push(started.elapsed());
+            } else {
+                theirs()?;
+                theirs_times.push(started.elapsed());
+            }
+        }
     }
-    Ok(median(&mut times))
+    Ok((median(&mut ours_times), median(&mut theirs_times)))
 }
 
 fn median(times: &mut [Duration]) -> Duration {
