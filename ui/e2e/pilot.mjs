@@ -74,6 +74,7 @@ export function pilotTests(test, h) {
   }
 
   async function openLocal(page, url) {
+    if (process.env.E2E_FRAMES) page.on("websocket", (ws) => ws.on("framereceived", (f) => typeof f.payload === "string" && !f.payload.includes("assistant_text") && console.log("got", f.payload.slice(0, 300))));
     await page.goto(url);
     await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
     await runInTerminal(page, "echo ready-$((1+1))", "ready-2");
@@ -112,8 +113,9 @@ export function pilotTests(test, h) {
           },
           {
             expect: { last_result_contains: ["e2e-42", "\"exit_code\":3"] },
-            respond: { text: "It printed `e2e-42` and exited with **3**.", chunk_delay_ms: 20 },
+            respond: { text: "It printed `e2e-42` and exited with **3**. Now a long one.", tool_calls: [{ name: "run_command", arguments: { command: "seq 1 30000" } }] },
           },
+          { expect: { last_result_contains: ["left out"] }, respond: { text: "That was long.", chunk_delay_ms: 20 } },
         ],
       },
       async ({ url }) => {
@@ -122,7 +124,7 @@ export function pilotTests(test, h) {
         await until("the model", async () => (await panel(page).getByRole("combobox", { name: "Model" }).inputValue()) === "scripted-model");
         await panel(page).getByText(`API key from $${KEY_VAR}`).waitFor();
         await message(page, "run the check");
-        const card = panel(page).getByRole("article", { name: /^run_command / });
+        const card = panel(page).getByRole("article", { name: /^run_command echo e2e/ });
         await card.getByRole("button", { name: "Approve" }).waitFor();
         // The waiting card took focus; its reasons and the command are shown.
         await until("the card focused", () => card.evaluate((el) => el === document.activeElement));
@@ -133,8 +135,11 @@ export function pilotTests(test, h) {
         await page.screenshot({ path: join(OUTPUT, "pilot-approval.png") });
         await card.getByRole("button", { name: "Approve" }).click();
         await card.getByText("ok", { exact: true }).waitFor({ timeout: TIMEOUT });
-        await turnDone(page);
         await panel(page).getByText("exited with").waitFor();
+        // Then a command with a long output, approved too.
+        const long = panel(page).getByRole("article", { name: "run_command seq 1 30000" });
+        await long.getByRole("button", { name: "Approve" }).click();
+        await turnDone(page);
         await card.getByRole("button", { expanded: false }).click();
         const facts = await card.locator("dl").evaluate((dl) =>
           Object.fromEntries([...dl.querySelectorAll("dt")].map((dt) => [dt.textContent.trim(), dt.nextElementSibling?.textContent.trim()])),
@@ -148,7 +153,19 @@ export function pilotTests(test, h) {
         if (readFileSync(join(dir, "ran.txt"), "utf8").trim() !== "e2e-42") {
           throw new Error("the command did not run");
         }
+        // The collapsed card says the command failed with its exit code.
+        await card.getByText("exit 3", { exact: true }).waitFor();
         await page.screenshot({ path: join(OUTPUT, "pilot-run-command.png") });
+        // A long output: the card shows the engine's "left out" marker, visible.
+        await panel(page).getByText("That was long.").waitFor();
+        await long.getByRole("button", { expanded: false }).click();
+        const marker = long.getByLabel("Output").locator("mark.leftout");
+        await marker.scrollIntoViewIfNeeded();
+        if (!(await marker.isVisible()) || !/left out/.test(await marker.textContent())) {
+          throw new Error("the left-out marker is not visible");
+        }
+        await long.locator("dl").getByText(/lines \(\d+ bytes\) left out/).waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-left-out.png") });
       },
     );
     rmSync(dir, { recursive: true, force: true });
@@ -168,6 +185,10 @@ export function pilotTests(test, h) {
         await openLocal(page, url);
         await message(page, "make the file");
         const card = panel(page).getByRole("article", { name: /^run_command touch/ });
+        await card.getByRole("button", { name: "Deny" }).waitFor();
+        // A reload keeps the conversation and the card still waiting (the server replays them).
+        await page.reload();
+        await panel(page).getByText("make the file").waitFor();
         await card.getByRole("button", { name: "Deny" }).click();
         await card.getByText("denied", { exact: true }).waitFor();
         await turnDone(page);
@@ -231,11 +252,11 @@ export function pilotTests(test, h) {
         if (readFileSync(file, "utf8") !== "port = 80\nhost = a\nuser = www\n") {
           throw new Error("the file changed before the approval");
         }
-        await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff.png") });
+        await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-dark.png") });
         // Side by side, on request.
         await card.getByRole("button", { name: "Side by side" }).click();
         await card.getByRole("table", { name: "Change 1, side by side" }).waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-side-by-side.png") });
+        await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-side-by-side-dark.png") });
         await card.getByRole("button", { name: "Approve" }).click();
         await card.getByText("ok", { exact: true }).waitFor();
         await turnDone(page);
@@ -245,11 +266,11 @@ export function pilotTests(test, h) {
         }
         await card.getByRole("button", { expanded: false }).click();
         await card.getByText(/1 edits applied, \+2 −1 lines/).waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-edit-applied.png") });
+        await page.screenshot({ path: join(OUTPUT, "pilot-edit-applied-dark.png") });
       },
     );
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, { colorScheme: "dark" });
 
   test("Pilot: plan mode from the proposal to done steps, with an added step confirmed", async ({ page }) => {
     const plan = {
@@ -425,6 +446,26 @@ export function pilotTests(test, h) {
         await page.screenshot({ path: join(OUTPUT, "pilot-hidden.png") });
         await page.keyboard.press("Control+Shift+P");
         await panel(page).getByText("safe").waitFor();
+      },
+    );
+  });
+
+  test("Pilot: Stop cancels the turn", async ({ page }) => {
+    await withPilot(
+      { steps: [{ respond: { text: "Thinking about it for a long while", stall_after_chunks: 6 } }] },
+      async ({ url }) => {
+        await openLocal(page, url);
+        await message(page, "take your time");
+        await panel(page).getByText("Thinking").waitFor();
+        const stop = panel(page).getByRole("button", { name: "Stop" });
+        await stop.click();
+        await panel(page).getByText("Stopped", { exact: true }).waitFor();
+        await until("Stop disabled", () => stop.isDisabled());
+        await panel(page).getByRole("textbox", { name: "Message Pilot" }).fill("next");
+        if (await panel(page).getByRole("button", { name: "Send" }).isDisabled()) {
+          throw new Error("Send stays disabled after Stop");
+        }
+        await page.screenshot({ path: join(OUTPUT, "pilot-stopped.png") });
       },
     );
   });

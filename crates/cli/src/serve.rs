@@ -173,6 +173,11 @@ impl Replay {
         &mut self.tabs[index]
     }
 
+    /// The tab `id` when it is open (not made up for an event of a closed tab).
+    fn open_tab(&mut self, id: &str) -> Option<&mut TabReplay> {
+        self.tabs.iter_mut().find(|tab| tab.id == id)
+    }
+
     fn frames(&self) -> Vec<Frame> {
         let mut frames: Vec<Frame> = self.hello.iter().cloned().map(Frame::Text).collect();
         for tab in &self.tabs {
@@ -268,8 +273,8 @@ impl Hub {
                         .push((prompt_id.clone(), tab.clone(), text.clone()));
                 }
                 Event::ModeChanged { tab, .. } => {
-                    if replay.tabs.iter().any(|known| &known.id == tab) {
-                        replay.tab(tab).mode = Some(text.clone());
+                    if let Some(known) = replay.open_tab(tab) {
+                        known.mode = Some(text.clone());
                     }
                 }
                 Event::ToolRequested { tab, .. }
@@ -285,8 +290,8 @@ impl Hub {
                 | Event::TurnFinished { tab, .. }
                 | Event::ContextUsage { tab, .. } => {
                     // Only for tabs still open (a late event of a closed tab is not kept).
-                    if replay.tabs.iter().any(|known| &known.id == tab) {
-                        replay.tab(tab).keep_pilot(text.clone());
+                    if let Some(known) = replay.open_tab(tab) {
+                        known.keep_pilot(text.clone());
                     }
                 }
                 _ => {}
@@ -899,6 +904,7 @@ mod tests {
         hub.publish(Event::TurnStarted {
             tab: "t".into(),
             turn: 1,
+            text: "hello".into(),
         });
         hub.publish(Event::QuestionAsked {
             tab: "t".into(),
@@ -910,6 +916,7 @@ mod tests {
         hub.publish(Event::TurnStarted {
             tab: "gone".into(),
             turn: 1,
+            text: "hello".into(),
         });
         hub.publish(Event::ModeChanged {
             tab: "t".into(),

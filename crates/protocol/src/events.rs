@@ -249,6 +249,9 @@ pub enum Event {
     TurnStarted {
         tab: TabId,
         turn: u64,
+        /// The user's message, so every page (and one that reloads) shows what the turn
+        /// answers.
+        text: String,
     },
     /// Pilot's streamed text, in order.
     AssistantText {

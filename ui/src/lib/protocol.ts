@@ -106,7 +106,12 @@ rate: number | null; eta_s?: number | null; done: boolean } |
 /**  Something went wrong outside any tool call. */
 { type: "error"; tab?: string | null; message: string } | 
 /**  Pilot started working on a message (`Op::SendMessage`). */
-{ type: "turn_started"; tab: string; turn: number } | 
+{ type: "turn_started"; tab: string; turn: number; 
+/**
+ *  The user's message, so every page (and one that reloads) shows what the turn
+ *  answers.
+ */
+text: string } | 
 /**  Pilot's streamed text, in order. */
 { type: "assistant_text"; tab: string; turn: number; delta: string } | 
 /**

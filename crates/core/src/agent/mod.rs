@@ -132,6 +132,7 @@ pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<Mod
         engine.emit(Event::TurnStarted {
             tab: tab.clone(),
             turn,
+            text: text.clone(),
         });
         let mut state = conversation.state.lock().await;
         let (status, message) =

@@ -35,7 +35,7 @@ describe("Pilot's event → state reducer", () => {
     expect(isBusy(state, "t1")).toBe(true);
     state = apply(
       state,
-      { type: "turn_started", tab: "t1", turn: 1 },
+      { type: "turn_started", tab: "t1", turn: 1, text: "how full is the disk?" },
       { type: "assistant_text", tab: "t1", turn: 1, delta: "Let me " },
       { type: "assistant_text", tab: "t1", turn: 1, delta: "look." },
       { type: "assistant_text", tab: "t2", turn: 1, delta: "other tab" },
@@ -52,6 +52,18 @@ describe("Pilot's event → state reducer", () => {
     expect(isBusy(state, "t1")).toBe(false);
     // A completed turn adds no note.
     expect(tabPilot(state, "t1").items).toHaveLength(2);
+  });
+
+  it("shows the message of a turn another page started, or a reload replays", () => {
+    const state = apply(
+      initialPilot(),
+      { type: "turn_started", tab: "t", turn: 1, text: "from the other window" },
+      { type: "assistant_text", tab: "t", turn: 1, delta: "On it." },
+    );
+    expect(tabPilot(state, "t").items.map((i) => ("text" in i ? i.text : i.kind))).toEqual([
+      "from the other window",
+      "On it.",
+    ]);
   });
 
   it("starts a new text block after a tool card", () => {
@@ -169,7 +181,7 @@ describe("Pilot's event → state reducer", () => {
   it("says how a turn ended when it did not complete, and how full the context is", () => {
     const state = apply(
       initialPilot(),
-      { type: "turn_started", tab: "t", turn: 3 },
+      { type: "turn_started", tab: "t", turn: 3, text: "go" },
       { type: "context_usage", tab: "t", turn: 3, used_tokens: 5000, context_tokens: 200000, elided_results: 1 },
       { type: "model_retrying", tab: "t", turn: 3, attempt: 1, wait_ms: 1500, reason: "rate limited" },
       { type: "turn_finished", tab: "t", turn: 3, status: "failed", message: "the model API failed" },
@@ -177,8 +189,9 @@ describe("Pilot's event → state reducer", () => {
     const pilot = tabPilot(state, "t");
     expect(pilot.context).toEqual({ usedTokens: 5000, contextTokens: 200000, elidedResults: 1 });
     expect(pilot.items).toEqual([
-      { kind: "note", id: 1, tone: "info", text: "rate limited; trying again in 2 s (attempt 1)" },
-      { kind: "note", id: 2, tone: "error", text: "Failed: the model API failed" },
+      { kind: "user", id: 1, text: "go" },
+      { kind: "note", id: 2, tone: "info", text: "rate limited; trying again in 2 s (attempt 1)" },
+      { kind: "note", id: 3, tone: "error", text: "Failed: the model API failed" },
     ]);
   });
 

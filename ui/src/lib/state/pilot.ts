@@ -206,7 +206,12 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
     case "mode_changed":
       return update(state, tab, (p) => (p.mode === event.mode ? p : { ...p, mode: event.mode }));
     case "turn_started":
-      return update(state, tab, (p) => ({ ...p, turn: event.turn, sending: false }));
+      return update(state, tab, (p) => {
+        // This page shows its own message as it sends it; another page's (or the one a
+        // reload replays) comes from the engine.
+        const shown = p.sending ? p : addItem(p, { kind: "user", text: event.text });
+        return { ...shown, turn: event.turn, sending: false };
+      });
     case "assistant_text":
       return update(state, tab, (p) => {
         const last = p.items[p.items.length - 1];
