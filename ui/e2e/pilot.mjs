@@ -74,7 +74,6 @@ export function pilotTests(test, h) {
   }
 
   async function openLocal(page, url) {
-    if (process.env.E2E_FRAMES) page.on("websocket", (ws) => ws.on("framereceived", (f) => typeof f.payload === "string" && !f.payload.includes("assistant_text") && console.log("got", f.payload.slice(0, 300))));
     await page.goto(url);
     await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
     await runInTerminal(page, "echo ready-$((1+1))", "ready-2");
@@ -414,7 +413,7 @@ export function pilotTests(test, h) {
     );
   });
 
-  test("Pilot: model text cannot run script, and Ctrl+Shift+P focuses the message box", async ({ page }) => {
+  test("Pilot: model text cannot run script; Ctrl+Shift+P focuses the message box; the panel hides and resizes", async ({ page }) => {
     await withPilot(
       {
         steps: [
@@ -443,9 +442,22 @@ export function pilotTests(test, h) {
         // Hidden, then shown again.
         await panel(page).getByRole("button", { name: "Hide Pilot" }).click();
         await page.getByRole("button", { name: "Show Pilot" }).waitFor();
+        // The terminal takes the room and still shows what it printed.
+        await until("the terminal wider", async () => (await page.locator(".xterm-screen").boundingBox()).width > 900);
+        await page.waitForTimeout(500);
         await page.screenshot({ path: join(OUTPUT, "pilot-hidden.png") });
         await page.keyboard.press("Control+Shift+P");
         await panel(page).getByText("safe").waitFor();
+        // The keyboard resizes it: three steps wider.
+        const splitter = page.getByRole("separator", { name: "Resize Pilot" });
+        const before = Number(await splitter.getAttribute("aria-valuenow"));
+        await splitter.focus();
+        for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowLeft");
+        const after = Number(await splitter.getAttribute("aria-valuenow"));
+        const box = await page.getByRole("complementary", { name: "Pilot panel" }).boundingBox();
+        if (after !== before + 60 || Math.abs(box.width - after) > 1) {
+          throw new Error(`resized from ${before} to ${after}, drawn ${box.width} wide`);
+        }
       },
     );
   });
