@@ -668,3 +668,74 @@ fn not_run(call: &ToolCall) -> Message {
         is_error: true,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_models_reads_the_settings_and_says_where_keys_come_from_never_what_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            "provider = \"openai\"\n[openai]\nmodel = \"llama3\"\nbase_url = \"http://127.0.0.1:1/v1\"\n\
+             api_key_env = \"KAIPORT_UNIT_TEST_VARIABLE_NOBODY_SETS\"\n",
+        )
+        .unwrap();
+        let Event::Models {
+            current,
+            providers,
+            problem,
+        } = list_models(dir.path(), None)
+        else {
+            panic!("not a models event");
+        };
+        assert_eq!(problem, None);
+        assert_eq!(current.as_ref().map(|c| c.model.as_str()), Some("llama3"));
+        let openai = providers
+            .iter()
+            .find(|p| p.provider == ProviderKind::Openai)
+            .unwrap();
+        assert_eq!(
+            openai.key,
+            KeyStatus::Env {
+                var: "KAIPORT_UNIT_TEST_VARIABLE_NOBODY_SETS".to_owned(),
+                set: false
+            }
+        );
+        let anthropic = providers
+            .iter()
+            .find(|p| p.provider == ProviderKind::Anthropic)
+            .unwrap();
+        assert_eq!(anthropic.settings, None);
+
+        // A front end's override replaces its provider's section and is the current model.
+        let chosen = ModelSettings {
+            provider: ProviderKind::Anthropic,
+            base_url: None,
+            model: "claude-test".to_owned(),
+            api_key_env: Some("KAIPORT_UNIT_TEST_OTHER_VARIABLE".to_owned()),
+            context_tokens: None,
+            max_output_tokens: None,
+        };
+        let Event::Models {
+            current, providers, ..
+        } = list_models(dir.path(), Some(chosen.clone()))
+        else {
+            panic!("not a models event");
+        };
+        assert_eq!(current, Some(chosen.clone()));
+        let anthropic = providers
+            .iter()
+            .find(|p| p.provider == ProviderKind::Anthropic)
+            .unwrap();
+        assert_eq!(anthropic.settings, Some(chosen));
+
+        // A broken settings file is said, not hidden.
+        std::fs::write(dir.path().join(SETTINGS_FILE), "provider = [").unwrap();
+        let Event::Models { problem, .. } = list_models(dir.path(), None) else {
+            panic!("not a models event");
+        };
+        assert!(problem.is_some_and(|p| p.contains("not valid")));
+    }
+}
