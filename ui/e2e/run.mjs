@@ -13,6 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { pilotTests } from "./pilot.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -354,6 +355,8 @@ test("a key's passphrase is asked in a masked field and never comes back to the 
     throw new Error(`the passphrase came back to the page: ${leaked[0].slice(0, 200)}`);
   }
 });
+
+pilotTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
 
 /** Closes the browser, stops sshd and `kaiport serve` (Ctrl-C) and removes the test's home. */
 export async function stopAll({ browser, sshdProcess, servedProcess, home }) {

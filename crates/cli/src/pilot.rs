@@ -349,7 +349,9 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             | Event::TabClosed { .. }
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }
-            | Event::ToolRunning { .. } => {}
+            | Event::ToolRunning { .. }
+            | Event::ContextUsage { .. }
+            | Event::Models { .. } => {}
         }
     }
 }

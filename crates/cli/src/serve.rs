@@ -65,6 +65,8 @@ struct Assets;
 
 /// Terminal output kept per tab for pages that connect later.
 const REPLAY_BYTES: usize = 256 * 1024;
+/// Pilot's events kept per tab (its conversation and cards) for pages that connect later.
+const PILOT_REPLAY_BYTES: usize = 1024 * 1024;
 /// Frames a page may fall behind before it is disconnected (it reconnects and gets the replay).
 const FRAMES_BEHIND: usize = 8192;
 /// The largest message a page may send.
@@ -130,6 +132,25 @@ struct TabReplay {
     opened: Option<Utf8Bytes>,
     state: Option<Utf8Bytes>,
     output: VecDeque<u8>,
+    /// The tab's latest `ModeChanged`.
+    mode: Option<Utf8Bytes>,
+    /// Pilot's events in order (turns, text, tool cards, questions, plans), oldest dropped
+    /// first past [`PILOT_REPLAY_BYTES`]: a page that reloads sees the conversation and the
+    /// cards still waiting for an answer.
+    pilot: VecDeque<Utf8Bytes>,
+    pilot_bytes: usize,
+}
+
+impl TabReplay {
+    fn keep_pilot(&mut self, frame: Utf8Bytes) {
+        self.pilot_bytes += frame.len();
+        self.pilot.push_back(frame);
+        while self.pilot_bytes > PILOT_REPLAY_BYTES
+            && let Some(old) = self.pilot.pop_front()
+        {
+            self.pilot_bytes -= old.len();
+        }
+    }
 }
 
 impl Replay {
@@ -142,11 +163,19 @@ impl Replay {
                     opened: None,
                     state: None,
                     output: VecDeque::new(),
+                    mode: None,
+                    pilot: VecDeque::new(),
+                    pilot_bytes: 0,
                 });
                 self.tabs.len() - 1
             }
         };
         &mut self.tabs[index]
+    }
+
+    /// The tab `id` when it is open (not made up for an event of a closed tab).
+    fn open_tab(&mut self, id: &str) -> Option<&mut TabReplay> {
+        self.tabs.iter_mut().find(|tab| tab.id == id)
     }
 
     fn frames(&self) -> Vec<Frame> {
@@ -160,6 +189,8 @@ impl Replay {
                     frames.push(Frame::binary(frame));
                 }
             }
+            frames.extend(tab.mode.iter().cloned().map(Frame::Text));
+            frames.extend(tab.pilot.iter().cloned().map(Frame::Text));
         }
         frames.extend(
             self.prompts
@@ -240,6 +271,28 @@ impl Hub {
                     replay
                         .prompts
                         .push((prompt_id.clone(), tab.clone(), text.clone()));
+                }
+                Event::ModeChanged { tab, .. } => {
+                    if let Some(known) = replay.open_tab(tab) {
+                        known.mode = Some(text.clone());
+                    }
+                }
+                Event::ToolRequested { tab, .. }
+                | Event::ApprovalRequested { tab, .. }
+                | Event::ToolRunning { tab, .. }
+                | Event::QuestionAsked { tab, .. }
+                | Event::ToolFinished { tab, .. }
+                | Event::PlanProposed { tab, .. }
+                | Event::PlanUpdated { tab, .. }
+                | Event::TurnStarted { tab, .. }
+                | Event::AssistantText { tab, .. }
+                | Event::ModelRetrying { tab, .. }
+                | Event::TurnFinished { tab, .. }
+                | Event::ContextUsage { tab, .. } => {
+                    // Only for tabs still open (a late event of a closed tab is not kept).
+                    if let Some(known) = replay.open_tab(tab) {
+                        known.keep_pilot(text.clone());
+                    }
                 }
                 _ => {}
             }
@@ -695,6 +748,17 @@ impl Server {
         };
         match &mut op {
             Op::SendMessage { model, .. } if model.is_none() => model.clone_from(&self.model),
+            // The flags' model is the server's, not the engine's: answered here, to this page.
+            Op::ListModels if self.model.is_some() => {
+                let config_dir = self.engine.config().config_dir.clone();
+                let current = self.model.clone();
+                let event = tokio::task::spawn_blocking(move || {
+                    kaiport_core::agent::list_models(&config_dir, current)
+                })
+                .await
+                .ok()?;
+                return serde_json::to_string(&event).ok().map(Frame::text);
+            }
             Op::AnswerPrompt { prompt, .. } => self.hub.prompt_answered(prompt),
             _ => {}
         }
@@ -827,5 +891,66 @@ mod tests {
         assert_eq!(hub.join().0.len(), 2);
         hub.publish(Event::TabClosed { tab: "t".into() });
         assert_eq!(hub.join().0.len(), 0);
+    }
+
+    #[test]
+    fn the_replay_keeps_pilots_conversation_of_open_tabs_within_its_bound() {
+        let hub = Hub::new();
+        hub.publish(Event::TabOpened {
+            tab: "t".into(),
+            kind: kaiport_protocol::TabKind::Terminal,
+            title: "local".into(),
+        });
+        hub.publish(Event::TurnStarted {
+            tab: "t".into(),
+            turn: 1,
+            text: "hello".into(),
+        });
+        hub.publish(Event::QuestionAsked {
+            tab: "t".into(),
+            call: "c".into(),
+            question: "which?".into(),
+            options: vec![],
+        });
+        // A closed (or unknown) tab's events are not kept.
+        hub.publish(Event::TurnStarted {
+            tab: "gone".into(),
+            turn: 1,
+            text: "hello".into(),
+        });
+        hub.publish(Event::ModeChanged {
+            tab: "t".into(),
+            mode: kaiport_protocol::Mode::Plan,
+        });
+        hub.publish(Event::ModeChanged {
+            tab: "t".into(),
+            mode: kaiport_protocol::Mode::Autopilot,
+        });
+        let texts = |frames: Vec<Frame>| -> Vec<String> {
+            frames
+                .into_iter()
+                .filter_map(|frame| match frame {
+                    Frame::Text(text) => Some(text.as_str().to_owned()),
+                    Frame::Binary(_) => None,
+                })
+                .collect()
+        };
+        let frames = texts(hub.join().0);
+        assert_eq!(frames.len(), 4, "{frames:?}");
+        assert!(frames[1].contains("autopilot"), "only the latest mode");
+        assert!(frames[2].contains("turn_started") && frames[3].contains("which?"));
+        // Past the bound the oldest go first.
+        let delta = "x".repeat(64 * 1024);
+        for _ in 0..20 {
+            hub.publish(Event::AssistantText {
+                tab: "t".into(),
+                turn: 1,
+                delta: delta.clone(),
+            });
+        }
+        let frames = texts(hub.join().0);
+        assert!(!frames.iter().any(|frame| frame.contains("which?")));
+        let kept: usize = frames.iter().skip(2).map(String::len).sum();
+        assert!(kept <= PILOT_REPLAY_BYTES, "{kept}");
     }
 }

@@ -181,7 +181,9 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::TurnStarted { .. }
             | Event::AssistantText { .. }
             | Event::ModelRetrying { .. }
-            | Event::TurnFinished { .. } => {}
+            | Event::TurnFinished { .. }
+            | Event::ContextUsage { .. }
+            | Event::Models { .. } => {}
         }
     }
 }

@@ -379,6 +379,21 @@ impl Engine {
                 crate::agent::send_message(self, tab, text, model);
             }
             Op::CancelTurn { tab } => crate::agent::cancel_turn(self, &tab),
+            Op::ListModels => {
+                let config_dir = inner.config.config_dir.clone();
+                // The keychain can block (a desktop unlock dialog).
+                match tokio::task::spawn_blocking(move || {
+                    crate::agent::list_models(&config_dir, None)
+                })
+                .await
+                {
+                    Ok(event) => inner.emit(event),
+                    Err(error) => inner.emit(Event::Error {
+                        tab: None,
+                        message: format!("cannot list the models: {error}"),
+                    }),
+                }
+            }
         }
     }
 

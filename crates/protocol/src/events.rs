@@ -1,7 +1,7 @@
 //! What the engine tells front ends.
 
 use crate::ops::{CallId, PromptId, TabId};
-use crate::pilot::TurnStatus;
+use crate::pilot::{ModelChoice, ModelSettings, TurnStatus};
 use crate::settings::{ConnectionSettings, Mode};
 use crate::tools::{PlanStep, ToolName};
 use schemars::JsonSchema;
@@ -249,6 +249,9 @@ pub enum Event {
     TurnStarted {
         tab: TabId,
         turn: u64,
+        /// The user's message, so every page (and one that reloads) shows what the turn
+        /// answers.
+        text: String,
     },
     /// Pilot's streamed text, in order.
     AssistantText {
@@ -272,5 +275,28 @@ pub enum Event {
         status: TurnStatus,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
+    },
+    /// How full the model's context window is, sent before each model request of a turn.
+    /// Estimated as kaiport's budget counts it (4 bytes a token, which overestimates), after
+    /// older tool results were elided to fit.
+    ContextUsage {
+        tab: TabId,
+        turn: u64,
+        /// The system prompt, the tool schemas and the conversation.
+        used_tokens: u64,
+        /// The model's window (settings, or the provider's default for the model).
+        context_tokens: u32,
+        /// Tool results elided so far in this conversation to stay within the window.
+        elided_results: u32,
+    },
+    /// The answer to `Op::ListModels`: the model used unless a front end picks another, and
+    /// each provider with its settings and whether its key is there. Never a key.
+    Models {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        current: Option<ModelSettings>,
+        providers: Vec<ModelChoice>,
+        /// Why the settings file could not be read, when it could not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
     },
 }

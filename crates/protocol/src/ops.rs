@@ -168,4 +168,7 @@ pub enum Op {
     /// already typed into the terminal keeps running there). Answered by `TurnFinished` with
     /// status `cancelled`.
     CancelTurn { tab: TabId },
+    /// Which models Pilot can use and whether each provider's API key is saved (never the
+    /// key). Answered by `Models`.
+    ListModels,
 }

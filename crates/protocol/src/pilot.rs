@@ -67,3 +67,28 @@ pub enum TurnStatus {
     /// The model API or the conversation failed; the message says why.
     Failed,
 }
+
+/// Where a provider's API key comes from and whether it is there. Never the key itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum KeyStatus {
+    /// Saved in the OS keychain (account `model-api-key:<provider>`).
+    Saved,
+    /// Not in the keychain (local OpenAI-compatible servers need none).
+    NotSaved,
+    /// Read from the environment variable `var`; `set` says whether it has a value now.
+    Env { var: String, set: bool },
+    /// The keychain could not be asked; `error` says why.
+    Unknown { error: String },
+}
+
+/// One provider as the model picker shows it: its settings (from the settings file, or the
+/// front end's override) and whether its API key is there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct ModelChoice {
+    pub provider: ProviderKind,
+    /// None when the settings file has no section for this provider.
+    #[serde(default)]
+    pub settings: Option<ModelSettings>,
+    pub key: KeyStatus,
+}

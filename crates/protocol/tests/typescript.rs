@@ -8,6 +8,9 @@
 //! milliseconds, 9 PB in bytes. The exporter refuses 64-bit integers unless told how to map
 //! them; this is where it is told, for the whole protocol at once.
 
+use kaiport_protocol::tools::{
+    EditFileResult, ReadFileResult, RunCommandResult, SearchFilesResult, WriteFileResult,
+};
 use kaiport_protocol::{Event, Op};
 use specta::Types;
 use specta::datatype::{DataType, Fields, NamedReferenceType, Primitive, Reference};
@@ -19,7 +22,16 @@ const HEADER: &str = "// Generated from kaiport-protocol by crates/protocol/test
 
 /// The protocol as TypeScript source.
 fn bindings() -> String {
-    let mut types = Types::default().register::<Op>().register::<Event>();
+    // The tool results the UI's cards read (exit code, detection, files read, what was left
+    // out) travel as JSON values in `ToolOutcome`; their shapes are exported too.
+    let mut types = Types::default()
+        .register::<Op>()
+        .register::<Event>()
+        .register::<RunCommandResult>()
+        .register::<ReadFileResult>()
+        .register::<SearchFilesResult>()
+        .register::<EditFileResult>()
+        .register::<WriteFileResult>();
     types.iter_mut(|named| {
         if let Some(ty) = named.ty.as_mut() {
             wide_integers_as_numbers(ty);

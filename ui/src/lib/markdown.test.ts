@@ -49,6 +49,18 @@ describe("Pilot's markdown", () => {
     expect(globalThis.pwned).toBeUndefined();
   });
 
+  it("stays safe when hostile markup arrives split across streamed pieces", async () => {
+    // The panel renders the text streamed so far after each piece: every prefix must be safe.
+    const pieces = ["<im", 'g src="x" one', 'rror="globalThis.pwned = true">', "<scr", "ipt>globalThis.pwned = true</sc", "ript>"];
+    let text = "";
+    for (const piece of pieces) {
+      text += piece;
+      const html = (await show(text)).innerHTML;
+      expect(html).not.toMatch(/onerror|<script/i);
+    }
+    expect(globalThis.pwned).toBeUndefined();
+  });
+
   it("opens links outside the app without telling them where from", async () => {
     const anchor = (await show("[docs](https://example.org/x)")).querySelector("a");
     expect(anchor?.getAttribute("href")).toBe("https://example.org/x");

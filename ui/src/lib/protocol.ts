@@ -8,6 +8,20 @@ export type ApprovalDecision = "approve" | "deny";
 /**  What the user is shown before approving. */
 export type ApprovalPreview = { kind: "command"; command: string } | { kind: "diff"; path: string; unified: string } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string };
 
+/**  How a run_command ended. */
+export type CommandStatus = 
+/**  The shell showed its prompt again. */
+"completed" | 
+/**  The time limit passed and the command is still running in the terminal. */
+"timed_out" | 
+/**
+ *  The command stopped and waits for input (a question, a password prompt, `[y/N]`): answer
+ *  with send_input, or press ctrl-c.
+ */
+"awaiting_input" | 
+/**  The connection dropped or the call was cancelled before the command finished. */
+"interrupted";
+
 export type ConnectionSettings = {
 	/**  Forbidden commands (AI), e.g. `rm`, `systemctl restart`. */
 	forbidden_commands?: string[],
@@ -41,6 +55,21 @@ export type DecidedBy =
 "autopilot" | 
 /**  A front end answered without asking a person: `--yes`, or no one at a terminal to ask. */
 "automatic";
+
+/**  How the end of a command was detected. */
+export type Detection = 
+/**  OSC 133 marks from the shell: exact, with exit code. */
+"shell_integration" | 
+/**  Quiet output and a prompt-looking cursor line: no exit code. */
+"heuristic";
+
+export type EditFileResult = {
+	path: string,
+	edits_applied: number,
+	bytes_written: number,
+	lines_added: number,
+	lines_removed: number,
+};
 
 export type Event = 
 /**  First event on every stream: what this engine build can do. */
@@ -77,7 +106,12 @@ rate: number | null; eta_s?: number | null; done: boolean } |
 /**  Something went wrong outside any tool call. */
 { type: "error"; tab?: string | null; message: string } | 
 /**  Pilot started working on a message (`Op::SendMessage`). */
-{ type: "turn_started"; tab: string; turn: number } | 
+{ type: "turn_started"; tab: string; turn: number; 
+/**
+ *  The user's message, so every page (and one that reloads) shows what the turn
+ *  answers.
+ */
+text: string } | 
 /**  Pilot's streamed text, in order. */
 { type: "assistant_text"; tab: string; turn: number; delta: string } | 
 /**
@@ -86,7 +120,39 @@ rate: number | null; eta_s?: number | null; done: boolean } |
  */
 { type: "model_retrying"; tab: string; turn: number; attempt: number; wait_ms: number; reason: string } | 
 /**  Pilot's turn ended; `message` says why when it did not complete. */
-{ type: "turn_finished"; tab: string; turn: number; status: TurnStatus; message?: string | null };
+{ type: "turn_finished"; tab: string; turn: number; status: TurnStatus; message?: string | null } | 
+/**
+ *  How full the model's context window is, sent before each model request of a turn.
+ *  Estimated as kaiport's budget counts it (4 bytes a token, which overestimates), after
+ *  older tool results were elided to fit.
+ */
+{ type: "context_usage"; tab: string; turn: number; 
+/**  The system prompt, the tool schemas and the conversation. */
+used_tokens: number; 
+/**  The model's window (settings, or the provider's default for the model). */
+context_tokens: number; 
+/**  Tool results elided so far in this conversation to stay within the window. */
+elided_results: number } | 
+/**
+ *  The answer to `Op::ListModels`: the model used unless a front end picks another, and
+ *  each provider with its settings and whether its key is there. Never a key.
+ */
+{ type: "models"; current?: ModelSettings | null; providers: ModelChoice[]; 
+/**  Why the settings file could not be read, when it could not. */
+problem?: string | null };
+
+/**  Where a provider's API key comes from and whether it is there. Never the key itself. */
+export type KeyStatus = 
+/**  Saved in the OS keychain (account `model-api-key:<provider>`). */
+{ kind: "saved" } | 
+/**  Not in the keychain (local OpenAI-compatible servers need none). */
+{ kind: "not_saved" } | 
+/**  Read from the environment variable `var`; `set` says whether it has a value now. */
+{ kind: "env"; var: string; set: boolean } | 
+/**  The keychain could not be asked; `error` says why. */
+{ kind: "unknown"; error: string };
+
+export type LineEnding = "lf" | "crlf" | "mixed" | "none";
 
 /**  How much Pilot may do on its own in a tab. */
 export type Mode = 
@@ -96,6 +162,17 @@ export type Mode =
 "autopilot" | 
 /**  Read-only look-around, then a plan for the user to approve. */
 "plan";
+
+/**
+ *  One provider as the model picker shows it: its settings (from the settings file, or the
+ *  front end's override) and whether its API key is there.
+ */
+export type ModelChoice = {
+	provider: ProviderKind,
+	/**  None when the settings file has no section for this provider. */
+	settings?: ModelSettings | null,
+	key: KeyStatus,
+};
 
 /**
  *  Which model Pilot uses. No secret in here: the key comes from the keychain (account
@@ -184,7 +261,12 @@ model?: ModelSettings | null } |
  *  already typed into the terminal keeps running there). Answered by `TurnFinished` with
  *  status `cancelled`.
  */
-{ type: "cancel_turn"; tab: string };
+{ type: "cancel_turn"; tab: string } | 
+/**
+ *  Which models Pilot can use and whether each provider's API key is saved (never the
+ *  key). Answered by `Models`.
+ */
+{ type: "list_models" };
 
 /**  A whole plan, as a plan card shows it. */
 export type PlanCard = {
@@ -241,6 +323,54 @@ export type ProviderKind =
  */
 "openai";
 
+export type ReadFileResult = {
+	path: string,
+	content: string,
+	total_lines: number,
+	total_bytes: number,
+	/**  The 1-based line range returned. */
+	start_line: number,
+	end_line: number,
+	line_ending: LineEnding,
+	truncated?: Truncation | null,
+	/**  Set when the file is not valid UTF-8 (invalid bytes shown as U+FFFD). */
+	encoding_note?: string | null,
+};
+
+export type RunCommandResult = {
+	status: CommandStatus,
+	/**
+	 *  What the command printed, without the echoed command line and the prompt. Long output
+	 *  keeps its head and tail with a marker line in between.
+	 */
+	output: string,
+	/**  Exit status, known only with shell integration. */
+	exit_code?: number | null,
+	duration_ms: number,
+	detection: Detection,
+	truncated?: Truncation | null,
+	/**  The visible screen, when the command waits for input or is still running. */
+	screen?: string | null,
+	/**  A hint for what to do next, when there is one. */
+	note?: string | null,
+};
+
+export type SearchFilesResult = {
+	matches: SearchMatch[],
+	/**  Stopped at 100 matching lines. */
+	truncated: boolean,
+	/**  Every file whose contents were read. */
+	files_read: string[],
+	skipped: SkippedFile[],
+};
+
+export type SearchMatch = {
+	path: string,
+	line: number,
+	/**  The matching line, cut to 200 characters. */
+	text: string,
+};
+
 export type Sensitivity = "public" | "internal" | "confidential" | "restricted";
 
 export type ShellIntegration = 
@@ -250,6 +380,11 @@ export type ShellIntegration =
 "detect-only" | 
 /**  Heuristic only. */
 "off";
+
+export type SkippedFile = {
+	path: string,
+	reason: string,
+};
 
 export type TabKind = "terminal" | "storage";
 
@@ -310,6 +445,12 @@ export type ToolStatus =
 /**  The call was cancelled. */
 "cancelled";
 
+/**  How much of a text was left out when it was shortened for the model. */
+export type Truncation = {
+	omitted_bytes: number,
+	omitted_lines: number,
+};
+
 /**  How one turn of Pilot ended. */
 export type TurnStatus = 
 /**  The model ended its turn. */
@@ -322,3 +463,9 @@ export type TurnStatus =
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
 export type Verdict = "allow" | "ask" | "deny";
+
+export type WriteFileResult = {
+	path: string,
+	created: boolean,
+	bytes_written: number,
+};

@@ -434,6 +434,49 @@ async fn the_model_flags_choose_the_model_for_every_tab() {
     assert_eq!(text, "Hello from the scripted model.");
     assert_eq!(model.failures(), Vec::<String>::new());
     assert!(model.requests().iter().all(|request| request.auth_ok));
+    // How full the window is came before the model's text: the default window of an
+    // OpenAI-compatible model kaiport does not know.
+    let usage = seen
+        .iter()
+        .position(|event| event.contains("\"context_usage\""))
+        .expect("a context_usage event");
+    let first_text = seen
+        .iter()
+        .position(|event| event.contains("\"assistant_text\""))
+        .unwrap();
+    assert!(usage < first_text, "{seen:?}");
+    let usage: Value = serde_json::from_str(&seen[usage]).unwrap();
+    assert_eq!(usage["context_tokens"], 32768, "{usage}");
+    assert!(usage["used_tokens"].as_u64().unwrap() > 100, "{usage}");
+
+    // The model picker's question: the flags' model, and that its key comes from the variable
+    // and is set; never the key.
+    socket
+        .send(Message::Text(
+            json!({"type": "list_models"}).to_string().into(),
+        ))
+        .await
+        .unwrap();
+    let models = loop {
+        let event = next_event(&mut socket).await;
+        seen.push(event.to_string());
+        if event["type"] == "models" {
+            break event;
+        }
+    };
+    assert_eq!(models["current"]["model"], "scripted", "{models}");
+    assert_eq!(models["current"]["base_url"], base_url.as_str(), "{models}");
+    let openai = models["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|choice| choice["provider"] == "openai")
+        .unwrap();
+    assert_eq!(
+        openai["key"],
+        json!({"kind": "env", "var": "KAIPORT_TEST_SERVE_KEY", "set": true}),
+        "{models}"
+    );
     assert!(
         seen.iter().all(|event| !event.contains(KEY)),
         "the API key reached a page"

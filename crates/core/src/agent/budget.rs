@@ -70,6 +70,13 @@ pub fn elided_marker(tool: &str, chars: usize) -> String {
     )
 }
 
+/// Whether a tool result's content is the marker of an elided one.
+pub fn is_elided(content: &str) -> bool {
+    content.starts_with(ELIDED_PREFIX)
+}
+
+const ELIDED_PREFIX: &str = "[kaiport removed this ";
+
 /// Elide the oldest tool results until `fixed` (system prompt, tool schemas) plus the
 /// messages fit in `budget`. Returns the positions of the results elided now.
 pub fn fit(messages: &mut [Message], fixed: usize, budget: usize) -> Vec<usize> {
@@ -90,7 +97,7 @@ pub fn fit(messages: &mut [Message], fixed: usize, budget: usize) -> Vec<usize> 
             break;
         }
         if let Message::Tool { name, content, .. } = &mut messages[index] {
-            if content.starts_with("[kaiport removed this ") {
+            if is_elided(content) {
                 continue;
             }
             let before = estimate(content);

@@ -132,6 +132,7 @@ pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<Mod
         engine.emit(Event::TurnStarted {
             tab: tab.clone(),
             turn,
+            text: text.clone(),
         });
         let mut state = conversation.state.lock().await;
         let (status, message) =
@@ -225,6 +226,61 @@ pub fn load_model_settings(
         .try_into()
         .map(Some)
         .map_err(|error| format!("{} [{}]: {error}", path.display(), provider.as_str()))
+}
+
+/// The answer to `Op::ListModels`: `current` (a front end's override, else the settings file's
+/// provider) and each provider's settings and key status. Asks the keychain whether a key is
+/// saved; the key itself is dropped at once and never leaves this function.
+pub fn list_models(config_dir: &Path, current: Option<ModelSettings>) -> Event {
+    const PROVIDERS: [ProviderKind; 2] = [ProviderKind::Anthropic, ProviderKind::Openai];
+    let mut problem = None;
+    let current = match current {
+        Some(current) => Some(current),
+        None => load_model_settings(config_dir, None).unwrap_or_else(|error| {
+            problem = Some(error);
+            None
+        }),
+    };
+    let store = crate::connect::secrets::SecretStore::open();
+    let providers = PROVIDERS
+        .into_iter()
+        .map(|provider| {
+            let mut settings = load_model_settings(config_dir, Some(provider)).unwrap_or_default();
+            // The override replaces its provider's section: it is what a message would use.
+            if let Some(current) = current.as_ref().filter(|c| c.provider == provider) {
+                settings = Some(current.clone());
+            }
+            let key = match settings.as_ref().and_then(|s| s.api_key_env.clone()) {
+                Some(var) => {
+                    let set = std::env::var_os(&var).is_some_and(|value| !value.is_empty());
+                    KeyStatus::Env { var, set }
+                }
+                None => match store
+                    .as_ref()
+                    .map(|store| store.get(&crate::llm::key_account(provider)))
+                {
+                    Ok(Ok(Some(_))) => KeyStatus::Saved,
+                    Ok(Ok(None)) => KeyStatus::NotSaved,
+                    Ok(Err(error)) => KeyStatus::Unknown {
+                        error: error.to_string(),
+                    },
+                    Err(error) => KeyStatus::Unknown {
+                        error: error.to_string(),
+                    },
+                },
+            };
+            ModelChoice {
+                provider,
+                settings,
+                key,
+            }
+        })
+        .collect();
+    Event::Models {
+        current,
+        providers,
+        problem,
+    }
 }
 
 /// The tools the model is offered in a tab of `kind`: implemented in this build, for this kind.
@@ -343,6 +399,7 @@ async fn run_turn(
         for index in budget::fit(&mut state.messages, fixed, budget) {
             state.wire.forget(index);
         }
+        engine.emit(context_usage(tab, turn, fixed, &state.messages, context));
         let reply = ask_model(
             engine,
             tab,
@@ -437,6 +494,30 @@ async fn run_turn(
             "Pilot stopped after {MAX_STEPS_PER_TURN} steps in one turn; send another message to let it continue"
         )),
     )
+}
+
+/// How full the window is, as the budget counts it.
+fn context_usage(
+    tab: &str,
+    turn: u64,
+    fixed: usize,
+    messages: &[Message],
+    context_tokens: u32,
+) -> Event {
+    let used = fixed + messages.iter().map(budget::message_tokens).sum::<usize>();
+    let elided = messages
+        .iter()
+        .filter(|message| {
+            matches!(message, Message::Tool { content, .. } if budget::is_elided(content))
+        })
+        .count();
+    Event::ContextUsage {
+        tab: tab.to_owned(),
+        turn,
+        used_tokens: used as u64,
+        context_tokens,
+        elided_results: u32::try_from(elided).unwrap_or(u32::MAX),
+    }
 }
 
 /// One model request with retries; text streams out as events. On error, also the text that
@@ -585,5 +666,76 @@ fn not_run(call: &ToolCall) -> Message {
         content: json!({"status": "cancelled", "error": "not run: the user cancelled the turn"})
             .to_string(),
         is_error: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_models_reads_the_settings_and_says_where_keys_come_from_never_what_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            "provider = \"openai\"\n[openai]\nmodel = \"llama3\"\nbase_url = \"http://127.0.0.1:1/v1\"\n\
+             api_key_env = \"KAIPORT_UNIT_TEST_VARIABLE_NOBODY_SETS\"\n",
+        )
+        .unwrap();
+        let Event::Models {
+            current,
+            providers,
+            problem,
+        } = list_models(dir.path(), None)
+        else {
+            panic!("not a models event");
+        };
+        assert_eq!(problem, None);
+        assert_eq!(current.as_ref().map(|c| c.model.as_str()), Some("llama3"));
+        let openai = providers
+            .iter()
+            .find(|p| p.provider == ProviderKind::Openai)
+            .unwrap();
+        assert_eq!(
+            openai.key,
+            KeyStatus::Env {
+                var: "KAIPORT_UNIT_TEST_VARIABLE_NOBODY_SETS".to_owned(),
+                set: false
+            }
+        );
+        let anthropic = providers
+            .iter()
+            .find(|p| p.provider == ProviderKind::Anthropic)
+            .unwrap();
+        assert_eq!(anthropic.settings, None);
+
+        // A front end's override replaces its provider's section and is the current model.
+        let chosen = ModelSettings {
+            provider: ProviderKind::Anthropic,
+            base_url: None,
+            model: "claude-test".to_owned(),
+            api_key_env: Some("KAIPORT_UNIT_TEST_OTHER_VARIABLE".to_owned()),
+            context_tokens: None,
+            max_output_tokens: None,
+        };
+        let Event::Models {
+            current, providers, ..
+        } = list_models(dir.path(), Some(chosen.clone()))
+        else {
+            panic!("not a models event");
+        };
+        assert_eq!(current, Some(chosen.clone()));
+        let anthropic = providers
+            .iter()
+            .find(|p| p.provider == ProviderKind::Anthropic)
+            .unwrap();
+        assert_eq!(anthropic.settings, Some(chosen));
+
+        // A broken settings file is said, not hidden.
+        std::fs::write(dir.path().join(SETTINGS_FILE), "provider = [").unwrap();
+        let Event::Models { problem, .. } = list_models(dir.path(), None) else {
+            panic!("not a models event");
+        };
+        assert!(problem.is_some_and(|p| p.contains("not valid")));
     }
 }

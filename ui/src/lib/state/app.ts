@@ -220,6 +220,8 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "assistant_text":
     case "model_retrying":
     case "turn_finished":
+    case "context_usage":
+    case "models":
       return state;
     default: {
       // A new event type fails to compile here; one from a newer engine is ignored.

@@ -3,7 +3,7 @@
 // and call these methods; none of them talks to the transport directly.
 
 import type { PromptId, TabId } from "../ids";
-import type { PromptAnswer, TabTarget } from "../protocol";
+import type { ApprovalDecision, Mode, ModelSettings, PromptAnswer, TabTarget } from "../protocol";
 import { TerminalOutput } from "../terminal-output";
 import type { Transport } from "../transport/transport";
 import {
@@ -18,6 +18,21 @@ import {
   tabReopening,
   type AppState,
 } from "./app";
+import {
+  applyPilotEvent,
+  decided,
+  initialPilot,
+  isBusy,
+  messageSent,
+  modeChosen,
+  modelChosen,
+  questionAnswered,
+  sendFailed,
+  tabPilot,
+  type CallId,
+  type PilotState,
+} from "./pilot";
+import { applyModelsEvent, initialModels, type ModelsState } from "./pilot-models";
 
 /** A terminal size to open with until the view measures itself. */
 const DEFAULT_COLS = 100;
@@ -32,6 +47,12 @@ export function newTabId(): TabId {
 
 export class Session {
   state: AppState = $state.raw(initialState());
+  /** Pilot's conversation and cards, per tab. */
+  pilot: PilotState = $state.raw(initialPilot());
+  /** The models Pilot can use, once the engine said. */
+  models: ModelsState = $state.raw(initialModels());
+  /** A tab the user wants to close while Pilot works in it: asked first. */
+  closeAsked: TabId | null = $state(null);
   readonly output = new TerminalOutput();
   private readonly transport: Transport;
   private readonly stop: () => void;
@@ -50,6 +71,12 @@ export class Session {
             performance.mark("kaiport:engine-ready");
           }
           this.state = applyEvent(this.state, message.event);
+          this.pilot = applyPilotEvent(this.pilot, message.event);
+          this.models = applyModelsEvent(this.models, message.event);
+          if (message.event.type === "error" && message.event.tab != null) {
+            // A message the engine refused (busy, no such tab) is no longer on its way.
+            this.pilot = sendFailed(this.pilot, message.event.tab);
+          }
           if (message.event.type === "connection_state") {
             this.connectionChanged(message.event.tab, message.event.state.state === "connected");
           }
@@ -62,8 +89,10 @@ export class Session {
             if (this.everOpen) {
               // The server replays tabs, prompts and recent output on every connection.
               this.output.resetAll();
+              this.pilot = initialPilot();
             }
             this.everOpen = true;
+            this.transport.send({ type: "list_models" });
           }
           this.state = linkChanged(this.state, message.status);
           break;
@@ -116,7 +145,15 @@ export class Session {
     });
   }
 
-  close(tab: TabId): void {
+  /** Close a tab; while Pilot works in it, ask first (`force` once the user said yes). */
+  close(tab: TabId, force = false): void {
+    if (!force && isBusy(this.pilot, tab)) {
+      this.closeAsked = tab;
+      return;
+    }
+    if (this.closeAsked === tab) {
+      this.closeAsked = null;
+    }
     this.typedAhead.delete(tab);
     this.state = tabClosing(this.state, tab);
     this.output.forget(tab);
@@ -155,6 +192,38 @@ export class Session {
   answerPrompt(prompt: PromptId, answer: PromptAnswer): void {
     this.state = promptAnswered(this.state, prompt);
     this.transport.send({ type: "answer_prompt", prompt, answer });
+  }
+
+  /** A message to Pilot in `tab`, with the model the user picked there (else the server's). */
+  sendMessage(tab: TabId, text: string): void {
+    const model = tabPilot(this.pilot, tab).model;
+    this.pilot = messageSent(this.pilot, tab, text);
+    this.transport.send({ type: "send_message", tab, text, model });
+  }
+
+  cancelTurn(tab: TabId): void {
+    this.transport.send({ type: "cancel_turn", tab });
+  }
+
+  setMode(tab: TabId, mode: Mode): void {
+    this.pilot = modeChosen(this.pilot, tab, mode);
+    this.transport.send({ type: "set_mode", tab, mode });
+  }
+
+  chooseModel(tab: TabId, model: ModelSettings | null): void {
+    this.pilot = modelChosen(this.pilot, tab, model);
+  }
+
+  /** Approve or deny a call, a plan or an added plan step. */
+  approve(tab: TabId, call: CallId, decision: ApprovalDecision): void {
+    this.pilot = decided(this.pilot, tab, call, decision);
+    this.transport.send({ type: "approve", call, decision, reason: null });
+  }
+
+  /** Answer an ask_user question; null is "Don't answer". */
+  answerQuestion(tab: TabId, call: CallId, answer: string | null): void {
+    this.pilot = questionAnswered(this.pilot, tab, call, answer);
+    this.transport.send({ type: "answer_question", call, answer });
   }
 
   dismissNotice(id: number): void {

@@ -1,0 +1,500 @@
+// Browser tests of the Pilot panel and its cards: each test starts the scripted model server
+// (`kaiport-model-server SCRIPT.json`, from tests/) with its own script and a `kaiport serve` of
+// its own that talks to it (`--provider anthropic --base-url … --api-key-env …`), then drives
+// the page. Checks what happened on the machine (files written or not) outside the browser, and
+// that the model server saw every step it expected.
+
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+const KEY_VAR = "KAIPORT_E2E_MODEL_KEY";
+const KEY = "e2e-model-key-not-a-real-one";
+
+/**
+ * Registers the Pilot tests with run.mjs's `test`. `h` carries run.mjs's helpers and paths.
+ */
+export function pilotTests(test, h) {
+  const { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT, TIMEOUT } = h;
+  const MODEL_SERVER = process.env.KAIPORT_MODEL_SERVER_BIN ?? join(ROOT, "target/debug/kaiport-model-server");
+
+  /** A model server on `script` and a kaiport serve using it; `body(served)`; then both stop and
+   * the model server's failed expectations (and unused steps) fail the test. */
+  async function withPilot(script, body) {
+    const home = mkdtempSync(join(tmpdir(), "kaiport-e2e-pilot-"));
+    const scriptPath = join(home, "script.json");
+    writeFileSync(scriptPath, JSON.stringify({ api_key: KEY, ...script }));
+    const model = await startWithFirstLine(MODEL_SERVER, [scriptPath], { env: process.env });
+    let modelOut = "";
+    const rest = createInterface({ input: model.child.stdout });
+    rest.on("line", (line) => (modelOut += `${line}\n`));
+    const baseUrl = model.line.match(/--base-url (\S+)/)?.[1];
+    const env = { ...process.env, KAIPORT_HOME: home, HOME: home, SHELL: "/bin/bash", PS1: "\\$ ", [KEY_VAR]: KEY };
+    let serve;
+    try {
+      serve = await startWithFirstLine(
+        KAIPORT,
+        [
+          "serve",
+          "--known-hosts",
+          join(home, "known_hosts"),
+          "--provider",
+          "anthropic",
+          "--base-url",
+          baseUrl,
+          "--model",
+          "scripted-model",
+          "--api-key-env",
+          KEY_VAR,
+        ],
+        { env, cwd: home },
+      );
+      const url = serve.line.trim();
+      await body({ url, home });
+    } finally {
+      if (serve !== undefined) {
+        serve.child.kill("SIGINT");
+        await new Promise((r) => (serve.child.exitCode !== null ? r() : serve.child.once("exit", r)));
+      }
+      model.child.stdin.end("\n");
+      await new Promise((r) => (model.child.exitCode !== null ? r() : model.child.once("exit", r)));
+      rmSync(home, { recursive: true, force: true });
+    }
+    const failures = modelOut.split("\n").filter((line) => line.startsWith("FAILED"));
+    if (failures.length > 0) {
+      throw new Error(`the model server's expectations failed:\n${failures.join("\n")}`);
+    }
+    const requests = modelOut.split("\n").filter((line) => line.startsWith("{")).length;
+    if (requests !== script.steps.length) {
+      throw new Error(`the model was asked ${requests} times, not ${script.steps.length}`);
+    }
+    return modelOut;
+  }
+
+  async function openLocal(page, url) {
+    await page.goto(url);
+    await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+    await runInTerminal(page, "echo ready-$((1+1))", "ready-2");
+  }
+
+  async function message(page, text) {
+    const box = page.getByRole("textbox", { name: "Message Pilot" });
+    await box.fill(text);
+    await page.getByRole("button", { name: "Send" }).click();
+  }
+
+  /** The visible Pilot panel. */
+  const panel = (page) => page.getByRole("region", { name: "Pilot" }).filter({ visible: true });
+
+  async function turnDone(page) {
+    await until("the turn to end", async () => (await panel(page).getByRole("button", { name: "Stop" }).isDisabled()));
+  }
+
+  /** A directory the sshd fixture's user owns (files Pilot changes over SSH). */
+  function userDir(user) {
+    const dir = mkdtempSync(join("/tmp", "kaiport-e2e-files-"));
+    chmodSync(dir, 0o755);
+    execFileSync("chown", [user, dir]);
+    return dir;
+  }
+
+  test("Pilot: a run_command asks, is approved in its card and shows its exit code", async ({ page }) => {
+    const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-run-"));
+    const command = `echo e2e-$((6*7)) | tee ${dir}/ran.txt; (exit 3)`;
+    await withPilot(
+      {
+        steps: [
+          {
+            expect: { tools_include: ["run_command", "ask_user"] },
+            respond: { text: "I'll **run** it in your terminal.", tool_calls: [{ name: "run_command", arguments: { command } }] },
+          },
+          {
+            expect: { last_result_contains: ["e2e-42", "\"exit_code\":3"] },
+            respond: { text: "It printed `e2e-42` and exited with **3**. Now a long one.", tool_calls: [{ name: "run_command", arguments: { command: "seq 1 30000" } }] },
+          },
+          { expect: { last_result_contains: ["left out"] }, respond: { text: "That was long.", chunk_delay_ms: 20 } },
+        ],
+      },
+      async ({ url }) => {
+        await openLocal(page, url);
+        // The model picker shows the server's model and that the key comes from the variable.
+        await until("the model", async () => (await panel(page).getByRole("combobox", { name: "Model" }).inputValue()) === "scripted-model");
+        await panel(page).getByText(`API key from $${KEY_VAR}`).waitFor();
+        await message(page, "run the check");
+        const card = panel(page).getByRole("article", { name: /^run_command echo e2e/ });
+        await card.getByRole("button", { name: "Approve" }).waitFor();
+        // The waiting card took focus; its reasons and the command are shown.
+        await until("the card focused", () => card.evaluate((el) => el === document.activeElement));
+        if (!(await card.getByRole("list", { name: "Why it asks" }).isVisible())) {
+          throw new Error("the approval says not why it asks");
+        }
+        await card.getByLabel("Command").getByText(command).waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-approval.png") });
+        await card.getByRole("button", { name: "Approve" }).click();
+        await card.getByText("ok", { exact: true }).waitFor({ timeout: TIMEOUT });
+        await panel(page).getByText("exited with").waitFor();
+        // Then a command with a long output, approved too.
+        const long = panel(page).getByRole("article", { name: "run_command seq 1 30000" });
+        await long.getByRole("button", { name: "Approve" }).click();
+        await turnDone(page);
+        await card.getByRole("button", { expanded: false }).click();
+        const facts = await card.locator("dl").evaluate((dl) =>
+          Object.fromEntries([...dl.querySelectorAll("dt")].map((dt) => [dt.textContent.trim(), dt.nextElementSibling?.textContent.trim()])),
+        );
+        if (facts["Exit code"] !== "3" || facts["Detection"] !== "shell integration" || facts["Decided"] !== "allowed by you") {
+          throw new Error(`the expanded card says ${JSON.stringify(facts)}`);
+        }
+        if (!/e2e-42/.test((await card.getByLabel("Output").textContent()) ?? "")) {
+          throw new Error("the expanded card shows no output");
+        }
+        if (readFileSync(join(dir, "ran.txt"), "utf8").trim() !== "e2e-42") {
+          throw new Error("the command did not run");
+        }
+        // The collapsed card says the command failed with its exit code.
+        await card.getByText("exit 3", { exact: true }).waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-run-command.png") });
+        // A long output: the card shows the engine's "left out" marker, visible.
+        await panel(page).getByText("That was long.").waitFor();
+        await long.getByRole("button", { expanded: false }).click();
+        const marker = long.getByLabel("Output").locator("mark.leftout");
+        await marker.scrollIntoViewIfNeeded();
+        if (!(await marker.isVisible()) || !/left out/.test(await marker.textContent())) {
+          throw new Error("the left-out marker is not visible");
+        }
+        await long.locator("dl").getByText(/lines \(\d+ bytes\) left out/).waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-left-out.png") });
+      },
+    );
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("Pilot: a denied command does not run and its card says denied", async ({ page }) => {
+    const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-deny-"));
+    const target = join(dir, "must-not-exist");
+    await withPilot(
+      {
+        steps: [
+          { respond: { tool_calls: [{ name: "run_command", arguments: { command: `touch ${target}` } }] } },
+          { expect: { last_result_contains: ["denied"] }, respond: { text: "Understood, I left it alone." } },
+        ],
+      },
+      async ({ url }) => {
+        await openLocal(page, url);
+        await message(page, "make the file");
+        const card = panel(page).getByRole("article", { name: /^run_command touch/ });
+        await card.getByRole("button", { name: "Deny" }).waitFor();
+        // A reload keeps the conversation and the card still waiting (the server replays them).
+        await page.reload();
+        await panel(page).getByText("make the file").waitFor();
+        await card.getByRole("button", { name: "Deny" }).click();
+        await card.getByText("denied", { exact: true }).waitFor();
+        await turnDone(page);
+        await panel(page).getByText("left it alone").waitFor();
+        await card.getByRole("button", { expanded: false }).click();
+        await card.getByText("denied by you").waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-denied.png") });
+        if (existsSync(target)) {
+          throw new Error("the denied command ran");
+        }
+      },
+    );
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("Pilot: an edit_file shows the real diff and is applied on the server", async ({ page, sshd }) => {
+    const dir = userDir(sshd.user);
+    const file = join(dir, "app.conf");
+    writeFileSync(file, "port = 80\nhost = a\nuser = www\n");
+    execFileSync("chown", [sshd.user, file]);
+    await withPilot(
+      {
+        steps: [
+          {
+            respond: {
+              text: "I'll change the port.",
+              tool_calls: [
+                {
+                  name: "edit_file",
+                  arguments: { path: file, edits: [{ old_text: "port = 80\n", new_text: "port = 8080\ntls = on\n" }] },
+                },
+              ],
+            },
+          },
+          { expect: { last_result_contains: ["edits_applied"] }, respond: { text: "The port is 8080 now." } },
+        ],
+      },
+      async ({ url }) => {
+        await page.goto(url);
+        await page.getByRole("button", { name: "New connection" }).first().click();
+        const form = page.getByRole("dialog", { name: "New connection" });
+        await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+        await form.getByLabel("Port").fill(String(sshd.port));
+        await form.getByLabel("User").fill(sshd.user);
+        await form.getByLabel("Key file").fill(sshd.key);
+        await form.getByRole("button", { name: "Connect" }).click();
+        await page.getByRole("dialog", { name: "Unknown host key" }).getByRole("button", { name: "Trust and connect" }).click();
+        await runInTerminal(page, "echo ssh-$((2+3))", "ssh-5");
+        await message(page, "use port 8080");
+        const card = panel(page).getByRole("article", { name: /^edit_file / });
+        await card.getByRole("button", { name: "Approve" }).waitFor();
+        // The diff: both lines, coloured rows with signs, and the path.
+        const diff = card.getByRole("table", { name: "Change 1" });
+        await diff.waitFor();
+        const rows = await diff.locator("tr").evaluateAll((trs) => trs.map((tr) => `${tr.className.split(" ").find((c) => ["add", "del", "context"].includes(c))}:${tr.lastElementChild?.textContent}`));
+        for (const expected of ["del:−port = 80", "add:+port = 8080", "add:+tls = on", "context: host = a"]) {
+          if (!rows.includes(expected)) {
+            throw new Error(`the diff lacks ${expected}: ${JSON.stringify(rows)}`);
+          }
+        }
+        if (readFileSync(file, "utf8") !== "port = 80\nhost = a\nuser = www\n") {
+          throw new Error("the file changed before the approval");
+        }
+        await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-dark.png") });
+        // Side by side, on request.
+        await card.getByRole("button", { name: "Side by side" }).click();
+        await card.getByRole("table", { name: "Change 1, side by side" }).waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-side-by-side-dark.png") });
+        await card.getByRole("button", { name: "Approve" }).click();
+        await card.getByText("ok", { exact: true }).waitFor();
+        await turnDone(page);
+        const after = readFileSync(file, "utf8");
+        if (after !== "port = 8080\ntls = on\nhost = a\nuser = www\n") {
+          throw new Error(`the file on the server is ${JSON.stringify(after)}`);
+        }
+        await card.getByRole("button", { expanded: false }).click();
+        await card.getByText(/1 edits applied, \+2 −1 lines/).waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-edit-applied-dark.png") });
+      },
+    );
+    rmSync(dir, { recursive: true, force: true });
+  }, { colorScheme: "dark" });
+
+  test("Pilot: plan mode from the proposal to done steps, with an added step confirmed", async ({ page }) => {
+    const plan = {
+      title: "Write the marker file",
+      findings: "The folder exists and is **empty**.",
+      steps: [
+        { title: "Look at the folder", kind: "read" },
+        { title: "Write the marker", kind: "command", detail: "echo ok > marker" },
+      ],
+    };
+    await withPilot(
+      {
+        steps: [
+          { expect: { tools_include: ["propose_plan"] }, respond: { text: "Here is my plan.", tool_calls: [{ name: "propose_plan", arguments: plan }] } },
+          {
+            expect: { last_result_contains: ["\"approved\":true"] },
+            respond: {
+              tool_calls: [
+                { name: "update_plan", arguments: { step: 1, status: "done" } },
+                { name: "update_plan", arguments: { step: 2, status: "running" } },
+              ],
+            },
+          },
+          { respond: { tool_calls: [{ name: "update_plan", arguments: { add: { title: "Check the marker", kind: "check" } } }] } },
+          {
+            respond: {
+              tool_calls: [
+                { name: "update_plan", arguments: { step: 2, status: "done", note: "written" } },
+                { name: "update_plan", arguments: { step: 3, status: "done" } },
+              ],
+            },
+          },
+          { respond: { text: "All three steps are done." } },
+        ],
+      },
+      async ({ url }) => {
+        await openLocal(page, url);
+        const modes = panel(page).getByRole("radiogroup", { name: "Mode" });
+        await modes.getByRole("radio", { name: "Plan" }).check();
+        await message(page, "write the marker, with a plan");
+        const card = panel(page).getByRole("article", { name: "Plan: Write the marker file" });
+        await card.getByRole("button", { name: "Approve plan" }).waitFor();
+        await card.getByText("0/2 done").waitFor();
+        await card.getByText("empty").waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-plan-proposed.png") });
+        await card.getByRole("button", { name: "Approve plan" }).click();
+        // Approving the plan switches the tab to Ask.
+        await until("Ask mode", () => modes.getByRole("radio", { name: "Ask" }).isChecked());
+        await card.getByRole("button", { name: "Confirm step" }).waitFor();
+        await card.getByText("waits for your confirmation").waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-plan-added-step.png") });
+        await card.getByRole("button", { name: "Confirm step" }).click();
+        await card.getByText("3/3 done").waitFor();
+        await turnDone(page);
+        await panel(page).getByText("All three steps are done.").waitFor();
+        const statuses = await card.getByRole("list", { name: "Steps" }).locator(".status").allTextContents();
+        if (statuses.join(",") !== "done,done,done") {
+          throw new Error(`step statuses: ${statuses}`);
+        }
+        await page.screenshot({ path: join(OUTPUT, "pilot-plan-done.png") });
+      },
+    );
+  });
+
+  test("Pilot: ask_user answered with an option, then one not answered", async ({ page }) => {
+    await withPilot(
+      {
+        steps: [
+          { respond: { tool_calls: [{ name: "ask_user", arguments: { question: "Which environment?", options: ["staging", "production"] } }] } },
+          {
+            expect: { last_result_contains: ["staging"] },
+            respond: { tool_calls: [{ name: "ask_user", arguments: { question: "Anything else to check?", options: [] } }] },
+          },
+          { expect: { last_result_contains: ["\"answered\":false"] }, respond: { text: "Then staging it is." } },
+        ],
+      },
+      async ({ url }) => {
+        await openLocal(page, url);
+        await message(page, "deploy");
+        const first = panel(page).getByRole("article", { name: "Question: Which environment?" });
+        await first.getByRole("button", { name: "production" }).waitFor();
+        await first.getByRole("textbox", { name: "Your answer" }).waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-question.png") });
+        await first.getByRole("button", { name: "staging" }).click();
+        await first.getByText("answered: staging").waitFor();
+        const second = panel(page).getByRole("article", { name: "Question: Anything else to check?" });
+        await second.getByRole("button", { name: "Don't answer" }).click();
+        await second.getByText("not answered").waitFor();
+        await turnDone(page);
+        await panel(page).getByText("Then staging it is.").waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-question-answered.png") });
+      },
+    );
+  });
+
+  test("Pilot: a tab waiting for an approval is badged while hidden; closing it asks first", async ({ page }) => {
+    await withPilot(
+      {
+        steps: [
+          {
+            respond: {
+              text: "Let me take a moment before asking you.",
+              chunk_delay_ms: 250,
+              tool_calls: [{ name: "run_command", arguments: { command: "touch /proc/kaiport-e2e-never" } }],
+            },
+          },
+          { expect: { last_result_contains: ["denied"] }, respond: { text: "Not done." } },
+        ],
+      },
+      async ({ url }) => {
+        await openLocal(page, url);
+        const first = await activeTab(page);
+        await message(page, "touch it");
+        await panel(page).getByText("Pilot is working").waitFor();
+        // Another tab in front while Pilot works in the first.
+        await page.keyboard.press("Control+Shift+T");
+        await until("the second tab", async () => (await activeTab(page)) !== first);
+        const badged = page.locator(`#tab-button-${first}`);
+        await until("the badge on the hidden tab", async () => /1 waiting/.test((await badged.textContent()) ?? ""));
+        await page.screenshot({ path: join(OUTPUT, "pilot-badge.png") });
+        // Closing the tab while the turn runs asks; "Keep open" keeps it.
+        await page.getByRole("button", { name: "Close tab local" }).first().click();
+        const ask = page.getByRole("dialog", { name: "Close the tab while Pilot works?" });
+        await ask.waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-close-asks.png") });
+        await ask.getByRole("button", { name: "Keep open" }).click();
+        await ask.waitFor({ state: "detached" });
+        if ((await page.locator(`#tab-button-${first}`).count()) !== 1) {
+          throw new Error("Keep open closed the tab");
+        }
+        // Back on the tab: the badge goes, the waiting card has focus.
+        await badged.click();
+        const card = panel(page).getByRole("article", { name: /^run_command touch/ });
+        await until("the card focused", () => card.evaluate((el) => el === document.activeElement));
+        if (/waiting/.test((await badged.textContent()) ?? "")) {
+          throw new Error("the visible tab still has a badge");
+        }
+        await card.getByRole("button", { name: "Deny" }).click();
+        await turnDone(page);
+      },
+    );
+  });
+
+  test("Pilot: model text cannot run script; Ctrl+Shift+P focuses the message box; the panel hides and resizes", async ({ page }) => {
+    await withPilot(
+      {
+        steps: [
+          {
+            respond: {
+              text: 'Look: <img src="x" onerror="window.pwned = 1"> and <script>window.pwned = 2</script> **safe**',
+              chunk_delay_ms: 5,
+            },
+          },
+        ],
+      },
+      async ({ url }) => {
+        await openLocal(page, url);
+        await page.keyboard.press("Control+Shift+P");
+        await until("Message Pilot focused", () =>
+          page.evaluate(() => document.activeElement?.getAttribute("aria-label") === "Message Pilot"),
+        );
+        await page.keyboard.type("hello");
+        await page.keyboard.press("Enter");
+        await panel(page).getByText("safe").waitFor();
+        await turnDone(page);
+        await page.waitForTimeout(300);
+        if (await page.evaluate(() => window.pwned !== undefined)) {
+          throw new Error("model text ran script in the page");
+        }
+        // Hidden, then shown again.
+        await panel(page).getByRole("button", { name: "Hide Pilot" }).click();
+        await page.getByRole("button", { name: "Show Pilot" }).waitFor();
+        // The terminal takes the room and still shows what it printed.
+        await until("the terminal wider", async () => (await page.locator(".xterm-screen").boundingBox()).width > 900);
+        await page.waitForTimeout(500);
+        await page.screenshot({ path: join(OUTPUT, "pilot-hidden.png") });
+        await page.keyboard.press("Control+Shift+P");
+        await panel(page).getByText("safe").waitFor();
+        // The keyboard resizes it: three steps wider.
+        const splitter = page.getByRole("separator", { name: "Resize Pilot" });
+        const before = Number(await splitter.getAttribute("aria-valuenow"));
+        await splitter.focus();
+        for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowLeft");
+        const after = Number(await splitter.getAttribute("aria-valuenow"));
+        const box = await page.getByRole("complementary", { name: "Pilot panel" }).boundingBox();
+        if (after !== before + 60 || Math.abs(box.width - after) > 1) {
+          throw new Error(`resized from ${before} to ${after}, drawn ${box.width} wide`);
+        }
+      },
+    );
+  });
+
+  test("Pilot: Stop cancels the turn", async ({ page }) => {
+    await withPilot(
+      { steps: [{ respond: { text: "Thinking about it for a long while", stall_after_chunks: 6 } }] },
+      async ({ url }) => {
+        await openLocal(page, url);
+        await message(page, "take your time");
+        await panel(page).getByText("Thinking").waitFor();
+        const stop = panel(page).getByRole("button", { name: "Stop" });
+        await stop.click();
+        await panel(page).getByText("Stopped", { exact: true }).waitFor();
+        await until("Stop disabled", () => stop.isDisabled());
+        await panel(page).getByRole("textbox", { name: "Message Pilot" }).fill("next");
+        if (await panel(page).getByRole("button", { name: "Send" }).isDisabled()) {
+          throw new Error("Send stays disabled after Stop");
+        }
+        await page.screenshot({ path: join(OUTPUT, "pilot-stopped.png") });
+      },
+    );
+  });
+
+  test("Pilot on a phone: a sheet from the bottom", async ({ page }) => {
+    await withPilot(
+      { steps: [{ respond: { text: "Hello from the **sheet**." } }] },
+      async ({ url }) => {
+        await openLocal(page, url);
+        await page.getByRole("button", { name: "Pilot", exact: true }).click();
+        await message(page, "hi");
+        await panel(page).getByText("Hello from the").waitFor();
+        await turnDone(page);
+        await page.screenshot({ path: join(OUTPUT, "pilot-phone-sheet.png") });
+        await page.getByRole("button", { name: "Close Pilot" }).click();
+        await page.getByRole("button", { name: "Pilot", exact: true }).waitFor();
+      },
+    );
+  }, { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
+}

@@ -1,0 +1,18 @@
+// A card that waits for the user comes into view and takes focus. Deferred by two frames: a tab
+// that just became visible focuses its terminal in the next frame, and the card must win.
+
+export function drawAttention(element: HTMLElement, stillWaiting: () => boolean): () => void {
+  let inner = 0;
+  const outer = requestAnimationFrame(() => {
+    inner = requestAnimationFrame(() => {
+      if (stillWaiting() && element.isConnected) {
+        element.scrollIntoView({ block: "nearest" });
+        element.focus({ preventScroll: true });
+      }
+    });
+  });
+  return () => {
+    cancelAnimationFrame(outer);
+    cancelAnimationFrame(inner);
+  };
+}

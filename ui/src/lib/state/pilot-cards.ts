@@ -1,0 +1,239 @@
+// What a tool card says about its call, in words: the short arguments of the collapsed card, the
+// status word and shape, and the facts of the expanded card (detection, exit code, files read,
+// output and what was left out of it). Pure functions of the card.
+
+import type {
+  Detection,
+  EditFileResult,
+  ReadFileResult,
+  RunCommandResult,
+  SearchFilesResult,
+  Truncation,
+  Value,
+  WriteFileResult,
+} from "../protocol";
+import type { CallCard } from "./pilot";
+
+export type CardStatus = "waiting" | "asking" | "requested" | "running" | "ok" | "error" | "denied" | "cancelled";
+
+/** The status as a word and a shape (never colour alone). */
+export function cardStatus(card: CallCard): { status: CardStatus; word: string; shape: string } {
+  const status = statusOf(card);
+  return { status, word: STATUS_WORDS[status], shape: STATUS_SHAPES[status] };
+}
+
+const STATUS_WORDS: Record<CardStatus, string> = {
+  waiting: "waits for approval",
+  asking: "asks you",
+  requested: "checking",
+  running: "running",
+  ok: "ok",
+  error: "error",
+  denied: "denied",
+  cancelled: "cancelled",
+};
+
+const STATUS_SHAPES: Record<CardStatus, string> = {
+  waiting: "?",
+  asking: "?",
+  requested: "…",
+  running: "◌",
+  ok: "✓",
+  error: "✕",
+  denied: "⊘",
+  cancelled: "■",
+};
+
+function statusOf(card: CallCard): CardStatus {
+  switch (card.phase) {
+    case "approval":
+      return "waiting";
+    case "question":
+      return "asking";
+    case "requested":
+      return "requested";
+    case "running":
+      return "running";
+    case "finished":
+      return card.outcome?.status ?? "ok";
+  }
+}
+
+function object(value: Value): { [key: string]: Value } | null {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+}
+
+function text(value: Value | undefined): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+/** One line of at most `max` characters. */
+export function oneLine(value: string, max = 80): string {
+  const line = value.replace(/\s*\n\s*/g, " ⏎ ").trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+/** The arguments that say what the call does, in one short line (`df -h /`, a path, …). */
+export function shortArgs(tool: string, args: Value): string {
+  const fields = object(args);
+  if (fields === null) {
+    return typeof args === "string" ? oneLine(args) : "";
+  }
+  const first = (...names: string[]) => names.map((n) => text(fields[n])).find((v) => v != null) ?? null;
+  switch (tool) {
+    case "run_command":
+      return oneLine(first("command") ?? "");
+    case "send_input": {
+      const input = first("text");
+      const key = first("key");
+      return oneLine([input !== null ? JSON.stringify(input) : null, key].filter(Boolean).join(" "));
+    }
+    case "ask_user":
+      return oneLine(first("question") ?? "");
+    case "rename":
+      return oneLine(`${first("from") ?? ""} → ${first("to") ?? ""}`);
+    case "upload":
+    case "download":
+      return oneLine(`${first("from", "local_path", "source") ?? ""} → ${first("to", "remote_path", "target") ?? ""}`);
+    case "search_files":
+      return oneLine(`${first("pattern") ?? ""} in ${first("path") ?? ""}`);
+    default: {
+      const shown = first("path", "command", "title", "view", "url");
+      if (shown !== null) {
+        return oneLine(shown);
+      }
+      // Whatever there is, compactly.
+      return oneLine(JSON.stringify(args));
+    }
+  }
+}
+
+/** "1.2 s", "340 ms", "2 min 5 s". */
+export function duration(ms: number): string {
+  if (ms < 1000) {
+    return `${Math.round(ms)} ms`;
+  }
+  if (ms < 60_000) {
+    return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  }
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+export interface CardDetails {
+  /** How the end of a command was detected, in words. */
+  detection: string | null;
+  exitCode: number | null;
+  /** The command's own duration (the card's duration counts the approval wait too). */
+  commandMs: number | null;
+  filesRead: string[];
+  /** The output (or file content) in monospace, with the "left out" marker line in it. */
+  output: string | null;
+  /** What was left out of `output`, in words; null when nothing was. */
+  leftOut: string | null;
+  /** What else the result says (edits applied, bytes written, a note). */
+  facts: string[];
+  error: string | null;
+}
+
+const DETECTION_WORDS: Record<Detection, string> = {
+  shell_integration: "shell integration",
+  heuristic: "heuristic (no exit code)",
+};
+
+export function leftOutWords(truncated: Truncation | null | undefined): string | null {
+  if (truncated == null) {
+    return null;
+  }
+  return `${truncated.omitted_lines} lines (${truncated.omitted_bytes} bytes) left out`;
+}
+
+/** The facts of the expanded card, read from the tool's result. */
+export function cardDetails(card: CallCard): CardDetails {
+  const details: CardDetails = {
+    detection: null,
+    exitCode: null,
+    commandMs: null,
+    filesRead: [],
+    output: null,
+    leftOut: null,
+    facts: [],
+    error: card.outcome?.error ?? null,
+  };
+  const result = card.outcome?.result;
+  const fields = result == null ? null : object(result);
+  if (fields === null) {
+    return details;
+  }
+  switch (card.tool) {
+    case "run_command": {
+      const run = fields as unknown as Partial<RunCommandResult>;
+      details.detection = run.detection !== undefined ? (DETECTION_WORDS[run.detection] ?? run.detection) : null;
+      details.exitCode = typeof run.exit_code === "number" ? run.exit_code : null;
+      details.commandMs = typeof run.duration_ms === "number" ? run.duration_ms : null;
+      details.output = typeof run.output === "string" ? run.output : null;
+      details.leftOut = leftOutWords(run.truncated);
+      if (run.status !== undefined && run.status !== "completed") {
+        details.facts.push(run.status.replace(/_/g, " "));
+      }
+      if (typeof run.note === "string") {
+        details.facts.push(run.note);
+      }
+      if (typeof run.screen === "string" && details.output === "") {
+        details.output = run.screen;
+      }
+      break;
+    }
+    case "read_file": {
+      const read = fields as unknown as Partial<ReadFileResult>;
+      if (typeof read.path === "string") {
+        details.filesRead.push(read.path);
+      }
+      details.output = typeof read.content === "string" ? read.content : null;
+      details.leftOut = leftOutWords(read.truncated);
+      if (typeof read.start_line === "number" && typeof read.end_line === "number") {
+        details.facts.push(`lines ${read.start_line}–${read.end_line} of ${read.total_lines ?? "?"}`);
+      }
+      break;
+    }
+    case "search_files": {
+      const search = fields as unknown as Partial<SearchFilesResult>;
+      details.filesRead = Array.isArray(search.files_read) ? search.files_read : [];
+      if (Array.isArray(search.matches)) {
+        details.output = search.matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join("\n");
+        details.facts.push(`${search.matches.length} matching lines${search.truncated ? " (stopped at the limit)" : ""}`);
+      }
+      break;
+    }
+    case "edit_file": {
+      const edit = fields as unknown as Partial<EditFileResult>;
+      details.facts.push(
+        `${edit.edits_applied ?? 0} edits applied, +${edit.lines_added ?? 0} −${edit.lines_removed ?? 0} lines, ${edit.bytes_written ?? 0} bytes written`,
+      );
+      break;
+    }
+    case "write_file": {
+      const write = fields as unknown as Partial<WriteFileResult>;
+      details.facts.push(`${write.created ? "created" : "replaced"}, ${write.bytes_written ?? 0} bytes written`);
+      break;
+    }
+    case "ask_user": {
+      const answer = fields["answer"];
+      details.facts.push(typeof answer === "string" ? `answer: ${answer}` : "not answered");
+      break;
+    }
+    default:
+      details.output = JSON.stringify(result, null, 2);
+  }
+  return details;
+}
+
+/** Whether a line of output is the engine's "left out" marker (shown so it stands out). */
+export function isLeftOutMarker(line: string): boolean {
+  return /^\[… .* left out …\]$/.test(line.trim());
+}
+
+/** Storage plan lines that destroy something get a danger mark. */
+export function isDangerousOperation(line: string): boolean {
+  return /^(\d+\.\s*)?delete\b/i.test(line) || /\bREPLACING\b|\breplacing\b|\boverwrit/i.test(line);
+}

@@ -1,0 +1,212 @@
+import { describe, expect, it } from "vitest";
+import type { Event, PlanCard } from "../protocol";
+import {
+  applyPilotEvent,
+  decided,
+  initialPilot,
+  isBusy,
+  messageSent,
+  modeChosen,
+  questionAnswered,
+  tabPilot,
+  waitingCount,
+  type PilotState,
+} from "./pilot";
+
+function apply(state: PilotState, ...events: Event[]): PilotState {
+  return events.reduce(applyPilotEvent, state);
+}
+
+const plan = (phase: PlanCard["phase"], statuses: PlanCard["steps"][number]["status"][]): PlanCard => ({
+  title: "Free disk space",
+  findings: "/var/log is 9 GB",
+  phase,
+  steps: statuses.map((status, i) => ({
+    title: `step ${i + 1}`,
+    kind: "command",
+    status,
+    awaiting_confirmation: false,
+  })),
+});
+
+describe("Pilot's event → state reducer", () => {
+  it("keeps each tab's conversation apart: message, streamed text, turn", () => {
+    let state = messageSent(initialPilot(), "t1", "how full is the disk?");
+    expect(isBusy(state, "t1")).toBe(true);
+    state = apply(
+      state,
+      { type: "turn_started", tab: "t1", turn: 1, text: "how full is the disk?" },
+      { type: "assistant_text", tab: "t1", turn: 1, delta: "Let me " },
+      { type: "assistant_text", tab: "t1", turn: 1, delta: "look." },
+      { type: "assistant_text", tab: "t2", turn: 1, delta: "other tab" },
+    );
+    const t1 = tabPilot(state, "t1");
+    expect(t1.turn).toBe(1);
+    expect(t1.sending).toBe(false);
+    expect(t1.items.map((i) => [i.kind, "text" in i ? i.text : null])).toEqual([
+      ["user", "how full is the disk?"],
+      ["assistant", "Let me look."],
+    ]);
+    expect(tabPilot(state, "t2").items).toHaveLength(1);
+    state = apply(state, { type: "turn_finished", tab: "t1", turn: 1, status: "completed" });
+    expect(isBusy(state, "t1")).toBe(false);
+    // A completed turn adds no note.
+    expect(tabPilot(state, "t1").items).toHaveLength(2);
+  });
+
+  it("shows the message of a turn another page started, or a reload replays", () => {
+    const state = apply(
+      initialPilot(),
+      { type: "turn_started", tab: "t", turn: 1, text: "from the other window" },
+      { type: "assistant_text", tab: "t", turn: 1, delta: "On it." },
+    );
+    expect(tabPilot(state, "t").items.map((i) => ("text" in i ? i.text : i.kind))).toEqual([
+      "from the other window",
+      "On it.",
+    ]);
+  });
+
+  it("starts a new text block after a tool card", () => {
+    const state = apply(
+      initialPilot(),
+      { type: "assistant_text", tab: "t", turn: 1, delta: "Checking." },
+      { type: "tool_requested", tab: "t", call: "c1", tool: "run_command", args: { command: "df -h /" } },
+      { type: "assistant_text", tab: "t", turn: 1, delta: "Done." },
+    );
+    expect(tabPilot(state, "t").items.map((i) => i.kind)).toEqual(["assistant", "call", "assistant"]);
+  });
+
+  it("follows a call from approval to its end, and a denied one says denied", () => {
+    let state = apply(
+      initialPilot(),
+      { type: "tool_requested", tab: "t", call: "c1", tool: "run_command", args: { command: "rm -rf /tmp/x" } },
+      {
+        type: "approval_requested",
+        tab: "t",
+        call: "c1",
+        tool: "run_command",
+        reasons: ["rm is dangerous"],
+        dangerous: true,
+        preview: { kind: "command", command: "rm -rf /tmp/x" },
+      },
+    );
+    expect(tabPilot(state, "t").calls["c1"]?.phase).toBe("approval");
+    expect(waitingCount(state, "t")).toBe(1);
+    state = decided(state, "t", "c1", "deny");
+    expect(waitingCount(state, "t")).toBe(0);
+    state = apply(state, {
+      type: "tool_finished",
+      tab: "t",
+      call: "c1",
+      outcome: { tool: "run_command", status: "denied", error: "the user denied it" },
+      verdict: "ask",
+      decided_by: "user",
+      duration_ms: 1500,
+    });
+    const card = tabPilot(state, "t").calls["c1"];
+    expect(card?.phase).toBe("finished");
+    expect(card?.outcome?.status).toBe("denied");
+    expect(card?.decidedBy).toBe("user");
+    expect(card?.approval?.reasons).toEqual(["rm is dangerous"]);
+  });
+
+  it("makes a card from a later event when the request was not seen (replay cut short)", () => {
+    const state = apply(initialPilot(), { type: "tool_running", tab: "t", call: "c9" }, {
+      type: "question_asked",
+      tab: "t",
+      call: "q1",
+      question: "Which one?",
+      options: ["a", "b"],
+    });
+    // tool_running alone shows nothing it cannot name; the question makes its card.
+    expect(Object.keys(tabPilot(state, "t").calls)).toEqual(["q1"]);
+    expect(waitingCount(state, "t")).toBe(1);
+    const answered = questionAnswered(state, "t", "q1", null);
+    expect(tabPilot(answered, "t").calls["q1"]?.answered).toEqual({ answer: null });
+    expect(waitingCount(answered, "t")).toBe(0);
+  });
+
+  it("shows plan calls as the plan card: proposal, approval, live steps, an added step", () => {
+    let state = apply(
+      initialPilot(),
+      { type: "tool_requested", tab: "t", call: "p1", tool: "propose_plan", args: {} },
+      { type: "plan_proposed", tab: "t", call: "p1", plan: plan("proposed", ["pending", "pending"]) },
+      {
+        type: "approval_requested",
+        tab: "t",
+        call: "p1",
+        tool: "propose_plan",
+        reasons: ["a plan needs your approval"],
+        dangerous: false,
+        preview: { kind: "operations", lines: ["1. step 1", "2. step 2"] },
+      },
+    );
+    let pilot = tabPilot(state, "t");
+    expect(pilot.items.map((i) => i.kind)).toEqual(["plan"]);
+    expect(pilot.calls).toEqual({});
+    expect(pilot.planApproval).toEqual({ call: "p1", what: "plan", answered: null });
+    expect(waitingCount(state, "t")).toBe(1);
+    state = decided(state, "t", "p1", "approve");
+    expect(waitingCount(state, "t")).toBe(0);
+    state = apply(
+      state,
+      { type: "plan_updated", tab: "t", plan: plan("approved", ["pending", "pending"]) },
+      { type: "mode_changed", tab: "t", mode: "ask" },
+      { type: "tool_finished", tab: "t", call: "p1", outcome: { tool: "propose_plan", status: "ok" }, verdict: "ask", duration_ms: 5 },
+      { type: "plan_updated", tab: "t", plan: plan("approved", ["done", "running"]) },
+      { type: "approval_requested", tab: "t", call: "u1", tool: "update_plan", reasons: [], dangerous: false },
+    );
+    pilot = tabPilot(state, "t");
+    expect(pilot.items).toHaveLength(1);
+    const card = pilot.items[0];
+    expect(card?.kind === "plan" && card.plan.steps.map((s) => s.status)).toEqual(["done", "running"]);
+    expect(pilot.planApproval).toEqual({ call: "u1", what: "step", answered: null });
+    state = apply(state, { type: "tool_finished", tab: "t", call: "u1", outcome: { tool: "update_plan", status: "ok" }, verdict: "ask", duration_ms: 5 });
+    expect(tabPilot(state, "t").planApproval).toBeNull();
+  });
+
+  it("puts a new proposal after a rejected plan in a card of its own", () => {
+    const state = apply(
+      initialPilot(),
+      { type: "plan_proposed", tab: "t", call: "p1", plan: plan("proposed", ["pending"]) },
+      { type: "plan_updated", tab: "t", plan: plan("rejected", ["pending"]) },
+      { type: "plan_proposed", tab: "t", call: "p2", plan: plan("proposed", ["pending", "pending"]) },
+    );
+    expect(tabPilot(state, "t").items.map((i) => (i.kind === "plan" ? i.plan.phase : i.kind))).toEqual([
+      "rejected",
+      "proposed",
+    ]);
+  });
+
+  it("says how a turn ended when it did not complete, and how full the context is", () => {
+    const state = apply(
+      initialPilot(),
+      { type: "turn_started", tab: "t", turn: 3, text: "go" },
+      { type: "context_usage", tab: "t", turn: 3, used_tokens: 5000, context_tokens: 200000, elided_results: 1 },
+      { type: "model_retrying", tab: "t", turn: 3, attempt: 1, wait_ms: 1500, reason: "rate limited" },
+      { type: "turn_finished", tab: "t", turn: 3, status: "failed", message: "the model API failed" },
+    );
+    const pilot = tabPilot(state, "t");
+    expect(pilot.context).toEqual({ usedTokens: 5000, contextTokens: 200000, elidedResults: 1 });
+    expect(pilot.items).toEqual([
+      { kind: "user", id: 1, text: "go" },
+      { kind: "note", id: 2, tone: "info", text: "rate limited; trying again in 2 s (attempt 1)" },
+      { kind: "note", id: 3, tone: "error", text: "Failed: the model API failed" },
+    ]);
+  });
+
+  it("follows the mode and forgets a closed tab", () => {
+    let state = modeChosen(initialPilot(), "t", "plan");
+    expect(tabPilot(state, "t").mode).toBe("plan");
+    state = apply(state, { type: "mode_changed", tab: "t", mode: "autopilot" });
+    expect(tabPilot(state, "t").mode).toBe("autopilot");
+    state = apply(state, { type: "tab_closed", tab: "t" });
+    expect(state.tabs).toEqual({});
+    expect(tabPilot(state, "t").mode).toBe("ask");
+  });
+
+  it("ignores events that are not Pilot's", () => {
+    const state = initialPilot();
+    expect(apply(state, { type: "hello", version: "1", tools: [] }, { type: "error", message: "x" })).toBe(state);
+  });
+});
