@@ -13,6 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { register as registerConnections } from "./connections.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -346,6 +347,8 @@ test("a key's passphrase is asked in a masked field and never comes back to the 
   }
 });
 
+registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT });
+
 async function main() {
   rmSync(OUTPUT, { recursive: true, force: true });
   mkdirSync(OUTPUT, { recursive: true });
@@ -376,7 +379,9 @@ async function main() {
   try {
     // E2E_ONLY=part-of-a-name runs just the matching tests (while working on one).
     const only = process.env.E2E_ONLY;
-    for (const { name, body, contextOptions } of tests.filter((t) => !only || t.name.includes(only))) {
+    // Several parts separated by `|` run every test matching one of them.
+    const chosen = (t) => !only || only.split("|").some((part) => t.name.includes(part));
+    for (const { name, body, contextOptions } of tests.filter(chosen)) {
       const context = await browser.newContext({
         viewport: { width: 1280, height: 760 },
         colorScheme: "light",
@@ -389,7 +394,7 @@ async function main() {
       page.on("pageerror", (error) => errors.push(String(error)));
       const started = Date.now();
       try {
-        await body({ page, context, served, sshd });
+        await body({ page, context, served, sshd, home });
         if (errors.length > 0) {
           throw new Error(`errors in the page: ${errors.join("; ")}`);
         }

@@ -282,7 +282,12 @@ impl Engine {
                 }
             }
             Op::UpdateSettings { tab, settings } => {
-                if let Some(found) = inner.tab(&tab) {
+                if let Err(error) = settings.validate() {
+                    inner.emit(Event::Error {
+                        tab: Some(tab),
+                        message: error.to_string(),
+                    });
+                } else if let Some(found) = inner.tab(&tab) {
                     *lock(&found.settings) = settings.clone();
                     inner.emit(Event::SettingsChanged { tab, settings });
                 } else {
@@ -379,6 +384,25 @@ impl Engine {
                 crate::agent::send_message(self, tab, text, model);
             }
             Op::CancelTurn { tab } => crate::agent::cancel_turn(self, &tab),
+            Op::ReadSettings { tab } => match inner.tab(&tab) {
+                Some(found) => inner.emit(Event::SettingsChanged {
+                    tab,
+                    settings: found.settings(),
+                }),
+                None => inner.no_such_tab(&tab),
+            },
+            op @ (Op::ListConnections
+            | Op::SaveConnection { .. }
+            | Op::DeleteConnection { .. }
+            | Op::ReadSshConfig
+            | Op::ImportSshConfig { .. }
+            | Op::UpdateConnectionSettings { .. }
+            | Op::ReadAudit { .. }) => {
+                // Files and the keychain (which may wait for the user to unlock it): in the
+                // background, so terminal input keeps flowing.
+                let engine = self.clone();
+                tokio::spawn(async move { crate::saved_ops::handle(&engine, op).await });
+            }
         }
     }
 
@@ -688,7 +712,7 @@ impl Inner {
                 });
                 let session = SshSession::connect(&target, &options, interaction)
                     .await
-                    .map_err(|error| error.to_string())?;
+                    .map_err(|error| self.connect_error(&tab.id, error))?;
                 let io = session
                     .open_shell("xterm-256color", cols, rows)
                     .await
@@ -823,6 +847,34 @@ impl Inner {
             files: Some(files),
             local_files: local,
         }))
+    }
+
+    /// A failed SSH connect in words; a changed host key is also told as `HostKeyChanged`, so
+    /// front ends can say what it means and offer no way to connect anyway.
+    fn connect_error(&self, tab: &str, error: crate::ssh::SshError) -> String {
+        if let crate::ssh::SshError::HostKeyChanged {
+            endpoint,
+            key_type,
+            fingerprint,
+            known_hosts,
+            line,
+        } = &error
+        {
+            let (host, port) = match endpoint.rsplit_once(':') {
+                Some((host, port)) => (host, port.parse().unwrap_or(crate::ssh::DEFAULT_PORT)),
+                None => (endpoint.as_str(), crate::ssh::DEFAULT_PORT),
+            };
+            self.emit(Event::HostKeyChanged {
+                tab: tab.to_owned(),
+                host: host.trim_matches(['[', ']']).to_owned(),
+                port,
+                key_type: key_type.clone(),
+                fingerprint: fingerprint.clone(),
+                known_hosts: known_hosts.display().to_string(),
+                line: u32::try_from(*line).unwrap_or(u32::MAX),
+            });
+        }
+        error.to_string()
     }
 
     /// Turns a call's transfer progress into `TransferProgress` events.
@@ -1207,7 +1259,8 @@ impl Inner {
             error: outcome.error.clone(),
             duration_ms,
         };
-        if let Err(error) = self.audit.append(&record) {
+        let recorded = self.audit.append(&record);
+        if let Err(error) = &recorded {
             // The call happened; the user must learn that its record is missing.
             self.emit(Event::Error {
                 tab: Some(tab.to_owned()),
@@ -1222,6 +1275,9 @@ impl Inner {
             decided_by,
             duration_ms,
         });
+        if recorded.is_ok() {
+            self.emit(Event::AuditRecorded { entry: record });
+        }
         outcome
     }
 

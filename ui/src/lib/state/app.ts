@@ -220,6 +220,12 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "assistant_text":
     case "model_retrying":
     case "turn_finished":
+    // Saved connections, the ssh config import and the audit log: library.ts.
+    case "saved_connections":
+    case "ssh_config_hosts":
+    case "audit_log":
+    case "audit_recorded":
+    case "host_key_changed":
       return state;
     default: {
       // A new event type fails to compile here; one from a newer engine is ignored.

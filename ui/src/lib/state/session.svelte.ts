@@ -18,6 +18,7 @@ import {
   tabReopening,
   type AppState,
 } from "./app";
+import { Library } from "./library.svelte";
 
 /** A terminal size to open with until the view measures itself. */
 const DEFAULT_COLS = 100;
@@ -33,6 +34,8 @@ export function newTabId(): TabId {
 export class Session {
   state: AppState = $state.raw(initialState());
   readonly output = new TerminalOutput();
+  /** Saved connections, settings, the audit log. */
+  readonly library: Library;
   private readonly transport: Transport;
   private readonly stop: () => void;
   private everOpen = false;
@@ -42,9 +45,14 @@ export class Session {
 
   constructor(transport: Transport) {
     this.transport = transport;
+    this.library = new Library(transport);
     this.stop = transport.subscribe((message) => {
       switch (message.kind) {
         case "event":
+          if (this.library.answered(message.event)) {
+            // Shown in the dialog that asked.
+            break;
+          }
           this.state = applyEvent(this.state, message.event);
           if (message.event.type === "connection_state") {
             this.connectionChanged(message.event.tab, message.event.state.state === "connected");
@@ -68,6 +76,7 @@ export class Session {
   }
 
   dispose(): void {
+    this.library.dispose();
     this.stop();
     this.transport.close();
   }
