@@ -254,7 +254,7 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     await until("only the echo row", async () => (await echoRow.count()) === 1 && (await rmRow.count()) === 0 && (await allSay("audited")));
     await page.screenshot({ path: join(OUTPUT, "audit-log-filtered.png") });
     await audit.getByRole("button", { name: "Close" }).click();
-  });
+  }, { colorScheme: "dark" });
 
   test("password login through a masked field; a password saved with Save is used and never comes back to the page", async ({ page, served, home }) => {
     const server = await ownSshd(["--password"]);
