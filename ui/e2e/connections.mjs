@@ -123,8 +123,16 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     const settings = page.getByRole("dialog", { name: "Connection settings" });
     await settings.getByLabel("Forbidden commands").fill("shutdown\nrm");
     await settings.getByLabel("Sensitivity").selectOption("confidential");
+    await settings.getByText("also applied to its open tab").waitFor();
     await settings.getByRole("button", { name: "Save settings" }).click();
     await settings.waitFor({ state: "hidden" });
+    // Applied to the tab already open on it: Pilot may not run rm there now.
+    const refused = await runTools(page, await activeTab(page), [
+      { call: "e2e-saved-rm", tool: "run_command", args: { command: "rm -f /tmp/kaiport-e2e-nothing-here" } },
+    ]);
+    if (refused["e2e-saved-rm"].outcome.status !== "denied") {
+      throw new Error(`the open tab did not get the new settings: ${JSON.stringify(refused)}`);
+    }
     const file = readFileSync(join(home, "connections.toml"), "utf8");
     if (!/forbidden_commands = \[\s*"shutdown",\s*"rm",?\s*\]/.test(file) || !file.includes('sensitivity = "confidential"')) {
       throw new Error(`the settings are not in the profile:\n${file}`);
