@@ -144,11 +144,28 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     await page.screenshot({ path: join(OUTPUT, "saved-connection-settings.png") });
     await settings.getByRole("button", { name: "Cancel" }).click();
 
-    // Delete asks once more, then the connection is gone from the sidebar and the file.
-    await sidebar.getByRole("button", { name: "Delete e2e-saved" }).click();
-    await sidebar.getByRole("group", { name: "Delete e2e-saved?" }).getByRole("button", { name: "Delete" }).click();
+    // Edited: renamed, with its settings kept.
+    await sidebar.getByRole("button", { name: "Edit e2e-saved" }).click();
+    const edit = page.getByRole("dialog", { name: "Edit connection" });
+    if ((await edit.getByLabel("Port").inputValue()) !== String(sshd.port)) {
+      throw new Error("the edit form does not show the saved port");
+    }
+    await edit.getByLabel("Name").fill("e2e-renamed");
+    await page.screenshot({ path: join(OUTPUT, "saved-connection-edit.png") });
+    await edit.getByRole("button", { name: "Save" }).click();
+    await edit.waitFor({ state: "hidden" });
+    const renamed = sidebar.getByRole("button", { name: "Open e2e-renamed (SSH)" });
+    await renamed.waitFor();
     await open.waitFor({ state: "detached" });
-    if (readFileSync(join(home, "connections.toml"), "utf8").includes("e2e-saved")) {
+    if (!/name = "e2e-renamed"[\s\S]*"shutdown"/.test(readFileSync(join(home, "connections.toml"), "utf8"))) {
+      throw new Error("the renamed connection lost its settings");
+    }
+
+    // Delete asks once more, then the connection is gone from the sidebar and the file.
+    await sidebar.getByRole("button", { name: "Delete e2e-renamed" }).click();
+    await sidebar.getByRole("group", { name: "Delete e2e-renamed?" }).getByRole("button", { name: "Delete" }).click();
+    await renamed.waitFor({ state: "detached" });
+    if (readFileSync(join(home, "connections.toml"), "utf8").includes("e2e-")) {
       throw new Error("the deleted connection is still in connections.toml");
     }
   });

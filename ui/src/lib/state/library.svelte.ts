@@ -74,8 +74,25 @@ export class Library {
   }
 
   /** Save `target` as `name`; a password or passphrase goes to the keychain through the engine. */
-  save(name: string, target: TabTarget, secrets: SaveConnectionSecret[], settings: ConnectionSettings | null = null): Promise<string | null> {
-    return this.request({ type: "save_connection", name, target, settings, secrets, replace: false }, "saved_connections");
+  save(
+    name: string,
+    target: TabTarget,
+    secrets: SaveConnectionSecret[],
+    settings: ConnectionSettings | null = null,
+    replace = false,
+  ): Promise<string | null> {
+    return this.request({ type: "save_connection", name, target, settings, secrets, replace }, "saved_connections");
+  }
+
+  /** Save the edited connection `previous` as `name` (its settings kept; renamed when the name
+   * changed). */
+  async saveEdited(previous: string, name: string, target: TabTarget, secrets: SaveConnectionSecret[]): Promise<string | null> {
+    const settings = this.state.saved?.find((c) => c.name === previous)?.settings ?? null;
+    if (previous === name) {
+      return this.save(name, target, secrets, settings, true);
+    }
+    const problem = await this.save(name, target, secrets, settings, false);
+    return problem ?? this.delete(previous);
   }
 
   delete(name: string): Promise<string | null> {
