@@ -55,6 +55,26 @@ describe("the library's requests", () => {
     expect(library.answered({ type: "error", message: "other" })).toBe(false);
   });
 
+  it("renames an edited connection: saved under the new name with its settings, then the old one deleted", async () => {
+    const transport = new FakeTransport();
+    const library = new Library(transport);
+    const target: TabTarget = { kind: "ssh", host: "h", port: 22, user: "u", identity_files: [], jump_hosts: [] };
+    const settings = { forbidden_commands: ["rm"] };
+    transport.emit({
+      type: "saved_connections",
+      connections: [{ name: "old", kind: "ssh", address: "ssh://u@h:22", target, settings }],
+    });
+    const done = library.saveEdited("old", "new", target, []);
+    expect(transport.ops).toEqual([
+      { type: "save_connection", name: "new", target, settings, secrets: [], replace: false },
+    ]);
+    transport.emit({ type: "saved_connections", connections: [] });
+    await Promise.resolve();
+    expect(transport.ops[1]).toEqual({ type: "delete_connection", name: "old" });
+    transport.emit({ type: "saved_connections", connections: [] });
+    await expect(done).resolves.toBeNull();
+  });
+
   it("gives up waiting when the link to kaiport is lost", async () => {
     const transport = new FakeTransport();
     const library = new Library(transport);
