@@ -218,6 +218,42 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await sidebar.getByRole("button", { name: "Delete e2e-imp1" }).click();
     await sidebar.getByRole("group", { name: "Delete e2e-imp1?" }).getByRole("button", { name: "Delete" }).click();
+
+    // Storage connections are listed beside the SSH ones, with their kind (saved here as the
+    // storage form does: Op::SaveConnection with the storage URL).
+    await page.evaluate(
+      (op) =>
+        new Promise((resolve, reject) => {
+          const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/ws`);
+          ws.onopen = () => ws.send(JSON.stringify(op));
+          ws.onmessage = (m) => {
+            const event = typeof m.data === "string" ? JSON.parse(m.data) : null;
+            if (event?.type === "saved_connections" && event.connections.some((c) => c.name === op.name)) {
+              ws.close();
+              resolve();
+            } else if (event?.type === "error" && !event.tab) {
+              reject(new Error(event.message));
+            }
+          };
+        }),
+      {
+        type: "save_connection",
+        name: "e2e-s3",
+        target: { kind: "storage", url: "s3://backups/db?endpoint=http%3A%2F%2F127.0.0.1%3A9000&path_style=true", user: "AKIDEXAMPLE" },
+      },
+    );
+    const s3 = sidebar.getByRole("button", { name: "Open e2e-s3 (S3)" });
+    await s3.waitFor();
+    if (!((await s3.getAttribute("title")) ?? "").startsWith("s3://AKIDEXAMPLE@backups/db?")) {
+      throw new Error(`the storage connection's address: ${await s3.getAttribute("title")}`);
+    }
+    if ((await sidebar.getByRole("button", { name: "Edit e2e-s3" }).count()) !== 0) {
+      throw new Error("the SSH form offers to edit a storage connection");
+    }
+    await page.screenshot({ path: join(OUTPUT, "saved-storage-connection.png") });
+    await sidebar.getByRole("button", { name: "Delete e2e-s3" }).click();
+    await sidebar.getByRole("group", { name: "Delete e2e-s3?" }).getByRole("button", { name: "Delete" }).click();
+    await s3.waitFor({ state: "detached" });
   });
 
   test("Connection settings of a tab: bad values are named, a forbidden command is applied, and the audit log lists the calls", async ({ page, served }) => {
