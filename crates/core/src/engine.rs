@@ -126,6 +126,9 @@ struct Inner {
     pilot: crate::agent::Conversations,
     /// Transfers that failed, for `Op::RetryTransfer`: (tab, call) → (tool, arguments).
     failed_transfers: Mutex<HashMap<(TabId, CallId), (String, Value)>>,
+    /// Ops on saved connections and the audit log, done one after the other in the background
+    /// (started with the first of them).
+    saved_ops: std::sync::OnceLock<mpsc::UnboundedSender<Op>>,
 }
 
 /// The answer to one approval.
@@ -217,6 +220,7 @@ impl Engine {
                 plans: crate::plan::PlanBook::default(),
                 pilot: crate::agent::Conversations::default(),
                 failed_transfers: Mutex::default(),
+                saved_ops: std::sync::OnceLock::new(),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -399,9 +403,22 @@ impl Engine {
             | Op::UpdateConnectionSettings { .. }
             | Op::ReadAudit { .. }) => {
                 // Files and the keychain (which may wait for the user to unlock it): in the
-                // background, so terminal input keeps flowing.
-                let engine = self.clone();
-                tokio::spawn(async move { crate::saved_ops::handle(&engine, op).await });
+                // background, so terminal input keeps flowing; one at a time, so two saves never
+                // overwrite each other and answers come in the order asked.
+                let queue = inner.saved_ops.get_or_init(|| {
+                    let (queue, mut ops) = mpsc::unbounded_channel();
+                    // Weak: the worker ends when the engine goes.
+                    let engine = Arc::downgrade(&self.inner);
+                    tokio::spawn(async move {
+                        while let Some(op) = ops.recv().await {
+                            let Some(inner) = engine.upgrade() else { break };
+                            crate::saved_ops::handle(&Engine { inner }, op).await;
+                        }
+                    });
+                    queue
+                });
+                // Sending fails only once the worker is gone with the engine.
+                let _ = queue.send(op);
             }
         }
     }
