@@ -134,6 +134,32 @@ async fn a_saved_connection_opens_with_its_settings_and_its_calls_are_audited() 
     })
     .await;
     assert_eq!(tab_settings, settings);
+    // A tab's settings are checked too: the error names the setting and the tab.
+    engine
+        .handle(Op::UpdateSettings {
+            tab: "t1".to_owned(),
+            settings: ConnectionSettings {
+                output_limit_lines: 1,
+                ..settings.clone()
+            },
+        })
+        .await;
+    let refused = next(&mut events, |event| match event {
+        Event::Error {
+            tab: Some(tab),
+            message,
+        } => Some((tab, message)),
+        Event::SettingsChanged { .. } => panic!("an invalid setting was applied"),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        refused,
+        (
+            "t1".to_owned(),
+            "output_limit_lines must be a whole number from 10 to 100000, not 1".to_owned()
+        )
+    );
 
     engine
         .handle(Op::RunTool {

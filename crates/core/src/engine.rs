@@ -829,11 +829,12 @@ impl Inner {
                 // was lost (storage::sftp_storage).
                 let connector: crate::storage::sftp_storage::SftpConnector = Arc::new(move || {
                     let (target, options) = (target.clone(), options.clone());
+                    let prompts = interaction.clone();
                     let interaction: Arc<dyn crate::ssh::ConnectInteraction> = interaction.clone();
                     Box::pin(async move {
                         let session = SshSession::connect(&target, &options, interaction)
                             .await
-                            .map_err(|error| error.to_string())?;
+                            .map_err(|error| prompts.inner.connect_error(&prompts.tab, error))?;
                         let files = crate::fs::SftpFiles::open(&session)
                             .await
                             .map_err(|error| error.to_string())?;
