@@ -144,6 +144,19 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     await page.screenshot({ path: join(OUTPUT, "saved-connection-settings.png") });
     await settings.getByRole("button", { name: "Cancel" }).click();
 
+    // The tab's own settings, saved for its connection too.
+    await page.getByRole("button", { name: "Connection settings", exact: true }).click();
+    await settings.getByText("Open tab").waitFor();
+    await settings.getByLabel("Allowed commands").fill("df");
+    if (!(await settings.getByRole("checkbox", { name: "Also save for e2e-saved" }).isChecked())) {
+      throw new Error("the tab's settings are not offered for its saved connection");
+    }
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.waitFor({ state: "hidden" });
+    if (!/allowed_commands = \["df"\]/.test(readFileSync(join(home, "connections.toml"), "utf8"))) {
+      throw new Error(`the tab's settings were not saved for its connection:\n${readFileSync(join(home, "connections.toml"), "utf8")}`);
+    }
+
     // Edited: renamed, with its settings kept.
     await sidebar.getByRole("button", { name: "Edit e2e-saved" }).click();
     const edit = page.getByRole("dialog", { name: "Edit connection" });
