@@ -2,7 +2,7 @@
 // log, the password / keyboard-interactive / changed-host-key prompts, and what a page on another
 // origin can do. Registered by run.mjs, which gives the helpers and runs them with the others.
 
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 
@@ -267,6 +267,27 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     await sidebar.getByRole("button", { name: "Delete e2e-s3" }).click();
     await sidebar.getByRole("group", { name: "Delete e2e-s3?" }).getByRole("button", { name: "Delete" }).click();
     await s3.waitFor({ state: "detached" });
+  });
+
+  test("many saved connections can be filtered in the sidebar", async ({ page, served, home }) => {
+    const file = join(home, "connections.toml");
+    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+    const many = Array.from(
+      { length: 9 },
+      (_, i) => `[[connection]]\nname = "e2e-many-${i}"\nkind = "ssh"\nhost = "10.0.0.${i + 1}"\nuser = "ops"\n`,
+    );
+    writeFileSync(file, before + many.join("\n"));
+    try {
+      await page.goto(served.url);
+      const sidebar = page.getByRole("navigation", { name: "Connections" });
+      await sidebar.getByRole("button", { name: "Open e2e-many-8 (SSH)" }).waitFor();
+      await sidebar.getByRole("searchbox", { name: "Filter saved connections" }).fill("10.0.0.4");
+      await until("one saved connection shown", async () => (await sidebar.getByRole("button", { name: /^Open e2e-many-/ }).count()) === 1);
+      await sidebar.getByRole("button", { name: "Open e2e-many-3 (SSH)" }).waitFor();
+      await page.screenshot({ path: join(OUTPUT, "saved-connections-filtered.png") });
+    } finally {
+      writeFileSync(file, before);
+    }
   });
 
   test("Connection settings of a tab: bad values are named, a forbidden command is applied, and the audit log lists the calls", async ({ page, served }) => {
