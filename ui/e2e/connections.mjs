@@ -276,7 +276,9 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       { length: 9 },
       (_, i) => `[[connection]]\nname = "e2e-many-${i}"\nkind = "ssh"\nhost = "10.0.0.${i + 1}"\nuser = "ops"\n`,
     );
-    writeFileSync(file, before + many.join("\n"));
+    // In place of what is there (it comes back at the end): appending to a file that says
+    // `connection = []` would not be TOML.
+    writeFileSync(file, many.join("\n"));
     try {
       await page.goto(served.url);
       const sidebar = page.getByRole("navigation", { name: "Connections" });

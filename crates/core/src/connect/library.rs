@@ -508,6 +508,8 @@ mod tests {
 
         delete(&path, "web1", || Ok(store.clone())).unwrap();
         assert_eq!(list(&path).unwrap(), vec![]);
+        // Empty, so an entry added by hand still makes a valid file.
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
         assert_eq!(
             store
                 .get(&ssh_password_account("deploy", "10.0.0.5", 2222))
