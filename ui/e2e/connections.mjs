@@ -475,12 +475,20 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
             new Promise((resolve) => {
               const ws = new WebSocket(url);
               const frames = [];
-              ws.onmessage = (m) => frames.push(typeof m.data === "string" ? m.data : "binary");
+              ws.onmessage = (m) => {
+                // One frame is enough to know it opened.
+                if (frames.push(typeof m.data === "string" ? m.data : "binary") === 1) ws.close();
+              };
               ws.onclose = (e) => resolve({ opened: frames.length > 0, code: e.code, frames });
               setTimeout(() => resolve({ opened: frames.length > 0, code: "timeout", frames }), 5000);
             }),
           url,
         );
+      // The same attempt from the server's own page gets events: the check below can fail.
+      const own = await attempt(`ws://127.0.0.1:${served.port}/ws`);
+      if (!own.opened) {
+        throw new Error(`the server's own page got no events (${own.code})`);
+      }
       await page.goto(`http://127.0.0.1:${other.address().port}/`);
       const foreign = await attempt(`ws://127.0.0.1:${served.port}/ws`);
       if (foreign.opened) {
