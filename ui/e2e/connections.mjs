@@ -292,6 +292,27 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     }
   });
 
+  test("on a phone the saved connections are in the row above the tabs, 44 px high", async ({ page, served, home }) => {
+    const file = join(home, "connections.toml");
+    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+    writeFileSync(file, '[[connection]]\nname = "e2e-phone"\nkind = "ssh"\nhost = "10.0.0.9"\nuser = "ops"\n');
+    try {
+      await page.goto(served.url);
+      const open = page.getByRole("button", { name: "Open e2e-phone (SSH)" });
+      await open.waitFor();
+      for (const control of [open, page.getByRole("button", { name: "Connection settings for e2e-phone" })]) {
+        const box = await control.boundingBox();
+        if (box === null || box.height < 44 || box.width < 44) {
+          throw new Error(`a touch target is too small: ${JSON.stringify(box)}`);
+        }
+      }
+      await open.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(OUTPUT, "phone-saved-connections.png") });
+    } finally {
+      writeFileSync(file, before);
+    }
+  }, { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
+
   test("Connection settings of a tab: bad values are named, a forbidden command is applied, and the audit log lists the calls", async ({ page, served }) => {
     await page.goto(served.url);
     await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
