@@ -7,6 +7,7 @@ mod files;
 mod files_sudo;
 mod links;
 mod policy;
+mod saved;
 mod ssh;
 mod storage;
 mod storage_big;

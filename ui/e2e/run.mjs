@@ -14,6 +14,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { pilotTests } from "./pilot.mjs";
+import { register as registerConnections } from "./connections.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -357,6 +358,7 @@ test("a key's passphrase is asked in a masked field and never comes back to the 
 });
 
 pilotTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
+registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT });
 
 /** Closes the browser, stops sshd and `kaiport serve` (Ctrl-C) and removes the test's home. */
 export async function stopAll({ browser, sshdProcess, servedProcess, home }) {
@@ -390,7 +392,9 @@ async function main() {
   try {
     // E2E_ONLY=part-of-a-name runs just the matching tests (while working on one).
     const only = process.env.E2E_ONLY;
-    for (const { name, body, contextOptions } of tests.filter((t) => !only || t.name.includes(only))) {
+    // Several parts separated by `|` run every test matching one of them.
+    const chosen = (t) => !only || only.split("|").some((part) => t.name.includes(part));
+    for (const { name, body, contextOptions } of tests.filter(chosen)) {
       const context = await browser.newContext({
         viewport: { width: 1280, height: 760 },
         colorScheme: "light",
@@ -403,7 +407,7 @@ async function main() {
       page.on("pageerror", (error) => errors.push(String(error)));
       const started = Date.now();
       try {
-        await body({ page, context, served, sshd });
+        await body({ page, context, served, sshd, home });
         if (errors.length > 0) {
           throw new Error(`errors in the page: ${errors.join("; ")}`);
         }

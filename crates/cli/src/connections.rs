@@ -3,7 +3,7 @@
 
 use crate::connection::{ConnectionOptions, parse_target};
 use anyhow::{Context, bail};
-use kaiport_core::connect::profiles::{ConnectionProfile, ProfileKind, ProfileStore};
+use kaiport_core::connect::profiles::{ConnectionProfile, ProfileStore};
 use kaiport_core::connect::secrets::{SecretStore, ssh_password_account};
 use kaiport_core::connect::ssh_config::{default_ssh_config_path, import_ssh_config};
 use kaiport_protocol::TabTarget;
@@ -91,30 +91,7 @@ pub fn run(command: ConnectionsCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn describe(profile: &ConnectionProfile) -> String {
-    match &profile.kind {
-        ProfileKind::Ssh {
-            host,
-            port,
-            user,
-            proxy_jump,
-            ..
-        } => {
-            let mut text = format!("ssh://{user}@{host}:{port}");
-            if !proxy_jump.is_empty() {
-                text.push_str(&format!(" via {}", proxy_jump.join(", ")));
-            }
-            text
-        }
-        ProfileKind::S3(_)
-        | ProfileKind::Webdav(_)
-        | ProfileKind::Azblob(_)
-        | ProfileKind::Ftp(_)
-        | ProfileKind::Ftps(_)
-        | ProfileKind::Sftp(_) => match profile.kind.storage_url() {
-            Some(url) => url,
-            None => profile.kind.kind_name().to_owned(),
-        },
-    }
+    kaiport_core::connect::library::address(&profile.kind)
 }
 
 /// The keychain account holding the password of a connection (a profile or a destination).

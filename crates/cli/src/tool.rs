@@ -174,6 +174,12 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::TabClosed { .. }
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }
+            // Answers to ops these front ends do not send; a changed host key also fails the tab.
+            | Event::SavedConnections { .. }
+            | Event::SshConfigHosts { .. }
+            | Event::AuditLog { .. }
+            | Event::AuditRecorded { .. }
+            | Event::HostKeyChanged { .. }
             | Event::ToolRequested { .. }
             | Event::ToolRunning { .. }
             | Event::PlanProposed { .. }

@@ -6,8 +6,6 @@
 //! partial last line left by a crash is cut off when the log is opened again, so the file is
 //! always a sequence of whole lines.
 
-use kaiport_protocol::{DecidedBy, ToolStatus, Verdict};
-use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -42,6 +40,11 @@ pub enum AuditError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot read the audit log {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot write to the audit log {path}: {source}")]
     Write {
         path: PathBuf,
@@ -49,32 +52,8 @@ pub enum AuditError {
     },
 }
 
-/// One line of the audit log.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AuditRecord {
-    /// RFC 3339 UTC with milliseconds.
-    pub time: String,
-    pub tab: String,
-    /// The connection as a user names it (`ssh://alice@host:22`, a profile name, `local`); never
-    /// a secret.
-    pub connection: String,
-    pub tool: String,
-    pub call: String,
-    pub args: Value,
-    pub decision: Verdict,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decided_by: Option<DecidedBy>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub reasons: Vec<String>,
-    pub status: ToolStatus,
-    /// How the work itself ended, when the result says (a command `interrupted` or `timed_out`
-    /// is a call with status ok): the result's `status` and `exit_code`, never its output.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    pub duration_ms: u64,
-}
+/// One line of the audit log (the protocol's type, so a front end reads the lines as written).
+pub type AuditRecord = kaiport_protocol::AuditEntry;
 
 /// The fields of a tool result that say how the work ended; `None` when it has neither.
 pub fn result_summary(result: Option<&Value>) -> Option<Value> {
@@ -144,6 +123,48 @@ impl AuditLog {
         // fsync per line: it would cost milliseconds on every tool call.
         file.write_all(&line).map_err(write_error)
     }
+}
+
+/// The last `limit` lines of the audit log at `path`, oldest first; a log not written yet is
+/// empty. A line that is not a record (written by a newer kaiport) is skipped.
+pub fn read_recent(path: &Path, limit: usize) -> Result<Vec<AuditRecord>, AuditError> {
+    const BLOCK: u64 = 64 * 1024;
+    let read_error = |source| AuditError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(read_error(error)),
+    };
+    let len = file.metadata().map_err(read_error)?.len();
+    // Read whole blocks back from the end until they hold `limit` whole lines.
+    let mut start = len;
+    let mut tail: Vec<u8> = Vec::new();
+    while start > 0 && tail.iter().filter(|&&byte| byte == b'\n').count() <= limit {
+        let from = start.saturating_sub(BLOCK);
+        let mut block = vec![0; (start - from) as usize];
+        file.seek(SeekFrom::Start(from)).map_err(read_error)?;
+        file.read_exact(&mut block).map_err(read_error)?;
+        block.extend_from_slice(&tail);
+        tail = block;
+        start = from;
+    }
+    let text = String::from_utf8_lossy(&tail);
+    let mut lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    if start > 0 && !lines.is_empty() {
+        // The first line may be cut by the block boundary.
+        lines.remove(0);
+    }
+    let skip = lines.len().saturating_sub(limit);
+    Ok(lines[skip..]
+        .iter()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect())
 }
 
 /// Cut a partial last line (no trailing newline) so the file holds whole lines only.
@@ -221,6 +242,7 @@ pub fn now_rfc3339() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kaiport_protocol::{DecidedBy, ToolStatus, Verdict};
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
@@ -309,5 +331,28 @@ mod tests {
             .collect();
         assert_eq!(tools, vec!["run_command", "read_screen", "send_input"]);
         assert!(text.ends_with('\n'));
+    }
+
+    #[test]
+    fn the_recent_lines_are_read_back_oldest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ai-audit.jsonl");
+        assert_eq!(read_recent(&path, 10).unwrap(), vec![]);
+        let log = AuditLog::open(&path).unwrap();
+        // Enough lines to span several read blocks.
+        for index in 0..3000 {
+            log.append(&record(&format!("tool{index}"))).unwrap();
+        }
+        let recent = read_recent(&path, 3).unwrap();
+        let tools: Vec<&str> = recent.iter().map(|entry| entry.tool.as_str()).collect();
+        assert_eq!(tools, vec!["tool2997", "tool2998", "tool2999"]);
+        assert_eq!(
+            recent[2],
+            AuditRecord {
+                time: recent[2].time.clone(),
+                ..record("tool2999")
+            }
+        );
+        assert_eq!(read_recent(&path, 5000).unwrap().len(), 3000);
     }
 }

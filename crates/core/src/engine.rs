@@ -126,6 +126,9 @@ struct Inner {
     pilot: crate::agent::Conversations,
     /// Transfers that failed, for `Op::RetryTransfer`: (tab, call) → (tool, arguments).
     failed_transfers: Mutex<HashMap<(TabId, CallId), (String, Value)>>,
+    /// Ops on saved connections and the audit log, done one after the other in the background
+    /// (started with the first of them).
+    saved_ops: std::sync::OnceLock<mpsc::UnboundedSender<Op>>,
 }
 
 /// The answer to one approval.
@@ -217,6 +220,7 @@ impl Engine {
                 plans: crate::plan::PlanBook::default(),
                 pilot: crate::agent::Conversations::default(),
                 failed_transfers: Mutex::default(),
+                saved_ops: std::sync::OnceLock::new(),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -282,7 +286,12 @@ impl Engine {
                 }
             }
             Op::UpdateSettings { tab, settings } => {
-                if let Some(found) = inner.tab(&tab) {
+                if let Err(error) = settings.validate() {
+                    inner.emit(Event::Error {
+                        tab: Some(tab),
+                        message: error.to_string(),
+                    });
+                } else if let Some(found) = inner.tab(&tab) {
                     *lock(&found.settings) = settings.clone();
                     inner.emit(Event::SettingsChanged { tab, settings });
                 } else {
@@ -393,6 +402,38 @@ impl Engine {
                         message: format!("cannot list the models: {error}"),
                     }),
                 }
+            }
+            Op::ReadSettings { tab } => match inner.tab(&tab) {
+                Some(found) => inner.emit(Event::SettingsChanged {
+                    tab,
+                    settings: found.settings(),
+                }),
+                None => inner.no_such_tab(&tab),
+            },
+            op @ (Op::ListConnections
+            | Op::SaveConnection { .. }
+            | Op::DeleteConnection { .. }
+            | Op::ReadSshConfig
+            | Op::ImportSshConfig { .. }
+            | Op::UpdateConnectionSettings { .. }
+            | Op::ReadAudit { .. }) => {
+                // Files and the keychain (which may wait for the user to unlock it): in the
+                // background, so terminal input keeps flowing; one at a time, so two saves never
+                // overwrite each other and answers come in the order asked.
+                let queue = inner.saved_ops.get_or_init(|| {
+                    let (queue, mut ops) = mpsc::unbounded_channel();
+                    // Weak: the worker ends when the engine goes.
+                    let engine = Arc::downgrade(&self.inner);
+                    tokio::spawn(async move {
+                        while let Some(op) = ops.recv().await {
+                            let Some(inner) = engine.upgrade() else { break };
+                            crate::saved_ops::handle(&Engine { inner }, op).await;
+                        }
+                    });
+                    queue
+                });
+                // Sending fails only once the worker is gone with the engine.
+                let _ = queue.send(op);
             }
         }
     }
@@ -703,7 +744,7 @@ impl Inner {
                 });
                 let session = SshSession::connect(&target, &options, interaction)
                     .await
-                    .map_err(|error| error.to_string())?;
+                    .map_err(|error| self.connect_error(&tab.id, error))?;
                 let io = session
                     .open_shell("xterm-256color", cols, rows)
                     .await
@@ -803,11 +844,12 @@ impl Inner {
                 // was lost (storage::sftp_storage).
                 let connector: crate::storage::sftp_storage::SftpConnector = Arc::new(move || {
                     let (target, options) = (target.clone(), options.clone());
+                    let prompts = interaction.clone();
                     let interaction: Arc<dyn crate::ssh::ConnectInteraction> = interaction.clone();
                     Box::pin(async move {
                         let session = SshSession::connect(&target, &options, interaction)
                             .await
-                            .map_err(|error| error.to_string())?;
+                            .map_err(|error| prompts.inner.connect_error(&prompts.tab, error))?;
                         let files = crate::fs::SftpFiles::open(&session)
                             .await
                             .map_err(|error| error.to_string())?;
@@ -838,6 +880,34 @@ impl Inner {
             files: Some(files),
             local_files: local,
         }))
+    }
+
+    /// A failed SSH connect in words; a changed host key is also told as `HostKeyChanged`, so
+    /// front ends can say what it means and offer no way to connect anyway.
+    fn connect_error(&self, tab: &str, error: crate::ssh::SshError) -> String {
+        if let crate::ssh::SshError::HostKeyChanged {
+            endpoint,
+            key_type,
+            fingerprint,
+            known_hosts,
+            line,
+        } = &error
+        {
+            let (host, port) = match endpoint.rsplit_once(':') {
+                Some((host, port)) => (host, port.parse().unwrap_or(crate::ssh::DEFAULT_PORT)),
+                None => (endpoint.as_str(), crate::ssh::DEFAULT_PORT),
+            };
+            self.emit(Event::HostKeyChanged {
+                tab: tab.to_owned(),
+                host: host.trim_matches(['[', ']']).to_owned(),
+                port,
+                key_type: key_type.clone(),
+                fingerprint: fingerprint.clone(),
+                known_hosts: known_hosts.display().to_string(),
+                line: u32::try_from(*line).unwrap_or(u32::MAX),
+            });
+        }
+        error.to_string()
     }
 
     /// Turns a call's transfer progress into `TransferProgress` events.
@@ -1222,7 +1292,8 @@ impl Inner {
             error: outcome.error.clone(),
             duration_ms,
         };
-        if let Err(error) = self.audit.append(&record) {
+        let recorded = self.audit.append(&record);
+        if let Err(error) = &recorded {
             // The call happened; the user must learn that its record is missing.
             self.emit(Event::Error {
                 tab: Some(tab.to_owned()),
@@ -1237,6 +1308,9 @@ impl Inner {
             decided_by,
             duration_ms,
         });
+        if recorded.is_ok() {
+            self.emit(Event::AuditRecorded { entry: record });
+        }
         outcome
     }
 

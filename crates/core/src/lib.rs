@@ -22,6 +22,7 @@ pub mod pending;
 pub mod plan;
 pub mod policy;
 pub mod redact;
+mod saved_ops;
 pub mod shell_io;
 pub mod ssh;
 pub mod storage;

@@ -2,6 +2,7 @@
 
 use crate::ops::{CallId, PromptId, TabId};
 use crate::pilot::{ModelChoice, ModelSettings, TurnStatus};
+use crate::saved::{AuditEntry, SavedConnection, SshConfigHost};
 use crate::settings::{ConnectionSettings, Mode};
 use crate::tools::{PlanStep, ToolName};
 use schemars::JsonSchema;
@@ -298,5 +299,38 @@ pub enum Event {
         /// Why the settings file could not be read, when it could not.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
+    },
+    /// The saved connections, all of them, in the file's order (after `ListConnections` and
+    /// every change to them).
+    SavedConnections {
+        connections: Vec<SavedConnection>,
+    },
+    /// The concrete hosts of the SSH config at `path` (`ReadSshConfig`).
+    SshConfigHosts {
+        path: String,
+        hosts: Vec<SshConfigHost>,
+    },
+    /// The last lines of the audit log at `path`, oldest first (`ReadAudit`).
+    AuditLog {
+        path: String,
+        entries: Vec<AuditEntry>,
+    },
+    /// A tool call ended and its audit line was written.
+    AuditRecorded {
+        entry: AuditEntry,
+    },
+    /// The server's host key is not the one known_hosts holds for it: the tab was not
+    /// connected (a `ConnectionState` `failed` follows), and must not be connected anyway.
+    /// Either the server was reinstalled (remove `line` of `known_hosts`) or someone is
+    /// intercepting the connection.
+    HostKeyChanged {
+        tab: TabId,
+        host: String,
+        port: u16,
+        key_type: String,
+        /// The SHA256 fingerprint the server shows now.
+        fingerprint: String,
+        known_hosts: String,
+        line: u32,
     },
 }

@@ -8,11 +8,13 @@
 pub mod events;
 pub mod ops;
 pub mod pilot;
+pub mod saved;
 pub mod settings;
 pub mod tools;
 
 pub use events::*;
 pub use ops::*;
 pub use pilot::*;
+pub use saved::*;
 pub use settings::*;
 pub use tools::{ToolName, parameters_schema};

@@ -1,6 +1,7 @@
 //! What a front end asks of the engine. Each variant's doc names the events that answer it.
 
 use crate::pilot::ModelSettings;
+use crate::saved::SaveConnectionSecret;
 use crate::settings::{ConnectionSettings, Mode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -171,4 +172,41 @@ pub enum Op {
     /// Which models Pilot can use and whether each provider's API key is saved (never the
     /// key). Answered by `Models`.
     ListModels,
+    /// List the saved connections (SSH and storage). Answered by `SavedConnections`.
+    ListConnections,
+    /// Save a connection under `name`: `target` is what "Connect" would open (`ssh` or
+    /// `storage`, never a secret). `secrets` go to the OS keychain, never into the profile file,
+    /// an event or a log. An existing connection of that name is replaced only with `replace`.
+    /// Answered by `SavedConnections`; an `Error` (tab none) says what was wrong, and then
+    /// nothing was saved.
+    SaveConnection {
+        name: String,
+        target: TabTarget,
+        #[serde(default)]
+        settings: Option<ConnectionSettings>,
+        #[serde(default)]
+        secrets: Vec<SaveConnectionSecret>,
+        #[serde(default)]
+        replace: bool,
+    },
+    /// Delete a saved connection and its saved password. Answered by `SavedConnections` (an
+    /// `Error` when there is none of that name).
+    DeleteConnection { name: String },
+    /// Read ~/.ssh/config and list its concrete hosts. Answered by `SshConfigHosts` (an `Error`
+    /// when it cannot be read).
+    ReadSshConfig,
+    /// Save the hosts of ~/.ssh/config called `names` as connections (names already saved are
+    /// kept as they are). Answered by `SavedConnections`.
+    ImportSshConfig { names: Vec<String> },
+    /// Replace a saved connection's settings (tabs already open keep theirs: `UpdateSettings`).
+    /// Answered by `SavedConnections`; an `Error` naming the bad value saves nothing.
+    UpdateConnectionSettings {
+        name: String,
+        settings: ConnectionSettings,
+    },
+    /// Ask for an open tab's settings. Answered by `SettingsChanged`.
+    ReadSettings { tab: TabId },
+    /// Read the last `limit` lines of the audit log. Answered by `AuditLog`; every tool call
+    /// that ends after that adds an `AuditRecorded`.
+    ReadAudit { limit: u32 },
 }

@@ -129,6 +129,48 @@ impl ConnectionSettings {
         "sensitivity",
     ];
 
+    /// The allowed range of a numeric setting, `None` for the others.
+    pub fn number_range(name: &str) -> Option<(u32, u32)> {
+        match name {
+            "file_limit_kb" => Some((1, 2048)),
+            "command_timeout_s" => Some((1, MAX_COMMAND_TIMEOUT_S)),
+            "output_limit_kb" => Some((1, 1024)),
+            "output_limit_lines" => Some((10, 100_000)),
+            _ => None,
+        }
+    }
+
+    /// Checks what a front end sent: numbers in their ranges, no empty command pattern. The
+    /// error names the setting and what it accepts.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        for (name, value) in [
+            ("file_limit_kb", self.file_limit_kb),
+            ("command_timeout_s", self.command_timeout_s),
+            ("output_limit_kb", self.output_limit_kb),
+            ("output_limit_lines", self.output_limit_lines),
+        ] {
+            if let Some((min, max)) = Self::number_range(name)
+                && !(min..=max).contains(&value)
+            {
+                return Err(SettingError(format!(
+                    "{name} must be a whole number from {min} to {max}, not {value}"
+                )));
+            }
+        }
+        for (name, list) in [
+            ("forbidden_commands", &self.forbidden_commands),
+            ("allowed_commands", &self.allowed_commands),
+            ("extra_dangerous_commands", &self.extra_dangerous_commands),
+        ] {
+            if list.iter().any(|pattern| pattern.trim().is_empty()) {
+                return Err(SettingError(format!(
+                    "{name} has an empty entry; remove it or write a command"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Set one setting from its text form (lists are comma-separated).
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
         fn list(value: &str) -> Vec<String> {
@@ -171,12 +213,16 @@ impl ConnectionSettings {
                     }
                 }
             }
-            "file_limit_kb" => self.file_limit_kb = number(name, value, 1, 2048)?,
-            "command_timeout_s" => {
-                self.command_timeout_s = number(name, value, 1, MAX_COMMAND_TIMEOUT_S)?
+            "file_limit_kb" | "command_timeout_s" | "output_limit_kb" | "output_limit_lines" => {
+                let (min, max) = Self::number_range(name).unwrap_or((0, u32::MAX));
+                let number = number(name, value, min, max)?;
+                match name {
+                    "file_limit_kb" => self.file_limit_kb = number,
+                    "command_timeout_s" => self.command_timeout_s = number,
+                    "output_limit_kb" => self.output_limit_kb = number,
+                    _ => self.output_limit_lines = number,
+                }
             }
-            "output_limit_kb" => self.output_limit_kb = number(name, value, 1, 1024)?,
-            "output_limit_lines" => self.output_limit_lines = number(name, value, 10, 100_000)?,
             "shell_integration" => {
                 self.shell_integration = choice(name, value, "inject, detect-only, off")?
             }
@@ -235,5 +281,29 @@ mod tests {
                 .starts_with("unknown setting \"colour\"")
         );
         assert!(settings.set("shell_integration", "maybe").is_err());
+    }
+
+    #[test]
+    fn validate_names_the_setting_out_of_range() {
+        assert_eq!(ConnectionSettings::default().validate(), Ok(()));
+        let settings = ConnectionSettings {
+            output_limit_lines: 5,
+            ..ConnectionSettings::default()
+        };
+        assert_eq!(
+            settings.validate().unwrap_err().0,
+            "output_limit_lines must be a whole number from 10 to 100000, not 5"
+        );
+        let settings = ConnectionSettings {
+            forbidden_commands: vec!["rm".into(), " ".into()],
+            ..ConnectionSettings::default()
+        };
+        assert!(
+            settings
+                .validate()
+                .unwrap_err()
+                .0
+                .starts_with("forbidden_commands")
+        );
     }
 }

@@ -8,6 +8,33 @@ export type ApprovalDecision = "approve" | "deny";
 /**  What the user is shown before approving. */
 export type ApprovalPreview = { kind: "command"; command: string } | { kind: "diff"; path: string; unified: string } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string };
 
+/**  One line of the audit log (`ai-audit.jsonl`): one tool call, however it ended. */
+export type AuditEntry = {
+	/**  RFC 3339 UTC with milliseconds. */
+	time: string,
+	tab: string,
+	/**
+	 *  The connection as a user names it (`ssh://alice@host:22`, a profile name, `local`);
+	 *  never a secret.
+	 */
+	connection: string,
+	tool: string,
+	call: string,
+	/**  Arguments with secrets replaced and file contents reduced to their size. */
+	args: Value,
+	decision: Verdict,
+	decided_by?: DecidedBy | null,
+	reasons?: string[],
+	status: ToolStatus,
+	/**
+	 *  How the work itself ended, when the result says (a command `interrupted` or `timed_out`
+	 *  is a call with status ok): the result's `status` and `exit_code`, never its output.
+	 */
+	result?: Value | null,
+	error?: string | null,
+	duration_ms: number,
+};
+
 /**  How a run_command ended. */
 export type CommandStatus = 
 /**  The shell showed its prompt again. */
@@ -139,7 +166,27 @@ elided_results: number } |
  */
 { type: "models"; current?: ModelSettings | null; providers: ModelChoice[]; 
 /**  Why the settings file could not be read, when it could not. */
-problem?: string | null };
+problem?: string | null } | 
+/**
+ *  The saved connections, all of them, in the file's order (after `ListConnections` and
+ *  every change to them).
+ */
+{ type: "saved_connections"; connections: SavedConnection[] } | 
+/**  The concrete hosts of the SSH config at `path` (`ReadSshConfig`). */
+{ type: "ssh_config_hosts"; path: string; hosts: SshConfigHost[] } | 
+/**  The last lines of the audit log at `path`, oldest first (`ReadAudit`). */
+{ type: "audit_log"; path: string; entries: AuditEntry[] } | 
+/**  A tool call ended and its audit line was written. */
+{ type: "audit_recorded"; entry: AuditEntry } | 
+/**
+ *  The server's host key is not the one known_hosts holds for it: the tab was not
+ *  connected (a `ConnectionState` `failed` follows), and must not be connected anyway.
+ *  Either the server was reinstalled (remove `line` of `known_hosts`) or someone is
+ *  intercepting the connection.
+ */
+{ type: "host_key_changed"; tab: string; host: string; port: number; key_type: string; 
+/**  The SHA256 fingerprint the server shows now. */
+fingerprint: string; known_hosts: string; line: number };
 
 /**  Where a provider's API key comes from and whether it is there. Never the key itself. */
 export type KeyStatus = 
@@ -266,7 +313,44 @@ model?: ModelSettings | null } |
  *  Which models Pilot can use and whether each provider's API key is saved (never the
  *  key). Answered by `Models`.
  */
-{ type: "list_models" };
+{ type: "list_models" } | 
+/**  List the saved connections (SSH and storage). Answered by `SavedConnections`. */
+{ type: "list_connections" } | 
+/**
+ *  Save a connection under `name`: `target` is what "Connect" would open (`ssh` or
+ *  `storage`, never a secret). `secrets` go to the OS keychain, never into the profile file,
+ *  an event or a log. An existing connection of that name is replaced only with `replace`.
+ *  Answered by `SavedConnections`; an `Error` (tab none) says what was wrong, and then
+ *  nothing was saved.
+ */
+{ type: "save_connection"; name: string; target: TabTarget; settings?: ConnectionSettings | null; secrets?: SaveConnectionSecret[]; replace?: boolean } | 
+/**
+ *  Delete a saved connection and its saved password. Answered by `SavedConnections` (an
+ *  `Error` when there is none of that name).
+ */
+{ type: "delete_connection"; name: string } | 
+/**
+ *  Read ~/.ssh/config and list its concrete hosts. Answered by `SshConfigHosts` (an `Error`
+ *  when it cannot be read).
+ */
+{ type: "read_ssh_config" } | 
+/**
+ *  Save the hosts of ~/.ssh/config called `names` as connections (names already saved are
+ *  kept as they are). Answered by `SavedConnections`.
+ */
+{ type: "import_ssh_config"; names: string[] } | 
+/**
+ *  Replace a saved connection's settings (tabs already open keep theirs: `UpdateSettings`).
+ *  Answered by `SavedConnections`; an `Error` naming the bad value saves nothing.
+ */
+{ type: "update_connection_settings"; name: string; settings: ConnectionSettings } | 
+/**  Ask for an open tab's settings. Answered by `SettingsChanged`. */
+{ type: "read_settings"; tab: string } | 
+/**
+ *  Read the last `limit` lines of the audit log. Answered by `AuditLog`; every tool call
+ *  that ends after that adds an `AuditRecorded`.
+ */
+{ type: "read_audit"; limit: number };
 
 /**  A whole plan, as a plan card shows it. */
 export type PlanCard = {
@@ -355,6 +439,34 @@ export type RunCommandResult = {
 	note?: string | null,
 };
 
+/**
+ *  A secret to keep in the OS keychain with a saved connection. Goes to the engine only; the
+ *  engine never writes it into the profile file, an event or a log.
+ */
+export type SaveConnectionSecret = 
+/**
+ *  The SSH login password, or a storage connection's secret (S3 secret key, Azure key,
+ *  WebDAV/FTP/SFTP password).
+ */
+{ kind: "password"; value: string } | 
+/**  The passphrase of the connection's first key file. */
+{ kind: "passphrase"; value: string };
+
+/**  One saved connection profile, as the connection list shows it. */
+export type SavedConnection = {
+	name: string,
+	/**  `ssh`, `s3`, `webdav`, `azblob`, `ftp`, `ftps` or `sftp`. */
+	kind: string,
+	/**  Where it goes, in words (`ssh://deploy@web1:22 via bastion`, a storage URL); no secret. */
+	address: string,
+	/**
+	 *  What "Connect" with the same fields would open (`ssh` or `storage`); opening the saved
+	 *  connection itself is `TabTarget::Profile { name }`.
+	 */
+	target: TabTarget,
+	settings: ConnectionSettings,
+};
+
 export type SearchFilesResult = {
 	matches: SearchMatch[],
 	/**  Stopped at 100 matching lines. */
@@ -384,6 +496,16 @@ export type ShellIntegration =
 export type SkippedFile = {
 	path: string,
 	reason: string,
+};
+
+/**  A concrete `Host` of an OpenSSH config, offered for import. */
+export type SshConfigHost = {
+	/**  The alias (`Host web1`): the saved connection's name. */
+	name: string,
+	/**  `ssh://user@host:port`, with ` via …` for jump hosts. */
+	address: string,
+	/**  A saved connection has this name already (importing it replaces nothing). */
+	already_saved: boolean,
 };
 
 export type TabKind = "terminal" | "storage";

@@ -4,12 +4,14 @@
 //! [`ssh_config`] imports hosts from OpenSSH's config, [`known_hosts`] reads and appends OpenSSH
 //! `known_hosts` files, [`secrets`] stores passwords and passphrases in the OS keychain, and
 //! [`storage_profiles`] holds the storage kinds of profiles (S3, WebDAV, Azure, FTP(S), SFTP),
+//! [`library`] lists and changes the saved connections for front ends (`Op::SaveConnection`, …),
 //! [`destination`] parses `ssh://user@host:port` / `user@host` into an [`crate::ssh::SshTarget`].
 //!
 //! Nothing here opens a network connection.
 
 pub mod destination;
 pub mod known_hosts;
+pub mod library;
 pub mod profiles;
 pub mod secrets;
 pub mod ssh_config;

@@ -139,7 +139,8 @@ struct RawFile {
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct ProfileFile {
-    #[serde(default, rename = "connection")]
+    // Nothing rather than `connection = []`, so a `[[connection]]` added by hand still parses.
+    #[serde(default, rename = "connection", skip_serializing_if = "Vec::is_empty")]
     connections: Vec<ConnectionProfile>,
 }
 

@@ -222,6 +222,12 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "turn_finished":
     case "context_usage":
     case "models":
+    // Saved connections, the ssh config import and the audit log: library.ts.
+    case "saved_connections":
+    case "ssh_config_hosts":
+    case "audit_log":
+    case "audit_recorded":
+    case "host_key_changed":
       return state;
     default: {
       // A new event type fails to compile here; one from a newer engine is ignored.

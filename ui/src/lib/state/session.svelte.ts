@@ -33,6 +33,7 @@ import {
   type PilotState,
 } from "./pilot";
 import { applyModelsEvent, initialModels, type ModelsState } from "./pilot-models";
+import { Library } from "./library.svelte";
 
 /** A terminal size to open with until the view measures itself. */
 const DEFAULT_COLS = 100;
@@ -54,6 +55,8 @@ export class Session {
   /** A tab the user wants to close while Pilot works in it: asked first. */
   closeAsked: TabId | null = $state(null);
   readonly output = new TerminalOutput();
+  /** Saved connections, settings, the audit log. */
+  readonly library: Library;
   private readonly transport: Transport;
   private readonly stop: () => void;
   private everOpen = false;
@@ -63,9 +66,14 @@ export class Session {
 
   constructor(transport: Transport) {
     this.transport = transport;
+    this.library = new Library(transport);
     this.stop = transport.subscribe((message) => {
       switch (message.kind) {
         case "event":
+          if (this.library.answered(message.event)) {
+            // Shown in the dialog that asked.
+            break;
+          }
           if (message.event.type === "hello") {
             // The first-load benchmark reads this: from here the page can drive the engine.
             performance.mark("kaiport:engine-ready");
@@ -101,6 +109,7 @@ export class Session {
   }
 
   dispose(): void {
+    this.library.dispose();
     this.stop();
     this.transport.close();
   }

@@ -1,0 +1,112 @@
+//! The engine's answers to the ops on saved connections, the ~/.ssh/config import and the
+//! audit log (`Op::ListConnections`, `SaveConnection`, `DeleteConnection`, `ReadSshConfig`,
+//! `ImportSshConfig`, `UpdateConnectionSettings`, `ReadAudit`).
+//!
+//! File and keychain work runs on the blocking pool. A secret handed in with `SaveConnection`
+//! goes to the keychain and nowhere else: no event, error or log line here carries it.
+
+use crate::connect::library::{self, LibraryError};
+use crate::connect::secrets::SecretStore;
+use crate::connect::ssh_config::default_ssh_config_path;
+use crate::engine::Engine;
+use kaiport_protocol::{Event, Op};
+
+/// Handles one of the ops above; its answer (or an `Error`) goes out as events.
+pub(crate) async fn handle(engine: &Engine, op: Op) {
+    let config = engine.config().clone();
+    let profiles = config.profiles_path.clone();
+    let work = move || -> Result<Vec<Event>, String> {
+        let text = |error: LibraryError| error.to_string();
+        let listed = |profiles: &std::path::Path| -> Result<Event, String> {
+            Ok(Event::SavedConnections {
+                connections: library::list(profiles).map_err(text)?,
+            })
+        };
+        let ssh_config = || {
+            default_ssh_config_path()
+                .ok_or_else(|| "there is no home folder to find ~/.ssh/config in".to_owned())
+        };
+        match op {
+            Op::ListConnections => Ok(vec![listed(&profiles)?]),
+            Op::SaveConnection {
+                name,
+                target,
+                settings,
+                secrets,
+                replace,
+            } => {
+                let settings = settings.unwrap_or_else(|| config.default_settings.clone());
+                library::save(
+                    &profiles,
+                    &name,
+                    &target,
+                    &settings,
+                    &secrets,
+                    replace,
+                    SecretStore::open,
+                )
+                .map_err(text)?;
+                Ok(vec![listed(&profiles)?])
+            }
+            Op::DeleteConnection { name } => {
+                library::delete(&profiles, &name, SecretStore::open).map_err(text)?;
+                Ok(vec![listed(&profiles)?])
+            }
+            Op::ReadSshConfig => {
+                let path = ssh_config()?;
+                if !path.exists() {
+                    return Err(format!("there is no SSH config at {}", path.display()));
+                }
+                let hosts = library::ssh_config_hosts(&path, &profiles).map_err(text)?;
+                Ok(vec![Event::SshConfigHosts {
+                    path: path.display().to_string(),
+                    hosts,
+                }])
+            }
+            Op::ImportSshConfig { names } => {
+                library::import(&ssh_config()?, &profiles, &names).map_err(text)?;
+                Ok(vec![listed(&profiles)?])
+            }
+            Op::UpdateConnectionSettings { name, settings } => {
+                library::update_settings(&profiles, &name, &settings).map_err(text)?;
+                Ok(vec![listed(&profiles)?])
+            }
+            Op::ReadAudit { limit } => {
+                let entries = crate::audit::read_recent(&config.audit_path, limit as usize)
+                    .map_err(|error| error.to_string())?;
+                Ok(vec![Event::AuditLog {
+                    path: config.audit_path.display().to_string(),
+                    entries,
+                }])
+            }
+            // The engine routes only the ops above here.
+            Op::OpenTab { .. }
+            | Op::CloseTab { .. }
+            | Op::TerminalInput { .. }
+            | Op::Resize { .. }
+            | Op::SetMode { .. }
+            | Op::UpdateSettings { .. }
+            | Op::ReadSettings { .. }
+            | Op::RunTool { .. }
+            | Op::RetryTransfer { .. }
+            | Op::Approve { .. }
+            | Op::AnswerQuestion { .. }
+            | Op::AnswerPrompt { .. }
+            | Op::Cancel { .. }
+            | Op::SendMessage { .. }
+            | Op::CancelTurn { .. }
+            | Op::ListModels => Ok(Vec::new()),
+        }
+    };
+    let events = match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(events)) => events,
+        Ok(Err(message)) => vec![Event::Error { tab: None, message }],
+        Err(error) => vec![Event::Error {
+            tab: None,
+            message: format!("the saved connections could not be read or changed: {error}"),
+        }],
+    };
+    for event in events {
+        engine.emit(event);
+    }
+}

@@ -1,0 +1,277 @@
+//! Saved connections, their settings, the audit log and changed host keys through the engine's
+//! ops and events (what the browser's sidebar, settings dialog and audit view use), against a
+//! real sshd.
+
+use kaiport_core::{Engine, EngineConfig, EventStream};
+use kaiport_protocol::*;
+use kaiport_tests::sshd::Sshd;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use std::time::Duration;
+
+/// The next event `pick` takes, skipping others (terminal output and the like).
+async fn next<T>(events: &mut EventStream, mut pick: impl FnMut(Event) -> Option<T>) -> T {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let event = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .expect("the awaited event did not come in 30 s")
+            .expect("the engine stopped");
+        if let Some(found) = pick(event) {
+            return found;
+        }
+    }
+}
+
+fn ssh_target(sshd: &Sshd) -> TabTarget {
+    TabTarget::Ssh {
+        host: "127.0.0.1".to_owned(),
+        port: sshd.port(),
+        user: sshd.user().to_owned(),
+        identity_files: vec![sshd.keys.ed25519.display().to_string()],
+        jump_hosts: Vec::new(),
+    }
+}
+
+fn listed(event: Event) -> Option<Vec<SavedConnection>> {
+    match event {
+        Event::SavedConnections { connections } => Some(connections),
+        _ => None,
+    }
+}
+
+fn error(event: Event) -> Option<String> {
+    match event {
+        Event::Error { tab: None, message } => Some(message),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_saved_connection_opens_with_its_settings_and_its_calls_are_audited() {
+    let sshd = Sshd::start().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let config = EngineConfig::in_dir(home.path());
+    sshd.write_known_hosts(&config.known_hosts).unwrap();
+    let (engine, mut events) = Engine::new(config).unwrap();
+
+    engine.handle(Op::ListConnections).await;
+    assert_eq!(next(&mut events, listed).await, vec![]);
+
+    let settings = ConnectionSettings {
+        forbidden_commands: vec!["rm".to_owned()],
+        ..ConnectionSettings::default()
+    };
+    let save = Op::SaveConnection {
+        name: "web1".to_owned(),
+        target: ssh_target(&sshd),
+        settings: Some(settings.clone()),
+        secrets: Vec::new(),
+        replace: false,
+    };
+    engine.handle(save.clone()).await;
+    let saved = next(&mut events, listed).await;
+    assert_eq!(
+        saved,
+        vec![SavedConnection {
+            name: "web1".to_owned(),
+            kind: "ssh".to_owned(),
+            address: format!("ssh://{}@127.0.0.1:{}", sshd.user(), sshd.port()),
+            target: ssh_target(&sshd),
+            settings: settings.clone(),
+        }]
+    );
+    engine.handle(save).await;
+    assert!(next(&mut events, error).await.contains("exists already"));
+
+    // A bad value is refused with its name; nothing is saved.
+    engine
+        .handle(Op::UpdateConnectionSettings {
+            name: "web1".to_owned(),
+            settings: ConnectionSettings {
+                file_limit_kb: 0,
+                ..settings.clone()
+            },
+        })
+        .await;
+    assert_eq!(
+        next(&mut events, error).await,
+        "web1: file_limit_kb must be a whole number from 1 to 2048, not 0"
+    );
+
+    engine
+        .handle(Op::OpenTab {
+            tab: "t1".to_owned(),
+            target: TabTarget::Profile {
+                name: "web1".to_owned(),
+            },
+            cols: 100,
+            rows: 30,
+            settings: None,
+            mode: None,
+        })
+        .await;
+    next(&mut events, |event| match event {
+        Event::ConnectionState {
+            state: ConnectionState::Connected,
+            ..
+        } => Some(()),
+        Event::ConnectionState {
+            state: ConnectionState::Failed { error },
+            ..
+        } => panic!("{error}"),
+        _ => None,
+    })
+    .await;
+    engine
+        .handle(Op::ReadSettings {
+            tab: "t1".to_owned(),
+        })
+        .await;
+    let tab_settings = next(&mut events, |event| match event {
+        Event::SettingsChanged { settings, .. } => Some(settings),
+        _ => None,
+    })
+    .await;
+    assert_eq!(tab_settings, settings);
+    // A tab's settings are checked too: the error names the setting and the tab.
+    engine
+        .handle(Op::UpdateSettings {
+            tab: "t1".to_owned(),
+            settings: ConnectionSettings {
+                output_limit_lines: 1,
+                ..settings.clone()
+            },
+        })
+        .await;
+    let refused = next(&mut events, |event| match event {
+        Event::Error {
+            tab: Some(tab),
+            message,
+        } => Some((tab, message)),
+        Event::SettingsChanged { .. } => panic!("an invalid setting was applied"),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        refused,
+        (
+            "t1".to_owned(),
+            "output_limit_lines must be a whole number from 10 to 100000, not 1".to_owned()
+        )
+    );
+
+    engine
+        .handle(Op::RunTool {
+            tab: "t1".to_owned(),
+            call: "c1".to_owned(),
+            tool: "run_command".to_owned(),
+            args: json!({"command": "rm -rf /tmp/kaiport-nothing-here"}),
+        })
+        .await;
+    let recorded = next(&mut events, |event| match event {
+        Event::AuditRecorded { entry } => Some(entry),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        (
+            recorded.tool.as_str(),
+            recorded.call.as_str(),
+            recorded.connection.as_str(),
+            recorded.decision,
+            recorded.decided_by,
+            recorded.status
+        ),
+        (
+            "run_command",
+            "c1",
+            "web1",
+            Verdict::Deny,
+            Some(DecidedBy::Rule),
+            ToolStatus::Denied
+        )
+    );
+    engine.handle(Op::ReadAudit { limit: 10 }).await;
+    let (path, entries) = next(&mut events, |event| match event {
+        Event::AuditLog { path, entries } => Some((path, entries)),
+        _ => None,
+    })
+    .await;
+    assert_eq!(entries, vec![recorded]);
+    assert!(path.ends_with("ai-audit.jsonl"), "{path}");
+
+    engine
+        .handle(Op::DeleteConnection {
+            name: "web1".to_owned(),
+        })
+        .await;
+    assert_eq!(next(&mut events, listed).await, vec![]);
+    engine
+        .handle(Op::CloseTab {
+            tab: "t1".to_owned(),
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_changed_host_key_is_told_and_the_tab_fails() {
+    let sshd = Sshd::start().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let config = EngineConfig::in_dir(home.path());
+    // Another ed25519 key for this server, as after a reinstall (or an attack).
+    let other = std::fs::read_to_string(sshd.keys.ed25519.with_extension("pub")).unwrap();
+    let mut fields = other.split_whitespace();
+    let (algo, blob) = (fields.next().unwrap(), fields.next().unwrap());
+    std::fs::write(
+        &config.known_hosts,
+        format!("[127.0.0.1]:{} {algo} {blob}\n", sshd.port()),
+    )
+    .unwrap();
+    let known_hosts = config.known_hosts.display().to_string();
+    let (engine, mut events) = Engine::new(config).unwrap();
+    engine
+        .handle(Op::OpenTab {
+            tab: "t1".to_owned(),
+            target: ssh_target(&sshd),
+            cols: 100,
+            rows: 30,
+            settings: None,
+            mode: None,
+        })
+        .await;
+    let changed = next(&mut events, |event| match event {
+        Event::HostKeyChanged {
+            tab,
+            host,
+            port,
+            key_type,
+            fingerprint,
+            known_hosts,
+            line,
+        } => Some((tab, host, port, key_type, fingerprint, known_hosts, line)),
+        Event::PromptRequested { prompt, .. } => panic!("asked instead of refusing: {prompt:?}"),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        (&changed.0, &changed.1, changed.2, &changed.5, changed.6),
+        (
+            &"t1".to_owned(),
+            &"127.0.0.1".to_owned(),
+            sshd.port(),
+            &known_hosts,
+            1
+        )
+    );
+    assert!(changed.4.starts_with("SHA256:"), "{changed:?}");
+    let failed = next(&mut events, |event| match event {
+        Event::ConnectionState {
+            state: ConnectionState::Failed { error },
+            ..
+        } => Some(error),
+        _ => None,
+    })
+    .await;
+    assert!(failed.contains("changed"), "{failed}");
+}

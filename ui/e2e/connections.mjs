@@ -1,0 +1,537 @@
+// Browser tests for saved connections, the ~/.ssh/config import, Connection settings, the audit
+// log, the password / keyboard-interactive / changed-host-key prompts, and what a page on another
+// origin can do. Registered by run.mjs, which gives the helpers and runs them with the others.
+
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
+
+export function register({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT }) {
+  /** Records every frame the page receives (text as is, binary as latin1). */
+  function recordFrames(page) {
+    const received = [];
+    page.on("websocket", (ws) =>
+      ws.on("framereceived", (frame) =>
+        received.push(typeof frame.payload === "string" ? frame.payload : frame.payload.toString("latin1")),
+      ),
+    );
+    return received;
+  }
+
+  function assertNotIn(frames, secret, what) {
+    const leaked = frames.filter((frame) => frame.includes(secret));
+    if (leaked.length > 0) {
+      throw new Error(`${what} came back to the page: ${leaked[0].slice(0, 200)}`);
+    }
+  }
+
+  /** A `kaiport-sshd` of its own (e.g. password only), stopped by `stop()`. */
+  async function ownSshd(args) {
+    const started = await startWithFirstLine(SSHD, args, { env: process.env });
+    return {
+      ...JSON.parse(started.line),
+      stop: async () => {
+        started.child.stdin.end("\n");
+        if (started.child.exitCode === null) {
+          await new Promise((r) => started.child.once("exit", r));
+        }
+      },
+    };
+  }
+
+  async function fillNewConnection(page, fields) {
+    await page.getByRole("button", { name: "New connection" }).first().click();
+    const form = page.getByRole("dialog", { name: "New connection" });
+    await form.getByLabel("Host", { exact: true }).fill(fields.host);
+    await form.getByLabel("Port").fill(String(fields.port));
+    await form.getByLabel("User").fill(fields.user);
+    if (fields.key) await form.getByLabel("Key file").fill(fields.key);
+    if (fields.name) await form.getByLabel("Name").fill(fields.name);
+    if (fields.password) await form.getByLabel("Password").fill(fields.password);
+    return form;
+  }
+
+  /** Trusts an unknown host key if the dialog comes, until `ready()` is true. */
+  async function trustUntil(page, what, ready) {
+    const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+    await until(what, async () => {
+      if (await hostKey.isVisible()) {
+        await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+      }
+      return ready();
+    });
+  }
+
+  /** Runs tool calls through the engine's whole pipeline from this page (Op::RunTool over a
+   * second WebSocket of the page, as a front end would), denying any approval; resolves with
+   * each call's `tool_finished`. */
+  function runTools(page, tab, calls) {
+    return page.evaluate(
+      ({ tab, calls, timeout }) =>
+        new Promise((resolve, reject) => {
+          const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/ws`);
+          const finished = {};
+          const timer = setTimeout(() => reject(new Error(`no tool_finished in time: ${JSON.stringify(finished)}`)), timeout);
+          ws.onopen = () => {
+            for (const c of calls) ws.send(JSON.stringify({ type: "run_tool", tab, ...c }));
+          };
+          ws.onmessage = (message) => {
+            if (typeof message.data !== "string") return;
+            const event = JSON.parse(message.data);
+            const mine = calls.some((c) => c.call === event.call);
+            if (mine && event.type === "approval_requested") {
+              ws.send(JSON.stringify({ type: "approve", call: event.call, decision: "deny" }));
+            }
+            if (mine && event.type === "tool_finished") {
+              finished[event.call] = event;
+              if (Object.keys(finished).length === calls.length) {
+                clearTimeout(timer);
+                ws.close();
+                resolve(finished);
+              }
+            }
+          };
+          ws.onerror = () => reject(new Error("the page's WebSocket failed"));
+        }),
+      { tab, calls, timeout: TIMEOUT },
+    );
+  }
+
+  test("a connection saved through the form opens from the sidebar, and its settings are edited", async ({ page, served, sshd, home }) => {
+    await page.goto(served.url);
+    const form = await fillNewConnection(page, { host: "127.0.0.1", port: sshd.port, user: sshd.user, key: sshd.key, name: "e2e-saved" });
+    await form.getByRole("button", { name: "Save" }).click();
+    await form.waitFor({ state: "hidden" });
+    const sidebar = page.getByRole("navigation", { name: "Connections" });
+    const open = sidebar.getByRole("button", { name: "Open e2e-saved (SSH)" });
+    await open.waitFor();
+    // Saving again under the same name says so and keeps the dialog open.
+    const again = await fillNewConnection(page, { host: "127.0.0.1", port: sshd.port, user: sshd.user, name: "e2e-saved" });
+    await again.getByRole("button", { name: "Save" }).click();
+    await again.getByRole("alert").filter({ hasText: "exists already" }).waitFor();
+    await again.getByRole("button", { name: "Cancel" }).click();
+
+    await open.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("tab", { name: /e2e-saved/, selected: true }).waitFor();
+    await trustUntil(page, "the saved connection's shell", async () => /[$#] ?$/m.test((await page.evaluate((id) => window.kaiport.terminalText(id), await activeTab(page))) ?? ""));
+    await runInTerminal(page, "echo saved-$((6*7))", "saved-42");
+    await page.screenshot({ path: join(OUTPUT, "saved-connection-open.png") });
+
+    // Its settings: a forbidden command, saved into the profile.
+    await sidebar.getByRole("button", { name: "Connection settings for e2e-saved" }).click();
+    const settings = page.getByRole("dialog", { name: "Connection settings" });
+    await settings.getByLabel("Forbidden commands").fill("shutdown\nrm");
+    await settings.getByLabel("Sensitivity").selectOption("confidential");
+    await settings.getByText("also applied to its open tab").waitFor();
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.waitFor({ state: "hidden" });
+    // Applied to the tab already open on it: Pilot may not run rm there now.
+    const refused = await runTools(page, await activeTab(page), [
+      { call: "e2e-saved-rm", tool: "run_command", args: { command: "rm -f /tmp/kaiport-e2e-nothing-here" } },
+    ]);
+    if (refused["e2e-saved-rm"].outcome.status !== "denied") {
+      throw new Error(`the open tab did not get the new settings: ${JSON.stringify(refused)}`);
+    }
+    const file = readFileSync(join(home, "connections.toml"), "utf8");
+    if (!/forbidden_commands = \[\s*"shutdown",\s*"rm",?\s*\]/.test(file) || !file.includes('sensitivity = "confidential"')) {
+      throw new Error(`the settings are not in the profile:\n${file}`);
+    }
+    await sidebar.getByRole("button", { name: "Connection settings for e2e-saved" }).click();
+    if ((await settings.getByLabel("Forbidden commands").inputValue()) !== "shutdown\nrm") {
+      throw new Error("the dialog does not show the saved settings");
+    }
+    await page.screenshot({ path: join(OUTPUT, "saved-connection-settings.png") });
+    await settings.getByRole("button", { name: "Cancel" }).click();
+
+    // The tab's own settings, saved for its connection too.
+    await page.getByRole("button", { name: "Connection settings", exact: true }).click();
+    await settings.getByText("Open tab").waitFor();
+    await settings.getByLabel("Allowed commands").fill("df");
+    if (!(await settings.getByRole("checkbox", { name: "Also save for e2e-saved" }).isChecked())) {
+      throw new Error("the tab's settings are not offered for its saved connection");
+    }
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.waitFor({ state: "hidden" });
+    if (!/allowed_commands = \["df"\]/.test(readFileSync(join(home, "connections.toml"), "utf8"))) {
+      throw new Error(`the tab's settings were not saved for its connection:\n${readFileSync(join(home, "connections.toml"), "utf8")}`);
+    }
+
+    // Edited: renamed, with its settings kept.
+    await sidebar.getByRole("button", { name: "Edit e2e-saved" }).click();
+    const edit = page.getByRole("dialog", { name: "Edit connection" });
+    if ((await edit.getByLabel("Port").inputValue()) !== String(sshd.port)) {
+      throw new Error("the edit form does not show the saved port");
+    }
+    await edit.getByLabel("Name").fill("e2e-renamed");
+    await page.screenshot({ path: join(OUTPUT, "saved-connection-edit.png") });
+    await edit.getByRole("button", { name: "Save" }).click();
+    await edit.waitFor({ state: "hidden" });
+    const renamed = sidebar.getByRole("button", { name: "Open e2e-renamed (SSH)" });
+    await renamed.waitFor();
+    await open.waitFor({ state: "detached" });
+    if (!/name = "e2e-renamed"[\s\S]*"shutdown"/.test(readFileSync(join(home, "connections.toml"), "utf8"))) {
+      throw new Error("the renamed connection lost its settings");
+    }
+
+    // Delete asks once more, then the connection is gone from the sidebar and the file.
+    await sidebar.getByRole("button", { name: "Delete e2e-renamed" }).click();
+    await sidebar.getByRole("group", { name: "Delete e2e-renamed?" }).getByRole("button", { name: "Delete" }).click();
+    await renamed.waitFor({ state: "detached" });
+    if (readFileSync(join(home, "connections.toml"), "utf8").includes("e2e-")) {
+      throw new Error("the deleted connection is still in connections.toml");
+    }
+  });
+
+  test("Import from ~/.ssh/config: the chosen hosts become saved connections", async ({ page, served, sshd, home }) => {
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    writeFileSync(
+      join(home, ".ssh", "config"),
+      [
+        "Host e2e-imp1",
+        "  HostName 127.0.0.1",
+        `  Port ${sshd.port}`,
+        `  User ${sshd.user}`,
+        `  IdentityFile ${sshd.key}`,
+        "Host e2e-imp2 e2e-imp3",
+        "  HostName 10.255.255.1",
+        "  User nobody",
+        "Host *.internal",
+        "  User ops",
+        "",
+      ].join("\n"),
+    );
+    await page.goto(served.url);
+    const sidebar = page.getByRole("navigation", { name: "Connections" });
+    await sidebar.getByRole("button", { name: "Import from ~/.ssh/config" }).click();
+    const dialog = page.getByRole("dialog", { name: "Import from ~/.ssh/config" });
+    const first = dialog.getByRole("checkbox", { name: /^e2e-imp1/ });
+    await first.waitFor();
+    if ((await dialog.getByRole("checkbox").count()) !== 3) {
+      throw new Error(`expected the three concrete hosts: ${await dialog.textContent()}`);
+    }
+    await dialog.getByRole("checkbox", { name: /^e2e-imp2/ }).uncheck();
+    await dialog.getByRole("checkbox", { name: /^e2e-imp3/ }).uncheck();
+    await page.screenshot({ path: join(OUTPUT, "import-ssh-config.png") });
+    await dialog.getByRole("button", { name: "Import 1" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await sidebar.getByRole("button", { name: "Open e2e-imp1 (SSH)" }).click();
+    if ((await sidebar.getByRole("button", { name: /^Open e2e-imp2/ }).count()) !== 0) {
+      throw new Error("a host that was not chosen was imported");
+    }
+    await page.getByRole("tab", { name: /e2e-imp1/, selected: true }).waitFor();
+    await trustUntil(page, "the imported connection's shell", async () => /[$#] ?$/m.test((await page.evaluate((id) => window.kaiport.terminalText(id), await activeTab(page))) ?? ""));
+    await runInTerminal(page, "echo imported-$((2*21))", "imported-42");
+    // Imported once: the dialog now shows it as saved already.
+    await sidebar.getByRole("button", { name: "Import from ~/.ssh/config" }).click();
+    await dialog.getByText(/saved already/).waitFor();
+    if (!(await dialog.getByRole("checkbox", { name: /^e2e-imp1/ }).isDisabled())) {
+      throw new Error("a saved host is offered again");
+    }
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await sidebar.getByRole("button", { name: "Delete e2e-imp1" }).click();
+    await sidebar.getByRole("group", { name: "Delete e2e-imp1?" }).getByRole("button", { name: "Delete" }).click();
+
+    // Storage connections are listed beside the SSH ones, with their kind (saved here as the
+    // storage form does: Op::SaveConnection with the storage URL).
+    await page.evaluate(
+      (op) =>
+        new Promise((resolve, reject) => {
+          const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/ws`);
+          ws.onopen = () => ws.send(JSON.stringify(op));
+          ws.onmessage = (m) => {
+            const event = typeof m.data === "string" ? JSON.parse(m.data) : null;
+            if (event?.type === "saved_connections" && event.connections.some((c) => c.name === op.name)) {
+              ws.close();
+              resolve();
+            } else if (event?.type === "error" && !event.tab) {
+              reject(new Error(event.message));
+            }
+          };
+        }),
+      {
+        type: "save_connection",
+        name: "e2e-s3",
+        target: { kind: "storage", url: "s3://backups/db?endpoint=http%3A%2F%2F127.0.0.1%3A9000&path_style=true", user: "AKIDEXAMPLE" },
+      },
+    );
+    const s3 = sidebar.getByRole("button", { name: "Open e2e-s3 (S3)" });
+    await s3.waitFor();
+    if (!((await s3.getAttribute("title")) ?? "").startsWith("s3://AKIDEXAMPLE@backups/db?")) {
+      throw new Error(`the storage connection's address: ${await s3.getAttribute("title")}`);
+    }
+    if ((await sidebar.getByRole("button", { name: "Edit e2e-s3" }).count()) !== 0) {
+      throw new Error("the SSH form offers to edit a storage connection");
+    }
+    await page.screenshot({ path: join(OUTPUT, "saved-storage-connection.png") });
+    await sidebar.getByRole("button", { name: "Delete e2e-s3" }).click();
+    await sidebar.getByRole("group", { name: "Delete e2e-s3?" }).getByRole("button", { name: "Delete" }).click();
+    await s3.waitFor({ state: "detached" });
+  });
+
+  test("many saved connections can be filtered in the sidebar", async ({ page, served, home }) => {
+    const file = join(home, "connections.toml");
+    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+    const many = Array.from(
+      { length: 9 },
+      (_, i) => `[[connection]]\nname = "e2e-many-${i}"\nkind = "ssh"\nhost = "10.0.0.${i + 1}"\nuser = "ops"\n`,
+    );
+    // In place of what is there (it comes back at the end): appending to a file that says
+    // `connection = []` would not be TOML.
+    writeFileSync(file, many.join("\n"));
+    try {
+      await page.goto(served.url);
+      const sidebar = page.getByRole("navigation", { name: "Connections" });
+      await sidebar.getByRole("button", { name: "Open e2e-many-8 (SSH)" }).waitFor();
+      await sidebar.getByRole("searchbox", { name: "Filter saved connections" }).fill("10.0.0.4");
+      await until("one saved connection shown", async () => (await sidebar.getByRole("button", { name: /^Open e2e-many-/ }).count()) === 1);
+      await sidebar.getByRole("button", { name: "Open e2e-many-3 (SSH)" }).waitFor();
+      await page.screenshot({ path: join(OUTPUT, "saved-connections-filtered.png") });
+    } finally {
+      writeFileSync(file, before);
+    }
+  });
+
+  test("on a phone the saved connections are in the row above the tabs, 44 px high", async ({ page, served, home }) => {
+    const file = join(home, "connections.toml");
+    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+    writeFileSync(file, '[[connection]]\nname = "e2e-phone"\nkind = "ssh"\nhost = "10.0.0.9"\nuser = "ops"\n');
+    try {
+      await page.goto(served.url);
+      const open = page.getByRole("button", { name: "Open e2e-phone (SSH)" });
+      await open.waitFor();
+      for (const control of [open, page.getByRole("button", { name: "Connection settings for e2e-phone" })]) {
+        const box = await control.boundingBox();
+        if (box === null || box.height < 44 || box.width < 44) {
+          throw new Error(`a touch target is too small: ${JSON.stringify(box)}`);
+        }
+      }
+      await open.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(OUTPUT, "phone-saved-connections.png") });
+    } finally {
+      writeFileSync(file, before);
+    }
+  }, { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
+
+  test("Connection settings of a tab: bad values are named, a forbidden command is applied, and the audit log lists the calls", async ({ page, served }) => {
+    await page.goto(served.url);
+    await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+    await runInTerminal(page, "echo ready", "ready");
+    const tab = await activeTab(page);
+    await page.getByRole("button", { name: "Connection settings" }).click();
+    const settings = page.getByRole("dialog", { name: "Connection settings" });
+    await settings.getByLabel("Forbidden commands").fill("rm");
+    await settings.getByLabel("Allowed commands").fill("echo");
+    await settings.getByLabel("Command timeout (s)").fill("0");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.getByText("Command timeout (s) must be a whole number from 1 to 600.").waitFor();
+    if ((await settings.getByLabel("Command timeout (s)").getAttribute("aria-invalid")) !== "true") {
+      throw new Error("the bad field is not marked invalid");
+    }
+    await page.screenshot({ path: join(OUTPUT, "settings-invalid.png") });
+    await settings.getByLabel("Command timeout (s)").fill("30");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await settings.waitFor({ state: "hidden" });
+
+    const finished = await runTools(page, tab, [
+      { call: "e2e-echo", tool: "run_command", args: { command: "echo audited-$((40+2))" } },
+      { call: "e2e-rm", tool: "run_command", args: { command: "rm -rf /tmp/kaiport-e2e-nothing-here" } },
+    ]);
+    if (finished["e2e-echo"].verdict !== "allow" || finished["e2e-echo"].decided_by !== "rule") {
+      throw new Error(`echo was not allowed by the rule: ${JSON.stringify(finished["e2e-echo"])}`);
+    }
+    if (finished["e2e-rm"].outcome.status !== "denied" || finished["e2e-rm"].verdict !== "deny") {
+      throw new Error(`rm was not refused: ${JSON.stringify(finished["e2e-rm"])}`);
+    }
+
+    await page.getByRole("button", { name: "Audit log" }).click();
+    const audit = page.getByRole("dialog", { name: "Audit log" });
+    const rows = audit.getByRole("row");
+    const echoRow = rows.filter({ hasText: "echo audited-$((40+2))" });
+    const rmRow = rows.filter({ hasText: "rm -rf /tmp/kaiport-e2e-nothing-here" });
+    await echoRow.waitFor();
+    for (const [row, words] of [
+      [echoRow, ["run_command", "allowed", "rule", "ok"]],
+      [rmRow, ["run_command", "denied", "rule", "denied"]],
+    ]) {
+      const text = await row.textContent();
+      if (!words.every((word) => text.includes(word))) {
+        throw new Error(`the row lacks ${words}: ${text}`);
+      }
+    }
+    // A call that ends while the view is open shows up in it.
+    await runTools(page, tab, [{ call: "e2e-live", tool: "read_screen", args: { wait_seconds: 0 } }]);
+    await rows.filter({ hasText: "read_screen" }).first().waitFor();
+    await page.screenshot({ path: join(OUTPUT, "audit-log.png") });
+    const bodyRows = audit.locator("tbody tr");
+    const allSay = async (word) => (await bodyRows.allTextContents()).every((text) => text.includes(word));
+    await audit.getByLabel("Decision").selectOption("denied");
+    await until("only denied rows", async () => (await rmRow.count()) === 1 && (await echoRow.count()) === 0 && (await allSay("denied")));
+    await audit.getByLabel("Decision").selectOption("all");
+    await audit.getByRole("searchbox", { name: "Filter audit log" }).fill("audited");
+    await until("only the echo row", async () => (await echoRow.count()) === 1 && (await rmRow.count()) === 0 && (await allSay("audited")));
+    await page.screenshot({ path: join(OUTPUT, "audit-log-filtered.png") });
+    await audit.getByRole("button", { name: "Close" }).click();
+  }, { colorScheme: "dark" });
+
+  test("password login through a masked field; a password saved with Save is used and never comes back to the page", async ({ page, served, home }) => {
+    const server = await ownSshd(["--password"]);
+    try {
+      const received = recordFrames(page);
+      await page.goto(served.url);
+      const form = await fillNewConnection(page, { host: "127.0.0.1", port: server.port, user: server.user });
+      await form.getByRole("button", { name: "Connect" }).click();
+      const prompt = page.getByRole("dialog", { name: "Password" });
+      await trustUntil(page, "the password dialog", () => prompt.isVisible());
+      const field = prompt.getByLabel("Password");
+      if ((await field.getAttribute("type")) !== "password") {
+        throw new Error("the password field is not masked");
+      }
+      await field.fill(server.password);
+      await page.screenshot({ path: join(OUTPUT, "password-prompt.png") });
+      await prompt.getByRole("button", { name: "Log in" }).click();
+      await runInTerminal(page, "echo password-$((6*7))", "password-42");
+
+      // Saved with its password: the file holds no secret, and opening it asks nothing.
+      const save = await fillNewConnection(page, { host: "127.0.0.1", port: server.port, user: server.user, name: "e2e-pw", password: server.password });
+      if ((await save.getByLabel("Password").getAttribute("type")) !== "password") {
+        throw new Error("the form's password field is not masked");
+      }
+      await save.getByRole("button", { name: "Save" }).click();
+      await save.waitFor({ state: "hidden" });
+      if (readFileSync(join(home, "connections.toml"), "utf8").includes(server.password)) {
+        throw new Error("the password was written into connections.toml");
+      }
+      const sidebar = page.getByRole("navigation", { name: "Connections" });
+      await sidebar.getByRole("button", { name: "Open e2e-pw (SSH)" }).click();
+      await page.getByRole("tab", { name: /e2e-pw/, selected: true }).waitFor();
+      await runInTerminal(page, "echo keychain-$((6*7))", "keychain-42");
+      if (await prompt.isVisible()) {
+        throw new Error("the saved password was asked for again");
+      }
+      await sidebar.getByRole("button", { name: "Delete e2e-pw" }).click();
+      await sidebar.getByRole("group", { name: "Delete e2e-pw?" }).getByRole("button", { name: "Delete" }).click();
+      assertNotIn(received, server.password, "the password");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("keyboard-interactive login through masked fields", async ({ page, served }) => {
+    const server = await ownSshd(["--keyboard-interactive"]);
+    try {
+      const received = recordFrames(page);
+      await page.goto(served.url);
+      const form = await fillNewConnection(page, { host: "127.0.0.1", port: server.port, user: server.user });
+      await form.getByRole("button", { name: "Connect" }).click();
+      // PAM's question (e.g. "Password: ") is the field's label.
+      const prompt = page.getByRole("dialog").filter({ has: page.locator('input[id^="prompt-response-"]') });
+      await trustUntil(page, "the keyboard-interactive dialog", () => prompt.isVisible());
+      const fields = prompt.locator('input[id^="prompt-response-"]');
+      if ((await fields.count()) < 1 || (await fields.first().getAttribute("type")) !== "password") {
+        throw new Error(`no masked answer field: ${await prompt.textContent()}`);
+      }
+      const label = (await prompt.locator("label").first().textContent()) ?? "";
+      if (!/password/i.test(label)) {
+        throw new Error(`the field is not labelled with the server's question: ${label}`);
+      }
+      await prompt.getByLabel(label.trim()).fill(server.password);
+      await page.screenshot({ path: join(OUTPUT, "keyboard-interactive.png") });
+      await prompt.getByRole("button", { name: "Log in" }).click();
+      await runInTerminal(page, "echo kbd-$((6*7))", "kbd-42");
+      assertNotIn(received, server.password, "the keyboard-interactive answer");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("a changed host key is refused, says what it means, and offers no way to connect anyway", async ({ page, served, home }) => {
+    const server = await ownSshd([]);
+    try {
+      // known_hosts holds another ed25519 key for this server: as after a reinstall, or an attack.
+      const other = readFileSync(`${server.key}.pub`, "utf8").trim().split(/\s+/);
+      appendFileSync(join(home, "known_hosts"), `[127.0.0.1]:${server.port} ${other[0]} ${other[1]}\n`);
+      await page.goto(served.url);
+      const form = await fillNewConnection(page, { host: "127.0.0.1", port: server.port, user: server.user, key: server.key });
+      await form.getByRole("button", { name: "Connect" }).click();
+      const alert = page.getByRole("alertdialog", { name: "Host key changed" });
+      await alert.waitFor();
+      const text = (await alert.textContent()) ?? "";
+      for (const words of ["did not connect", "intercepting", "SHA256:", "known_hosts"]) {
+        if (!text.includes(words)) {
+          throw new Error(`the dialog does not say "${words}": ${text}`);
+        }
+      }
+      const buttons = await alert.getByRole("button").allTextContents();
+      if (buttons.length !== 1 || buttons[0].trim() !== "Close") {
+        throw new Error(`the dialog offers more than Close: ${buttons}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, "host-key-changed.png") });
+      await alert.getByRole("button", { name: "Close" }).click();
+      await page.getByRole("tab", { name: /failed/, selected: true }).waitFor();
+      await page.getByText("Host key changed: not connected").waitFor();
+      if ((await page.getByRole("button", { name: /Reconnect|Trust|Connect anyway/ }).count()) !== 0) {
+        throw new Error("the page offers to connect anyway");
+      }
+      await page.screenshot({ path: join(OUTPUT, "host-key-changed-tab.png") });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("a page on another origin, or without the token, cannot open the WebSocket", async ({ page, context, served }) => {
+    // The cookie is in this browser; 127.0.0.1 on another port is the same site, so the browser
+    // sends the SameSite=Strict cookie along: only the Origin check can refuse it.
+    await page.goto(served.url);
+    await page.getByRole("navigation", { name: "Connections" }).waitFor();
+    const other = createServer((_, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end("<!doctype html><title>elsewhere</title><p>another origin</p>");
+    });
+    await new Promise((r) => other.listen(0, "127.0.0.1", r));
+    try {
+      const attempt = (url) =>
+        page.evaluate(
+          (url) =>
+            new Promise((resolve) => {
+              const ws = new WebSocket(url);
+              const frames = [];
+              ws.onmessage = (m) => {
+                // One frame is enough to know it opened.
+                if (frames.push(typeof m.data === "string" ? m.data : "binary") === 1) ws.close();
+              };
+              ws.onclose = (e) => resolve({ opened: frames.length > 0, code: e.code, frames });
+              setTimeout(() => resolve({ opened: frames.length > 0, code: "timeout", frames }), 5000);
+            }),
+          url,
+        );
+      // The same attempt from the server's own page gets events: the check below can fail.
+      const own = await attempt(`ws://127.0.0.1:${served.port}/ws`);
+      if (!own.opened) {
+        throw new Error(`the server's own page got no events (${own.code})`);
+      }
+      await page.goto(`http://127.0.0.1:${other.address().port}/`);
+      const foreign = await attempt(`ws://127.0.0.1:${served.port}/ws`);
+      if (foreign.opened) {
+        throw new Error(`a page on another origin got events: ${foreign.frames[0]?.slice(0, 200)}`);
+      }
+      const wrong = await attempt(`ws://127.0.0.1:${served.port}/ws?token=${"0".repeat(served.token.length)}`);
+      if (wrong.opened) {
+        throw new Error("a wrong token opened the WebSocket");
+      }
+      // Without the cookie, even from the server's own origin.
+      await context.clearCookies();
+      const response = await page.goto(`http://127.0.0.1:${served.port}/`);
+      if (response?.status() !== 401) {
+        throw new Error(`status ${response?.status()}`);
+      }
+      const tokenless = await attempt(`ws://127.0.0.1:${served.port}/ws`);
+      if (tokenless.opened) {
+        throw new Error("the WebSocket opened without the token");
+      }
+      await page.screenshot({ path: join(OUTPUT, "websocket-refused.png") });
+    } finally {
+      other.close();
+    }
+  });
+}

@@ -1,0 +1,135 @@
+// The page's saved connections, ~/.ssh/config import, connection settings and audit log: the
+// state (a rune, replaced whole by the reducer in library.ts) and the actions components call.
+// A request resolves with the engine's answer: `null` when done, else the engine's message.
+
+import type { TabId } from "../ids";
+import type { ConnectionSettings, Event, SaveConnectionSecret, TabTarget } from "../protocol";
+import type { Transport } from "../transport/transport";
+import { answers, applyLibraryEvent, initialLibrary, type LibraryState } from "./library";
+
+/** How many audit lines the view reads when it opens. */
+export const AUDIT_LINES = 200;
+
+interface Waiter {
+  awaited: Event["type"];
+  done: (error: string | null) => void;
+}
+
+export class Library {
+  state: LibraryState = $state.raw(initialLibrary());
+  private readonly transport: Transport;
+  private readonly stop: () => void;
+  /** Requests waiting for their answer, oldest first (the engine answers in order). */
+  private waiting: Waiter[] = [];
+  /** The last error event that answered a request here (the dialog shows it, not a notice). */
+  private answeredError: Event | null = null;
+
+  constructor(transport: Transport) {
+    this.transport = transport;
+    this.stop = transport.subscribe((message) => {
+      if (message.kind === "event") {
+        this.state = applyLibraryEvent(this.state, message.event);
+        this.settle(message.event);
+      } else if (message.kind === "link" && message.status === "open") {
+        // Every (re)connection: what the sidebar lists may have changed meanwhile.
+        this.transport.send({ type: "list_connections" });
+      } else if (message.kind === "link" && message.status === "closed") {
+        for (const waiter of this.waiting.splice(0)) {
+          waiter.done("the connection to kaiport was lost; try again");
+        }
+      }
+    });
+  }
+
+  dispose(): void {
+    this.stop();
+  }
+
+  /** Whether `event` is an error that answered one of this page's requests: the dialog that
+   * asked shows it, so it needs no notice of its own. */
+  answered(event: Event): boolean {
+    return event === this.answeredError;
+  }
+
+  private settle(event: Event): void {
+    const first = this.waiting[0];
+    if (first === undefined) {
+      return;
+    }
+    const answer = answers(event, first.awaited);
+    if (answer !== null) {
+      this.waiting.shift();
+      if (!answer.ok) {
+        this.answeredError = event;
+      }
+      first.done(answer.ok ? null : answer.message);
+    }
+  }
+
+  private request(op: Parameters<Transport["send"]>[0], awaited: Event["type"]): Promise<string | null> {
+    return new Promise((resolve) => {
+      this.waiting.push({ awaited, done: resolve });
+      this.transport.send(op);
+    });
+  }
+
+  /** Save `target` as `name`; a password or passphrase goes to the keychain through the engine. */
+  save(
+    name: string,
+    target: TabTarget,
+    secrets: SaveConnectionSecret[],
+    settings: ConnectionSettings | null = null,
+    replace = false,
+  ): Promise<string | null> {
+    return this.request({ type: "save_connection", name, target, settings, secrets, replace }, "saved_connections");
+  }
+
+  /** Save the edited connection `previous` as `name` (its settings kept; renamed when the name
+   * changed). */
+  async saveEdited(previous: string, name: string, target: TabTarget, secrets: SaveConnectionSecret[]): Promise<string | null> {
+    const settings = this.state.saved?.find((c) => c.name === previous)?.settings ?? null;
+    if (previous === name) {
+      return this.save(name, target, secrets, settings, true);
+    }
+    const problem = await this.save(name, target, secrets, settings, false);
+    return problem ?? this.delete(previous);
+  }
+
+  delete(name: string): Promise<string | null> {
+    return this.request({ type: "delete_connection", name }, "saved_connections");
+  }
+
+  readSshConfig(): Promise<string | null> {
+    return this.request({ type: "read_ssh_config" }, "ssh_config_hosts");
+  }
+
+  importSshConfig(names: string[]): Promise<string | null> {
+    return this.request({ type: "import_ssh_config", names }, "saved_connections");
+  }
+
+  updateSettings(name: string, settings: ConnectionSettings): Promise<string | null> {
+    return this.request({ type: "update_connection_settings", name, settings }, "saved_connections");
+  }
+
+  /** An open tab's settings: asked for, answered by `settings_changed` (not kept here). */
+  readTabSettings(tab: TabId): void {
+    this.transport.send({ type: "read_settings", tab });
+  }
+
+  updateTabSettings(tab: TabId, settings: ConnectionSettings): void {
+    this.transport.send({ type: "update_settings", tab, settings });
+  }
+
+  /** Subscribe to raw events (the settings dialog of an open tab waits for its answer). */
+  onEvent(handler: (event: Event) => void): () => void {
+    return this.transport.subscribe((message) => {
+      if (message.kind === "event") {
+        handler(message.event);
+      }
+    });
+  }
+
+  readAudit(limit = AUDIT_LINES): Promise<string | null> {
+    return this.request({ type: "read_audit", limit }, "audit_log");
+  }
+}

@@ -1,0 +1,210 @@
+// Saved connections, the ~/.ssh/config import, the audit log and changed host keys, as a pure
+// function of the engine's events (Event in → state out). No DOM, no Svelte: Vitest checks it.
+
+import type { TabId } from "../ids";
+import type { AuditEntry, Event, SavedConnection, SshConfigHost } from "../protocol";
+
+/** A server whose host key is not the one known_hosts holds: its tab must not connect anyway. */
+export interface HostKeyChange {
+  tab: TabId;
+  host: string;
+  port: number;
+  keyType: string;
+  fingerprint: string;
+  knownHosts: string;
+  line: number;
+}
+
+export interface LibraryState {
+  /** The saved connections, `null` until the engine listed them. */
+  saved: SavedConnection[] | null;
+  /** The hosts of ~/.ssh/config, once read (for the import dialog). */
+  sshConfig: { path: string; hosts: SshConfigHost[] } | null;
+  /** The audit log's recent lines, oldest first; `null` until read. */
+  audit: { path: string; entries: AuditEntry[] } | null;
+  /** Changed host keys seen, one per tab. */
+  hostKeyChanges: HostKeyChange[];
+}
+
+/** At most this many audit lines are kept in the page. */
+export const MAX_AUDIT_ENTRIES = 500;
+
+export function initialLibrary(): LibraryState {
+  return { saved: null, sshConfig: null, audit: null, hostKeyChanges: [] };
+}
+
+export function applyLibraryEvent(state: LibraryState, event: Event): LibraryState {
+  switch (event.type) {
+    case "saved_connections":
+      return { ...state, saved: event.connections };
+    case "ssh_config_hosts":
+      return { ...state, sshConfig: { path: event.path, hosts: event.hosts } };
+    case "audit_log":
+      return { ...state, audit: { path: event.path, entries: event.entries.slice(-MAX_AUDIT_ENTRIES) } };
+    case "audit_recorded":
+      if (state.audit === null) {
+        // Not read yet: the first read brings this line too.
+        return state;
+      }
+      return {
+        ...state,
+        audit: { ...state.audit, entries: [...state.audit.entries, event.entry].slice(-MAX_AUDIT_ENTRIES) },
+      };
+    case "host_key_changed": {
+      const change: HostKeyChange = {
+        tab: event.tab,
+        host: event.host,
+        port: event.port,
+        keyType: event.key_type,
+        fingerprint: event.fingerprint,
+        knownHosts: event.known_hosts,
+        line: event.line,
+      };
+      return { ...state, hostKeyChanges: [...state.hostKeyChanges.filter((c) => c.tab !== event.tab), change] };
+    }
+    case "tab_closed":
+      return state.hostKeyChanges.some((c) => c.tab === event.tab)
+        ? { ...state, hostKeyChanges: state.hostKeyChanges.filter((c) => c.tab !== event.tab) }
+        : state;
+    default:
+      return state;
+  }
+}
+
+/** The answer an op of this module waits for: its event, or an `error` outside any tab. */
+export function answers(event: Event, awaited: Event["type"]): { ok: true } | { ok: false; message: string } | null {
+  if (event.type === awaited) {
+    return { ok: true };
+  }
+  if (event.type === "error" && (event.tab ?? null) === null) {
+    return { ok: false, message: event.message };
+  }
+  return null;
+}
+
+/** How the audit view filters: free text over every column, and one decision or all. */
+export type DecisionFilter = "all" | "allowed" | "asked" | "denied";
+
+export interface AuditRow {
+  key: string;
+  time: string;
+  tab: string;
+  connection: string;
+  tool: string;
+  args: string;
+  decision: string;
+  decidedBy: string;
+  ended: string;
+  /** ok, error, denied or cancelled: the row's mark. */
+  status: AuditEntry["status"];
+  reasons: string;
+}
+
+/** `2026-12-03T10:48:36.123Z` as the local `HH:MM:SS` and the date when not today. */
+export function auditTime(time: string, now: Date = new Date()): string {
+  const at = new Date(time);
+  if (Number.isNaN(at.getTime())) {
+    return time;
+  }
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const clock = `${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
+  const sameDay = at.toDateString() === now.toDateString();
+  return sameDay ? clock : `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${clock}`;
+}
+
+function decisionWords(entry: AuditEntry): string {
+  switch (entry.decision) {
+    case "allow":
+      return "allowed";
+    case "ask":
+      return "asked";
+    case "deny":
+      return "denied";
+  }
+}
+
+function decidedByWords(entry: AuditEntry): string {
+  switch (entry.decided_by ?? null) {
+    case "rule":
+      return "rule";
+    case "user":
+      return "you";
+    case "autopilot":
+      return "autopilot";
+    case "automatic":
+      return "automatic";
+    default:
+      return "—";
+  }
+}
+
+/** How the call ended, in words: status, the command's own status and exit code, the error. */
+export function endedWords(entry: AuditEntry): string {
+  const parts: string[] = [entry.status];
+  const result = entry.result;
+  if (result !== null && result !== undefined && typeof result === "object" && !Array.isArray(result)) {
+    const r = result as Record<string, unknown>;
+    if (typeof r.status === "string" && r.status !== "completed") {
+      parts.push(r.status.replace(/_/g, " "));
+    }
+    if (typeof r.exit_code === "number") {
+      parts.push(`exit ${r.exit_code}`);
+    }
+  }
+  parts.push(`${entry.duration_ms} ms`);
+  return parts.join(", ");
+}
+
+/** The arguments in one short line: a command as typed, else `name=value` pairs. */
+export function argsLine(args: AuditEntry["args"], max = 120): string {
+  let text: string;
+  if (args !== null && typeof args === "object" && !Array.isArray(args)) {
+    const map = args as Record<string, unknown>;
+    text =
+      typeof map.command === "string"
+        ? map.command
+        : Object.entries(map)
+            .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+            .join(" ");
+  } else {
+    text = JSON.stringify(args) ?? "";
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export function auditRow(entry: AuditEntry, index: number, now?: Date): AuditRow {
+  return {
+    key: `${entry.call}-${entry.time}-${index}`,
+    time: auditTime(entry.time, now),
+    tab: entry.tab,
+    connection: entry.connection,
+    tool: entry.tool,
+    args: argsLine(entry.args),
+    decision: decisionWords(entry),
+    decidedBy: decidedByWords(entry),
+    ended: endedWords(entry),
+    status: entry.status,
+    reasons: (entry.reasons ?? []).join("; ") + (entry.error ? `${entry.reasons?.length ? "; " : ""}${entry.error}` : ""),
+  };
+}
+
+/** The rows the view shows, newest first. */
+export function auditRows(
+  entries: AuditEntry[],
+  filter: { text: string; decision: DecisionFilter },
+  now?: Date,
+): AuditRow[] {
+  const needle = filter.text.trim().toLowerCase();
+  return entries
+    .map((entry, index) => auditRow(entry, index, now))
+    .filter((row) => filter.decision === "all" || row.decision === filter.decision)
+    .filter(
+      (row) =>
+        needle === "" ||
+        [row.time, row.tab, row.connection, row.tool, row.args, row.decision, row.decidedBy, row.ended, row.reasons]
+          .join(" ")
+          .toLowerCase()
+          .includes(needle),
+    )
+    .reverse();
+}
