@@ -13,6 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { storageTests } from "./storage.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -345,6 +346,8 @@ test("a key's passphrase is asked in a masked field and never comes back to the 
     throw new Error(`the passphrase came back to the page: ${leaked[0].slice(0, 200)}`);
   }
 });
+
+storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
 
 async function main() {
   rmSync(OUTPUT, { recursive: true, force: true });

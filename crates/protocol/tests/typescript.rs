@@ -8,7 +8,7 @@
 //! milliseconds, 9 PB in bytes. The exporter refuses 64-bit integers unless told how to map
 //! them; this is where it is told, for the whole protocol at once.
 
-use kaiport_protocol::{Event, Op};
+use kaiport_protocol::{Event, Op, tools};
 use specta::Types;
 use specta::datatype::{DataType, Fields, NamedReferenceType, Primitive, Reference};
 use std::path::PathBuf;
@@ -20,6 +20,16 @@ const HEADER: &str = "// Generated from kaiport-protocol by crates/protocol/test
 /// The protocol as TypeScript source.
 fn bindings() -> String {
     let mut types = Types::default().register::<Op>().register::<Event>();
+    // What a storage tab sends in `RunTool` and reads from `ToolFinished` (ui/src/lib/state/storage.ts).
+    types = types
+        .register::<tools::ListDirParams>()
+        .register::<tools::ListDirResult>()
+        .register::<tools::MakeDirParams>()
+        .register::<tools::RenameParams>()
+        .register::<tools::DeleteParams>()
+        .register::<tools::UploadParams>()
+        .register::<tools::DownloadParams>()
+        .register::<tools::StorageOpResult>();
     types.iter_mut(|named| {
         if let Some(ty) = named.ty.as_mut() {
             wide_integers_as_numbers(ty);

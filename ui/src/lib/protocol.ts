@@ -42,6 +42,33 @@ export type DecidedBy =
 /**  A front end answered without asking a person: `--yes`, or no one at a terminal to ask. */
 "automatic";
 
+export type DeleteParams = {
+	path: string,
+	side?: Side | null,
+	/**  Required to delete a folder that is not empty. */
+	recursive?: boolean | null,
+};
+
+export type DirEntry = {
+	name: string,
+	kind: EntryKind,
+	size: number,
+	/**  RFC 3339, UTC. */
+	modified?: string | null,
+	/**  `rwxr-xr-x` style, where the service has permissions. */
+	permissions?: string | null,
+	link_target?: string | null,
+};
+
+export type DownloadParams = {
+	/**  File on the storage service. */
+	remote_path: string,
+	/**  Folder on the user's computer. */
+	local_dir: string,
+};
+
+export type EntryKind = "file" | "dir" | "symlink" | "other";
+
 export type Event = 
 /**  First event on every stream: what this engine build can do. */
 { type: "hello"; version: string; tools: ToolName[] } | { type: "tab_opened"; tab: string; kind: TabKind; title: string } | { type: "connection_state"; tab: string; state: ConnectionState } | 
@@ -87,6 +114,23 @@ rate: number | null; eta_s?: number | null; done: boolean } |
 { type: "model_retrying"; tab: string; turn: number; attempt: number; wait_ms: number; reason: string } | 
 /**  Pilot's turn ended; `message` says why when it did not complete. */
 { type: "turn_finished"; tab: string; turn: number; status: TurnStatus; message?: string | null };
+
+export type ListDirParams = {
+	path: string,
+	side?: Side | null,
+};
+
+export type ListDirResult = {
+	path: string,
+	entries: DirEntry[],
+	/**  Entries beyond the 500 returned. */
+	omitted: number,
+};
+
+export type MakeDirParams = {
+	path: string,
+	side?: Side | null,
+};
 
 /**  How much Pilot may do on its own in a tab. */
 export type Mode = 
@@ -241,6 +285,12 @@ export type ProviderKind =
  */
 "openai";
 
+export type RenameParams = {
+	from: string,
+	to: string,
+	side?: Side | null,
+};
+
 export type Sensitivity = "public" | "internal" | "confidential" | "restricted";
 
 export type ShellIntegration = 
@@ -250,6 +300,20 @@ export type ShellIntegration =
 "detect-only" | 
 /**  Heuristic only. */
 "off";
+
+/**  Which side of a storage tab a path is on. */
+export type Side = 
+/**  The storage service (or the server, in terminal tabs). */
+"remote" | 
+/**  The user's own computer (storage tabs only). */
+"local";
+
+/**  Result of make_dir, rename, delete, upload or download. */
+export type StorageOpResult = {
+	/**  What was done, in one sentence. */
+	message: string,
+	bytes?: number | null,
+};
 
 export type TabKind = "terminal" | "storage";
 
@@ -275,7 +339,10 @@ jump_hosts?: string[] } |
  *  has none.
  */
 user?: string | null; 
-/**  The folders of this computer the tab's local side may use (absolute paths). */
+/**
+ *  The folders of this computer the tab's local side may use (absolute paths, or `~`,
+ *  `~/…` in the home folder). Listing `/` on the local side shows the way down to them.
+ */
 local_roots?: string[]; 
 /**
  *  SFTP only: private key files to log in with, tried in order after the ssh-agent and
@@ -318,6 +385,13 @@ export type TurnStatus =
 "cancelled" | 
 /**  The model API or the conversation failed; the message says why. */
 "failed";
+
+export type UploadParams = {
+	/**  File on the user's computer. */
+	local_path: string,
+	/**  Folder on the storage service. */
+	remote_dir: string,
+};
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

@@ -6,6 +6,7 @@ import type { PromptId, TabId } from "../ids";
 import type { PromptAnswer, TabTarget } from "../protocol";
 import { TerminalOutput } from "../terminal-output";
 import type { Transport } from "../transport/transport";
+import { StorageDesk, type StorageRequest } from "./storage.svelte";
 import {
   activate,
   applyEvent,
@@ -33,6 +34,8 @@ export function newTabId(): TabId {
 export class Session {
   state: AppState = $state.raw(initialState());
   readonly output = new TerminalOutput();
+  /** The storage tabs' panes and transfers (storage.svelte.ts). */
+  readonly storage: StorageDesk;
   private readonly transport: Transport;
   private readonly stop: () => void;
   private everOpen = false;
@@ -42,9 +45,13 @@ export class Session {
 
   constructor(transport: Transport) {
     this.transport = transport;
+    this.storage = new StorageDesk((op) => transport.send(op));
     this.stop = transport.subscribe((message) => {
       switch (message.kind) {
         case "event":
+          if (this.storage.handle(message.event)) {
+            break;
+          }
           this.state = applyEvent(this.state, message.event);
           if (message.event.type === "connection_state") {
             this.connectionChanged(message.event.tab, message.event.state.state === "connected");
@@ -87,6 +94,13 @@ export class Session {
     return tab;
   }
 
+  /** Open a storage tab from the "New connection" form. */
+  openStorage(request: StorageRequest): TabId {
+    const tab = this.open(request.target, request.title);
+    this.storage.opened(tab, request.target, request.secret);
+    return tab;
+  }
+
   openLocal(): TabId {
     return this.open({ kind: "local" }, "local");
   }
@@ -101,6 +115,10 @@ export class Session {
     this.transport.send({ type: "close_tab", tab });
     this.output.forget(tab);
     this.state = tabReopening(this.state, tab, fresh);
+    if (view.target.kind === "storage") {
+      this.storage.closed(tab);
+      this.storage.opened(fresh, view.target, null);
+    }
     this.transport.send({
       type: "open_tab",
       tab: fresh,
@@ -114,6 +132,7 @@ export class Session {
 
   close(tab: TabId): void {
     this.typedAhead.delete(tab);
+    this.storage.closed(tab);
     this.state = tabClosing(this.state, tab);
     this.output.forget(tab);
     this.transport.send({ type: "close_tab", tab });

@@ -1,0 +1,281 @@
+// Browser tests of storage tabs, registered by run.mjs: each starts its own FTP server (the
+// pyftpdlib fixture of the Rust storage tests, tests/fixtures/ftpd.py, on 127.0.0.1, held to a
+// rate so that progress can be watched and a transfer cancelled half-way), opens a storage tab
+// through "New connection", and checks what the server and this computer hold afterwards,
+// byte for byte.
+
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const FTPD = resolve(here, "../../tests/fixtures/ftpd.py");
+const USER = "kaiport";
+/** The FTP password: typed into the form's masked field, never to be seen again. */
+const PASSWORD = "ftp-e2e-pw-7f3a9c";
+/** Bytes per second the server allows each transfer (pyftpdlib lets up to twice through). */
+const RATE = 4 * 1024 * 1024;
+/** Big enough to watch: the engine counts what it read of the file, and the first 10 MB or so
+ * vanish at once into its pipe and the loopback socket's buffers; the rest goes at the rate. */
+const BIG = 32 * 1024 * 1024;
+
+/** An FTP server on 127.0.0.1 serving `data/`, and `local/` as the tab's folder of this
+ * computer, both in a fresh temp dir. */
+async function startFtp(timeout, freePort) {
+  const root = mkdtempSync(join(tmpdir(), "kaiport-e2e-ftp-"));
+  const data = join(root, "data");
+  const local = join(root, "local");
+  mkdirSync(data);
+  mkdirSync(local);
+  const port = await freePort();
+  const child = spawn("python3", [FTPD, String(port), data, USER, PASSWORD], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, FTPD_BYTES_PER_SECOND: String(RATE) },
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  await new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`ftpd: not ready in time\n${stderr}`)), timeout);
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      if (line.trim() === "ready") {
+        clearTimeout(timer);
+        resolvePromise();
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`ftpd exited (${code})\n${stderr}`)));
+  });
+  return {
+    port,
+    data,
+    local,
+    title: `ftp://${USER}@127.0.0.1:${port}/`,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+function sha256(path) {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
+}
+
+export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
+  /** Runs `body` with a fresh FTP server, stopped afterwards whatever happens. */
+  function withFtp(body) {
+    return async (context) => {
+      const ftp = await startFtp(TIMEOUT, closedPort);
+      try {
+        await body({ ...context, ftp });
+      } finally {
+        await ftp.stop();
+      }
+    };
+  }
+
+  /** Opens an FTP storage tab through "New connection"; resolves with the two panes once both
+   * list their folders. */
+  async function openFtpTab(page, served, ftp, shot) {
+    await page.goto(served.url);
+    await page.getByRole("button", { name: "New connection" }).first().click();
+    const form = page.getByRole("dialog", { name: "New connection" });
+    await form.getByLabel("Kind").selectOption({ label: "FTP (files)" });
+    await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+    await form.getByLabel("Port").fill(String(ftp.port));
+    await form.getByLabel("User").fill(USER);
+    const secret = form.getByLabel("Password");
+    if ((await secret.getAttribute("type")) !== "password") {
+      throw new Error("the password field is not masked");
+    }
+    await secret.fill(PASSWORD);
+    await form.getByLabel("Local folder").fill(ftp.local);
+    if (shot) {
+      await page.screenshot({ path: join(OUTPUT, shot) });
+    }
+    await form.getByRole("button", { name: "Connect" }).click();
+    await page.getByRole("tab", { name: ftp.title, selected: true }).waitFor();
+    const local = page.getByRole("region", { name: "This computer" });
+    const remote = page.getByRole("region", { name: ftp.title });
+    await local.waitFor();
+    await remote.waitFor();
+    return { local, remote };
+  }
+
+  function row(pane, name) {
+    return pane.getByRole("row", { name: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`) });
+  }
+
+  function transfer(page, name) {
+    return page.getByRole("list", { name: "Transfers" }).getByRole("listitem", { name });
+  }
+
+  /** Waits for a transfer to show progress between the ends, and returns the value seen. */
+  async function progressSeen(page, name) {
+    const bar = transfer(page, name).getByRole("progressbar");
+    return until(`${name} part-way`, async () => {
+      const now = Number(await bar.getAttribute("aria-valuenow"));
+      return now > 0 && now < 100 ? now : null;
+    });
+  }
+
+  test("storage: an FTP tab through the form lists both sides, sorts by keyboard and makes a folder", withFtp(async ({ page, served, ftp }) => {
+    writeFileSync(join(ftp.local, "small.txt"), "hello\n");
+    writeFileSync(join(ftp.local, "larger.bin"), randomBytes(50_000));
+    mkdirSync(join(ftp.local, "photos"));
+    writeFileSync(join(ftp.data, "readme.md"), "# remote\n");
+    mkdirSync(join(ftp.data, "archive"));
+    const received = [];
+    page.on("websocket", (ws) =>
+      ws.on("framereceived", (frame) => received.push(typeof frame.payload === "string" ? frame.payload : frame.payload.toString("latin1"))),
+    );
+    const { local, remote } = await openFtpTab(page, served, ftp, "storage-new-connection.png");
+    await row(local, "small.txt").waitFor();
+    await row(local, "photos").waitFor();
+    await row(remote, "readme.md").waitFor();
+    await row(remote, "archive").waitFor();
+    // No password prompt: the typed secret answered the engine's, and never came back.
+    if (await page.getByRole("dialog", { name: "Password" }).isVisible()) {
+      throw new Error("the engine's password prompt was shown although the form had the password");
+    }
+    const leaked = received.filter((frame) => frame.includes(PASSWORD));
+    if (leaked.length > 0) {
+      throw new Error(`the password came back to the page: ${leaked[0].slice(0, 200)}`);
+    }
+    // Sort by size with the keyboard: folders first, then the biggest file.
+    const grid = local.getByRole("grid");
+    const names = async () => (await grid.locator("tbody td.name").allTextContents()).map((text) => text.trim());
+    await local.getByRole("button", { name: "Size" }).focus();
+    await page.keyboard.press("Enter");
+    await until("sorted by size, biggest first", async () => (await names()).join() === "photos,larger.bin,small.txt");
+    if ((await local.getByRole("columnheader", { name: "Size" }).getAttribute("aria-sort")) !== "descending") {
+      throw new Error("the Size header does not say how it sorts");
+    }
+    await page.keyboard.press("Enter");
+    await until("sorted by size, smallest first", async () => (await names()).join() === "photos,small.txt,larger.bin");
+    // Navigate: into a folder with the keyboard, and back up with the breadcrumb.
+    await row(remote, "archive").click();
+    await page.keyboard.press("Enter");
+    await remote.getByText("This folder is empty.").waitFor();
+    await remote.getByRole("navigation", { name: `${ftp.title} path` }).getByRole("button", { name: "Top folder" }).click();
+    await row(remote, "readme.md").waitFor();
+    // Make a folder on the storage.
+    await remote.getByRole("button", { name: "New folder" }).click();
+    const naming = page.getByRole("dialog", { name: "New folder" });
+    await naming.getByLabel("Name").fill("reports 2026");
+    await naming.getByRole("button", { name: "Create" }).click();
+    await row(remote, "reports 2026").waitFor();
+    if (!statSync(join(ftp.data, "reports 2026")).isDirectory()) {
+      throw new Error("the folder is not on the server");
+    }
+    await page.screenshot({ path: join(OUTPUT, "storage-tab.png") });
+  }));
+
+  test("storage: an upload dragged across shows its progress and arrives byte for byte", withFtp(async ({ page, served, ftp }) => {
+    writeFileSync(join(ftp.local, "big.bin"), randomBytes(BIG));
+    const { local, remote } = await openFtpTab(page, served, ftp);
+    await row(local, "big.bin").dragTo(remote.getByRole("grid"));
+    const item = transfer(page, "big.bin");
+    await item.waitFor();
+    const seen = await progressSeen(page, "big.bin");
+    await until("a speed and time left", async () => /\/s/.test(await item.textContent()) && /left/.test(await item.textContent()));
+    await page.screenshot({ path: join(OUTPUT, "storage-upload-progress.png") });
+    await item.getByText("done").waitFor({ timeout: 60_000 });
+    if ((await item.getByRole("progressbar").getAttribute("aria-valuenow")) !== "100") {
+      throw new Error("a finished upload does not show 100 %");
+    }
+    await row(remote, "big.bin").waitFor();
+    const sent = sha256(join(ftp.local, "big.bin"));
+    const stored = sha256(join(ftp.data, "big.bin"));
+    if (sent !== stored) {
+      throw new Error(`the uploaded file differs: ${sent} sent, ${stored} stored`);
+    }
+    console.log(`     progress seen at ${seen} %`);
+    await page.screenshot({ path: join(OUTPUT, "storage-upload-done.png") });
+  }));
+
+  test("storage: a download by button arrives byte for byte on this computer", withFtp(async ({ page, served, ftp }) => {
+    writeFileSync(join(ftp.data, "report.pdf"), randomBytes(700_000));
+    const { local, remote } = await openFtpTab(page, served, ftp);
+    await row(remote, "report.pdf").click();
+    await remote.getByRole("button", { name: "Download" }).click();
+    await transfer(page, "report.pdf").getByText("done").waitFor({ timeout: 30_000 });
+    await row(local, "report.pdf").waitFor();
+    if (sha256(join(ftp.data, "report.pdf")) !== sha256(join(ftp.local, "report.pdf"))) {
+      throw new Error("the downloaded file differs");
+    }
+    await page.screenshot({ path: join(OUTPUT, "storage-download.png") });
+  }));
+
+  test("storage: a cancelled upload leaves nothing under its name, and Retry completes it", withFtp(async ({ page, served, ftp }) => {
+    writeFileSync(join(ftp.local, "cancel-me.bin"), randomBytes(BIG));
+    const { local, remote } = await openFtpTab(page, served, ftp);
+    await row(local, "cancel-me.bin").click();
+    await local.getByRole("button", { name: "Upload" }).click();
+    const item = transfer(page, "cancel-me.bin");
+    await progressSeen(page, "cancel-me.bin");
+    await item.getByRole("button", { name: "Cancel" }).click();
+    await item.getByText("cancelled", { exact: true }).waitFor();
+    if (existsSync(join(ftp.data, "cancel-me.bin"))) {
+      throw new Error("a cancelled upload left a file under its final name");
+    }
+    // The engine removes its temporary copy too.
+    await until("no half-written copy left", async () => readdirSync(ftp.data).length === 0);
+    await page.screenshot({ path: join(OUTPUT, "storage-cancelled.png") });
+    await item.getByRole("button", { name: "Retry" }).click();
+    await item.getByText("done").waitFor({ timeout: 60_000 });
+    await row(remote, "cancel-me.bin").waitFor();
+    if (sha256(join(ftp.local, "cancel-me.bin")) !== sha256(join(ftp.data, "cancel-me.bin"))) {
+      throw new Error("the retried upload differs");
+    }
+  }));
+
+  test("storage: rename, and delete only after the confirmation (dark)", withFtp(async ({ page, served, ftp }) => {
+    writeFileSync(join(ftp.data, "draft.txt"), "draft\n");
+    mkdirSync(join(ftp.data, "old"));
+    writeFileSync(join(ftp.data, "old", "a.log"), "a\n");
+    writeFileSync(join(ftp.data, "old", "b.log"), "b\n");
+    const { remote } = await openFtpTab(page, served, ftp);
+    // Rename with F2 from the keyboard.
+    await row(remote, "draft.txt").click();
+    await page.keyboard.press("F2");
+    const naming = page.getByRole("dialog", { name: /Rename/ });
+    await naming.getByLabel("Name").fill("final.txt");
+    await naming.getByRole("button", { name: "Rename" }).click();
+    await row(remote, "final.txt").waitFor();
+    if (!existsSync(join(ftp.data, "final.txt")) || existsSync(join(ftp.data, "draft.txt"))) {
+      throw new Error("the server does not hold the renamed file");
+    }
+    // Delete a folder with files: the engine's account of it is shown; Cancel keeps it.
+    await row(remote, "old").click();
+    await remote.getByRole("button", { name: "Delete" }).click();
+    const confirm = page.getByRole("dialog", { name: "Delete?" });
+    await confirm.waitFor();
+    const text = await confirm.textContent();
+    if (!/old/.test(text) || !/2 files/.test(text)) {
+      throw new Error(`the confirmation does not say what goes: ${text}`);
+    }
+    await page.screenshot({ path: join(OUTPUT, "storage-delete-confirm.png") });
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("status").filter({ hasText: /Not done: delete \/old/ }).waitFor();
+    if (!existsSync(join(ftp.data, "old", "a.log"))) {
+      throw new Error("a cancelled delete deleted");
+    }
+    // Delete again with the Delete key and confirm.
+    await row(remote, "old").click();
+    await page.keyboard.press("Delete");
+    await confirm.getByRole("button", { name: "Delete" }).click();
+    await until("the folder gone from the list", async () => (await row(remote, "old").count()) === 0);
+    if (existsSync(join(ftp.data, "old"))) {
+      throw new Error("the folder is still on the server");
+    }
+    await page.screenshot({ path: join(OUTPUT, "storage-dark.png") });
+  }), { colorScheme: "dark" });
+}
