@@ -357,7 +357,7 @@ async function main() {
   const servedProcess = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(home, "known_hosts")], { env, cwd: home });
   const url = servedProcess.line.trim();
   const parsed = new URL(url);
-  const served = { url, port: Number(parsed.port), token: parsed.searchParams.get("token") ?? "" };
+  const served = { url, port: Number(parsed.port), token: parsed.searchParams.get("token") ?? "", home };
   const sshdProcess = await startWithFirstLine(SSHD, [], { env: process.env });
   const sshd = JSON.parse(sshdProcess.line);
 

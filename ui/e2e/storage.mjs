@@ -83,7 +83,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
 
   /** Opens an FTP storage tab through "New connection"; resolves with the two panes once both
    * list their folders. */
-  async function openFtpTab(page, served, ftp, shot) {
+  async function openFtpTab(page, served, ftp, shot, { password = PASSWORD, localFolder = ftp.local } = {}) {
     await page.goto(served.url);
     await page.getByRole("button", { name: "New connection" }).first().click();
     const form = page.getByRole("dialog", { name: "New connection" });
@@ -95,8 +95,10 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     if ((await secret.getAttribute("type")) !== "password") {
       throw new Error("the password field is not masked");
     }
-    await secret.fill(PASSWORD);
-    await form.getByLabel("Local folder").fill(ftp.local);
+    await secret.fill(password);
+    if (localFolder !== null) {
+      await form.getByLabel("Local folder").fill(localFolder);
+    }
     if (shot) {
       await page.screenshot({ path: join(OUTPUT, shot) });
     }
@@ -178,6 +180,37 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     await page.screenshot({ path: join(OUTPUT, "storage-tab.png") });
   }));
 
+  test("storage: the local side starts in the home folder (~) and a wrong password is asked again in a masked field", withFtp(async ({ page, served, ftp }) => {
+    mkdirSync(join(served.home, "Documents"), { recursive: true });
+    writeFileSync(join(served.home, "Documents", "home-file.txt"), "at home\n");
+    // The form's default local folder is ~; a wrong password fails the tab.
+    await openFtpTab(page, served, ftp, null, { password: "not-the-password", localFolder: null });
+    await page.getByRole("tab", { name: new RegExp(`${ftp.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*failed`) }).waitFor();
+    await page.getByRole("button", { name: "Reconnect" }).click();
+    const prompt = page.getByRole("dialog", { name: "Password" });
+    await prompt.waitFor();
+    const field = prompt.getByLabel("Password");
+    if ((await field.getAttribute("type")) !== "password") {
+      throw new Error("the password prompt is not masked");
+    }
+    await field.fill(PASSWORD);
+    await prompt.getByRole("button", { name: "Log in" }).click();
+    const local = page.getByRole("region", { name: "This computer" });
+    // The local side walked down from / to the home folder.
+    await row(local, "Documents").waitFor();
+    const crumbs = await local.getByRole("navigation").getByRole("button").allTextContents();
+    const expected = served.home.split("/").filter((part) => part !== "");
+    if (crumbs.slice(1).join("/") !== expected.join("/")) {
+      throw new Error(`the local side is not in the home folder: ${crumbs.join(" / ")}`);
+    }
+    await row(local, "Documents").dblclick();
+    await row(local, "home-file.txt").waitFor();
+    // Above the home folder only the way down shows: nothing else of this computer.
+    await local.getByRole("button", { name: "Top folder" }).click();
+    await until("only the way down at /", async () => (await local.locator("tbody td.name").allTextContents()).map((t) => t.trim()).join() === expected[0]);
+    await page.screenshot({ path: join(OUTPUT, "storage-home.png") });
+  }));
+
   test("storage: an upload dragged across shows its progress and arrives byte for byte", withFtp(async ({ page, served, ftp }) => {
     writeFileSync(join(ftp.local, "big.bin"), randomBytes(BIG));
     const { local, remote } = await openFtpTab(page, served, ftp);
@@ -201,8 +234,10 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     await page.screenshot({ path: join(OUTPUT, "storage-upload-done.png") });
   }));
 
-  test("storage: a download by button arrives byte for byte on this computer", withFtp(async ({ page, served, ftp }) => {
+  test("storage: a download by button arrives byte for byte on this computer, replacing asks, and a drop on a folder goes into it", withFtp(async ({ page, served, ftp }) => {
     writeFileSync(join(ftp.data, "report.pdf"), randomBytes(700_000));
+    writeFileSync(join(ftp.data, "notes.txt"), "notes\n");
+    mkdirSync(join(ftp.local, "inbox"));
     const { local, remote } = await openFtpTab(page, served, ftp);
     await row(remote, "report.pdf").click();
     await remote.getByRole("button", { name: "Download" }).click();
@@ -212,6 +247,26 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
       throw new Error("the downloaded file differs");
     }
     await page.screenshot({ path: join(OUTPUT, "storage-download.png") });
+    // Downloading it again would replace this computer's copy: that is asked first.
+    writeFileSync(join(ftp.data, "report.pdf"), "the newer report\n");
+    await page.getByRole("button", { name: "Clear ended" }).click();
+    await row(remote, "report.pdf").click();
+    await remote.getByRole("button", { name: "Download" }).click();
+    const confirm = page.getByRole("dialog", { name: "Replace?" });
+    await confirm.waitFor();
+    await page.screenshot({ path: join(OUTPUT, "storage-replace-confirm.png") });
+    await confirm.getByRole("button", { name: "Replace" }).click();
+    await transfer(page, "report.pdf").getByText("done").waitFor({ timeout: 30_000 });
+    if (readFileSync(join(ftp.local, "report.pdf"), "utf8") !== "the newer report\n") {
+      throw new Error("the replaced download is not the server's newer file");
+    }
+    // Dropped on a folder of this computer, a file goes into that folder.
+    await row(remote, "notes.txt").dragTo(row(local, "inbox"));
+    await transfer(page, "notes.txt").getByText("done").waitFor();
+    await until("notes.txt in inbox", async () => existsSync(join(ftp.local, "inbox", "notes.txt")));
+    if (existsSync(join(ftp.local, "notes.txt"))) {
+      throw new Error("the dropped file went to the folder shown, not the one it was dropped on");
+    }
   }));
 
   test("storage: a cancelled upload leaves nothing under its name, and Retry completes it", withFtp(async ({ page, served, ftp }) => {
@@ -278,4 +333,17 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     }
     await page.screenshot({ path: join(OUTPUT, "storage-dark.png") });
   }), { colorScheme: "dark" });
+
+  test("storage: on a phone the two sides stack and Transfers stays below", withFtp(async ({ page, served, ftp }) => {
+    writeFileSync(join(ftp.local, "notes.txt"), "phone\n");
+    writeFileSync(join(ftp.data, "remote.txt"), "remote\n");
+    const { local, remote } = await openFtpTab(page, served, ftp);
+    await row(local, "notes.txt").waitFor();
+    await row(remote, "remote.txt").waitFor();
+    const [a, b] = [await local.boundingBox(), await remote.boundingBox()];
+    if (!(b.y >= a.y + a.height - 2)) {
+      throw new Error(`the sides are not one above the other: ${JSON.stringify([a, b])}`);
+    }
+    await page.screenshot({ path: join(OUTPUT, "storage-phone.png") });
+  }), { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
 }

@@ -222,13 +222,14 @@ export class StorageDesk {
     }
   }
 
-  /** Copies the named files of one pane into the folder shown in the other. Folders are not
-   * copied (upload and download take single files); the status line says so. */
-  transfer(tab: TabId, from: Side, names: string[]): void {
+  /** Copies the named files of one pane into the folder shown in the other (or `into`, a folder
+   * of the other side they were dropped on). Folders are not copied (upload and download take
+   * single files); the status line says so. */
+  transfer(tab: TabId, from: Side, names: string[], into: string | null = null): void {
     const view = this.state.tabs[tab];
     if (view === undefined) return;
     const source = view.panes[from];
-    const destination = view.panes[from === "local" ? "remote" : "local"].path;
+    const destination = into ?? view.panes[from === "local" ? "remote" : "local"].path;
     const skipped: string[] = [];
     for (const name of names) {
       const entry = source.entries.find((e) => e.name === name);
