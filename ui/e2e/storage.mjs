@@ -6,7 +6,7 @@
 
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -162,10 +162,18 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     }
     await page.keyboard.press("Enter");
     await until("sorted by size, smallest first", async () => (await names()).join() === "photos,small.txt,larger.bin");
-    // Navigate: into a folder with the keyboard, and back up with the breadcrumb.
+    // Navigate with the keyboard: into a folder (empty: the focus goes to "Up one folder"),
+    // back up (the folder just left has the focus), then with the breadcrumb.
     await row(remote, "archive").click();
     await page.keyboard.press("Enter");
     await remote.getByText("This folder is empty.").waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent?.trim() ?? "");
+    await until("the focus on Up one folder", async () => (await focused()) === "Up one folder");
+    await page.keyboard.press("Enter");
+    await until("the focus back on archive", async () => (await focused()).startsWith("archive"));
+    await page.keyboard.press("ArrowDown");
+    await until("the focus on readme.md", async () => (await focused()).startsWith("readme.md"));
+    await page.keyboard.press("Enter");
     await remote.getByRole("navigation", { name: `${ftp.title} path` }).getByRole("button", { name: "Top folder" }).click();
     await row(remote, "readme.md").waitFor();
     // Make a folder on the storage.
@@ -346,4 +354,48 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     }
     await page.screenshot({ path: join(OUTPUT, "storage-phone.png") });
   }), { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
+
+  test("storage: an SFTP tab with a key file: the host key is trusted, and the server's folder lists", async ({ page, served, sshd }) => {
+    const shared = mkdtempSync(join(tmpdir(), "kaiport-e2e-sftp-"));
+    try {
+      chmodSync(shared, 0o755);
+      writeFileSync(join(shared, "on-the-server.txt"), "sftp\n");
+      chmodSync(join(shared, "on-the-server.txt"), 0o644);
+      await page.goto(served.url);
+      await page.getByRole("button", { name: "New connection" }).first().click();
+      const form = page.getByRole("dialog", { name: "New connection" });
+      await form.getByLabel("Kind").selectOption({ label: "SFTP (files)" });
+      await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+      await form.getByLabel("Port").fill(String(sshd.port));
+      await form.getByLabel("User").fill(sshd.user);
+      await form.getByLabel("Folder", { exact: true }).fill(shared);
+      await form.getByLabel("Key file").fill(sshd.key);
+      await form.getByLabel("Local folder").fill(served.home);
+      await form.getByRole("button", { name: "Connect" }).click();
+      // The host key may be known already (an earlier test trusted it on this server).
+      const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+      const remote = page.getByRole("region", { name: new RegExp(`^sftp://${sshd.user}@127\\.0\\.0\\.1:${sshd.port}/`) });
+      await until("the server's file listed", async () => {
+        if (await hostKey.isVisible()) {
+          await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+        }
+        return row(remote, "on-the-server.txt").isVisible();
+      });
+      await page.screenshot({ path: join(OUTPUT, "storage-sftp.png") });
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
+  test("storage: after a reload the storage tab lists both sides again", withFtp(async ({ page, served, ftp }) => {
+    writeFileSync(join(ftp.local, "kept.txt"), "kept\n");
+    writeFileSync(join(ftp.data, "remote-kept.txt"), "kept\n");
+    await openFtpTab(page, served, ftp);
+    await page.reload();
+    const local = page.getByRole("region", { name: "This computer" });
+    const remote = page.getByRole("region", { name: ftp.title });
+    // The page no longer knows the folder it opened: it walks down to it from /.
+    await row(local, "kept.txt").waitFor();
+    await row(remote, "remote-kept.txt").waitFor();
+  }));
 }
