@@ -69,6 +69,24 @@ describe("a storage tab's session", () => {
     expect(transport.ops.at(-1)).toMatchObject({ type: "approve", call: del.call, decision: "deny" });
   });
 
+  it("keeps the user's own calls to itself and lets Pilot's through", () => {
+    const { session, tab } = openStorage("");
+    const requested = (call: string): Event => ({ type: "tool_requested", tab, call, tool: "list_dir", args: { path: "/" } });
+    expect(session.storage.handle(requested("user-abc"))).toBe(true);
+    expect(session.storage.handle({ type: "tool_running", tab, call: "user-abc" })).toBe(true);
+    expect(session.storage.handle(requested("toolu_1"))).toBe(false);
+    expect(
+      session.storage.handle({
+        type: "tool_finished",
+        tab,
+        call: "toolu_1",
+        outcome: { tool: "list_dir", status: "ok" },
+        verdict: "allow",
+        duration_ms: 1,
+      }),
+    ).toBe(false);
+  });
+
   it("never approves Pilot's calls", () => {
     const { transport, tab } = openStorage("");
     const before = transport.ops.length;

@@ -21,6 +21,7 @@ import {
   USER_CALL_PREFIX,
   applyStorageEvent,
   callStarted,
+  isUserCall,
   cancelRequested,
   confirmationAnswered,
   finishedCleared,
@@ -93,8 +94,11 @@ export class StorageDesk {
     this.state = storageTabClosed(this.state, tab);
   }
 
-  /** One engine event. Returns true when it was handled here and nothing else should see it
-   * (a password prompt answered with the secret from the form). */
+  /** One engine event. Returns true when it was handled here and nothing else should see it:
+   * a password prompt answered with the secret from the form, and the tool events of calls a
+   * storage tab made for the user (`user-…`, from this page or another): they are the user's
+   * own actions, shown in the panes and Transfers, not Pilot's work for its panel. They are in
+   * the audit log like every call. */
   handle(event: Event): boolean {
     switch (event.type) {
       case "prompt_requested": {
@@ -140,7 +144,7 @@ export class StorageDesk {
         this.state = applyStorageEvent(this.state, event);
         const view = this.state.tabs[event.tab];
         if (view === undefined) {
-          return false;
+          return isUserCall(event.call);
         }
         for (const side of sidesChangedBy(event, args)) {
           this.refresh(event.tab, side);
@@ -151,13 +155,13 @@ export class StorageDesk {
         } else if (view.panes.local.findOpened && view.panes.local.listing === null) {
           this.state = stepDownEnded(this.state, event.tab);
         }
-        return false;
+        return isUserCall(event.call);
       }
       default:
         break;
     }
     this.state = applyStorageEvent(this.state, event);
-    return false;
+    return "call" in event && typeof event.call === "string" && isUserCall(event.call);
   }
 
   private run(tab: TabId, { tool, args }: ToolCall, what: UserCall): CallId {
