@@ -173,7 +173,11 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     await until("the focus back on archive", async () => (await focused()).startsWith("archive"));
     await page.keyboard.press("ArrowDown");
     await until("the focus on readme.md", async () => (await focused()).startsWith("readme.md"));
+    // A typed path, relative to the folder shown.
+    await remote.getByRole("button", { name: "Go to…" }).click();
+    await remote.getByRole("textbox", { name: "Go to folder" }).fill("./archive/");
     await page.keyboard.press("Enter");
+    await remote.getByText("This folder is empty.").waitFor();
     await remote.getByRole("navigation", { name: `${ftp.title} path` }).getByRole("button", { name: "Top folder" }).click();
     await row(remote, "readme.md").waitFor();
     // Make a folder on the storage.

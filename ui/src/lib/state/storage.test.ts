@@ -18,6 +18,7 @@ import {
   parentPath,
   percentDone,
   recentRate,
+  resolvePath,
   speed,
   secondsLeft,
   sidesChangedBy,
@@ -202,6 +203,14 @@ describe("paths and names", () => {
       { name: "a", path: "/a" },
       { name: "b", path: "/a/b" },
     ]);
+  });
+
+  it("works out a typed path from the folder shown", () => {
+    expect(resolvePath("/a/b", "/x/y/")).toBe("/x/y");
+    expect(resolvePath("/a/b", "c")).toBe("/a/b/c");
+    expect(resolvePath("/a/b", "../c/./d")).toBe("/a/c/d");
+    expect(resolvePath("/a", "../../..")).toBe("/");
+    expect(resolvePath("/a", "  //x//y ")).toBe("/x/y");
   });
 
   it("refuses what cannot be a name", () => {

@@ -147,6 +147,22 @@ export function crumbs(path: string): { name: string; path: string }[] {
   return out;
 }
 
+/** A path typed by the user, from the folder `current`: absolute as given, else relative to
+ * it; `.` and `..` are worked out here (the engine refuses `..` on the local side). */
+export function resolvePath(current: string, typed: string): string {
+  const text = typed.trim();
+  const parts = text.startsWith("/") ? [] : current.split("/").filter((part) => part !== "");
+  for (const part of text.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      parts.pop();
+    } else {
+      parts.push(part);
+    }
+  }
+  return `/${parts.join("/")}`;
+}
+
 /** Why `name` cannot be a file or folder name, or null when it can. */
 export function nameProblem(name: string): string | null {
   if (name.trim() === "") {
