@@ -210,7 +210,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     const local = page.getByRole("region", { name: "This computer" });
     // The local side walked down from / to the home folder.
     await row(local, "Documents").waitFor();
-    const crumbs = await local.getByRole("navigation").getByRole("button").allTextContents();
+    const crumbs = await local.getByRole("navigation").getByRole("list").getByRole("button").allTextContents();
     const expected = served.home.split("/").filter((part) => part !== "");
     if (crumbs.slice(1).join("/") !== expected.join("/")) {
       throw new Error(`the local side is not in the home folder: ${crumbs.join(" / ")}`);
@@ -279,6 +279,25 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     if (existsSync(join(ftp.local, "notes.txt"))) {
       throw new Error("the dropped file went to the folder shown, not the one it was dropped on");
     }
+  }));
+
+  test("storage: a folder uploaded by button arrives whole, in one plan and one row", withFtp(async ({ page, served, ftp }) => {
+    mkdirSync(join(ftp.local, "photos", "2026"), { recursive: true });
+    writeFileSync(join(ftp.local, "photos", "a.jpg"), randomBytes(300_000));
+    writeFileSync(join(ftp.local, "photos", "2026", "b.jpg"), randomBytes(200_000));
+    const { local, remote } = await openFtpTab(page, served, ftp);
+    await row(local, "photos").click();
+    await local.getByRole("button", { name: "Upload" }).click();
+    await transfer(page, "photos/").getByText("done").waitFor({ timeout: 30_000 });
+    // The row counts the whole folder, not its last file.
+    await transfer(page, "photos/").getByText("488 KB of 488 KB").waitFor();
+    await row(remote, "photos").waitFor();
+    for (const file of ["a.jpg", "2026/b.jpg"]) {
+      if (sha256(join(ftp.local, "photos", file)) !== sha256(join(ftp.data, "photos", file))) {
+        throw new Error(`photos/${file} differs on the server`);
+      }
+    }
+    await page.screenshot({ path: join(OUTPUT, "storage-folder-upload.png") });
   }));
 
   test("storage: a cancelled upload leaves nothing under its name, and Retry completes it", withFtp(async ({ page, served, ftp }) => {

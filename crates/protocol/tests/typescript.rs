@@ -29,7 +29,11 @@ fn bindings() -> String {
         .register::<tools::DeleteParams>()
         .register::<tools::UploadParams>()
         .register::<tools::DownloadParams>()
-        .register::<tools::StorageOpResult>();
+        .register::<tools::StorageOpResult>()
+        .register::<tools::FindFilesParams>()
+        .register::<tools::FindFilesResult>()
+        .register::<tools::ExecutePlanParams>()
+        .register::<tools::ExecutePlanResult>();
     types.iter_mut(|named| {
         if let Some(ty) = named.ty.as_mut() {
             wide_integers_as_numbers(ty);

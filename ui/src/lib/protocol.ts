@@ -67,6 +67,11 @@ export type DownloadParams = {
 	local_dir: string,
 };
 
+export type DroppedOp = {
+	index: number,
+	reason: string,
+};
+
 export type EntryKind = "file" | "dir" | "symlink" | "other";
 
 export type Event = 
@@ -114,6 +119,51 @@ rate: number | null; eta_s?: number | null; done: boolean } |
 { type: "model_retrying"; tab: string; turn: number; attempt: number; wait_ms: number; reason: string } | 
 /**  Pilot's turn ended; `message` says why when it did not complete. */
 { type: "turn_finished"; tab: string; turn: number; status: TurnStatus; message?: string | null };
+
+/**
+ *  Run up to 200 operations after one approval. Operations that are malformed are dropped and
+ *  reported; the first failing operation stops the plan.
+ */
+export type ExecutePlanParams = {
+	/**  Parsed one by one so a malformed op is dropped instead of failing the whole call. */
+	ops: PlanOp[],
+};
+
+export type ExecutePlanResult = {
+	dropped: DroppedOp[],
+	outcomes: PlanOpOutcome[],
+};
+
+export type FindFilesParams = {
+	/**  Folder to search under. */
+	path: string,
+	/**  Name glob, e.g. `*.log`. */
+	name?: string | null,
+	kind?: EntryKind | null,
+	min_size?: number | null,
+	max_size?: number | null,
+	/**  RFC 3339 date/time or a relative age like `7d`, `12h`. */
+	modified_after?: string | null,
+	modified_before?: string | null,
+	max_depth?: number | null,
+	/**  At most this many results (default 200, max 1000). */
+	limit?: number | null,
+	side?: Side | null,
+};
+
+export type FindFilesResult = {
+	matches: FoundEntry[],
+	/**  More matched than the limit. */
+	truncated: boolean,
+	entries_scanned: number,
+};
+
+export type FoundEntry = {
+	path: string,
+	kind: EntryKind,
+	size: number,
+	modified?: string | null,
+};
 
 export type ListDirParams = {
 	path: string,
@@ -237,6 +287,18 @@ export type PlanCard = {
 	steps: PlanStep[],
 	phase: PlanPhase,
 };
+
+/**  One operation of execute_plan. */
+export type PlanOp = { op: "make_dir"; path: string; side?: Side | null } | { op: "rename"; from: string; to: string; side?: Side | null } | { op: "delete"; path: string; side?: Side | null; recursive?: boolean | null } | { op: "upload"; local_path: string; remote_dir: string } | { op: "download"; remote_path: string; local_dir: string };
+
+export type PlanOpOutcome = {
+	/**  0-based index in the ops given. */
+	index: number,
+	status: PlanOpStatus,
+	message: string,
+};
+
+export type PlanOpStatus = "done" | "failed" | "skipped";
 
 /**  Where a plan stands (plan cards). */
 export type PlanPhase = 

@@ -8,6 +8,8 @@ import type {
   DeleteParams,
   DownloadParams,
   Event,
+  ExecutePlanParams,
+  FindFilesParams,
   ListDirParams,
   MakeDirParams,
   Op,
@@ -20,7 +22,9 @@ import type {
 import {
   USER_CALL_PREFIX,
   applyStorageEvent,
+  baseName,
   callStarted,
+  folderPlan,
   isUserCall,
   cancelRequested,
   confirmationAnswered,
@@ -47,6 +51,8 @@ import {
 /** A tool's parameters as the JSON `run_tool` carries (they are plain JSON by construction). */
 type ToolCall =
   | { tool: "list_dir"; args: ListDirParams }
+  | { tool: "find_files"; args: FindFilesParams }
+  | { tool: "execute_plan"; args: ExecutePlanParams }
   | { tool: "make_dir"; args: MakeDirParams }
   | { tool: "rename"; args: RenameParams }
   | { tool: "delete"; args: DeleteParams }
@@ -139,6 +145,7 @@ export class StorageDesk {
         break;
       }
       case "tool_finished": {
+        const asked = this.state.tabs[event.tab]?.calls[event.call];
         const args = this.requested.get(event.call);
         this.requested.delete(event.call);
         this.state = applyStorageEvent(this.state, event);
@@ -148,6 +155,9 @@ export class StorageDesk {
         }
         for (const side of sidesChangedBy(event, args)) {
           this.refresh(event.tab, side);
+        }
+        if (asked?.kind === "gather") {
+          this.copyFolder(event.tab, asked, event);
         }
         const down = nextStepDown(view);
         if (down !== null) {
@@ -237,11 +247,21 @@ export class StorageDesk {
     const skipped: string[] = [];
     for (const name of names) {
       const entry = source.entries.find((e) => e.name === name);
+      const path = joinPath(source.path, name);
+      if (entry?.kind === "dir") {
+        // What is in it first (names and sizes only), then one plan that copies it all.
+        const direction = from === "local" ? "upload" : "download";
+        this.run(
+          tab,
+          { tool: "find_files", args: { path, side: from, limit: 1000 } },
+          { kind: "gather", direction, folder: path, destination, what: `${direction} folder ${name}` },
+        );
+        continue;
+      }
       if (entry !== undefined && entry.kind !== "file") {
         skipped.push(name);
         continue;
       }
-      const path = joinPath(source.path, name);
       if (from === "local") {
         this.run(tab, { tool: "upload", args: { local_path: path, remote_dir: destination } }, { kind: "transfer", direction: "upload", what: `upload ${name}` });
       } else {
@@ -249,8 +269,32 @@ export class StorageDesk {
       }
     }
     if (skipped.length > 0) {
-      const text = `Only files are copied; left out: ${skipped.join(", ")}.`;
+      const text = `Only files and folders are copied; left out: ${skipped.join(", ")}.`;
       this.state = { tabs: { ...this.state.tabs, [tab]: { ...view, status: { text, error: true } } } };
+    }
+  }
+
+  /** The folder `gather` looked through is copied by one plan (one approval, one row). */
+  private copyFolder(tab: TabId, gather: Extract<UserCall, { kind: "gather" }>, event: Extract<Event, { type: "tool_finished" }>): void {
+    const name = baseName(gather.folder);
+    const plan = folderPlan(gather, event.outcome);
+    const view = this.state.tabs[tab];
+    if (view === undefined) return;
+    if ("error" in plan) {
+      this.state = { tabs: { ...this.state.tabs, [tab]: { ...view, status: { text: `Failed: ${gather.what}: ${plan.error}`, error: true } } } };
+      return;
+    }
+    this.run(
+      tab,
+      { tool: "execute_plan", args: { ops: plan.ops } },
+      { kind: "transfer", direction: gather.direction, what: gather.what, folder: { name, destination: gather.destination, bytes: plan.bytes } },
+    );
+    if (plan.leftOut > 0) {
+      const after = this.state.tabs[tab];
+      if (after !== undefined) {
+        const text = `${plan.leftOut} links or special files in ${name} are left out.`;
+        this.state = { tabs: { ...this.state.tabs, [tab]: { ...after, status: { text, error: false } } } };
+      }
     }
   }
 

@@ -7,6 +7,7 @@ import {
   confirmationAnswered,
   crumbs,
   finishedCleared,
+  folderPlan,
   formatBytes,
   formatDuration,
   formatRate,
@@ -328,6 +329,87 @@ describe("transfers", () => {
     expect(transfers(state)).toEqual([
       expect.objectContaining({ call: "call_plan", direction: null, name: "big.bin", destination: "/up", status: "running" }),
     ]);
+  });
+});
+
+describe("copying a folder", () => {
+  const gather = { kind: "gather", direction: "upload", folder: "/home/ann/work/photos", destination: "/up", what: "upload folder photos" } as const;
+  const found = (matches: { path: string; kind: DirEntry["kind"] }[], truncated = false): ToolOutcome =>
+    ok("find_files", { matches: matches.map((m) => ({ ...m, size: 1 })), truncated, entries_scanned: matches.length });
+
+  it("makes the folder, its folders (parents first), then copies every file into its place", () => {
+    const plan = folderPlan(
+      gather,
+      found([
+        { path: "/home/ann/work/photos/2026/b.jpg", kind: "file" },
+        { path: "/home/ann/work/photos/a.jpg", kind: "file" },
+        { path: "/home/ann/work/photos/2026", kind: "dir" },
+        { path: "/home/ann/work/photos/link", kind: "symlink" },
+      ]),
+    );
+    expect(plan).toEqual({
+      ops: [
+        { op: "make_dir", path: "/up/photos", side: "remote" },
+        { op: "make_dir", path: "/up/photos/2026", side: "remote" },
+        { op: "upload", local_path: "/home/ann/work/photos/2026/b.jpg", remote_dir: "/up/photos/2026" },
+        { op: "upload", local_path: "/home/ann/work/photos/a.jpg", remote_dir: "/up/photos" },
+      ],
+      leftOut: 1,
+      bytes: 2,
+    });
+    expect(
+      folderPlan({ ...gather, direction: "download", folder: "/srv/logs", destination: "/home/ann" }, found([{ path: "/srv/logs/x.log", kind: "file" }])),
+    ).toEqual({
+      ops: [
+        { op: "make_dir", path: "/home/ann/logs", side: "local" },
+        { op: "download", remote_path: "/srv/logs/x.log", local_dir: "/home/ann/logs" },
+      ],
+      leftOut: 0,
+      bytes: 1,
+    });
+  });
+
+  it("refuses what is too big for one plan, and says why a look failed", () => {
+    expect(folderPlan(gather, found([], true))).toHaveProperty("error");
+    const many = Array.from({ length: 200 }, (_, i) => ({ path: `/home/ann/work/photos/${i}.jpg`, kind: "file" as const }));
+    expect(folderPlan(gather, found(many))).toHaveProperty("error");
+    expect(folderPlan(gather, { tool: "find_files", status: "error", error: "find_files: no such folder" })).toEqual({
+      error: "find_files: no such folder",
+    });
+  });
+
+  it("shows the folder's row from the start, the file it is at, and a failed step as a failure", () => {
+    let state = callStarted(opened(), TAB, "user-9", {
+      kind: "transfer",
+      direction: "upload",
+      what: "upload folder photos",
+      folder: { name: "photos", destination: "/up", bytes: 30 },
+    });
+    state = apply(state, { type: "tool_requested", tab: TAB, call: "user-9", tool: "execute_plan", args: { ops: [] } });
+    expect(transfers(state)).toEqual([expect.objectContaining({ call: "user-9", name: "photos/", destination: "/up", direction: "upload" })]);
+    state = apply(state, progress("user-9", 5, 10, 5, 1));
+    expect(transfers(state)[0]).toMatchObject({ name: "photos/", current: "big.bin", status: "running", transferred: 5, total: 30 });
+    state = apply(state, progress("user-9", 10, 10, 5, 0, true));
+    // The next file: the first one's 10 bytes count as done.
+    state = apply(state, { ...progress("user-9", 4, 20, 5, 3), path: "/up/photos/next.bin" } as Event);
+    expect(transfers(state)[0]).toMatchObject({ current: "next.bin", transferred: 14, total: 30, etaS: null });
+    expect(percentDone(transfers(state)[0]!)).toBe(46);
+    state = apply(
+      state,
+      finished(
+        "user-9",
+        ok("execute_plan", {
+          dropped: [],
+          outcomes: [
+            { index: 0, status: "done", message: "created" },
+            { index: 1, status: "failed", message: "upload: the server is full" },
+            { index: 2, status: "skipped", message: "skipped: an earlier operation failed" },
+          ],
+        }),
+      ),
+    );
+    expect(transfers(state)[0]).toMatchObject({ status: "failed", error: "upload: the server is full (1 more not done)" });
+    expect(state.tabs[TAB]?.status).toEqual({ text: "Failed: upload folder photos: upload: the server is full (1 more not done)", error: true });
   });
 });
 

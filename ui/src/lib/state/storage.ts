@@ -11,6 +11,9 @@ import type {
   ApprovalPreview,
   DirEntry,
   Event,
+  ExecutePlanResult,
+  FindFilesResult,
+  PlanOp,
   ListDirResult,
   Op,
   Side,
@@ -74,6 +77,10 @@ export interface Transfer {
   status: TransferStatus;
   /** The user asked to cancel and the engine has not answered yet. */
   cancelling: boolean;
+  /** A folder's copy (one plan): the file it is at now, and the bytes of the files done before
+   * it (its progress counts the whole folder against `total`, the sizes of all its files). */
+  current: string | null;
+  folder: { path: string | null; fileBytes: number; doneBytes: number } | null;
   error: string | null;
 }
 
@@ -81,7 +88,9 @@ export interface Transfer {
 export type UserCall =
   | { kind: "list"; side: Side; path: string }
   | { kind: "change"; tool: "make_dir" | "rename" | "delete"; side: Side; what: string }
-  | { kind: "transfer"; direction: Direction | null; what: string };
+  | { kind: "transfer"; direction: Direction | null; what: string; folder?: { name: string; destination: string; bytes: number } }
+  /** find_files over a folder to copy: the plan that copies it follows (`folderPlan`). */
+  | { kind: "gather"; direction: Direction; folder: string; destination: string; what: string };
 
 /** An approval of this page's call that waits for the user's confirmation. */
 export interface Confirmation {
@@ -456,7 +465,19 @@ export function transferRetried(state: StorageState, tab: TabId, old: CallId, fr
       calls,
       transfers: view.transfers.map((t) =>
         t.call === old
-          ? { ...t, call: fresh, status: "waiting", transferred: 0, rate: null, etaS: null, recent: [], error: null, cancelling: false }
+          ? {
+              ...t,
+              call: fresh,
+              status: "waiting",
+              transferred: 0,
+              rate: null,
+              etaS: null,
+              recent: [],
+              error: null,
+              cancelling: false,
+              current: null,
+              folder: t.folder === null ? null : { path: null, fileBytes: 0, doneBytes: 0 },
+            }
           : t,
       ),
     };
@@ -506,8 +527,24 @@ function newTransfer(call: CallId, direction: Direction | null, name: string, de
     recent: [],
     status: "waiting",
     cancelling: false,
+    current: null,
+    folder: null,
     error: null,
   };
+}
+
+/** The first failed operation of a finished plan (its status is ok all the same), in words. */
+function failedPlanOp(outcome: ToolOutcome): string | null {
+  const result = outcome.result as Partial<ExecutePlanResult> | null | undefined;
+  if (result == null || !Array.isArray(result.outcomes)) {
+    return null;
+  }
+  const failed = result.outcomes.find((op) => op.status === "failed");
+  if (failed === undefined) {
+    return null;
+  }
+  const skipped = result.outcomes.filter((op) => op.status === "skipped").length;
+  return skipped > 0 ? `${failed.message} (${skipped} more not done)` : failed.message;
 }
 
 function outcomeMessage(outcome: ToolOutcome): string {
@@ -555,8 +592,13 @@ function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): Storage
         return t;
       }
       switch (outcome.status) {
-        case "ok":
-          return { ...t, status: "done", transferred: Math.max(t.transferred, t.total), etaS: null, cancelling: false };
+        case "ok": {
+          const failed = failedPlanOp(outcome);
+          if (failed !== null) {
+            return { ...t, status: "failed", error: failed, cancelling: false, current: null };
+          }
+          return { ...t, status: "done", transferred: Math.max(t.transferred, t.total), etaS: null, cancelling: false, current: null };
+        }
         case "error":
           return { ...t, status: "failed", error: outcomeMessage(outcome), cancelling: false };
         case "cancelled":
@@ -594,9 +636,17 @@ function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): Storage
     });
   } else if (what !== undefined) {
     const subject = what.what;
+    const failed = outcome.status === "ok" ? failedPlanOp(outcome) : null;
     switch (outcome.status) {
       case "ok":
-        next = { ...next, status: { text: `Done: ${subject}.`, error: false } };
+        if (what.kind === "gather") {
+          // The plan that copies it is on its way.
+          break;
+        }
+        next = {
+          ...next,
+          status: failed === null ? { text: `Done: ${subject}.`, error: false } : { text: `Failed: ${subject}: ${failed}`, error: true },
+        };
         break;
       case "error":
         next = { ...next, status: { text: `Failed: ${subject}: ${outcomeMessage(outcome)}`, error: true } };
@@ -627,6 +677,16 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
         return state;
       }
       return update(state, event.tab, (view) => {
+        const asked = view.calls[event.call];
+        if (transfer === null && asked?.kind === "transfer" && asked.folder !== undefined && !view.transfers.some((t) => t.call === event.call)) {
+          // A folder the user copies: its row shows from the start.
+          const row: Transfer = {
+            ...newTransfer(event.call, asked.direction, `${asked.folder.name}/`, asked.folder.destination),
+            total: asked.folder.bytes,
+            folder: { path: null, fileBytes: 0, doneBytes: 0 },
+          };
+          return { ...view, transfers: [...view.transfers, row] };
+        }
         if (view.transfers.some((t) => t.call === event.call) || transfer === null) {
           // execute_plan gets its row with its first progress: most plans move no data.
           return view;
@@ -667,21 +727,33 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
           : [...view.transfers, newTransfer(event.call, null, baseName(event.path), parentPath(event.path))];
         return {
           ...view,
-          transfers: transfers.map((t) =>
-            t.call === event.call
-              ? {
-                  ...t,
-                  // A plan moves several files under one call: the row shows the current one.
-                  name: t.direction === null ? baseName(event.path) : t.name,
-                  status: t.status === "waiting" ? "running" : t.status,
-                  transferred: event.transferred,
-                  total: event.total,
-                  rate: event.rate,
-                  etaS: event.done ? 0 : (event.eta_s ?? null),
-                  recent: [...t.recent.filter((sample) => now - sample.at <= SPEED_WINDOW_MS), { at: now, bytes: event.transferred }],
-                }
-              : t,
-          ),
+          transfers: transfers.map((t) => {
+            if (t.call !== event.call) {
+              return t;
+            }
+            // A folder: the files before this one count as done.
+            const folder =
+              t.folder === null
+                ? null
+                : t.folder.path === event.path
+                  ? { ...t.folder, fileBytes: event.total }
+                  : { path: event.path, fileBytes: event.total, doneBytes: t.folder.doneBytes + t.folder.fileBytes };
+            const transferred = (folder?.doneBytes ?? 0) + event.transferred;
+            return {
+              ...t,
+              // A plan moves several files under one call: the row shows the current one.
+              name: t.direction === null ? baseName(event.path) : t.name,
+              current: folder === null ? null : baseName(event.path),
+              folder,
+              status: t.status === "waiting" ? "running" : t.status,
+              transferred,
+              total: folder === null ? event.total : Math.max(t.total, transferred),
+              rate: event.rate,
+              // The engine's estimate is for the file; a folder's comes from the speed now.
+              etaS: folder !== null ? null : event.done ? 0 : (event.eta_s ?? null),
+              recent: [...t.recent.filter((sample) => now - sample.at <= SPEED_WINDOW_MS), { at: now, bytes: transferred }],
+            };
+          }),
         };
       });
     case "tool_finished":
@@ -712,6 +784,58 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
       return state;
     }
   }
+}
+
+/** The most operations one execute_plan takes (the engine's MAX_PLAN_OPS). */
+export const MAX_PLAN_OPS = 200;
+
+/** The plan that copies the folder `gather` found (its find_files result) into the other side:
+ * the folder itself, the folders in it, then every file; links and others are left out and
+ * counted. An error in words when it cannot be one plan. */
+export function folderPlan(
+  gather: Extract<UserCall, { kind: "gather" }>,
+  outcome: ToolOutcome,
+): { ops: PlanOp[]; leftOut: number; bytes: number } | { error: string } {
+  const result = outcome.result as Partial<FindFilesResult> | null | undefined;
+  if (outcome.status !== "ok" || result == null || !Array.isArray(result.matches)) {
+    return { error: outcomeMessage(outcome) };
+  }
+  const name = baseName(gather.folder);
+  if (result.truncated === true) {
+    return { error: `${name} holds too many files and folders to copy at once; copy its folders one by one.` };
+  }
+  const top = joinPath(gather.destination, name);
+  const into = (path: string): string => {
+    const relative = path.slice(gather.folder.length).replace(/^\/+/, "");
+    return relative === "" ? top : joinPath(top, relative);
+  };
+  const otherSide: Side = gather.direction === "upload" ? "remote" : "local";
+  const ops: PlanOp[] = [{ op: "make_dir", path: top, side: otherSide }];
+  const files: PlanOp[] = [];
+  let leftOut = 0;
+  let bytes = 0;
+  // Parents before children, so each folder exists before what goes into it.
+  const matches = [...result.matches].sort((a, b) => a.path.localeCompare(b.path));
+  for (const found of matches) {
+    if (found.kind === "dir") {
+      ops.push({ op: "make_dir", path: into(found.path), side: otherSide });
+    } else if (found.kind === "file") {
+      bytes += found.size;
+      const folder = into(parentPath(found.path));
+      files.push(
+        gather.direction === "upload"
+          ? { op: "upload", local_path: found.path, remote_dir: folder }
+          : { op: "download", remote_path: found.path, local_dir: folder },
+      );
+    } else {
+      leftOut += 1;
+    }
+  }
+  const all = [...ops, ...files];
+  if (all.length > MAX_PLAN_OPS) {
+    return { error: `${name} needs ${all.length} steps to copy, more than ${MAX_PLAN_OPS} at once; copy its folders one by one.` };
+  }
+  return { ops: all, leftOut, bytes };
 }
 
 /** Whether an approval of a call the user started here is put to the user once more. The
