@@ -1,8 +1,8 @@
-// Browser tests of storage tabs, registered by run.mjs: each starts its own FTP server (the
+// Browser tests of storage tabs, registered by run.mjs: most start their own FTP server (the
 // pyftpdlib fixture of the Rust storage tests, tests/fixtures/ftpd.py, on 127.0.0.1, held to a
-// rate so that progress can be watched and a transfer cancelled half-way), opens a storage tab
-// through "New connection", and checks what the server and this computer hold afterwards,
-// byte for byte.
+// rate so that progress can be watched and a transfer cancelled half-way; one uses run.mjs's
+// sshd for SFTP), open a storage tab through "New connection", and check what the server and
+// this computer hold afterwards, byte for byte.
 
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
