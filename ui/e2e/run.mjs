@@ -17,14 +17,24 @@ import { storageTests } from "./storage.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
-const KAIPORT = process.env.KAIPORT_BIN ?? join(root, "target/debug/kaiport");
-const SSHD = process.env.KAIPORT_SSHD_BIN ?? join(root, "target/debug/kaiport-sshd");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+export const KAIPORT = process.env.KAIPORT_BIN ?? join(root, "target/debug/kaiport");
+export const SSHD = process.env.KAIPORT_SSHD_BIN ?? join(root, "target/debug/kaiport-sshd");
+export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const OUTPUT = join(here, "../test-output/e2e");
-const TIMEOUT = 20_000;
+export const TIMEOUT = 20_000;
+/** Headless Chromium that talks to nothing but the page it is given. */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 /** Starts a program and resolves with it and its first line of stdout. */
-function startWithFirstLine(command, args, options) {
+export function startWithFirstLine(command, args, options) {
   const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], ...options });
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
@@ -51,7 +61,7 @@ function closedPort() {
 }
 
 /** Waits until `check()` returns something truthy. */
-async function until(what, check, timeout = TIMEOUT) {
+export async function until(what, check, timeout = TIMEOUT) {
   const deadline = Date.now() + timeout;
   let last;
   while (Date.now() < deadline) {
@@ -65,18 +75,18 @@ async function until(what, check, timeout = TIMEOUT) {
 }
 
 /** The id of the selected tab. */
-async function activeTab(page) {
+export async function activeTab(page) {
   const selected = page.getByRole("tab", { selected: true });
   const controls = await selected.getAttribute("aria-controls");
   return controls.replace(/^tab-panel-/, "");
 }
 
-async function terminalText(page, tab) {
+export async function terminalText(page, tab) {
   return page.evaluate((id) => window.kaiport.terminalText(id), tab);
 }
 
 /** Types a command into the visible terminal and waits for a line of its output. */
-async function runInTerminal(page, command, expected) {
+export async function runInTerminal(page, command, expected) {
   const tab = await activeTab(page);
   // The shell is ready when its prompt shows.
   await until("a shell prompt", async () => /[$#] ?$/m.test((await terminalText(page, tab)) ?? ""));
@@ -86,6 +96,19 @@ async function runInTerminal(page, command, expected) {
   await until(`${expected} in the terminal`, async () =>
     ((await terminalText(page, tab)) ?? "").split("\n").some((line) => line.trim() === expected),
   );
+}
+
+/** Opens "New connection" and fills in an SSH server on 127.0.0.1; returns the dialog. */
+export async function fillConnectionForm(page, { port, user, key }) {
+  await page.getByRole("button", { name: "New connection" }).first().click();
+  const form = page.getByRole("dialog", { name: "New connection" });
+  await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+  await form.getByLabel("Port").fill(String(port));
+  await form.getByLabel("User").fill(user);
+  if (key !== undefined) {
+    await form.getByLabel("Key file").fill(key);
+  }
+  return form;
 }
 
 /** Tabs belong to the server, not the page: each test leaves none behind for the next. */
@@ -255,11 +278,7 @@ test("dark mode follows the system", async ({ page, served }) => {
 test("New connection to a port nobody listens on: the tab says it failed and offers Reconnect", async ({ page, served }) => {
   const port = await closedPort();
   await page.goto(served.url);
-  await page.getByRole("button", { name: "New connection" }).first().click();
-  const dialog = page.getByRole("dialog", { name: "New connection" });
-  await dialog.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-  await dialog.getByLabel("Port").fill(String(port));
-  await dialog.getByLabel("User").fill("nobody");
+  const dialog = await fillConnectionForm(page, { port, user: "nobody" });
   await dialog.getByRole("button", { name: "Connect" }).click();
   await page.getByRole("tab", { name: new RegExp(`nobody@127\\.0\\.0\\.1:${port}.*failed`) }).waitFor({ timeout: TIMEOUT });
   await page.getByRole("button", { name: `Connect to nobody@127.0.0.1:${port}` }).waitFor();
@@ -291,12 +310,7 @@ test("a reload shows the open tab and what it printed", async ({ page, served })
 
 test("SSH through the form: the unknown host key is trusted in the dialog, then echo", async ({ page, served, sshd }) => {
   await page.goto(served.url);
-  await page.getByRole("button", { name: "New connection" }).first().click();
-  const form = page.getByRole("dialog", { name: "New connection" });
-  await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-  await form.getByLabel("Port").fill(String(sshd.port));
-  await form.getByLabel("User").fill(sshd.user);
-  await form.getByLabel("Key file").fill(sshd.key);
+  const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
   await page.screenshot({ path: join(OUTPUT, "new-connection.png") });
   await form.getByRole("button", { name: "Connect" }).click();
   const prompt = page.getByRole("dialog", { name: "Unknown host key" });
@@ -317,12 +331,7 @@ test("a key's passphrase is asked in a masked field and never comes back to the 
     ws.on("framereceived", (frame) => received.push(typeof frame.payload === "string" ? frame.payload : frame.payload.toString("latin1"))),
   );
   await page.goto(served.url);
-  await page.getByRole("button", { name: "New connection" }).first().click();
-  const form = page.getByRole("dialog", { name: "New connection" });
-  await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-  await form.getByLabel("Port").fill(String(sshd.port));
-  await form.getByLabel("User").fill(sshd.user);
-  await form.getByLabel("Key file").fill(sshd.encrypted_key);
+  const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.encrypted_key });
   await form.getByRole("button", { name: "Connect" }).click();
   // The host key may be known already (an earlier test trusted it on this server).
   const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
@@ -349,6 +358,16 @@ test("a key's passphrase is asked in a masked field and never comes back to the 
 
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
 
+/** Closes the browser, stops sshd and `kaiport serve` (Ctrl-C) and removes the test's home. */
+export async function stopAll({ browser, sshdProcess, servedProcess, home }) {
+  await browser.close();
+  sshdProcess.child.stdin.end("\n");
+  servedProcess.child.kill("SIGINT");
+  await new Promise((r) => servedProcess.child.once("exit", r));
+  await new Promise((r) => (sshdProcess.child.exitCode !== null ? r() : sshdProcess.child.once("exit", r)));
+  rmSync(home, { recursive: true, force: true });
+}
+
 async function main() {
   rmSync(OUTPUT, { recursive: true, force: true });
   mkdirSync(OUTPUT, { recursive: true });
@@ -364,15 +383,7 @@ async function main() {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    args: CHROMIUM_ARGS,
   });
   let passed = 0;
   let failed = 0;
@@ -409,16 +420,14 @@ async function main() {
       }
     }
   } finally {
-    await browser.close();
-    sshdProcess.child.stdin.end("\n");
-    servedProcess.child.kill("SIGINT");
-    await new Promise((r) => servedProcess.child.once("exit", r));
-    await new Promise((r) => (sshdProcess.child.exitCode !== null ? r() : sshdProcess.child.once("exit", r)));
-    rmSync(home, { recursive: true, force: true });
+    await stopAll({ browser, sshdProcess, servedProcess, home });
   }
   console.log(`screenshots: ${OUTPUT}`);
   console.log(`${passed} passed, ${failed} failed`);
   process.exitCode = failed === 0 ? 0 : 1;
 }
 
-await main();
+// Run when started as a program; `bench.mjs` imports the helpers above.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await main();
+}

@@ -2,7 +2,7 @@ import "./app.css";
 import { mount } from "svelte";
 import App from "./App.svelte";
 import { Session } from "./lib/state/session.svelte";
-import { terminalSelection, terminalSize, terminalText } from "./lib/terminal-text";
+import { terminalSelection, terminalSize, terminalText, watchRender } from "./lib/terminal-text";
 import { WebSocketTransport, defaultSocketUrl } from "./lib/transport/websocket";
 
 const target = document.getElementById("app");
@@ -11,6 +11,7 @@ if (target === null) {
 }
 const session = new Session(new WebSocketTransport({ url: defaultSocketUrl(window.location) }));
 mount(App, { target, props: { session } });
+performance.mark("kaiport:mounted");
 
 declare global {
   interface Window {
@@ -18,7 +19,8 @@ declare global {
       terminalText: typeof terminalText;
       terminalSize: typeof terminalSize;
       terminalSelection: typeof terminalSelection;
+      watchRender: typeof watchRender;
     };
   }
 }
-window.kaiport = { terminalText, terminalSize, terminalSelection };
+window.kaiport = { terminalText, terminalSize, terminalSelection, watchRender };

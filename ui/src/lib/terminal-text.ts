@@ -1,7 +1,9 @@
 // What a tab's terminal shows, for the browser tests and for people debugging in the console:
 // `kaiport.terminalText(tabId)` (its whole buffer, scrollback included),
 // `kaiport.terminalSize(tabId)` and `kaiport.terminalSelection(tabId)`. The WebGL renderer draws
-// on a canvas, so the text is not in the DOM.
+// on a canvas, so the text is not in the DOM. `kaiport.watchRender(tabId, callback)` calls back
+// after each frame xterm.js draws with the lines around the cursor: the browser benchmarks time
+// what the user sees, not what arrived.
 
 import type { TabId } from "./ids";
 
@@ -9,6 +11,8 @@ export interface TerminalReader {
   text(): string;
   size(): { cols: number; rows: number };
   selection(): string;
+  /** Calls `drawn` with the cursor's line and the two above it after each rendered frame. */
+  watchRender(drawn: (lines: string[]) => void): () => void;
 }
 
 const readers = new Map<TabId, TerminalReader>();
@@ -32,4 +36,8 @@ export function terminalSize(tab: TabId): { cols: number; rows: number } | null 
 
 export function terminalSelection(tab: TabId): string | null {
   return readers.get(tab)?.selection() ?? null;
+}
+
+export function watchRender(tab: TabId, drawn: (lines: string[]) => void): (() => void) | null {
+  return readers.get(tab)?.watchRender(drawn) ?? null;
 }

@@ -1,0 +1,251 @@
+// Browser benchmarks for BENCHMARKS.md: what a person at the page feels, measured in the page.
+// Not part of the test suite (no timed assertions): it prints figures and the goals beside them.
+//
+//   First load   initial JS+CSS gzip size; time from the first request (the token URL) to the
+//                app mounted and to the engine's hello, fresh browser context each time.
+//   Keystroke    key event in the page → the echoed character drawn by xterm.js (its render
+//                event), over `kaiport serve` to the loopback sshd fixture.
+//   Flood        `cat` of a 50 MB file in an SSH tab, Enter → its last line drawn, against
+//                `ssh -tt host cat FILE > /dev/null` over an already open connection
+//                (ControlMaster), so both sides start with the connection up.
+//
+//   node e2e/bench.mjs    (KAIPORT_BIN=…/release/kaiport KAIPORT_SSHD_BIN=… for release figures)
+
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { chromium } from "playwright-core";
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  KAIPORT,
+  SSHD,
+  activeTab,
+  fillConnectionForm,
+  runInTerminal,
+  startWithFirstLine,
+  stopAll,
+  until,
+} from "./run.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const DIST = join(here, "../dist");
+const LOADS = 10;
+const KEYSTROKES = 300;
+const FLOOD_BYTES = 50 * 1024 * 1024;
+const FLOOD_RUNS = 5;
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+}
+
+const ms = (value) => `${value.toFixed(1)} ms`;
+
+/** The gzip size of what index.html loads before the app runs (scripts, styles, preloads). */
+function initialBytes() {
+  const html = readFileSync(join(DIST, "index.html"), "utf8");
+  const assets = [...html.matchAll(/(?:src|href)="\/?([^"]+\.(?:js|css))"/g)].map((m) => m[1]);
+  let raw = 0;
+  let gzip = 0;
+  for (const asset of assets) {
+    const bytes = readFileSync(join(DIST, asset));
+    raw += bytes.length;
+    gzip += gzipSync(bytes).length;
+  }
+  return { assets, raw, gzip };
+}
+
+async function firstLoad(browser, served) {
+  const mounted = [];
+  const ready = [];
+  for (let i = 0; i < LOADS; i++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(served.url);
+    const marks = await until("the engine's hello", () =>
+      page.evaluate(() => {
+        const [m] = performance.getEntriesByName("kaiport:mounted");
+        const [r] = performance.getEntriesByName("kaiport:engine-ready");
+        return m && r ? { mounted: m.startTime, ready: r.startTime } : null;
+      }),
+    );
+    mounted.push(marks.mounted);
+    ready.push(marks.ready);
+    await context.close();
+  }
+  return { mounted, ready };
+}
+
+/** Opens an SSH tab to the fixture through the form, trusting its host key. */
+async function openSsh(page, sshd) {
+  const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
+  await form.getByRole("button", { name: "Connect" }).click();
+  await page.getByRole("dialog", { name: "Unknown host key" }).getByRole("button", { name: "Trust and connect" }).click();
+  await runInTerminal(page, "echo bench-$((40+2))", "bench-42");
+}
+
+/**
+ * Arms the page: the next key event starts a clock, and the first frame that draws `pattern`
+ * on the cursor's line (or, with `above`, also on the two lines above it) stops it; then
+ * `window.__bench` resolves with the milliseconds in between.
+ */
+async function armTimer(page, tab, pattern, above = false) {
+  await page.evaluate(
+    ({ tab, pattern, above }) => {
+      const wanted = new RegExp(pattern);
+      window.__bench = new Promise((resolve) => {
+        let start = null;
+        const onKey = (event) => {
+          if (start === null) {
+            // The event's own time: when the browser took the key, before any handler ran.
+            start = event.timeStamp;
+          }
+        };
+        window.addEventListener("keydown", onKey, { capture: true });
+        const stop = window.kaiport.watchRender(tab, (lines) => {
+          const looked = above ? lines : lines.slice(-1);
+          if (start !== null && looked.some((line) => wanted.test(line))) {
+            const elapsed = performance.now() - start;
+            stop?.();
+            window.removeEventListener("keydown", onKey, { capture: true });
+            resolve(elapsed);
+          }
+        });
+      });
+    },
+    { tab, pattern, above },
+  );
+}
+
+async function keystrokes(page) {
+  const tab = await activeTab(page);
+  const latencies = [];
+  let line = "";
+  for (let i = 0; i < KEYSTROKES; i++) {
+    if (line.length === 40) {
+      // Keep the line short: clear it (Ctrl-U) before it wraps.
+      await page.keyboard.press("Control+KeyU");
+      line = "";
+      await page.waitForTimeout(50);
+    }
+    const key = String.fromCharCode(97 + (i % 26));
+    line += key;
+    await armTimer(page, tab, `${line.slice(-12)}$`);
+    await page.keyboard.press(key);
+    latencies.push(await page.evaluate(() => window.__bench));
+  }
+  await page.keyboard.press("Control+KeyU");
+  return latencies;
+}
+
+function makeFloodFile(folder) {
+  const mark = `flood-end-${process.pid}`;
+  const line = `${"0123456789abcdefghijklmnopqrstuvwxyz".repeat(2)} kaiport flood line\n`;
+  const body = line.repeat(Math.ceil(FLOOD_BYTES / line.length)).slice(0, FLOOD_BYTES - mark.length - 1);
+  const file = join(folder, "flood.txt");
+  writeFileSync(file, `${body}${mark}\n`);
+  chmodSync(file, 0o644);
+  return { file, mark };
+}
+
+async function floodInPage(page, file, mark) {
+  const tab = await activeTab(page);
+  const times = [];
+  for (let i = 0; i < FLOOD_RUNS; i++) {
+    await page.keyboard.type(`cat ${file}`);
+    await armTimer(page, tab, mark, true);
+    await page.keyboard.press("Enter");
+    times.push(await page.evaluate(() => window.__bench));
+    await page.keyboard.type("clear");
+    await page.keyboard.press("Enter");
+    await page.waitForTimeout(300);
+  }
+  return times;
+}
+
+function floodNative(sshd, file, socketFolder) {
+  const socket = join(socketFolder, "ssh.sock");
+  const common = [
+    "-i", sshd.key, "-p", String(sshd.port),
+    "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+    "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+    "-o", `ControlPath=${socket}`,
+  ];
+  const target = `${sshd.user}@127.0.0.1`;
+  const master = spawnSync("ssh", [...common, "-o", "ControlMaster=yes", "-o", "ControlPersist=yes", "-fN", target]);
+  if (master.status !== 0) {
+    throw new Error(`ssh master: ${master.stderr}`);
+  }
+  const times = [];
+  try {
+    for (let i = 0; i < FLOOD_RUNS; i++) {
+      const started = process.hrtime.bigint();
+      const run = spawnSync("ssh", [...common, "-tt", target, `cat ${file}`], {
+        stdio: ["ignore", "ignore", "pipe"],
+        maxBuffer: 1 << 20,
+      });
+      const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+      if (run.status !== 0) {
+        throw new Error(`ssh cat: ${run.stderr}`);
+      }
+      times.push(elapsed);
+    }
+  } finally {
+    spawnSync("ssh", [...common, "-O", "exit", target]);
+  }
+  return times;
+}
+
+async function main() {
+  const home = mkdtempSync(join(tmpdir(), "kaiport-bench-"));
+  chmodSync(home, 0o755);
+  const env = { ...process.env, KAIPORT_HOME: home, HOME: home, SHELL: "/bin/bash" };
+  const servedProcess = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(home, "known_hosts")], { env, cwd: home });
+  const url = servedProcess.line.trim();
+  const served = { url };
+  const sshdProcess = await startWithFirstLine(SSHD, [], { env: process.env });
+  const sshd = JSON.parse(sshdProcess.line);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  try {
+    console.log(`kaiport: ${KAIPORT}`);
+    const size = initialBytes();
+    console.log(
+      `first load: ${size.assets.join(", ")}: ${(size.raw / 1024).toFixed(0)} KiB, ` +
+        `${(size.gzip / 1024).toFixed(1)} KiB gzip (goal ≤ 400 KB)`,
+    );
+    const load = await firstLoad(browser, served);
+    console.log(
+      `first load (${LOADS} fresh contexts, from the first request): app mounted median ${ms(percentile(load.mounted, 50))}, ` +
+        `engine ready median ${ms(percentile(load.ready, 50))}, worst ${ms(Math.max(...load.ready))} (goal ≤ 500 ms)`,
+    );
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
+    const page = await context.newPage();
+    await page.goto(url);
+    await openSsh(page, sshd);
+    const echo = await keystrokes(page);
+    console.log(
+      `keystroke echo (${KEYSTROKES} keys over kaiport serve to loopback sshd): median ${ms(percentile(echo, 50))}, ` +
+        `p99 ${ms(percentile(echo, 99))}, max ${ms(Math.max(...echo))} (goal: median ≤ 10 ms, p99 ≤ 30 ms)`,
+    );
+
+    const { file, mark } = makeFloodFile(home);
+    const inPage = await floodInPage(page, file, mark);
+    const native = floodNative(sshd, file, home);
+    const pageMedian = percentile(inPage, 50);
+    const nativeMedian = percentile(native, 50);
+    console.log(
+      `flood (cat of 50 MB, median of ${FLOOD_RUNS}): page ${ms(pageMedian)} vs ssh -tt to /dev/null ${ms(nativeMedian)}: ` +
+        `${(pageMedian / nativeMedian).toFixed(2)}× (goal ≤ 2×)`,
+    );
+    await context.close();
+  } finally {
+    await stopAll({ browser, sshdProcess, servedProcess, home });
+  }
+}
+
+await main();
