@@ -81,16 +81,22 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     };
   }
 
-  /** Opens an FTP storage tab through "New connection"; resolves with the two panes once both
-   * list their folders. */
-  async function openFtpTab(page, served, ftp, shot, { password = PASSWORD, localFolder = ftp.local } = {}) {
+  /** Opens "New connection" and fills in a storage server of `kind` (as the option says it). */
+  async function storageForm(page, served, kind, { port, user }) {
     await page.goto(served.url);
     await page.getByRole("button", { name: "New connection" }).first().click();
     const form = page.getByRole("dialog", { name: "New connection" });
-    await form.getByLabel("Kind").selectOption({ label: "FTP (files)" });
+    await form.getByLabel("Kind").selectOption({ label: `${kind} (files)` });
     await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-    await form.getByLabel("Port").fill(String(ftp.port));
-    await form.getByLabel("User").fill(USER);
+    await form.getByLabel("Port").fill(String(port));
+    await form.getByLabel("User").fill(user);
+    return form;
+  }
+
+  /** Opens an FTP storage tab through "New connection"; resolves with the two panes once both
+   * list their folders. */
+  async function openFtpTab(page, served, ftp, shot, { password = PASSWORD, localFolder = ftp.local } = {}) {
+    const form = await storageForm(page, served, "FTP", { port: ftp.port, user: USER });
     const secret = form.getByLabel("Password");
     if ((await secret.getAttribute("type")) !== "password") {
       throw new Error("the password field is not masked");
@@ -384,13 +390,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
       chmodSync(shared, 0o755);
       writeFileSync(join(shared, "on-the-server.txt"), "sftp\n");
       chmodSync(join(shared, "on-the-server.txt"), 0o644);
-      await page.goto(served.url);
-      await page.getByRole("button", { name: "New connection" }).first().click();
-      const form = page.getByRole("dialog", { name: "New connection" });
-      await form.getByLabel("Kind").selectOption({ label: "SFTP (files)" });
-      await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-      await form.getByLabel("Port").fill(String(sshd.port));
-      await form.getByLabel("User").fill(sshd.user);
+      const form = await storageForm(page, served, "SFTP", { port: sshd.port, user: sshd.user });
       await form.getByLabel("Folder", { exact: true }).fill(shared);
       await form.getByLabel("Key file").fill(sshd.key);
       await form.getByLabel("Local folder").fill(served.home);
