@@ -421,4 +421,82 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     await row(local, "kept.txt").waitFor();
     await row(remote, "remote-kept.txt").waitFor();
   }));
+
+  /** `rclone serve s3|webdav` on 127.0.0.1 (as tests/src/storage_servers.rs starts it) over a
+   * fresh folder; for S3 the bucket is a folder in it. */
+  async function startRclone(kind) {
+    const root = mkdtempSync(join(tmpdir(), `kaiport-e2e-${kind}-`));
+    const data = join(root, "data");
+    const served = kind === "s3" ? join(data, "bucket") : data;
+    mkdirSync(served, { recursive: true });
+    mkdirSync(join(root, "local"));
+    const port = await closedPort();
+    const auth = kind === "s3" ? ["--auth-key", `${USER},${PASSWORD}`] : ["--user", USER, "--pass", PASSWORD];
+    const child = spawn("rclone", ["serve", kind, "--addr", `127.0.0.1:${port}`, ...auth, "--config", "/dev/null", data], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    await until(`rclone serve ${kind} listening`, async () => {
+      if (child.exitCode !== null) throw new Error(`rclone exited (${child.exitCode})\n${stderr}`);
+      return fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+    });
+    return {
+      port,
+      data: served,
+      local: join(root, "local"),
+      async stop() {
+        if (child.exitCode === null) {
+          const exited = new Promise((r) => child.once("exit", r));
+          child.kill("SIGTERM");
+          await exited;
+        }
+        rmSync(root, { recursive: true, force: true });
+      },
+    };
+  }
+
+  for (const kind of ["s3", "webdav"]) {
+    test(`storage: ${kind === "s3" ? "S3" : "WebDAV"} through the form (rclone): lists, and an upload arrives byte for byte`, async ({ page, served }) => {
+      const server = await startRclone(kind);
+      try {
+        writeFileSync(join(server.data, "already-there.txt"), "hello\n");
+        writeFileSync(join(server.local, "up.bin"), randomBytes(300_000));
+        await page.goto(served.url);
+        await page.getByRole("button", { name: "New connection" }).first().click();
+        const form = page.getByRole("dialog", { name: "New connection" });
+        if (kind === "s3") {
+          await form.getByLabel("Kind").selectOption({ label: "S3 (files)" });
+          await form.getByLabel("Bucket").fill("bucket");
+          await form.getByLabel("Endpoint").fill(`http://127.0.0.1:${server.port}`);
+          await form.getByLabel("Region").fill("us-east-1");
+          await form.getByLabel("Path-style addressing").check();
+          await form.getByLabel("Access key ID").fill(USER);
+          await form.getByLabel("Secret access key").fill(PASSWORD);
+        } else {
+          await form.getByLabel("Kind").selectOption({ label: "WebDAV (files)" });
+          await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+          await form.getByLabel("Port").fill(String(server.port));
+          await form.getByLabel("HTTPS").uncheck();
+          await form.getByLabel("User").fill(USER);
+          await form.getByLabel("Password").fill(PASSWORD);
+        }
+        await form.getByLabel("Local folder").fill(server.local);
+        await page.screenshot({ path: join(OUTPUT, `storage-form-${kind}.png`) });
+        await form.getByRole("button", { name: "Connect" }).click();
+        const remote = page.getByRole("region").filter({ has: page.getByRole("grid") }).nth(1);
+        await row(remote, "already-there.txt").waitFor();
+        const local = page.getByRole("region", { name: "This computer" });
+        await row(local, "up.bin").dragTo(remote.getByRole("grid"));
+        await transfer(page, "up.bin").getByText("done").waitFor({ timeout: 30_000 });
+        await row(remote, "up.bin").waitFor();
+        if (sha256(join(server.local, "up.bin")) !== sha256(join(server.data, "up.bin"))) {
+          throw new Error(`the ${kind} upload differs`);
+        }
+        await page.screenshot({ path: join(OUTPUT, `storage-${kind}.png`) });
+      } finally {
+        await server.stop();
+      }
+    });
+  }
 }
