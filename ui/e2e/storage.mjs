@@ -53,14 +53,19 @@ async function startFtp(timeout, freePort) {
     data,
     local,
     title: `ftp://${USER}@127.0.0.1:${port}/`,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
-        await exited;
-      }
-      rmSync(root, { recursive: true, force: true });
-    },
+    stop: stopper(child, root),
+  };
+}
+
+/** Stops a test server by its process (SIGTERM) and removes its folder. */
+function stopper(child, root) {
+  return async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    rmSync(root, { recursive: true, force: true });
   };
 }
 
@@ -445,14 +450,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
       port,
       data: served,
       local: join(root, "local"),
-      async stop() {
-        if (child.exitCode === null) {
-          const exited = new Promise((r) => child.once("exit", r));
-          child.kill("SIGTERM");
-          await exited;
-        }
-        rmSync(root, { recursive: true, force: true });
-      },
+      stop: stopper(child, root),
     };
   }
 
