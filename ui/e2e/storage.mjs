@@ -23,8 +23,29 @@ const RATE = 4 * 1024 * 1024;
  * vanish at once into its pipe and the loopback socket's buffers; the rest goes at the rate. */
 const BIG = 32 * 1024 * 1024;
 
+/** Starts pyftpdlib on `port` serving `data`; resolves once it listens. */
+function spawnFtpd(port, data, timeout) {
+  const child = spawn("python3", [FTPD, String(port), data, USER, PASSWORD], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, FTPD_BYTES_PER_SECOND: String(RATE) },
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`ftpd: not ready in time\n${stderr}`)), timeout);
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      if (line.trim() === "ready") {
+        clearTimeout(timer);
+        resolvePromise(child);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`ftpd exited (${code})\n${stderr}`)));
+  });
+}
+
 /** An FTP server on 127.0.0.1 serving `data/`, and `local/` as the tab's folder of this
- * computer, both in a fresh temp dir. */
+ * computer, both in a fresh temp dir. `kill()` stops it as a crash would, `restart()` starts
+ * it again on the same port with the same files. */
 async function startFtp(timeout, freePort) {
   const root = mkdtempSync(join(tmpdir(), "kaiport-e2e-ftp-"));
   const data = join(root, "data");
@@ -32,39 +53,36 @@ async function startFtp(timeout, freePort) {
   mkdirSync(data);
   mkdirSync(local);
   const port = await freePort();
-  const child = spawn("python3", [FTPD, String(port), data, USER, PASSWORD], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, FTPD_BYTES_PER_SECOND: String(RATE) },
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  await new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`ftpd: not ready in time\n${stderr}`)), timeout);
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      if (line.trim() === "ready") {
-        clearTimeout(timer);
-        resolvePromise();
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`ftpd exited (${code})\n${stderr}`)));
-  });
+  let child = await spawnFtpd(port, data, timeout);
   return {
     port,
     data,
     local,
     title: `ftp://${USER}@127.0.0.1:${port}/`,
-    stop: stopper(child, root),
+    kill: () => stopProcess(child, "SIGKILL"),
+    async restart() {
+      child = await spawnFtpd(port, data, timeout);
+    },
+    async stop() {
+      await stopProcess(child, "SIGTERM");
+      rmSync(root, { recursive: true, force: true });
+    },
   };
+}
+
+/** Stops a process we started, by its handle, and waits for it. */
+async function stopProcess(child, signal) {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill(signal);
+    await exited;
+  }
 }
 
 /** Stops a test server by its process (SIGTERM) and removes its folder. */
 function stopper(child, root) {
   return async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    await stopProcess(child, "SIGTERM");
     rmSync(root, { recursive: true, force: true });
   };
 }
@@ -330,6 +348,28 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     await item.getByText("done").waitFor({ timeout: 60_000 });
     await row(remote, "cancel-me.bin").waitFor();
     if (sha256(join(ftp.local, "cancel-me.bin")) !== sha256(join(ftp.data, "cancel-me.bin"))) {
+      throw new Error("the retried upload differs");
+    }
+  }));
+
+  test("storage: an upload whose server dies fails, and Retry sends it again once the server is back", withFtp(async ({ page, served, ftp }) => {
+    writeFileSync(join(ftp.local, "survivor.bin"), randomBytes(BIG));
+    const { local, remote } = await openFtpTab(page, served, ftp);
+    await row(local, "survivor.bin").click();
+    await local.getByRole("button", { name: "Upload" }).click();
+    const item = transfer(page, "survivor.bin");
+    await progressSeen(page, "survivor.bin");
+    await ftp.kill();
+    await item.getByText("failed", { exact: true }).waitFor({ timeout: 60_000 });
+    if (existsSync(join(ftp.data, "survivor.bin"))) {
+      throw new Error("a failed upload left a file under its final name");
+    }
+    await page.screenshot({ path: join(OUTPUT, "storage-failed.png") });
+    await ftp.restart();
+    await item.getByRole("button", { name: "Retry" }).click();
+    await item.getByText("done").waitFor({ timeout: 60_000 });
+    await row(remote, "survivor.bin").waitFor();
+    if (sha256(join(ftp.local, "survivor.bin")) !== sha256(join(ftp.data, "survivor.bin"))) {
       throw new Error("the retried upload differs");
     }
   }));
