@@ -157,6 +157,26 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     });
   }
 
+  /** A big file uploaded by button, once its progress shows. */
+  async function bigUploadUnderWay(page, served, ftp, name) {
+    writeFileSync(join(ftp.local, name), randomBytes(BIG));
+    const { local, remote } = await openFtpTab(page, served, ftp);
+    await row(local, name).click();
+    await local.getByRole("button", { name: "Upload" }).click();
+    const item = transfer(page, name);
+    await progressSeen(page, name);
+    return { remote, item };
+  }
+
+  /** After "Retry": the upload ends and the server holds the file byte for byte. */
+  async function retriedUploadArrived(remote, item, ftp, name) {
+    await item.getByText("done").waitFor({ timeout: 60_000 });
+    await row(remote, name).waitFor();
+    if (sha256(join(ftp.local, name)) !== sha256(join(ftp.data, name))) {
+      throw new Error(`the retried upload of ${name} differs`);
+    }
+  }
+
   test("storage: an FTP tab through the form lists both sides, sorts by keyboard and makes a folder", withFtp(async ({ page, served, ftp }) => {
     writeFileSync(join(ftp.local, "small.txt"), "hello\n");
     writeFileSync(join(ftp.local, "larger.bin"), randomBytes(50_000));
@@ -330,12 +350,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
   }));
 
   test("storage: a cancelled upload leaves nothing under its name, and Retry completes it", withFtp(async ({ page, served, ftp }) => {
-    writeFileSync(join(ftp.local, "cancel-me.bin"), randomBytes(BIG));
-    const { local, remote } = await openFtpTab(page, served, ftp);
-    await row(local, "cancel-me.bin").click();
-    await local.getByRole("button", { name: "Upload" }).click();
-    const item = transfer(page, "cancel-me.bin");
-    await progressSeen(page, "cancel-me.bin");
+    const { remote, item } = await bigUploadUnderWay(page, served, ftp, "cancel-me.bin");
     await item.getByRole("button", { name: "Cancel" }).click();
     await item.getByText("cancelled", { exact: true }).waitFor();
     if (existsSync(join(ftp.data, "cancel-me.bin"))) {
@@ -345,20 +360,11 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     await until("no half-written copy left", async () => readdirSync(ftp.data).length === 0);
     await page.screenshot({ path: join(OUTPUT, "storage-cancelled.png") });
     await item.getByRole("button", { name: "Retry" }).click();
-    await item.getByText("done").waitFor({ timeout: 60_000 });
-    await row(remote, "cancel-me.bin").waitFor();
-    if (sha256(join(ftp.local, "cancel-me.bin")) !== sha256(join(ftp.data, "cancel-me.bin"))) {
-      throw new Error("the retried upload differs");
-    }
+    await retriedUploadArrived(remote, item, ftp, "cancel-me.bin");
   }));
 
   test("storage: an upload whose server dies fails, and Retry sends it again once the server is back", withFtp(async ({ page, served, ftp }) => {
-    writeFileSync(join(ftp.local, "survivor.bin"), randomBytes(BIG));
-    const { local, remote } = await openFtpTab(page, served, ftp);
-    await row(local, "survivor.bin").click();
-    await local.getByRole("button", { name: "Upload" }).click();
-    const item = transfer(page, "survivor.bin");
-    await progressSeen(page, "survivor.bin");
+    const { remote, item } = await bigUploadUnderWay(page, served, ftp, "survivor.bin");
     await ftp.kill();
     await item.getByText("failed", { exact: true }).waitFor({ timeout: 60_000 });
     if (existsSync(join(ftp.data, "survivor.bin"))) {
@@ -367,11 +373,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     await page.screenshot({ path: join(OUTPUT, "storage-failed.png") });
     await ftp.restart();
     await item.getByRole("button", { name: "Retry" }).click();
-    await item.getByText("done").waitFor({ timeout: 60_000 });
-    await row(remote, "survivor.bin").waitFor();
-    if (sha256(join(ftp.local, "survivor.bin")) !== sha256(join(ftp.data, "survivor.bin"))) {
-      throw new Error("the retried upload differs");
-    }
+    await retriedUploadArrived(remote, item, ftp, "survivor.bin");
   }));
 
   test("storage: rename, and delete only after the confirmation (dark)", withFtp(async ({ page, served, ftp }) => {
