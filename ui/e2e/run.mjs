@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { pilotTests } from "./pilot.mjs";
 import { register as registerConnections } from "./connections.mjs";
+import { storageTests } from "./storage.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -359,6 +360,7 @@ test("a key's passphrase is asked in a masked field and never comes back to the 
 
 pilotTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
 registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT });
+storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
 
 /** Closes the browser, stops sshd and `kaiport serve` (Ctrl-C) and removes the test's home. */
 export async function stopAll({ browser, sshdProcess, servedProcess, home }) {
@@ -378,7 +380,7 @@ async function main() {
   const servedProcess = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(home, "known_hosts")], { env, cwd: home });
   const url = servedProcess.line.trim();
   const parsed = new URL(url);
-  const served = { url, port: Number(parsed.port), token: parsed.searchParams.get("token") ?? "" };
+  const served = { url, port: Number(parsed.port), token: parsed.searchParams.get("token") ?? "", home };
   const sshdProcess = await startWithFirstLine(SSHD, [], { env: process.env });
   const sshd = JSON.parse(sshdProcess.line);
 

@@ -653,7 +653,15 @@ impl Inner {
                 ResolvedTarget::Storage {
                     url: url.clone(),
                     user: user.clone(),
-                    local_roots: local_roots.clone(),
+                    // `~` as in a profile's local_roots (a front end cannot know the home folder).
+                    local_roots: local_roots
+                        .iter()
+                        .map(|root| {
+                            crate::connect::profiles::expand_tilde(root)
+                                .display()
+                                .to_string()
+                        })
+                        .collect(),
                     identity_files: identity_files.iter().map(PathBuf::from).collect(),
                 },
                 None,

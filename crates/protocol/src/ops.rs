@@ -43,7 +43,8 @@ pub enum TabTarget {
         /// has none.
         #[serde(default)]
         user: Option<String>,
-        /// The folders of this computer the tab's local side may use (absolute paths).
+        /// The folders of this computer the tab's local side may use (absolute paths, or `~`,
+        /// `~/…` in the home folder). Listing `/` on the local side shows the way down to them.
         #[serde(default)]
         local_roots: Vec<String>,
         /// SFTP only: private key files to log in with, tried in order after the ssh-agent and

@@ -9,7 +9,7 @@
 //! them; this is where it is told, for the whole protocol at once.
 
 use kaiport_protocol::tools::{
-    EditFileResult, ReadFileResult, RunCommandResult, SearchFilesResult, WriteFileResult,
+    self, EditFileResult, ReadFileResult, RunCommandResult, SearchFilesResult, WriteFileResult,
 };
 use kaiport_protocol::{Event, Op};
 use specta::Types;
@@ -32,6 +32,20 @@ fn bindings() -> String {
         .register::<SearchFilesResult>()
         .register::<EditFileResult>()
         .register::<WriteFileResult>();
+    // What a storage tab sends in `RunTool` and reads from `ToolFinished` (ui/src/lib/state/storage.ts).
+    types = types
+        .register::<tools::ListDirParams>()
+        .register::<tools::ListDirResult>()
+        .register::<tools::MakeDirParams>()
+        .register::<tools::RenameParams>()
+        .register::<tools::DeleteParams>()
+        .register::<tools::UploadParams>()
+        .register::<tools::DownloadParams>()
+        .register::<tools::StorageOpResult>()
+        .register::<tools::FindFilesParams>()
+        .register::<tools::FindFilesResult>()
+        .register::<tools::ExecutePlanParams>()
+        .register::<tools::ExecutePlanResult>();
     types.iter_mut(|named| {
         if let Some(ty) = named.ty.as_mut() {
             wide_integers_as_numbers(ty);

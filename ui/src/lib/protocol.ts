@@ -83,12 +83,42 @@ export type DecidedBy =
 /**  A front end answered without asking a person: `--yes`, or no one at a terminal to ask. */
 "automatic";
 
+export type DeleteParams = {
+	path: string,
+	side?: Side | null,
+	/**  Required to delete a folder that is not empty. */
+	recursive?: boolean | null,
+};
+
 /**  How the end of a command was detected. */
 export type Detection = 
 /**  OSC 133 marks from the shell: exact, with exit code. */
 "shell_integration" | 
 /**  Quiet output and a prompt-looking cursor line: no exit code. */
 "heuristic";
+
+export type DirEntry = {
+	name: string,
+	kind: EntryKind,
+	size: number,
+	/**  RFC 3339, UTC. */
+	modified?: string | null,
+	/**  `rwxr-xr-x` style, where the service has permissions. */
+	permissions?: string | null,
+	link_target?: string | null,
+};
+
+export type DownloadParams = {
+	/**  File on the storage service. */
+	remote_path: string,
+	/**  Folder on the user's computer. */
+	local_dir: string,
+};
+
+export type DroppedOp = {
+	index: number,
+	reason: string,
+};
 
 export type EditFileResult = {
 	path: string,
@@ -97,6 +127,8 @@ export type EditFileResult = {
 	lines_added: number,
 	lines_removed: number,
 };
+
+export type EntryKind = "file" | "dir" | "symlink" | "other";
 
 export type Event = 
 /**  First event on every stream: what this engine build can do. */
@@ -188,6 +220,51 @@ problem?: string | null } |
 /**  The SHA256 fingerprint the server shows now. */
 fingerprint: string; known_hosts: string; line: number };
 
+/**
+ *  Run up to 200 operations after one approval. Operations that are malformed are dropped and
+ *  reported; the first failing operation stops the plan.
+ */
+export type ExecutePlanParams = {
+	/**  Parsed one by one so a malformed op is dropped instead of failing the whole call. */
+	ops: PlanOp[],
+};
+
+export type ExecutePlanResult = {
+	dropped: DroppedOp[],
+	outcomes: PlanOpOutcome[],
+};
+
+export type FindFilesParams = {
+	/**  Folder to search under. */
+	path: string,
+	/**  Name glob, e.g. `*.log`. */
+	name?: string | null,
+	kind?: EntryKind | null,
+	min_size?: number | null,
+	max_size?: number | null,
+	/**  RFC 3339 date/time or a relative age like `7d`, `12h`. */
+	modified_after?: string | null,
+	modified_before?: string | null,
+	max_depth?: number | null,
+	/**  At most this many results (default 200, max 1000). */
+	limit?: number | null,
+	side?: Side | null,
+};
+
+export type FindFilesResult = {
+	matches: FoundEntry[],
+	/**  More matched than the limit. */
+	truncated: boolean,
+	entries_scanned: number,
+};
+
+export type FoundEntry = {
+	path: string,
+	kind: EntryKind,
+	size: number,
+	modified?: string | null,
+};
+
 /**  Where a provider's API key comes from and whether it is there. Never the key itself. */
 export type KeyStatus = 
 /**  Saved in the OS keychain (account `model-api-key:<provider>`). */
@@ -200,6 +277,23 @@ export type KeyStatus =
 { kind: "unknown"; error: string };
 
 export type LineEnding = "lf" | "crlf" | "mixed" | "none";
+
+export type ListDirParams = {
+	path: string,
+	side?: Side | null,
+};
+
+export type ListDirResult = {
+	path: string,
+	entries: DirEntry[],
+	/**  Entries beyond the 500 returned. */
+	omitted: number,
+};
+
+export type MakeDirParams = {
+	path: string,
+	side?: Side | null,
+};
 
 /**  How much Pilot may do on its own in a tab. */
 export type Mode = 
@@ -360,6 +454,18 @@ export type PlanCard = {
 	phase: PlanPhase,
 };
 
+/**  One operation of execute_plan. */
+export type PlanOp = { op: "make_dir"; path: string; side?: Side | null } | { op: "rename"; from: string; to: string; side?: Side | null } | { op: "delete"; path: string; side?: Side | null; recursive?: boolean | null } | { op: "upload"; local_path: string; remote_dir: string } | { op: "download"; remote_path: string; local_dir: string };
+
+export type PlanOpOutcome = {
+	/**  0-based index in the ops given. */
+	index: number,
+	status: PlanOpStatus,
+	message: string,
+};
+
+export type PlanOpStatus = "done" | "failed" | "skipped";
+
 /**  Where a plan stands (plan cards). */
 export type PlanPhase = 
 /**  Proposed, waiting for the user's approval. */
@@ -419,6 +525,12 @@ export type ReadFileResult = {
 	truncated?: Truncation | null,
 	/**  Set when the file is not valid UTF-8 (invalid bytes shown as U+FFFD). */
 	encoding_note?: string | null,
+};
+
+export type RenameParams = {
+	from: string,
+	to: string,
+	side?: Side | null,
 };
 
 export type RunCommandResult = {
@@ -493,6 +605,13 @@ export type ShellIntegration =
 /**  Heuristic only. */
 "off";
 
+/**  Which side of a storage tab a path is on. */
+export type Side = 
+/**  The storage service (or the server, in terminal tabs). */
+"remote" | 
+/**  The user's own computer (storage tabs only). */
+"local";
+
 export type SkippedFile = {
 	path: string,
 	reason: string,
@@ -506,6 +625,13 @@ export type SshConfigHost = {
 	address: string,
 	/**  A saved connection has this name already (importing it replaces nothing). */
 	already_saved: boolean,
+};
+
+/**  Result of make_dir, rename, delete, upload or download. */
+export type StorageOpResult = {
+	/**  What was done, in one sentence. */
+	message: string,
+	bytes?: number | null,
 };
 
 export type TabKind = "terminal" | "storage";
@@ -532,7 +658,10 @@ jump_hosts?: string[] } |
  *  has none.
  */
 user?: string | null; 
-/**  The folders of this computer the tab's local side may use (absolute paths). */
+/**
+ *  The folders of this computer the tab's local side may use (absolute paths, or `~`,
+ *  `~/…` in the home folder). Listing `/` on the local side shows the way down to them.
+ */
 local_roots?: string[]; 
 /**
  *  SFTP only: private key files to log in with, tried in order after the ssh-agent and
@@ -581,6 +710,13 @@ export type TurnStatus =
 "cancelled" | 
 /**  The model API or the conversation failed; the message says why. */
 "failed";
+
+export type UploadParams = {
+	/**  File on the user's computer. */
+	local_path: string,
+	/**  Folder on the storage service. */
+	remote_dir: string,
+};
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

@@ -5,6 +5,11 @@
 //! on a link itself (listing, removing, renaming it) check the folder it is in, so a link that
 //! points outside can be seen and removed but never followed.
 //!
+//! Above the opened folders, listing a folder shows only the way down to them (listing `/` with
+//! `/home/ann/backups` opened shows `home`, and `/home` shows `ann`): a file browser and Pilot
+//! can find the opened folders from `/` without being told where they are, and nothing else
+//! outside them is shown.
+//!
 //! This module must never touch a path it has not checked, and never log file contents.
 
 use super::{
@@ -110,6 +115,38 @@ impl ConfinedLocal {
         Ok(candidate.to_path_buf())
     }
 
+    /// The folders leading from `path` towards the opened folders, when `path` is above them
+    /// (not inside any); `None` when it is inside one or on no way to one.
+    fn way_down(&self, path: &str) -> Result<Option<Vec<DirItem>>, FsError> {
+        let resolved = resolve_existing(&self.lexical(path)?);
+        if self.roots.iter().any(|root| resolved.starts_with(root)) {
+            return Ok(None);
+        }
+        let names: std::collections::BTreeSet<String> = self
+            .roots
+            .iter()
+            .filter_map(
+                |root| match root.strip_prefix(&resolved).ok()?.components().next() {
+                    Some(Component::Normal(name)) => Some(name.to_string_lossy().into_owned()),
+                    _ => None,
+                },
+            )
+            .collect();
+        if names.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(
+            names
+                .into_iter()
+                .map(|name| DirItem {
+                    name,
+                    // Only the kind: facts about folders outside the opened ones stay unread.
+                    metadata: Metadata::bare_folder(),
+                })
+                .collect(),
+        ))
+    }
+
     fn inside(&self, path: &str, resolved: &Path) -> Result<(), FsError> {
         if self.roots.iter().any(|root| resolved.starts_with(root)) {
             Ok(())
@@ -163,6 +200,9 @@ impl FileAccess for ConfinedLocal {
     }
 
     async fn read_dir(&self, path: &str) -> Result<Vec<DirItem>, FsError> {
+        if let Some(way) = self.way_down(path)? {
+            return Ok(way);
+        }
         self.check(path)?;
         self.inner.read_dir(path).await
     }
@@ -261,6 +301,60 @@ impl FileAccess for ConfinedLocal {
 mod tests {
     use super::*;
     use crate::fs::split_parent;
+
+    #[tokio::test]
+    async fn above_the_opened_folders_only_the_way_down_shows() {
+        let top = tempfile::tempdir().unwrap();
+        let root = top.path().join("a").join("opened");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(top.path().join("a").join("other")).unwrap();
+        std::fs::write(top.path().join("a").join("private"), b"p").unwrap();
+        std::fs::write(root.join("file"), b"f").unwrap();
+        let files = ConfinedLocal::new(std::slice::from_ref(&root)).unwrap();
+        let canonical = files.roots()[0].clone();
+        let names = |items: Vec<DirItem>| -> Vec<String> {
+            items.into_iter().map(|item| item.name).collect()
+        };
+        // Every folder above the opened one lists only the next step down.
+        let mut path = PathBuf::from("/");
+        for part in canonical.components().skip(1) {
+            let Component::Normal(part) = part else {
+                panic!("{canonical:?}")
+            };
+            let listed = names(files.read_dir(&path.display().to_string()).await.unwrap());
+            assert_eq!(
+                listed,
+                vec![part.to_string_lossy().into_owned()],
+                "{path:?}"
+            );
+            path.push(part);
+        }
+        // The opened folder lists what it holds; its sibling stays out of reach.
+        assert_eq!(
+            names(
+                files
+                    .read_dir(&canonical.display().to_string())
+                    .await
+                    .unwrap()
+            ),
+            vec!["file".to_owned()]
+        );
+        let parent = canonical.parent().unwrap();
+        let other = parent.join("other").display().to_string();
+        let error = files.read_dir(&other).await.unwrap_err();
+        assert_eq!(error.kind, FsErrorKind::PermissionDenied);
+        let error = files
+            .metadata(&parent.join("private").display().to_string())
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind, FsErrorKind::PermissionDenied);
+        assert!(
+            files
+                .make_dir(&parent.join("new").display().to_string(), false)
+                .await
+                .is_err()
+        );
+    }
 
     #[tokio::test]
     async fn escapes_are_refused() {

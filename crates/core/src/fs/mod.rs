@@ -64,6 +64,21 @@ pub struct Metadata {
 }
 
 impl Metadata {
+    /// A folder with no facts known beyond its kind (a service's root, a folder above a storage
+    /// tab's opened ones).
+    pub fn bare_folder() -> Metadata {
+        Metadata {
+            kind: EntryKind::Dir,
+            size: 0,
+            modified: None,
+            mode: None,
+            uid: None,
+            gid: None,
+            md5: None,
+            version: None,
+        }
+    }
+
     /// Size and modification time: what "changed since it was read" compares first.
     pub fn stamp(&self) -> Stamp {
         Stamp {

@@ -496,16 +496,7 @@ impl FileAccess for FtpFiles {
     async fn metadata(&self, path: &str) -> Result<Metadata, FsError> {
         let server = self.server_path(path);
         if path.trim_matches('/').is_empty() {
-            return Ok(Metadata {
-                kind: EntryKind::Dir,
-                size: 0,
-                modified: None,
-                mode: None,
-                uid: None,
-                gid: None,
-                md5: None,
-                version: None,
-            });
+            return Ok(Metadata::bare_folder());
         }
         if let Some(found) = self.mlst(path).await? {
             return Ok(found);

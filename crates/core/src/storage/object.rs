@@ -297,16 +297,7 @@ const AZURE_FIRST_PAGE: usize = 1000;
 
 /// What a folder without a marker object (or the root) reports.
 fn folder_metadata() -> Metadata {
-    Metadata {
-        kind: EntryKind::Dir,
-        size: 0,
-        modified: None,
-        mode: None,
-        uid: None,
-        gid: None,
-        md5: None,
-        version: None,
-    }
+    Metadata::bare_folder()
 }
 
 /// The MD5 the service states for an object's content (`Content-MD5`, base64: Azure sets it on

@@ -6,6 +6,7 @@ import type { PromptId, TabId } from "../ids";
 import type { ApprovalDecision, Mode, ModelSettings, PromptAnswer, TabTarget } from "../protocol";
 import { TerminalOutput } from "../terminal-output";
 import type { Transport } from "../transport/transport";
+import { StorageDesk, type StorageRequest } from "./storage.svelte";
 import {
   activate,
   applyEvent,
@@ -57,6 +58,8 @@ export class Session {
   readonly output = new TerminalOutput();
   /** Saved connections, settings, the audit log. */
   readonly library: Library;
+  /** The storage tabs' panes and transfers (storage.svelte.ts). */
+  readonly storage: StorageDesk;
   private readonly transport: Transport;
   private readonly stop: () => void;
   private everOpen = false;
@@ -67,11 +70,16 @@ export class Session {
   constructor(transport: Transport) {
     this.transport = transport;
     this.library = new Library(transport);
+    this.storage = new StorageDesk((op) => transport.send(op));
     this.stop = transport.subscribe((message) => {
       switch (message.kind) {
         case "event":
           if (this.library.answered(message.event)) {
             // Shown in the dialog that asked.
+            break;
+          }
+          if (this.storage.handle(message.event)) {
+            // The user's own storage calls: their panes and Transfers, not Pilot's panel.
             break;
           }
           if (message.event.type === "hello") {
@@ -129,6 +137,13 @@ export class Session {
     return tab;
   }
 
+  /** Open a storage tab from the "New connection" form. */
+  openStorage(request: StorageRequest): TabId {
+    const tab = this.open(request.target, request.title);
+    this.storage.opened(tab, request.target, request.secret);
+    return tab;
+  }
+
   openLocal(): TabId {
     return this.open({ kind: "local" }, "local");
   }
@@ -143,6 +158,10 @@ export class Session {
     this.transport.send({ type: "close_tab", tab });
     this.output.forget(tab);
     this.state = tabReopening(this.state, tab, fresh);
+    if (view.target.kind === "storage") {
+      this.storage.closed(tab);
+      this.storage.opened(fresh, view.target, null);
+    }
     this.transport.send({
       type: "open_tab",
       tab: fresh,
@@ -164,6 +183,7 @@ export class Session {
       this.closeAsked = null;
     }
     this.typedAhead.delete(tab);
+    this.storage.closed(tab);
     this.state = tabClosing(this.state, tab);
     this.output.forget(tab);
     this.transport.send({ type: "close_tab", tab });

@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import type { Event, Op } from "../protocol";
+import type { Incoming, Transport } from "../transport/transport";
+import { Session } from "./session.svelte";
+
+class FakeTransport implements Transport {
+  ops: Op[] = [];
+  handler: ((message: Incoming) => void) | null = null;
+  send(op: Op): void {
+    this.ops.push(op);
+  }
+  input(): void {}
+  subscribe(handler: (message: Incoming) => void): () => void {
+    this.handler = handler;
+    return () => {};
+  }
+  close(): void {}
+  emit(event: Event): void {
+    this.handler?.({ kind: "event", event });
+  }
+}
+
+function openStorage(secret: string) {
+  const transport = new FakeTransport();
+  const session = new Session(transport);
+  const tab = session.openStorage({
+    target: { kind: "storage", url: "ftp://127.0.0.1:2121/", user: "ann", local_roots: ["/home/ann"] },
+    title: "ftp://ann@127.0.0.1:2121/",
+    secret,
+  });
+  transport.emit({ type: "tab_opened", tab, kind: "storage", title: "ftp://ann@127.0.0.1:2121/" });
+  return { transport, session, tab };
+}
+
+describe("a storage tab's session", () => {
+  it("answers the engine's password prompt with the typed secret once, and shows no dialog", () => {
+    const { transport, session, tab } = openStorage("s3cret");
+    transport.emit({ type: "prompt_requested", tab, prompt_id: "p1", prompt: { kind: "password", user: "ann", host: "ftp://…" } });
+    expect(transport.ops.at(-1)).toEqual({ type: "answer_prompt", prompt: "p1", answer: { kind: "secret", value: "s3cret" } });
+    expect(session.state.prompts).toEqual([]);
+    // A second prompt (the secret was wrong) is the user's to answer.
+    transport.emit({ type: "prompt_requested", tab, prompt_id: "p2", prompt: { kind: "password", user: "ann", host: "ftp://…" } });
+    expect(session.state.prompts.map((p) => p.promptId)).toEqual(["p2"]);
+    expect(JSON.stringify(session.state)).not.toContain("s3cret");
+  });
+
+  it("lists both sides once connected, and approves the user's plain work but asks about deletes", () => {
+    const { transport, session, tab } = openStorage("");
+    transport.emit({ type: "connection_state", tab, state: { state: "connected" } });
+    const lists = transport.ops.filter((op) => op.type === "run_tool");
+    expect(lists.map((op) => op.type === "run_tool" && [op.tool, op.args])).toEqual([
+      ["list_dir", { path: "/home/ann", side: "local" }],
+      ["list_dir", { path: "/", side: "remote" }],
+    ]);
+    session.storage.makeDir(tab, "remote", "new");
+    const make = transport.ops.at(-1);
+    if (make?.type !== "run_tool") throw new Error("no run_tool");
+    expect(make).toMatchObject({ tool: "make_dir", args: { path: "/new", side: "remote" } });
+    transport.emit({ type: "approval_requested", tab, call: make.call, tool: "make_dir", reasons: ["creates the folder /new"], dangerous: false });
+    expect(transport.ops.at(-1)).toEqual({ type: "approve", call: make.call, decision: "approve", reason: null, automatic: false });
+
+    session.storage.delete(tab, "remote", ["old"]);
+    const del = transport.ops.at(-1);
+    if (del?.type !== "run_tool") throw new Error("no run_tool");
+    transport.emit({ type: "approval_requested", tab, call: del.call, tool: "delete", reasons: ["deletes /old"], dangerous: true });
+    expect(transport.ops.at(-1)).toBe(del);
+    expect(session.storage.state.tabs[tab]?.confirmations.map((c) => c.call)).toEqual([del.call]);
+    session.storage.confirm(tab, del.call, false);
+    expect(transport.ops.at(-1)).toMatchObject({ type: "approve", call: del.call, decision: "deny" });
+  });
+
+  it("keeps the user's own calls to itself and lets Pilot's through", () => {
+    const { session, tab } = openStorage("");
+    const requested = (call: string): Event => ({ type: "tool_requested", tab, call, tool: "list_dir", args: { path: "/" } });
+    expect(session.storage.handle(requested("user-abc"))).toBe(true);
+    expect(session.storage.handle({ type: "tool_running", tab, call: "user-abc" })).toBe(true);
+    expect(session.storage.handle(requested("toolu_1"))).toBe(false);
+    expect(
+      session.storage.handle({
+        type: "tool_finished",
+        tab,
+        call: "toolu_1",
+        outcome: { tool: "list_dir", status: "ok" },
+        verdict: "allow",
+        duration_ms: 1,
+      }),
+    ).toBe(false);
+  });
+
+  it("never approves Pilot's calls", () => {
+    const { transport, tab } = openStorage("");
+    const before = transport.ops.length;
+    transport.emit({ type: "approval_requested", tab, call: "toolu_1", tool: "make_dir", reasons: [], dangerous: false });
+    expect(transport.ops.length).toBe(before);
+  });
+
+  it("cancels and retries a transfer with its call", () => {
+    const { transport, session, tab } = openStorage("");
+    session.storage.cancel(tab, "user-1");
+    expect(transport.ops.at(-1)).toEqual({ type: "cancel", tab, call: "user-1" });
+    session.storage.retry(tab, "user-1");
+    expect(transport.ops.at(-1)).toMatchObject({ type: "retry_transfer", tab, call: "user-1", new_call: expect.stringMatching(/^user-/) });
+  });
+});

@@ -1,0 +1,335 @@
+// The storage tabs of the page: their state (a rune, replaced whole by the reducer in
+// storage.ts) and the actions the storage components call. Each action is a tool call through
+// the engine (`run_tool`), answered by the engine's tool events; approvals of those calls are
+// confirmed by the user where the engine's account says so (`needsConfirmation`).
+
+import type { TabId } from "../ids";
+import type {
+  DeleteParams,
+  DownloadParams,
+  Event,
+  ExecutePlanParams,
+  FindFilesParams,
+  ListDirParams,
+  MakeDirParams,
+  Op,
+  RenameParams,
+  Side,
+  TabTarget,
+  UploadParams,
+  Value,
+} from "../protocol";
+import {
+  USER_CALL_PREFIX,
+  applyStorageEvent,
+  baseName,
+  callStarted,
+  folderPlan,
+  isUserCall,
+  cancelRequested,
+  confirmationAnswered,
+  finishedCleared,
+  initialStorage,
+  joinPath,
+  listRequested,
+  needsConfirmation,
+  nextStepDown,
+  parentPath,
+  selectionChanged,
+  sidesChangedBy,
+  sortChanged,
+  stepDownEnded,
+  storageTabClosed,
+  storageTabOpened,
+  transferRetried,
+  type CallId,
+  type SortKey,
+  type StorageState,
+  type UserCall,
+} from "./storage";
+
+/** A tool's parameters as the JSON `run_tool` carries (they are plain JSON by construction). */
+type ToolCall =
+  | { tool: "list_dir"; args: ListDirParams }
+  | { tool: "find_files"; args: FindFilesParams }
+  | { tool: "execute_plan"; args: ExecutePlanParams }
+  | { tool: "make_dir"; args: MakeDirParams }
+  | { tool: "rename"; args: RenameParams }
+  | { tool: "delete"; args: DeleteParams }
+  | { tool: "upload"; args: UploadParams }
+  | { tool: "download"; args: DownloadParams };
+
+function asValue(args: ToolCall["args"]): Value {
+  return JSON.parse(JSON.stringify(args)) as Value;
+}
+
+function newCallId(): CallId {
+  const bytes = new Uint8Array(6);
+  globalThis.crypto.getRandomValues(bytes);
+  return `${USER_CALL_PREFIX}${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+export class StorageDesk {
+  state: StorageState = $state.raw(initialStorage());
+  private readonly send: (op: Op) => void;
+  /** Secrets typed into the "New connection" form, by tab, until the engine asks for them
+   * (a password prompt of that tab) or the tab connects or fails. Never shown or stored. */
+  private readonly secrets = new Map<TabId, string>();
+  /** What each call of a storage tab was asked to do (Pilot's too), to know what a finished
+   * call changed. */
+  private readonly requested = new Map<CallId, unknown>();
+  /** Targets of storage tabs opened here, for where the local pane starts. */
+  private readonly targets = new Map<TabId, TabTarget>();
+
+  constructor(send: (op: Op) => void) {
+    this.send = send;
+  }
+
+  /** A storage tab was opened from this page on `target`, with the secret typed for it. */
+  opened(tab: TabId, target: TabTarget, secret: string | null): void {
+    this.targets.set(tab, target);
+    if (secret !== null && secret !== "") {
+      this.secrets.set(tab, secret);
+    }
+    this.state = storageTabOpened(this.state, tab, target);
+  }
+
+  closed(tab: TabId): void {
+    this.secrets.delete(tab);
+    this.targets.delete(tab);
+    this.state = storageTabClosed(this.state, tab);
+  }
+
+  /** One engine event. Returns true when it was handled here and nothing else should see it:
+   * a password prompt answered with the secret from the form, and the tool events of calls a
+   * storage tab made for the user (`user-…`, from this page or another): they are the user's
+   * own actions, shown in the panes and Transfers, not Pilot's work for its panel. They are in
+   * the audit log like every call. */
+  handle(event: Event): boolean {
+    switch (event.type) {
+      case "prompt_requested": {
+        const tab = event.tab ?? null;
+        const secret = tab === null ? undefined : this.secrets.get(tab);
+        if (tab === null || secret === undefined || event.prompt.kind !== "password") {
+          return false;
+        }
+        this.secrets.delete(tab);
+        this.send({ type: "answer_prompt", prompt: event.prompt_id, answer: { kind: "secret", value: secret } });
+        return true;
+      }
+      case "tab_opened":
+        if (event.kind === "storage") {
+          this.state = storageTabOpened(this.state, event.tab, this.targets.get(event.tab) ?? null);
+        }
+        return false;
+      case "connection_state":
+        if (event.state.state !== "connecting") {
+          this.secrets.delete(event.tab);
+        }
+        if (event.state.state === "connected" && this.state.tabs[event.tab] !== undefined) {
+          this.refresh(event.tab, "local");
+          this.refresh(event.tab, "remote");
+        }
+        return false;
+      case "tool_requested":
+        if (this.state.tabs[event.tab] !== undefined) {
+          this.requested.set(event.call, event.args);
+        }
+        break;
+      case "approval_requested": {
+        const view = this.state.tabs[event.tab];
+        if (view?.calls[event.call] !== undefined && !needsConfirmation(event)) {
+          // The user's click that started it was the decision.
+          this.send({ type: "approve", call: event.call, decision: "approve", reason: null, automatic: false });
+        }
+        break;
+      }
+      case "tool_finished": {
+        const asked = this.state.tabs[event.tab]?.calls[event.call];
+        const args = this.requested.get(event.call);
+        this.requested.delete(event.call);
+        this.state = applyStorageEvent(this.state, event);
+        const view = this.state.tabs[event.tab];
+        if (view === undefined) {
+          return isUserCall(event.call);
+        }
+        for (const side of sidesChangedBy(event, args)) {
+          this.refresh(event.tab, side);
+        }
+        if (asked?.kind === "gather") {
+          this.copyFolder(event.tab, asked, event);
+        }
+        const down = nextStepDown(view);
+        if (down !== null) {
+          this.list(event.tab, "local", down);
+        } else if (view.panes.local.findOpened && view.panes.local.listing === null) {
+          this.state = stepDownEnded(this.state, event.tab);
+        }
+        return isUserCall(event.call);
+      }
+      default:
+        break;
+    }
+    this.state = applyStorageEvent(this.state, event);
+    return "call" in event && typeof event.call === "string" && isUserCall(event.call);
+  }
+
+  private run(tab: TabId, { tool, args }: ToolCall, what: UserCall): CallId {
+    const call = newCallId();
+    this.state = callStarted(this.state, tab, call, what);
+    this.send({ type: "run_tool", tab, call, tool, args: asValue(args) });
+    return call;
+  }
+
+  list(tab: TabId, side: Side, path: string): void {
+    const call = newCallId();
+    this.state = listRequested(this.state, tab, side, path, call);
+    const args: ListDirParams = { path, side };
+    this.send({ type: "run_tool", tab, call, tool: "list_dir", args: asValue(args) });
+  }
+
+  refresh(tab: TabId, side: Side): void {
+    const pane = this.state.tabs[tab]?.panes[side];
+    if (pane !== undefined) {
+      this.list(tab, side, pane.path);
+    }
+  }
+
+  up(tab: TabId, side: Side): void {
+    const pane = this.state.tabs[tab]?.panes[side];
+    if (pane !== undefined && pane.path !== "/") {
+      this.list(tab, side, parentPath(pane.path));
+    }
+  }
+
+  sortBy(tab: TabId, side: Side, key: SortKey): void {
+    this.state = sortChanged(this.state, tab, side, key);
+  }
+
+  select(tab: TabId, side: Side, names: string[]): void {
+    this.state = selectionChanged(this.state, tab, side, names);
+  }
+
+  makeDir(tab: TabId, side: Side, name: string): void {
+    const pane = this.state.tabs[tab]?.panes[side];
+    if (pane === undefined) return;
+    const path = joinPath(pane.path, name);
+    this.run(tab, { tool: "make_dir", args: { path, side } }, { kind: "change", tool: "make_dir", side, what: `new folder ${path}` });
+  }
+
+  rename(tab: TabId, side: Side, from: string, to: string): void {
+    const pane = this.state.tabs[tab]?.panes[side];
+    if (pane === undefined || from === to) return;
+    const [source, target] = [joinPath(pane.path, from), joinPath(pane.path, to)];
+    this.run(tab, { tool: "rename", args: { from: source, to: target, side } }, { kind: "change", tool: "rename", side, what: `rename ${source} to ${to}` });
+  }
+
+  delete(tab: TabId, side: Side, names: string[]): void {
+    const pane = this.state.tabs[tab]?.panes[side];
+    if (pane === undefined) return;
+    for (const name of names) {
+      const entry = pane.entries.find((e) => e.name === name);
+      const path = joinPath(pane.path, name);
+      // A folder goes with what is in it: the engine's confirmation says how much that is.
+      const args: DeleteParams = { path, side, recursive: entry?.kind === "dir" };
+      this.run(tab, { tool: "delete", args }, { kind: "change", tool: "delete", side, what: `delete ${path}` });
+    }
+  }
+
+  /** Copies the named files of one pane into the folder shown in the other (or `into`, a folder
+   * of the other side they were dropped on). Folders are not copied (upload and download take
+   * single files); the status line says so. */
+  transfer(tab: TabId, from: Side, names: string[], into: string | null = null): void {
+    const view = this.state.tabs[tab];
+    if (view === undefined) return;
+    const source = view.panes[from];
+    const destination = into ?? view.panes[from === "local" ? "remote" : "local"].path;
+    const skipped: string[] = [];
+    for (const name of names) {
+      const entry = source.entries.find((e) => e.name === name);
+      const path = joinPath(source.path, name);
+      if (entry?.kind === "dir") {
+        // What is in it first (names and sizes only), then one plan that copies it all.
+        const direction = from === "local" ? "upload" : "download";
+        this.run(
+          tab,
+          { tool: "find_files", args: { path, side: from, limit: 1000 } },
+          { kind: "gather", direction, folder: path, destination, what: `${direction} folder ${name}` },
+        );
+        continue;
+      }
+      if (entry !== undefined && entry.kind !== "file") {
+        skipped.push(name);
+        continue;
+      }
+      if (from === "local") {
+        this.run(tab, { tool: "upload", args: { local_path: path, remote_dir: destination } }, { kind: "transfer", direction: "upload", what: `upload ${name}` });
+      } else {
+        this.run(tab, { tool: "download", args: { remote_path: path, local_dir: destination } }, { kind: "transfer", direction: "download", what: `download ${name}` });
+      }
+    }
+    if (skipped.length > 0) {
+      const text = `Only files and folders are copied; left out: ${skipped.join(", ")}.`;
+      this.state = { tabs: { ...this.state.tabs, [tab]: { ...view, status: { text, error: true } } } };
+    }
+  }
+
+  /** The folder `gather` looked through is copied by one plan (one approval, one row). */
+  private copyFolder(tab: TabId, gather: Extract<UserCall, { kind: "gather" }>, event: Extract<Event, { type: "tool_finished" }>): void {
+    const name = baseName(gather.folder);
+    const plan = folderPlan(gather, event.outcome);
+    const view = this.state.tabs[tab];
+    if (view === undefined) return;
+    if ("error" in plan) {
+      this.state = { tabs: { ...this.state.tabs, [tab]: { ...view, status: { text: `Failed: ${gather.what}: ${plan.error}`, error: true } } } };
+      return;
+    }
+    this.run(
+      tab,
+      { tool: "execute_plan", args: { ops: plan.ops } },
+      { kind: "transfer", direction: gather.direction, what: gather.what, folder: { name, destination: gather.destination, bytes: plan.bytes } },
+    );
+    if (plan.leftOut > 0) {
+      const after = this.state.tabs[tab];
+      if (after !== undefined) {
+        const text = `${plan.leftOut} links or special files in ${name} are left out.`;
+        this.state = { tabs: { ...this.state.tabs, [tab]: { ...after, status: { text, error: false } } } };
+      }
+    }
+  }
+
+  cancel(tab: TabId, call: CallId): void {
+    this.state = cancelRequested(this.state, tab, call);
+    this.send({ type: "cancel", tab, call });
+  }
+
+  retry(tab: TabId, call: CallId): void {
+    const fresh = newCallId();
+    this.state = transferRetried(this.state, tab, call, fresh);
+    this.send({ type: "retry_transfer", tab, call, new_call: fresh });
+  }
+
+  clearFinished(tab: TabId): void {
+    this.state = finishedCleared(this.state, tab);
+  }
+
+  /** The user's answer to a confirmation of one of this page's calls. */
+  confirm(tab: TabId, call: CallId, approve: boolean): void {
+    this.state = confirmationAnswered(this.state, tab, call);
+    this.send({
+      type: "approve",
+      call,
+      decision: approve ? "approve" : "deny",
+      reason: approve ? null : "the user cancelled it in the storage tab",
+      automatic: false,
+    });
+  }
+}
+
+/** A storage tab to open, as the "New connection" form made it. */
+export interface StorageRequest {
+  target: Extract<TabTarget, { kind: "storage" }>;
+  title: string;
+  /** Typed in a masked field; empty: from the keychain, or the engine asks. */
+  secret: string;
+}

@@ -1,0 +1,900 @@
+// Storage tabs as a pure function of what happened: the two panes ("This computer" and the
+// storage), the transfers, and the approvals of what the user started here. Engine events in, a
+// new state out; no DOM and no Svelte, so Vitest checks it directly. `storage.svelte.ts` holds
+// it in a rune and sends the ops.
+//
+// Everything the user does in a storage tab is a tool call (`Op::RunTool`) through the engine's
+// pipeline, as if Pilot had asked: listing, making folders, renaming, deleting, uploading and
+// downloading get the same policy, approvals and audit lines as Pilot's calls.
+
+import type {
+  ApprovalPreview,
+  DirEntry,
+  Event,
+  ExecutePlanResult,
+  FindFilesResult,
+  PlanOp,
+  ListDirResult,
+  Op,
+  Side,
+  TabTarget,
+  ToolOutcome,
+} from "../protocol";
+import type { TabId } from "../ids";
+
+export type CallId = Extract<Op, { type: "run_tool" }>["call"];
+
+/** Calls this page starts are named so, which tells them apart from Pilot's in any view. */
+export const USER_CALL_PREFIX = "user-";
+
+export function isUserCall(call: CallId): boolean {
+  return call.startsWith(USER_CALL_PREFIX);
+}
+
+export type SortKey = "name" | "size" | "modified";
+
+export interface SortOrder {
+  key: SortKey;
+  descending: boolean;
+}
+
+export interface Pane {
+  side: Side;
+  /** The folder shown (absolute; remote paths start with `/`). */
+  path: string;
+  entries: DirEntry[];
+  /** Entries the engine left out (it lists at most 500). */
+  omitted: number;
+  /** The list_dir call whose answer is awaited, if any. */
+  listing: CallId | null;
+  /** The local side starts at `/` when the page does not know where the opened folder is: it
+   * walks down the way the engine shows to it (fs/confined.rs). */
+  findOpened: boolean;
+  error: string | null;
+  sort: SortOrder;
+  /** Names of the selected entries. */
+  selected: string[];
+}
+
+export type TransferStatus = "waiting" | "running" | "done" | "failed" | "cancelled" | "denied";
+
+export type Direction = "upload" | "download";
+
+export interface Transfer {
+  call: CallId;
+  /** Null for transfers of a plan (execute_plan), which may go either way. */
+  direction: Direction | null;
+  /** The file being copied (its name) and the folder it goes to. */
+  name: string;
+  destination: string;
+  transferred: number;
+  total: number;
+  /** Bytes per second so far (the engine's average); null when not known yet. */
+  rate: number | null;
+  etaS: number | null;
+  /** When progress came (ms) and how far it was, over the last seconds: the speed now. */
+  recent: { at: number; bytes: number }[];
+  status: TransferStatus;
+  /** The user asked to cancel and the engine has not answered yet. */
+  cancelling: boolean;
+  /** A folder's copy (one plan): the file it is at now, and the bytes of the files done before
+   * it (its progress counts the whole folder against `total`, the sizes of all its files). */
+  current: string | null;
+  folder: { path: string | null; fileBytes: number; doneBytes: number } | null;
+  error: string | null;
+}
+
+/** What a call of this page is for. */
+export type UserCall =
+  | { kind: "list"; side: Side; path: string }
+  | { kind: "change"; tool: "make_dir" | "rename" | "delete"; side: Side; what: string }
+  | { kind: "transfer"; direction: Direction | null; what: string; folder?: { name: string; destination: string; bytes: number } }
+  /** find_files over a folder to copy: the plan that copies it follows (`folderPlan`). */
+  | { kind: "gather"; direction: Direction; folder: string; destination: string; what: string };
+
+/** An approval of this page's call that waits for the user's confirmation. */
+export interface Confirmation {
+  call: CallId;
+  tool: string;
+  reasons: string[];
+  dangerous: boolean;
+  lines: string[];
+}
+
+export interface StatusLine {
+  text: string;
+  error: boolean;
+}
+
+export interface StorageTab {
+  panes: Record<Side, Pane>;
+  transfers: Transfer[];
+  calls: Record<CallId, UserCall>;
+  /** Oldest first; the first is the one shown. */
+  confirmations: Confirmation[];
+  /** How the last action of this page ended. */
+  status: StatusLine | null;
+}
+
+export interface StorageState {
+  tabs: Record<TabId, StorageTab>;
+}
+
+export function initialStorage(): StorageState {
+  return { tabs: {} };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths
+// ---------------------------------------------------------------------------------------------
+
+export function joinPath(dir: string, name: string): string {
+  return dir.endsWith("/") ? `${dir}${name}` : `${dir}/${name}`;
+}
+
+/** The folder `path` is in (`/` for `/` itself). */
+export function parentPath(path: string): string {
+  const trimmed = path.replace(/\/+$/, "");
+  const cut = trimmed.lastIndexOf("/");
+  return cut <= 0 ? "/" : trimmed.slice(0, cut);
+}
+
+export function baseName(path: string): string {
+  const trimmed = path.replace(/\/+$/, "");
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1) || "/";
+}
+
+/** The breadcrumb of `path`: `/`, then each folder down to it. */
+export function crumbs(path: string): { name: string; path: string }[] {
+  const parts = path.split("/").filter((part) => part !== "");
+  const out = [{ name: "/", path: "/" }];
+  let at = "";
+  for (const part of parts) {
+    at = `${at}/${part}`;
+    out.push({ name: part, path: at });
+  }
+  return out;
+}
+
+/** A path typed by the user, from the folder `current`: absolute as given, else relative to
+ * it; `.` and `..` are worked out here (the engine refuses `..` on the local side). */
+export function resolvePath(current: string, typed: string): string {
+  const text = typed.trim();
+  const parts = text.startsWith("/") ? [] : current.split("/").filter((part) => part !== "");
+  for (const part of text.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      parts.pop();
+    } else {
+      parts.push(part);
+    }
+  }
+  return `/${parts.join("/")}`;
+}
+
+/** Why `name` cannot be a file or folder name, or null when it can. */
+export function nameProblem(name: string): string | null {
+  if (name.trim() === "") {
+    return "Give a name.";
+  }
+  if (name.includes("/")) {
+    return "A name cannot contain “/”.";
+  }
+  if (name === "." || name === "..") {
+    return "“.” and “..” are not names.";
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sorting and numbers
+// ---------------------------------------------------------------------------------------------
+
+const byName = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+
+function compareNames(a: DirEntry, b: DirEntry): number {
+  return byName.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+function modifiedTime(entry: DirEntry): number | null {
+  if (entry.modified == null) {
+    return null;
+  }
+  const time = Date.parse(entry.modified);
+  return Number.isNaN(time) ? null : time;
+}
+
+/** Folders first (as every file manager does), then by the key; ties by name. Entries without a
+ * modification time go last whichever the direction. */
+export function sortEntries(entries: readonly DirEntry[], order: SortOrder): DirEntry[] {
+  const sign = order.descending ? -1 : 1;
+  const compare = (a: DirEntry, b: DirEntry): number => {
+    const folders = Number(b.kind === "dir") - Number(a.kind === "dir");
+    if (folders !== 0) {
+      return folders;
+    }
+    switch (order.key) {
+      case "name":
+        return sign * compareNames(a, b);
+      case "size":
+        // Folders have no size of their own: by name among themselves.
+        if (a.kind === "dir") {
+          return compareNames(a, b);
+        }
+        return sign * (a.size - b.size) || compareNames(a, b);
+      case "modified": {
+        const [ta, tb] = [modifiedTime(a), modifiedTime(b)];
+        if (ta === null || tb === null) {
+          return ta === tb ? compareNames(a, b) : ta === null ? 1 : -1;
+        }
+        return sign * (ta - tb) || compareNames(a, b);
+      }
+      default: {
+        const unknown: never = order.key;
+        void unknown;
+        return 0;
+      }
+    }
+  };
+  return [...entries].sort(compare);
+}
+
+/** A header clicked: the same column turns round; another starts with its natural order
+ * (names A–Z, the biggest and the newest first). */
+export function toggleSort(order: SortOrder, key: SortKey): SortOrder {
+  if (order.key === key) {
+    return { key, descending: !order.descending };
+  }
+  return { key, descending: key !== "name" };
+}
+
+/** Whole percent done, 0–100. */
+export function percentDone(transfer: Pick<Transfer, "transferred" | "total" | "status">): number {
+  if (transfer.total <= 0) {
+    return transfer.status === "done" ? 100 : 0;
+  }
+  return Math.max(0, Math.min(100, Math.floor((transfer.transferred * 100) / transfer.total)));
+}
+
+/** How far back the speed now looks. */
+const SPEED_WINDOW_MS = 4000;
+/** The shortest stretch of time a speed is worked out over. */
+const SPEED_MIN_SPAN_MS = 500;
+
+/** Bytes per second over the last seconds, or null before there is a long enough stretch. The
+ * engine's own figure is the average since the start, which the first burst into buffers
+ * inflates; what people want to see is how fast it goes now. */
+export function recentRate(transfer: Pick<Transfer, "recent">): number | null {
+  const first = transfer.recent[0];
+  const last = transfer.recent[transfer.recent.length - 1];
+  if (first === undefined || last === undefined || last.at - first.at < SPEED_MIN_SPAN_MS) {
+    return null;
+  }
+  return Math.max(0, ((last.bytes - first.bytes) * 1000) / (last.at - first.at));
+}
+
+/** The speed to show: now, else the engine's average. */
+export function speed(transfer: Pick<Transfer, "recent" | "rate">): number | null {
+  return recentRate(transfer) ?? transfer.rate;
+}
+
+/** Seconds left at the speed now; before that is known, the engine's estimate. */
+export function secondsLeft(
+  transfer: Pick<Transfer, "transferred" | "total" | "rate" | "etaS" | "status" | "recent">,
+): number | null {
+  if (transfer.status !== "running") {
+    return null;
+  }
+  const now = recentRate(transfer);
+  if (now !== null && now > 0 && transfer.total > 0) {
+    return Math.max(0, (transfer.total - transfer.transferred) / now);
+  }
+  if (transfer.etaS !== null && Number.isFinite(transfer.etaS)) {
+    return Math.max(0, transfer.etaS);
+  }
+  if (transfer.rate === null || !(transfer.rate > 0) || transfer.total <= 0) {
+    return null;
+  }
+  return Math.max(0, (transfer.total - transfer.transferred) / transfer.rate);
+}
+
+const UNITS = ["KB", "MB", "GB", "TB"];
+
+/** 512 B, 1.5 KB, 12.3 MB, 123 MB (1 KB = 1024 bytes). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) {
+    return `${Math.round(bytes)} B`;
+  }
+  let value = bytes;
+  let unit = "B";
+  for (const next of UNITS) {
+    if (value < 1024) {
+      break;
+    }
+    value /= 1024;
+    unit = next;
+  }
+  return `${value < 100 ? value.toFixed(1) : Math.round(value)} ${unit}`;
+}
+
+export function formatRate(rate: number | null): string {
+  return rate === null || !Number.isFinite(rate) ? "—" : `${formatBytes(rate)}/s`;
+}
+
+/** 0 s, 42 s, 3 min 5 s, 2 h 10 min. */
+export function formatDuration(seconds: number): string {
+  const whole = Math.ceil(seconds);
+  if (whole < 60) {
+    return `${whole} s`;
+  }
+  if (whole < 3600) {
+    const minutes = Math.floor(whole / 60);
+    const rest = whole % 60;
+    return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
+  }
+  const hours = Math.floor(whole / 3600);
+  const minutes = Math.floor((whole % 3600) / 60);
+  return minutes === 0 ? `${hours} h` : `${hours} h ${minutes} min`;
+}
+
+/** `2026-12-03 10:48` in the local time zone, or an empty string. */
+export function formatModified(modified: string | null | undefined): string {
+  if (modified == null) {
+    return "";
+  }
+  const at = new Date(modified);
+  if (Number.isNaN(at.getTime())) {
+    return "";
+  }
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The state
+// ---------------------------------------------------------------------------------------------
+
+function pane(side: Side, path: string, findOpened: boolean): Pane {
+  return {
+    side,
+    path,
+    entries: [],
+    omitted: 0,
+    listing: null,
+    findOpened,
+    error: null,
+    sort: { key: "name", descending: false },
+    selected: [],
+  };
+}
+
+/** Where the local pane starts for `target`: its first folder when the page knows it as an
+ * absolute path, else `/` and the way down to it. */
+function localStart(target: TabTarget | null): { path: string; findOpened: boolean } {
+  const first = target?.kind === "storage" ? target.local_roots?.[0] : undefined;
+  if (first !== undefined && first.startsWith("/")) {
+    return { path: first.length > 1 ? first.replace(/\/+$/, "") : first, findOpened: false };
+  }
+  return { path: "/", findOpened: true };
+}
+
+/** A storage tab appeared (opened here, by another page, or before a reload). */
+export function storageTabOpened(state: StorageState, tab: TabId, target: TabTarget | null): StorageState {
+  if (state.tabs[tab] !== undefined) {
+    return state;
+  }
+  const local = localStart(target);
+  const view: StorageTab = {
+    panes: { local: pane("local", local.path, local.findOpened), remote: pane("remote", "/", false) },
+    transfers: [],
+    calls: {},
+    confirmations: [],
+    status: null,
+  };
+  return { tabs: { ...state.tabs, [tab]: view } };
+}
+
+export function storageTabClosed(state: StorageState, tab: TabId): StorageState {
+  if (state.tabs[tab] === undefined) {
+    return state;
+  }
+  const tabs = { ...state.tabs };
+  delete tabs[tab];
+  return { tabs };
+}
+
+function update(state: StorageState, tab: TabId, change: (view: StorageTab) => StorageTab): StorageState {
+  const view = state.tabs[tab];
+  return view === undefined ? state : { tabs: { ...state.tabs, [tab]: change(view) } };
+}
+
+function updatePane(view: StorageTab, side: Side, change: (pane: Pane) => Pane): StorageTab {
+  return { ...view, panes: { ...view.panes, [side]: change(view.panes[side]) } };
+}
+
+/** A list_dir of `path` was sent as `call`. */
+export function listRequested(state: StorageState, tab: TabId, side: Side, path: string, call: CallId): StorageState {
+  return update(state, tab, (view) => ({
+    ...updatePane(view, side, (p) => ({
+      ...p,
+      listing: call,
+      // A new folder: its listing replaces the old one; the same folder keeps showing meanwhile.
+      ...(p.path === path ? {} : { path, entries: [], omitted: 0, selected: [] }),
+      error: null,
+    })),
+    calls: { ...view.calls, [call]: { kind: "list", side, path } },
+  }));
+}
+
+/** A change or transfer was sent as `call`. */
+export function callStarted(state: StorageState, tab: TabId, call: CallId, what: UserCall): StorageState {
+  return update(state, tab, (view) => ({ ...view, calls: { ...view.calls, [call]: what }, status: null }));
+}
+
+export function sortChanged(state: StorageState, tab: TabId, side: Side, key: SortKey): StorageState {
+  return update(state, tab, (view) => updatePane(view, side, (p) => ({ ...p, sort: toggleSort(p.sort, key) })));
+}
+
+export function selectionChanged(state: StorageState, tab: TabId, side: Side, names: string[]): StorageState {
+  return update(state, tab, (view) => updatePane(view, side, (p) => ({ ...p, selected: names })));
+}
+
+export function cancelRequested(state: StorageState, tab: TabId, call: CallId): StorageState {
+  return update(state, tab, (view) => ({
+    ...view,
+    transfers: view.transfers.map((t) => (t.call === call ? { ...t, cancelling: true } : t)),
+  }));
+}
+
+/** The user retried transfer `old` as `fresh`: it starts again in the same row. */
+export function transferRetried(state: StorageState, tab: TabId, old: CallId, fresh: CallId): StorageState {
+  return update(state, tab, (view) => {
+    const row = view.transfers.find((t) => t.call === old);
+    if (row === undefined) {
+      return view;
+    }
+    const calls = { ...view.calls };
+    const before = calls[old];
+    delete calls[old];
+    calls[fresh] =
+      before?.kind === "transfer"
+        ? before
+        : { kind: "transfer", direction: row.direction, what: `${row.direction ?? "copy"} ${row.name}` };
+    return {
+      ...view,
+      calls,
+      transfers: view.transfers.map((t) =>
+        t.call === old
+          ? {
+              ...t,
+              call: fresh,
+              status: "waiting",
+              transferred: 0,
+              rate: null,
+              etaS: null,
+              recent: [],
+              error: null,
+              cancelling: false,
+              current: null,
+              folder: t.folder === null ? null : { path: null, fileBytes: 0, doneBytes: 0 },
+            }
+          : t,
+      ),
+    };
+  });
+}
+
+/** Rows of transfers that ended (done, failed, cancelled, denied) go. */
+export function finishedCleared(state: StorageState, tab: TabId): StorageState {
+  return update(state, tab, (view) => ({
+    ...view,
+    transfers: view.transfers.filter((t) => t.status === "waiting" || t.status === "running"),
+  }));
+}
+
+export function confirmationAnswered(state: StorageState, tab: TabId, call: CallId): StorageState {
+  return update(state, tab, (view) => ({
+    ...view,
+    confirmations: view.confirmations.filter((c) => c.call !== call),
+  }));
+}
+
+/** The file a transfer tool call copies and where it goes, from its arguments. */
+function transferOf(tool: string, args: unknown): { direction: Direction; name: string; destination: string } | null {
+  if (typeof args !== "object" || args === null) {
+    return null;
+  }
+  const fields = args as Record<string, unknown>;
+  if (tool === "upload" && typeof fields.local_path === "string" && typeof fields.remote_dir === "string") {
+    return { direction: "upload", name: baseName(fields.local_path), destination: fields.remote_dir };
+  }
+  if (tool === "download" && typeof fields.remote_path === "string" && typeof fields.local_dir === "string") {
+    return { direction: "download", name: baseName(fields.remote_path), destination: fields.local_dir };
+  }
+  return null;
+}
+
+function newTransfer(call: CallId, direction: Direction | null, name: string, destination: string): Transfer {
+  return {
+    call,
+    direction,
+    name,
+    destination,
+    transferred: 0,
+    total: 0,
+    rate: null,
+    etaS: null,
+    recent: [],
+    status: "waiting",
+    cancelling: false,
+    current: null,
+    folder: null,
+    error: null,
+  };
+}
+
+/** The first failed operation of a finished plan (its status is ok all the same), in words. */
+function failedPlanOp(outcome: ToolOutcome): string | null {
+  const result = outcome.result as Partial<ExecutePlanResult> | null | undefined;
+  if (result == null || !Array.isArray(result.outcomes)) {
+    return null;
+  }
+  const failed = result.outcomes.find((op) => op.status === "failed");
+  if (failed === undefined) {
+    return null;
+  }
+  const skipped = result.outcomes.filter((op) => op.status === "skipped").length;
+  return skipped > 0 ? `${failed.message} (${skipped} more not done)` : failed.message;
+}
+
+function outcomeMessage(outcome: ToolOutcome): string {
+  return outcome.error ?? outcome.status;
+}
+
+function listResult(outcome: ToolOutcome): ListDirResult | null {
+  const result = outcome.result as Partial<ListDirResult> | null | undefined;
+  if (result == null || typeof result.path !== "string" || !Array.isArray(result.entries)) {
+    return null;
+  }
+  return { path: result.path, entries: result.entries, omitted: typeof result.omitted === "number" ? result.omitted : 0 };
+}
+
+function previewLines(preview: ApprovalPreview | null | undefined): string[] {
+  switch (preview?.kind) {
+    case undefined:
+      return [];
+    case "operations":
+      return preview.lines;
+    case "command":
+      return [preview.command];
+    case "text":
+      return preview.text.split("\n");
+    case "diff":
+      return [preview.path];
+    default: {
+      const unknown: never = preview;
+      void unknown;
+      return [];
+    }
+  }
+}
+
+function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): StorageTab {
+  const what = view.calls[call];
+  const calls = { ...view.calls };
+  delete calls[call];
+  let next: StorageTab = {
+    ...view,
+    calls,
+    confirmations: view.confirmations.filter((c) => c.call !== call),
+    transfers: view.transfers.map((t) => {
+      if (t.call !== call) {
+        return t;
+      }
+      switch (outcome.status) {
+        case "ok": {
+          const failed = failedPlanOp(outcome);
+          if (failed !== null) {
+            return { ...t, status: "failed", error: failed, cancelling: false, current: null };
+          }
+          return { ...t, status: "done", transferred: Math.max(t.transferred, t.total), etaS: null, cancelling: false, current: null };
+        }
+        case "error":
+          return { ...t, status: "failed", error: outcomeMessage(outcome), cancelling: false };
+        case "cancelled":
+          return { ...t, status: "cancelled", cancelling: false };
+        case "denied":
+          return { ...t, status: "denied", error: outcomeMessage(outcome), cancelling: false };
+        default: {
+          const unknown: never = outcome.status;
+          void unknown;
+          return t;
+        }
+      }
+    }),
+  };
+  if (what?.kind === "list") {
+    next = updatePane(next, what.side, (p) => {
+      if (p.listing !== call) {
+        // An older listing: a newer one is on its way.
+        return p;
+      }
+      const result = outcome.status === "ok" ? listResult(outcome) : null;
+      if (result === null) {
+        return { ...p, listing: null, findOpened: false, error: outcomeMessage(outcome) };
+      }
+      const names = new Set(result.entries.map((e) => e.name));
+      return {
+        ...p,
+        listing: null,
+        path: result.path,
+        entries: result.entries,
+        omitted: result.omitted,
+        error: null,
+        selected: p.selected.filter((name) => names.has(name)),
+      };
+    });
+  } else if (what !== undefined) {
+    const subject = what.what;
+    const failed = outcome.status === "ok" ? failedPlanOp(outcome) : null;
+    switch (outcome.status) {
+      case "ok":
+        if (what.kind === "gather") {
+          // The plan that copies it is on its way.
+          break;
+        }
+        next = {
+          ...next,
+          status: failed === null ? { text: `Done: ${subject}.`, error: false } : { text: `Failed: ${subject}: ${failed}`, error: true },
+        };
+        break;
+      case "error":
+        next = { ...next, status: { text: `Failed: ${subject}: ${outcomeMessage(outcome)}`, error: true } };
+        break;
+      case "denied":
+        next = { ...next, status: { text: `Not done: ${subject} (denied).`, error: true } };
+        break;
+      case "cancelled":
+        next = { ...next, status: { text: `Cancelled: ${subject}.`, error: false } };
+        break;
+      default: {
+        const unknown: never = outcome.status;
+        void unknown;
+      }
+    }
+  }
+  return next;
+}
+
+/** One engine event applied to the storage tabs; `now` (ms) is when it arrived. */
+export function applyStorageEvent(state: StorageState, event: Event, now: number = Date.now()): StorageState {
+  switch (event.type) {
+    case "tab_closed":
+      return storageTabClosed(state, event.tab);
+    case "tool_requested": {
+      const transfer = transferOf(event.tool, event.args);
+      if (transfer === null && event.tool !== "execute_plan") {
+        return state;
+      }
+      return update(state, event.tab, (view) => {
+        const asked = view.calls[event.call];
+        if (transfer === null && asked?.kind === "transfer" && asked.folder !== undefined && !view.transfers.some((t) => t.call === event.call)) {
+          // A folder the user copies: its row shows from the start.
+          const row: Transfer = {
+            ...newTransfer(event.call, asked.direction, `${asked.folder.name}/`, asked.folder.destination),
+            total: asked.folder.bytes,
+            folder: { path: null, fileBytes: 0, doneBytes: 0 },
+          };
+          return { ...view, transfers: [...view.transfers, row] };
+        }
+        if (view.transfers.some((t) => t.call === event.call) || transfer === null) {
+          // execute_plan gets its row with its first progress: most plans move no data.
+          return view;
+        }
+        return {
+          ...view,
+          transfers: [...view.transfers, newTransfer(event.call, transfer.direction, transfer.name, transfer.destination)],
+        };
+      });
+    }
+    case "approval_requested":
+      return update(state, event.tab, (view) => {
+        if (view.calls[event.call] === undefined || !needsConfirmation(event)) {
+          return view;
+        }
+        if (view.confirmations.some((c) => c.call === event.call)) {
+          return view;
+        }
+        const confirmation: Confirmation = {
+          call: event.call,
+          tool: event.tool,
+          reasons: event.reasons,
+          dangerous: event.dangerous,
+          lines: previewLines(event.preview),
+        };
+        return { ...view, confirmations: [...view.confirmations, confirmation] };
+      });
+    case "tool_running":
+      return update(state, event.tab, (view) => ({
+        ...view,
+        transfers: view.transfers.map((t) => (t.call === event.call && t.status === "waiting" ? { ...t, status: "running" } : t)),
+      }));
+    case "transfer_progress":
+      return update(state, event.tab, (view) => {
+        const known = view.transfers.some((t) => t.call === event.call);
+        const transfers = known
+          ? view.transfers
+          : [...view.transfers, newTransfer(event.call, null, baseName(event.path), parentPath(event.path))];
+        return {
+          ...view,
+          transfers: transfers.map((t) => {
+            if (t.call !== event.call) {
+              return t;
+            }
+            // A folder: the files before this one count as done.
+            const folder =
+              t.folder === null
+                ? null
+                : t.folder.path === event.path
+                  ? { ...t.folder, fileBytes: event.total }
+                  : { path: event.path, fileBytes: event.total, doneBytes: t.folder.doneBytes + t.folder.fileBytes };
+            const transferred = (folder?.doneBytes ?? 0) + event.transferred;
+            return {
+              ...t,
+              // A plan moves several files under one call: the row shows the current one.
+              name: t.direction === null ? baseName(event.path) : t.name,
+              current: folder === null ? null : baseName(event.path),
+              folder,
+              status: t.status === "waiting" ? "running" : t.status,
+              transferred,
+              total: folder === null ? event.total : Math.max(t.total, transferred),
+              rate: event.rate,
+              // The engine's estimate is for the file; a folder's comes from the speed now.
+              etaS: folder !== null ? null : event.done ? 0 : (event.eta_s ?? null),
+              recent: [...t.recent.filter((sample) => now - sample.at <= SPEED_WINDOW_MS), { at: now, bytes: transferred }],
+            };
+          }),
+        };
+      });
+    case "tool_finished":
+      return update(state, event.tab, (view) =>
+        view.calls[event.call] === undefined && !view.transfers.some((t) => t.call === event.call)
+          ? view
+          : finished(view, event.call, event.outcome),
+      );
+    case "hello":
+    case "tab_opened":
+    case "connection_state":
+    case "terminal_output":
+    case "mode_changed":
+    case "settings_changed":
+    case "question_asked":
+    case "prompt_requested":
+    case "plan_proposed":
+    case "plan_updated":
+    case "error":
+    case "turn_started":
+    case "assistant_text":
+    case "model_retrying":
+    case "turn_finished":
+    case "context_usage":
+    case "models":
+    case "saved_connections":
+    case "ssh_config_hosts":
+    case "audit_log":
+    case "audit_recorded":
+    case "host_key_changed":
+      return state;
+    default: {
+      const unknown: never = event;
+      void unknown;
+      return state;
+    }
+  }
+}
+
+/** The most operations one execute_plan takes (the engine's MAX_PLAN_OPS). */
+export const MAX_PLAN_OPS = 200;
+
+/** The plan that copies the folder `gather` found (its find_files result) into the other side:
+ * the folder itself, the folders in it, then every file; links and others are left out and
+ * counted. An error in words when it cannot be one plan. */
+export function folderPlan(
+  gather: Extract<UserCall, { kind: "gather" }>,
+  outcome: ToolOutcome,
+): { ops: PlanOp[]; leftOut: number; bytes: number } | { error: string } {
+  const result = outcome.result as Partial<FindFilesResult> | null | undefined;
+  if (outcome.status !== "ok" || result == null || !Array.isArray(result.matches)) {
+    return { error: outcomeMessage(outcome) };
+  }
+  const name = baseName(gather.folder);
+  if (result.truncated === true) {
+    return { error: `${name} holds too many files and folders to copy at once; copy its folders one by one.` };
+  }
+  const top = joinPath(gather.destination, name);
+  const into = (path: string): string => {
+    const relative = path.slice(gather.folder.length).replace(/^\/+/, "");
+    return relative === "" ? top : joinPath(top, relative);
+  };
+  const otherSide: Side = gather.direction === "upload" ? "remote" : "local";
+  const ops: PlanOp[] = [{ op: "make_dir", path: top, side: otherSide }];
+  const files: PlanOp[] = [];
+  let leftOut = 0;
+  let bytes = 0;
+  // Parents before children, so each folder exists before what goes into it.
+  const matches = [...result.matches].sort((a, b) => a.path.localeCompare(b.path));
+  for (const found of matches) {
+    if (found.kind === "dir") {
+      ops.push({ op: "make_dir", path: into(found.path), side: otherSide });
+    } else if (found.kind === "file") {
+      bytes += found.size;
+      const folder = into(parentPath(found.path));
+      files.push(
+        gather.direction === "upload"
+          ? { op: "upload", local_path: found.path, remote_dir: folder }
+          : { op: "download", remote_path: found.path, local_dir: folder },
+      );
+    } else {
+      leftOut += 1;
+    }
+  }
+  const all = [...ops, ...files];
+  if (all.length > MAX_PLAN_OPS) {
+    return { error: `${name} needs ${all.length} steps to copy, more than ${MAX_PLAN_OPS} at once; copy its folders one by one.` };
+  }
+  return { ops: all, leftOut, bytes };
+}
+
+/** Whether an approval of a call the user started here is put to the user once more. The
+ * action that started it was the decision for plain work (a new folder, a rename to a free
+ * name typed in its dialog, a copy to a free name); a delete, and whatever the policy marks
+ * dangerous (replacing or destroying data), is confirmed with the engine's own account of it. */
+export function needsConfirmation(event: Extract<Event, { type: "approval_requested" }>): boolean {
+  return event.dangerous || event.tool === "delete";
+}
+
+/** The list_dir to send after a listing arrived, when the local pane still walks down the way
+ * to the opened folder: the way down is one folder without a time (fs/confined.rs). */
+export function nextStepDown(view: StorageTab): string | null {
+  const local = view.panes.local;
+  if (!local.findOpened || local.listing !== null || local.error !== null) {
+    return null;
+  }
+  const only = local.entries.length === 1 ? local.entries[0] : undefined;
+  if (only === undefined || only.kind !== "dir" || only.modified != null) {
+    return null;
+  }
+  return joinPath(local.path, only.name);
+}
+
+/** The local pane found its folder: it stops walking down. */
+export function stepDownEnded(state: StorageState, tab: TabId): StorageState {
+  return update(state, tab, (view) => updatePane(view, "local", (p) => (p.findOpened ? { ...p, findOpened: false } : p)));
+}
+
+/** The sides whose listing a finished call changed (any call of the tab, Pilot's too). */
+export function sidesChangedBy(event: Extract<Event, { type: "tool_finished" }>, args: unknown): Side[] {
+  if (event.outcome.status !== "ok" && event.outcome.status !== "error") {
+    return [];
+  }
+  const side = (): Side[] => {
+    const value = typeof args === "object" && args !== null ? (args as Record<string, unknown>).side : undefined;
+    return [value === "local" ? "local" : "remote"];
+  };
+  switch (event.outcome.tool) {
+    case "upload":
+      return ["remote"];
+    case "download":
+      return ["local"];
+    case "make_dir":
+    case "rename":
+    case "delete":
+    case "write_file":
+    case "edit_file":
+      return side();
+    case "execute_plan":
+      return ["local", "remote"];
+    default:
+      return [];
+  }
+}
