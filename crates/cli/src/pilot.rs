@@ -339,6 +339,14 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::from(code));
             }
             Event::Error { message, .. } => say!("kaiport: {message}"),
+            // The view itself is for the user: its summary here (`kaiport view` shows tables).
+            Event::ViewShown { report, .. } => {
+                if !transcript.json {
+                    for line in report.summary.lines() {
+                        transcript.line(&format!("  │ {line}"));
+                    }
+                }
+            }
             Event::Hello { .. }
             | Event::TabOpened { .. }
             | Event::ConnectionState {

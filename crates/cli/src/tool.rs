@@ -178,6 +178,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::ToolRunning { .. }
             | Event::PlanProposed { .. }
             | Event::PlanUpdated { .. }
+            | Event::ViewShown { .. }
             | Event::TurnStarted { .. }
             | Event::AssistantText { .. }
             | Event::ModelRetrying { .. }

@@ -846,6 +846,19 @@ impl Inner {
         )
     }
 
+    /// Turns a show_view call's whole view into `ViewShown` for the front ends.
+    fn view_reporter(&self, tab: &str, call: &str) -> tools::ViewReporter {
+        let events = self.events.clone();
+        let (tab, call) = (tab.to_owned(), call.to_owned());
+        Arc::new(move |report| {
+            let _ = events.send(Event::ViewShown {
+                tab: tab.clone(),
+                call: call.clone(),
+                report,
+            });
+        })
+    }
+
     async fn close_tab(&self, tab: &str) {
         let Some(found) = lock(&self.tabs).remove(tab) else {
             self.no_such_tab(tab);
@@ -976,6 +989,7 @@ impl Inner {
             tab_kind: tab.kind,
             cancel,
             transfers: Some(self.transfer_reporter(&tab.id, call)),
+            views: Some(self.view_reporter(&tab.id, call)),
         };
         let prepared = match tools::prepare(request, &context).await {
             Ok(prepared) => prepared,

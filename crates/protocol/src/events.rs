@@ -4,6 +4,7 @@ use crate::ops::{CallId, PromptId, TabId};
 use crate::pilot::TurnStatus;
 use crate::settings::{ConnectionSettings, Mode};
 use crate::tools::{PlanStep, ToolName};
+use crate::views::ViewReport;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -238,6 +239,13 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         eta_s: Option<f64>,
         done: bool,
+    },
+    /// show_view: the whole view for the UI's view card (the model gets only its summary).
+    /// Sent before the call's `ToolFinished`.
+    ViewShown {
+        tab: TabId,
+        call: CallId,
+        report: ViewReport,
     },
     /// Something went wrong outside any tool call.
     Error {

@@ -10,9 +10,11 @@ pub mod ops;
 pub mod pilot;
 pub mod settings;
 pub mod tools;
+pub mod views;
 
 pub use events::*;
 pub use ops::*;
 pub use pilot::*;
 pub use settings::*;
 pub use tools::{ToolName, parameters_schema};
+pub use views::*;
