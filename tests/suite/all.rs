@@ -10,3 +10,4 @@ mod policy;
 mod ssh;
 mod storage;
 mod storage_big;
+mod views;

@@ -199,15 +199,14 @@ fn summarise_list(manager: ServiceManager, services: &[ServiceRow]) -> Summary {
         count(ServiceState::Failed),
         count(ServiceState::Other)
     ));
-    summary.line(format!(
-        "Running: {}",
-        services
-            .iter()
-            .filter(|s| s.state == ServiceState::Running)
-            .map(|s| s.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
+    let running: Vec<&str> = services
+        .iter()
+        .filter(|s| s.state == ServiceState::Running)
+        .map(|s| s.name.as_str())
+        .collect();
+    if !running.is_empty() {
+        summary.line(format!("Running: {}", running.join(", ")));
+    }
     summary
 }
 
