@@ -7,8 +7,9 @@
 //! user's crontab) are removed again by a guard, also when a test fails.
 
 use kaiport_protocol::*;
+use kaiport_tests::dockerd::{BUSYBOX_IMAGE, Dockerd};
 use kaiport_tests::engine_harness::EngineHarness;
-use kaiport_tests::sshd::Sshd;
+use kaiport_tests::sshd::{Sshd, SshdConfig};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -703,4 +704,104 @@ async fn services_updates_and_docker_say_what_this_machine_has() {
         );
         assert!(report.summary.contains("Not available on this server: "));
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn docker_views_on_a_real_engine() {
+    // The login user (created by the first fixture) owns the engine's socket.
+    let user = Sshd::start().unwrap().user().to_owned();
+    let dockerd = Dockerd::start(&user).unwrap();
+    dockerd.import_busybox().unwrap();
+    let ticker = "i=0; while true; do i=$((i+1)); echo \"tick $i\"; echo \"ERROR failed $i\" >&2; \
+                  printf '\\033[31mred\\033]0;title\\007 done\\n'; sleep 1; done";
+    dockerd
+        .docker_ok(&[
+            "run",
+            "-d",
+            "--network",
+            "none",
+            "--name",
+            "kp-running",
+            BUSYBOX_IMAGE,
+            "/bin/busybox",
+            "sh",
+            "-c",
+            ticker,
+        ])
+        .unwrap();
+    let exited = dockerd.docker(&[
+        "run",
+        "--network",
+        "none",
+        "--name",
+        "kp-exited",
+        BUSYBOX_IMAGE,
+        "/bin/busybox",
+        "sh",
+        "-c",
+        "echo bye; exit 3",
+    ]);
+    assert_eq!(exited.unwrap().status.code(), Some(3));
+    let host = dockerd.host();
+    let sshd = Sshd::start_with_env(SshdConfig::default(), &[("DOCKER_HOST", &host)]).unwrap();
+    let tab = open(&sshd, ConnectionSettings::default()).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+
+    let report = shown(&tab, json!({"view": "docker"})).await;
+    let ViewData::Docker(docker) = &report.data else {
+        panic!("{report:?}\n{}", dockerd.log())
+    };
+    let names: Vec<(&str, &str)> = docker
+        .containers
+        .iter()
+        .map(|c| (c.name.as_str(), c.state.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        vec![("kp-exited", "exited"), ("kp-running", "running")]
+    );
+    assert!(docker.containers[0].status.starts_with("Exited (3)"));
+    assert!(docker.containers[1].cpu_percent.is_some() && docker.containers[1].memory.is_some());
+    assert!(
+        report.summary.starts_with("EXITED: kp-exited"),
+        "{}",
+        report.summary
+    );
+
+    let report = shown(
+        &tab,
+        json!({"view": "docker_logs", "container": "kp-running"}),
+    )
+    .await;
+    let ViewData::Logs(logs) = &report.data else {
+        panic!("{report:?}")
+    };
+    let error = logs
+        .lines
+        .iter()
+        .find(|l| l.text == "ERROR failed 1")
+        .unwrap();
+    assert_eq!(error.level, LogLevel::Error);
+    assert!(error.time.is_some());
+    assert!(logs.lines.iter().any(|l| l.text == "red done"), "{logs:?}");
+    assert!(logs.errors >= 1);
+
+    // A hostile container name is an argument docker looks up, never a command.
+    let marker = format!(
+        "/home/{}/kaiport-docker-pwned-{}",
+        sshd.user(),
+        std::process::id()
+    );
+    let report = shown(
+        &tab,
+        json!({"view": "docker_logs", "container": format!("x'$(touch {marker})'")}),
+    )
+    .await;
+    assert!(matches!(&report.data, ViewData::Logs(logs) if logs.lines.is_empty()));
+    assert!(
+        report.gaps[0].detail.contains("No such container"),
+        "{:?}",
+        report.gaps
+    );
+    assert!(!Path::new(&marker).exists());
 }
