@@ -49,7 +49,14 @@ pub enum ViewHost<'a> {
     Ssh(&'a SshSession),
     /// `sh -c` on this computer (the local terminal tab).
     Local,
+    /// Unit tests: answers from a script (stdout, stderr, status, how long it takes).
+    #[cfg(test)]
+    Scripted(&'a (dyn Fn(&str) -> ScriptedRun + Sync)),
 }
+
+/// What a scripted command gives: stdout, stderr, status, and how long it takes.
+#[cfg(test)]
+pub type ScriptedRun = (String, String, Option<u32>, Duration);
 
 /// A show_view call with its parameters checked: the view and the one parameter it uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,22 +199,28 @@ pub async fn show(
     cancel: &CancellationToken,
     contents_allowed: bool,
 ) -> Result<ViewReport, String> {
-    let runner = Runner::new(host, cancel.clone(), contents_allowed);
+    let runner = Runner::new(host, cancel.clone(), contents_allowed, VIEW_TIME_LIMIT);
+    report(request, &runner).await
+}
+
+/// The view `request` asks for, built with `runner`'s host and time limit.
+async fn report(request: &ViewRequest, runner: &Runner<'_>) -> Result<ViewReport, String> {
+    let cancel = &runner.cancel;
     let subject = request.subject.as_deref();
     let built = match request.view {
-        ViewKind::Processes => processes::build(&runner).await,
-        ViewKind::Disk => disk::build_disk(&runner).await,
-        ViewKind::DiskUsage => disk::build_usage(&runner, subject.unwrap_or("/")).await,
-        ViewKind::Ports => ports::build(&runner).await,
-        ViewKind::Logs => logs::build(&runner, subject).await,
-        ViewKind::Cron => cron::build(&runner).await,
-        ViewKind::Certificates => certificates::build(&runner, subject).await,
-        ViewKind::Services => services::build_list(&runner).await,
-        ViewKind::ServiceStatus => services::build_status(&runner, subject.unwrap_or("")).await,
-        ViewKind::Updates => updates::build(&runner).await,
-        ViewKind::Websites => websites::build(&runner).await,
-        ViewKind::Docker => docker::build_list(&runner).await,
-        ViewKind::DockerLogs => docker::build_logs(&runner, subject.unwrap_or("")).await,
+        ViewKind::Processes => processes::build(runner).await,
+        ViewKind::Disk => disk::build_disk(runner).await,
+        ViewKind::DiskUsage => disk::build_usage(runner, subject.unwrap_or("/")).await,
+        ViewKind::Ports => ports::build(runner).await,
+        ViewKind::Logs => logs::build(runner, subject).await,
+        ViewKind::Cron => cron::build(runner).await,
+        ViewKind::Certificates => certificates::build(runner, subject).await,
+        ViewKind::Services => services::build_list(runner).await,
+        ViewKind::ServiceStatus => services::build_status(runner, subject.unwrap_or("")).await,
+        ViewKind::Updates => updates::build(runner).await,
+        ViewKind::Websites => websites::build(runner).await,
+        ViewKind::Docker => docker::build_list(runner).await,
+        ViewKind::DockerLogs => docker::build_logs(runner, subject.unwrap_or("")).await,
     };
     if cancel.is_cancelled() {
         return Err("cancelled".to_owned());
@@ -359,12 +372,17 @@ pub(crate) struct Runner<'a> {
 const MAX_OUTPUT: usize = 8 * 1024 * 1024;
 
 impl<'a> Runner<'a> {
-    fn new(host: ViewHost<'a>, cancel: CancellationToken, contents_allowed: bool) -> Runner<'a> {
+    fn new(
+        host: ViewHost<'a>,
+        cancel: CancellationToken,
+        contents_allowed: bool,
+        limit: Duration,
+    ) -> Runner<'a> {
         Runner {
             contents_allowed,
             host,
             cancel,
-            deadline: tokio::time::Instant::now() + VIEW_TIME_LIMIT,
+            deadline: tokio::time::Instant::now() + limit,
             log: Mutex::default(),
             gaps: Mutex::default(),
             lost: Mutex::default(),
@@ -389,6 +407,12 @@ impl<'a> Runner<'a> {
                     .map(|out| (out.stdout, out.stderr, out.exit_status))
                     .map_err(|error| error.to_string()),
                 ViewHost::Local => run_locally(&line).await,
+                #[cfg(test)]
+                ViewHost::Scripted(script) => {
+                    let (stdout, stderr, exit, delay) = script(command);
+                    tokio::time::sleep(delay).await;
+                    Ok((stdout.into_bytes(), stderr.into_bytes(), exit))
+                }
             }
         };
         let mut ran = Ran::default();
@@ -490,6 +514,129 @@ mod tests {
             unit: unit.map(str::to_owned),
             path: path.map(str::to_owned),
         }
+    }
+
+    /// A host where nothing is installed but what `answer` knows (else "not found", 127).
+    async fn scripted(
+        view: ViewKind,
+        subject: Option<&str>,
+        limit: Duration,
+        answer: &(dyn Fn(&str) -> Option<ScriptedRun> + Sync),
+    ) -> ViewReport {
+        let script = |command: &str| {
+            answer(command).unwrap_or_else(|| {
+                let program = command.split_whitespace().next().unwrap_or_default();
+                (
+                    String::new(),
+                    format!("sh: 1: {program}: not found\n"),
+                    Some(NOT_FOUND),
+                    Duration::ZERO,
+                )
+            })
+        };
+        let runner = Runner::new(
+            ViewHost::Scripted(&script),
+            CancellationToken::new(),
+            false,
+            limit,
+        );
+        let request = ViewRequest {
+            view,
+            subject: subject.map(str::to_owned),
+        };
+        report(&request, &runner).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_server_without_the_tools_gets_not_available() {
+        // systemctl is installed but systemd does not run; no rc-status, no service.
+        let no_systemd = |command: &str| {
+            command.starts_with("systemctl").then(|| {
+                (
+                    String::new(),
+                    "System has not been booted with systemd as init system (PID 1). Can't operate.\n\
+                     Failed to connect to bus: Host is down\n"
+                        .to_owned(),
+                    Some(1),
+                    Duration::ZERO,
+                )
+            })
+        };
+        for (view, subject, reason) in [
+            (
+                ViewKind::Services,
+                None,
+                "no service manager: systemd is not running",
+            ),
+            (
+                ViewKind::ServiceStatus,
+                Some("nginx"),
+                "no service manager: systemd is not running",
+            ),
+            (ViewKind::Docker, None, "there is no `docker` command"),
+            (
+                ViewKind::DockerLogs,
+                Some("web"),
+                "there is no `docker` command",
+            ),
+            (ViewKind::Updates, None, "no apt, dnf, apk or pacman"),
+            (ViewKind::Ports, None, "there is no `ss` command"),
+            (ViewKind::Websites, None, "no nginx configuration"),
+        ] {
+            let report = scripted(view, subject, VIEW_TIME_LIMIT, &no_systemd).await;
+            let ViewData::Unavailable { reason: said } = &report.data else {
+                panic!("{view:?}: {report:?}")
+            };
+            assert!(said.starts_with(reason), "{view:?}: {said}");
+            assert!(
+                report.summary.contains("Not available on this server: "),
+                "{}",
+                report.summary
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn what_the_time_limit_stopped_is_named() {
+        let slow_ps = |command: &str| {
+            let quick = |out: &str| Some((out.to_owned(), String::new(), Some(0), Duration::ZERO));
+            match command {
+                c if c.starts_with("ps ") => Some((
+                    "1 root 0.0 0.0 1 1 S init\n".to_owned(),
+                    String::new(),
+                    Some(0),
+                    Duration::from_secs(5),
+                )),
+                "getconf _NPROCESSORS_ONLN" => quick("2\n"),
+                c if c.starts_with("cat /proc") => {
+                    quick("0.10 0.20 0.30 1/50 9\nMemTotal: 1000 kB\nMemAvailable: 900 kB\n")
+                }
+                _ => None,
+            }
+        };
+        let report = scripted(
+            ViewKind::Processes,
+            None,
+            Duration::from_millis(200),
+            &slow_ps,
+        )
+        .await;
+        assert_eq!(report.gaps.len(), 1, "{report:?}");
+        assert_eq!(report.gaps[0].reason, GapReason::TimeLimit);
+        assert_eq!(report.gaps[0].what, "the process list");
+        assert_eq!(report.commands[0].exit_code, None);
+        assert!(
+            report.summary.ends_with(
+                "Missing: the process list (time limit: stopped after the view's 15 s limit)"
+            ),
+            "{}",
+            report.summary
+        );
+        let ViewData::Processes(view) = &report.data else {
+            panic!("{report:?}")
+        };
+        assert_eq!(view.cores, Some(2));
+        assert!(view.processes.is_empty());
     }
 
     #[test]
