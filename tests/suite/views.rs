@@ -61,6 +61,37 @@ async fn shown(tab: &EngineHarness, args: Value) -> ViewReport {
     report
 }
 
+/// Presses a view button as the UI does after the user confirmed it; returns how it ended.
+async fn press(
+    tab: &EngineHarness,
+    call: &str,
+    button: ViewButton,
+) -> (ToolStatus, Option<String>) {
+    tab.engine
+        .handle(Op::PressViewButton {
+            tab: tab.tab.clone(),
+            call: call.to_owned(),
+            button,
+        })
+        .await;
+    for _ in 0..500 {
+        let finished = tab.events().into_iter().find_map(|event| match event {
+            Event::ViewButtonFinished {
+                call: done,
+                status,
+                message,
+                ..
+            } if done == call => Some((status, message)),
+            _ => None,
+        });
+        if let Some(finished) = finished {
+            return finished;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no ViewButtonFinished for {call}");
+}
+
 /// A folder under /tmp the test user can read.
 fn shared_dir(prefix: &str) -> tempfile::TempDir {
     let dir = tempfile::Builder::new()
@@ -785,6 +816,76 @@ async fn docker_views_on_a_real_engine() {
     assert!(error.time.is_some());
     assert!(logs.lines.iter().any(|l| l.text == "red done"), "{logs:?}");
     assert!(logs.errors >= 1);
+
+    // The user's restart button: exactly the shown command, typed into the terminal.
+    let started_at = || {
+        dockerd
+            .docker_ok(&["inspect", "--format", "{{.State.StartedAt}}", "kp-running"])
+            .unwrap()
+    };
+    let before = started_at();
+    let report = shown(&tab, json!({"view": "docker"})).await;
+    let restart = report
+        .buttons
+        .iter()
+        .find(|b| b.label == "restart kp-running")
+        .cloned()
+        .unwrap_or_else(|| panic!("{:?}", report.buttons));
+    assert_eq!(restart.command, "docker restart -- 'kp-running'");
+    assert!(report.buttons.iter().any(|b| b.label == "start kp-exited"));
+    // A button whose command is not the one its action makes is refused.
+    let mut tampered = restart.clone();
+    tampered.command.push_str("; touch /tmp/kaiport-tampered");
+    let (status, message) = press(&tab, "button-1", tampered).await;
+    assert_eq!(status, ToolStatus::Denied, "{message:?}");
+    let (status, message) = press(&tab, "button-2", restart.clone()).await;
+    assert_eq!(status, ToolStatus::Ok, "{message:?}");
+    let mut restarted = false;
+    for _ in 0..100 {
+        if started_at() != before {
+            restarted = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(
+        restarted,
+        "the container was not restarted: {}",
+        tab.terminal_text()
+    );
+    assert!(
+        tab.terminal_text()
+            .contains("docker restart -- 'kp-running'")
+    );
+    assert!(!tab.terminal_text().contains("kaiport-tampered"));
+    // A connection that forbids `docker restart` refuses the same button.
+    let forbidding = ConnectionSettings {
+        forbidden_commands: vec!["docker restart".to_owned()],
+        ..ConnectionSettings::default()
+    };
+    let strict = open(&sshd, forbidding).await;
+    let (status, message) = press(&strict, "button-3", restart.clone()).await;
+    assert_eq!(status, ToolStatus::Denied);
+    assert!(message.unwrap_or_default().contains("forbidden"));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!strict.terminal_text().contains("docker restart"));
+    // Each press is in the audit log as the user's action.
+    for (tab, call, status) in [
+        (&tab, "button-1", "denied"),
+        (&tab, "button-2", "ok"),
+        (&strict, "button-3", "denied"),
+    ] {
+        let audit = tab.audit().unwrap();
+        let line = audit
+            .iter()
+            .find(|l| l["call"] == call)
+            .unwrap_or_else(|| panic!("{call}: {audit:?}"));
+        assert_eq!(
+            (&line["tool"], &line["decided_by"], &line["status"]),
+            (&json!("view_button"), &json!("user"), &json!(status)),
+            "{line}"
+        );
+    }
 
     // A hostile container name is an argument docker looks up, never a command.
     let marker = format!(

@@ -348,6 +348,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 }
             }
             Event::Hello { .. }
+            | Event::ViewButtonFinished { .. }
             | Event::TabOpened { .. }
             | Event::ConnectionState {
                 state: ConnectionState::Connecting,

@@ -179,6 +179,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::PlanProposed { .. }
             | Event::PlanUpdated { .. }
             | Event::ViewShown { .. }
+            | Event::ViewButtonFinished { .. }
             | Event::TurnStarted { .. }
             | Event::AssistantText { .. }
             | Event::ModelRetrying { .. }

@@ -247,6 +247,17 @@ pub enum Event {
         call: CallId,
         report: ViewReport,
     },
+    /// A view button (`Op::PressViewButton`) was typed into the terminal (`ok`), or refused
+    /// (`denied`: forbidden, or not the command shown; `error`: no terminal). In the audit log
+    /// as the user's action.
+    ViewButtonFinished {
+        tab: TabId,
+        call: CallId,
+        command: String,
+        status: ToolStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
     /// Something went wrong outside any tool call.
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -28,6 +28,68 @@ pub struct ViewReport {
     #[serde(default)]
     pub gaps: Vec<ViewGap>,
     pub data: ViewData,
+    /// The user's buttons for this view's rows (never the model's): each with the exact command
+    /// it types into the user's terminal once the user confirms it (`Op::PressViewButton`).
+    #[serde(default)]
+    pub buttons: Vec<ViewButton>,
+}
+
+/// A button of a view: what it does, and the exact command line it types.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct ViewButton {
+    /// Short words for the button, e.g. `restart nginx`.
+    pub label: String,
+    pub action: ButtonAction,
+    /// The line typed into the user's terminal (shown in the confirmation).
+    pub command: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ContainerVerb {
+    Start,
+    Stop,
+    Restart,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ServiceVerb {
+    Start,
+    Stop,
+    Restart,
+    Reload,
+}
+
+/// What a view button does; the engine derives its command from this alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ButtonAction {
+    Container {
+        verb: ContainerVerb,
+        container: String,
+    },
+    /// Through sudo: the terminal is where its password prompt can be answered.
+    Service {
+        verb: ServiceVerb,
+        manager: ServiceManager,
+        name: String,
+    },
+    /// `kill -TERM`.
+    Kill {
+        pid: u32,
+    },
+    FollowFile {
+        path: String,
+    },
+    /// The system journal, or one unit's.
+    FollowJournal {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unit: Option<String>,
+    },
+    FollowContainer {
+        container: String,
+    },
 }
 
 /// One read-only command of a view (run on its own exec channel, never in the user's terminal).

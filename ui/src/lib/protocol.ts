@@ -8,6 +8,15 @@ export type ApprovalDecision = "approve" | "deny";
 /**  What the user is shown before approving. */
 export type ApprovalPreview = { kind: "command"; command: string } | { kind: "diff"; path: string; unified: string } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string };
 
+/**  What a view button does; the engine derives its command from this alone. */
+export type ButtonAction = { kind: "container"; verb: ContainerVerb; container: string } | 
+/**  Through sudo: the terminal is where its password prompt can be answered. */
+{ kind: "service"; verb: ServiceVerb; manager: ServiceManager; name: string } | 
+/**  `kill -TERM`. */
+{ kind: "kill"; pid: number } | { kind: "follow_file"; path: string } | 
+/**  The system journal, or one unit's. */
+{ kind: "follow_journal"; unit?: string | null } | { kind: "follow_container"; container: string };
+
 export type CertificateRow = {
 	path: string,
 	subject: string,
@@ -62,6 +71,8 @@ export type ContainerRow = {
 	cpu_percent?: number | null,
 	memory?: string | null,
 };
+
+export type ContainerVerb = "start" | "stop" | "restart";
 
 export type CronJob = {
 	/**  `crontab` (the login user's), `/etc/crontab` or a file in `/etc/cron.d`. */
@@ -156,6 +167,12 @@ rate: number | null; eta_s?: number | null; done: boolean } |
  *  Sent before the call's `ToolFinished`.
  */
 { type: "view_shown"; tab: string; call: string; report: ViewReport } | 
+/**
+ *  A view button (`Op::PressViewButton`) was typed into the terminal (`ok`), or refused
+ *  (`denied`: forbidden, or not the command shown; `error`: no terminal). In the audit log
+ *  as the user's action.
+ */
+{ type: "view_button_finished"; tab: string; call: string; command: string; status: ToolStatus; message?: string | null } | 
 /**  Something went wrong outside any tool call. */
 { type: "error"; tab?: string | null; message: string } | 
 /**  Pilot started working on a message (`Op::SendMessage`). */
@@ -319,6 +336,14 @@ automatic?: boolean } |
  */
 model?: ModelSettings | null } | 
 /**
+ *  The user confirmed a view's button (a person, never the model): the engine derives the
+ *  command from `button.action`, refuses it when it is not `button.command` (what the user
+ *  was shown) or when the connection's rules forbid it, else types it into the tab's
+ *  terminal and presses Enter, and audits it as the user's action. Answered by
+ *  `ViewButtonFinished`.
+ */
+{ type: "press_view_button"; tab: string; call: string; button: ViewButton } | 
+/**
  *  Stop Pilot's current turn in a tab; the running tool call is cancelled (a command
  *  already typed into the terminal keeps running there). Answered by `TurnFinished` with
  *  status `cancelled`.
@@ -456,6 +481,8 @@ export type ServiceStatusView = {
 	log: LogLine[],
 };
 
+export type ServiceVerb = "start" | "stop" | "restart" | "reload";
+
 export type ServicesView = {
 	manager: ServiceManager,
 	/**  Failed first, then by name. */
@@ -579,6 +606,15 @@ export type Value = null | boolean | number | string | Value[] | { [key in strin
 
 export type Verdict = "allow" | "ask" | "deny";
 
+/**  A button of a view: what it does, and the exact command line it types. */
+export type ViewButton = {
+	/**  Short words for the button, e.g. `restart nginx`. */
+	label: string,
+	action: ButtonAction,
+	/**  The line typed into the user's terminal (shown in the confirmation). */
+	command: string,
+};
+
 /**  One read-only command of a view (run on its own exec channel, never in the user's terminal). */
 export type ViewCommand = {
 	command: string,
@@ -644,6 +680,11 @@ export type ViewReport = {
 	/**  What the view could not show, and why. */
 	gaps?: ViewGap[],
 	data: ViewData,
+	/**
+	 *  The user's buttons for this view's rows (never the model's): each with the exact command
+	 *  it types into the user's terminal once the user confirms it (`Op::PressViewButton`).
+	 */
+	buttons?: ViewButton[],
 };
 
 export type WebServer = "nginx";

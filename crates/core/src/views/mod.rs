@@ -15,8 +15,10 @@
 //! what it wanted says what is missing and why ([`ViewGap`]).
 //!
 //! This module must never change anything on a server: no command here writes, refreshes
-//! package lists, restarts or kills. Buttons that do are the user's, in the user's terminal.
+//! package lists, restarts or kills. Buttons that do ([`buttons`]) are the user's: the engine
+//! types them into the user's terminal after the user confirmed them, never a view or the model.
 
+pub mod buttons;
 mod certificates;
 mod cron;
 mod disk;
@@ -242,7 +244,9 @@ async fn report(request: &ViewRequest, runner: &Runner<'_>) -> Result<ViewReport
     if let ViewData::Unavailable { reason } = &built.data {
         summary.line(format!("Not available on this server: {reason}"));
     }
+    let buttons = buttons::for_view(request, &built.data);
     Ok(ViewReport {
+        buttons,
         view: request.view,
         subject: request.subject.as_ref().map(|s| text::clean_line(s)),
         summary: summary.finish(),
