@@ -2,7 +2,8 @@
 # Installs what the real-server SSH tests (tests/suite/ssh.rs) need on a fresh Debian/Ubuntu machine:
 # OpenSSH server and client (sshd, ssh-keygen, ssh-agent, ssh-add), sudo, and passwd/login tools
 # (useradd, chpasswd), D-Bus + gnome-keyring for the keychain tests, and Chromium for the browser
-# tests (ui/e2e, driven by playwright-core; never a downloaded browser). Idempotent: runs
+# tests (ui/e2e, driven by playwright-core; never a downloaded browser), cron, openssl, nginx and
+# docker.io (never started as a service) for the show_view tests. Idempotent: runs
 # `apt-get update` and installs only when something is missing.
 # Must run as root. Never starts a system sshd service: the test fixtures start their own.
 set -euo pipefail
@@ -29,6 +30,14 @@ declare -A needed=(
     [/usr/bin/gnome-keyring-daemon]=gnome-keyring
     # The browser tests (ui/e2e).
     [/usr/bin/chromium]=chromium
+    # show_view's tests (tests/suite/views.rs): a crontab of the test user, certificates made
+    # with openssl, an nginx site read with nginx -T (never started: policy-rc.d below).
+    [/usr/bin/crontab]=cron
+    [/usr/bin/openssl]=openssl
+    [/usr/sbin/nginx]=nginx-light
+    # A private Docker engine per test (tests/src/dockerd.rs), images from busybox, never pulled.
+    [/usr/sbin/dockerd]=docker.io
+    [/bin/busybox]=busybox-static
 )
 
 missing=()

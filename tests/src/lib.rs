@@ -18,9 +18,13 @@
 //! - [`secret_service::SecretService`]: a real Secret Service (gnome-keyring-daemon on a private
 //!   D-Bus session bus) for the keychain code.
 //!
+//! - [`dockerd::Dockerd`]: a real Docker engine with its own data and socket in a temp dir, for
+//!   show_view's docker views; images imported from a local busybox tarball, never pulled.
+//!
 //! Every server binds to 127.0.0.1 only; every started process is stopped by its PID. Run
 //! `scripts/install-test-deps.sh` (as root) first on a fresh machine.
 
+pub mod dockerd;
 pub mod engine_harness;
 pub mod faulty_proxy;
 pub mod interaction;

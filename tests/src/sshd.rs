@@ -86,6 +86,12 @@ impl Sshd {
 
     /// Starts a server with `config`.
     pub fn start_with(config: SshdConfig) -> Result<Sshd> {
+        Sshd::start_with_env(config, &[])
+    }
+
+    /// Starts a server with `config` whose sessions get the environment variables `env`
+    /// (sshd's `SetEnv`), e.g. `DOCKER_HOST` for a test's own Docker engine.
+    pub fn start_with_env(config: SshdConfig, env: &[(&str, &str)]) -> Result<Sshd> {
         let user = if config.sudo_asks_password {
             ensure_sudo_password_user()?
         } else {
@@ -132,7 +138,7 @@ impl Sshd {
         let mut last_error = None;
         for _ in 0..START_ATTEMPTS {
             let port = free_port()?;
-            write_config(dir.path(), port, &user, config)?;
+            write_config(dir.path(), port, &user, config, env)?;
             match spawn_sshd(dir.path(), port) {
                 Ok(child) => {
                     return Ok(Sshd {
@@ -478,7 +484,13 @@ fn free_port() -> Result<u16> {
     Ok(listener.local_addr()?.port())
 }
 
-fn write_config(dir: &Path, port: u16, user: &str, config: SshdConfig) -> Result<()> {
+fn write_config(
+    dir: &Path,
+    port: u16,
+    user: &str,
+    config: SshdConfig,
+    env: &[(&str, &str)],
+) -> Result<()> {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     let d = dir.display();
     let text = format!(
@@ -509,6 +521,14 @@ Subsystem sftp internal-sftp
         password = yes_no(config.password),
         kbd = yes_no(config.keyboard_interactive),
     );
+    let mut text = text;
+    if !env.is_empty() {
+        let pairs: Vec<String> = env
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        writeln!(text, "SetEnv {}", pairs.join(" "))?;
+    }
     std::fs::write(dir.join("sshd_config"), text)?;
     Ok(())
 }
@@ -557,7 +577,7 @@ fn banner_ok(port: u16) -> bool {
 }
 
 /// All processes below `pid` (children, grandchildren, …), from /proc.
-fn descendants(pid: u32) -> Vec<u32> {
+pub(crate) fn descendants(pid: u32) -> Vec<u32> {
     let mut parents: Vec<(u32, u32)> = Vec::new();
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for entry in entries.flatten() {
@@ -598,7 +618,7 @@ fn descendants(pid: u32) -> Vec<u32> {
     found
 }
 
-fn kill_pids(pids: &[u32]) {
+pub(crate) fn kill_pids(pids: &[u32]) {
     if pids.is_empty() {
         return;
     }

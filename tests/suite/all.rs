@@ -11,3 +11,4 @@ mod saved;
 mod ssh;
 mod storage;
 mod storage_big;
+mod views;

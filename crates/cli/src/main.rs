@@ -5,6 +5,8 @@
 //! - `kaiport tools [--json]`: the tools of this build, with their parameter schemas.
 //! - `kaiport tool CONNECTION TOOL JSON_ARGS`: one tool call through the whole pipeline (policy,
 //!   approval, audit), printing the result object the model would get.
+//! - `kaiport view CONNECTION VIEW [--container|--unit|--path X] [--json]`: one server view
+//!   (show_view without a model) as tables, or as the protocol's JSON.
 //! - `kaiport policy check …`: the decision for a command or tool call under given rules.
 //! - `kaiport pilot CONNECTION "task"`: Pilot working on a task, with approvals at the prompt.
 //! - `kaiport models show | set-key | forget-key`: Pilot's model settings and API keys.
@@ -51,6 +53,7 @@ mod prompts;
 mod serve;
 mod shell;
 mod tool;
+mod view_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -84,6 +87,8 @@ enum Command {
     },
     /// Run one tool call through the whole pipeline and print its result as JSON.
     Tool(tool::ToolArgs),
+    /// Show one server view (processes, disk, ports, logs, …) as tables or JSON, without a model.
+    View(view_cmd::ViewArgs),
     /// Show the audit log: every tool call, its decision and how it ended.
     Audit(audit_cmd::AuditArgs),
     /// Saved connections and their passwords.
@@ -125,6 +130,7 @@ fn main() -> ExitCode {
         Command::Connections(command) => connections::run(command),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Tool(args) => runtime.block_on(tool::run(args)),
+        Command::View(args) => runtime.block_on(view_cmd::run(args)),
         Command::Policy { command } => policy_cmd::run(command),
         Command::Pilot(args) => runtime.block_on(pilot::run(args)),
         Command::Models(command) => models::run(command),

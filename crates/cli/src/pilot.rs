@@ -339,7 +339,16 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::from(code));
             }
             Event::Error { message, .. } => say!("kaiport: {message}"),
+            // The view itself is for the user: its summary here (`kaiport view` shows tables).
+            Event::ViewShown { report, .. } => {
+                if !transcript.json {
+                    for line in report.summary.lines() {
+                        transcript.line(&format!("  │ {line}"));
+                    }
+                }
+            }
             Event::Hello { .. }
+            | Event::ViewButtonFinished { .. }
             | Event::TabOpened { .. }
             | Event::ConnectionState {
                 state: ConnectionState::Connecting,

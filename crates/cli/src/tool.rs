@@ -184,6 +184,8 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::ToolRunning { .. }
             | Event::PlanProposed { .. }
             | Event::PlanUpdated { .. }
+            | Event::ViewShown { .. }
+            | Event::ViewButtonFinished { .. }
             | Event::TurnStarted { .. }
             | Event::AssistantText { .. }
             | Event::ModelRetrying { .. }

@@ -29,5 +29,7 @@ pub mod storage;
 pub mod taint;
 pub mod terminal;
 pub mod tools;
+#[cfg(feature = "show-view")]
+pub mod views;
 
 pub use engine::{Engine, EngineConfig, EngineError, EventStream};

@@ -151,6 +151,22 @@ fn ceil_char_boundary(text: &str, mut index: usize) -> usize {
     index
 }
 
+/// `bytes` rounded for reading: `512 bytes`, `1.5 KB`, `2.0 GB` (powers of 1024).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

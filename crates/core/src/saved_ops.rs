@@ -95,7 +95,8 @@ pub(crate) async fn handle(engine: &Engine, op: Op) {
             | Op::Cancel { .. }
             | Op::SendMessage { .. }
             | Op::CancelTurn { .. }
-            | Op::ListModels => Ok(Vec::new()),
+            | Op::ListModels
+            | Op::PressViewButton { .. } => Ok(Vec::new()),
         }
     };
     let events = match tokio::task::spawn_blocking(work).await {

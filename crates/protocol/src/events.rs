@@ -5,6 +5,7 @@ use crate::pilot::{ModelChoice, ModelSettings, TurnStatus};
 use crate::saved::{AuditEntry, SavedConnection, SshConfigHost};
 use crate::settings::{ConnectionSettings, Mode};
 use crate::tools::{PlanStep, ToolName};
+use crate::views::ViewReport;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -239,6 +240,24 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         eta_s: Option<f64>,
         done: bool,
+    },
+    /// show_view: the whole view for the UI's view card (the model gets only its summary).
+    /// Sent before the call's `ToolFinished`.
+    ViewShown {
+        tab: TabId,
+        call: CallId,
+        report: ViewReport,
+    },
+    /// A view button (`Op::PressViewButton`) was typed into the terminal (`ok`), or refused
+    /// (`denied`: forbidden, or not the command shown; `error`: no terminal). In the audit log
+    /// as the user's action.
+    ViewButtonFinished {
+        tab: TabId,
+        call: CallId,
+        command: String,
+        status: ToolStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
     },
     /// Something went wrong outside any tool call.
     Error {

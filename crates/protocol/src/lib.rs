@@ -11,6 +11,7 @@ pub mod pilot;
 pub mod saved;
 pub mod settings;
 pub mod tools;
+pub mod views;
 
 pub use events::*;
 pub use ops::*;
@@ -18,3 +19,4 @@ pub use pilot::*;
 pub use saved::*;
 pub use settings::*;
 pub use tools::{ToolName, parameters_schema};
+pub use views::*;

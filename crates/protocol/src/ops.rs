@@ -3,6 +3,7 @@
 use crate::pilot::ModelSettings;
 use crate::saved::SaveConnectionSecret;
 use crate::settings::{ConnectionSettings, Mode};
+use crate::views::ViewButton;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -165,6 +166,16 @@ pub enum Op {
         /// settings file).
         #[serde(default)]
         model: Option<ModelSettings>,
+    },
+    /// The user confirmed a view's button (a person, never the model): the engine derives the
+    /// command from `button.action`, refuses it when it is not `button.command` (what the user
+    /// was shown) or when the connection's rules forbid it, else types it into the tab's
+    /// terminal and presses Enter, and audits it as the user's action. Answered by
+    /// `ViewButtonFinished`.
+    PressViewButton {
+        tab: TabId,
+        call: CallId,
+        button: ViewButton,
     },
     /// Stop Pilot's current turn in a tab; the running tool call is cancelled (a command
     /// already typed into the terminal keeps running there). Answered by `TurnFinished` with

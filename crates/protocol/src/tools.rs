@@ -295,10 +295,12 @@ pub struct ShowViewParams {
     /// Container name or id (docker_logs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container: Option<String>,
-    /// systemd unit (service_status).
+    /// Service or systemd unit (service_status).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
-    /// Folder or file (disk_usage, logs).
+    /// Absolute path: the folder of disk_usage (required), the log file of logs (default: the
+    /// system journal or syslog), a certificate file or folder of certificates (default: those
+    /// in /etc/letsencrypt/live).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
 }
@@ -306,7 +308,8 @@ pub struct ShowViewParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
 pub struct ShowViewResult {
     pub view: ViewKind,
-    /// Compact summary for the model; the UI shows the full view.
+    /// Compact summary for the model (at most 2 KB, what is wrong first); the user sees the full
+    /// view.
     pub summary: String,
 }
 

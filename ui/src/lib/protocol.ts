@@ -35,6 +35,34 @@ export type AuditEntry = {
 	duration_ms: number,
 };
 
+/**  What a view button does; the engine derives its command from this alone. */
+export type ButtonAction = { kind: "container"; verb: ContainerVerb; container: string } | 
+/**  Through sudo: the terminal is where its password prompt can be answered. */
+{ kind: "service"; verb: ServiceVerb; manager: ServiceManager; name: string } | 
+/**  `kill -TERM`. */
+{ kind: "kill"; pid: number } | { kind: "follow_file"; path: string } | 
+/**  The system journal, or one unit's. */
+{ kind: "follow_journal"; unit?: string | null } | { kind: "follow_container"; container: string };
+
+export type CertificateRow = {
+	path: string,
+	subject: string,
+	issuer: string,
+	/**  Subject alternative names (`DNS:example.org`, `IP Address:…`). */
+	names: string[],
+	/**  RFC 3339, UTC. */
+	not_before: string,
+	not_after: string,
+	/**  Whole days until `not_after` (negative: expired that many days ago). */
+	days_left: number,
+	expired: boolean,
+};
+
+export type CertificatesView = {
+	/**  Soonest expiry first. */
+	certificates: CertificateRow[],
+};
+
 /**  How a run_command ended. */
 export type CommandStatus = 
 /**  The shell showed its prompt again. */
@@ -72,6 +100,39 @@ export type ConnectionState = { state: "connecting" } | { state: "connected" } |
 /**  Connecting failed. */
 { state: "failed"; error: string };
 
+export type ContainerRow = {
+	id: string,
+	name: string,
+	image: string,
+	/**  `running`, `exited`, `restarting`, `paused`, `created`, `dead`. */
+	state: string,
+	/**  Docker's own words: `Up 3 hours (healthy)`, `Exited (1) 2 minutes ago`. */
+	status: string,
+	ports: string,
+	cpu_percent?: number | null,
+	memory?: string | null,
+};
+
+export type ContainerVerb = "start" | "stop" | "restart";
+
+export type CronJob = {
+	/**  `crontab` (the login user's), `/etc/crontab` or a file in `/etc/cron.d`. */
+	source: string,
+	/**  The five time fields, or `@daily`, `@reboot`, …. */
+	schedule: string,
+	/**  The user it runs as (system crontabs name one). */
+	user?: string | null,
+	command: string,
+	/**  The next run in the server's local time (`YYYY-MM-DD HH:MM`), where kaiport can tell. */
+	next_run?: string | null,
+};
+
+export type CronView = {
+	jobs: CronJob[],
+	/**  systemd timers (`systemctl list-timers --all`), where systemd runs. */
+	timers: TimerRow[],
+};
+
 /**  Who decided that a tool call may run (or not). */
 export type DecidedBy = 
 /**  A rule decided without asking (allowed / forbidden / read-only / plan mode). */
@@ -106,6 +167,33 @@ export type DirEntry = {
 	/**  `rwxr-xr-x` style, where the service has permissions. */
 	permissions?: string | null,
 	link_target?: string | null,
+};
+
+export type DiskUsageEntry = {
+	path: string,
+	bytes: number,
+};
+
+export type DiskUsageView = {
+	path: string,
+	/**  The folder's own total, when `du` finished it. */
+	total_bytes?: number | null,
+	/**  The entries directly below `path`, largest first. */
+	entries: DiskUsageEntry[],
+	/**
+	 *  False when the time limit stopped `du` (sizes are then lower bounds, and some entries may
+	 *  be missing) or some folders could not be read.
+	 */
+	complete: boolean,
+};
+
+export type DiskView = {
+	filesystems: FilesystemRow[],
+};
+
+export type DockerView = {
+	/**  Exited, restarting and unhealthy first. */
+	containers: ContainerRow[],
 };
 
 export type DownloadParams = {
@@ -162,6 +250,17 @@ export type Event =
 path: string; transferred: number; total: number; 
 /**  Bytes per second so far. */
 rate: number | null; eta_s?: number | null; done: boolean } | 
+/**
+ *  show_view: the whole view for the UI's view card (the model gets only its summary).
+ *  Sent before the call's `ToolFinished`.
+ */
+{ type: "view_shown"; tab: string; call: string; report: ViewReport } | 
+/**
+ *  A view button (`Op::PressViewButton`) was typed into the terminal (`ok`), or refused
+ *  (`denied`: forbidden, or not the command shown; `error`: no terminal). In the audit log
+ *  as the user's action.
+ */
+{ type: "view_button_finished"; tab: string; call: string; command: string; status: ToolStatus; message?: string | null } | 
 /**  Something went wrong outside any tool call. */
 { type: "error"; tab?: string | null; message: string } | 
 /**  Pilot started working on a message (`Op::SendMessage`). */
@@ -234,6 +333,20 @@ export type ExecutePlanResult = {
 	outcomes: PlanOpOutcome[],
 };
 
+export type FilesystemRow = {
+	source: string,
+	fs_type: string,
+	mount: string,
+	size_bytes: number,
+	used_bytes: number,
+	available_bytes: number,
+	/**  As `df` reports it (used / (used + available)), 0–100. */
+	used_percent: number | null,
+	inodes_total?: number | null,
+	inodes_used?: number | null,
+	inodes_percent?: number | null,
+};
+
 export type FindFilesParams = {
 	/**  Folder to search under. */
 	path: string,
@@ -265,6 +378,17 @@ export type FoundEntry = {
 	modified?: string | null,
 };
 
+/**  Why part of a view is missing. */
+export type GapReason = 
+/**  The server does not have the program (or the service manager is not running). */
+"not_installed" | 
+/**  The login user may not read it (views never use sudo). */
+"permission" | 
+/**  The view's time limit ran out first. */
+"time_limit" | 
+/**  The command failed for another reason (see `detail`). */
+"failed";
+
 /**  Where a provider's API key comes from and whether it is there. Never the key itself. */
 export type KeyStatus = 
 /**  Saved in the OS keychain (account `model-api-key:<provider>`). */
@@ -290,9 +414,41 @@ export type ListDirResult = {
 	omitted: number,
 };
 
+export type LoadAverage = {
+	one: number | null,
+	five: number | null,
+	fifteen: number | null,
+};
+
+export type LogLevel = "error" | "warning" | "other";
+
+export type LogLine = {
+	time?: string | null,
+	level: LogLevel,
+	/**  The line without control characters or escape sequences. */
+	text: string,
+};
+
+export type LogsView = {
+	/**  Where the lines come from: `journal`, a file path, `container NAME`. */
+	source: string,
+	/**  Oldest first. */
+	lines: LogLine[],
+	errors: number,
+	warnings: number,
+};
+
 export type MakeDirParams = {
 	path: string,
 	side?: Side | null,
+};
+
+/**  From `/proc/meminfo`, in bytes. */
+export type MemoryInfo = {
+	total_bytes: number,
+	available_bytes: number,
+	swap_total_bytes: number,
+	swap_free_bytes: number,
 };
 
 /**  How much Pilot may do on its own in a tab. */
@@ -398,6 +554,14 @@ automatic?: boolean } |
  */
 model?: ModelSettings | null } | 
 /**
+ *  The user confirmed a view's button (a person, never the model): the engine derives the
+ *  command from `button.action`, refuses it when it is not `button.command` (what the user
+ *  was shown) or when the connection's rules forbid it, else types it into the tab's
+ *  terminal and presses Enter, and audits it as the user's action. Answered by
+ *  `ViewButtonFinished`.
+ */
+{ type: "press_view_button"; tab: string; call: string; button: ViewButton } | 
+/**
  *  Stop Pilot's current turn in a tab; the running tool call is cancelled (a command
  *  already typed into the terminal keeps running there). Answered by `TurnFinished` with
  *  status `cancelled`.
@@ -446,6 +610,8 @@ model?: ModelSettings | null } |
  */
 { type: "read_audit"; limit: number };
 
+export type PackageManager = "apt" | "dnf" | "apk" | "pacman";
+
 /**  A whole plan, as a plan card shows it. */
 export type PlanCard = {
 	title: string,
@@ -488,6 +654,47 @@ export type PlanStep = {
 export type PlanStepKind = "read" | "command" | "edit" | "check";
 
 export type PlanStepStatus = "pending" | "running" | "done" | "failed" | "skipped";
+
+export type PortRow = {
+	transport: Transport,
+	/**  The address as `ss` shows it (`0.0.0.0`, `[::]`, `127.0.0.1`, `*`, `127.0.0.53%lo`). */
+	address: string,
+	port: number,
+	/**  Reachable from other machines (bound to a wildcard or a non-loopback address). */
+	public: boolean,
+	/**  The owning program, where the login user may see it. */
+	process?: string | null,
+	pid?: number | null,
+};
+
+export type PortsView = {
+	sockets: PortRow[],
+};
+
+export type ProcessRow = {
+	pid: number,
+	user: string,
+	cpu_percent: number | null,
+	memory_percent: number | null,
+	rss_bytes: number,
+	/**  Seconds since the process started. */
+	elapsed_s: number,
+	/**  `ps` state letters, e.g. `Ss`, `R+`, `Z`. */
+	state: string,
+	command: string,
+};
+
+export type ProcessesView = {
+	/**  CPUs online; `None` when the server did not say. */
+	cores?: number | null,
+	/**  Load averages over 1, 5 and 15 minutes. */
+	load?: LoadAverage | null,
+	memory?: MemoryInfo | null,
+	/**  How many processes the server has. */
+	total: number,
+	/**  The processes, most CPU first (at most [`MAX_PROCESS_ROWS`]). */
+	processes: ProcessRow[],
+};
 
 /**  What an engine prompt asks the user. */
 export type Prompt = { kind: "unknown_host_key"; host: string; port: number; key_type: string; fingerprint: string } | { kind: "password"; user: string; host: string } | { kind: "passphrase"; key_path: string } | { kind: "keyboard_interactive"; name: string; instructions: string; prompts: string[] };
@@ -597,6 +804,45 @@ export type SearchMatch = {
 
 export type Sensitivity = "public" | "internal" | "confidential" | "restricted";
 
+export type ServiceManager = "systemd" | "openrc" | 
+/**  `service --status-all` (init.d scripts). */
+"sysv";
+
+export type ServiceRow = {
+	name: string,
+	state: ServiceState,
+	/**  The manager's own words (`active (running)`, `failed`, `[ + ]`, `started`). */
+	detail: string,
+	description?: string | null,
+};
+
+export type ServiceState = "running" | "stopped" | "failed" | 
+/**  Starting, stopping, reloading, or a state kaiport does not know. */
+"other";
+
+export type ServiceStatusView = {
+	unit: string,
+	manager: ServiceManager,
+	state: ServiceState,
+	/**
+	 *  `systemctl show` properties kaiport reads (ActiveState, SubState, Result, MainPID, …), or
+	 *  the init script's status text.
+	 */
+	properties: ([string, string])[],
+	/**  When it entered its current state, as the server said it. */
+	since?: string | null,
+	/**  The unit's last journal lines, oldest first. */
+	log: LogLine[],
+};
+
+export type ServiceVerb = "start" | "stop" | "restart" | "reload";
+
+export type ServicesView = {
+	manager: ServiceManager,
+	/**  Failed first, then by name. */
+	services: ServiceRow[],
+};
+
 export type ShellIntegration = 
 /**  Inject kaiport's OSC 133 snippet on connect (invisible to the user). */
 "inject" | 
@@ -611,6 +857,19 @@ export type Side =
 "remote" | 
 /**  The user's own computer (storage tabs only). */
 "local";
+
+export type SiteRow = {
+	names: string[],
+	listen: string[],
+	/**  Serves TLS (a `listen … ssl` or `quic`). */
+	tls: boolean,
+	root?: string | null,
+	/**  `proxy_pass` targets. */
+	proxies: string[],
+	certificate?: string | null,
+	/**  The file the site is configured in. */
+	file: string,
+};
 
 export type SkippedFile = {
 	path: string,
@@ -669,6 +928,13 @@ local_roots?: string[];
  */
 identity_files?: string[] };
 
+export type TimerRow = {
+	unit: string,
+	activates: string,
+	next?: string | null,
+	last?: string | null,
+};
+
 /**
  *  The fixed set of tools. A build may lack some (mobile builds have no edit_file, show_view,
  *  propose_plan, update_plan); the engine's registry says which ones this build has.
@@ -696,6 +962,8 @@ export type ToolStatus =
 /**  The call was cancelled. */
 "cancelled";
 
+export type Transport = "tcp" | "udp";
+
 /**  How much of a text was left out when it was shortened for the model. */
 export type Truncation = {
 	omitted_bytes: number,
@@ -711,6 +979,21 @@ export type TurnStatus =
 /**  The model API or the conversation failed; the message says why. */
 "failed";
 
+export type UpdateRow = {
+	package: string,
+	version: string,
+	installed?: string | null,
+	/**  The repository or suite it comes from. */
+	source?: string | null,
+	security: boolean,
+};
+
+export type UpdatesView = {
+	manager: PackageManager,
+	/**  Security updates first, then by name. */
+	updates: UpdateRow[],
+};
+
 export type UploadParams = {
 	/**  File on the user's computer. */
 	local_path: string,
@@ -721,6 +1004,96 @@ export type UploadParams = {
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
 export type Verdict = "allow" | "ask" | "deny";
+
+/**  A button of a view: what it does, and the exact command line it types. */
+export type ViewButton = {
+	/**  Short words for the button, e.g. `restart nginx`. */
+	label: string,
+	action: ButtonAction,
+	/**  The line typed into the user's terminal (shown in the confirmation). */
+	command: string,
+};
+
+/**  One read-only command of a view (run on its own exec channel, never in the user's terminal). */
+export type ViewCommand = {
+	command: string,
+	/**  `None` when it was stopped by the time limit or ended without a status. */
+	exit_code?: number | null,
+	duration_ms: number,
+};
+
+/**  The data of one view. */
+export type ViewData = 
+/**  The server cannot show this view (no docker, no service manager, not Linux, …). */
+{ kind: "unavailable"; reason: string } | {
+	kind: "processes",
+} & ProcessesView | {
+	kind: "disk",
+} & DiskView | {
+	kind: "disk_usage",
+} & DiskUsageView | {
+	kind: "ports",
+} & PortsView | 
+/**  logs, docker_logs. */
+{
+	kind: "logs",
+} & LogsView | {
+	kind: "cron",
+} & CronView | {
+	kind: "certificates",
+} & CertificatesView | {
+	kind: "services",
+} & ServicesView | {
+	kind: "service_status",
+} & ServiceStatusView | {
+	kind: "updates",
+} & UpdatesView | {
+	kind: "websites",
+} & WebsitesView | {
+	kind: "docker",
+} & DockerView;
+
+/**  Something a view could not show. */
+export type ViewGap = {
+	/**  What is missing, e.g. "the processes of other users' sockets". */
+	what: string,
+	reason: GapReason,
+	/**  The server's own words (first lines of its error output), or kaiport's. */
+	detail: string,
+};
+
+/**  Server views for show_view. */
+export type ViewKind = "docker" | "docker_logs" | "services" | "service_status" | "disk" | "disk_usage" | "processes" | "logs" | "updates" | "websites" | "certificates" | "ports" | "cron";
+
+/**  One view as the engine built it. */
+export type ViewReport = {
+	view: ViewKind,
+	/**  The container, unit or path the view is about, when it has one. */
+	subject?: string | null,
+	/**  What the model was given (at most 2 KB): counts, what is wrong first, the rows that matter. */
+	summary: string,
+	/**  What the server ran before each command (the C locale and the sbin folders in PATH). */
+	prelude: string,
+	/**  The commands that ran (each after `prelude`), in the order they were started. */
+	commands: ViewCommand[],
+	/**  What the view could not show, and why. */
+	gaps?: ViewGap[],
+	data: ViewData,
+	/**
+	 *  The user's buttons for this view's rows (never the model's): each with the exact command
+	 *  it types into the user's terminal once the user confirms it (`Op::PressViewButton`).
+	 */
+	buttons?: ViewButton[],
+};
+
+export type WebServer = "nginx";
+
+export type WebsitesView = {
+	server: WebServer,
+	/**  The configuration files read. */
+	files: string[],
+	sites: SiteRow[],
+};
 
 export type WriteFileResult = {
 	path: string,

@@ -614,3 +614,52 @@ fn file_tools_through_kaiport_tool() {
         "{audit}"
     );
 }
+
+#[test]
+fn view_prints_tables_or_the_typed_json_through_the_tool_pipeline() {
+    let server = server();
+    let kaiport = Kaiport::new();
+    let view = |args: &[&str]| {
+        let mut argv = vec!["view"];
+        argv.extend(ssh_args(
+            &server.sshd,
+            &server.url,
+            &server.known_hosts,
+            &server.key,
+        ));
+        argv.extend(args);
+        kaiport.run(&argv)
+    };
+    let output = view(&["disk"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("\nMOUNT "), "{stdout}");
+    assert!(
+        stdout.lines().any(|line| line.starts_with("/ ")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  $ df -PT -B1   (exit 0,"), "{stdout}");
+
+    let output = view(&["processes", "--json"]);
+    assert!(output.status.success());
+    let report: kaiport_protocol::ViewReport = serde_json::from_slice(&output.stdout).unwrap();
+    let kaiport_protocol::ViewData::Processes(processes) = report.data else {
+        panic!("{:?}", report.data)
+    };
+    assert!(processes.total > 0);
+
+    let output = view(&["service_status"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the service_status view needs `unit`"),
+        "{stderr}"
+    );
+    let audit = kaiport.audit();
+    assert_eq!(audit.len(), 3, "{audit:?}");
+    assert!(audit.iter().all(|line| line["tool"] == "show_view"));
+}

@@ -15,6 +15,7 @@ use super::{Action, Prepared, ToolContext};
 use crate::fs::{
     FileAccess, FsError, FsErrorKind, Metadata, Stamp, WriteOptions, join, split_parent,
 };
+use crate::output::human_bytes;
 use crate::policy::{CallFacts, ChangeKind, FileChange};
 use crate::storage::transfer::{self, ProgressSink};
 use futures::StreamExt;
@@ -114,21 +115,6 @@ pub async fn walk_tree(
         }
     }
     Ok(found)
-}
-
-fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KB", "MB", "GB", "TB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} bytes")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
 }
 
 /// `bytes` rounded for reading, with the exact count where rounding hid it: what a recursive

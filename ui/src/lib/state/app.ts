@@ -216,6 +216,8 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "plan_proposed":
     case "plan_updated":
     case "transfer_progress":
+    case "view_shown":
+    case "view_button_finished":
     case "turn_started":
     case "assistant_text":
     case "model_retrying":

@@ -784,6 +784,8 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "audit_log":
     case "audit_recorded":
     case "host_key_changed":
+    case "view_shown":
+    case "view_button_finished":
       return state;
     default: {
       const unknown: never = event;
