@@ -131,6 +131,12 @@ impl SecretStore {
     }
 
     fn entry(&self, account: &str, operation: &'static str) -> Result<Entry, SecretError> {
+        // A session keyring belongs to a thread's credentials, not to the process: every thread
+        // that touches the kernel store needs a usable one (a tokio blocking thread, a test's).
+        #[cfg(target_os = "linux")]
+        if self.backend == SecretBackend::KernelKeyutils {
+            ensure_usable_session_keyring();
+        }
         Entry::new_in_store(&self.store, SERVICE, account)
             .map_err(|source| keychain_error(operation, account, source))
     }
@@ -183,6 +189,9 @@ fn platform_store() -> Result<(Arc<CredentialStore>, SecretBackend), SecretError
 /// one) runs on the user's default session keyring `_uid_ses.N`, through which the persistent
 /// keyring cannot be written, or on one it may not read. It then joins a new session keyring;
 /// the store keeps its secrets in the user's persistent keyring, which outlives the process.
+/// Joining changes only the calling thread's credentials (threads started later from it inherit
+/// them), so [`SecretStore`] calls this on every thread before each use: two cheap syscalls when
+/// the thread's keyring is already usable.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 fn ensure_usable_session_keyring() {
