@@ -229,6 +229,13 @@ export function viewTests(test, h) {
           // The follow runs in the terminal until the user stops it.
           await page.getByRole("region", { name: "Terminal" }).click();
           await page.keyboard.press("Control+C");
+          // A reload shows the card again, with what its button did.
+          await page.reload();
+          await card.getByRole("log", { name: "Log, oldest first" }).getByText("fatal: out of memory").waitFor();
+          await card.getByRole("list", { name: "Pressed buttons" }).getByText("typed into the terminal").waitFor();
+          if ((await card.getByRole("list", { name: "Pressed buttons" }).locator("li").count()) !== 1) {
+            throw new Error("the reloaded card shows another number of presses");
+          }
         },
       );
     } finally {

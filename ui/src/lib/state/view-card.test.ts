@@ -290,8 +290,8 @@ describe("what a view card shows", () => {
     ]);
     const rows = tableOf(processes).rows;
     expect(rows.map((r) => [r.cells.map((c) => c.text).join(" | "), r.tone, r.buttons.length])).toEqual([
-      ["4242 | 32.0 | — | 1.0 MB | sleep 1000 | kaiport-test | 1 h 2 min | S", null, 1],
-      ["77 | 0.0 | 0.0 | 0 B | [defunct] | root | 1 d 1 h | ⚠ Z zombie", "warn", 0],
+      ["4242 | 32.0 | sleep 1000 | — | 1.0 MB | kaiport-test | 1 h 2 min | S", null, 1],
+      ["77 | 0.0 | [defunct] | 0.0 | 0 B | root | 1 d 1 h | ⚠ Z zombie", "warn", 0],
     ]);
   });
 

@@ -346,9 +346,9 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
           cells: [
             { text: String(p.pid), numeric: true },
             { text: fixed(p.cpu_percent, 1), numeric: true },
+            { text: line(p.command, 300), mono: true, title: plain(p.command) },
             { text: fixed(p.memory_percent, 1), numeric: true },
             { text: formatBytes(p.rss_bytes), numeric: true },
-            { text: line(p.command, 300), mono: true, title: plain(p.command) },
             { text: line(p.user, 32) },
             { text: elapsed(p.elapsed_s), numeric: true },
             zombie ? { text: `⚠ ${line(p.state, 8)} zombie`, mono: true, tone: "warn" } : { text: line(p.state, 8), mono: true },
@@ -362,9 +362,9 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
           [
             { title: "PID", numeric: true },
             { title: "CPU %", numeric: true },
+            { title: "Command", wide: true },
             { title: "Mem %", numeric: true },
             { title: "RSS", numeric: true },
-            { title: "Command", wide: true },
             { title: "User" },
             { title: "Running", numeric: true },
             { title: "State" },
