@@ -295,6 +295,36 @@ describe("what a view card shows", () => {
     ]);
   });
 
+  it("shows containers with their state in a word and a shape, trouble marked, buttons on their rows", () => {
+    const restartWeb: ViewButton = {
+      label: "restart web",
+      action: { kind: "container", verb: "restart", container: "web" },
+      command: "docker restart -- 'web'",
+    };
+    const startJob: ViewButton = {
+      label: "start job",
+      action: { kind: "container", verb: "start", container: "job" },
+      command: "docker start -- 'job'",
+    };
+    const docker = report(
+      {
+        kind: "docker",
+        containers: [
+          { id: "a1", name: "job", image: "busybox", state: "exited", status: "Exited (1) 2 minutes ago", ports: "" },
+          { id: "b2", name: "api", image: "api:1", state: "running", status: "Up 3 hours (unhealthy)", ports: "0.0.0.0:8080->80/tcp", cpu_percent: 1.5, memory: "20MiB / 1GiB" },
+          { id: "c3", name: "web", image: "nginx", state: "running", status: "Up 3 hours (healthy)", ports: "" },
+        ],
+      },
+      { view: "docker", buttons: [startJob, restartWeb] },
+    );
+    expect(tableOf(docker).rows.map((r) => [r.cells[0]?.text, r.cells[1]?.text, r.cells[1]?.tone, r.tone, r.buttons.map((b) => b.label)])).toEqual([
+      ["job", "✕ exited", "bad", "bad", ["start job"]],
+      ["api", "✕ unhealthy", "bad", "bad", []],
+      ["web", "● running", "ok", null, ["restart web"]],
+    ]);
+    expect(tableOf(docker).rows[1]?.cells.slice(4).map((c) => c.text)).toEqual(["0.0.0.0:8080->80/tcp", "1.5%", "20MiB / 1GiB"]);
+  });
+
   it("says what the view could not see, and a view the server cannot show", () => {
     const ports = report(
       { kind: "ports", sockets: [{ transport: "tcp", address: "0.0.0.0", port: 2024, public: true }] },

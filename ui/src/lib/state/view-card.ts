@@ -230,20 +230,22 @@ function logLines(lines: LogLine[]): ShownLine[] {
   return lines.map((l) => ({ time: l.time != null ? plain(l.time) : null, level: l.level, text: plain(l.text) }));
 }
 
-function containerTone(row: ContainerRow): { tone: Tone; shape: string } {
-  if (/unhealthy/i.test(row.status)) {
-    return { tone: "bad", shape: "✕" };
+/** A container's state as the card says it: a running container that is unhealthy says so. */
+function containerState(row: ContainerRow): { tone: Tone; shape: string; word: string } {
+  const word = line(row.state, 20);
+  if (/\(unhealthy\)/i.test(row.status)) {
+    return { tone: "bad", shape: "✕", word: "unhealthy" };
   }
   switch (row.state) {
     case "running":
-      return { tone: "ok", shape: "●" };
+      return { tone: "ok", shape: "●", word };
     case "exited":
     case "dead":
-      return { tone: "bad", shape: "✕" };
+      return { tone: "bad", shape: "✕", word };
     case "restarting":
-      return { tone: "warn", shape: "↻" };
+      return { tone: "warn", shape: "↻", word };
     default:
-      return { tone: null, shape: "○" };
+      return { tone: null, shape: "○", word };
   }
 }
 
@@ -661,14 +663,14 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
     }
     case "docker": {
       const rows: Row[] = data.containers.map((c) => {
-        const { tone, shape } = containerTone(c);
+        const { tone, shape, word } = containerState(c);
         return {
           key: `container:${c.name}`,
           tone: tone === "bad" ? "bad" : tone === "warn" ? "warn" : null,
           buttons: take(`container:${c.name}`),
           cells: [
             { text: line(c.name, 80), mono: true, title: plain(c.id) },
-            { text: `${shape} ${line(c.state, 20)}`, tone },
+            { text: `${shape} ${word}`, tone },
             { text: line(c.status, 80) },
             { text: line(c.image, 120), mono: true },
             { text: line(c.ports, 160) || "—", mono: true },
