@@ -14,10 +14,12 @@ const KEY_VAR = "KAIPORT_E2E_MODEL_KEY";
 const KEY = "e2e-model-key-not-a-real-one";
 
 /**
- * Registers the Pilot tests with run.mjs's `test`. `h` carries run.mjs's helpers and paths.
+ * What Pilot's browser tests share (here and in views.mjs): a scripted model server with its own
+ * `kaiport serve`, a local or SSH tab, sending a message, the visible panel. `h` carries
+ * run.mjs's helpers and paths.
  */
-export function pilotTests(test, h) {
-  const { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT, TIMEOUT } = h;
+export function pilotKit(h) {
+  const { startWithFirstLine, until, runInTerminal, KAIPORT, ROOT } = h;
   const MODEL_SERVER = process.env.KAIPORT_MODEL_SERVER_BIN ?? join(ROOT, "target/debug/kaiport-model-server");
 
   /** A model server on `script` and a kaiport serve using it; `body(served)`; then both stop and
@@ -91,6 +93,30 @@ export function pilotTests(test, h) {
   async function turnDone(page) {
     await until("the turn to end", async () => (await panel(page).getByRole("button", { name: "Stop" }).isDisabled()));
   }
+
+  /** An SSH tab to the sshd fixture, through "New connection", its host key trusted. */
+  async function openSsh(page, url, sshd) {
+    await page.goto(url);
+    await page.getByRole("button", { name: "New connection" }).first().click();
+    const form = page.getByRole("dialog", { name: "New connection" });
+    await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+    await form.getByLabel("Port").fill(String(sshd.port));
+    await form.getByLabel("User").fill(sshd.user);
+    await form.getByLabel("Key file").fill(sshd.key);
+    await form.getByRole("button", { name: "Connect" }).click();
+    await page.getByRole("dialog", { name: "Unknown host key" }).getByRole("button", { name: "Trust and connect" }).click();
+    await runInTerminal(page, "echo ssh-$((2+3))", "ssh-5");
+  }
+
+  return { withPilot, openLocal, openSsh, message, panel, turnDone };
+}
+
+/**
+ * Registers the Pilot tests with run.mjs's `test`. `h` carries run.mjs's helpers and paths.
+ */
+export function pilotTests(test, h) {
+  const { until, activeTab, OUTPUT, TIMEOUT } = h;
+  const { withPilot, openLocal, openSsh, message, panel, turnDone } = pilotKit(h);
 
   /** A directory the sshd fixture's user owns (files Pilot changes over SSH). */
   function userDir(user) {
@@ -226,16 +252,7 @@ export function pilotTests(test, h) {
         ],
       },
       async ({ url }) => {
-        await page.goto(url);
-        await page.getByRole("button", { name: "New connection" }).first().click();
-        const form = page.getByRole("dialog", { name: "New connection" });
-        await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-        await form.getByLabel("Port").fill(String(sshd.port));
-        await form.getByLabel("User").fill(sshd.user);
-        await form.getByLabel("Key file").fill(sshd.key);
-        await form.getByRole("button", { name: "Connect" }).click();
-        await page.getByRole("dialog", { name: "Unknown host key" }).getByRole("button", { name: "Trust and connect" }).click();
-        await runInTerminal(page, "echo ssh-$((2+3))", "ssh-5");
+        await openSsh(page, url, sshd);
         await message(page, "use port 8080");
         const card = panel(page).getByRole("article", { name: /^edit_file / });
         await card.getByRole("button", { name: "Approve" }).waitFor();

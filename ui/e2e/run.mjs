@@ -16,6 +16,7 @@ import { chromium } from "playwright-core";
 import { pilotTests } from "./pilot.mjs";
 import { register as registerConnections } from "./connections.mjs";
 import { storageTests } from "./storage.mjs";
+import { viewTests } from "./views.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -359,6 +360,7 @@ test("a key's passphrase is asked in a masked field and never comes back to the 
 });
 
 pilotTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
+viewTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
 registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT });
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
 

@@ -134,9 +134,9 @@ struct TabReplay {
     output: VecDeque<u8>,
     /// The tab's latest `ModeChanged`.
     mode: Option<Utf8Bytes>,
-    /// Pilot's events in order (turns, text, tool cards, questions, plans), oldest dropped
-    /// first past [`PILOT_REPLAY_BYTES`]: a page that reloads sees the conversation and the
-    /// cards still waiting for an answer.
+    /// Pilot's events in order (turns, text, tool cards, questions, plans, views and their
+    /// buttons' results), oldest dropped first past [`PILOT_REPLAY_BYTES`]: a page that reloads
+    /// sees the conversation and the cards still waiting for an answer.
     pilot: VecDeque<Utf8Bytes>,
     pilot_bytes: usize,
 }
@@ -288,7 +288,9 @@ impl Hub {
                 | Event::AssistantText { tab, .. }
                 | Event::ModelRetrying { tab, .. }
                 | Event::TurnFinished { tab, .. }
-                | Event::ContextUsage { tab, .. } => {
+                | Event::ContextUsage { tab, .. }
+                | Event::ViewShown { tab, .. }
+                | Event::ViewButtonFinished { tab, .. } => {
                     // Only for tabs still open (a late event of a closed tab is not kept).
                     if let Some(known) = replay.open_tab(tab) {
                         known.keep_pilot(text.clone());
@@ -912,6 +914,14 @@ mod tests {
             question: "which?".into(),
             options: vec![],
         });
+        // A view button's result too: a reloaded view card still says what its buttons did.
+        hub.publish(Event::ViewButtonFinished {
+            tab: "t".into(),
+            call: "v".into(),
+            command: "journalctl -f -n 50".into(),
+            status: kaiport_protocol::ToolStatus::Ok,
+            message: None,
+        });
         // A closed (or unknown) tab's events are not kept.
         hub.publish(Event::TurnStarted {
             tab: "gone".into(),
@@ -936,9 +946,10 @@ mod tests {
                 .collect()
         };
         let frames = texts(hub.join().0);
-        assert_eq!(frames.len(), 4, "{frames:?}");
+        assert_eq!(frames.len(), 5, "{frames:?}");
         assert!(frames[1].contains("autopilot"), "only the latest mode");
         assert!(frames[2].contains("turn_started") && frames[3].contains("which?"));
+        assert!(frames[4].contains("view_button_finished"));
         // Past the bound the oldest go first.
         let delta = "x".repeat(64 * 1024);
         for _ in 0..20 {

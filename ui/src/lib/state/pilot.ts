@@ -15,8 +15,11 @@ import type {
   ModelSettings,
   PlanCard,
   ToolOutcome,
+  ToolStatus,
   Value,
   Verdict,
+  ViewButton,
+  ViewReport,
 } from "../protocol";
 
 export type CallId = Extract<Event, { type: "tool_running" }>["call"];
@@ -38,6 +41,16 @@ export interface Approval {
   preview: ApprovalPreview | null;
 }
 
+/** A view button the user confirmed, and how it ended (`view_button_finished`). */
+export interface ButtonPress {
+  /** The button's words; a press this page did not make (another page's) names its command. */
+  label: string;
+  command: string;
+  /** "sent": on its way; "ok": typed into the terminal; "denied"/"error": refused, see `message`. */
+  status: "sent" | ToolStatus;
+  message: string | null;
+}
+
 export interface CallCard {
   call: CallId;
   tool: string;
@@ -52,6 +65,10 @@ export interface CallCard {
   verdict: Verdict | null;
   decidedBy: DecidedBy | null;
   durationMs: number | null;
+  /** show_view: the view the engine showed (`view_shown`); null until it arrives. */
+  view: ViewReport | null;
+  /** show_view: the buttons the user confirmed, oldest first. */
+  presses: ButtonPress[];
 }
 
 export type Item =
@@ -158,6 +175,8 @@ function ensureCall(pilot: TabPilot, call: CallId, tool: string, args: Value = n
     verdict: null,
     decidedBy: null,
     durationMs: null,
+    view: null,
+    presses: [],
   };
   return addItem({ ...pilot, calls: { ...pilot.calls, [call]: card } }, { kind: "call", call });
 }
@@ -310,6 +329,17 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
           durationMs: event.duration_ms,
         }));
       });
+    case "view_shown":
+      return update(state, tab, (p) =>
+        updateCall(ensureCall(p, event.call, "show_view"), event.call, (card) => ({ ...card, view: event.report })),
+      );
+    case "view_button_finished":
+      return update(state, tab, (p) =>
+        updateCall(p, event.call, (card) => ({
+          ...card,
+          presses: pressFinished(card, event.command, event.status, event.message ?? null),
+        })),
+      );
     case "plan_proposed":
       return update(state, tab, (p) => setPlan(p, event.plan, true));
     case "plan_updated":
@@ -317,6 +347,17 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
     default:
       return state;
   }
+}
+
+/** The oldest press of `command` still on its way gets its end; a press this page did not send
+ * (another page's, or one a reload lost) is added as it ended. */
+function pressFinished(card: CallCard, command: string, status: ToolStatus, message: string | null): ButtonPress[] {
+  const index = card.presses.findIndex((p) => p.status === "sent" && p.command === command);
+  if (index >= 0) {
+    return card.presses.map((p, i) => (i === index ? { ...p, status, message } : p));
+  }
+  const label = card.view?.buttons?.find((b) => b.command === command)?.label ?? command;
+  return [...card.presses, { label, command, status, message }];
 }
 
 function clearPlanApproval(pilot: TabPilot, call: CallId): TabPilot {
@@ -356,6 +397,17 @@ export function decided(state: PilotState, tab: TabId, call: CallId, decision: A
 /** The user answered an ask_user question (null: "Don't answer"). */
 export function questionAnswered(state: PilotState, tab: TabId, call: CallId, answer: string | null): PilotState {
   return update(state, tab, (p) => updateCall(p, call, (card) => ({ ...card, answered: { answer } })));
+}
+
+/** The user confirmed a view's button: it shows as sent until `view_button_finished` says how
+ * it ended. */
+export function viewButtonPressed(state: PilotState, tab: TabId, call: CallId, button: ViewButton): PilotState {
+  return update(state, tab, (p) =>
+    updateCall(p, call, (card) => ({
+      ...card,
+      presses: [...card.presses, { label: button.label, command: button.command, status: "sent", message: null }],
+    })),
+  );
 }
 
 /** How many things in the tab wait for the user (approvals, questions, a plan, a step). */

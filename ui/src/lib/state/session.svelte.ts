@@ -3,7 +3,7 @@
 // and call these methods; none of them talks to the transport directly.
 
 import type { PromptId, TabId } from "../ids";
-import type { ApprovalDecision, Mode, ModelSettings, PromptAnswer, TabTarget } from "../protocol";
+import type { ApprovalDecision, Mode, ModelSettings, PromptAnswer, TabTarget, ViewButton } from "../protocol";
 import { TerminalOutput } from "../terminal-output";
 import type { Transport } from "../transport/transport";
 import { StorageDesk, type StorageRequest } from "./storage.svelte";
@@ -30,6 +30,7 @@ import {
   questionAnswered,
   sendFailed,
   tabPilot,
+  viewButtonPressed,
   type CallId,
   type PilotState,
 } from "./pilot";
@@ -253,6 +254,13 @@ export class Session {
   answerQuestion(tab: TabId, call: CallId, answer: string | null): void {
     this.pilot = questionAnswered(this.pilot, tab, call, answer);
     this.transport.send({ type: "answer_question", call, answer });
+  }
+
+  /** A view's button the user confirmed in its dialog: the engine types its command into the
+   * tab's terminal (or refuses it) and answers with `view_button_finished`. */
+  pressViewButton(tab: TabId, call: CallId, button: ViewButton): void {
+    this.pilot = viewButtonPressed(this.pilot, tab, call, button);
+    this.transport.send({ type: "press_view_button", tab, call, button });
   }
 
   dismissNotice(id: number): void {
