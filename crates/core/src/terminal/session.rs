@@ -1479,11 +1479,15 @@ impl Terminal {
     /// Takes back what [`Terminal::stage_input`] typed at the prompt (the call was refused):
     /// Ctrl-C discards the line in every shell and line-editing mode.
     pub async fn abandon_staged(&self, staged: &StagedInput) {
-        if staged.typed
-            && self.closed().is_none()
-            && let Err(err) = self.send(encode_key_for(Key::CtrlC, false).to_vec()).await
-        {
-            tracing::debug!(%err, "could not discard the staged line");
+        if !staged.typed || self.closed().is_some() {
+            return;
+        }
+        match self.send(encode_key_for(Key::CtrlC, false).to_vec()).await {
+            // Until the shell has drawn its fresh prompt, the staged text is still on the screen:
+            // the next command waits for the empty prompt instead of taking that text for the
+            // user's (on a loaded machine the redraw can come after the next call starts).
+            Ok(()) => self.lock().busy = true,
+            Err(err) => tracing::debug!(%err, "could not discard the staged line"),
         }
     }
 
