@@ -77,6 +77,8 @@ const INTEGRATION_FALLBACK: Duration = Duration::from_millis(1000);
 const READY_QUIET: Duration = Duration::from_millis(60);
 /// How long run_command waits for the shell to be back at an empty prompt before typing.
 const READY_FOR_COMMAND: Duration = Duration::from_millis(2000);
+/// A refused send_input line: how long to wait for the shell to redraw its empty prompt.
+const ABANDON_WAIT: Duration = Duration::from_secs(3);
 /// send_input: settled when quiet this long; never longer than `SETTLE_MAX`.
 const SETTLE_QUIET: Duration = Duration::from_millis(300);
 const SETTLE_MIN: Duration = Duration::from_millis(100);
@@ -1482,12 +1484,30 @@ impl Terminal {
         if !staged.typed || self.closed().is_some() {
             return;
         }
-        match self.send(encode_key_for(Key::CtrlC, false).to_vec()).await {
-            // Until the shell has drawn its fresh prompt, the staged text is still on the screen:
-            // the next command waits for the empty prompt instead of taking that text for the
-            // user's (on a loaded machine the redraw can come after the next call starts).
-            Ok(()) => self.lock().busy = true,
-            Err(err) => tracing::debug!(%err, "could not discard the staged line"),
+        if let Err(err) = self.send(encode_key_for(Key::CtrlC, false).to_vec()).await {
+            tracing::debug!(%err, "could not discard the staged line");
+            return;
+        }
+        // Until the shell has drawn its fresh prompt the staged text is still on the screen, and
+        // the next call would take it for the user's typing (on a loaded machine the redraw can
+        // come late). Wait for the empty prompt, briefly; never mark the terminal busy here: a
+        // busy terminal takes keys as a program's input, unjudged.
+        let deadline = Instant::now() + ABANDON_WAIT;
+        let quiet_period = self.shared.settings.quiet_period;
+        let mut changed = self.shared.changed.subscribe();
+        loop {
+            let now = Instant::now();
+            {
+                let mut state = self.lock();
+                state.flush_mirror();
+                if state.closed.is_some()
+                    || now >= deadline
+                    || matches!(state.prompt_state(now, quiet_period), PromptState::Empty)
+                {
+                    return;
+                }
+            }
+            let _ = tokio::time::timeout(POLL, changed.changed()).await;
         }
     }
 
