@@ -3,7 +3,8 @@
 # OpenSSH server and client (sshd, ssh-keygen, ssh-agent, ssh-add), sudo, and passwd/login tools
 # (useradd, chpasswd), D-Bus + gnome-keyring for the keychain tests, and Chromium for the browser
 # tests (ui/e2e, driven by playwright-core; never a downloaded browser), cron, openssl, nginx and
-# docker.io (never started as a service) for the show_view tests. Idempotent: runs
+# docker.io (never started as a service) for the show_view tests; WebKitGTK, its WebDriver, Xvfb
+# and tauri-driver for the desktop app's tests. Idempotent: runs
 # `apt-get update` and installs only when something is missing.
 # Must run as root. Never starts a system sshd service: the test fixtures start their own.
 set -euo pipefail
@@ -46,6 +47,22 @@ for path in "${!needed[@]}"; do
         missing+=("${needed[$path]}")
     fi
 done
+# The desktop app (src-tauri): the WebKitGTK and GTK headers it builds against, and for its
+# WebDriver test (ui/e2e/desktop.mjs) Debian's WebKitWebDriver and an X server of its own.
+for package in libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev \
+    webkit2gtk-driver xvfb xauth; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+# tauri-driver (crates.io) drives the desktop window through WebKitWebDriver. Built once into a
+# cache outside the work tree (about 2 minutes on 2 cores), reused by every later run.
+TOOLS="${KAIPORT_TOOLS:-$HOME/.cache/kaiport-tools}"
+if [ ! -x "$TOOLS/bin/tauri-driver" ]; then
+    echo "install-test-deps.sh: building tauri-driver into $TOOLS"
+    PATH="$HOME/.cargo/bin:$PATH" cargo install tauri-driver --version 2.1.0 --locked --root "$TOOLS" --quiet
+fi
 
 if [ "${#missing[@]}" -eq 0 ]; then
     echo "install-test-deps.sh: all test dependencies present"

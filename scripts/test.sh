@@ -26,15 +26,29 @@ cargo test --workspace --locked
 bash scripts/fuzz.sh 60
 
 # The browser tests: Debian's Chromium (playwright-core, no browser download) against the debug
-# `kaiport serve` and the real sshd fixture. Built here with default features, before the mobile
-# build below replaces target/debug/kaiport.
+# `kaiport serve` and the real sshd fixture. The phone and tablet tests (ui/e2e/mobile.mjs) serve
+# the mobile feature set (no edit_file, show_view, plan, local terminal): that `kaiport` is built
+# first and copied aside to target/debug/kaiport-mobile, since the default build after it
+# replaces target/debug/kaiport (the two builds share every dependency; only kaiport-core and
+# kaiport-cli differ).
+cargo build -p kaiport-cli --no-default-features --locked
+cp target/debug/kaiport target/debug/kaiport-mobile
 cargo build -p kaiport-cli -p kaiport-tests --bins --locked
 (cd ui && npm run e2e)
 
-# The mobile feature set (no edit_file, show_view, plan, local terminal) builds, passes its unit
-# tests, and its tool list lacks exactly those tools.
+# The desktop app: its .deb from `tauri build` with the workspace's debug profile and target (no
+# release build here; ui/dist is already built), the window under Xvfb driven through WebDriver
+# (tauri-driver + WebKitWebDriver), and the package installed with dpkg and started.
+desktop_start=$(date +%s)
+npm --prefix ui run tauri -- build --debug --bundles deb --ci --config '{"build":{"beforeBuildCommand":null}}'
+(cd ui && npm run e2e:desktop)
+bash scripts/test-deb.sh
+echo "test.sh: the desktop app's build and tests took $(( $(date +%s) - desktop_start )) s"
+
+# The mobile feature set passes its unit tests, and its tool list lacks exactly the tools it
+# leaves out (edit_file, show_view, the plan tools).
 cargo test -p kaiport-core --no-default-features --locked
-mobile_tools=$(cargo run -q -p kaiport-cli --no-default-features --locked -- tools --json)
+mobile_tools=$(target/debug/kaiport-mobile tools --json)
 grep -q '"name": "run_command"' <<<"$mobile_tools"
 for tool in edit_file show_view propose_plan update_plan; do
     if grep -q "\"name\": \"$tool\"" <<<"$mobile_tools"; then

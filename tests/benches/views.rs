@@ -13,8 +13,9 @@ use anyhow::{Context, Result, bail};
 use kaiport_core::ssh::SshSession;
 use kaiport_core::views::{self, PRELUDE, ViewHost, ViewRequest};
 use kaiport_protocol::tools::ViewKind;
+use kaiport_tests::dockerd::{BUSYBOX_IMAGE, Dockerd};
 use kaiport_tests::interaction::ScriptedInteraction;
-use kaiport_tests::sshd::Sshd;
+use kaiport_tests::sshd::{Sshd, SshdConfig};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -37,7 +38,24 @@ fn main() -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let sshd = Sshd::start()?;
+    // The docker views need an engine with a container: Debian's dockerd with its own socket
+    // and data, a busybox image imported from a local tarball (never pulled), and an sshd
+    // whose sessions get its DOCKER_HOST. Without it the docker rows are left out, and the
+    // bench says so.
+    let first = Sshd::start()?;
+    let dockerd = match start_docker(first.user()) {
+        Ok(dockerd) => Some(dockerd),
+        Err(error) => {
+            eprintln!("note: no docker rows: {error:#}");
+            None
+        }
+    };
+    let sshd = match &dockerd {
+        Some(dockerd) => {
+            Sshd::start_with_env(SshdConfig::default(), &[("DOCKER_HOST", &dockerd.host())])?
+        }
+        None => first,
+    };
     let known_hosts = sshd.dir().join("bench_known_hosts");
     sshd.write_known_hosts(&known_hosts)?;
     let session = runtime.block_on(SshSession::connect(
@@ -83,8 +101,14 @@ fn main() -> Result<()> {
         (ViewKind::ServiceStatus, Some("cron".to_owned())),
         (ViewKind::Updates, None),
         (ViewKind::Websites, None),
-        (ViewKind::Docker, None),
     ];
+    let docker_cases = [
+        (ViewKind::Docker, None),
+        (ViewKind::DockerLogs, Some(CONTAINER.to_owned())),
+    ];
+    let cases = cases
+        .into_iter()
+        .chain(docker_cases.into_iter().filter(|_| dockerd.is_some()));
     let mut rows = Vec::new();
     for (view, subject) in cases {
         let request = ViewRequest { view, subject };
@@ -131,6 +155,28 @@ fn main() -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The running container the docker views look at.
+const CONTAINER: &str = "kp-bench";
+
+fn start_docker(group: &str) -> Result<Dockerd> {
+    let dockerd = Dockerd::start(group)?;
+    dockerd.import_busybox()?;
+    dockerd.docker_ok(&[
+        "run",
+        "-d",
+        "--network",
+        "none",
+        "--name",
+        CONTAINER,
+        BUSYBOX_IMAGE,
+        "/bin/busybox",
+        "sh",
+        "-c",
+        "i=0; while true; do i=$((i+1)); echo \"tick $i\"; sleep 0.1; done",
+    ])?;
+    Ok(dockerd)
 }
 
 /// Runs `remote` with OpenSSH's `ssh` (a new connection each time, as a person would).

@@ -103,7 +103,7 @@ fn main() -> Result<()> {
     let (ours, theirs) = compare(
         runs,
         || run(tool("run_command", write.clone(), &[])),
-        || run(ssh.command(&[&format!("'echo x > {written}'")])),
+        || run(ssh.command(&[&format!("echo x > {written}")])),
     )?;
     rows.push(Row {
         name: "one tool call writing a file: `echo x > FILE`".to_owned(),

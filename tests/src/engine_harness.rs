@@ -88,11 +88,25 @@ impl EngineHarness {
         mode: Mode,
         secret: Option<String>,
     ) -> Result<EngineHarness> {
+        EngineHarness::open_configured(target, known_hosts, settings, mode, secret, |_, _| {}).await
+    }
+
+    /// Like [`EngineHarness::open_with_secret`], with the engine's configuration changed by
+    /// `configure` (given it and the engine's home folder) before the engine starts.
+    pub async fn open_configured(
+        target: TabTarget,
+        known_hosts: Option<PathBuf>,
+        settings: ConnectionSettings,
+        mode: Mode,
+        secret: Option<String>,
+        configure: impl FnOnce(&mut EngineConfig, &std::path::Path),
+    ) -> Result<EngineHarness> {
         let home = tempfile::tempdir()?;
         let mut config = EngineConfig::in_dir(home.path());
         if let Some(known_hosts) = known_hosts {
             config.known_hosts = known_hosts;
         }
+        configure(&mut config, home.path());
         let (engine, mut stream) = Engine::new(config)?;
         let events: Arc<Mutex<Vec<Event>>> = Arc::default();
         let approvals = Arc::new(Mutex::new(Approvals::Approve));
@@ -289,6 +303,26 @@ impl EngineHarness {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// Waits until an event matching `wanted` has gone by (checking every 10 ms), and returns
+    /// the first such.
+    pub async fn event(
+        &self,
+        what: &str,
+        within: Duration,
+        wanted: impl Fn(&Event) -> bool,
+    ) -> Result<Event> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(event) = self.events().into_iter().find(|event| wanted(event)) {
+                return Ok(event);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                bail!("no {what} within {within:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     /// The audit log's lines so far.

@@ -183,6 +183,36 @@ impl Sshd {
         target
     }
 
+    /// A folder in /tmp that the login user may write to (removed on drop): the server side
+    /// of an SFTP storage tab.
+    pub fn writable_folder(&self) -> Result<TempDir> {
+        let folder = tempfile::Builder::new()
+            .prefix("kaiport-sftp-")
+            .tempdir_in("/tmp")?;
+        set_mode(folder.path(), 0o777)?;
+        Ok(folder)
+    }
+
+    /// An SFTP storage tab on this server with `folder` as its `/`, logging in with the
+    /// ed25519 key, its local side asked for in `local_roots`.
+    pub fn sftp_storage(
+        &self,
+        folder: &Path,
+        local_roots: Vec<String>,
+    ) -> kaiport_protocol::TabTarget {
+        kaiport_protocol::TabTarget::Storage {
+            url: format!(
+                "sftp://{}@{LOCALHOST}:{}{}",
+                self.user,
+                self.port,
+                folder.display()
+            ),
+            user: None,
+            local_roots,
+            identity_files: vec![self.keys.ed25519.display().to_string()],
+        }
+    }
+
     /// A target with no identity files (for password / agent tests).
     pub fn target_without_keys(&self) -> SshTarget {
         SshTarget::new(LOCALHOST, self.port, self.user.clone())
@@ -280,6 +310,24 @@ impl Sshd {
     /// sshd's log so far (its stderr), for failure messages.
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir().join("sshd.log")).unwrap_or_default()
+    }
+
+    /// Stops (SIGSTOP) every process sshd started — connection handlers and shells — and closes
+    /// nothing: to its clients the server is now one behind a network that died silently (no
+    /// FIN, no answer), as a phone finds its connections after a while in the background.
+    /// [`Sshd::kill`] (or dropping the fixture) ends them; sshd itself still takes new logins.
+    pub fn freeze_connections(&self) {
+        if let Some(child) = &self.child {
+            signal_pids("-STOP", &descendants(child.id()));
+        }
+    }
+
+    /// Kills every process sshd started (connection handlers and shells) but not sshd itself:
+    /// clients see their connections drop, and can log in again.
+    pub fn kill_connections(&self) {
+        if let Some(child) = &self.child {
+            kill_pids(&descendants(child.id()));
+        }
     }
 
     /// Kills sshd and every process it started (connection handlers, shells) at once, as if the
@@ -619,12 +667,17 @@ pub(crate) fn descendants(pid: u32) -> Vec<u32> {
 }
 
 pub(crate) fn kill_pids(pids: &[u32]) {
+    signal_pids("-KILL", pids);
+}
+
+/// Sends `signal` (as `kill` takes it: `-KILL`, `-STOP`) to `pids`.
+fn signal_pids(signal: &str, pids: &[u32]) {
     if pids.is_empty() {
         return;
     }
     // Errors ignored: a process may have exited in between.
     let _ = Command::new("kill")
-        .arg("-KILL")
+        .arg(signal)
         .args(pids.iter().map(u32::to_string))
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -1,10 +1,12 @@
 //! End-to-end suites against real servers started by the fixtures in `kaiport-tests`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod documents;
 mod edges;
 mod engine;
 mod files;
 mod files_sudo;
+mod lifecycle;
 mod links;
 mod policy;
 mod saved;

@@ -9,7 +9,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 use std::time::Duration;
 
-async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) -> EngineHarness {
+pub(crate) async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) -> EngineHarness {
     let known_hosts = sshd.dir().join("engine_known_hosts");
     sshd.write_known_hosts(&known_hosts).unwrap();
     let target = TabTarget::Ssh {

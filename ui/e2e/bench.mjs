@@ -9,9 +9,11 @@
 //                `ssh -tt host cat FILE > /dev/null` over an already open connection
 //                (ControlMaster), so both sides start with the connection up.
 //
-//   node e2e/bench.mjs    (KAIPORT_BIN=…/release/kaiport KAIPORT_SSHD_BIN=… for release figures)
+//   node e2e/bench.mjs    (KAIPORT_BIN=…/release/kaiport KAIPORT_SSHD_BIN=… for release figures;
+//                          BENCH_ONLY=load|keys|flood for one part)
 
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -94,31 +96,36 @@ async function openSsh(page, sshd) {
  * `window.__bench` resolves with the milliseconds in between.
  */
 async function armTimer(page, tab, pattern, above = false) {
-  await page.evaluate(
-    ({ tab, pattern, above }) => {
-      const wanted = new RegExp(pattern);
-      window.__bench = new Promise((resolve) => {
-        let start = null;
-        const onKey = (event) => {
-          if (start === null) {
-            // The event's own time: when the browser took the key, before any handler ran.
-            start = event.timeStamp;
-          }
-        };
-        window.addEventListener("keydown", onKey, { capture: true });
-        const stop = window.kaiport.watchRender(tab, (lines) => {
-          const looked = above ? lines : lines.slice(-1);
-          if (start !== null && looked.some((line) => wanted.test(line))) {
-            const elapsed = performance.now() - start;
-            stop?.();
-            window.removeEventListener("keydown", onKey, { capture: true });
-            resolve(elapsed);
-          }
-        });
-      });
-    },
-    { tab, pattern, above },
-  );
+  await page.evaluate(({ tab, pattern, above, arm }) => new Function(`return (${arm})`)()(tab, pattern, above), {
+    tab,
+    pattern,
+    above,
+    arm: armPage.toString(),
+  });
+}
+
+/** In the page: see armTimer. */
+function armPage(tab, pattern, above) {
+  const wanted = new RegExp(pattern);
+  window.__bench = new Promise((resolve) => {
+    let start = null;
+    const onKey = (event) => {
+      if (start === null) {
+        // The event's own time: when the browser took the key, before any handler ran.
+        start = event.timeStamp;
+      }
+    };
+    window.addEventListener("keydown", onKey, { capture: true });
+    const stop = window.kaiport.watchRender(tab, (lines) => {
+      const looked = above ? lines : lines.slice(-1);
+      if (start !== null && looked.some((line) => wanted.test(line))) {
+        const elapsed = performance.now() - start;
+        stop?.();
+        window.removeEventListener("keydown", onKey, { capture: true });
+        resolve(elapsed);
+      }
+    });
+  });
 }
 
 async function keystrokes(page) {
@@ -152,19 +159,131 @@ function makeFloodFile(folder) {
   return { file, mark };
 }
 
+/**
+ * The flood in a browser with no test driver attached. Playwright follows every WebSocket frame
+ * through the DevTools protocol (each 1 MB frame crosses to the test process as base64), which a
+ * person's browser does not pay. So the tab is opened with Playwright, which then lets go (tabs
+ * belong to the server); a plain Chromium loads the page, takes the tab from the replay, and is
+ * driven only through Runtime.evaluate and Input events on a raw DevTools connection, with no
+ * Network domain enabled.
+ */
+async function floodInPlainBrowser(url, file, mark) {
+  const { ws: WebSocketClient } = createRequire(import.meta.url)("playwright-core/lib/utilsBundle");
+  const profile = mkdtempSync(join(tmpdir(), "kaiport-bench-chromium-"));
+  const browser = spawn(
+    CHROMIUM,
+    [...CHROMIUM_ARGS, "--headless=new", "--remote-debugging-port=0", `--user-data-dir=${profile}`, "--window-size=1280,760", url],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  try {
+    const endpoint = await new Promise((resolve, reject) => {
+      let text = "";
+      browser.stderr.on("data", (chunk) => {
+        text += chunk;
+        const found = /DevTools listening on (ws:\/\/\S+)/.exec(text);
+        if (found) {
+          resolve(found[1]);
+        }
+      });
+      browser.on("exit", () => reject(new Error(`chromium exited: ${text}`)));
+    });
+    const port = new URL(endpoint).port;
+    const targets = await until("the page's target", async () => {
+      const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+      return list.find((target) => target.type === "page") ?? null;
+    });
+    const socket = new WebSocketClient(targets.webSocketDebuggerUrl, { perMessageDeflate: false });
+    await new Promise((resolve, reject) => {
+      socket.once("open", resolve);
+      socket.once("error", reject);
+    });
+    let next = 0;
+    const waiting = new Map();
+    socket.on("message", (data) => {
+      const message = JSON.parse(String(data));
+      const call = waiting.get(message.id);
+      if (call) {
+        waiting.delete(message.id);
+        message.error ? call.reject(new Error(message.error.message)) : call.resolve(message.result);
+      }
+    });
+    const send = (method, params = {}) =>
+      new Promise((resolve, reject) => {
+        next += 1;
+        waiting.set(next, { resolve, reject });
+        socket.send(JSON.stringify({ id: next, method, params }));
+      });
+    const evaluate = async (expression) => {
+      const { result, exceptionDetails } = await send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
+      if (exceptionDetails) {
+        throw new Error(exceptionDetails.exception?.description ?? exceptionDetails.text);
+      }
+      return result.value;
+    };
+    const tab = await until("the replayed SSH tab", () =>
+      evaluate(`(() => { const panel = document.querySelector('[id^="tab-panel-"]:not([hidden])'); return panel && window.kaiport ? panel.id.replace(/^tab-panel-/, "") : null; })()`),
+    );
+    await evaluate(`document.querySelector('#tab-panel-${tab} textarea')?.focus()`);
+    const key = async (type, extra) => send("Input.dispatchKeyEvent", { type, ...extra });
+    const enter = { key: "Enter", code: "Enter", windowsVirtualKeyCode: 13 };
+    const times = [];
+    for (let i = 0; i < FLOOD_RUNS; i++) {
+      await send("Input.insertText", { text: `cat ${file}` });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await evaluate(`(${armPage.toString()})(${JSON.stringify(tab)}, ${JSON.stringify(mark)}, true)`);
+      await key("keyDown", { ...enter, text: "\r" });
+      await key("keyUp", enter);
+      times.push(await evaluate("window.__bench"));
+      await send("Input.insertText", { text: "clear" });
+      await key("keyDown", { ...enter, text: "\r" });
+      await key("keyUp", enter);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    socket.close();
+    return times;
+  } finally {
+    browser.kill("SIGKILL");
+  }
+}
+
 async function floodInPage(page, file, mark) {
   const tab = await activeTab(page);
   const times = [];
+  const arrived = [];
   for (let i = 0; i < FLOOD_RUNS; i++) {
     await page.keyboard.type(`cat ${file}`);
     await armTimer(page, tab, mark, true);
+    const before = await page.evaluate(() => ({ ...window.__arrived, now: performance.now() }));
+    const profiler = process.env.BENCH_PROFILE && i === 0 ? await page.context().newCDPSession(page) : null;
+    if (profiler) {
+      await profiler.send("Profiler.enable");
+      await profiler.send("Profiler.start");
+    }
     await page.keyboard.press("Enter");
     times.push(await page.evaluate(() => window.__bench));
+    if (profiler) {
+      // Where the page's time went: self time per function, the top 15.
+      const { profile } = await profiler.send("Profiler.stop");
+      const self = new Map();
+      const dt = profile.timeDeltas ?? [];
+      const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+      (profile.samples ?? []).forEach((id, index) => {
+        const frame = byId.get(id).callFrame;
+        const key = `${frame.functionName || "(anonymous)"} ${frame.url.split("/").pop()}:${frame.lineNumber}`;
+        self.set(key, (self.get(key) ?? 0) + (dt[index] ?? 0) / 1000);
+      });
+      for (const [key, msSelf] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
+        console.log(`  ${msSelf.toFixed(0).padStart(6)} ms  ${key}`);
+      }
+    }
+    const after = await page.evaluate(() => window.__arrived);
+    arrived.push({ ms: after.last - before.now, bytes: after.bytes - before.bytes, messages: after.messages - before.messages, closes: after.closes.length });
+    if (process.env.BENCH_DEBUG) console.log(JSON.stringify(after));
     await page.keyboard.type("clear");
     await page.keyboard.press("Enter");
     await page.waitForTimeout(300);
   }
-  return times;
+  return { times, arrived };
 }
 
 function floodNative(sshd, file, socketFolder) {
@@ -212,37 +331,65 @@ async function main() {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   try {
     console.log(`kaiport: ${KAIPORT}`);
+    const only = process.env.BENCH_ONLY ?? "";
     const size = initialBytes();
     console.log(
       `first load: ${size.assets.join(", ")}: ${(size.raw / 1024).toFixed(0)} KiB, ` +
         `${(size.gzip / 1024).toFixed(1)} KiB gzip (goal ≤ 400 KB)`,
     );
-    const load = await firstLoad(browser, served);
-    console.log(
+    const load = only === "" || only === "load" ? await firstLoad(browser, served) : null;
+    load && console.log(
       `first load (${LOADS} fresh contexts, from the first request): app mounted median ${ms(percentile(load.mounted, 50))}, ` +
         `engine ready median ${ms(percentile(load.ready, 50))}, worst ${ms(Math.max(...load.ready))} (goal ≤ 500 ms)`,
     );
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
+    // Where a flood's time goes: when its bytes reach the page, apart from when they are drawn.
+    await context.addInitScript(() => {
+      const Native = window.WebSocket;
+      window.__arrived = { bytes: 0, last: 0, messages: 0, closes: [] };
+      window.WebSocket = class extends Native {
+        constructor(...args) {
+          super(...args);
+          this.addEventListener("message", (event) => {
+            if (typeof event.data !== "string") {
+              window.__arrived.bytes += event.data.byteLength ?? event.data.size ?? 0;
+              window.__arrived.last = performance.now();
+              window.__arrived.messages += 1;
+            }
+          });
+          this.addEventListener("close", (event) => window.__arrived.closes.push(`${event.code} ${event.reason}`));
+        }
+      };
+    });
     const page = await context.newPage();
     await page.goto(url);
     await openSsh(page, sshd);
-    const echo = await keystrokes(page);
-    console.log(
+    const echo = only === "" || only === "keys" ? await keystrokes(page) : null;
+    echo && console.log(
       `keystroke echo (${KEYSTROKES} keys over kaiport serve to loopback sshd): median ${ms(percentile(echo, 50))}, ` +
         `p99 ${ms(percentile(echo, 99))}, max ${ms(Math.max(...echo))} (goal: median ≤ 10 ms, p99 ≤ 30 ms)`,
     );
 
-    const { file, mark } = makeFloodFile(home);
-    const inPage = await floodInPage(page, file, mark);
-    const native = floodNative(sshd, file, home);
-    const pageMedian = percentile(inPage, 50);
-    const nativeMedian = percentile(native, 50);
-    console.log(
-      `flood (cat of 50 MB, median of ${FLOOD_RUNS}): page ${ms(pageMedian)} vs ssh -tt to /dev/null ${ms(nativeMedian)}: ` +
-        `${(pageMedian / nativeMedian).toFixed(2)}× (goal ≤ 2×)`,
-    );
-    await context.close();
+    if (only === "" || only === "flood") {
+      const { file, mark } = makeFloodFile(home);
+      const { times: inPage, arrived } = await floodInPage(page, file, mark);
+      console.log(
+        `flood: the last byte reached the page after ${arrived.map((run) => `${run.ms.toFixed(0)} ms`).join(", ")} ` +
+          `(${(arrived[0].bytes / 1048576).toFixed(1)} MiB of frames each); drawn after ${inPage.map((t) => `${t.toFixed(0)} ms`).join(", ")}`,
+      );
+      await context.close();
+      const plain = await floodInPlainBrowser(url, file, mark);
+      const native = floodNative(sshd, file, home);
+      const pageMedian = percentile(inPage, 50);
+      const plainMedian = percentile(plain, 50);
+      const nativeMedian = percentile(native, 50);
+      console.log(
+        `flood (cat of 50 MB, median of ${FLOOD_RUNS}): ssh -tt to /dev/null ${ms(nativeMedian)}; ` +
+          `plain browser ${ms(plainMedian)} (${plain.map((t) => t.toFixed(0)).join(", ")}): ${(plainMedian / nativeMedian).toFixed(2)}× (goal ≤ 2×); ` +
+          `under Playwright ${ms(pageMedian)}: ${(pageMedian / nativeMedian).toFixed(2)}×`,
+      );
+    }
   } finally {
     await stopAll({ browser, sshdProcess, servedProcess, home });
   }

@@ -292,12 +292,13 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     }
   });
 
-  test("on a phone the saved connections are in the row above the tabs, 44 px high", async ({ page, served, home }) => {
+  test("on a phone the saved connections are in the connections drawer, 44 px high", async ({ page, served, home }) => {
     const file = join(home, "connections.toml");
     const before = existsSync(file) ? readFileSync(file, "utf8") : "";
     writeFileSync(file, '[[connection]]\nname = "e2e-phone"\nkind = "ssh"\nhost = "10.0.0.9"\nuser = "ops"\n');
     try {
       await page.goto(served.url);
+      await page.getByRole("button", { name: "Connections" }).click();
       const open = page.getByRole("button", { name: "Open e2e-phone (SSH)" });
       await open.waitFor();
       for (const control of [open, page.getByRole("button", { name: "Connection settings for e2e-phone" })]) {

@@ -13,6 +13,19 @@ import { createInterface } from "node:readline";
 const KEY_VAR = "KAIPORT_E2E_MODEL_KEY";
 const KEY = "e2e-model-key-not-a-real-one";
 
+/** Fails unless the model server (its output `modelOut`) saw every step of `script` and each
+ * step's expectations held. */
+export function modelServerKeptTo(script, modelOut) {
+  const failures = modelOut.split("\n").filter((line) => line.startsWith("FAILED"));
+  if (failures.length > 0) {
+    throw new Error(`the model server's expectations failed:\n${failures.join("\n")}`);
+  }
+  const requests = modelOut.split("\n").filter((line) => line.startsWith("{")).length;
+  if (requests !== script.steps.length) {
+    throw new Error(`the model was asked ${requests} times, not ${script.steps.length}`);
+  }
+}
+
 /**
  * What Pilot's browser tests share (here and in views.mjs): a scripted model server with its own
  * `kaiport serve`, a local or SSH tab, sending a message, the visible panel. `h` carries
@@ -64,19 +77,18 @@ export function pilotKit(h) {
       await new Promise((r) => (model.child.exitCode !== null ? r() : model.child.once("exit", r)));
       rmSync(home, { recursive: true, force: true });
     }
-    const failures = modelOut.split("\n").filter((line) => line.startsWith("FAILED"));
-    if (failures.length > 0) {
-      throw new Error(`the model server's expectations failed:\n${failures.join("\n")}`);
-    }
-    const requests = modelOut.split("\n").filter((line) => line.startsWith("{")).length;
-    if (requests !== script.steps.length) {
-      throw new Error(`the model was asked ${requests} times, not ${script.steps.length}`);
-    }
+    modelServerKeptTo(script, modelOut);
     return modelOut;
   }
 
   async function openLocal(page, url) {
     await page.goto(url);
+    await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+    // On a phone or tablet the connections are a drawer.
+    const drawer = page.getByRole("button", { name: "Connections" });
+    if (await drawer.isVisible()) {
+      await drawer.click();
+    }
     await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
     await runInTerminal(page, "echo ready-$((1+1))", "ready-2");
   }

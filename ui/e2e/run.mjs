@@ -7,7 +7,6 @@
 
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -17,6 +16,8 @@ import { pilotTests } from "./pilot.mjs";
 import { register as registerConnections } from "./connections.mjs";
 import { storageTests } from "./storage.mjs";
 import { viewTests } from "./views.mjs";
+import { mobileTests } from "./mobile.mjs";
+import { freePort as closedPort, until as waitUntil } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -52,36 +53,18 @@ export function startWithFirstLine(command, args, options) {
   });
 }
 
-/** A TCP port on 127.0.0.1 that nothing listens on. */
-function closedPort() {
-  return new Promise((resolvePromise) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolvePromise(port));
-    });
-  });
-}
-
 /** Waits until `check()` returns something truthy. */
-export async function until(what, check, timeout = TIMEOUT) {
-  const deadline = Date.now() + timeout;
-  let last;
-  while (Date.now() < deadline) {
-    last = await check();
-    if (last) {
-      return last;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(-400)})`);
+export function until(what, check, timeout = TIMEOUT) {
+  return waitUntil(what, check, timeout);
 }
 
-/** The id of the selected tab. */
+/** The id of the tab shown (its panel is the one not hidden: a tab list's selected tab on wide
+ * screens, the switcher's current one on a phone). */
 export async function activeTab(page) {
-  const selected = page.getByRole("tab", { selected: true });
-  const controls = await selected.getAttribute("aria-controls");
-  return controls.replace(/^tab-panel-/, "");
+  const panel = page.locator('[id^="tab-panel-"]:not([hidden])');
+  await panel.first().waitFor({ state: "attached" });
+  const id = await panel.first().getAttribute("id");
+  return id.replace(/^tab-panel-/, "");
 }
 
 export async function terminalText(page, tab) {
@@ -117,8 +100,17 @@ export async function fillConnectionForm(page, { port, user, key }) {
 /** Tabs belong to the server, not the page: each test leaves none behind for the next. */
 async function closeAllTabs(page) {
   const close = page.getByRole("button", { name: /^Close tab / });
-  while ((await close.count()) > 0) {
-    await close.first().click();
+  // On a phone the tabs are closed in the tab switcher.
+  const switcher = page.getByRole("button", { name: /^Tabs: (?!none open)/ });
+  for (;;) {
+    if ((await close.count()) > 0) {
+      await close.first().click();
+    } else if (await switcher.isVisible()) {
+      await switcher.click();
+      await page.getByRole("dialog", { name: "Open tabs" }).waitFor();
+    } else {
+      break;
+    }
   }
   // Let the close ops leave before the test closes the page.
   await page.waitForTimeout(300);
@@ -256,11 +248,19 @@ test("Ctrl+Shift+F searches the terminal", async ({ page, context, served }) => 
   );
 });
 
-test("on a phone the connections are a row above the tabs", async ({ page, served }) => {
+test("on a phone the connections are a drawer and the tabs a switcher", async ({ page, served }) => {
   await page.goto(served.url);
+  await page.getByRole("button", { name: "Connections" }).click();
   await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  // Choosing closes the drawer.
+  await page.getByRole("navigation", { name: "Connections" }).waitFor({ state: "detached" });
   await runInTerminal(page, "echo phone", "phone");
-  await page.getByRole("button", { name: "New connection" }).first().click();
+  await page.getByRole("button", { name: /^Tabs: local, 1 open$/ }).waitFor();
+  if ((await page.getByRole("tablist").count()) !== 0) {
+    throw new Error("a phone shows the tab list instead of the switcher");
+  }
+  await page.getByRole("button", { name: "Connections" }).click();
+  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New connection" }).click();
   await page.getByRole("dialog", { name: "New connection" }).waitFor();
   await page.screenshot({ path: join(OUTPUT, "phone-new-connection.png") });
   await page.keyboard.press("Escape");
@@ -363,6 +363,7 @@ pilotTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, 
 viewTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
 registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT });
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
+mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT: root, TIMEOUT, CHROMIUM_ARGS });
 
 /** Closes the browser, stops sshd and `kaiport serve` (Ctrl-C) and removes the test's home. */
 export async function stopAll({ browser, sshdProcess, servedProcess, home }) {

@@ -132,11 +132,17 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
       await page.screenshot({ path: join(OUTPUT, shot) });
     }
     await form.getByRole("button", { name: "Connect" }).click();
-    await page.getByRole("tab", { name: ftp.title, selected: true }).waitFor();
+    // The selected tab; on a phone, the tab switcher naming it.
+    await page
+      .getByRole("tab", { name: ftp.title, selected: true })
+      .or(page.getByRole("button", { name: new RegExp(`^Tabs: ${ftp.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`) }))
+      .first()
+      .waitFor();
     const local = page.getByRole("region", { name: "This computer" });
     const remote = page.getByRole("region", { name: ftp.title });
     await local.waitFor();
-    await remote.waitFor();
+    // On a phone one side shows at a time, with the switch between them.
+    await remote.or(page.getByRole("group", { name: "Side shown" })).first().waitFor();
     return { local, remote };
   }
 
@@ -292,6 +298,12 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
       throw new Error(`the uploaded file differs: ${sent} sent, ${stored} stored`);
     }
     console.log(`     progress seen at ${seen} %`);
+    // The files keep the room above the status bar and the transfers (no gap under the panes).
+    const grid = await remote.boundingBox();
+    const transfers = await page.getByRole("heading", { name: "Transfers" }).boundingBox();
+    if (grid === null || transfers === null || transfers.y - (grid.y + grid.height) > 60) {
+      throw new Error(`the file panes do not reach down to the transfers: ${JSON.stringify({ grid, transfers })}`);
+    }
     await page.screenshot({ path: join(OUTPUT, "storage-upload-done.png") });
   }));
 
@@ -418,17 +430,27 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     await page.screenshot({ path: join(OUTPUT, "storage-dark.png") });
   }), { colorScheme: "dark" });
 
-  test("storage: on a phone the two sides stack and Transfers stays below", withFtp(async ({ page, served, ftp }) => {
+  test("storage: on a phone one side shows at a time, switched above, and Transfers stays below", withFtp(async ({ page, served, ftp }) => {
     writeFileSync(join(ftp.local, "notes.txt"), "phone\n");
     writeFileSync(join(ftp.data, "remote.txt"), "remote\n");
     const { local, remote } = await openFtpTab(page, served, ftp);
     await row(local, "notes.txt").waitFor();
+    if (await remote.isVisible()) {
+      throw new Error("both sides show on a phone");
+    }
+    const sides = page.getByRole("group", { name: "Side shown" });
+    await sides.getByRole("button", { name: "Storage" }).tap();
     await row(remote, "remote.txt").waitFor();
-    const [a, b] = [await local.boundingBox(), await remote.boundingBox()];
-    if (!(b.y >= a.y + a.height - 2)) {
-      throw new Error(`the sides are not one above the other: ${JSON.stringify([a, b])}`);
+    if (await local.isVisible()) {
+      throw new Error("the local side still shows");
+    }
+    const [pane, transfers] = [await remote.boundingBox(), await page.getByRole("list", { name: "Transfers" }).boundingBox()];
+    if (!(transfers.y >= pane.y + pane.height - 2)) {
+      throw new Error(`Transfers is not below the files: ${JSON.stringify([pane, transfers])}`);
     }
     await page.screenshot({ path: join(OUTPUT, "storage-phone.png") });
+    await sides.getByRole("button", { name: "This computer" }).tap();
+    await row(local, "notes.txt").waitFor();
   }), { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
 
   test("storage: an SFTP tab with a key file: the host key is trusted, and the server's folder lists", async ({ page, served, sshd }) => {

@@ -110,7 +110,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_tracing();
+    kaiport_hub::init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -146,40 +146,5 @@ fn main() -> ExitCode {
             say!("kaiport: {error:#}");
             ExitCode::from(tool::EXIT_FAILED)
         }
-    }
-}
-
-fn init_tracing() {
-    // Logs go to stderr, quiet by default; KAIPORT_LOG=debug for details. Every line passes
-    // through the secret scrubber, whichever crate wrote it.
-    let filter = tracing_subscriber::EnvFilter::try_from_env("KAIPORT_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(|| ScrubbedLine(Vec::new()))
-        .init();
-}
-
-/// One log line, collected whole and written to stderr with every known secret masked
-/// (`kaiport_core::redact`).
-struct ScrubbedLine(Vec<u8>);
-
-impl std::io::Write for ScrubbedLine {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.0.extend_from_slice(data);
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Drop for ScrubbedLine {
-    fn drop(&mut self) {
-        let line = String::from_utf8_lossy(&self.0);
-        let scrubbed = kaiport_core::redact::scrub(&line);
-        // A closed stderr loses the log line, never the command.
-        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), scrubbed.as_bytes());
     }
 }

@@ -334,7 +334,9 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                     .await;
                 let code = match status {
                     TurnStatus::Completed => EXIT_OK,
-                    TurnStatus::Cancelled | TurnStatus::Failed => EXIT_FAILED,
+                    TurnStatus::Cancelled | TurnStatus::Failed | TurnStatus::Interrupted => {
+                        EXIT_FAILED
+                    }
                 };
                 return Ok(ExitCode::from(code));
             }

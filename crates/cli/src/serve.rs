@@ -20,22 +20,22 @@ use crate::pilot::{ModelFlags, model_settings};
 use anyhow::Context;
 use axum::Router;
 use axum::body::Body;
-use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use kaiport_core::Engine;
-use kaiport_protocol::{ConnectionState, Event, ModelSettings, Op, TabId};
-use std::collections::VecDeque;
+use kaiport_hub::{Bridge, Frame};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
+
+/// The documents folder's name in the data folder (phone feature set).
+const DOCUMENTS_FOLDER: &str = "Documents";
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
@@ -54,7 +54,17 @@ pub struct ServeArgs {
     /// Write the audit log here instead of the app's data folder.
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
+    /// Keep the local side of every storage tab in this folder (created if missing), as the
+    /// phone app keeps it in its documents folder. Default: in a build with the phone's feature
+    /// set (no local terminal), `Documents` in kaiport's data folder; otherwise each tab names
+    /// its own folders.
+    #[arg(long, value_name = "DIR")]
+    documents: Option<PathBuf>,
 }
+
+/// The phone's feature set has no local terminal: a build without it serves what the phone
+/// app shows, the whole filesystem included — which it never is there.
+const PHONE_FEATURE_SET: bool = cfg!(not(feature = "local-terminal"));
 
 /// The built UI (`npm --prefix ui run build`), embedded at compile time; empty when it was not
 /// built, and then every page says how to build it.
@@ -63,264 +73,23 @@ pub struct ServeArgs {
 #[allow_missing = true]
 struct Assets;
 
-/// Terminal output kept per tab for pages that connect later.
-const REPLAY_BYTES: usize = 256 * 1024;
-/// Pilot's events kept per tab (its conversation and cards) for pages that connect later.
-const PILOT_REPLAY_BYTES: usize = 1024 * 1024;
-/// Frames a page may fall behind before it is disconnected (it reconnects and gets the replay).
-const FRAMES_BEHIND: usize = 8192;
 /// The largest message a page may send.
 const MAX_MESSAGE_BYTES: usize = 1 << 20;
 
-/// One frame for the pages; cloning it for each page shares its bytes.
-#[derive(Debug, Clone)]
-enum Frame {
-    Text(Utf8Bytes),
-    Binary(Bytes),
-}
-
-impl Frame {
-    fn text(text: String) -> Frame {
-        Frame::Text(text.into())
-    }
-
-    fn binary(bytes: Vec<u8>) -> Frame {
-        Frame::Binary(bytes.into())
-    }
-
-    fn message(&self) -> Message {
-        match self {
-            Frame::Text(text) => Message::Text(text.clone()),
-            Frame::Binary(bytes) => Message::Binary(bytes.clone()),
-        }
-    }
-}
-
-/// `[tab id length][tab id][bytes]`; None when the tab id is too long for one length byte.
-fn terminal_frame(tab: &str, data: &[u8]) -> Option<Vec<u8>> {
-    let length = u8::try_from(tab.len()).ok()?;
-    let mut frame = Vec::with_capacity(1 + tab.len() + data.len());
-    frame.push(length);
-    frame.extend_from_slice(tab.as_bytes());
-    frame.extend_from_slice(data);
-    Some(frame)
-}
-
-/// The tab and bytes of a binary frame from a page.
-fn parse_terminal_frame(frame: &[u8]) -> Option<(&str, &[u8])> {
-    let (&length, rest) = frame.split_first()?;
-    let length = usize::from(length);
-    if rest.len() < length {
-        return None;
-    }
-    let (tab, data) = rest.split_at(length);
-    Some((std::str::from_utf8(tab).ok()?, data))
-}
-
-/// What a page that connects now must be shown first.
-#[derive(Debug, Default)]
-struct Replay {
-    hello: Option<Utf8Bytes>,
-    tabs: Vec<TabReplay>,
-    /// Prompts not answered yet: (prompt id, tab, the event).
-    prompts: Vec<(String, Option<TabId>, Utf8Bytes)>,
-}
-
-#[derive(Debug)]
-struct TabReplay {
-    id: TabId,
-    opened: Option<Utf8Bytes>,
-    state: Option<Utf8Bytes>,
-    output: VecDeque<u8>,
-    /// The tab's latest `ModeChanged`.
-    mode: Option<Utf8Bytes>,
-    /// Pilot's events in order (turns, text, tool cards, questions, plans, views and their
-    /// buttons' results), oldest dropped first past [`PILOT_REPLAY_BYTES`]: a page that reloads
-    /// sees the conversation and the cards still waiting for an answer.
-    pilot: VecDeque<Utf8Bytes>,
-    pilot_bytes: usize,
-}
-
-impl TabReplay {
-    fn keep_pilot(&mut self, frame: Utf8Bytes) {
-        self.pilot_bytes += frame.len();
-        self.pilot.push_back(frame);
-        while self.pilot_bytes > PILOT_REPLAY_BYTES
-            && let Some(old) = self.pilot.pop_front()
-        {
-            self.pilot_bytes -= old.len();
-        }
-    }
-}
-
-impl Replay {
-    fn tab(&mut self, id: &str) -> &mut TabReplay {
-        let index = match self.tabs.iter().position(|tab| tab.id == id) {
-            Some(index) => index,
-            None => {
-                self.tabs.push(TabReplay {
-                    id: id.to_owned(),
-                    opened: None,
-                    state: None,
-                    output: VecDeque::new(),
-                    mode: None,
-                    pilot: VecDeque::new(),
-                    pilot_bytes: 0,
-                });
-                self.tabs.len() - 1
-            }
-        };
-        &mut self.tabs[index]
-    }
-
-    /// The tab `id` when it is open (not made up for an event of a closed tab).
-    fn open_tab(&mut self, id: &str) -> Option<&mut TabReplay> {
-        self.tabs.iter_mut().find(|tab| tab.id == id)
-    }
-
-    fn frames(&self) -> Vec<Frame> {
-        let mut frames: Vec<Frame> = self.hello.iter().cloned().map(Frame::Text).collect();
-        for tab in &self.tabs {
-            frames.extend(tab.opened.iter().cloned().map(Frame::Text));
-            frames.extend(tab.state.iter().cloned().map(Frame::Text));
-            if !tab.output.is_empty() {
-                let (front, back) = tab.output.as_slices();
-                if let Some(frame) = terminal_frame(&tab.id, &[front, back].concat()) {
-                    frames.push(Frame::binary(frame));
-                }
-            }
-            frames.extend(tab.mode.iter().cloned().map(Frame::Text));
-            frames.extend(tab.pilot.iter().cloned().map(Frame::Text));
-        }
-        frames.extend(
-            self.prompts
-                .iter()
-                .map(|(_, _, event)| Frame::Text(event.clone())),
-        );
-        frames
-    }
-}
-
-/// The engine's events, to every page.
-struct Hub {
-    replay: Mutex<Replay>,
-    frames: broadcast::Sender<Arc<Frame>>,
-}
-
-impl Hub {
-    fn new() -> Hub {
-        Hub {
-            replay: Mutex::new(Replay::default()),
-            frames: broadcast::channel(FRAMES_BEHIND).0,
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Replay> {
-        self.replay
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// What to show a page first, and the frames after it: taken under one lock, so no frame
-    /// is missed or shown twice.
-    fn join(&self) -> (Vec<Frame>, broadcast::Receiver<Arc<Frame>>) {
-        let replay = self.lock();
-        (replay.frames(), self.frames.subscribe())
-    }
-
-    fn publish(&self, event: Event) {
-        let mut replay = self.lock();
-        let frame = match &event {
-            Event::TerminalOutput { tab, data } => {
-                let output = &mut replay.tab(tab).output;
-                output.extend(data.iter().copied());
-                let excess = output.len().saturating_sub(REPLAY_BYTES);
-                output.drain(..excess);
-                match terminal_frame(tab, data) {
-                    Some(frame) => Frame::binary(frame),
-                    None => return,
-                }
-            }
-            _ => match serde_json::to_string(&event) {
-                Ok(text) => Frame::text(text),
-                Err(error) => {
-                    tracing::warn!("kaiport serve: an event could not be written as JSON: {error}");
-                    return;
-                }
-            },
-        };
-        if let Frame::Text(text) = &frame {
-            match &event {
-                Event::Hello { .. } => replay.hello = Some(text.clone()),
-                Event::TabOpened { tab, .. } => replay.tab(tab).opened = Some(text.clone()),
-                Event::ConnectionState { tab, state } => {
-                    replay.tab(tab).state = Some(text.clone());
-                    if !matches!(state, ConnectionState::Connecting) {
-                        replay
-                            .prompts
-                            .retain(|(_, prompt_tab, _)| prompt_tab.as_ref() != Some(tab));
-                    }
-                }
-                Event::TabClosed { tab } => {
-                    replay.tabs.retain(|known| &known.id != tab);
-                    replay
-                        .prompts
-                        .retain(|(_, prompt_tab, _)| prompt_tab.as_ref() != Some(tab));
-                }
-                Event::PromptRequested { tab, prompt_id, .. } => {
-                    replay
-                        .prompts
-                        .push((prompt_id.clone(), tab.clone(), text.clone()));
-                }
-                Event::ModeChanged { tab, .. } => {
-                    if let Some(known) = replay.open_tab(tab) {
-                        known.mode = Some(text.clone());
-                    }
-                }
-                Event::ToolRequested { tab, .. }
-                | Event::ApprovalRequested { tab, .. }
-                | Event::ToolRunning { tab, .. }
-                | Event::QuestionAsked { tab, .. }
-                | Event::ToolFinished { tab, .. }
-                | Event::PlanProposed { tab, .. }
-                | Event::PlanUpdated { tab, .. }
-                | Event::TurnStarted { tab, .. }
-                | Event::AssistantText { tab, .. }
-                | Event::ModelRetrying { tab, .. }
-                | Event::TurnFinished { tab, .. }
-                | Event::ContextUsage { tab, .. }
-                | Event::ViewShown { tab, .. }
-                | Event::ViewButtonFinished { tab, .. } => {
-                    // Only for tabs still open (a late event of a closed tab is not kept).
-                    if let Some(known) = replay.open_tab(tab) {
-                        known.keep_pilot(text.clone());
-                    }
-                }
-                _ => {}
-            }
-        }
-        // No page connected is fine: the replay keeps what matters.
-        let _ = self.frames.send(Arc::new(frame));
-    }
-
-    fn prompt_answered(&self, prompt: &str) {
-        self.lock().prompts.retain(|(id, _, _)| id != prompt);
-    }
-
-    fn open_tabs(&self) -> Vec<TabId> {
-        self.lock().tabs.iter().map(|tab| tab.id.clone()).collect()
+/// A hub frame as a WebSocket message (text is copied once per page; bytes are shared).
+fn ws_message(frame: &Frame) -> Message {
+    match frame {
+        Frame::Text(text) => Message::Text(Utf8Bytes::from(&**text)),
+        Frame::Binary(bytes) => Message::Binary(bytes.clone()),
     }
 }
 
 struct Server {
-    engine: Engine,
-    hub: Hub,
+    bridge: Arc<Bridge>,
     token: String,
     cookie: String,
     /// Where it listens; on loopback, the `Host` a request names must be a loopback name.
     listen: SocketAddr,
-    /// The model for every tab, when the flags set one (else the engine's settings file).
-    model: Option<ModelSettings>,
     shutdown: CancellationToken,
 }
 
@@ -354,7 +123,11 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         audit: args.audit.clone(),
         ..ConnectionOptions::default()
     };
-    let config = options.engine_config()?;
+    let mut config = options.engine_config()?;
+    config.documents_dir = args
+        .documents
+        .clone()
+        .or_else(|| PHONE_FEATURE_SET.then(|| config.data_dir.join(DOCUMENTS_FOLDER)));
     let model = if args.model.any() {
         Some(model_settings(&args.model, &config.config_dir)?)
     } else {
@@ -374,25 +147,14 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
              not encrypted. Use the default (127.0.0.1) unless you mean it."
         );
     }
-    let (engine, mut events) = Engine::new(config).context("cannot start the engine")?;
+    let bridge = Bridge::start(config, model, |_| {}).context("cannot start the engine")?;
     let server = Arc::new(Server {
-        engine,
-        hub: Hub::new(),
+        bridge,
         token: new_token(),
         cookie: format!("kaiport_token_{}", listen.port()),
         listen,
-        model,
         shutdown: CancellationToken::new(),
     });
-    let pump = {
-        let server = server.clone();
-        tokio::spawn(async move {
-            while let Some(event) = events.recv().await {
-                server.hub.publish(event);
-            }
-        })
-    };
-
     // Browsers reach an unspecified address (0.0.0.0, ::) through loopback.
     let shown = if listen.ip().is_unspecified() {
         SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), listen.port())
@@ -421,18 +183,11 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .await
         .context("the server failed")?;
 
-    let tabs = server.hub.open_tabs();
-    for tab in &tabs {
-        server
-            .engine
-            .handle(Op::CloseTab { tab: tab.clone() })
-            .await;
-    }
-    pump.abort();
+    let closed = server.bridge.close_all().await;
     say!(
         "kaiport serve: stopped ({} tab{} closed)",
-        tabs.len(),
-        if tabs.len() == 1 { "" } else { "s" }
+        closed,
+        if closed == 1 { "" } else { "s" }
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -684,9 +439,9 @@ fn same_origin(headers: &HeaderMap) -> bool {
 
 /// One page's WebSocket: the replay, then events out and ops in until either side stops.
 async fn page(server: Arc<Server>, mut socket: WebSocket) {
-    let (replay, mut frames) = server.hub.join();
+    let (replay, mut frames) = server.bridge.hub.join();
     for frame in replay {
-        if socket.send(frame.message()).await.is_err() {
+        if socket.send(ws_message(&frame)).await.is_err() {
             return;
         }
     }
@@ -696,10 +451,12 @@ async fn page(server: Arc<Server>, mut socket: WebSocket) {
                 let _ = socket.send(close(axum::extract::ws::close_code::AWAY, "kaiport serve stopped")).await;
                 return;
             }
-            frame = frames.recv() => match frame {
-                Ok(frame) => {
-                    if socket.send(frame.message()).await.is_err() {
-                        return;
+            frame = frames.recv() => match frame.and_then(|first| kaiport_hub::next_batch(first, &mut frames)) {
+                Ok(batch) => {
+                    for frame in &batch {
+                        if socket.send(ws_message(frame)).await.is_err() {
+                            return;
+                        }
                     }
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => {
@@ -712,13 +469,13 @@ async fn page(server: Arc<Server>, mut socket: WebSocket) {
             message = socket.recv() => match message {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
                 Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = server.text_from_page(text.as_str()).await
-                        && socket.send(reply.message()).await.is_err()
+                    if let Some(reply) = server.bridge.text_from_page(text.as_str()).await
+                        && socket.send(ws_message(&reply)).await.is_err()
                     {
                         return;
                     }
                 }
-                Some(Ok(Message::Binary(bytes))) => server.input_from_page(&bytes).await,
+                Some(Ok(Message::Binary(bytes))) => server.bridge.input_from_page(&bytes).await,
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
             },
         }
@@ -732,71 +489,9 @@ fn close(code: u16, reason: &'static str) -> Message {
     }))
 }
 
-impl Server {
-    /// An op from a page; the reply for that page alone when it was not one.
-    async fn text_from_page(&self, text: &str) -> Option<Frame> {
-        let mut op: Op = match serde_json::from_str(text) {
-            Ok(op) => op,
-            Err(error) => {
-                // serde's message can quote the input (a typed password): only where it failed.
-                let message = format!(
-                    "kaiport serve could not read an op from this page ({:?} error at column {})",
-                    error.classify(),
-                    error.column()
-                );
-                let event = Event::Error { tab: None, message };
-                return serde_json::to_string(&event).ok().map(Frame::text);
-            }
-        };
-        match &mut op {
-            Op::SendMessage { model, .. } if model.is_none() => model.clone_from(&self.model),
-            // The flags' model is the server's, not the engine's: answered here, to this page.
-            Op::ListModels if self.model.is_some() => {
-                let config_dir = self.engine.config().config_dir.clone();
-                let current = self.model.clone();
-                let event = tokio::task::spawn_blocking(move || {
-                    kaiport_core::agent::list_models(&config_dir, current)
-                })
-                .await
-                .ok()?;
-                return serde_json::to_string(&event).ok().map(Frame::text);
-            }
-            Op::AnswerPrompt { prompt, .. } => self.hub.prompt_answered(prompt),
-            _ => {}
-        }
-        self.engine.handle(op).await;
-        None
-    }
-
-    /// Terminal input from a page (a binary frame).
-    async fn input_from_page(&self, frame: &[u8]) {
-        let Some((tab, data)) = parse_terminal_frame(frame) else {
-            return;
-        };
-        let op = Op::TerminalInput {
-            tab: tab.to_owned(),
-            data: String::from_utf8_lossy(data).into_owned(),
-        };
-        self.engine.handle(op).await;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn terminal_frames_round_trip_and_refuse_what_does_not_fit() {
-        let frame = terminal_frame("tab-1", b"hi\x1b[0m").unwrap();
-        assert_eq!(
-            parse_terminal_frame(&frame),
-            Some(("tab-1", &b"hi\x1b[0m"[..]))
-        );
-        assert_eq!(terminal_frame(&"x".repeat(256), b""), None);
-        assert_eq!(parse_terminal_frame(&[]), None);
-        assert_eq!(parse_terminal_frame(&[9, b'a']), None);
-        assert_eq!(parse_terminal_frame(&[2, 0xff, 0xfe]), None);
-    }
 
     #[test]
     fn cookies_and_tokens_are_found_by_exact_name() {
@@ -861,107 +556,5 @@ mod tests {
             assert!(!same_origin(&map), "{origin}");
         }
         assert!(!same_origin(&headers(&[(header::HOST, "127.0.0.1:8080")])));
-    }
-
-    #[test]
-    fn the_replay_keeps_open_tabs_recent_output_and_waiting_prompts() {
-        let hub = Hub::new();
-        hub.publish(Event::TabOpened {
-            tab: "t".into(),
-            kind: kaiport_protocol::TabKind::Terminal,
-            title: "local".into(),
-        });
-        hub.publish(Event::TerminalOutput {
-            tab: "t".into(),
-            data: vec![b'x'; REPLAY_BYTES + 10],
-        });
-        hub.publish(Event::PromptRequested {
-            tab: Some("t".into()),
-            prompt_id: "p".into(),
-            prompt: kaiport_protocol::Prompt::Password {
-                user: "u".into(),
-                host: "h".into(),
-            },
-        });
-        let (frames, _) = hub.join();
-        assert_eq!(frames.len(), 3);
-        match &frames[1] {
-            Frame::Binary(frame) => assert_eq!(frame.len(), 2 + REPLAY_BYTES),
-            other => panic!("{other:?}"),
-        }
-        hub.prompt_answered("p");
-        assert_eq!(hub.join().0.len(), 2);
-        hub.publish(Event::TabClosed { tab: "t".into() });
-        assert_eq!(hub.join().0.len(), 0);
-    }
-
-    #[test]
-    fn the_replay_keeps_pilots_conversation_of_open_tabs_within_its_bound() {
-        let hub = Hub::new();
-        hub.publish(Event::TabOpened {
-            tab: "t".into(),
-            kind: kaiport_protocol::TabKind::Terminal,
-            title: "local".into(),
-        });
-        hub.publish(Event::TurnStarted {
-            tab: "t".into(),
-            turn: 1,
-            text: "hello".into(),
-        });
-        hub.publish(Event::QuestionAsked {
-            tab: "t".into(),
-            call: "c".into(),
-            question: "which?".into(),
-            options: vec![],
-        });
-        // A view button's result too: a reloaded view card still says what its buttons did.
-        hub.publish(Event::ViewButtonFinished {
-            tab: "t".into(),
-            call: "v".into(),
-            command: "journalctl -f -n 50".into(),
-            status: kaiport_protocol::ToolStatus::Ok,
-            message: None,
-        });
-        // A closed (or unknown) tab's events are not kept.
-        hub.publish(Event::TurnStarted {
-            tab: "gone".into(),
-            turn: 1,
-            text: "hello".into(),
-        });
-        hub.publish(Event::ModeChanged {
-            tab: "t".into(),
-            mode: kaiport_protocol::Mode::Plan,
-        });
-        hub.publish(Event::ModeChanged {
-            tab: "t".into(),
-            mode: kaiport_protocol::Mode::Autopilot,
-        });
-        let texts = |frames: Vec<Frame>| -> Vec<String> {
-            frames
-                .into_iter()
-                .filter_map(|frame| match frame {
-                    Frame::Text(text) => Some(text.as_str().to_owned()),
-                    Frame::Binary(_) => None,
-                })
-                .collect()
-        };
-        let frames = texts(hub.join().0);
-        assert_eq!(frames.len(), 5, "{frames:?}");
-        assert!(frames[1].contains("autopilot"), "only the latest mode");
-        assert!(frames[2].contains("turn_started") && frames[3].contains("which?"));
-        assert!(frames[4].contains("view_button_finished"));
-        // Past the bound the oldest go first.
-        let delta = "x".repeat(64 * 1024);
-        for _ in 0..20 {
-            hub.publish(Event::AssistantText {
-                tab: "t".into(),
-                turn: 1,
-                delta: delta.clone(),
-            });
-        }
-        let frames = texts(hub.join().0);
-        assert!(!frames.iter().any(|frame| frame.contains("which?")));
-        let kept: usize = frames.iter().skip(2).map(String::len).sum();
-        assert!(kept <= PILOT_REPLAY_BYTES, "{kept}");
     }
 }

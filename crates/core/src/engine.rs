@@ -40,6 +40,11 @@ pub enum EngineError {
         "cannot find a home folder for kaiport's files; set KAIPORT_HOME to a folder kaiport may use"
     )]
     NoHome,
+    #[error("cannot create the documents folder {path}: {source}")]
+    Documents {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// Where the engine keeps its files, and the defaults for new tabs.
@@ -55,6 +60,11 @@ pub struct EngineConfig {
     /// OpenSSH known_hosts file used to verify servers.
     pub known_hosts: PathBuf,
     pub default_settings: ConnectionSettings,
+    /// When set, the local side of every storage tab is this folder, whatever the front end
+    /// asked for: the app's own documents folder on a phone (shown in the Files app on iOS),
+    /// never the whole device. Created when the engine starts. None: the front end names the
+    /// folders (`TabTarget::Storage::local_roots`). Told to front ends in `Hello`.
+    pub documents_dir: Option<PathBuf>,
 }
 
 impl EngineConfig {
@@ -81,6 +91,7 @@ impl EngineConfig {
             data_dir,
             known_hosts,
             default_settings: ConnectionSettings::default(),
+            documents_dir: None,
         })
     }
 }
@@ -95,6 +106,7 @@ impl EngineConfig {
             profiles_path: dir.join(PROFILES_FILE),
             known_hosts: dir.join("known_hosts"),
             default_settings: ConnectionSettings::default(),
+            documents_dir: None,
         }
     }
 }
@@ -129,6 +141,13 @@ struct Inner {
     /// Ops on saved connections and the audit log, done one after the other in the background
     /// (started with the first of them).
     saved_ops: std::sync::OnceLock<mpsc::UnboundedSender<Op>>,
+    /// Since `Op::AppBackground`, until `Op::AppForeground` (see [`crate::lifecycle`]).
+    background: Mutex<Option<crate::lifecycle::Background>>,
+    /// Running transfers (upload, download, execute_plan) and how many progress reports each
+    /// has made: after a suspension, one whose count stops is cut.
+    transfers: Arc<Mutex<HashMap<(TabId, CallId), u64>>>,
+    /// Transfers kaiport ended (cut in the background), with why: they finish as failed.
+    cut_transfers: Mutex<HashMap<(TabId, CallId), String>>,
 }
 
 /// The answer to one approval.
@@ -204,6 +223,16 @@ impl Engine {
     /// Start an engine. The stream's first event is `Hello`.
     pub fn new(config: EngineConfig) -> Result<(Engine, EventStream), EngineError> {
         let audit = AuditLog::open(&config.audit_path)?;
+        if let Some(documents) = &config.documents_dir {
+            std::fs::create_dir_all(documents).map_err(|source| EngineError::Documents {
+                path: documents.clone(),
+                source,
+            })?;
+        }
+        let documents = config
+            .documents_dir
+            .as_ref()
+            .map(|path| path.display().to_string());
         let (events, stream) = mpsc::unbounded_channel();
         let engine = Engine {
             inner: Arc::new(Inner {
@@ -221,6 +250,9 @@ impl Engine {
                 pilot: crate::agent::Conversations::default(),
                 failed_transfers: Mutex::default(),
                 saved_ops: std::sync::OnceLock::new(),
+                background: Mutex::default(),
+                transfers: Arc::default(),
+                cut_transfers: Mutex::default(),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -230,6 +262,8 @@ impl Engine {
                 .filter(|spec| spec.implemented)
                 .map(|spec| spec.name)
                 .collect(),
+            local_terminal: cfg!(feature = "local-terminal"),
+            documents,
         });
         Ok((engine, stream))
     }
@@ -405,6 +439,27 @@ impl Engine {
                         message: format!("cannot list the models: {error}"),
                     }),
                 }
+            }
+            Op::AppBackground => {
+                let mut background = lock(&inner.background);
+                // A second one (another page hidden too) keeps the first's heartbeat.
+                if background.is_none() {
+                    *background = Some(crate::lifecycle::Background::start());
+                }
+            }
+            Op::AppForeground => {
+                // Measured now, before anything else runs: was the engine suspended?
+                let ended = lock(&inner.background).take();
+                let suspended = ended.and_then(crate::lifecycle::Background::end);
+                let engine = self.clone();
+                // The checks wait for servers: in the background, so input keeps flowing.
+                tokio::spawn(async move {
+                    engine
+                        .inner
+                        .clone()
+                        .app_foreground(&engine, suspended)
+                        .await
+                });
             }
             Op::ReadSettings { tab } => match inner.tab(&tab) {
                 Some(found) => inner.emit(Event::SettingsChanged {
@@ -640,6 +695,15 @@ impl Inner {
         });
     }
 
+    /// The folders a storage tab's local side may use: `asked`, unless this engine keeps every
+    /// tab in its documents folder.
+    fn local_roots(&self, asked: Vec<String>) -> Vec<String> {
+        match &self.config.documents_dir {
+            Some(documents) => vec![documents.display().to_string()],
+            None => asked,
+        }
+    }
+
     /// What a tab target names, with the profile's settings when it is a profile.
     fn resolve_target(
         &self,
@@ -657,14 +721,16 @@ impl Inner {
                     url: url.clone(),
                     user: user.clone(),
                     // `~` as in a profile's local_roots (a front end cannot know the home folder).
-                    local_roots: local_roots
-                        .iter()
-                        .map(|root| {
-                            crate::connect::profiles::expand_tilde(root)
-                                .display()
-                                .to_string()
-                        })
-                        .collect(),
+                    local_roots: self.local_roots(
+                        local_roots
+                            .iter()
+                            .map(|root| {
+                                crate::connect::profiles::expand_tilde(root)
+                                    .display()
+                                    .to_string()
+                            })
+                            .collect(),
+                    ),
                     identity_files: identity_files.iter().map(PathBuf::from).collect(),
                 },
                 None,
@@ -701,7 +767,7 @@ impl Inner {
                     let target = ResolvedTarget::Storage {
                         url,
                         user: None,
-                        local_roots: profile.kind.local_roots(),
+                        local_roots: self.local_roots(profile.kind.local_roots()),
                         identity_files: profile.kind.identity_files(),
                     };
                     return Ok((target, Some(settings)));
@@ -924,9 +990,13 @@ impl Inner {
     /// Turns a call's transfer progress into `TransferProgress` events.
     fn transfer_reporter(&self, tab: &str, call: &str) -> tools::TransferReporter {
         let events = self.events.clone();
+        let transfers = self.transfers.clone();
         let (tab, call) = (tab.to_owned(), call.to_owned());
         Arc::new(
             move |path: &str, progress: crate::storage::transfer::Progress| {
+                if let Some(reports) = lock(&transfers).get_mut(&(tab.clone(), call.clone())) {
+                    *reports += 1;
+                }
                 // A closed stream means no front end is left to tell.
                 let _ = events.send(Event::TransferProgress {
                     tab: tab.clone(),
@@ -1051,6 +1121,82 @@ impl Inner {
         })
     }
 
+    /// `Op::AppForeground` (see [`crate::lifecycle`]): every connection checked at once; after a
+    /// suspension, running turns ended with a note and transfers that stay still cut.
+    async fn app_foreground(self: Arc<Self>, engine: &Engine, suspended: Option<Duration>) {
+        let reports_before = lock(&self.transfers).clone();
+        if let Some(suspended) = suspended {
+            crate::agent::interrupt_running_turns(engine, suspended);
+        }
+        let tabs: Vec<Arc<Tab>> = lock(&self.tabs).values().cloned().collect();
+        let checks = tabs.into_iter().filter_map(|tab| {
+            let state = tab.session.borrow().clone();
+            let ssh = match state {
+                Some(Ok(resources)) => resources.ssh.clone()?,
+                _ => return None,
+            };
+            let inner = self.clone();
+            Some(async move { inner.check_connection(&tab, &ssh).await })
+        });
+        futures::future::join_all(checks).await;
+        if suspended.is_none() || reports_before.is_empty() {
+            return;
+        }
+        tokio::time::sleep(crate::lifecycle::TRANSFER_STALL).await;
+        let reports_now = lock(&self.transfers).clone();
+        for (key, before) in reports_before {
+            if reports_now.get(&key) == Some(&before) {
+                self.cut_transfer(&key.0, &key.1, crate::lifecycle::stalled_transfer());
+            }
+        }
+    }
+
+    /// Asks the server of `tab` to answer now; one that does not is given up: its transfers are
+    /// cut and a terminal tab is reported dropped (its "Reconnect" opens a new connection). A
+    /// connection already gone was reported when it went (or, in a storage tab, is opened
+    /// again on its next use).
+    async fn check_connection(&self, tab: &Arc<Tab>, ssh: &SshSession) {
+        if ssh.is_closed() || ssh.answers_within(crate::lifecycle::CHECK_TIMEOUT).await {
+            return;
+        }
+        let reason = crate::lifecycle::unanswered_check();
+        let running: Vec<CallId> = lock(&self.transfers)
+            .keys()
+            .filter(|(of_tab, _)| *of_tab == tab.id)
+            .map(|(_, call)| call.clone())
+            .collect();
+        for call in running {
+            self.cut_transfer(
+                &tab.id,
+                &call,
+                crate::lifecycle::transfer_on_lost_connection(),
+            );
+        }
+        ssh.abandon(reason.clone()).await;
+        if tab.kind == TabKind::Terminal {
+            // Worded as the shell's own end will be (it follows with the same words).
+            let closed = ShellClosed::ConnectionLost {
+                reason: ssh.close_reason().unwrap_or(reason),
+            };
+            self.emit(Event::ConnectionState {
+                tab: tab.id.clone(),
+                state: ConnectionState::Disconnected {
+                    reason: describe_closed(&closed),
+                },
+            });
+        }
+    }
+
+    /// Ends a running transfer as failed, saying `reason`.
+    fn cut_transfer(&self, tab: &str, call: &str, reason: String) {
+        let Some(found) = self.tab(tab) else { return };
+        let token = lock(&found.calls).get(call).cloned();
+        if let Some(token) = token {
+            lock(&self.cut_transfers).insert((tab.to_owned(), call.to_owned()), reason);
+            token.cancel();
+        }
+    }
+
     async fn close_tab(&self, tab: &str) {
         let Some(found) = lock(&self.tabs).remove(tab) else {
             self.no_such_tab(tab);
@@ -1109,14 +1255,23 @@ impl Inner {
         };
         let cancel = tab.closing.child_token();
         lock(&tab.calls).insert(call.clone(), cancel.clone());
-        let (outcome, verdict, decided_by, reasons) = self
+        let transfer = is_transfer(&tool);
+        let key = (tab_id.clone(), call.clone());
+        let (mut outcome, verdict, decided_by, reasons) = self
             .decide_and_execute(&tab, &call, &tool, &args, &cancel)
             .await;
         lock(&tab.calls).remove(&call);
-        // A failed transfer can be run again (Op::RetryTransfer); a denied one cannot.
-        if matches!(tool.as_str(), "upload" | "download" | "execute_plan")
-            && matches!(outcome.status, ToolStatus::Error | ToolStatus::Cancelled)
+        if transfer {
+            lock(&self.transfers).remove(&key);
+        }
+        // Cut by kaiport (see `app_foreground`): a failure, not the user's cancel.
+        if let Some(reason) = lock(&self.cut_transfers).remove(&key)
+            && outcome.status != ToolStatus::Ok
         {
+            outcome = error_outcome(&tool, ToolStatus::Error, reason);
+        }
+        // A failed transfer can be run again (Op::RetryTransfer); a denied one cannot.
+        if transfer && matches!(outcome.status, ToolStatus::Error | ToolStatus::Cancelled) {
             lock(&self.failed_transfers)
                 .insert((tab_id.clone(), call.clone()), (tool.clone(), args.clone()));
         }
@@ -1279,6 +1434,10 @@ impl Inner {
             DecidedBy::Rule | DecidedBy::Autopilot => Verdict::Allow,
         };
         // 5. Execution.
+        if is_transfer(tool) {
+            // Watched from now on (not while it waited for approval): see `app_foreground`.
+            lock(&self.transfers).insert((tab.id.clone(), call.clone()), 0);
+        }
         self.emit(Event::ToolRunning {
             tab: tab.id.clone(),
             call: call.clone(),
@@ -1592,6 +1751,11 @@ fn button_command(action: &ButtonAction) -> Result<String, String> {
 #[cfg(not(feature = "show-view"))]
 fn button_command(_action: &ButtonAction) -> Result<String, String> {
     Err("server views are not part of this build".to_owned())
+}
+
+/// The tools that move files: shown in Transfers, retried with `Op::RetryTransfer`.
+fn is_transfer(tool: &str) -> bool {
+    matches!(tool, "upload" | "download" | "execute_plan")
 }
 
 fn ok_outcome(tool: &str, result: &impl serde::Serialize) -> ToolOutcome {

@@ -15,6 +15,7 @@ pub mod audit;
 pub mod connect;
 pub mod engine;
 pub mod fs;
+pub mod lifecycle;
 pub mod llm;
 pub mod output;
 pub mod pending;

@@ -96,7 +96,9 @@ pub(crate) async fn handle(engine: &Engine, op: Op) {
             | Op::SendMessage { .. }
             | Op::CancelTurn { .. }
             | Op::ListModels
-            | Op::PressViewButton { .. } => Ok(Vec::new()),
+            | Op::PressViewButton { .. }
+            | Op::AppBackground
+            | Op::AppForeground => Ok(Vec::new()),
         }
     };
     let events = match tokio::task::spawn_blocking(work).await {

@@ -143,6 +143,12 @@ pub enum Event {
     Hello {
         version: String,
         tools: Vec<ToolName>,
+        /// Whether this build opens local terminal tabs (`TabTarget::Local`: desktop builds).
+        local_terminal: bool,
+        /// When this build keeps the local side of every storage tab in one folder (the app's
+        /// documents folder on a phone), that folder; front ends then offer no choice of
+        /// folders. None: `TabTarget::Storage::local_roots` says.
+        documents: Option<String>,
     },
     TabOpened {
         tab: TabId,

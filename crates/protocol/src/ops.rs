@@ -221,4 +221,22 @@ pub enum Op {
     /// Read the last `limit` lines of the audit log. Answered by `AuditLog`; every tool call
     /// that ends after that adds an `AuditRecorded`.
     ReadAudit { limit: u32 },
+    /// The front end went to the background: a phone app about to be suspended (iOS stops it
+    /// and its sockets may die meanwhile), or a page that was hidden. The engine notes it and
+    /// watches whether it is itself suspended from now on (a heartbeat that stops ticking).
+    /// No answer. Nothing is stopped: a front end whose page was only hidden loses nothing.
+    AppBackground,
+    /// The front end is in the foreground again. Every tab's connection is checked at once, not
+    /// after a keep-alive interval: the server must answer an SSH request within 1.5 s
+    /// (`kaiport_core::lifecycle::CHECK_TIMEOUT`); a terminal tab whose server does not gets
+    /// `ConnectionState` `disconnected` (the front end offers "Reconnect"), and a transfer over
+    /// that connection ends as failed (`ToolFinished` with status `error`, retried with
+    /// `RetryTransfer`). When the engine was itself suspended since `AppBackground` (its
+    /// heartbeat missed 3 s or more, `SUSPENDED_AFTER`: iOS stopped the app, the computer
+    /// slept), also: a Pilot turn still running ends with `TurnFinished` status `interrupted`,
+    /// with a note to the user in its message and to the model in the conversation (never
+    /// carried on against a stale screen); and a transfer that does not move again within 5 s
+    /// (`TRANSFER_STALL`) ends as failed, retryable. Without an `AppBackground` before, only
+    /// the connections are checked.
+    AppForeground,
 }

@@ -66,6 +66,11 @@ pub enum TurnStatus {
     Cancelled,
     /// The model API or the conversation failed; the message says why.
     Failed,
+    /// The engine was suspended in the background while the turn ran (a phone app that iOS
+    /// stopped, a computer that slept): the turn was ended on the way back to the foreground
+    /// rather than carried on against a screen that may have changed. The message says so, and
+    /// the model is told in the conversation (`Op::AppForeground`).
+    Interrupted,
 }
 
 /// Where a provider's API key comes from and whether it is there. Never the key itself.

@@ -220,7 +220,15 @@ export type EntryKind = "file" | "dir" | "symlink" | "other";
 
 export type Event = 
 /**  First event on every stream: what this engine build can do. */
-{ type: "hello"; version: string; tools: ToolName[] } | { type: "tab_opened"; tab: string; kind: TabKind; title: string } | { type: "connection_state"; tab: string; state: ConnectionState } | 
+{ type: "hello"; version: string; tools: ToolName[]; 
+/**  Whether this build opens local terminal tabs (`TabTarget::Local`: desktop builds). */
+local_terminal: boolean; 
+/**
+ *  When this build keeps the local side of every storage tab in one folder (the app's
+ *  documents folder on a phone), that folder; front ends then offer no choice of
+ *  folders. None: `TabTarget::Storage::local_roots` says.
+ */
+documents: string | null } | { type: "tab_opened"; tab: string; kind: TabKind; title: string } | { type: "connection_state"; tab: string; state: ConnectionState } | 
 /**  Raw terminal bytes, in order. */
 { type: "terminal_output"; tab: string; data: number[] } | { type: "tab_closed"; tab: string } | { type: "mode_changed"; tab: string; mode: Mode } | { type: "settings_changed"; tab: string; settings: ConnectionSettings } | 
 /**  A tool card appears. */
@@ -608,7 +616,29 @@ model?: ModelSettings | null } |
  *  Read the last `limit` lines of the audit log. Answered by `AuditLog`; every tool call
  *  that ends after that adds an `AuditRecorded`.
  */
-{ type: "read_audit"; limit: number };
+{ type: "read_audit"; limit: number } | 
+/**
+ *  The front end went to the background: a phone app about to be suspended (iOS stops it
+ *  and its sockets may die meanwhile), or a page that was hidden. The engine notes it and
+ *  watches whether it is itself suspended from now on (a heartbeat that stops ticking).
+ *  No answer. Nothing is stopped: a front end whose page was only hidden loses nothing.
+ */
+{ type: "app_background" } | 
+/**
+ *  The front end is in the foreground again. Every tab's connection is checked at once, not
+ *  after a keep-alive interval: the server must answer an SSH request within 1.5 s
+ *  (`kaiport_core::lifecycle::CHECK_TIMEOUT`); a terminal tab whose server does not gets
+ *  `ConnectionState` `disconnected` (the front end offers "Reconnect"), and a transfer over
+ *  that connection ends as failed (`ToolFinished` with status `error`, retried with
+ *  `RetryTransfer`). When the engine was itself suspended since `AppBackground` (its
+ *  heartbeat missed 3 s or more, `SUSPENDED_AFTER`: iOS stopped the app, the computer
+ *  slept), also: a Pilot turn still running ends with `TurnFinished` status `interrupted`,
+ *  with a note to the user in its message and to the model in the conversation (never
+ *  carried on against a stale screen); and a transfer that does not move again within 5 s
+ *  (`TRANSFER_STALL`) ends as failed, retryable. Without an `AppBackground` before, only
+ *  the connections are checked.
+ */
+{ type: "app_foreground" };
 
 export type PackageManager = "apt" | "dnf" | "apk" | "pacman";
 
@@ -977,7 +1007,14 @@ export type TurnStatus =
 /**  The user (or closing the tab) stopped it. */
 "cancelled" | 
 /**  The model API or the conversation failed; the message says why. */
-"failed";
+"failed" | 
+/**
+ *  The engine was suspended in the background while the turn ran (a phone app that iOS
+ *  stopped, a computer that slept): the turn was ended on the way back to the foreground
+ *  rather than carried on against a screen that may have changed. The message says so, and
+ *  the model is told in the conversation (`Op::AppForeground`).
+ */
+"interrupted";
 
 export type UpdateRow = {
 	package: string,

@@ -53,6 +53,8 @@ struct TabConversation {
     state: tokio::sync::Mutex<State>,
     /// The running turn's cancellation; None when idle.
     running: Mutex<Option<CancellationToken>>,
+    /// Set when the running turn is ended because the engine was suspended (for this long).
+    interrupted: Mutex<Option<std::time::Duration>>,
     next_turn: AtomicU64,
 }
 
@@ -86,6 +88,7 @@ impl Conversations {
                         wire: llm::WireCache::default(),
                     }),
                     running: Mutex::new(None),
+                    interrupted: Mutex::new(None),
                     next_turn: AtomicU64::new(1),
                 })
             })
@@ -124,6 +127,7 @@ pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<Mod
         }
         let cancel = info.closing.child_token();
         *running = Some(cancel.clone());
+        *lock(&conversation.interrupted) = None;
         cancel
     };
     let turn = conversation.next_turn.fetch_add(1, Ordering::Relaxed);
@@ -135,8 +139,27 @@ pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<Mod
             text: text.clone(),
         });
         let mut state = conversation.state.lock().await;
-        let (status, message) =
+        let (mut status, mut message) =
             run_turn(&engine, &tab, turn, &mut state, text, model, &cancel).await;
+        let interrupted = lock(&conversation.interrupted).take();
+        if let Some(suspended) = interrupted
+            && status == TurnStatus::Cancelled
+        {
+            // Told to the model where it will read it: next in the conversation.
+            let note = crate::lifecycle::interrupted_note_for_model(suspended);
+            push(
+                &engine,
+                &tab,
+                turn,
+                &mut state,
+                Message::User { text: note },
+            );
+            status = TurnStatus::Interrupted;
+            message = Some(crate::lifecycle::interrupted_note_for_user(
+                suspended,
+                message.as_deref(),
+            ));
+        }
         record(
             &engine,
             &tab,
@@ -157,6 +180,21 @@ pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<Mod
             message,
         });
     });
+}
+
+/// Ends every running turn because the engine was suspended for `suspended` while it ran
+/// (`Op::AppForeground`): it finishes as `interrupted`, with a note to the user and one to the
+/// model.
+pub(crate) fn interrupt_running_turns(engine: &Engine, suspended: std::time::Duration) {
+    let conversations: Vec<Arc<TabConversation>> =
+        lock(&engine.pilot().tabs).values().cloned().collect();
+    for conversation in conversations {
+        let running = lock(&conversation.running).clone();
+        if let Some(cancel) = running {
+            *lock(&conversation.interrupted) = Some(suspended);
+            cancel.cancel();
+        }
+    }
 }
 
 /// `Op::CancelTurn`.

@@ -365,6 +365,29 @@ impl SshSession {
             .and_then(|slot| slot.clone())
     }
 
+    /// Whether the server answers a request now: a `keepalive@openssh.com` global request
+    /// that must be answered within `within`. For checking a connection at once (back from the
+    /// background) rather than after the keep-alive interval and its misses. A connection that
+    /// is gone, or goes while waiting, is not alive.
+    pub async fn answers_within(&self, within: Duration) -> bool {
+        if self.is_closed() {
+            return false;
+        }
+        // `send_ping` also returns when the connection ends before the answer: checked below.
+        let answered = tokio::time::timeout(within, self.inner.handle.send_ping()).await;
+        matches!(answered, Ok(Ok(()))) && !self.is_closed()
+    }
+
+    /// Gives up on a connection whose server stopped answering: records `reason` as why it
+    /// ended (what [`SshSession::close_reason`] and the shell's end then say) and closes it
+    /// without waiting for the server.
+    pub async fn abandon(&self, reason: String) {
+        if let Ok(mut slot) = self.inner.close_reason.lock() {
+            slot.get_or_insert(reason);
+        }
+        self.disconnect().await;
+    }
+
     /// Says goodbye to the server (and to every jump host). Never fails: a connection that is
     /// already gone is fine.
     pub async fn disconnect(&self) {

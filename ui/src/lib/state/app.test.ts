@@ -29,8 +29,14 @@ const hostKey: Event = {
 
 describe("the event → state reducer", () => {
   it("keeps the engine's hello", () => {
-    const state = apply(initialState(), { type: "hello", version: "0.1.0", tools: ["run_command"] });
-    expect(state.engine).toEqual({ version: "0.1.0", tools: ["run_command"] });
+    const state = apply(initialState(), {
+      type: "hello",
+      version: "0.1.0",
+      tools: ["run_command"],
+      local_terminal: false,
+      documents: "/data/Documents",
+    });
+    expect(state.engine).toEqual({ version: "0.1.0", tools: ["run_command"], localTerminal: false, documents: "/data/Documents" });
   });
 
   it("shows a tab the user opens at once, then follows its connection", () => {

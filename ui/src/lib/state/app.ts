@@ -12,6 +12,13 @@ import type {
 import type { PromptId, TabId } from "../ids";
 import type { LinkStatus } from "../transport/transport";
 
+export interface EngineInfo {
+  version: string;
+  tools: ToolName[];
+  localTerminal: boolean;
+  documents: string | null;
+}
+
 export interface TabView {
   id: TabId;
   kind: TabKind;
@@ -34,8 +41,9 @@ export interface Notice {
 }
 
 export interface AppState {
-  /** The engine's version and tools, from its `hello`. */
-  engine: { version: string; tools: ToolName[] } | null;
+  /** What the engine's `hello` said: its version, its tools, whether it opens local terminals,
+   * and the one folder storage tabs keep their local side in, when it decides that. */
+  engine: EngineInfo | null;
   tabs: TabView[];
   active: TabId | null;
   /** Prompts waiting for the user, oldest first. */
@@ -143,7 +151,7 @@ function updateTab(state: AppState, tab: TabId, change: (view: TabView) => TabVi
   return { ...state, tabs: state.tabs.map((t) => (t.id === tab ? change(t) : t)) };
 }
 
-function addNotice(state: AppState, tab: TabId | null, message: string): AppState {
+export function addNotice(state: AppState, tab: TabId | null, message: string): AppState {
   if (tab !== null && !state.tabs.some((t) => t.id === tab)) {
     // About a tab this page does not show (closed here, or by another page): nothing to tell.
     return state;
@@ -164,7 +172,15 @@ function addNotice(state: AppState, tab: TabId | null, message: string): AppStat
 export function applyEvent(state: AppState, event: Event): AppState {
   switch (event.type) {
     case "hello":
-      return { ...state, engine: { version: event.version, tools: event.tools } };
+      return {
+        ...state,
+        engine: {
+          version: event.version,
+          tools: event.tools,
+          localTerminal: event.local_terminal,
+          documents: event.documents,
+        },
+      };
     case "tab_opened": {
       const known = state.tabs.find((t) => t.id === event.tab);
       if (known !== undefined) {

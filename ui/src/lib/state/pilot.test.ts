@@ -195,6 +195,17 @@ describe("Pilot's event → state reducer", () => {
     ]);
   });
 
+  it("says a turn was interrupted by a time in the background", () => {
+    const state = apply(
+      initialPilot(),
+      { type: "turn_started", tab: "t", turn: 1, text: "go" },
+      { type: "turn_finished", tab: "t", turn: 1, status: "interrupted", message: "kaiport was in the background for about 40 s" },
+    );
+    const pilot = tabPilot(state, "t");
+    expect(pilot.turn).toBeNull();
+    expect(pilot.items.at(-1)).toEqual({ kind: "note", id: 2, tone: "info", text: "Interrupted: kaiport was in the background for about 40 s" });
+  });
+
   it("follows the mode and forgets a closed tab", () => {
     let state = modeChosen(initialPilot(), "t", "plan");
     expect(tabPilot(state, "t").mode).toBe("plan");
@@ -207,6 +218,6 @@ describe("Pilot's event → state reducer", () => {
 
   it("ignores events that are not Pilot's", () => {
     const state = initialPilot();
-    expect(apply(state, { type: "hello", version: "1", tools: [] }, { type: "error", message: "x" })).toBe(state);
+    expect(apply(state, { type: "hello", version: "1", tools: [], local_terminal: true, documents: null }, { type: "error", message: "x" })).toBe(state);
   });
 });

@@ -16,6 +16,7 @@ import type {
   PlanCard,
   ToolOutcome,
   ToolStatus,
+  TurnStatus,
   Value,
   Verdict,
   ViewButton,
@@ -207,6 +208,24 @@ function tabOf(event: Event): TabId | null {
   return "tab" in event && typeof event.tab === "string" ? event.tab : null;
 }
 
+/** How a turn that did not simply complete ended, in a word. */
+function turnEndWords(status: TurnStatus): string {
+  switch (status) {
+    case "completed":
+      return "Done";
+    case "cancelled":
+      return "Stopped";
+    case "failed":
+      return "Failed";
+    case "interrupted":
+      return "Interrupted";
+    default: {
+      const unknown: never = status;
+      return String(unknown);
+    }
+  }
+}
+
 /** One engine event applied to Pilot's state. */
 export function applyPilotEvent(state: PilotState, event: Event): PilotState {
   if (event.type === "tab_closed") {
@@ -253,7 +272,7 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
       return update(state, tab, (p) => {
         let next: TabPilot = { ...p, turn: null, sending: false };
         if (event.status !== "completed" || event.message != null) {
-          const words = event.status === "cancelled" ? "Stopped" : event.status === "failed" ? "Failed" : "Done";
+          const words = turnEndWords(event.status);
           next = addItem(next, {
             kind: "note",
             tone: event.status === "failed" ? "error" : "info",

@@ -9,6 +9,7 @@ import type { Transport } from "../transport/transport";
 import { StorageDesk, type StorageRequest } from "./storage.svelte";
 import {
   activate,
+  addNotice,
   applyEvent,
   initialState,
   linkChanged,
@@ -140,8 +141,11 @@ export class Session {
 
   /** Open a storage tab from the "New connection" form. */
   openStorage(request: StorageRequest): TabId {
-    const tab = this.open(request.target, request.title);
-    this.storage.opened(tab, request.target, request.secret);
+    // Where the engine keeps every tab's local side, the pane starts there.
+    const documents = this.state.engine?.documents ?? null;
+    const target = documents === null ? request.target : { ...request.target, local_roots: [documents] };
+    const tab = this.open(target, request.title);
+    this.storage.opened(tab, target, request.secret);
     return tab;
   }
 
@@ -256,11 +260,28 @@ export class Session {
     this.transport.send({ type: "answer_question", call, answer });
   }
 
+  /** A message from the page itself (not the engine), shown like an engine error. */
+  notify(message: string): void {
+    this.state = addNotice(this.state, null, message);
+  }
+
   /** A view's button the user confirmed in its dialog: the engine types its command into the
    * tab's terminal (or refuses it) and answers with `view_button_finished`. */
   pressViewButton(tab: TabId, call: CallId, button: ViewButton): void {
     this.pilot = viewButtonPressed(this.pilot, tab, call, button);
     this.transport.send({ type: "press_view_button", tab, call, button });
+  }
+
+  /**
+   * The page left the screen or came back (`document.hidden`). On a phone that is the app going
+   * to the background, where iOS suspends it and its connections may die: on the way back the
+   * engine checks every connection at once and ends what cannot go on (`Op::AppForeground`).
+   * In a desktop window or a browser it is only a hidden tab or a minimised window, and it is
+   * harmless there: the engine keeps running meanwhile, so it ends nothing (it ends turns and
+   * transfers only when it was itself suspended), and a live connection just answers the check.
+   */
+  visibilityChanged(hidden: boolean): void {
+    this.transport.send({ type: hidden ? "app_background" : "app_foreground" });
   }
 
   dismissNotice(id: number): void {

@@ -274,6 +274,17 @@ export class StorageDesk {
     }
   }
 
+  /** Uploads files of this computer given by full path (dropped from the OS onto the storage
+   * side) into the folder the storage side shows, each through the usual approval path. */
+  uploadPaths(tab: TabId, paths: string[]): void {
+    const view = this.state.tabs[tab];
+    if (view === undefined) return;
+    const destination = view.panes.remote.path;
+    for (const path of paths) {
+      this.run(tab, { tool: "upload", args: { local_path: path, remote_dir: destination } }, { kind: "transfer", direction: "upload", what: `upload ${baseName(path)}` });
+    }
+  }
+
   /** The folder `gather` looked through is copied by one plan (one approval, one row). */
   private copyFolder(tab: TabId, gather: Extract<UserCall, { kind: "gather" }>, event: Extract<Event, { type: "tool_finished" }>): void {
     const name = baseName(gather.folder);

@@ -26,6 +26,37 @@ export interface Transport {
 }
 
 /**
+ * What every transport does alike: it keeps its subscribers, tells each the link's status first,
+ * and hands every message to all of them.
+ */
+export abstract class Subscribers {
+  private readonly handlers = new Set<(message: Incoming) => void>();
+  protected status: LinkStatus = "connecting";
+
+  subscribe(handler: (message: Incoming) => void): () => void {
+    this.handlers.add(handler);
+    handler({ kind: "link", status: this.status });
+    return () => {
+      this.handlers.delete(handler);
+    };
+  }
+
+  protected setStatus(status: LinkStatus): void {
+    if (this.status === status) {
+      return;
+    }
+    this.status = status;
+    this.emit({ kind: "link", status });
+  }
+
+  protected emit(message: Incoming): void {
+    for (const handler of this.handlers) {
+      handler(message);
+    }
+  }
+}
+
+/**
  * Binary frames carry terminal bytes both ways: one byte with the length of the tab id, the tab
  * id in UTF-8, then the bytes.
  */

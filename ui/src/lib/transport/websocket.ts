@@ -5,13 +5,7 @@
 
 import type { TabId } from "../ids";
 import type { Event, Op } from "../protocol";
-import {
-  decodeTerminalFrame,
-  encodeTerminalFrame,
-  type Incoming,
-  type LinkStatus,
-  type Transport,
-} from "./transport";
+import { decodeTerminalFrame, encodeTerminalFrame, Subscribers, type Transport } from "./transport";
 
 /** The part of the browser's WebSocket this transport uses (tests hand in a fake). */
 export interface SocketLike {
@@ -50,19 +44,18 @@ export function defaultSocketUrl(location: { protocol: string; host: string }): 
   return `${scheme}//${location.host}/ws`;
 }
 
-export class WebSocketTransport implements Transport {
+export class WebSocketTransport extends Subscribers implements Transport {
   private readonly options: Required<Omit<WebSocketTransportOptions, "socket">> & {
     socket: SocketFactory;
   };
   private socket: SocketLike | null = null;
-  private readonly handlers = new Set<(message: Incoming) => void>();
   private readonly queue: string[] = [];
   private delayMs: number;
   private timer: unknown = null;
   private closed = false;
-  private status: LinkStatus = "connecting";
 
   constructor(options: WebSocketTransportOptions) {
+    super();
     this.options = {
       socket: options.socket ?? ((url) => new WebSocket(url) as unknown as SocketLike),
       setTimeout: options.setTimeout ?? ((callback, ms) => globalThis.setTimeout(callback, ms)),
@@ -94,14 +87,6 @@ export class WebSocketTransport implements Transport {
     if (this.socket !== null && this.socket.readyState === OPEN) {
       this.socket.send(encodeTerminalFrame(tab, data));
     }
-  }
-
-  subscribe(handler: (message: Incoming) => void): () => void {
-    this.handlers.add(handler);
-    handler({ kind: "link", status: this.status });
-    return () => {
-      this.handlers.delete(handler);
-    };
   }
 
   close(): void {
@@ -175,17 +160,4 @@ export class WebSocketTransport implements Transport {
     }
   }
 
-  private setStatus(status: LinkStatus): void {
-    if (this.status === status) {
-      return;
-    }
-    this.status = status;
-    this.emit({ kind: "link", status });
-  }
-
-  private emit(message: Incoming): void {
-    for (const handler of this.handlers) {
-      handler(message);
-    }
-  }
 }

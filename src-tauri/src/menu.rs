@@ -1,0 +1,153 @@
+//! The native menus. On macOS the app menu comes first, as the platform expects; elsewhere File,
+//! Edit, View, Window, Help. Items the page carries out are sent to it as
+//! [`DesktopMessage::Menu`]; the window's own (quit, minimize, full screen) are the platform's.
+//!
+//! Copy and Paste are Ctrl+Shift+C / V outside macOS, as in terminals: Ctrl+C belongs to the
+//! shell.
+
+use crate::ipc::MenuAction;
+use tauri::menu::{AboutMetadata, Menu, MenuItem, PredefinedMenuItem, Submenu};
+use tauri::{AppHandle, Runtime};
+
+/// (id, label, accelerator, action) of the page's items, by menu.
+const FILE: &[(&str, &str, &str, MenuAction)] = &[
+    (
+        "new-connection",
+        "New Connection…",
+        "CmdOrCtrl+Shift+N",
+        MenuAction::NewConnection,
+    ),
+    (
+        "new-local-terminal",
+        "New Local Terminal",
+        "CmdOrCtrl+Shift+T",
+        MenuAction::NewLocalTerminal,
+    ),
+    (
+        "close-tab",
+        "Close Tab",
+        "CmdOrCtrl+Shift+W",
+        MenuAction::CloseTab,
+    ),
+];
+const EDIT: &[(&str, &str, &str, MenuAction)] = &[
+    ("copy", "Copy", COPY_KEYS, MenuAction::Copy),
+    ("paste", "Paste", PASTE_KEYS, MenuAction::Paste),
+    ("find", "Find…", "CmdOrCtrl+Shift+F", MenuAction::Find),
+];
+const VIEW: &[(&str, &str, &str, MenuAction)] = &[
+    ("zoom-in", "Zoom In", "CmdOrCtrl+=", MenuAction::ZoomIn),
+    ("zoom-out", "Zoom Out", "CmdOrCtrl+-", MenuAction::ZoomOut),
+    (
+        "zoom-reset",
+        "Actual Size",
+        "CmdOrCtrl+0",
+        MenuAction::ZoomReset,
+    ),
+    (
+        "toggle-pilot",
+        "Toggle Pilot Panel",
+        "CmdOrCtrl+Shift+P",
+        MenuAction::TogglePilot,
+    ),
+];
+
+#[cfg(target_os = "macos")]
+const COPY_KEYS: &str = "Cmd+C";
+#[cfg(not(target_os = "macos"))]
+const COPY_KEYS: &str = "Ctrl+Shift+C";
+#[cfg(target_os = "macos")]
+const PASTE_KEYS: &str = "Cmd+V";
+#[cfg(not(target_os = "macos"))]
+const PASTE_KEYS: &str = "Ctrl+Shift+V";
+
+/// The page's action for a menu item id.
+pub fn action(id: &str) -> Option<MenuAction> {
+    [FILE, EDIT, VIEW]
+        .iter()
+        .flat_map(|items| items.iter())
+        .find(|(item, ..)| *item == id)
+        .map(|(.., action)| *action)
+}
+
+fn submenu<R: Runtime>(
+    app: &AppHandle<R>,
+    title: &str,
+    items: &[(&str, &str, &str, MenuAction)],
+    extra: Vec<PredefinedMenuItem<R>>,
+) -> tauri::Result<Submenu<R>> {
+    let submenu = Submenu::new(app, title, true)?;
+    for (id, label, keys, _) in items {
+        submenu.append(&MenuItem::with_id(app, *id, *label, true, Some(*keys))?)?;
+    }
+    if !extra.is_empty() {
+        submenu.append(&PredefinedMenuItem::separator(app)?)?;
+        for item in &extra {
+            submenu.append(item)?;
+        }
+    }
+    Ok(submenu)
+}
+
+pub fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Menu<R>> {
+    let about = AboutMetadata {
+        name: Some("kaiport".to_owned()),
+        version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+        comments: Some(
+            "SSH terminals and storage with an AI assistant that follows your rules".to_owned(),
+        ),
+        ..AboutMetadata::default()
+    };
+    let menu = Menu::new(app)?;
+    #[cfg(target_os = "macos")]
+    {
+        let app_menu = Submenu::new(app, "kaiport", true)?;
+        app_menu.append(&PredefinedMenuItem::about(app, None, Some(about.clone()))?)?;
+        app_menu.append(&PredefinedMenuItem::separator(app)?)?;
+        app_menu.append(&PredefinedMenuItem::hide(app, None)?)?;
+        app_menu.append(&PredefinedMenuItem::hide_others(app, None)?)?;
+        app_menu.append(&PredefinedMenuItem::separator(app)?)?;
+        app_menu.append(&PredefinedMenuItem::quit(app, None)?)?;
+        menu.append(&app_menu)?;
+    }
+    let file_extra = if cfg!(target_os = "macos") {
+        vec![PredefinedMenuItem::close_window(app, None)?]
+    } else {
+        vec![PredefinedMenuItem::quit(app, None)?]
+    };
+    menu.append(&submenu(app, "File", FILE, file_extra)?)?;
+    menu.append(&submenu(app, "Edit", EDIT, vec![])?)?;
+    menu.append(&submenu(
+        app,
+        "View",
+        VIEW,
+        vec![PredefinedMenuItem::fullscreen(app, None)?],
+    )?)?;
+    let window = Submenu::new(app, "Window", true)?;
+    window.append(&PredefinedMenuItem::minimize(app, None)?)?;
+    window.append(&PredefinedMenuItem::maximize(app, None)?)?;
+    menu.append(&window)?;
+    let help = Submenu::new(app, "Help", true)?;
+    help.append(&PredefinedMenuItem::about(app, None, Some(about))?)?;
+    menu.append(&help)?;
+    Ok(menu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_item_has_one_action_and_ids_are_unique() {
+        let ids: Vec<&str> = [FILE, EDIT, VIEW]
+            .iter()
+            .flat_map(|items| items.iter().map(|(id, ..)| *id))
+            .collect();
+        let mut unique = ids.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), ids.len());
+        assert_eq!(action("toggle-pilot"), Some(MenuAction::TogglePilot));
+        assert_eq!(action("quit"), None);
+    }
+}
