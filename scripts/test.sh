@@ -36,11 +36,12 @@ cp target/debug/kaiport target/debug/kaiport-mobile
 cargo build -p kaiport-cli -p kaiport-tests --bins --locked
 (cd ui && npm run e2e)
 
-# The desktop app: its .deb from `tauri build` with the workspace's debug profile and target (no
+# The desktop app: its .deb and .rpm from `tauri build` with the workspace's debug profile and target (no
 # release build here; ui/dist is already built), the window under Xvfb driven through WebDriver
-# (tauri-driver + WebKitWebDriver), and the package installed with dpkg and started.
+# (tauri-driver + WebKitWebDriver), the .deb installed with dpkg and started, the .rpm's files
+# unpacked and started.
 desktop_start=$(date +%s)
-npm --prefix ui run tauri -- build --debug --bundles deb --ci --config '{"build":{"beforeBuildCommand":null}}'
+npm --prefix ui run tauri -- build --debug --bundles deb,rpm --ci --config '{"build":{"beforeBuildCommand":null}}'
 (cd ui && npm run e2e:desktop)
 bash scripts/test-deb.sh
 echo "test.sh: the desktop app's build and tests took $(( $(date +%s) - desktop_start )) s"
@@ -57,3 +58,27 @@ for tool in edit_file show_view propose_plan update_plan; do
     fi
 done
 echo "test.sh: mobile tool set checked"
+
+# The phone app (src-tauri as a library, mobile/README.md): its tool set is chosen by target in
+# src-tauri/Cargo.toml, so the iOS and Android targets must resolve kaiport-core without the
+# desktop tools and the desktop targets with all four. This host cannot compile for a phone
+# (no iOS or Android standard library), so the app is also checked here with the phone's
+# feature set, and the files in mobile/ are well-formed.
+for target in aarch64-apple-ios aarch64-apple-ios-sim aarch64-linux-android \
+    x86_64-unknown-linux-gnu aarch64-apple-darwin x86_64-pc-windows-msvc; do
+    desktop_tools=$(cargo tree -q --locked -p kaiport-app --target "$target" -e features -i kaiport-core |
+        grep -cE 'kaiport-core feature "(edit-file|show-view|plan|local-terminal)"' || true)
+    case "$target" in
+        *-ios* | *-android*) want=0 ;;
+        *) want=4 ;;
+    esac
+    if [ "$desktop_tools" != "$want" ]; then
+        echo "test.sh: kaiport-app for $target gets $desktop_tools of the 4 desktop tools, not $want" >&2
+        exit 1
+    fi
+done
+cargo clippy -p kaiport-app --no-default-features --locked -- -D warnings
+for plist in mobile/ios/Info.plist mobile/ios/kaiport_iOS.entitlements; do
+    python3 -c 'import plistlib, sys; plistlib.load(open(sys.argv[1], "rb"))' "$plist"
+done
+echo "test.sh: phone app's tool set by target, feature set and mobile/ files checked"

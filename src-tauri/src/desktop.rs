@@ -2,6 +2,8 @@
 //! own (notifications while unfocused, asking before closing, ending connections on quit).
 
 use crate::ipc::{DesktopMessage, PageMessage};
+use anyhow::Context as _;
+use kaiport_core::EngineConfig;
 use kaiport_hub::Bridge;
 use kaiport_protocol::{Event, TabId};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -11,6 +13,37 @@ use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_notification::NotificationExt;
 use tokio::sync::broadcast::error::RecvError;
+
+/// Where the engine keeps its files: the standard places on a desktop, the app's sandbox on a
+/// phone (see [`phone_config`]).
+fn engine_config<R: Runtime>(app: &AppHandle<R>) -> anyhow::Result<EngineConfig> {
+    if cfg!(mobile) {
+        phone_config(app)
+    } else {
+        Ok(EngineConfig::from_environment()?)
+    }
+}
+
+/// A phone app lives in its sandbox: connections, the audit log and known hosts in the app's
+/// data folder, and the local side of every storage tab is the app's own documents folder
+/// (which the Files app shows on iOS), never the whole device. Compiled on every target so
+/// the desktop build checks it too.
+fn phone_config<R: Runtime>(app: &AppHandle<R>) -> anyhow::Result<EngineConfig> {
+    let paths = app.path();
+    let data = paths
+        .app_data_dir()
+        .context("the app's data folder is unknown")?;
+    let documents = if cfg!(target_os = "ios") {
+        paths
+            .document_dir()
+            .context("the app's Documents folder is unknown")?
+    } else {
+        data.join("Documents")
+    };
+    let mut config = EngineConfig::in_dir(&data);
+    config.documents_dir = Some(documents);
+    Ok(config)
+}
 
 /// The label of the one window.
 pub const MAIN_WINDOW: &str = "main";
@@ -41,7 +74,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Desktop {
     /// Starts the engine (inside tauri's runtime); notifications go through `app`.
     pub fn start<R: Runtime>(app: &AppHandle<R>) -> anyhow::Result<Desktop> {
-        let config = kaiport_core::EngineConfig::from_environment()?;
+        let config = engine_config(app)?;
         let noticed: Arc<Mutex<Option<TabId>>> = Arc::default();
         let watch = {
             let app = app.clone();

@@ -10,6 +10,7 @@
 
 pub mod desktop;
 pub mod ipc;
+#[cfg(desktop)]
 pub mod menu;
 
 use desktop::{Desktop, MAIN_WINDOW};
@@ -19,14 +20,42 @@ use tauri::{DragDropEvent, Manager, RunEvent, WindowEvent};
 use tauri_plugin_deep_link::DeepLinkExt;
 use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
 
+// A desktop build without the desktop tools is only for checking the phone's tool set on a
+// desktop host (scripts/test.sh, a debug `cargo check`); never ship one.
+#[cfg(all(desktop, not(feature = "desktop-tools"), not(debug_assertions)))]
+compile_error!(
+    "a release desktop build of kaiport-app needs the default feature `desktop-tools` \
+     (edit_file, show_view, the plan mode, the local terminal)"
+);
+
 /// The link schemes the app opens (also in tauri.conf.json's deep-link plugin settings).
 const LINK_SCHEMES: [&str; 2] = ["ssh://", "sftp://"];
+
+/// The app's start on every platform: the desktop `main` (after its `--version` and `--help`)
+/// and, through the entry point Xcode and Gradle call, the phone and tablet build.
+#[cfg_attr(mobile, tauri::mobile_entry_point)]
+pub fn start() -> std::process::ExitCode {
+    kaiport_hub::init_logging();
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            // A phone has no terminal to read stderr: the log (Xcode's console, logcat) has it.
+            tracing::error!("kaiport-app: {error:#}");
+            eprintln!("kaiport-app: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
 
 /// Opens the window and runs until the user quits.
 pub fn run() -> anyhow::Result<()> {
     let commands = ipc::builder();
-    let app = tauri::Builder::default()
-        // First: a second start hands its links to this one and ends.
+    let builder = tauri::Builder::default();
+    // Desktop only: one instance (first, so a second start hands its links over and ends), the
+    // window's remembered size and place, and the menus. A phone has one app instance, one
+    // full-screen window and no menu bar.
+    #[cfg(desktop)]
+    let builder = builder
         .plugin(tauri_plugin_single_instance::init(|app, args, _cwd| {
             if let Some(window) = app.get_webview_window(MAIN_WINDOW) {
                 let _ = window.unminimize();
@@ -35,17 +64,18 @@ pub fn run() -> anyhow::Result<()> {
             }
             open_links(app, args.iter().map(String::as_str));
         }))
-        .plugin(tauri_plugin_deep_link::init())
         .plugin(tauri_plugin_window_state::Builder::new().build())
-        .plugin(tauri_plugin_dialog::init())
-        .plugin(tauri_plugin_notification::init())
-        .invoke_handler(commands.invoke_handler())
         .menu(menu::build)
         .on_menu_event(|app, event| {
             if let Some(action) = menu::action(event.id().as_ref()) {
                 tell_page(app, &DesktopMessage::Menu { action });
             }
-        })
+        });
+    let app = builder
+        .plugin(tauri_plugin_deep_link::init())
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
+        .invoke_handler(commands.invoke_handler())
         .setup(move |app| {
             commands.mount_events(app);
             let desktop = Desktop::start(app.handle())?;

@@ -30,12 +30,5 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    kaiport_hub::init_logging();
-    match kaiport_app::run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            let _ = writeln!(std::io::stderr(), "kaiport-app: {error:#}");
-            ExitCode::FAILURE
-        }
-    }
+    kaiport_app_lib::start()
 }

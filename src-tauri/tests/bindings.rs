@@ -17,9 +17,9 @@ fn bindings() -> String {
     std::fs::create_dir_all(&dir)
         .unwrap_or_else(|error| panic!("creating {}: {error}", dir.display()));
     let path = dir.join("desktop.ts");
-    kaiport_app::ipc::builder()
+    kaiport_app_lib::ipc::builder()
         .export(
-            specta_typescript::Typescript::default().header(kaiport_app::ipc::BINDINGS_HEADER),
+            specta_typescript::Typescript::default().header(kaiport_app_lib::ipc::BINDINGS_HEADER),
             &path,
         )
         .unwrap_or_else(|error| panic!("exporting the desktop bindings: {error}"));

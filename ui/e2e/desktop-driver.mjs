@@ -185,8 +185,8 @@ export async function runInTerminal(driver, command, expected) {
 /**
  * The app under Xvfb with its own home, a model server on `script` as its Pilot model (none when
  * null), and a WebDriver session on its window: `prepare(home)` before it starts, `body(driver,
- * { home, started })` (`started`: Date.now() when the session was asked for), then everything
- * stops.
+ * { home, started, display })` (`started`: Date.now() when the session was asked for; `display`:
+ * the X display, for input that must come from outside the page), then everything stops.
  */
 export async function withApp(script, body, { args = [], prepare = () => {} } = {}) {
   const home = mkdtempSync(join(tmpdir(), "kaiport-desktop-"));
@@ -248,7 +248,7 @@ export async function withApp(script, body, { args = [], prepare = () => {} } = 
     await driver.start(APP, args);
     stops.push(() => driver.end());
     await driver.find("//nav[@aria-label='Connections']", "the window's page");
-    await body(driver, { home, started: startedAt });
+    await body(driver, { home, started: startedAt, display: xvfb.display });
     if (script === null) {
       return;
     }

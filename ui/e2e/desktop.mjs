@@ -1,19 +1,30 @@
 // The desktop window for real: the built `kaiport-app` under Xvfb, driven through WebDriver by
 // tauri-driver with Debian's WebKitWebDriver (webkit2gtk-driver). It opens a local terminal tab,
 // types a command and sees its output, runs a scripted Pilot turn (tests/'s model server) with one
-// approval, and saves screenshots under ui/test-output/desktop/. Prints "N passed, N failed" last.
+// approval, opens New connection through the native File menu's shortcut (typed with xdotool),
+// and saves screenshots under ui/test-output/desktop/. Prints "N passed, N failed" last.
 //
 //   node e2e/desktop.mjs      (after `npm run tauri build -- --debug --bundles deb` and
 //                              `cargo build -p kaiport-tests --bins`)
 //   KAIPORT_APP_BIN, KAIPORT_MODEL_SERVER_BIN, TAURI_DRIVER, WEBKIT_DRIVER to use other builds.
 //   DESKTOP_ONLY='<substring>' runs only matching tests.
 
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { activeTab, button, runInTerminal, terminalText, withApp } from "./desktop-driver.mjs";
 
 const tests = [];
+
+/** A command's stdout; its stderr in the error when it fails. */
+function run(command, args, options) {
+  return new Promise((resolve, reject) =>
+    execFile(command, args, { timeout: 15_000, ...options }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${command} ${args.join(" ")}: ${error.message}\n${stderr}`)) : resolve(stdout.trim()),
+    ),
+  );
+}
 function test(name, body) {
   tests.push({ name, body });
 }
@@ -58,6 +69,20 @@ test("the window: a local terminal runs a command, and Pilot's run_command is ap
     },
   );
   rmSync(marker, { recursive: true, force: true });
+});
+
+test("the menus: a menu shortcut typed at the window reaches the page through the native menu", async () => {
+  await withApp(null, async (driver, { display }) => {
+    // Keys typed as a person types them (XTEST), not through WebDriver: GTK sees them first and
+    // gives Ctrl+Shift+N to the File menu's New Connection…, which the page has no key for of
+    // its own. So the dialog opening shows the menu's path: accelerator, menu event, page.
+    const xdotool = (...args) => run("xdotool", args, { env: { ...process.env, DISPLAY: display } });
+    const [window] = (await xdotool("search", "--sync", "--onlyvisible", "--name", "^kaiport$")).split("\n");
+    await xdotool("windowfocus", "--sync", window);
+    await xdotool("key", "--clearmodifiers", "ctrl+shift+n");
+    await driver.find("//dialog[@open]//h2[normalize-space()='New connection']", "the New connection dialog");
+    await driver.screenshot("menu-new-connection.png");
+  });
 });
 
 const only = process.env.DESKTOP_ONLY;

@@ -1,7 +1,8 @@
 //! Passwords and key passphrases in the OS keychain (keyring-core), under the service name
 //! `kaiport` with one account per secret (e.g. `ssh-password:alice@host:22`).
 //!
-//! The store is chosen once, at [`SecretStore::open`]: macOS Keychain, iOS protected data,
+//! The store is chosen once, at [`SecretStore::open`], in one place (`platform_store`, by
+//! target): macOS Keychain, iOS protected data (the app's access group), Android's Keystore,
 //! Windows Credential Manager; on Linux the Secret Service (GNOME Keyring, KWallet) over D-Bus,
 //! falling back to the kernel keyutils store, whose secrets do not survive a reboot, when there is
 //! no session bus or Secret Service (headless machines). Calls block on the platform store: from
@@ -28,6 +29,8 @@ pub enum SecretBackend {
     AppleKeychain,
     /// iOS protected data store.
     AppleProtected,
+    /// Android: SharedPreferences encrypted with a key in the Android Keystore.
+    AndroidKeystore,
     /// Windows Credential Manager.
     WindowsCredentialManager,
     /// A store handed in by the caller (tests, embedding).
@@ -259,10 +262,34 @@ fn platform_store() -> Result<(Arc<CredentialStore>, SecretBackend), SecretError
         })
 }
 
+/// The app's items live in its keychain access group: the one named at build time by
+/// `KAIPORT_IOS_KEYCHAIN_GROUP` (`TEAMID.dev.kaiport.mobile`, the entitlement in
+/// mobile/ios/kaiport.entitlements), else the app's default group, which is that
+/// entitlement's first entry. Either way no other app reads them.
 #[cfg(target_os = "ios")]
 fn platform_store() -> Result<(Arc<CredentialStore>, SecretBackend), SecretError> {
-    apple_native_keyring_store::protected::Store::new()
+    let mut configuration = std::collections::HashMap::new();
+    if let Some(group) = option_env!("KAIPORT_IOS_KEYCHAIN_GROUP").filter(|g| !g.is_empty()) {
+        configuration.insert("access-group", group);
+    }
+    apple_native_keyring_store::protected::Store::new_with_configuration(&configuration)
         .map(|store| (store as Arc<CredentialStore>, SecretBackend::AppleProtected))
+        .map_err(|e| SecretError::Unavailable {
+            reason: e.to_string(),
+        })
+}
+
+/// The app's own named store: its SharedPreferences file, encrypted with a key kept in the
+/// Android Keystore. Tauri's Android runtime provides the context the store needs.
+#[cfg(target_os = "android")]
+fn platform_store() -> Result<(Arc<CredentialStore>, SecretBackend), SecretError> {
+    android_native_keyring_store::Store::new()
+        .map(|store| {
+            (
+                store as Arc<CredentialStore>,
+                SecretBackend::AndroidKeystore,
+            )
+        })
         .map_err(|e| SecretError::Unavailable {
             reason: e.to_string(),
         })
@@ -286,6 +313,7 @@ fn platform_store() -> Result<(Arc<CredentialStore>, SecretBackend), SecretError
     target_os = "linux",
     target_os = "macos",
     target_os = "ios",
+    target_os = "android",
     target_os = "windows"
 )))]
 fn platform_store() -> Result<(Arc<CredentialStore>, SecretBackend), SecretError> {
