@@ -312,3 +312,39 @@ fn denied_or_out_of_time(decision: &Decision) -> bool {
         Decision::Allow { .. } => false,
     }
 }
+
+/// Cases the generator above found. A file the line runs is checked against everything written
+/// to it, not only the last write: a run can come between two writes, and `parallel` reads its
+/// words two ways (as a command and as one shell line), each writing the file once. A `$(( … ))`
+/// or `(( … ))` that is not arithmetic is a subshell to bash.
+#[test]
+fn a_run_file_is_checked_against_every_content_written_to_it() {
+    let settings = settings();
+    for line in [
+        "ls -la; parallel bash -c 'printf '\\''/usr/bin/../bin/rm -f x'\\'' > s.sh; bash s.sh' ::: a",
+        "printf 'rm -f x' > s.sh; bash s.sh; echo hi > s.sh",
+        "printf 'rm -f x' > s.sh; chmod +x s.sh; ./s.sh; : > s.sh",
+        "cp /bin/rm d; ./d x; echo hi > d",
+        // Not arithmetic, so bash runs it as a subshell in a command substitution.
+        "ls -la; echo $(( awk 'BEGIN{system(\"/bin/r[m] -f x\")}' ))",
+        "(( rm -f x ))",
+    ] {
+        for mode in MODES {
+            let decision = decision(line, mode, &settings);
+            assert!(
+                matches!(decision, Decision::Deny { .. }),
+                "{line:?} in {mode:?}: {decision:?}"
+            );
+        }
+        check_invariants(line, &settings).unwrap();
+    }
+    // Harmless contents are still never allowed (what runs is only known when it runs).
+    let line = "printf 'ls' > s.sh; bash s.sh; echo hi > s.sh";
+    for mode in MODES {
+        let decision = decision(line, mode, &settings);
+        assert!(
+            !matches!(decision, Decision::Allow { .. }),
+            "{line:?} in {mode:?}: {decision:?}"
+        );
+    }
+}

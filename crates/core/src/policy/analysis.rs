@@ -186,7 +186,10 @@ enum Content {
 #[derive(Debug, Clone)]
 struct Written {
     path: String,
-    content: Option<Content>,
+    /// Every content known to have been written to it. A later write does not take an earlier
+    /// one back: a run may come between the two, and a wrapper read two ways (`parallel`) writes
+    /// the same file once per reading. A run of the file is checked against each.
+    contents: Vec<Content>,
 }
 
 /// A file the line runs as a program or script (`./x`, `/tmp/d`, `bash s.sh`, `. s.sh`).
@@ -304,6 +307,11 @@ impl Walker {
         self.statement(root, source.as_bytes(), frame);
         if root.has_error() {
             self.broken_syntax_commands(source, frame);
+            // bash reads a `$(( … ))` or `(( … ))` that is not arithmetic as nested parentheses:
+            // a subshell (in a command substitution). That reading is analysed too.
+            if source.contains("((") {
+                self.script(&source.replace("((", "( ("), frame);
+            }
         }
     }
 
@@ -1234,8 +1242,10 @@ impl Walker {
     }
 
     fn set_content(&mut self, path: &str, content: Content) {
-        if let Some(written) = self.written.iter_mut().find(|written| written.path == path) {
-            written.content = Some(content);
+        if let Some(written) = self.written.iter_mut().find(|written| written.path == path)
+            && !written.contents.contains(&content)
+        {
+            written.contents.push(content);
         }
     }
 
@@ -1262,14 +1272,16 @@ impl Walker {
             ));
             let mut frame = run.frame.clone();
             frame.wrappers.push(run.words.clone());
-            match written.content {
-                Some(Content::Text(text)) => self.script(&text, &frame),
-                Some(Content::Program(program)) if !run.as_script => {
-                    let mut words = vec![program];
-                    words.extend(run.words.iter().skip(1).cloned());
-                    self.record_command(words, &run.frame);
+            for content in written.contents {
+                match content {
+                    Content::Text(text) => self.script(&text, &frame),
+                    Content::Program(program) if !run.as_script => {
+                        let mut words = vec![program];
+                        words.extend(run.words.iter().skip(1).cloned());
+                        self.record_command(words, &run.frame);
+                    }
+                    Content::Program(_) => {}
                 }
-                Some(Content::Program(_)) | None => {}
             }
         }
     }
@@ -1300,13 +1312,18 @@ impl Walker {
             }
             if let Some(source) = &copied {
                 let source_path = normalise_path(source, self.cwd_path().as_deref());
-                let content = self
+                // A copy of a file the line wrote holds what was written to it; of any other
+                // file, the program it is.
+                let contents = self
                     .written
                     .iter()
                     .find(|written| written.path == source_path)
-                    .and_then(|written| written.content.clone())
-                    .unwrap_or_else(|| Content::Program(normalise_name(source)));
-                self.set_content(&path, content);
+                    .map(|written| written.contents.clone())
+                    .filter(|contents| !contents.is_empty())
+                    .unwrap_or_else(|| vec![Content::Program(normalise_name(source))]);
+                for content in contents {
+                    self.set_content(&path, content);
+                }
             }
         }
         if name == "ln" {
@@ -1352,18 +1369,10 @@ impl Walker {
         if !self.out.writes.contains(&write) {
             self.out.writes.push(write);
         }
-        let keeps_content = ["chmod", "chown", "chgrp", "chattr", "setfacl", "touch"]
-            .iter()
-            .any(|name| how.starts_with(name));
-        if let Some(written) = self.written.iter_mut().find(|w| w.path == normalised) {
-            // Changed again after the content was known: no longer known.
-            if !keeps_content {
-                written.content = None;
-            }
-        } else {
+        if !self.written.iter().any(|w| w.path == normalised) {
             self.written.push(Written {
                 path: normalised.clone(),
-                content: None,
+                contents: Vec::new(),
             });
         }
         Some(normalised)
