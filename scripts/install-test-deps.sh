@@ -48,11 +48,12 @@ for path in "${!needed[@]}"; do
     fi
 done
 # The desktop app (src-tauri): the WebKitGTK and GTK headers it builds against, and for its
-# WebDriver test (ui/e2e/desktop.mjs) Debian's WebKitWebDriver, an X server of its own and
-# xdotool (keys typed at the window, for its menus); rpm to read and install the .rpm
+# WebDriver test (ui/e2e/desktop.mjs) Debian's WebKitWebDriver, an X server of its own, xdotool
+# (keys typed at the window and its dialogs), xmessage (another app's window in front), and a
+# session bus with dunst as its notification service; rpm to read and install the .rpm
 # (scripts/test-deb.sh).
 for package in libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev \
-    webkit2gtk-driver xvfb xauth xdotool rpm; do
+    webkit2gtk-driver xvfb xauth xdotool x11-utils dbus dunst rpm; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
         missing+=("$package")
     fi

@@ -184,7 +184,7 @@ export async function runInTerminal(driver, command, expected) {
 
 /**
  * The app under Xvfb with its own home, a model server on `script` as its Pilot model (none when
- * null), and a WebDriver session on its window: `prepare(home)` before it starts, `body(driver,
+ * null), and a WebDriver session on its window: `prepare(home, display)` before it starts, `body(driver,
  * { home, started, display })` (`started`: Date.now() when the session was asked for; `display`:
  * the X display, for input that must come from outside the page), then everything stops.
  */
@@ -197,7 +197,7 @@ export async function withApp(script, body, { args = [], prepare = () => {} } = 
   try {
     const xvfb = await startXvfb();
     stops.push(() => stop(xvfb.child));
-    await prepare(home);
+    await prepare(home, xvfb.display);
     if (script !== null) {
     const scriptPath = join(home, "script.json");
     writeFileSync(scriptPath, JSON.stringify({ api_key: KEY, ...script }));

@@ -2,7 +2,10 @@
 // tauri-driver with Debian's WebKitWebDriver (webkit2gtk-driver). It opens a local terminal tab,
 // types a command and sees its output, runs a scripted Pilot turn (tests/'s model server) with one
 // approval, opens New connection through the native File menu's shortcut (typed with xdotool),
-// and saves screenshots under ui/test-output/desktop/. Prints "N passed, N failed" last.
+// fills the key file in through GTK's file chooser, sees the notification of Pilot's wait on the
+// session bus while another window is in front (and focusing the window brings that tab back),
+// and asks before closing while Pilot works. Screenshots go to ui/test-output/desktop/. Prints
+// "N passed, N failed" last.
 //
 //   node e2e/desktop.mjs      (after `npm run tauri build -- --debug --bundles deb` and
 //                              `cargo build -p kaiport-tests --bins`)
@@ -10,10 +13,13 @@
 //   DESKTOP_ONLY='<substring>' runs only matching tests.
 
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { activeTab, button, runInTerminal, terminalText, withApp } from "./desktop-driver.mjs";
+import { fileURLToPath } from "node:url";
+import { activeTab, button, runInTerminal, started, stop, terminalText, until, withApp } from "./desktop-driver.mjs";
+
+const CLOSE_WINDOW = fileURLToPath(new URL("./close-window.py", import.meta.url));
 
 const tests = [];
 
@@ -83,6 +89,132 @@ test("the menus: a menu shortcut typed at the window reaches the page through th
     await driver.find("//dialog[@open]//h2[normalize-space()='New connection']", "the New connection dialog");
     await driver.screenshot("menu-new-connection.png");
   });
+});
+
+test("the native file dialog: Browse… beside the key file fills in the file chosen there", async () => {
+  await withApp(
+    null,
+    async (driver, { home, display }) => {
+      const env = { ...process.env, DISPLAY: display };
+      const xdotool = (...args) => run("xdotool", args, { env });
+      const key = join(home, ".ssh", "id_desktop_test");
+      await driver.click(`//nav[@aria-label='Connections']${button("New connection")}`, "New connection");
+      await driver.click(`//dialog[@open]${button("Browse…")}`, "Browse…");
+      // GTK's file chooser, a window of its own: typed into as a person would (Ctrl+L, the path).
+      const [chooser] = (await xdotool("search", "--sync", "--onlyvisible", "--name", "^Choose a private key file$")).split("\n");
+      await xdotool("windowfocus", "--sync", chooser);
+      await xdotool("key", "ctrl+l");
+      await xdotool("type", "--delay", "20", key);
+      await xdotool("key", "Return");
+      const value = () => driver.run(`return document.getElementById("nc-key").value;`);
+      await until("the chosen file in the Key file field", async () => (await value()) === key, 10_000);
+      await driver.screenshot("file-dialog-key.png");
+    },
+    { prepare: (home) => { mkdirSync(join(home, ".ssh"), { recursive: true }); writeFileSync(join(home, ".ssh", "id_desktop_test"), "not a real key\n"); } },
+  );
+});
+
+test("a notification when Pilot waits while the window is in the background; focusing the window brings that tab forward", async () => {
+  const helpers = [];
+  let monitor = null;
+  try {
+    await withApp(
+      { steps: [{ respond: { text: "Running it.", tool_calls: [{ name: "run_command", arguments: { command: "echo noticed" } }] } }] },
+      async (driver, { display }) => {
+        await driver.click(`//nav[@aria-label='Connections']${button("New local terminal")}`, "New local terminal");
+        await runInTerminal(driver, "echo first-$((6*7))", "first-42");
+        const first = await activeTab(driver);
+        // The window in the background, another app's window in front of it (xmessage, given
+        // the focus): Pilot's wait is told through the desktop's notification service, seen here
+        // on the session bus.
+        const env = { ...process.env, DISPLAY: display };
+        const other = started("xmessage", ["-name", "other-app", "-geometry", "200x60+900+600", "another app"], { env });
+        helpers.push(other.child);
+        const [front] = (await run("xdotool", ["search", "--sync", "--onlyvisible", "--classname", "^other-app$"], { env })).split("\n");
+        await run("xdotool", ["windowfocus", "--sync", front], { env });
+        await driver.type("//textarea[@aria-label='Message Pilot']", "run it", "Message Pilot");
+        await driver.click(button("Send"), "Send");
+        await driver.find(`//article[starts-with(@aria-label, 'run_command echo noticed')]${button("Approve")}`, "the approval card");
+        await until("the notification", () => monitor.output().includes("Pilot waits for your approval: run_command"), 10_000).catch((error) => {
+          error.message += `\n--- dbus-monitor ---\n${monitor.output().slice(-3000)}`;
+          throw error;
+        });
+        // Another tab comes forward meanwhile; focusing the window brings the waiting one back.
+        await driver.click(`//nav[@aria-label='Connections']${button("New local terminal")}`, "New local terminal");
+        await until("the second tab", async () => (await activeTab(driver)) !== first, 10_000);
+        const [window] = (await run("xdotool", ["search", "--onlyvisible", "--name", "^kaiport$"], { env })).split("\n");
+        await run("xdotool", ["windowfocus", "--sync", window], { env });
+        await until("the waiting tab in front", async () => (await activeTab(driver)) === first, 10_000);
+      },
+      {
+        // A session bus where the app looks for one ($XDG_RUNTIME_DIR/bus), Debian's dunst as
+        // the notification service on it, and a watch on the bus.
+        prepare: async (home, display) => {
+          const address = `unix:path=${join(home, "bus")}`;
+          const bus = started("dbus-daemon", ["--session", "--nofork", "--nopidfile", `--address=${address}`], {});
+          helpers.push(bus.child);
+          await until("the session bus", () => existsSync(join(home, "bus")), 10_000);
+          const env = { ...process.env, DISPLAY: display, DBUS_SESSION_BUS_ADDRESS: address, HOME: home };
+          const dunst = started("dunst", [], { env });
+          helpers.push(dunst.child);
+          const owner = () => run("dbus-send", ["--bus=" + address, "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"]);
+          await until("dunst on the bus", async () => (await owner()).includes("boolean true"), 10_000);
+          monitor = started("dbus-monitor", ["--address", address, "interface='org.freedesktop.Notifications',member='Notify'"], {});
+          helpers.push(monitor.child);
+          await until("dbus-monitor", () => monitor.output().includes("NameAcquired") || monitor.output().length > 0, 10_000);
+        },
+      },
+    );
+  } finally {
+    for (const child of helpers.reverse()) {
+      await stop(child);
+    }
+  }
+});
+
+test("closing the window: asked first while Pilot works, \"Keep open\" keeps it, and with nothing running it closes", async () => {
+  const command = "echo closing-$((6*7))";
+  await withApp(
+    {
+      steps: [
+        { respond: { text: "Running it.", tool_calls: [{ name: "run_command", arguments: { command } }] } },
+        { expect: { last_result_contains: ["closing-42"] }, respond: { text: "Done." } },
+      ],
+    },
+    async (driver, { home, display }) => {
+      const env = { ...process.env, DISPLAY: display };
+      const xdotool = (...args) => run("xdotool", args, { env });
+      const closeWindow = (id) => run("python3", [CLOSE_WINDOW, id], { env });
+      const visible = async (name) => (await xdotool("search", "--onlyvisible", "--name", name).catch(() => "")).split("\n").filter(Boolean);
+      await driver.click(`//nav[@aria-label='Connections']${button("New local terminal")}`, "New local terminal");
+      await runInTerminal(driver, "echo ready-$((6*7))", "ready-42");
+      // A turn under way: Pilot waits for the approval of its command.
+      await driver.type("//textarea[@aria-label='Message Pilot']", "run it", "Message Pilot");
+      await driver.click(button("Send"), "Send");
+      const card = "//article[starts-with(@aria-label, 'run_command echo closing')]";
+      await driver.find(`${card}${button("Approve")}`, "the approval card");
+      const [window] = await visible("^kaiport$");
+      await closeWindow(window);
+      // The native question, a window of its own; Escape answers "Keep open".
+      const [question] = (await xdotool("search", "--sync", "--onlyvisible", "--name", "^Close kaiport\\?$")).split("\n");
+      await xdotool("windowfocus", "--sync", question);
+      await xdotool("key", "Escape");
+      await until("the question to go away", async () => (await visible("^Close kaiport\\?$")).length === 0, 10_000);
+      // Still open, and still working: the turn goes on to its end.
+      await driver.click(`${card}${button("Approve")}`, "Approve");
+      await driver.find("//*[contains(normalize-space(), 'Done.')]", "Pilot's answer");
+      // Nothing under way now: the window closes without asking, and the app ends.
+      await closeWindow(window);
+      await until("the window to close", async () => (await visible("^kaiport$")).length === 0, 10_000);
+      if ((await visible("^Close kaiport\\?$")).length > 0) {
+        throw new Error("asked before closing with nothing under way");
+      }
+      const audit = readFileSync(join(home, "ai-audit.jsonl"), "utf8");
+      if (!audit.includes("echo closing")) {
+        throw new Error(`the audit log lacks the approved command:\n${audit}`);
+      }
+    },
+  );
 });
 
 const only = process.env.DESKTOP_ONLY;
