@@ -204,6 +204,9 @@ const prompts = starts.map((r) => r.prompt).sort((a, b) => a - b);
 if (prompts.length > 0) console.log(`start to an interactive local terminal: median ${prompts[Math.floor(prompts.length / 2)].toFixed(0)} ms (goal ≤ 1500 ms)`);
 await withSshd(async (fixture) => {
   if (!process.env.BENCH_SKIP_ONE) {
+  // The floor: the window and its page with no tab, what every figure below starts from.
+  const none = await memoryRun(fixture, 0, 0);
+  console.log(`PSS, no tab: ${none.total.toFixed(1)} MB: ${none.parts.map((p) => `${p.name} ${p.mb.toFixed(1)}`).join(", ")} (load ${load()})`);
   const one = await memoryRun(fixture, 1, 0);
   console.log(`PSS, 1 idle SSH tab: ${one.total.toFixed(1)} MB (goal ≤ 200 MB): ${one.parts.map((p) => `${p.name} ${p.mb.toFixed(1)}`).join(", ")} (load ${load()})`);
   }
