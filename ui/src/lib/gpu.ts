@@ -26,7 +26,7 @@ export function hardwareWebgl(): boolean {
   if (answer === undefined) {
     try {
       const name = rendererName();
-      answer = name !== null && !isSoftwareRenderer(name);
+      answer = name !== null && !isSoftwareRenderer(name) && !isMaskedRenderer(name, navigator.userAgent);
     } catch {
       answer = false;
     }
@@ -36,4 +36,12 @@ export function hardwareWebgl(): boolean {
 
 export function isSoftwareRenderer(name: string): boolean {
   return SOFTWARE.test(name);
+}
+
+/** WebKit tells pages "Apple GPU" whatever draws (against fingerprinting). Off Apple hardware the
+ * name says nothing, and the desktop window on Linux may well be drawn by llvmpipe, where WebGL
+ * cost the first terminal tab about 60 MB (BENCHMARKS.md, the desktop app): such a page takes
+ * the DOM renderer. */
+export function isMaskedRenderer(name: string, userAgent: string): boolean {
+  return /^apple gpu$/i.test(name.trim()) && !/macintosh|mac os x|iphone|ipad/i.test(userAgent);
 }
