@@ -1,0 +1,43 @@
+// Parts of the page the first screen does not show: xterm.js with the terminal, the storage
+// panes, the markdown renderer and the dialogs opened from menus. They load on first use, and
+// all of them as soon as the engine has said hello, so the first screen (the sidebar and the
+// empty tab area) is up without them and a tab opened later does not wait. Every loader is
+// memoized: asking twice loads once.
+
+import type { renderMarkdown as RenderMarkdown } from "./markdown";
+
+export function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () => {
+    loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
+}
+
+export const terminalView = once(() => import("../components/terminal/TerminalView.svelte"));
+export const storageTab = once(() => import("../components/storage/StorageTab.svelte"));
+export const auditLogView = once(() => import("../components/audit/AuditLogView.svelte"));
+export const connectionSettings = once(() => import("../components/connections/ConnectionSettingsDialog.svelte"));
+export const importSshConfig = once(() => import("../components/connections/ImportSshConfigDialog.svelte"));
+const markdownModule = once(() => import("./markdown"));
+
+/** The markdown renderer once loaded (until then, Markdown.svelte shows the text as it is). */
+export const markdown = $state<{ render: typeof RenderMarkdown | null }>({ render: null });
+
+export function loadMarkdown(): void {
+  void markdownModule().then((module) => {
+    markdown.render = module.renderMarkdown;
+  });
+}
+
+/** Everything above, in the background. A failed load is tried again on first use. */
+export function preloadAll(): void {
+  const loads: Array<() => Promise<unknown>> = [terminalView, storageTab, auditLogView, connectionSettings, importSshConfig];
+  for (const load of loads) {
+    load().catch(() => {});
+  }
+  loadMarkdown();
+}
