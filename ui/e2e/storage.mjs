@@ -156,11 +156,23 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
 
   /** Waits for a transfer to show progress between the ends, and returns the value seen. */
   async function progressSeen(page, name) {
-    const bar = transfer(page, name).getByRole("progressbar");
-    return until(`${name} part-way`, async () => {
-      const now = Number(await bar.getAttribute("aria-valuenow"));
-      return now > 0 && now < 100 ? now : null;
-    });
+    const item = transfer(page, name);
+    const bar = item.getByRole("progressbar");
+    // What the transfer's row last said, for the failure message (waiting, failed and why…).
+    let said = "(no row in Transfers)";
+    try {
+      return await until(`${name} part-way`, async () => {
+        if ((await item.count()) === 0) {
+          return null;
+        }
+        said = (await item.innerText()).replace(/\s+/g, " ");
+        const now = Number(await bar.getAttribute("aria-valuenow"));
+        return now > 0 && now < 100 ? now : null;
+      });
+    } catch (error) {
+      error.message += `; the transfer's row said: ${said}`;
+      throw error;
+    }
   }
 
   /** A big file uploaded by button, once its progress shows. */
