@@ -19,9 +19,11 @@ const USER = "kaiport";
 const PASSWORD = "ftp-e2e-pw-7f3a9c";
 /** Bytes per second the server allows each transfer (pyftpdlib lets up to twice through). */
 const RATE = 4 * 1024 * 1024;
-/** Big enough to watch: the engine counts what it read of the file, and the first 10 MB or so
- * vanish at once into its pipe and the loopback socket's buffers; the rest goes at the rate. */
-const BIG = 32 * 1024 * 1024;
+/** Big enough to watch: the engine counts what it read of the file, and about 16 MB go at once
+ * into its pipe, the loopback socket's buffers and the server's first second (the throttle lets
+ * a second's worth through and then sleeps). The rest goes in steps of a second: shown as 0,
+ * ~35, ~50, ~70, ~85, 100 % (on a busy machine fewer, bigger steps). */
+const BIG = 48 * 1024 * 1024;
 
 /** Starts pyftpdlib on `port` serving `data`; resolves once it listens. */
 function spawnFtpd(port, data, timeout) {
@@ -154,23 +156,50 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     return page.getByRole("list", { name: "Transfers" }).getByRole("listitem", { name });
   }
 
-  /** Waits for a transfer to show progress between the ends, and returns the value seen. */
+  /**
+   * Starts noting, in the page, what each row of Transfers shows as it changes: its percent,
+   * and whether a speed and a time left show beside it. A poll from here can miss a state the
+   * page held for a few frames on a busy machine; a MutationObserver sees every one.
+   */
+  async function watchTransfers(page) {
+    await page.evaluate(() => {
+      const shown = {};
+      window.__transfersShown = shown;
+      const note = () => {
+        for (const item of document.querySelectorAll('ul[aria-label="Transfers"] > li[aria-labelledby]')) {
+          const name = document.getElementById(item.getAttribute("aria-labelledby"))?.textContent ?? "";
+          const now = Number(item.querySelector('[role="progressbar"]')?.getAttribute("aria-valuenow"));
+          const text = item.textContent ?? "";
+          const seen = (shown[name] ??= { percents: [], partWay: null, speedAndLeft: false });
+          if (seen.percents.at(-1) !== now) seen.percents.push(now);
+          if (now > 0 && now < 100) {
+            seen.partWay ??= now;
+            seen.speedAndLeft ||= /\/s/.test(text) && /left/.test(text);
+          }
+        }
+      };
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+      note();
+    });
+  }
+
+  /** What `watchTransfers` noted of one transfer. */
+  function transferShown(page, name) {
+    return page.evaluate((name) => window.__transfersShown?.[name] ?? null, name);
+  }
+
+  /** Waits until a transfer has shown progress between the ends (noted since `watchTransfers`),
+   * and returns the first such percent. */
   async function progressSeen(page, name) {
-    const item = transfer(page, name);
-    const bar = item.getByRole("progressbar");
-    // What the transfer's row last said, for the failure message (waiting, failed and why…).
-    let said = "(no row in Transfers)";
+    let shown = null;
     try {
       return await until(`${name} part-way`, async () => {
-        if ((await item.count()) === 0) {
-          return null;
-        }
-        said = (await item.innerText()).replace(/\s+/g, " ");
-        const now = Number(await bar.getAttribute("aria-valuenow"));
-        return now > 0 && now < 100 ? now : null;
+        shown = await transferShown(page, name);
+        return shown?.partWay ?? null;
       });
     } catch (error) {
-      error.message += `; the transfer's row said: ${said}`;
+      const said = (await transfer(page, name).count()) === 0 ? "(no row in Transfers)" : (await transfer(page, name).innerText()).replace(/\s+/g, " ");
+      error.message += `; percents shown: ${JSON.stringify(shown?.percents ?? [])}; the row says now: ${said}`;
       throw error;
     }
   }
@@ -179,6 +208,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
   async function bigUploadUnderWay(page, served, ftp, name) {
     writeFileSync(join(ftp.local, name), randomBytes(BIG));
     const { local, remote } = await openFtpTab(page, served, ftp);
+    await watchTransfers(page);
     await row(local, name).click();
     await local.getByRole("button", { name: "Upload" }).click();
     const item = transfer(page, name);
@@ -293,12 +323,20 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
   test("storage: an upload dragged across shows its progress and arrives byte for byte", withFtp(async ({ page, served, ftp }) => {
     writeFileSync(join(ftp.local, "big.bin"), randomBytes(BIG));
     const { local, remote } = await openFtpTab(page, served, ftp);
+    await watchTransfers(page);
     await row(local, "big.bin").dragTo(remote.getByRole("grid"));
     const item = transfer(page, "big.bin");
     await item.waitFor();
     const seen = await progressSeen(page, "big.bin");
-    await until("a speed and time left", async () => /\/s/.test(await item.textContent()) && /left/.test(await item.textContent()));
     await page.screenshot({ path: join(OUTPUT, "storage-upload-progress.png") });
+    await until("a speed and time left beside the progress", async () => (await transferShown(page, "big.bin"))?.speedAndLeft);
+    // As wide as a phone, the row's figures break between them instead of running off the side.
+    const wide = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 760 });
+    const list = page.getByRole("list", { name: "Transfers" });
+    await until("the transfer's row within a phone's width", async () => list.evaluate((ul) => ul.scrollWidth <= ul.clientWidth));
+    await page.screenshot({ path: join(OUTPUT, "storage-upload-progress-phone.png") });
+    await page.setViewportSize(wide);
     await item.getByText("done").waitFor({ timeout: 60_000 });
     if ((await item.getByRole("progressbar").getAttribute("aria-valuenow")) !== "100") {
       throw new Error("a finished upload does not show 100 %");
@@ -309,7 +347,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     if (sent !== stored) {
       throw new Error(`the uploaded file differs: ${sent} sent, ${stored} stored`);
     }
-    console.log(`     progress seen at ${seen} %`);
+    console.log(`     progress seen at ${seen} %, percents shown: ${(await transferShown(page, "big.bin")).percents.join(" ")}`);
     // The files keep the room above the status bar and the transfers (no gap under the panes).
     const grid = await remote.boundingBox();
     const transfers = await page.getByRole("heading", { name: "Transfers" }).boundingBox();
