@@ -49,11 +49,11 @@ for path in "${!needed[@]}"; do
 done
 # The desktop app (src-tauri): the WebKitGTK and GTK headers it builds against, and for its
 # WebDriver test (ui/e2e/desktop.mjs) Debian's WebKitWebDriver, an X server of its own, xdotool
-# (keys typed at the window and its dialogs), xmessage (another app's window in front), and a
-# session bus with dunst as its notification service; rpm to read and install the .rpm
-# (scripts/test-deb.sh).
+# (keys typed at the window and its dialogs), xmessage (another app's window in front), python3-xlib
+# (files dropped on the window: ui/e2e/drop-files.py), and a session bus with dunst as its
+# notification service; rpm to read and install the .rpm (scripts/test-deb.sh).
 for package in libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev \
-    webkit2gtk-driver xvfb xauth xdotool x11-utils dbus dunst rpm; do
+    webkit2gtk-driver xvfb xauth xdotool x11-utils python3-xlib dbus dunst rpm; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
         missing+=("$package")
     fi

@@ -131,6 +131,13 @@ export class Driver {
     await this.call("POST", this.s(`/element/${id}/value`), { text });
   }
 
+  /** Empties a field and types `text` into it, as Playwright's fill does. */
+  async fill(xpath, text, what) {
+    const id = await this.find(xpath, what);
+    await this.call("POST", this.s(`/element/${id}/clear`), {});
+    await this.call("POST", this.s(`/element/${id}/value`), { text });
+  }
+
   /** Types on the keyboard into whatever has the focus (WebDriver key codes: "\uE007" is Enter). */
   async keys(text) {
     const actions = [...text].flatMap((value) => [

@@ -4,7 +4,8 @@
 // approval, opens New connection through the native File menu's shortcut (typed with xdotool),
 // fills the key file in through GTK's file chooser, sees the notification of Pilot's wait on the
 // session bus while another window is in front (and focusing the window brings that tab back),
-// and asks before closing while Pilot works. Screenshots go to ui/test-output/desktop/. Prints
+// takes files dropped from outside on an FTP tab's server side (drop-files.py plays the file
+// manager's side of XDND) and uploads them, and asks before closing while Pilot works. Screenshots go to ui/test-output/desktop/. Prints
 // "N passed, N failed" last.
 //
 //   node e2e/desktop.mjs      (after `npm run tauri build -- --debug --bundles deb` and
@@ -18,8 +19,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { activeTab, button, runInTerminal, started, stop, terminalText, until, withApp } from "./desktop-driver.mjs";
+import { FTP_PASSWORD, FTP_USER, startFtp } from "./storage.mjs";
+import { freePort } from "./wait.mjs";
 
 const CLOSE_WINDOW = fileURLToPath(new URL("./close-window.py", import.meta.url));
+const DROP_FILES = fileURLToPath(new URL("./drop-files.py", import.meta.url));
+/** Debian's Python, where Debian's python3-xlib is (drop-files.py); `python3` may be another. */
+const SYSTEM_PYTHON = "/usr/bin/python3";
 
 const tests = [];
 
@@ -169,6 +175,60 @@ test("a notification when Pilot waits while the window is in the background; foc
     for (const child of helpers.reverse()) {
       await stop(child);
     }
+  }
+});
+
+test("files dropped from the file manager on a storage tab's server side are uploaded there", async () => {
+  const ftp = await startFtp(15_000, freePort);
+  try {
+    await withApp(null, async (driver, { display }) => {
+      const env = { ...process.env, DISPLAY: display };
+      const xdotool = (...args) => run("xdotool", args, { env });
+      const content = `dropped from the file manager ${Date.now()}\n`;
+      writeFileSync(join(ftp.local, "dropped notes.txt"), content);
+      writeFileSync(join(ftp.local, "second.txt"), "second\n");
+      // An FTP tab through the form, as a person opens one.
+      await driver.click(`//nav[@aria-label='Connections']${button("New connection")}`, "New connection");
+      await driver.run(`const kind = document.getElementById("nc-kind");
+        kind.value = "ftp";
+        kind.dispatchEvent(new Event("change", { bubbles: true }));`);
+      const field = (label) => `//dialog[@open]//input[@id=//dialog[@open]//label[normalize-space()='${label}']/@for]`;
+      await driver.fill(field("Host"), "127.0.0.1", "Host");
+      await driver.fill(field("Port"), String(ftp.port), "Port");
+      await driver.fill(field("User"), FTP_USER, "User");
+      await driver.fill(field("Password"), FTP_PASSWORD, "Password");
+      await driver.fill(field("Local folder"), ftp.local, "Local folder");
+      await driver.click(`//dialog[@open]${button("Connect")}`, "Connect");
+      const remote = "//*[@data-storage-side='remote']";
+      await driver.find(`${remote}//*[contains(normalize-space(), 'This folder is empty')]`, "the server's empty folder");
+      // Where the server's side is on the screen: the window's place, the native menu bar above
+      // the page, and the pane's middle in the page.
+      const [window] = (await xdotool("search", "--onlyvisible", "--name", "^kaiport$")).split("\n");
+      const geometry = Object.fromEntries((await xdotool("getwindowgeometry", "--shell", window)).split("\n").map((line) => line.split("=")));
+      const page = await driver.run(`const pane = document.querySelector("[data-storage-side='remote']").getBoundingClientRect();
+        return { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2, height: window.innerHeight };`);
+      const x = Math.round(Number(geometry.X) + page.x);
+      const y = Math.round(Number(geometry.Y) + Number(geometry.HEIGHT) - page.height + page.y);
+      await run(SYSTEM_PYTHON, [DROP_FILES, window, String(x), String(y), join(ftp.local, "dropped notes.txt"), join(ftp.local, "second.txt")], { env });
+      // Through the same path as Upload: a row in Transfers for each, and the files on the server.
+      for (const name of ["dropped notes.txt", "second.txt"]) {
+        await driver.find(`//ul[@aria-label='Transfers']/li[.//*[normalize-space()='${name}']]//*[normalize-space()='done']`, `${name} done in Transfers`);
+      }
+      await until("the dropped file on the server", async () => existsSync(join(ftp.data, "dropped notes.txt")) && readFileSync(join(ftp.data, "dropped notes.txt"), "utf8") === content, 10_000);
+      if (readFileSync(join(ftp.data, "second.txt"), "utf8") !== "second\n") {
+        throw new Error("the second dropped file differs on the server");
+      }
+      await driver.find(`${remote}//tr[.//*[normalize-space()='dropped notes.txt']]`, "the dropped file listed on the server's side");
+      await driver.screenshot("drop-files-uploaded.png");
+      // Dropped anywhere else, nothing is sent, and the page says where files go.
+      const side = await driver.run(`const pane = document.querySelector("[data-storage-side='local']").getBoundingClientRect();
+        return { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2 };`);
+      await run(SYSTEM_PYTHON, [DROP_FILES, window, String(Math.round(Number(geometry.X) + side.x)), String(Math.round(Number(geometry.Y) + Number(geometry.HEIGHT) - page.height + side.y)), join(ftp.local, "second.txt")], { env });
+      await driver.find("//*[contains(normalize-space(), 'Drop files on the storage side of a storage tab')]", "where dropped files go");
+      await driver.screenshot("drop-files-elsewhere.png");
+    });
+  } finally {
+    await ftp.stop();
   }
 });
 

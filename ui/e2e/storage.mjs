@@ -17,6 +17,8 @@ const FTPD = resolve(here, "../../tests/fixtures/ftpd.py");
 const USER = "kaiport";
 /** The FTP password: typed into the form's masked field, never to be seen again. */
 const PASSWORD = "ftp-e2e-pw-7f3a9c";
+/** For the desktop window's test of files dropped on an FTP tab. */
+export { USER as FTP_USER, PASSWORD as FTP_PASSWORD };
 /** Bytes per second the server allows each transfer (pyftpdlib lets up to twice through). */
 const RATE = 4 * 1024 * 1024;
 /** Big enough to watch: the engine counts what it read of the file, and about 16 MB go at once
@@ -48,7 +50,7 @@ function spawnFtpd(port, data, timeout) {
 /** An FTP server on 127.0.0.1 serving `data/`, and `local/` as the tab's folder of this
  * computer, both in a fresh temp dir. `kill()` stops it as a crash would, `restart()` starts
  * it again on the same port with the same files. */
-async function startFtp(timeout, freePort) {
+export async function startFtp(timeout, freePort) {
   const root = mkdtempSync(join(tmpdir(), "kaiport-e2e-ftp-"));
   const data = join(root, "data");
   const local = join(root, "local");
