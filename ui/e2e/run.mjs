@@ -172,6 +172,68 @@ test("Ctrl+Shift+T opens a local tab and Ctrl+Shift+W closes it", async ({ page,
   await until("one of them closed", async () => (await opened()).length === 1);
 });
 
+test("a hidden terminal sleeps as a snapshot and wakes as it was, with what it printed meanwhile", async ({ page, served }) => {
+  await page.goto(served.url);
+  const newLocal = page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" });
+  await newLocal.click();
+  await page.getByRole("tab", { name: /local/, selected: true }).waitFor();
+  const first = await activeTab(page);
+  await runInTerminal(page, "for i in $(seq 1 3000); do printf '\\033[3%dmline %d\\033[0m\\n' $((i % 7 + 1)) $i; done; echo printed-$((1000*3))", "printed-3000");
+  // A line the tab prints while it sleeps.
+  await page.keyboard.type("sleep 4; echo meanwhile-$((6*7))");
+  await page.keyboard.press("Enter");
+  await until("the command echoed", async () => ((await terminalText(page, first)) ?? "").includes("sleep 4; echo meanwhile"));
+  await newLocal.click();
+  await until("the second tab shown", async () => (await activeTab(page)) !== first);
+  const lines = (text) => text.replace(/\n+$/, "").split("\n");
+  const before = lines(await terminalText(page, first));
+  if (!(await page.evaluate((id) => window.kaiport.sleepTerminal(id), first))) {
+    throw new Error("the hidden terminal did not go to sleep");
+  }
+  if ((await terminalText(page, first)) !== null) {
+    throw new Error("a sleeping terminal still has an xterm.js to read");
+  }
+  if ((await page.locator(`#tab-panel-${first} .xterm`).count()) !== 0) {
+    throw new Error("a sleeping terminal's xterm.js is still in the page");
+  }
+  await runInTerminal(page, "echo other-$((2+3))", "other-5");
+  await page.waitForTimeout(4500);
+  await page.getByRole("tab", { name: /local/ }).first().click();
+  await until("the first tab shown", async () => (await activeTab(page)) === first);
+  await until("what it printed while asleep", async () => ((await terminalText(page, first)) ?? "").includes("meanwhile-42"));
+  const after = lines(await terminalText(page, first));
+  const changed = before.findIndex((line, at) => line !== after[at]);
+  if (changed !== -1) {
+    throw new Error(`woken, line ${changed} differs: ${JSON.stringify(before[changed])} before, ${JSON.stringify(after[changed])} after`);
+  }
+  if ((await page.locator(`#tab-panel-${first} .xterm-rows span[class*="xterm-fg-"]`).count()) === 0) {
+    throw new Error("the colours did not come back with the snapshot");
+  }
+  await runInTerminal(page, "echo awake-$((2*2))", "awake-4");
+  await page.screenshot({ path: join(OUTPUT, "terminal-woken.png") });
+  // A scroll region (apt's progress bar keeps one) is not in a snapshot: such a tab stays awake
+  // until it is gone.
+  const hideFirst = async () => {
+    await page.getByRole("tab", { name: /local/ }).nth(1).click();
+    await until("the second tab shown", async () => (await activeTab(page)) !== first);
+  };
+  const showFirst = async () => {
+    await page.getByRole("tab", { name: /local/ }).first().click();
+    await until("the first tab shown", async () => (await activeTab(page)) === first);
+  };
+  await runInTerminal(page, "printf '\\033[1;10r\\033[H\\033[2J'; echo region-$((1+1))", "region-2");
+  await hideFirst();
+  if (await page.evaluate((id) => window.kaiport.sleepTerminal(id), first)) {
+    throw new Error("a terminal with a scroll region went to sleep");
+  }
+  await showFirst();
+  await runInTerminal(page, "printf '\\033[r\\033[H\\033[2J'; echo whole-$((1+2))", "whole-3");
+  await hideFirst();
+  if (!(await page.evaluate((id) => window.kaiport.sleepTerminal(id), first))) {
+    throw new Error("with its scroll region gone the terminal did not go to sleep");
+  }
+});
+
 test("Ctrl+Shift+V pastes into the terminal and Ctrl+Shift+C copies its selection", async ({ page, context, served }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto(served.url);

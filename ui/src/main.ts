@@ -2,7 +2,7 @@ import "./app.css";
 import { mount } from "svelte";
 import App from "./App.svelte";
 import { Session } from "./lib/state/session.svelte";
-import { terminalSelection, terminalSize, terminalText, watchRender } from "./lib/terminal-text";
+import { sleepTerminal, terminalSelection, terminalSize, terminalText, watchRender } from "./lib/terminal-text";
 import { WebSocketTransport, defaultSocketUrl } from "./lib/transport/websocket";
 import { desktopShell } from "./lib/transport/desktop-link";
 
@@ -28,7 +28,8 @@ declare global {
       terminalSize: typeof terminalSize;
       terminalSelection: typeof terminalSelection;
       watchRender: typeof watchRender;
+      sleepTerminal: typeof sleepTerminal;
     };
   }
 }
-window.kaiport = { terminalText, terminalSize, terminalSelection, watchRender };
+window.kaiport = { terminalText, terminalSize, terminalSelection, watchRender, sleepTerminal };

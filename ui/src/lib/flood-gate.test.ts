@@ -223,3 +223,20 @@ describe("FloodGate", () => {
     expect(gate.skippedBytes).toBe(lines.slice(1, 5).join("").length);
   });
 });
+
+describe("idle (a terminal may sleep only then)", () => {
+  it("is false while output waits or is unparsed, true once everything is parsed", () => {
+    const { term, gate, settle } = setup(10, 4);
+    expect(gate.idle).toBe(true);
+    gate.push(bytes("echo\r\n"));
+    expect(gate.idle).toBe(false);
+    term.parseAll();
+    expect(gate.idle).toBe(true);
+    gate.push(bytes("a flood bigger than a frame\r\n"));
+    gate.push(bytes("and more of it\r\n"));
+    expect(gate.idle).toBe(false);
+    settle();
+    expect(gate.idle).toBe(true);
+    expect(term.text()).toBe("echo\r\na flood bigger than a frame\r\nand more of it\r\n");
+  });
+});

@@ -157,6 +157,11 @@ export class FloodGate {
     this.generation++;
   }
 
+  /** Nothing waits here and everything handed over is parsed. */
+  get idle(): boolean {
+    return this.waiting.length === 0 && this.inFlight === 0;
+  }
+
   /** Bytes waiting here (not yet handed to the terminal). */
   get waitingBytes(): number {
     return this.waiting.reduce((sum, chunk) => sum + chunk.data.length, 0);

@@ -3,7 +3,8 @@
 // `kaiport.terminalSize(tabId)` and `kaiport.terminalSelection(tabId)`. The WebGL renderer draws
 // on a canvas, so the text is not in the DOM. `kaiport.watchRender(tabId, callback)` calls back
 // after each frame xterm.js draws with the lines around the cursor: the browser benchmarks time
-// what the user sees, not what arrived.
+// what the user sees, not what arrived. `kaiport.sleepTerminal(tabId)` puts a hidden tab's
+// terminal to sleep now instead of after its quiet time (TerminalView), for the tests.
 
 import type { TabId } from "./ids";
 
@@ -13,6 +14,10 @@ export interface TerminalReader {
   selection(): string;
   /** Calls `drawn` with the cursor's line and the two above it after each rendered frame. */
   watchRender(drawn: (lines: string[]) => void): () => void;
+  /** Puts the terminal to sleep if it is hidden; resolves with whether it sleeps. */
+  sleep(): Promise<boolean>;
+  /** Asleep: there is no xterm.js to read until the tab is shown. */
+  asleep?: boolean;
 }
 
 const readers = new Map<TabId, TerminalReader>();
@@ -26,8 +31,10 @@ export function registerTerminal(tab: TabId, reader: TerminalReader): () => void
   };
 }
 
+/** Null for no terminal, or one asleep. */
 export function terminalText(tab: TabId): string | null {
-  return readers.get(tab)?.text() ?? null;
+  const reader = readers.get(tab);
+  return reader === undefined || reader.asleep === true ? null : reader.text();
 }
 
 export function terminalSize(tab: TabId): { cols: number; rows: number } | null {
@@ -40,4 +47,8 @@ export function terminalSelection(tab: TabId): string | null {
 
 export function watchRender(tab: TabId, drawn: (lines: string[]) => void): (() => void) | null {
   return readers.get(tab)?.watchRender(drawn) ?? null;
+}
+
+export function sleepTerminal(tab: TabId): Promise<boolean> {
+  return readers.get(tab)?.sleep() ?? Promise.resolve(false);
 }
