@@ -5,8 +5,8 @@
 // fills the key file in through GTK's file chooser, sees the notification of Pilot's wait on the
 // session bus while another window is in front (and focusing the window brings that tab back),
 // takes files dropped from outside on an FTP tab's server side (drop-files.py plays the file
-// manager's side of XDND) and uploads them, and asks before closing while Pilot works. Screenshots go to ui/test-output/desktop/. Prints
-// "N passed, N failed" last.
+// manager's side of XDND) and uploads them, and asks before closing while Pilot works.
+// Screenshots go to ui/test-output/desktop/. Prints "N passed, N failed" last.
 //
 //   node e2e/desktop.mjs      (after `npm run tauri build -- --debug --bundles deb` and
 //                              `cargo build -p kaiport-tests --bins`)
@@ -201,15 +201,18 @@ test("files dropped from the file manager on a storage tab's server side are upl
       await driver.click(`//dialog[@open]${button("Connect")}`, "Connect");
       const remote = "//*[@data-storage-side='remote']";
       await driver.find(`${remote}//*[contains(normalize-space(), 'This folder is empty')]`, "the server's empty folder");
-      // Where the server's side is on the screen: the window's place, the native menu bar above
-      // the page, and the pane's middle in the page.
+      // Drops `files` on the middle of `side`'s pane, at its place on the screen: the window's
+      // place, the native menu bar above the page, and the pane's middle in the page.
       const [window] = (await xdotool("search", "--onlyvisible", "--name", "^kaiport$")).split("\n");
       const geometry = Object.fromEntries((await xdotool("getwindowgeometry", "--shell", window)).split("\n").map((line) => line.split("=")));
-      const page = await driver.run(`const pane = document.querySelector("[data-storage-side='remote']").getBoundingClientRect();
-        return { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2, height: window.innerHeight };`);
-      const x = Math.round(Number(geometry.X) + page.x);
-      const y = Math.round(Number(geometry.Y) + Number(geometry.HEIGHT) - page.height + page.y);
-      await run(SYSTEM_PYTHON, [DROP_FILES, window, String(x), String(y), join(ftp.local, "dropped notes.txt"), join(ftp.local, "second.txt")], { env });
+      const dropOn = async (side, files) => {
+        const at = await driver.run(`const pane = document.querySelector("[data-storage-side='" + arguments[0] + "']").getBoundingClientRect();
+          return { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2, height: window.innerHeight };`, side);
+        const x = Math.round(Number(geometry.X) + at.x);
+        const y = Math.round(Number(geometry.Y) + Number(geometry.HEIGHT) - at.height + at.y);
+        await run(SYSTEM_PYTHON, [DROP_FILES, window, String(x), String(y), ...files.map((name) => join(ftp.local, name))], { env });
+      };
+      await dropOn("remote", ["dropped notes.txt", "second.txt"]);
       // Through the same path as Upload: a row in Transfers for each, and the files on the server.
       for (const name of ["dropped notes.txt", "second.txt"]) {
         await driver.find(`//ul[@aria-label='Transfers']/li[.//*[normalize-space()='${name}']]//*[normalize-space()='done']`, `${name} done in Transfers`);
@@ -221,10 +224,12 @@ test("files dropped from the file manager on a storage tab's server side are upl
       await driver.find(`${remote}//tr[.//*[normalize-space()='dropped notes.txt']]`, "the dropped file listed on the server's side");
       await driver.screenshot("drop-files-uploaded.png");
       // Dropped anywhere else, nothing is sent, and the page says where files go.
-      const side = await driver.run(`const pane = document.querySelector("[data-storage-side='local']").getBoundingClientRect();
-        return { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2 };`);
-      await run(SYSTEM_PYTHON, [DROP_FILES, window, String(Math.round(Number(geometry.X) + side.x)), String(Math.round(Number(geometry.Y) + Number(geometry.HEIGHT) - page.height + side.y)), join(ftp.local, "second.txt")], { env });
+      await dropOn("local", ["second.txt"]);
       await driver.find("//*[contains(normalize-space(), 'Drop files on the storage side of a storage tab')]", "where dropped files go");
+      const rows = await driver.run(`return document.querySelectorAll("ul[aria-label='Transfers'] > li[aria-labelledby]").length;`);
+      if (rows !== 2) {
+        throw new Error(`a drop on this computer's side started a transfer: ${rows} rows in Transfers`);
+      }
       await driver.screenshot("drop-files-elsewhere.png");
     });
   } finally {

@@ -9,15 +9,14 @@
 import type { TabId } from "./ids";
 
 export interface TerminalReader {
-  text(): string;
+  /** Null while asleep: there is no xterm.js to read until the tab is shown. */
+  text(): string | null;
   size(): { cols: number; rows: number };
   selection(): string;
   /** Calls `drawn` with the cursor's line and the two above it after each rendered frame. */
   watchRender(drawn: (lines: string[]) => void): () => void;
   /** Puts the terminal to sleep if it is hidden; resolves with whether it sleeps. */
   sleep(): Promise<boolean>;
-  /** Asleep: there is no xterm.js to read until the tab is shown. */
-  asleep?: boolean;
 }
 
 const readers = new Map<TabId, TerminalReader>();
@@ -33,8 +32,7 @@ export function registerTerminal(tab: TabId, reader: TerminalReader): () => void
 
 /** Null for no terminal, or one asleep. */
 export function terminalText(tab: TabId): string | null {
-  const reader = readers.get(tab);
-  return reader === undefined || reader.asleep === true ? null : reader.text();
+  return readers.get(tab)?.text() ?? null;
 }
 
 export function terminalSize(tab: TabId): { cols: number; rows: number } | null {
