@@ -144,6 +144,21 @@ fn has_short(args: &[String], letters: &str) -> bool {
     short_flags(args).contains(|c| letters.contains(c))
 }
 
+/// `crontab -l [-u USER]` and nothing else: a file argument installs a new crontab, `-r` removes
+/// it, `-e` edits it, whatever else stands beside the `-l`.
+pub(super) fn crontab_lists_only(args: &[String]) -> bool {
+    let mut lists = false;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "-l" => lists = true,
+            "-u" if rest.next().is_some() => {}
+            _ => return false,
+        }
+    }
+    lists
+}
+
 fn has_any(args: &[String], words: &[&str]) -> bool {
     args.iter().any(|arg| words.contains(&arg.as_str()))
 }
@@ -1053,7 +1068,7 @@ pub fn read_only(command: &SimpleCommand) -> Result<(), String> {
             first,
             "list" | "info" | "find" | "services" | "changes" | "version"
         ),
-        "crontab" => has_short(args, "l"),
+        "crontab" => crontab_lists_only(args),
         "ip" => lockout_command(command).is_none(),
         "iptables" | "ip6tables" => {
             args.iter().any(|arg| {

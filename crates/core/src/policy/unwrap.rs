@@ -428,7 +428,7 @@ pub fn classify(name: &str, args: &[String]) -> Shape {
         }
         "crontab" => {
             let installs = args.iter().any(|arg| arg == "-" || !arg.starts_with('-'))
-                && !has_flag(args, 'l', "");
+                && !super::rules::crontab_lists_only(args);
             if installs {
                 Shape::Unprovable(
                     "`crontab` installs commands from a file or standard input that run later; they cannot be checked here"
