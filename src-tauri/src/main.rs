@@ -14,6 +14,8 @@ as always. Settings, connections and the audit log are where `kaiport` keeps the
 Options:\n  --version  print the version\n  --help     print this\n";
 
 fn main() -> ExitCode {
+    #[cfg(target_os = "linux")]
+    pace_javascript_collections();
     let first = std::env::args().nth(1);
     match first.as_deref() {
         Some("--version" | "-V") => {
@@ -31,4 +33,23 @@ fn main() -> ExitCode {
         _ => {}
     }
     kaiport_app_lib::start()
+}
+
+/// WebKitGTK's web process inherits this environment, and JavaScriptCore reads its options from
+/// it. Its full collection runs on a timer paced by how much it expects to free, and on an idle
+/// page that pace is minutes: the buffers of terminals that went to sleep (TerminalView) stayed
+/// in memory until then. Ten times the default pace (0.0003125) frees them within seconds of the
+/// last one falling asleep (BENCHMARKS.md, "Hidden terminals asleep"); JavaScriptCore still caps
+/// the timer's collections at 5 % of the time. A value the user set is kept; the one set here is
+/// not passed on to local shells.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn pace_javascript_collections() {
+    const OPTION: &str = "JSC_percentCPUPerMBForFullTimer";
+    if std::env::var_os(OPTION).is_none() {
+        // SAFETY: the first thing `main` does, before any thread exists to read the environment.
+        unsafe { std::env::set_var(OPTION, "0.003") };
+        #[cfg(feature = "desktop-tools")]
+        kaiport_core::terminal::keep_from_local_shells(OPTION);
+    }
 }

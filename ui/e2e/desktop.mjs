@@ -14,7 +14,7 @@
 //   DESKTOP_ONLY='<substring>' runs only matching tests.
 
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +28,21 @@ const DROP_FILES = fileURLToPath(new URL("./drop-files.py", import.meta.url));
 const SYSTEM_PYTHON = "/usr/bin/python3";
 
 const tests = [];
+
+/** The environments (lists of NAME=value) of the processes named `comm` of the app in `home`. */
+function environments(home, comm) {
+  const found = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== comm) continue;
+      const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+      if (env.includes(`KAIPORT_HOME=${home}`)) found.push(env);
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
 
 /** A command's stdout; its stderr in the error when it fails. */
 function run(command, args, options) {
@@ -54,10 +69,18 @@ test("the window: a local terminal runs a command, and Pilot's run_command is ap
         { expect: { last_result_contains: ["desktop-42"] }, respond: { text: "It printed **desktop-42**." } },
       ],
     },
-    async (driver) => {
+    async (driver, { home }) => {
       // The window's page talks to the engine: a local terminal tab, a command and its output.
       await driver.click(`//nav[@aria-label='Connections']${button("New local terminal")}`, "New local terminal");
       await runInTerminal(driver, "echo window-$((6*7))", "window-42");
+      // The pace the app sets for JavaScriptCore's collections (main.rs) reaches its web process
+      // and not the user's shell.
+      const paced = "JSC_percentCPUPerMBForFullTimer=0.003";
+      const webProcesses = environments(home, "WebKitWebProces");
+      if (webProcesses.length === 0 || !webProcesses.every((env) => env.includes(paced))) {
+        throw new Error(`no web process of this window has ${paced}`);
+      }
+      await runInTerminal(driver, 'echo "jsc-[${JSC_percentCPUPerMBForFullTimer-none}]"', "jsc-[none]");
       const shot = await driver.screenshot("terminal.png");
       // Terminal output arrived as bytes: the text is exact, nothing like "104,105".
       const tab = await activeTab(driver);

@@ -11,7 +11,7 @@ use std::time::Duration;
 use kaiport_core::shell_io::ShellClosed;
 use kaiport_core::terminal::{
     LocalShellCommand, ShellIntegrationMode, ShellKind, Terminal, TerminalNotice, TerminalSettings,
-    spawn_local_command,
+    keep_from_local_shells, spawn_local_command,
 };
 use kaiport_protocol::tools::{CommandStatus, Detection, Key, RunCommandResult};
 use pretty_assertions::assert_eq;
@@ -96,6 +96,18 @@ async fn bash(mode: ShellIntegrationMode) -> Option<Local> {
     Some(start(&bash, ".bashrc", BASHRC, mode).await)
 }
 
+/// sh with injected integration and the prompt `sh-test$ `.
+async fn sh() -> Local {
+    let sh = find("sh").expect("sh is not installed; scripts/test.sh installs it");
+    start(
+        &sh,
+        ".shrc",
+        "PS1='sh-test$ '\n",
+        ShellIntegrationMode::Inject,
+    )
+    .await
+}
+
 async fn run(terminal: &Terminal, command: &str, timeout: Duration) -> RunCommandResult {
     terminal
         .run_command(command, timeout, CancellationToken::new())
@@ -110,6 +122,22 @@ fn short(result: &RunCommandResult) -> (CommandStatus, &str, Option<i32>, Detect
         result.exit_code,
         result.detection,
     )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_local_shell_lacks_what_the_app_kept_for_itself() {
+    // `cargo test` gives the test process both; the shell gets only the one not kept back.
+    assert!(std::env::var_os("CARGO_PKG_NAME").is_some());
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    keep_from_local_shells("CARGO_PKG_NAME");
+    let local = sh().await;
+    let result = run(
+        &local.terminal,
+        "echo \"[${CARGO_PKG_NAME-unset}] [${CARGO_MANIFEST_DIR:+set}]\"",
+        10 * SECOND,
+    )
+    .await;
+    assert_eq!(result.output, "[unset] [set]");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -307,14 +335,7 @@ async fn terminal_bash_heuristic_only() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn terminal_sh_gets_marks_from_its_prompt_and_no_trace() {
-    let sh = find("sh").expect("sh is not installed; scripts/test.sh installs it");
-    let local = start(
-        &sh,
-        ".shrc",
-        "PS1='sh-test$ '\n",
-        ShellIntegrationMode::Inject,
-    )
-    .await;
+    let local = sh().await;
     let t = &local.terminal;
     assert_eq!(t.shell_kind(), Some(ShellKind::Sh));
     assert!(t.integration_active());

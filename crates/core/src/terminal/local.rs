@@ -9,6 +9,7 @@
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
@@ -68,6 +69,18 @@ fn default_shell() -> PathBuf {
     }
 }
 
+/// Variables the front end set in its own environment for itself (the desktop window tunes its
+/// web view that way); local shells start without them, as they would from the user's session.
+static NOT_FOR_SHELLS: Mutex<Vec<OsString>> = Mutex::new(Vec::new());
+
+/// Local shells started from now on do not inherit `name` from this process.
+pub fn keep_from_local_shells(name: impl Into<OsString>) {
+    NOT_FOR_SHELLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(name.into());
+}
+
 /// Starts a local PTY running `command`.
 pub fn spawn_local_command(command: LocalShellCommand) -> Result<ShellIo, TerminalError> {
     let program = command.program.clone().unwrap_or_else(default_shell);
@@ -88,6 +101,13 @@ pub fn spawn_local_command(command: LocalShellCommand) -> Result<ShellIo, Termin
         .map_err(|e| fail(format!("no PTY: {e:#}")))?;
     let mut builder = CommandBuilder::new(&program);
     builder.args(&command.args);
+    for name in NOT_FOR_SHELLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+    {
+        builder.env_remove(name);
+    }
     builder.env("TERM", "xterm-256color");
     for (key, value) in &command.env {
         builder.env(key, value);
