@@ -3,7 +3,7 @@
 // started here is stopped by its PID.
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -191,9 +191,11 @@ export async function runInTerminal(driver, command, expected) {
 
 /**
  * The app under Xvfb with its own home, a model server on `script` as its Pilot model (none when
- * null), and a WebDriver session on its window: `prepare(home, display)` before it starts, `body(driver,
- * { home, started, display })` (`started`: Date.now() when the session was asked for; `display`:
- * the X display, for input that must come from outside the page), then everything stops.
+ * null), and a WebDriver session on its window: `prepare(home, display)` before it starts (it may
+ * return a function that stops what it started there), `body(driver, { home, started, display })`
+ * (`started`: Date.now() when the session was asked for; `display`: the X display, for input that
+ * must come from outside the page), then everything stops, and only then is `home` removed: a
+ * helper still writing there makes the removal fail with ENOTEMPTY.
  */
 export async function withApp(script, body, { args = [], prepare = () => {} } = {}) {
   const home = mkdtempSync(join(tmpdir(), "kaiport-desktop-"));
@@ -204,7 +206,8 @@ export async function withApp(script, body, { args = [], prepare = () => {} } = 
   try {
     const xvfb = await startXvfb();
     stops.push(() => stop(xvfb.child));
-    await prepare(home, xvfb.display);
+    const stopPrepared = await prepare(home, xvfb.display);
+    if (typeof stopPrepared === "function") stops.push(stopPrepared);
     if (script !== null) {
     const scriptPath = join(home, "script.json");
     writeFileSync(scriptPath, JSON.stringify({ api_key: KEY, ...script }));
@@ -275,9 +278,57 @@ export async function withApp(script, body, { args = [], prepare = () => {} } = 
     throw error;
   } finally {
     for (const stopOne of stops.reverse()) {
-      await stopOne().catch(() => {});
+      await Promise.resolve()
+        .then(stopOne)
+        .catch(() => {});
     }
-    rmSync(home, { recursive: true, force: true });
+    await leftoversGone(home);
+    try {
+      rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch (error) {
+      // Said, not thrown: thrown from here it would hide the test's own outcome.
+      console.warn(`warning: ${home} not removed (${error.code}); left in it: ${leftIn(home).join(", ")}`);
+    }
+  }
+}
+
+/** The paths left under `dir`, relative to it. */
+function leftIn(dir) {
+  try {
+    return readdirSync(dir, { recursive: true }).map(String);
+  } catch {
+    return [];
+  }
+}
+
+/** The PIDs of processes whose environment has `KAIPORT_HOME=home`: the app and what it started. */
+export function processesOf(home) {
+  const found = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`KAIPORT_HOME=${home}`)) found.push(Number(pid));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
+
+/**
+ * Waits for the app's processes in `home` to end after its WebDriver session has (they may still be
+ * writing their state there), and kills any that outlive 10 s.
+ */
+async function leftoversGone(home) {
+  const deadline = Date.now() + 10_000;
+  while (processesOf(home).length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const pid of processesOf(home)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Ended meanwhile.
+    }
   }
 }
 

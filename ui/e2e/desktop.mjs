@@ -14,11 +14,11 @@
 //   DESKTOP_ONLY='<substring>' runs only matching tests.
 
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { activeTab, button, runInTerminal, started, stop, terminalText, until, withApp } from "./desktop-driver.mjs";
+import { activeTab, button, processesOf, runInTerminal, started, stop, terminalText, until, withApp } from "./desktop-driver.mjs";
 import { FTP_PASSWORD, FTP_USER, startFtp } from "./storage.mjs";
 import { freePort } from "./wait.mjs";
 
@@ -32,13 +32,11 @@ const tests = [];
 /** The environments (lists of NAME=value) of the processes named `comm` of the app in `home`. */
 function environments(home, comm) {
   const found = [];
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+  for (const pid of processesOf(home)) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== comm) continue;
-      const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
-      if (env.includes(`KAIPORT_HOME=${home}`)) found.push(env);
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === comm) found.push(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0"));
     } catch {
-      // Gone meanwhile, or not ours to read.
+      // Gone meanwhile.
     }
   }
   return found;
@@ -145,6 +143,11 @@ test("the native file dialog: Browse… beside the key file fills in the file ch
 
 test("a notification when Pilot waits while the window is in the background; focusing the window brings that tab forward", async () => {
   const helpers = [];
+  const stopHelpers = async () => {
+    for (const child of helpers.splice(0).reverse()) {
+      await stop(child);
+    }
+  };
   let monitor = null;
   try {
     await withApp(
@@ -191,13 +194,13 @@ test("a notification when Pilot waits while the window is in the background; foc
           monitor = started("dbus-monitor", ["--address", address, "interface='org.freedesktop.Notifications',member='Notify'"], {});
           helpers.push(monitor.child);
           await until("dbus-monitor", () => monitor.output().includes("NameAcquired") || monitor.output().length > 0, 10_000);
+          // Stopped before the app's home is removed: dunst and the bus live in it.
+          return stopHelpers;
         },
       },
     );
   } finally {
-    for (const child of helpers.reverse()) {
-      await stop(child);
-    }
+    await stopHelpers();
   }
 });
 
