@@ -3,12 +3,12 @@
 // started here is stopped by its PID.
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { freePort, until as waitUntil } from "./wait.mjs";
+import { freePort, removeHome, until as waitUntil } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(here, "../..");
@@ -282,53 +282,6 @@ export async function withApp(script, body, { args = [], prepare = () => {} } = 
         .then(stopOne)
         .catch(() => {});
     }
-    await leftoversGone(home);
-    try {
-      rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-    } catch (error) {
-      // Said, not thrown: thrown from here it would hide the test's own outcome.
-      console.warn(`warning: ${home} not removed (${error.code}); left in it: ${leftIn(home).join(", ")}`);
-    }
+    await removeHome(home);
   }
 }
-
-/** The paths left under `dir`, relative to it. */
-function leftIn(dir) {
-  try {
-    return readdirSync(dir, { recursive: true }).map(String);
-  } catch {
-    return [];
-  }
-}
-
-/** The PIDs of processes whose environment has `KAIPORT_HOME=home`: the app and what it started. */
-export function processesOf(home) {
-  const found = [];
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`KAIPORT_HOME=${home}`)) found.push(Number(pid));
-    } catch {
-      // Gone meanwhile, or not ours to read.
-    }
-  }
-  return found;
-}
-
-/**
- * Waits for the app's processes in `home` to end after its WebDriver session has (they may still be
- * writing their state there), and kills any that outlive 10 s.
- */
-async function leftoversGone(home) {
-  const deadline = Date.now() + 10_000;
-  while (processesOf(home).length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  for (const pid of processesOf(home)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Ended meanwhile.
-    }
-  }
-}
-

@@ -18,9 +18,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { activeTab, button, processesOf, runInTerminal, started, stop, terminalText, until, withApp } from "./desktop-driver.mjs";
+import { activeTab, button, runInTerminal, started, stop, terminalText, until, withApp } from "./desktop-driver.mjs";
 import { FTP_PASSWORD, FTP_USER, startFtp } from "./storage.mjs";
-import { freePort } from "./wait.mjs";
+import { freePort, processesOf } from "./wait.mjs";
 
 const CLOSE_WINDOW = fileURLToPath(new URL("./close-window.py", import.meta.url));
 const DROP_FILES = fileURLToPath(new URL("./drop-files.py", import.meta.url));

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { devices } from "playwright-core";
 import { modelServerKeptTo } from "./pilot.mjs";
+import { removeHome } from "./wait.mjs";
 
 const PHONE = devices["iPhone 13"];
 const TABLET = devices["iPad (gen 7)"];
@@ -66,7 +67,7 @@ export function mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT, TIM
         model.child.stdin.end("\n");
         await new Promise((r) => (model.child.exitCode !== null ? r() : model.child.once("exit", r)));
       }
-      rmSync(home, { recursive: true, force: true });
+      await removeHome(home);
     }
     if (script !== null) {
       modelServerKeptTo(script, modelOut);

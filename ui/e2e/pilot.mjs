@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { removeHome } from "./wait.mjs";
 
 const KEY_VAR = "KAIPORT_E2E_MODEL_KEY";
 const KEY = "e2e-model-key-not-a-real-one";
@@ -75,7 +76,7 @@ export function pilotKit(h) {
       }
       model.child.stdin.end("\n");
       await new Promise((r) => (model.child.exitCode !== null ? r() : model.child.once("exit", r)));
-      rmSync(home, { recursive: true, force: true });
+      await removeHome(home);
     }
     modelServerKeptTo(script, modelOut);
     return modelOut;

@@ -17,7 +17,7 @@ import { register as registerConnections } from "./connections.mjs";
 import { storageTests } from "./storage.mjs";
 import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
-import { freePort as closedPort, until as waitUntil } from "./wait.mjs";
+import { freePort as closedPort, removeHome, until as waitUntil } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -434,7 +434,7 @@ export async function stopAll({ browser, sshdProcess, servedProcess, home }) {
   servedProcess.child.kill("SIGINT");
   await new Promise((r) => servedProcess.child.once("exit", r));
   await new Promise((r) => (sshdProcess.child.exitCode !== null ? r() : sshdProcess.child.once("exit", r)));
-  rmSync(home, { recursive: true, force: true });
+  await removeHome(home);
 }
 
 async function main() {

@@ -23,7 +23,10 @@ import {
   USER_CALL_PREFIX,
   applyStorageEvent,
   baseName,
+  batchStarted,
+  callFailed,
   callStarted,
+  followUpStarted,
   folderPlan,
   isUserCall,
   cancelRequested,
@@ -174,9 +177,10 @@ export class StorageDesk {
     return "call" in event && typeof event.call === "string" && isUserCall(event.call);
   }
 
-  private run(tab: TabId, { tool, args }: ToolCall, what: UserCall): CallId {
+  /** Sends a tool call of the page's; `after`: the call whose work it carries on. */
+  private run(tab: TabId, { tool, args }: ToolCall, what: UserCall, after: CallId | null = null): CallId {
     const call = newCallId();
-    this.state = callStarted(this.state, tab, call, what);
+    this.state = after === null ? callStarted(this.state, tab, call, what) : followUpStarted(this.state, tab, after, call, what);
     this.send({ type: "run_tool", tab, call, tool, args: asValue(args) });
     return call;
   }
@@ -227,34 +231,43 @@ export class StorageDesk {
   delete(tab: TabId, side: Side, names: string[]): void {
     const pane = this.state.tabs[tab]?.panes[side];
     if (pane === undefined) return;
-    for (const name of names) {
+    const calls = names.map((name) => {
       const entry = pane.entries.find((e) => e.name === name);
       const path = joinPath(pane.path, name);
       // A folder goes with what is in it: the engine's confirmation says how much that is.
       const args: DeleteParams = { path, side, recursive: entry?.kind === "dir" };
-      this.run(tab, { tool: "delete", args }, { kind: "change", tool: "delete", side, what: `delete ${path}` });
-    }
+      return this.run(tab, { tool: "delete", args }, { kind: "change", tool: "delete", side, what: `delete ${path}` });
+    });
+    this.state = batchStarted(this.state, tab, calls, `delete ${calls.length} items`);
   }
 
-  /** Copies the named files of one pane into the folder shown in the other (or `into`, a folder
-   * of the other side they were dropped on). Folders are not copied (upload and download take
-   * single files); the status line says so. */
+  /** Copies the named files and folders of one pane into the folder shown in the other (or `into`,
+   * a folder of the other side they were dropped on). Links and special files are not copied; the
+   * status line says so, then and in the summary when the copies end. */
   transfer(tab: TabId, from: Side, names: string[], into: string | null = null): void {
     const view = this.state.tabs[tab];
     if (view === undefined) return;
     const source = view.panes[from];
     const destination = into ?? view.panes[from === "local" ? "remote" : "local"].path;
     const skipped: string[] = [];
+    const calls: CallId[] = [];
+    let folders = 0;
+    /** What the one call says of itself, when there is one. */
+    let whatOne: string | null = null;
+    const direction = from === "local" ? "upload" : "download";
     for (const name of names) {
       const entry = source.entries.find((e) => e.name === name);
       const path = joinPath(source.path, name);
       if (entry?.kind === "dir") {
         // What is in it first (names and sizes only), then one plan that copies it all.
-        const direction = from === "local" ? "upload" : "download";
-        this.run(
-          tab,
-          { tool: "find_files", args: { path, side: from, limit: 1000 } },
-          { kind: "gather", direction, folder: path, destination, what: `${direction} folder ${name}` },
+        folders += 1;
+        whatOne = `${direction} folder ${name}`;
+        calls.push(
+          this.run(
+            tab,
+            { tool: "find_files", args: { path, side: from, limit: 1000 } },
+            { kind: "gather", direction, folder: path, destination, what: whatOne },
+          ),
         );
         continue;
       }
@@ -262,15 +275,19 @@ export class StorageDesk {
         skipped.push(name);
         continue;
       }
-      if (from === "local") {
-        this.run(tab, { tool: "upload", args: { local_path: path, remote_dir: destination } }, { kind: "transfer", direction: "upload", what: `upload ${name}` });
-      } else {
-        this.run(tab, { tool: "download", args: { remote_path: path, local_dir: destination } }, { kind: "transfer", direction: "download", what: `download ${name}` });
-      }
+      whatOne = `${direction} ${name}`;
+      const call: ToolCall =
+        from === "local"
+          ? { tool: "upload", args: { local_path: path, remote_dir: destination } }
+          : { tool: "download", args: { remote_path: path, local_dir: destination } };
+      calls.push(this.run(tab, call, { kind: "transfer", direction, what: whatOne }));
     }
-    if (skipped.length > 0) {
-      const text = `Only files and folders are copied; left out: ${skipped.join(", ")}.`;
-      this.state = { tabs: { ...this.state.tabs, [tab]: { ...view, status: { text, error: true } } } };
+    const leftOut = skipped.length > 0 ? `Only files and folders are copied; left out: ${skipped.join(", ")}.` : null;
+    const what = calls.length === 1 && whatOne !== null ? whatOne : `${direction} ${calls.length} ${folders > 0 ? "items" : "files"}`;
+    this.state = batchStarted(this.state, tab, calls, what, leftOut);
+    const after = this.state.tabs[tab];
+    if (leftOut !== null && after !== undefined) {
+      this.state = { tabs: { ...this.state.tabs, [tab]: { ...after, status: { text: leftOut, error: true } } } };
     }
   }
 
@@ -280,9 +297,10 @@ export class StorageDesk {
     const view = this.state.tabs[tab];
     if (view === undefined) return;
     const destination = view.panes.remote.path;
-    for (const path of paths) {
-      this.run(tab, { tool: "upload", args: { local_path: path, remote_dir: destination } }, { kind: "transfer", direction: "upload", what: `upload ${baseName(path)}` });
-    }
+    const calls = paths.map((path) =>
+      this.run(tab, { tool: "upload", args: { local_path: path, remote_dir: destination } }, { kind: "transfer", direction: "upload", what: `upload ${baseName(path)}` }),
+    );
+    this.state = batchStarted(this.state, tab, calls, `upload ${calls.length} files`);
   }
 
   /** The folder `gather` looked through is copied by one plan (one approval, one row). */
@@ -292,13 +310,14 @@ export class StorageDesk {
     const view = this.state.tabs[tab];
     if (view === undefined) return;
     if ("error" in plan) {
-      this.state = { tabs: { ...this.state.tabs, [tab]: { ...view, status: { text: `Failed: ${gather.what}: ${plan.error}`, error: true } } } };
+      this.state = callFailed(this.state, tab, event.call, `Failed: ${gather.what}: ${plan.error}`);
       return;
     }
     this.run(
       tab,
       { tool: "execute_plan", args: { ops: plan.ops } },
       { kind: "transfer", direction: gather.direction, what: gather.what, folder: { name, destination: gather.destination, bytes: plan.bytes } },
+      event.call,
     );
     if (plan.leftOut > 0) {
       const after = this.state.tabs[tab];

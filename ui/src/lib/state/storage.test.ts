@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { DirEntry, Event, ToolOutcome } from "../protocol";
 import {
   applyStorageEvent,
+  batchStarted,
+  callFailed,
   callStarted,
   cancelRequested,
   confirmationAnswered,
@@ -25,6 +27,7 @@ import {
   sidesChangedBy,
   sortEntries,
   storageTabOpened,
+  followUpStarted,
   toggleSort,
   transferRetried,
   type StorageState,
@@ -442,6 +445,117 @@ describe("confirmations", () => {
     state = apply(state, finished("user-1", { tool: "delete", status: "denied", error: "the user denied it" }));
     expect(state.tabs[TAB]?.confirmations).toEqual([]);
     expect(state.tabs[TAB]?.status).toEqual({ text: "Not done: delete /x (denied).", error: true });
+  });
+});
+
+describe("several calls started together", () => {
+  /** Uploads of `names` started as one action (a drop of several files), calls user-1, user-2, … */
+  function uploadsOf(names: string[]): StorageState {
+    let state = opened();
+    const calls = names.map((name, i) => {
+      const call = `user-${i + 1}`;
+      state = callStarted(state, TAB, call, { kind: "transfer", direction: "upload", what: `upload ${name}` });
+      return call;
+    });
+    return batchStarted(state, TAB, calls, `upload ${names.length} files`);
+  }
+  const uploaded = (call: string) => finished(call, ok("upload", { message: "uploaded" }));
+  const failedUpload = (call: string, error: string) => finished(call, { tool: "upload", status: "error", error });
+  const status = (state: StorageState) => state.tabs[TAB]?.status;
+
+  it("sum up in one line when all are done", () => {
+    let state = apply(uploadsOf(["a.txt", "b.txt", "c.txt"]), uploaded("user-2"));
+    expect(status(state)).toEqual({ text: "Done: upload b.txt.", error: false });
+    state = apply(state, uploaded("user-1"), uploaded("user-3"));
+    expect(status(state)).toEqual({ text: "Done: upload 3 files.", error: false });
+  });
+
+  it("keep a failure on the status line while later files finish, and name it in the summary", () => {
+    let state = apply(uploadsOf(["a.txt", "b.txt", "c.txt"]), failedUpload("user-1", "upload: permission denied"));
+    expect(status(state)).toEqual({ text: "Failed: upload a.txt: upload: permission denied", error: true });
+    // A later file's "Done" does not hide it.
+    state = apply(state, uploaded("user-2"));
+    expect(status(state)).toEqual({ text: "Failed: upload a.txt: upload: permission denied", error: true });
+    state = apply(state, uploaded("user-3"));
+    expect(status(state)).toEqual({ text: "Done 2 of 3: upload 3 files. Failed: upload a.txt: upload: permission denied.", error: true });
+  });
+
+  it("count further failures, denials and cancellations", () => {
+    const state = apply(
+      uploadsOf(["a", "b", "c", "d"]),
+      finished("user-4", { tool: "upload", status: "cancelled", error: "cancelled by the user" }),
+      finished("user-2", { tool: "upload", status: "denied", error: "the user denied it" }),
+      failedUpload("user-3", "upload: the server is full"),
+      uploaded("user-1"),
+    );
+    // The first in the user's order is named, wherever it finished.
+    expect(status(state)).toEqual({
+      text: "Done 1 of 4: upload 4 files; 1 cancelled. Not done: upload b (denied) (and 1 more not done).",
+      error: true,
+    });
+  });
+
+  it("say when some were only cancelled", () => {
+    const cancelled = (call: string) => finished(call, { tool: "upload", status: "cancelled", error: "cancelled by the user" });
+    expect(status(apply(uploadsOf(["a", "b"]), cancelled("user-1"), uploaded("user-2")))).toEqual({
+      text: "Done 1 of 2: upload 2 files; 1 cancelled.",
+      error: false,
+    });
+    expect(status(apply(uploadsOf(["a", "b"]), cancelled("user-1"), cancelled("user-2")))).toEqual({ text: "Cancelled: upload 2 files.", error: false });
+  });
+
+  it("sum up again after a failed one is retried: its success replaces its own failure, not another's", () => {
+    let state = apply(
+      uploadsOf(["a", "b", "c"]),
+      // Rows in Transfers, to retry from.
+      ...["user-1", "user-2", "user-3"].map((call) => ({ ...upload, call }) as Event),
+      failedUpload("user-1", "upload: the server went away"),
+      failedUpload("user-2", "upload: the server went away"),
+      uploaded("user-3"),
+    );
+    expect(status(state)?.text).toBe("Done 1 of 3: upload 3 files. Failed: upload a: upload: the server went away (and 1 more not done).");
+    state = transferRetried(state, TAB, "user-1", "user-5");
+    state = apply(state, uploaded("user-5"));
+    expect(status(state)).toEqual({ text: "Done 2 of 3: upload 3 files. Failed: upload b: upload: the server went away.", error: true });
+    state = transferRetried(state, TAB, "user-2", "user-6");
+    state = apply(state, uploaded("user-6"));
+    expect(status(state)).toEqual({ text: "Done: upload 3 files.", error: false });
+  });
+
+  it("count a folder by the plan that copies it, and a folder that gave no plan as failed", () => {
+    let state = opened();
+    state = callStarted(state, TAB, "user-1", { kind: "gather", direction: "upload", folder: "/w/photos", destination: "/up", what: "upload folder photos" });
+    state = callStarted(state, TAB, "user-2", { kind: "gather", direction: "upload", folder: "/w/empty", destination: "/up", what: "upload folder empty" });
+    state = callStarted(state, TAB, "user-3", { kind: "transfer", direction: "upload", what: "upload a.txt" });
+    state = batchStarted(state, TAB, ["user-1", "user-2", "user-3"], "upload 3 items");
+    state = apply(state, finished("user-1", ok("find_files", { matches: [] })), uploaded("user-3"));
+    // The listing ended, the plan goes on: the batch is not over.
+    state = followUpStarted(state, TAB, "user-1", "user-4", { kind: "transfer", direction: "upload", what: "upload folder photos" });
+    expect(status(state)).toEqual({ text: "Done: upload a.txt.", error: false });
+    state = callFailed(state, TAB, "user-2", "Failed: upload folder empty: nothing in it to copy");
+    expect(status(state)?.error).toBe(true);
+    state = apply(state, finished("user-4", ok("execute_plan", { outcomes: [{ index: 0, status: "done", message: "created" }] })));
+    expect(status(state)).toEqual({ text: "Done 2 of 3: upload 3 items. Failed: upload folder empty: nothing in it to copy.", error: true });
+  });
+
+  it("say again at the end what was left out", () => {
+    let state = opened();
+    state = callStarted(state, TAB, "user-1", { kind: "transfer", direction: "upload", what: "upload a.txt" });
+    state = batchStarted(state, TAB, ["user-1"], "upload a.txt", "Only files and folders are copied; left out: link.");
+    state = apply(state, uploaded("user-1"));
+    expect(status(state)).toEqual({ text: "Done: upload a.txt. Only files and folders are copied; left out: link.", error: true });
+  });
+
+  it("are let go when the next action starts, and one call alone is no batch", () => {
+    let state = apply(uploadsOf(["a", "b"]), uploaded("user-1"));
+    state = callStarted(state, TAB, "user-9", { kind: "change", tool: "make_dir", side: "remote", what: "new folder /x" });
+    // Not over yet: it stays for its last call.
+    expect(state.tabs[TAB]?.batches).toHaveLength(1);
+    state = apply(state, uploaded("user-2"), finished("user-9", ok("make_dir", { message: "created" })));
+    expect(status(state)).toEqual({ text: "Done: new folder /x.", error: false });
+    state = callStarted(state, TAB, "user-10", { kind: "transfer", direction: "upload", what: "upload c" });
+    expect(state.tabs[TAB]?.batches).toEqual([]);
+    expect(batchStarted(state, TAB, ["user-10"], "upload c").tabs[TAB]?.batches).toEqual([]);
   });
 });
 

@@ -106,6 +106,23 @@ export interface StatusLine {
   error: boolean;
 }
 
+/**
+ * Calls the user started together (several files copied, dropped or deleted at once). They share
+ * one status line, so that a later file's "Done" never hides an earlier one's failure: while some
+ * are still going it shows the first failure (or the call that just ended), and once all have
+ * ended it sums them up.
+ */
+export interface Batch {
+  /** What they do together, as in "upload 3 files". */
+  what: string;
+  /** In the order the user gave them; a retried call takes its old one's place. */
+  calls: CallId[];
+  /** How each call that has ended ended: its own status line, and whether it did its work. */
+  ended: Record<CallId, { line: StatusLine; done: boolean }>;
+  /** What the user chose that was not started (links and special files), said again at the end. */
+  leftOut: string | null;
+}
+
 export interface StorageTab {
   panes: Record<Side, Pane>;
   transfers: Transfer[];
@@ -114,6 +131,8 @@ export interface StorageTab {
   confirmations: Confirmation[];
   /** How the last action of this page ended. */
   status: StatusLine | null;
+  /** The batches of the last action of several calls (kept after they end, for retries). */
+  batches: Batch[];
 }
 
 export interface StorageState {
@@ -390,6 +409,7 @@ export function storageTabOpened(state: StorageState, tab: TabId, target: TabTar
     calls: {},
     confirmations: [],
     status: null,
+    batches: [],
   };
   return { tabs: { ...state.tabs, [tab]: view } };
 }
@@ -426,9 +446,90 @@ export function listRequested(state: StorageState, tab: TabId, side: Side, path:
   }));
 }
 
-/** A change or transfer was sent as `call`. */
+/** A change or transfer was sent as `call`: a new action, so batches that have ended are let go. */
 export function callStarted(state: StorageState, tab: TabId, call: CallId, what: UserCall): StorageState {
-  return update(state, tab, (view) => ({ ...view, calls: { ...view.calls, [call]: what }, status: null }));
+  return update(state, tab, (view) => ({
+    ...view,
+    calls: { ...view.calls, [call]: what },
+    status: null,
+    batches: view.batches.filter((b) => !batchEnded(b)),
+  }));
+}
+
+/** `calls`, already started, are one action of the user's (`what`: "upload 3 files"); `leftOut`
+ * says what of it was not started. One call alone needs no batch unless something was left out. */
+export function batchStarted(state: StorageState, tab: TabId, calls: CallId[], what: string, leftOut: string | null = null): StorageState {
+  if (calls.length === 0 || (calls.length === 1 && leftOut === null)) {
+    return state;
+  }
+  return update(state, tab, (view) => ({ ...view, batches: [...view.batches, { what, calls, ended: {}, leftOut }] }));
+}
+
+/** Call `old` of a batch goes on as `fresh` (a retry, or a folder's plan after its listing). */
+function batchCallReplaced(view: StorageTab, old: CallId, fresh: CallId): StorageTab {
+  return {
+    ...view,
+    batches: view.batches.map((b) => {
+      if (!b.calls.includes(old)) {
+        return b;
+      }
+      const ended = { ...b.ended };
+      delete ended[old];
+      return { ...b, calls: b.calls.map((c) => (c === old ? fresh : c)), ended };
+    }),
+  };
+}
+
+/** The page sent `fresh` to carry on what `old` began (a folder's plan after its listing): the same
+ * action, so the status line stays and `fresh` takes `old`'s place in its batch. */
+export function followUpStarted(state: StorageState, tab: TabId, old: CallId, fresh: CallId, what: UserCall): StorageState {
+  return update(state, tab, (view) => ({ ...batchCallReplaced(view, old, fresh), calls: { ...view.calls, [fresh]: what } }));
+}
+
+function batchEnded(batch: Batch): boolean {
+  return batch.calls.every((c) => batch.ended[c] !== undefined);
+}
+
+/** The status line of a batch that has ended, in one line for all its calls. */
+function batchSummary(batch: Batch): StatusLine {
+  const ends = batch.calls.flatMap((c) => batch.ended[c] ?? []);
+  const count = ends.length;
+  const done = ends.filter((e) => e.done).length;
+  const failures = ends.filter((e) => e.line.error);
+  const cancelled = count - done - failures.length;
+  const leftOut = batch.leftOut === null ? "" : ` ${batch.leftOut}`;
+  if (done === count) {
+    return { text: `Done: ${batch.what}.${leftOut}`, error: batch.leftOut !== null };
+  }
+  const cancelledNote = cancelled > 0 ? `; ${cancelled} cancelled` : "";
+  const [first] = failures;
+  if (first === undefined) {
+    const text = done === 0 ? `Cancelled: ${batch.what}.` : `Done ${done} of ${count}: ${batch.what}${cancelledNote}.`;
+    return { text: `${text}${leftOut}`, error: batch.leftOut !== null };
+  }
+  const more = failures.length > 1 ? ` (and ${failures.length - 1} more not done)` : "";
+  return { text: `Done ${done} of ${count}: ${batch.what}${cancelledNote}. ${first.line.text.replace(/\.$/, "")}${more}.${leftOut}`, error: true };
+}
+
+/** `call` ended as `line` says (`done`: it did its work): the tab's status line, for it alone or for
+ * its batch. */
+function callEnded(view: StorageTab, call: CallId, line: StatusLine, done: boolean): StorageTab {
+  const batch = view.batches.find((b) => b.calls.includes(call));
+  if (batch === undefined) {
+    return { ...view, status: line };
+  }
+  const after: Batch = { ...batch, ended: { ...batch.ended, [call]: { line, done } } };
+  const firstFailure = after.calls.map((c) => after.ended[c]).find((e) => e?.line.error === true);
+  return {
+    ...view,
+    batches: view.batches.map((b) => (b === batch ? after : b)),
+    status: batchEnded(after) ? batchSummary(after) : (firstFailure?.line ?? line),
+  };
+}
+
+/** A call of the page ended before it was sent on (a folder whose listing gave no plan). */
+export function callFailed(state: StorageState, tab: TabId, call: CallId, text: string): StorageState {
+  return update(state, tab, (view) => callEnded(view, call, { text, error: true }, false));
 }
 
 export function sortChanged(state: StorageState, tab: TabId, side: Side, key: SortKey): StorageState {
@@ -461,7 +562,7 @@ export function transferRetried(state: StorageState, tab: TabId, old: CallId, fr
         ? before
         : { kind: "transfer", direction: row.direction, what: `${row.direction ?? "copy"} ${row.name}` };
     return {
-      ...view,
+      ...batchCallReplaced(view, old, fresh),
       calls,
       transfers: view.transfers.map((t) =>
         t.call === old
@@ -643,19 +744,19 @@ function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): Storage
           // The plan that copies it is on its way.
           break;
         }
-        next = {
-          ...next,
-          status: failed === null ? { text: `Done: ${subject}.`, error: false } : { text: `Failed: ${subject}: ${failed}`, error: true },
-        };
+        next =
+          failed === null
+            ? callEnded(next, call, { text: `Done: ${subject}.`, error: false }, true)
+            : callEnded(next, call, { text: `Failed: ${subject}: ${failed}`, error: true }, false);
         break;
       case "error":
-        next = { ...next, status: { text: `Failed: ${subject}: ${outcomeMessage(outcome)}`, error: true } };
+        next = callEnded(next, call, { text: `Failed: ${subject}: ${outcomeMessage(outcome)}`, error: true }, false);
         break;
       case "denied":
-        next = { ...next, status: { text: `Not done: ${subject} (denied).`, error: true } };
+        next = callEnded(next, call, { text: `Not done: ${subject} (denied).`, error: true }, false);
         break;
       case "cancelled":
-        next = { ...next, status: { text: `Cancelled: ${subject}.`, error: false } };
+        next = callEnded(next, call, { text: `Cancelled: ${subject}.`, error: false }, false);
         break;
       default: {
         const unknown: never = outcome.status;
