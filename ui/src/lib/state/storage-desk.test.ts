@@ -94,6 +94,34 @@ describe("a storage tab's session", () => {
     expect(transport.ops.length).toBe(before);
   });
 
+  it("copies the files of a selection, says what it left out, and still hears how the copies end", () => {
+    const { transport, session, tab } = openStorage("");
+    transport.emit({ type: "connection_state", tab, state: { state: "connected" } });
+    const list = transport.ops.find((op) => op.type === "run_tool" && op.tool === "list_dir");
+    if (list?.type !== "run_tool") throw new Error("no list_dir");
+    const entries = [
+      { name: "a.txt", kind: "file", size: 3, modified: null },
+      { name: "b.txt", kind: "file", size: 3, modified: null },
+      { name: "ln", kind: "symlink", size: 0, modified: null },
+    ] as const;
+    const ok = (tool: string, result: unknown) => ({ tool, status: "ok" as const, result: result as never });
+    const finish = (call: string, outcome: ReturnType<typeof ok>): Event => ({ type: "tool_finished", tab, call, outcome, verdict: "allow", duration_ms: 1 });
+    transport.emit(finish(list.call, ok("list_dir", { path: "/home/ann", entries, omitted: 0 })));
+    const before = transport.ops.length;
+    session.storage.transfer(tab, "local", ["a.txt", "ln", "b.txt"]);
+    const uploads = transport.ops.slice(before).filter((op) => op.type === "run_tool");
+    expect(uploads.map((op) => op.type === "run_tool" && [op.tool, op.args])).toEqual([
+      ["upload", { local_path: "/home/ann/a.txt", remote_dir: "/" }],
+      ["upload", { local_path: "/home/ann/b.txt", remote_dir: "/" }],
+    ]);
+    const status = () => session.storage.state.tabs[tab]?.status;
+    expect(status()).toEqual({ text: "Only files and folders are copied; left out: ln.", error: true });
+    for (const op of uploads) {
+      if (op.type === "run_tool") transport.emit(finish(op.call, ok("upload", { message: "uploaded" })));
+    }
+    expect(status()).toEqual({ text: "Done: upload 2 files. Only files and folders are copied; left out: ln.", error: true });
+  });
+
   it("cancels and retries a transfer with its call", () => {
     const { transport, session, tab } = openStorage("");
     session.storage.cancel(tab, "user-1");
