@@ -243,6 +243,8 @@ test("files dropped from the file manager on a storage tab's server side are upl
       for (const name of ["dropped notes.txt", "second.txt"]) {
         await driver.find(`//ul[@aria-label='Transfers']/li[.//*[normalize-space()='${name}']]//*[normalize-space()='done']`, `${name} done in Transfers`);
       }
+      // One drop, one line for it all.
+      await driver.find("//*[@role='status'][normalize-space()='Done: upload 2 files.']", "the drop's status line");
       await until("the dropped file on the server", async () => existsSync(join(ftp.data, "dropped notes.txt")) && readFileSync(join(ftp.data, "dropped notes.txt"), "utf8") === content, 10_000);
       if (readFileSync(join(ftp.data, "second.txt"), "utf8") !== "second\n") {
         throw new Error("the second dropped file differs on the server");
