@@ -336,7 +336,7 @@ async fn ask_user_waits_for_the_user_even_in_autopilot() {
     assert_eq!(asked, 2);
 }
 
-/// Issue 17 item 3: at a shell prompt, send_input's Enter is judged on the line it runs, however
+/// At a shell prompt, send_input's Enter is judged on the line it runs, however
 /// the keys edited it; refused lines are taken back; inside a program input stays input.
 #[tokio::test(flavor = "multi_thread")]
 async fn send_input_at_a_prompt_is_judged_on_the_line_enter_runs() {
@@ -428,7 +428,7 @@ async fn send_input_at_a_prompt_is_judged_on_the_line_enter_runs() {
     );
 }
 
-/// Issue 17 item 15: closing a tab observes the shell's end instead of waiting out the close
+/// Closing a tab observes the shell's end instead of waiting out the close
 /// limit (2 s), and the tab's start does not wait a whole quiet period for a drawn prompt.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_tab_opens_and_closes_promptly() {

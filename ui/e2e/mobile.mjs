@@ -17,7 +17,7 @@ import { removeHome } from "./wait.mjs";
 
 const PHONE = devices["iPhone 13"];
 const TABLET = devices["iPad (gen 7)"];
-/** What a finger needs (UI.md): 44 CSS px each way. */
+/** What a finger needs (docs/ui-contract.md): 44 CSS px each way. */
 const TOUCH_TARGET = 44;
 /** The tools the phone's build lacks: absent from the model's schemas and from the screen. */
 const NOT_ON_A_PHONE = ["edit_file", "show_view", "propose_plan", "update_plan"];

@@ -1,4 +1,4 @@
-//! The policy fuzz target under a stable toolchain (issue 22 item 5): feeds the committed corpus
+//! The policy fuzz target under a stable toolchain: feeds the committed corpus
 //! (fuzz/corpus/analyse) and random mutations of it to the invariants of fuzz/invariants.rs for
 //! a bounded time, and fails on the first broken invariant, panic or hang, printing the input
 //! and the seed that reproduces it. `scripts/fuzz.sh` runs it in CI; cargo-fuzz on nightly runs

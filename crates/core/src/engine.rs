@@ -1,5 +1,5 @@
 //! The engine: owns tabs, takes [`Op`]s from front ends, sends [`Event`]s back, and runs every
-//! tool call through one pipeline (DESIGN.md "The path of one tool call"):
+//! tool call through one pipeline (docs/architecture.md, "The path of one tool call"):
 //!
 //! registry → typed arguments → policy → approval → execution → capped output → events → audit.
 //!

@@ -1,4 +1,4 @@
-//! Tool results are untrusted data (DESIGN.md §3): this module frames them for the model and
+//! Tool results are untrusted data (docs/policy.md): this module frames them for the model and
 //! keeps the ledger of which connections' data a session has seen.
 //!
 //! - [`UntrustedFrame`] wraps one tool result in markers carrying a random per-session nonce, so

@@ -1,4 +1,4 @@
-//! Property tests of the command analysis and the policy (issue 22 item 3): the two invariants
+//! Property tests of the command analysis and the policy: the two invariants
 //! the fuzz target (fuzz/invariants.rs) also checks, on generated command lines.
 //!
 //! 1. Nothing the analysis cannot prove harmless is allowed: an allowed command line has no

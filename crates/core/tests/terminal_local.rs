@@ -405,7 +405,7 @@ async fn terminal_fish_injected_integration() {
     assert_eq!(run(t, "echo hi", 10 * SECOND).await.output, "hi");
 }
 
-/// Issue 17 item 2: marks printed by output (not carrying the session secret) end nothing, are
+/// Marks printed by output (not carrying the session secret) end nothing, are
 /// shown as text, and the secret never reaches what the model is given.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn terminal_printed_marks_do_not_end_a_command() {
@@ -466,7 +466,7 @@ async fn terminal_printed_marks_do_not_end_a_command() {
     assert!(!hex32.is_match(&history.output), "{}", history.output);
 }
 
-/// Issue 17 item 4: with integration, a prompt-looking pause in the output is not the end.
+/// With integration, a prompt-looking pause in the output is not the end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn terminal_prompt_looking_output_waits_for_the_marks() {
     let Some(local) = bash(ShellIntegrationMode::Inject).await else {
@@ -496,7 +496,7 @@ async fn terminal_prompt_looking_output_waits_for_the_marks() {
     assert!(t.integration_active());
 }
 
-/// Issue 17 item 3: at a prompt, the line Enter runs is read off the screen after the keys
+/// At a prompt, the line Enter runs is read off the screen after the keys
 /// before it; keys that could run an unreadable line are flagged; inside a program nothing is
 /// staged.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -590,7 +590,7 @@ async fn terminal_pump_throughput() {
     eprintln!("vt100 alone: {:?}", started.elapsed());
 }
 
-/// Issue 17 item 2, detect-only: marks without a secret may be printed by the output, so the
+/// Detect-only: marks without a secret may be printed by the output, so the
 /// output runs to the last `D` (nothing after an earlier one is hidden), its status is the last
 /// one's, and the result says where the end came from.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! Per-connection settings (DESIGN.md §3). The same names are used in the config file, on the
+//! Per-connection settings (docs/policy.md). The same names are used in the config file, on the
 //! CLI (`--setting NAME=VALUE`), in the protocol and in the UI.
 
 use schemars::JsonSchema;

@@ -1,4 +1,4 @@
-// The extra-keys row of a touch screen (UI.md "Phone and tablet"): the keys a phone keyboard
+// The extra-keys row of a touch screen (docs/ui-contract.md): the keys a phone keyboard
 // hides, as the bytes a terminal expects. Ctrl and Alt are sticky: pressed once, they apply to
 // the next key, from the row or typed on the keyboard, and then let go.
 //

@@ -1,7 +1,8 @@
-// The screen the UI is on, as CSS media queries say (UI.md): a phone (< 600 px wide), a tablet
-// or narrow window (< 900 px: no sidebar column), and whether the main pointer is a finger
-// (touch targets of 44 px, the extra-keys row, pinch and long-press in the terminal). Sizes and
-// input, never the platform: an iPad with a keyboard and trackpad is a tablet with a fine pointer.
+// The screen the UI is on, as CSS media queries say (docs/ui-contract.md): a phone (< 600 px
+// wide), a tablet or narrow window (< 900 px: no sidebar column), and whether the main pointer
+// is a finger (touch targets of 44 px, the extra-keys row, pinch and long-press in the
+// terminal). Sizes and input, never the platform: an iPad with a keyboard and trackpad is a
+// tablet with a fine pointer.
 
 /** Phone: one column. */
 export const PHONE_QUERY = "(max-width: 599.98px)";

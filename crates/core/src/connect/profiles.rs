@@ -11,7 +11,7 @@
 //! user = "deploy"
 //! identity_files = ["~/.ssh/id_ed25519"]
 //! proxy_jump = ["bastion"]          # profile names or user@host:port, first hop first
-//! [connection.settings]             # per-connection settings (DESIGN §3), free-form for now
+//! [connection.settings]             # per-connection settings (ConnectionSettings's names)
 //! send_file_contents = false
 //! ```
 //! Storage connections (`kind = "s3" | "webdav" | "azblob" | "ftp" | "ftps" | "sftp"`) live in
@@ -61,7 +61,8 @@ pub struct ConnectionProfile {
     pub name: String,
     #[serde(flatten)]
     pub kind: ProfileKind,
-    /// Per-connection settings (names as in DESIGN §3); typed later.
+    /// Per-connection settings (names as in `ConnectionSettings`), kept as written; typed and
+    /// checked by [`ConnectionProfile::connection_settings`].
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub settings: serde_json::Map<String, serde_json::Value>,
 }

@@ -392,7 +392,8 @@ fn http_client(provider: &'static str) -> Result<reqwest::Client, LlmError> {
         })
 }
 
-/// rustls needs one process-wide crypto provider when more than one is linked (DESIGN §7).
+/// rustls needs one process-wide crypto provider when more than one is linked (without a
+/// default, building a rustls config then panics): this installs aws-lc-rs.
 pub fn install_crypto_provider() {
     // An error means a provider is installed already, which is all that matters.
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();

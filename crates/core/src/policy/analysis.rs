@@ -12,7 +12,7 @@
 //! write to a path it cannot resolve) becomes an entry in [`Analysis::unprovable`], which the
 //! policy always asks about. Words inside quotes are data, never commands.
 //!
-//! Rules that close whole classes of bypass (issue 17; each has table cases in
+//! Rules that close whole classes of bypass (each has table cases in
 //! tests/policy_corpus.txt and generated ones in tests/policy_props.rs):
 //! - **Read the line as bash reads it.** Backslash-newline is removed before parsing, also inside
 //!   a word (`r\⏎m` is `rm`); a redirection after `a && b` or `a | b` belongs to `b` (tree-sitter-bash

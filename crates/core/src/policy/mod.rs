@@ -1,4 +1,4 @@
-//! The approval rules: for one tool call, **allow**, **ask** or **deny** (DESIGN.md §3).
+//! The approval rules: for one tool call, **allow**, **ask** or **deny** (docs/policy.md).
 //!
 //! Decision order, strictest first:
 //! 1. a forbidden command anywhere in the line (after unwrapping `sudo`, `bash -c`, `find -exec`,
@@ -333,7 +333,7 @@ pub fn judge_resolved_writes(
     }
 }
 
-/// Data from a more sensitive connection written to a less sensitive one asks (DESIGN.md §3).
+/// Data from a more sensitive connection written to a less sensitive one asks.
 fn apply_taint(decision: Decision, facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
     let Some(seen) = context.data_seen else {
         return decision;
@@ -414,7 +414,7 @@ fn decide_changes(changes: &[FileChange], mode: Mode, tab_kind: TabKind) -> Deci
             dangerous: true,
         };
     }
-    // Storage tabs: changing what exists always asks (DESIGN.md §2).
+    // Storage tabs: changing what exists always asks.
     let always_asks = destroys
         || (tab_kind == TabKind::Storage && changes.iter().any(FileChange::touches_existing));
     if always_asks {

@@ -8,7 +8,7 @@
 //! This module must never answer "harmless" for a path it could not resolve: a relative path in
 //! an unknown folder is compared by its trailing components, a glob by its literal prefix.
 
-/// The files and folders whose change can lock the user out (DESIGN.md §3). `**` matches any
+/// The files and folders whose change can lock the user out (docs/policy.md). `**` matches any
 /// number of folders, `*` any part of one name. `~` is any user's home folder.
 pub const LOCKOUT_PATHS: &[&str] = &[
     "/etc/ssh",

@@ -221,7 +221,7 @@ pub fn builtin_dangerous(command: &SimpleCommand) -> Option<String> {
         {
             "rm -r/-f deletes without asking and cannot be undone"
         }
-        // Deletes and truncations always ask (DESIGN.md §3), whatever program does them.
+        // Deletes and truncations always ask, whatever program does them.
         "rm" | "unlink" => "deletes files",
         "mv" if positional(args).last().is_some_and(|path| is_sink(path)) => {
             "moves files onto a device such as /dev/null: they are gone"

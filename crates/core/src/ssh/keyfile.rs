@@ -2,7 +2,7 @@
 //!
 //! OpenSSH stores an ECDSA private scalar as a minimal mpint, so a P-256 key whose scalar starts
 //! with a zero byte is written with 31 bytes (about one key in 256). ssh-key 0.7 wants at least 32
-//! and answers "length invalid" (RustCrypto/SSH issue 350). For such a key this module decrypts the
+//! and answers "length invalid" (RustCrypto/SSH#350). For such a key this module decrypts the
 //! file itself when it has a passphrase, widens the scalar to 32 bytes and decodes the result as
 //! an unencrypted key. It never writes the key anywhere, and the decrypted bytes are zeroed when
 //! dropped.

@@ -26,7 +26,7 @@ pub use session::{ExecPipe, SshSession};
 
 /// The default SSH port.
 pub const DEFAULT_PORT: u16 = 22;
-/// How long the TCP connect plus SSH handshake may take, by default (DESIGN: connect 15 s).
+/// How long the TCP connect plus SSH handshake may take, by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// How often a keepalive is sent when the server has been quiet, by default.
 pub const DEFAULT_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(15);

@@ -9,7 +9,7 @@
 //! longer passes the server's exit status and close on to the channel and keeps its queue open
 //! until the connection is dropped, so the reader only drains what already arrived (briefly)
 //! and reports the shell exited. Waiting for the queue to end made closing a tab wait out its
-//! whole limit (issue 17 item 15: `kaiport tool … run_command true` took 3 s). A server's
+//! whole limit (`kaiport tool … run_command true` took 3 s). A server's
 //! `CHANNEL_CLOSE` ends the reading as well: nothing may follow it (RFC 4254 §5.3).
 
 use std::time::Duration;

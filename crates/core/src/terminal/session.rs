@@ -11,7 +11,7 @@
 //! output for the model (the tool layer does), and never types into the shell while a full-screen
 //! program is open or the user has typed a partial line.
 //!
-//! Rules that keep the end of a command honest (issue 17):
+//! Rules that keep the end of a command honest:
 //! - **Only kaiport's own marks end a command.** With [`ShellIntegrationMode::Inject`] the
 //!   session has a secret that every injected mark carries ([`super::marks`]); marks without it
 //!   are output — kept in the result, shown as text ([`render_output`]), never acted on. The
@@ -63,7 +63,7 @@ const MIRROR_IDLE: Duration = Duration::from_millis(5);
 /// output is dropped with a marker line. The model gets at most `output_limit_kb` (≤ 1 MiB, half
 /// from each end) of rendered text, so 2 MiB of raw bytes at each end (escape sequences
 /// included) is always enough, and what a flood costs stays bounded: these buffers, one copy for
-/// the slice and the rendered text, never a per-line allocation (issue 17 item 14: `yes | head
+/// the slice and the rendered text, never a per-line allocation (`yes | head
 /// -c 500000000` peaked at 371 MB when 16 MiB were kept and rendered into one `String` per line).
 const CAPTURE_HEAD: usize = 2 << 20;
 const CAPTURE_TAIL: usize = 2 << 20;
@@ -965,7 +965,7 @@ impl Terminal {
                     && quiet >= Duration::from_millis(50);
                 // A line ending in a prompt character with the cursor one blank after it is
                 // what shells draw: a short pause is enough (the connection's start should not
-                // wait out the whole quiet period, issue 17 item 15).
+                // wait out the whole quiet period).
                 let (_, cursor_col) = state.mirror.screen().cursor_position();
                 let text = before.trim_end();
                 let one_blank_after = text.chars().count() + 1 == usize::from(cursor_col);
@@ -1387,7 +1387,7 @@ impl Terminal {
         bytes
     }
 
-    /// Prepares send_input's keys for the decision (issue 17 item 3: editing keys must not
+    /// Prepares send_input's keys for the decision (editing keys must not
     /// smuggle a forbidden command past it). At a shell prompt, what Enter runs is a command
     /// line: the keys before Enter are typed now, and the line that results is read off the
     /// screen, for the policy to judge like run_command's. The returned [`StagedInput`] says
@@ -1733,7 +1733,7 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    /// Issue 17 item 14: a flood keeps a bounded capture, and what the model gets is made from
+    /// A flood keeps a bounded capture, and what the model gets is made from
     /// one rendered string (head and tail, with the gap marked).
     #[test]
     fn a_flood_keeps_a_bounded_capture() {

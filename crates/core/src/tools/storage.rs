@@ -1,4 +1,4 @@
-//! The storage tools (DESIGN.md §2 "Storage tabs only"): make_dir, rename, delete, upload,
+//! The storage tools (storage tabs only): make_dir, rename, delete, upload,
 //! download and execute_plan, over the two sides of a storage tab (the service, and this
 //! computer confined to the folders the user opened).
 //!

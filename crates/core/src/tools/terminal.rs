@@ -1,7 +1,7 @@
 //! run_command, send_input and read_screen: the terminal tools, executed on the tab's
 //! [`Terminal`]. Output for the model is capped here; the terminal itself shows everything.
 //!
-//! **At a shell prompt, whatever Enter will run is judged as a command line** (issue 17 item 3).
+//! **At a shell prompt, whatever Enter will run is judged as a command line** (docs/policy.md).
 //! send_input's keys can edit a line into a forbidden command (`m /tmp/v`, Ctrl-A, `r`, Enter
 //! runs `rm /tmp/v`), so at a prompt send_input is prepared by [`Terminal::stage_input`]: the
 //! keys before Enter are typed, the resulting line is read off the screen and decided like

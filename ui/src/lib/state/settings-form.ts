@@ -17,7 +17,8 @@ export interface SettingsForm {
   sensitivity: Sensitivity;
 }
 
-/** The engine's defaults (DESIGN.md §3), for settings the engine left out. */
+/** The engine's defaults (`ConnectionSettings::default` in crates/protocol/src/settings.rs),
+ * for settings the engine left out. */
 export const DEFAULT_SETTINGS: Required<ConnectionSettings> = {
   forbidden_commands: [],
   allowed_commands: [],

@@ -1,6 +1,6 @@
 //! Programs as data: what a program does through its options and subcommands beyond its own
-//! effect (the idea of Codex's execpolicy program specs, DESIGN.md §3 "an allowed program is
-//! allowed only for its own effect").
+//! effect (the idea of Codex's execpolicy program specs: an allowed program is allowed only for
+//! its own effect).
 //!
 //! For each program that can run other programs or write files through its options, this says
 //! which options take a **command** (`git -c core.pager=…`, `tar --to-command=…`, `rsync -e …`,

@@ -1,4 +1,4 @@
-//! The file tools (DESIGN.md §2 "Files"): read_file, edit_file, write_file here; list_dir,
+//! The file tools: read_file, edit_file, write_file here; list_dir,
 //! find_files, search_files and folder_report in [`walk`]. All are written once against
 //! [`FileAccess`]; a tab reaches its files through [`TabFiles`] (SFTP opened on first use, so a
 //! server without the sftp subsystem still gives a working terminal).
