@@ -1,6 +1,6 @@
 //! Every tool Pilot can call: its name, its parameters and its result.
 //!
-//! The JSON schemas sent to the model are generated from these types (see [`crate::schema`]);
+//! The JSON schemas sent to the model are generated from these types ([`parameters_schema`]);
 //! nothing here is hand-written JSON. Parameter structs reject unknown fields so a model that
 //! misspells a parameter is told so instead of having it silently ignored.
 

@@ -1,6 +1,7 @@
-//! [`FileAccess`] on this computer's own file system (the local terminal tab; the local side of
-//! storage tabs later). Same contract as SFTP: streamed reads and writes, atomic replacement
-//! through a temporary file beside the target, links listed but never followed.
+//! [`FileAccess`] on this computer's own file system (the local terminal tab; through
+//! `fs/confined.rs`, the local side of storage tabs). Same contract as SFTP: streamed reads and
+//! writes, atomic replacement through a temporary file beside the target, links listed but never
+//! followed.
 //!
 //! Big files are synced on the way in the background, and on Linux the pages already on the
 //! disk are dropped from the page cache as they go ([`Writeback`]); nothing gets the target's

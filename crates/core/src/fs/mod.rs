@@ -1,6 +1,6 @@
 //! One way to reach files, whatever carries them: [`FileAccess`], with an SFTP implementation
 //! ([`SftpFiles`], over the tab's SSH connection) and a local one ([`LocalFiles`]). The file tools
-//! (`tools/files`) are written once against the trait; the storage services of later tabs
+//! (`tools/files`) are written once against the trait; the storage services of storage tabs
 //! implement it too, and say what they can do through [`Capabilities`].
 //!
 //! Contract of every implementation:

@@ -1,6 +1,6 @@
 // The one way the UI talks to the engine. The browser (`kaiport serve`) uses the WebSocket
-// implementation; the desktop shell will hand in its own, behind this same interface, without a
-// component changing.
+// implementation (websocket.ts), the desktop window the Tauri one (tauri.ts), behind this same
+// interface, without a component changing.
 
 import type { TabId } from "../ids";
 import type { Event, Op } from "../protocol";
