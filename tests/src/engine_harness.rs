@@ -101,6 +101,40 @@ impl EngineHarness {
         secret: Option<String>,
         configure: impl FnOnce(&mut EngineConfig, &std::path::Path),
     ) -> Result<EngineHarness> {
+        Self::open_inner(target, known_hosts, settings, mode, secret, configure, None).await
+    }
+
+    /// Like [`EngineHarness::open`], with the page's terminal resized to `cols` x `rows` right
+    /// after it asked for the tab, while the tab still connects (as a page does once it has
+    /// fitted its terminal).
+    pub async fn open_resized_while_connecting(
+        target: TabTarget,
+        known_hosts: Option<PathBuf>,
+        (cols, rows): (u16, u16),
+    ) -> Result<EngineHarness> {
+        let settings = ConnectionSettings::default();
+        let resize = Some((cols, rows));
+        Self::open_inner(
+            target,
+            known_hosts,
+            settings,
+            Mode::Autopilot,
+            None,
+            |_, _| {},
+            resize,
+        )
+        .await
+    }
+
+    async fn open_inner(
+        target: TabTarget,
+        known_hosts: Option<PathBuf>,
+        settings: ConnectionSettings,
+        mode: Mode,
+        secret: Option<String>,
+        configure: impl FnOnce(&mut EngineConfig, &std::path::Path),
+        resize_while_connecting: Option<(u16, u16)>,
+    ) -> Result<EngineHarness> {
         let home = tempfile::tempdir()?;
         let mut config = EngineConfig::in_dir(home.path());
         if let Some(known_hosts) = known_hosts {
@@ -192,6 +226,15 @@ impl EngineHarness {
                 mode: Some(mode),
             })
             .await;
+        if let Some((cols, rows)) = resize_while_connecting {
+            engine
+                .handle(Op::Resize {
+                    tab: tab.clone(),
+                    cols,
+                    rows,
+                })
+                .await;
+        }
         loop {
             match tokio::time::timeout(Duration::from_secs(30), connected_rx.recv()).await {
                 Ok(Some(ConnectionState::Connected)) => break,

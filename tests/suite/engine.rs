@@ -24,6 +24,52 @@ pub(crate) async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) 
         .unwrap()
 }
 
+/// The shell's own idea of its terminal size.
+async fn stty_size(tab: &EngineHarness) -> String {
+    let result = tab
+        .ok("run_command", json!({"command": "stty size"}))
+        .await
+        .unwrap();
+    result["output"].as_str().unwrap().trim().to_owned()
+}
+
+/// The pty gets the size the page draws: a page asks for a tab first and fits its terminal
+/// after, so the resize comes while the tab connects, and the shell must start at that size
+/// (not the one the tab was asked for with). A later resize reaches it too, and no size is
+/// taken beyond what the engine accepts. SSH and local tabs.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_shell_starts_at_the_size_given_while_connecting() {
+    let sshd = Sshd::start().unwrap();
+    let known_hosts = sshd.dir().join("engine_known_hosts");
+    sshd.write_known_hosts(&known_hosts).unwrap();
+    let ssh = TabTarget::Ssh {
+        host: "127.0.0.1".to_owned(),
+        port: sshd.port(),
+        user: sshd.user().to_owned(),
+        identity_files: vec![sshd.keys.ed25519.display().to_string()],
+        jump_hosts: Vec::new(),
+    };
+    for target in [ssh, TabTarget::Local] {
+        let tab = EngineHarness::open_resized_while_connecting(
+            target.clone(),
+            Some(known_hosts.clone()),
+            (95, 52),
+        )
+        .await
+        .unwrap();
+        assert_eq!(stty_size(&tab).await, "52 95", "{target:?}");
+        let resize = |cols, rows| Op::Resize {
+            tab: tab.tab.clone(),
+            cols,
+            rows,
+        };
+        tab.engine.handle(resize(120, 40)).await;
+        assert_eq!(stty_size(&tab).await, "40 120", "{target:?}");
+        tab.engine.handle(resize(u16::MAX, u16::MAX)).await;
+        assert_eq!(stty_size(&tab).await, "1000 1000", "{target:?}");
+    }
+}
+
 fn without_integration() -> ConnectionSettings {
     ConnectionSettings {
         shell_integration: ShellIntegration::Off,
@@ -446,12 +492,11 @@ async fn a_tab_opens_and_closes_promptly() {
         })
         .await;
     let close = closing.elapsed();
+    // Hang guards, not speed goals (BENCHMARKS.md times tabs): a close that waited on a shell
+    // that never ends, or a start that never saw its prompt, would take far longer.
+    assert!(close < Duration::from_secs(10), "closing took {close:?}");
     assert!(
-        close < Duration::from_millis(1500),
-        "closing took {close:?}"
-    );
-    assert!(
-        open_and_run < Duration::from_secs(3),
+        open_and_run < Duration::from_secs(20),
         "opening and running `true` took {open_and_run:?}"
     );
     // The harness collects events on its own task: give it a moment.

@@ -407,9 +407,18 @@ export function mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT, TIM
     }, page);
   }, { ...TABLET });
 
-  test("phone: a server gone silent in the background shows dropped within 2 s of foreground, and Reconnect restores it", async ({ page, sshd }) => {
+  /** The shell's `stty size` is the grid xterm.js draws (no bar above the terminal on a phone
+   * changes its size once the tab is connected, as on a desktop). */
+  async function sizesAgree(page) {
+    const drawn = await page.evaluate((id) => window.kaiport.terminalSize(id), await shownTab(page));
+    await typeLine(page, "stty size");
+    await waitForLine(page, `${drawn.rows} ${drawn.cols}`);
+  }
+
+  test("phone: a server gone silent in the background shows dropped within 2 s of foreground, and Reconnect restores it at the terminal's size", async ({ page, sshd }) => {
     await withMobile(null, async ({ url }) => {
       await openSsh(page, url, sshd);
+      await sizesAgree(page);
       // The sshd process that carries this connection (the shell's parent).
       await typeLine(page, "echo carrier=$PPID");
       const carrierLine = await until("the carrier's pid", async () => (await terminalLines(page)).find((l) => /^carrier=\d+$/.test(l.trim())));
@@ -443,6 +452,7 @@ export function mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT, TIM
       await until("a shell prompt again", async () => /[$#] ?$/m.test((await terminalLines(page)).join("\n")));
       await typeLine(page, "echo back-$((8*8))");
       await waitForLine(page, "back-64");
+      await sizesAgree(page);
     }, page);
   }, { ...PHONE });
 

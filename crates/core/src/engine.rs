@@ -184,6 +184,38 @@ struct Tab {
     calls: Mutex<HashMap<CallId, CancellationToken>>,
     /// Cancelled when the tab closes: ends every wait in it.
     closing: CancellationToken,
+    /// The terminal size the page last asked for. Kept while the tab connects, so the pty opens
+    /// at the size the page draws (a page fits its terminal only after it asked for the tab).
+    size: Mutex<TerminalSize>,
+}
+
+/// A terminal's columns and rows, as the engine accepts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TerminalSize {
+    cols: u16,
+    rows: u16,
+}
+
+impl TerminalSize {
+    /// The most columns or rows a page or model may ask for: the screen mirror allocates every
+    /// cell, so 65535 x 65535 from a hostile or broken page would take gigabytes.
+    const MAX: u16 = 1000;
+
+    /// `cols` x `rows`, each at most [`Self::MAX`]; 0 means unknown (a pty nobody sized says
+    /// 0 x 0) and gives the classic 80 x 24.
+    fn clamped(cols: u16, rows: u16) -> Self {
+        let or = |value: u16, unknown: u16| {
+            if value == 0 {
+                unknown
+            } else {
+                value.min(Self::MAX)
+            }
+        };
+        Self {
+            cols: or(cols, 80),
+            rows: or(rows, 24),
+        }
+    }
 }
 
 impl Tab {
@@ -304,9 +336,14 @@ impl Engine {
                 }
             }
             Op::Resize { tab, cols, rows } => {
+                let size = TerminalSize::clamped(cols, rows);
+                if let Some(found) = inner.tab(&tab) {
+                    // While the tab connects, the size waits for the pty (see `open_tab`).
+                    *lock(&found.size) = size;
+                }
                 if let Some(session) = inner.connected(&tab)
                     && let Some(terminal) = &session.terminal
-                    && let Err(error) = terminal.resize(cols, rows).await
+                    && let Err(error) = terminal.resize(size.cols, size.rows).await
                 {
                     inner.emit(Event::Error {
                         tab: Some(tab),
@@ -660,6 +697,7 @@ impl Inner {
             session_tx,
             calls: Mutex::new(HashMap::new()),
             closing: CancellationToken::new(),
+            size: Mutex::new(TerminalSize::clamped(cols, rows)),
         });
         lock(&self.tabs).insert(tab.clone(), entry.clone());
         self.emit(Event::TabOpened {
@@ -675,7 +713,7 @@ impl Inner {
         tokio::spawn(async move {
             let connecting = async {
                 let (target, _) = resolved?;
-                inner.connect(&entry, target, cols, rows).await
+                inner.connect(&entry, target).await
             };
             let result = tokio::select! {
                 result = connecting => result,
@@ -687,7 +725,22 @@ impl Inner {
                     error: error.clone(),
                 },
             };
-            entry.session_tx.send_replace(Some(result));
+            entry.session_tx.send_replace(Some(result.clone()));
+            // A resize that came after the pty opened and before the tab counted as connected
+            // found no terminal to resize: give it now.
+            if let Ok(resources) = &result
+                && let Some(terminal) = &resources.terminal
+            {
+                let wanted = *lock(&entry.size);
+                if terminal.size() != (wanted.cols, wanted.rows)
+                    && let Err(error) = terminal.resize(wanted.cols, wanted.rows).await
+                {
+                    inner.emit(Event::Error {
+                        tab: Some(entry.id.clone()),
+                        message: error.to_string(),
+                    });
+                }
+            }
             inner.emit(Event::ConnectionState {
                 tab: entry.id.clone(),
                 state,
@@ -792,10 +845,10 @@ impl Inner {
         self: &Arc<Self>,
         tab: &Arc<Tab>,
         target: ResolvedTarget,
-        cols: u16,
-        rows: u16,
     ) -> Result<Arc<TabResources>, String> {
-        let (io, ssh) = match target {
+        // The pty and the screen mirror start at one size; a resize after this is reconciled once
+        // the tab counts as connected (`open_tab`).
+        let (io, ssh, size) = match target {
             ResolvedTarget::Storage {
                 url,
                 user,
@@ -806,7 +859,10 @@ impl Inner {
                     .connect_storage(tab, &url, user, &local_roots, identity_files)
                     .await;
             }
-            ResolvedTarget::Local => (open_local_shell(cols, rows)?, None),
+            ResolvedTarget::Local => {
+                let size = *lock(&tab.size);
+                (open_local_shell(size.cols, size.rows)?, None, size)
+            }
             ResolvedTarget::Ssh(target) => {
                 let options = SshOptions {
                     known_hosts: self.config.known_hosts.clone(),
@@ -822,11 +878,13 @@ impl Inner {
                 let session = SshSession::connect(&target, &options, interaction)
                     .await
                     .map_err(|error| self.connect_error(&tab.id, error))?;
+                // The size the page asked for while the connection was made.
+                let size = *lock(&tab.size);
                 let io = session
-                    .open_shell("xterm-256color", cols, rows)
+                    .open_shell("xterm-256color", size.cols, size.rows)
                     .await
                     .map_err(|error| error.to_string())?;
-                (io, Some(session))
+                (io, Some(session), size)
             }
         };
         let settings = tab.settings();
@@ -858,7 +916,7 @@ impl Inner {
                 }
             })
         };
-        let terminal = Terminal::start(io, cols, rows, terminal_settings, notify);
+        let terminal = Terminal::start(io, size.cols, size.rows, terminal_settings, notify);
         terminal
             .wait_ready(CONNECT_TIMEOUT)
             .await

@@ -1590,6 +1590,12 @@ impl Terminal {
         render_text(&self.history_bytes())
     }
 
+    /// The mirror's size as (columns, rows): the size the shell was last given.
+    pub fn size(&self) -> (u16, u16) {
+        let (rows, cols) = self.lock().mirror.screen().size();
+        (cols.get(), rows.get())
+    }
+
     /// The visible screen now.
     pub fn screen(&self) -> ScreenResult {
         let mut state = self.lock();

@@ -5,6 +5,7 @@
 import type { PromptId, TabId } from "../ids";
 import type { ApprovalDecision, Mode, ModelSettings, PromptAnswer, TabTarget, ViewButton } from "../protocol";
 import { TerminalOutput } from "../terminal-output";
+import { terminalSize } from "../terminal-text";
 import type { Transport } from "../transport/transport";
 import { StorageDesk, type StorageRequest } from "./storage.svelte";
 import {
@@ -160,6 +161,8 @@ export class Session {
       return;
     }
     const fresh = newTabId();
+    // The shell starts at the size the terminal has now (a terminal asleep says 0 x 0).
+    const size = terminalSize(tab);
     this.transport.send({ type: "close_tab", tab });
     this.output.forget(tab);
     this.state = tabReopening(this.state, tab, fresh);
@@ -171,8 +174,8 @@ export class Session {
       type: "open_tab",
       tab: fresh,
       target: view.target,
-      cols: DEFAULT_COLS,
-      rows: DEFAULT_ROWS,
+      cols: size?.cols || DEFAULT_COLS,
+      rows: size?.rows || DEFAULT_ROWS,
       settings: null,
       mode: null,
     });
