@@ -14,9 +14,10 @@ use kaiport_protocol::{ConnectionSettings, Mode, TabKind};
 
 /// Check one input; `Err` names the broken invariant.
 pub fn check(data: &[u8]) -> Result<(), String> {
-    let Ok(line) = std::str::from_utf8(data) else {
-        return Ok(());
-    };
+    // A command reaches the policy as text (JSON from the model, keys from the page), so bytes
+    // that are not UTF-8 are checked as the text they would decode to, never skipped.
+    let line = String::from_utf8_lossy(data);
+    let line = line.as_ref();
     let settings = ConnectionSettings {
         forbidden_commands: vec!["rm".to_owned(), "shutdown".to_owned()],
         allowed_commands: vec!["ls".to_owned(), "echo".to_owned(), "git".to_owned()],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The policy fuzz target for a bounded time (issue 22 item 5), on the stable toolchain: the
+# The policy fuzz target for a bounded time, on the stable toolchain: the
 # committed corpus in fuzz/corpus/analyse and random mutations of it go through the invariants
 # of fuzz/invariants.rs (nothing unprovable is allowed; a forbidden program found is denied; no
 # panic, no hang). With a nightly toolchain and cargo-fuzz, `cargo +nightly fuzz run analyse`
@@ -12,5 +12,5 @@ seed_args=()
 if [ -n "${2:-}" ]; then
     seed_args=(--seed "$2")
 fi
-cargo run -q -p kaiport-core --example policy_fuzz --locked -- \
+cargo run -q --example policy_fuzz --locked -- \
     --seconds "$seconds" "${seed_args[@]}" fuzz/corpus/analyse

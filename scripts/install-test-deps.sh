@@ -67,6 +67,12 @@ if [ ! -x "$TOOLS/bin/tauri-driver" ]; then
     PATH="$HOME/.cargo/bin:$PATH" cargo install tauri-driver --version 2.1.0 --locked --root "$TOOLS" --quiet
 fi
 
+# cargo-nextest runs the Rust tests (scripts/test.sh); built the same way where the machine has none.
+if ! command -v cargo-nextest >/dev/null 2>&1 && [ ! -x "$TOOLS/bin/cargo-nextest" ]; then
+    echo "install-test-deps.sh: building cargo-nextest into $TOOLS"
+    PATH="$HOME/.cargo/bin:$PATH" cargo install cargo-nextest --version 0.9.143 --locked --root "$TOOLS" --quiet
+fi
+
 if [ "${#missing[@]}" -eq 0 ]; then
     echo "install-test-deps.sh: all test dependencies present"
     exit 0

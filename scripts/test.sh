@@ -1,7 +1,25 @@
 #!/usr/bin/env bash
 # Quick start, part two: install everything the test suite needs (build tools, OpenSSH server and
-# client, sudo, shells) and run the whole suite: formatting, lints, unit tests, and the end-to-end
-# tests against real servers that the fixtures start on 127.0.0.1 and stop by PID.
+# client, sudo, shells, the storage servers, Chromium, WebKitGTK) and run the whole suite:
+# formatting, lints, unit tests, and the end-to-end tests against real servers that the
+# fixtures start on 127.0.0.1 and stop by PID.
+#
+# Budgeted for a 2-core machine from a cold target/ (the README's "Tests" section has the
+# figures): every feature set compiles once, in one cargo call each —
+#   1. the phone's feature set (`kaiport-cli --no-default-features`, copied aside as
+#      target/debug/kaiport-mobile), which compiles the dependencies with the workspace's
+#      features (crates/workspace-hack) so that
+#   2. the workspace's tests, which also build every binary the later stages run (kaiport,
+#      kaiport-app, the fixtures' servers, the fuzz runner), compile only what 1 lacks;
+#   3. clippy over the workspace (check only), beside the Rust tests;
+#   4. kaiport-core's unit tests and clippy with the phone's feature set;
+# and `tauri bundle` packages the kaiport-app that 2 built. The Rust tests run with
+# cargo-nextest (.config/nextest.toml), the fuzz minute beside the browser tests. Each stage's
+# time is printed at the end.
+#
+#   TEST_STAGES="rust browser" scripts/test.sh   runs only the named test stages (after the
+#                                                installs and builds): rust, fuzz, browser,
+#                                                desktop, mobile
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
@@ -11,74 +29,223 @@ if [ "$(id -u)" != 0 ]; then
     echo "test.sh: the test suite must run as root (it creates test users and root-owned files): sudo bash scripts/test.sh" >&2
     exit 1
 fi
-ensure_build_tools
-as_root bash scripts/install-test-deps.sh
-# The UI first: kaiport embeds ui/dist, and its checks are quick.
-build_ui
-(cd ui && npm run check && npm test)
-bash scripts/install-storage-test-deps.sh
-# Shells for the shell-integration tests (bash is always there).
-apt_install_missing zsh fish less procps vim-tiny
+# A cold build in CI gains nothing from incremental compilation and pays for writing it.
+if [ "${CI:-}" = true ]; then
+    export CARGO_INCREMENTAL=0
+fi
 
-cargo fmt --all --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo test --workspace --locked
-bash scripts/fuzz.sh 60
+# tauri-driver and, where the machine lacks it, cargo-nextest (scripts/install-test-deps.sh).
+export PATH="${KAIPORT_TOOLS:-$HOME/.cache/kaiport-tools}/bin:$PATH"
 
-# The browser tests: Debian's Chromium (playwright-core, no browser download) against the debug
-# `kaiport serve` and the real sshd fixture. The phone and tablet tests (ui/e2e/mobile.mjs) serve
-# the mobile feature set (no edit_file, show_view, plan, local terminal): that `kaiport` is built
-# first and copied aside to target/debug/kaiport-mobile, since the default build after it
-# replaces target/debug/kaiport (the two builds share every dependency; only kaiport-core and
-# kaiport-cli differ).
-cargo build -p kaiport-cli --no-default-features --locked
-cp target/debug/kaiport target/debug/kaiport-mobile
-cargo build -p kaiport-cli -p kaiport-tests --bins --locked
-(cd ui && npm run e2e)
+LOGS=target/test-logs
+mkdir -p "$LOGS"
+suite_started=$(date +%s)
+timings=()
+declare -A job_pid job_started
 
-# The desktop app: its .deb and .rpm from `tauri build` with the workspace's debug profile and target (no
-# release build here; ui/dist is already built), the window under Xvfb driven through WebDriver
-# (tauri-driver + WebKitWebDriver), the .deb installed with dpkg and started, the .rpm's files
-# unpacked and started.
-desktop_start=$(date +%s)
-npm --prefix ui run tauri -- build --debug --bundles deb,rpm --ci --config '{"build":{"beforeBuildCommand":null}}'
-(cd ui && npm run e2e:desktop)
-bash scripts/test-deb.sh
-echo "test.sh: the desktop app's build and tests took $(( $(date +%s) - desktop_start )) s"
+record() { # NAME STARTED
+    timings+=("$(printf '%-34s %5d s' "$1" $(($(date +%s) - $2)))")
+}
 
-# The mobile feature set passes its unit tests, and its tool list lacks exactly the tools it
-# leaves out (edit_file, show_view, the plan tools).
-cargo test -p kaiport-core --no-default-features --locked
-mobile_tools=$(target/debug/kaiport-mobile tools --json)
-grep -q '"name": "run_command"' <<<"$mobile_tools"
-for tool in edit_file show_view propose_plan update_plan; do
-    if grep -q "\"name\": \"$tool\"" <<<"$mobile_tools"; then
-        echo "test.sh: the mobile build offers $tool" >&2
-        exit 1
+# Runs a stage in the foreground, timed.
+stage() { # NAME COMMAND...
+    local name=$1 started
+    shift
+    started=$(date +%s)
+    echo "test.sh: -- $name"
+    "$@"
+    record "$name" "$started"
+}
+
+# Starts a stage in the background; its output goes to a log printed when it is joined.
+beside() { # NAME COMMAND...
+    local name=$1
+    shift
+    echo "test.sh: -- $name (in the background)"
+    "$@" >"$LOGS/$name.log" 2>&1 &
+    job_pid[$name]=$!
+    job_started[$name]=$(date +%s)
+}
+
+# Waits for a background stage, prints its output and fails the suite if it failed.
+await_stage() { # NAME
+    local name=$1 status=0
+    wait "${job_pid[$name]}" || status=$?
+    echo "test.sh: -- $name (output)"
+    cat "$LOGS/$name.log"
+    record "$name" "${job_started[$name]}"
+    unset "job_pid[$name]"
+    if [ "$status" -ne 0 ]; then
+        echo "test.sh: $name failed (exit $status)" >&2
+        exit "$status"
     fi
-done
-echo "test.sh: mobile tool set checked"
+}
 
-# The phone app (src-tauri as a library, mobile/README.md): its tool set is chosen by target in
-# src-tauri/Cargo.toml, so the iOS and Android targets must resolve kaiport-core without the
-# desktop tools and the desktop targets with all four. This host cannot compile for a phone
-# (no iOS or Android standard library), so the app is also checked here with the phone's
-# feature set, and the files in mobile/ are well-formed.
-for target in aarch64-apple-ios aarch64-apple-ios-sim aarch64-linux-android \
-    x86_64-unknown-linux-gnu aarch64-apple-darwin x86_64-pc-windows-msvc; do
-    desktop_tools=$(cargo tree -q --locked -p kaiport-app --target "$target" -e features -i kaiport-core |
-        grep -cE 'kaiport-core feature "(edit-file|show-view|plan|local-terminal)"' || true)
-    case "$target" in
-        *-ios* | *-android*) want=0 ;;
-        *) want=4 ;;
-    esac
-    if [ "$desktop_tools" != "$want" ]; then
-        echo "test.sh: kaiport-app for $target gets $desktop_tools of the 4 desktop tools, not $want" >&2
-        exit 1
-    fi
-done
-cargo clippy -p kaiport-app --no-default-features --locked -- -D warnings
-for plist in mobile/ios/Info.plist mobile/ios/kaiport_iOS.entitlements; do
-    python3 -c 'import plistlib, sys; plistlib.load(open(sys.argv[1], "rb"))' "$plist"
-done
-echo "test.sh: phone app's tool set by target, feature set and mobile/ files checked"
+# Nothing started in the background outlives a failed suite.
+stop_jobs() {
+    local pid
+    for pid in "${job_pid[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+}
+trap stop_jobs EXIT
+
+wanted() { # STAGE
+    [ -z "${TEST_STAGES:-}" ] || [[ " $TEST_STAGES " == *" $1 "* ]]
+}
+
+install_all() {
+    ensure_build_tools
+    bash scripts/install-test-deps.sh
+    # Shells for the shell-integration tests (bash is always there).
+    apt_install_missing zsh fish less procps vim-tiny
+    bash scripts/install-storage-test-deps.sh
+}
+
+ui_checks() {
+    (cd ui && npm run check && npm test)
+}
+
+# The phone's `kaiport` (no edit_file, show_view, plan, local terminal) for the phone and tablet
+# browser tests (ui/e2e/mobile.mjs). Built before the workspace, whose own `kaiport` then
+# takes target/debug/kaiport back. Thanks to crates/workspace-hack it compiles the dependencies
+# with the workspace's features, so the workspace build after it reuses them.
+build_mobile() {
+    cargo build -p kaiport-cli --no-default-features --locked \
+        --message-format json-render-diagnostics >"$LOGS/build-mobile.json"
+    cp target/debug/kaiport target/debug/kaiport-mobile
+}
+
+# The workspace's tests and, with them, every binary the later stages run; then a check that
+# no dependency the phone's build compiled was compiled again here with other features.
+build_workspace() {
+    cargo test --workspace --locked --no-run \
+        --message-format json-render-diagnostics >"$LOGS/build-workspace.json"
+    local built
+    for built in kaiport kaiport-app kaiport-sshd kaiport-model-server examples/policy_fuzz; do
+        if [ ! -x "target/debug/$built" ]; then
+            echo "test.sh: the workspace's test build left no target/debug/$built" >&2
+            exit 1
+        fi
+    done
+    python3 - "$LOGS/build-mobile.json" "$LOGS/build-workspace.json" <<'PYTHON'
+import json, sys
+
+def compiled(path):
+    """(package name, target kind) of every unit a build compiled rather than found fresh."""
+    units = set()
+    for line in open(path, encoding="utf-8"):
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and not message["fresh"]:
+            name = message["package_id"].split("#")[-1].split("@")[0].split("/")[-1]
+            units.add((name, message["target"]["kind"][0]))
+    return units
+
+# Ours, and keyring-core with the stores built on it: the workspace turns on its in-memory
+# store for kaiport-core's own tests only, never in a binary.
+expected = ("kaiport", "keyring-core", "linux-keyutils-keyring-store", "zbus-secret-service-keyring-store")
+twice = sorted(
+    f"{name} ({kind})"
+    for name, kind in compiled(sys.argv[1]) & compiled(sys.argv[2])
+    if not name.startswith(expected)
+)
+if twice:
+    print("test.sh: compiled twice, with other features in the workspace than in the phone's build:",
+          ", ".join(twice), file=sys.stderr)
+    print("test.sh: give crates/workspace-hack/Cargo.toml the workspace's features of these", file=sys.stderr)
+    sys.exit(1)
+print("test.sh: the workspace build compiled no dependency of the phone's build again")
+PYTHON
+}
+
+# The phone's feature set: kaiport-core's unit tests, the app checked with the phone's features,
+# the tool list of the phone's `kaiport`, and the targets' feature resolution.
+mobile_checks() {
+    cargo test -p kaiport-core --no-default-features --lib --locked
+    local mobile_tools tool
+    mobile_tools=$(target/debug/kaiport-mobile tools --json)
+    grep -q '"name": "run_command"' <<<"$mobile_tools"
+    for tool in edit_file show_view propose_plan update_plan; do
+        if grep -q "\"name\": \"$tool\"" <<<"$mobile_tools"; then
+            echo "test.sh: the mobile build offers $tool" >&2
+            exit 1
+        fi
+    done
+    echo "test.sh: mobile tool set checked"
+    # The phone app (src-tauri as a library, mobile/README.md): its tool set is chosen by target
+    # in src-tauri/Cargo.toml, so the iOS and Android targets must resolve kaiport-core without
+    # the desktop tools and the desktop targets with all four. This host cannot compile for a
+    # phone (no iOS or Android standard library), so the app is also checked here with the
+    # phone's feature set, and the files in mobile/ are well-formed.
+    local target tree desktop_tools want
+    for target in aarch64-apple-ios aarch64-apple-ios-sim aarch64-linux-android \
+        x86_64-unknown-linux-gnu aarch64-apple-darwin x86_64-pc-windows-msvc; do
+        tree=$(cargo tree -q --locked -p kaiport-app --target "$target" -e features -i kaiport-core)
+        desktop_tools=$(grep -cE 'kaiport-core feature "(edit-file|show-view|plan|local-terminal)"' <<<"$tree" || true)
+        case "$target" in
+            *-ios* | *-android*) want=0 ;;
+            *) want=4 ;;
+        esac
+        if [ "$desktop_tools" != "$want" ]; then
+            echo "test.sh: kaiport-app for $target gets $desktop_tools of the 4 desktop tools, not $want" >&2
+            exit 1
+        fi
+    done
+    # With kaiport-cli beside it, the check shares the workspace's dependency features.
+    cargo clippy -p kaiport-app -p kaiport-cli --no-default-features --locked -- -D warnings
+    local plist
+    for plist in mobile/ios/Info.plist mobile/ios/kaiport_iOS.entitlements; do
+        python3 -c 'import plistlib, sys; plistlib.load(open(sys.argv[1], "rb"))' "$plist"
+    done
+    echo "test.sh: phone app's tool set by target, feature set and mobile/ files checked"
+}
+
+# The desktop app: its .deb and .rpm packaged from the kaiport-app the workspace build made (no
+# second build, no release build), the window under Xvfb driven through WebDriver (tauri-driver
+# + WebKitWebDriver), the .deb installed with dpkg and started, the .rpm's files unpacked and
+# started.
+desktop_tests() {
+    npm --prefix ui run tauri -- bundle --debug --bundles deb,rpm --ci
+    (cd ui && npm run e2e:desktop)
+    bash scripts/test-deb.sh
+}
+
+stage install install_all
+# The UI first: kaiport and kaiport-app embed ui/dist.
+stage ui-build build_ui
+beside ui-checks ui_checks
+stage fmt cargo fmt --all --check
+stage build-mobile build_mobile
+stage build-workspace build_workspace
+await_stage ui-checks
+
+# The Rust tests mostly wait on servers: the lints and the phone's checks compile beside them.
+if wanted rust; then
+    beside rust-tests cargo nextest run --workspace --locked --no-fail-fast
+fi
+stage clippy cargo clippy --workspace --all-targets --locked -- -D warnings
+if wanted mobile; then
+    stage mobile-checks mobile_checks
+fi
+if wanted rust; then
+    await_stage rust-tests
+fi
+if wanted fuzz; then
+    # The policy fuzz runner for a minute (scripts/fuzz.sh), beside the browser tests.
+    beside fuzz target/debug/examples/policy_fuzz --seconds 60 fuzz/corpus/analyse
+fi
+if wanted browser; then
+    # Debian's Chromium (playwright-core, no browser download) against the debug `kaiport
+    # serve`, the real sshd fixture and the storage servers.
+    stage browser-tests bash -c 'cd ui && npm run e2e'
+fi
+if wanted fuzz; then
+    await_stage fuzz
+fi
+if wanted desktop; then
+    stage desktop-tests desktop_tests
+fi
+
+echo "test.sh: stage times (wall clock; a stage marked in the background ran beside others)"
+printf '  %s\n' "${timings[@]}"
+echo "test.sh: the whole suite took $(($(date +%s) - suite_started)) s"

@@ -559,18 +559,12 @@ async fn killed_sshd_closes_session_and_shell_promptly() {
         .unwrap();
     read_until(&mut io, "ready-2").await;
 
-    let started = std::time::Instant::now();
     sshd.kill();
     tokio::time::timeout(Duration::from_secs(10), session.closed())
         .await
         .expect("closed() did not resolve after sshd was killed");
     let why = read_until_closed(&mut io).await;
     assert!(matches!(why, ShellClosed::ConnectionLost { .. }), "{why:?}");
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "took {:?}",
-        started.elapsed()
-    );
     assert!(session.is_closed());
     let error = session.exec("true").await.unwrap_err();
     assert!(
@@ -584,9 +578,10 @@ async fn silent_server_times_out() {
     // A TCP server on 127.0.0.1 that accepts and never speaks SSH.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
+    // Held open far longer than the connect timeout, so only the timeout can end the wait.
     let holder = std::thread::spawn(move || {
         listener.accept().map(|(stream, _)| {
-            std::thread::sleep(Duration::from_secs(4));
+            std::thread::sleep(Duration::from_secs(15));
             drop(stream);
         })
     });
@@ -596,15 +591,13 @@ async fn silent_server_times_out() {
     options.connect_timeout = Duration::from_secs(1);
     options.use_agent = false;
     let target = SshTarget::new("127.0.0.1", port, "nobody");
-    let started = std::time::Instant::now();
-    let error = SshSession::connect(&target, &options, Arc::new(ScriptedInteraction::refusing()))
-        .await
-        .unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "took {:?}",
-        started.elapsed()
-    );
+    let error = tokio::time::timeout(
+        Duration::from_secs(12),
+        SshSession::connect(&target, &options, Arc::new(ScriptedInteraction::refusing())),
+    )
+    .await
+    .expect("the connect timeout did not end the wait")
+    .unwrap_err();
     assert_eq!(
         error.to_string(),
         format!(
@@ -612,7 +605,8 @@ async fn silent_server_times_out() {
              (a firewall may drop the packets), or raise the connect timeout."
         )
     );
-    let _ = holder.join();
+    // Not joined: the holder sleeps on after the test has its answer.
+    drop(holder);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

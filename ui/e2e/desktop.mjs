@@ -311,12 +311,14 @@ test("closing the window: asked first while Pilot works, \"Keep open\" keeps it,
 });
 
 const only = process.env.DESKTOP_ONLY;
+const chosen = tests.filter(({ name }) => only === undefined || name.includes(only));
+if (chosen.length === 0) {
+  console.log(`desktop: DESKTOP_ONLY=${JSON.stringify(only)} matches no test`);
+  process.exit(1);
+}
 let passed = 0;
 let failed = 0;
-for (const { name, body } of tests) {
-  if (only !== undefined && !name.includes(only)) {
-    continue;
-  }
+for (const { name, body } of chosen) {
   const started = Date.now();
   try {
     await body();

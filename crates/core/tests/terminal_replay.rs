@@ -449,7 +449,8 @@ async fn terminal_cancel_interrupts_and_leaves_command_running() {
         .await
         .unwrap();
     assert_eq!(result.status, CommandStatus::Interrupted);
-    assert!(result.duration_ms < 2000);
+    // Ended by the cancel, not by the 10 s timeout.
+    assert!(result.duration_ms < 9_000, "{}", result.duration_ms);
     // Still running: the next command is refused, not typed into it.
     let next = f
         .terminal

@@ -541,8 +541,9 @@ fn cancel_mid_stream_stops_the_turn() {
         let interrupted = Instant::now();
         running.interrupt();
         let finished = running.finish();
+        // A hang guard: the model's stream never ends by itself.
         assert!(
-            interrupted.elapsed() < Duration::from_secs(5),
+            interrupted.elapsed() < Duration::from_secs(30),
             "cancel took {:?}",
             interrupted.elapsed()
         );
