@@ -131,27 +131,33 @@ build_workspace() {
     python3 - "$LOGS/build-mobile.json" "$LOGS/build-workspace.json" <<'PYTHON'
 import json, sys
 
-def compiled(path):
-    """(package name, target kind) of every unit a build compiled rather than found fresh."""
-    units = set()
+def units(path):
+    """Each unit a build used (package, target, features, profile) -> (name, compiled now)."""
+    found = {}
     for line in open(path, encoding="utf-8"):
         message = json.loads(line)
-        if message.get("reason") == "compiler-artifact" and not message["fresh"]:
+        if message.get("reason") == "compiler-artifact":
+            unit = json.dumps(
+                [message["package_id"], message["target"]["kind"], message["target"]["name"],
+                 sorted(message["features"]), message["profile"]],
+                sort_keys=True,
+            )
             name = message["package_id"].split("#")[-1].split("@")[0].split("/")[-1]
-            units.add((name, message["target"]["kind"][0]))
-    return units
+            found[unit] = (f"{name} ({message['target']['kind'][0]})", not message["fresh"])
+    return found
 
 # Ours, and keyring-core with the stores built on it: the workspace turns on its in-memory
 # store for kaiport-core's own tests only, never in a binary.
 expected = ("kaiport", "keyring-core", "linux-keyutils-keyring-store", "zbus-secret-service-keyring-store")
+phone, workspace = units(sys.argv[1]), units(sys.argv[2])
+# What the phone's build compiled that the workspace does not use as it is: compiled twice.
 twice = sorted(
-    f"{name} ({kind})"
-    for name, kind in compiled(sys.argv[1]) & compiled(sys.argv[2])
-    if not name.startswith(expected)
+    name for unit, (name, compiled) in phone.items()
+    if compiled and unit not in workspace and not name.startswith(expected)
 )
 if twice:
-    print("test.sh: compiled twice, with other features in the workspace than in the phone's build:",
-          ", ".join(twice), file=sys.stderr)
+    print("test.sh: the phone's build compiled these with other features or settings than the workspace,",
+          "so they were compiled twice:", ", ".join(twice), file=sys.stderr)
     print("test.sh: give crates/workspace-hack/Cargo.toml the workspace's features of these", file=sys.stderr)
     sys.exit(1)
 print("test.sh: the workspace build compiled no dependency of the phone's build again")
