@@ -107,10 +107,19 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-/// Time one whole analysis may spend parsing; past it the line is unprovable (asks).
-const PARSE_BUDGET: Duration = Duration::from_millis(100);
+/// Parser work one whole analysis may spend, counted in tree-sitter's progress checks (one per
+/// fixed number of parse operations); past it the line is unprovable (asks). Counted rather
+/// than timed, so a line gets the same decision on any machine under any load: an ordinary line
+/// of [`MAX_LINE_BYTES`] needs under a thousand checks.
+const PARSE_BUDGET: u32 = 20_000;
 
-fn parse(source: &str, deadline: Instant) -> Option<tree_sitter::Tree> {
+/// A fuse for what the count does not see: tree-sitter's error recovery on some malformed input
+/// (`a)b(c` repeated) takes seconds while counting few checks. Far above any line that parses
+/// cleanly, so only such input can end here, and it is asked about either way (a line with a
+/// syntax error is unprovable).
+const PARSE_FUSE: Duration = Duration::from_secs(1);
+
+fn parse(source: &str, budget: &mut u32, fuse: Instant) -> Option<tree_sitter::Tree> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -134,8 +143,11 @@ fn parse(source: &str, deadline: Instant) -> Option<tree_sitter::Tree> {
         let mut read =
             |offset: usize, _: tree_sitter::Point| bytes.get(offset..).unwrap_or_default();
         // Returning true stops the parser: error recovery on hostile input can be slow.
-        let mut past_deadline = |_: &tree_sitter::ParseState| Instant::now() > deadline;
-        let options = tree_sitter::ParseOptions::new().progress_callback(&mut past_deadline);
+        let mut spent = |_: &tree_sitter::ParseState| {
+            *budget = budget.saturating_sub(1);
+            *budget == 0 || Instant::now() > fuse
+        };
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut spent);
         let tree = parser.parse_with_options(&mut read, None, Some(options));
         if tree.is_none() {
             parser.reset();
@@ -151,7 +163,8 @@ pub fn analyse(line: &str) -> Analysis {
         depth: 0,
         payloads: 0,
         cwd: Cwd::Start,
-        deadline: Instant::now() + PARSE_BUDGET,
+        parse_budget: PARSE_BUDGET,
+        fuse: Instant::now() + PARSE_FUSE,
         written: Vec::new(),
         file_runs: Vec::new(),
         empties_output: false,
@@ -241,8 +254,10 @@ struct Walker {
     file_runs: Vec<FileRun>,
     /// The redirections being recorded belong to a command that prints nothing (`: > f`).
     empties_output: bool,
-    /// When parsing must stop (see [`PARSE_BUDGET`]).
-    deadline: Instant,
+    /// Parser work left for this line (see [`PARSE_BUDGET`]).
+    parse_budget: u32,
+    /// When parsing stops whatever the count says (see [`PARSE_FUSE`]).
+    fuse: Instant,
 }
 
 /// One word with quoting removed.
@@ -294,8 +309,8 @@ impl Walker {
             text.push('\n');
         }
         let source = text.as_str();
-        let Some(tree) = parse(source, self.deadline) else {
-            self.unprovable("the command line is too complex to analyse in time");
+        let Some(tree) = parse(source, &mut self.parse_budget, self.fuse) else {
+            self.unprovable("the command line is too complex to analyse");
             return;
         };
         let root = tree.root_node();
