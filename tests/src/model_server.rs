@@ -31,6 +31,10 @@ pub struct Script {
     /// others get 401.
     #[serde(default)]
     pub api_key: Option<String>,
+    /// The model names its model list (`GET /v1/models`, `GET /models`) offers; default
+    /// `scripted-model`. Asking for the list takes no step.
+    #[serde(default)]
+    pub models: Option<Vec<String>>,
     pub steps: Vec<Step>,
 }
 
@@ -222,6 +226,8 @@ impl ModelServer {
             .route("/v1/messages", axum::routing::post(handle))
             .route("/chat/completions", axum::routing::post(handle))
             .route("/v1/chat/completions", axum::routing::post(handle))
+            .route("/v1/models", axum::routing::get(models))
+            .route("/models", axum::routing::get(models))
             .with_state(state.clone());
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -297,6 +303,47 @@ impl Drop for ModelServer {
     }
 }
 
+/// The model list, in the shape both APIs share (`data[].id`), behind the same key check.
+async fn models(State(state): State<SharedState>, headers: HeaderMap) -> Response {
+    let shared = lock(&state);
+    // `/v1/models` is both APIs' path (an OpenAI base URL ends in /v1): either header will do.
+    let key_ok = ["anthropic", "openai"]
+        .iter()
+        .any(|protocol| key_given(&shared.script, &headers, protocol));
+    if !key_ok {
+        return (
+            StatusCode::UNAUTHORIZED,
+            axum::Json(json!({"error": {"message": "invalid x-api-key"}})),
+        )
+            .into_response();
+    }
+    let names = shared
+        .script
+        .models
+        .clone()
+        .unwrap_or_else(|| vec!["scripted-model".to_owned()]);
+    let data: Vec<Value> = names
+        .iter()
+        .map(|id| json!({"id": id, "type": "model"}))
+        .collect();
+    axum::Json(json!({"data": data, "object": "list"})).into_response()
+}
+
+/// Whether a request carries the script's key (`x-api-key`, or `Authorization: Bearer`).
+fn key_given(script: &Script, headers: &HeaderMap, protocol: &str) -> bool {
+    match &script.api_key {
+        None => true,
+        Some(key) => {
+            let given = match protocol {
+                "anthropic" => header(headers, "x-api-key"),
+                _ => header(headers, "authorization")
+                    .and_then(|value| value.strip_prefix("Bearer ").map(str::to_owned)),
+            };
+            given.as_deref() == Some(key.as_str())
+        }
+    }
+}
+
 async fn handle(
     State(state): State<SharedState>,
     headers: HeaderMap,
@@ -315,17 +362,7 @@ async fn handle(
     let parsed: Value = serde_json::from_str(&raw).unwrap_or(Value::Null);
     let (step, auth_ok, failure, finished) = {
         let mut shared = lock(&state);
-        let auth_ok = match &shared.script.api_key {
-            None => true,
-            Some(key) => {
-                let given = match protocol {
-                    "anthropic" => header(&headers, "x-api-key"),
-                    _ => header(&headers, "authorization")
-                        .and_then(|value| value.strip_prefix("Bearer ").map(str::to_owned)),
-                };
-                given.as_deref() == Some(key.as_str())
-            }
-        };
+        let auth_ok = key_given(&shared.script, &headers, protocol);
         let record = RecordedRequest {
             protocol,
             path: uri.path().to_owned(),

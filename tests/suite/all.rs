@@ -8,6 +8,7 @@ mod files;
 mod files_sudo;
 mod lifecycle;
 mod links;
+mod pilot_setup;
 mod policy;
 mod saved;
 mod ssh;

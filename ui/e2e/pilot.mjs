@@ -38,7 +38,7 @@ export function pilotKit(h) {
 
   /** A model server on `script` and a kaiport serve using it; `body(served)`; then both stop and
    * the model server's failed expectations (and unused steps) fail the test. */
-  async function withPilot(script, body) {
+  async function withPilot(script, body, { modelFlags = true } = {}) {
     const home = mkdtempSync(join(tmpdir(), "kaiport-e2e-pilot-"));
     const scriptPath = join(home, "script.json");
     writeFileSync(scriptPath, JSON.stringify({ api_key: KEY, ...script }));
@@ -48,27 +48,13 @@ export function pilotKit(h) {
     rest.on("line", (line) => (modelOut += `${line}\n`));
     const baseUrl = model.line.match(/--base-url (\S+)/)?.[1];
     const env = { ...process.env, KAIPORT_HOME: home, HOME: home, SHELL: "/bin/bash", PS1: "\\$ ", [KEY_VAR]: KEY };
+    // Without the model flags, Pilot is set up in the page as a new user would.
+    const flags = modelFlags ? ["--provider", "anthropic", "--base-url", baseUrl, "--model", "scripted-model", "--api-key-env", KEY_VAR] : [];
     let serve;
     try {
-      serve = await startWithFirstLine(
-        KAIPORT,
-        [
-          "serve",
-          "--known-hosts",
-          join(home, "known_hosts"),
-          "--provider",
-          "anthropic",
-          "--base-url",
-          baseUrl,
-          "--model",
-          "scripted-model",
-          "--api-key-env",
-          KEY_VAR,
-        ],
-        { env, cwd: home },
-      );
+      serve = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(home, "known_hosts"), ...flags], { env, cwd: home });
       const url = serve.line.trim();
-      await body({ url, home });
+      await body({ url, home, baseUrl });
     } finally {
       if (serve !== undefined) {
         serve.child.kill("SIGINT");
@@ -138,6 +124,62 @@ export function pilotTests(test, h) {
     execFileSync("chown", [user, dir]);
     return dir;
   }
+
+  test("Pilot set up in the app: the provider's models listed, Test answered, Save keeps the key in the keychain, then a turn", async ({ page }) => {
+    const frames = [];
+    page.on("websocket", (ws) => ws.on("framereceived", (f) => frames.push(typeof f.payload === "string" ? f.payload : f.payload.toString("latin1"))));
+    await withPilot(
+      {
+        models: ["scripted-model", "scripted-model-mini"],
+        steps: [
+          { respond: { text: "OK" } },
+          { expect: { body_contains: ["hello"] }, respond: { text: "Hello from the model you set up." } },
+        ],
+      },
+      async ({ url, home, baseUrl }) => {
+        await openLocal(page, url);
+        await panel(page).getByText("Pilot has no model yet").waitFor();
+        await panel(page).getByRole("button", { name: "Set up Pilot" }).click();
+        const dialog = page.getByRole("dialog", { name: "Pilot settings" });
+        await dialog.getByLabel("Provider").selectOption("anthropic");
+        await dialog.getByLabel("Base URL").fill(baseUrl);
+        await dialog.getByLabel("API key").fill(KEY);
+        // Leaving the key field asks the provider for its models, with the key just typed.
+        await dialog.getByLabel("Model").focus();
+        await dialog.getByText("2 models from the provider").waitFor();
+        const offered = await dialog.locator("#ps-models option").evaluateAll((options) => options.map((o) => o.value));
+        if (offered.join(",") !== "scripted-model,scripted-model-mini") {
+          throw new Error(`the Model field offers ${offered}`);
+        }
+        await dialog.getByLabel("Model").fill("scripted-model");
+        await dialog.getByRole("button", { name: "Test" }).click();
+        await dialog.getByRole("status").filter({ hasText: "scripted-model answered: OK" }).waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-setup-tested.png") });
+        await dialog.getByRole("button", { name: "Save" }).click();
+        await dialog.getByRole("status").filter({ hasText: "Saved. Pilot uses scripted-model from now on." }).waitFor();
+        if ((await dialog.getByLabel("API key").inputValue()) !== "") {
+          throw new Error("the key stays in the field after Save");
+        }
+        const file = readFileSync(join(home, "pilot.toml"), "utf8");
+        if (!/provider = "anthropic"/.test(file) || !/model = "scripted-model"/.test(file) || file.includes(KEY)) {
+          throw new Error(`pilot.toml after Save:\n${file}`);
+        }
+        await dialog.getByRole("button", { name: "Close" }).click();
+        await panel(page).getByText("API key saved in the keychain").waitFor();
+        if (await panel(page).getByRole("button", { name: "Set up Pilot" }).isVisible()) {
+          throw new Error("Set up Pilot is still offered after Save");
+        }
+        await message(page, "hello");
+        await panel(page).getByText("Hello from the model you set up.").waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-setup-turn.png") });
+        const leaked = frames.filter((frame) => frame.includes(KEY));
+        if (leaked.length > 0) {
+          throw new Error(`the API key came back to the page: ${leaked[0].slice(0, 200)}`);
+        }
+      },
+      { modelFlags: false },
+    );
+  });
 
   test("Pilot: a run_command asks, is approved in its card and shows its exit code", async ({ page }) => {
     const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-run-"));

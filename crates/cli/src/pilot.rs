@@ -368,7 +368,10 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             | Event::HostKeyChanged { .. }
             | Event::ToolRunning { .. }
             | Event::ContextUsage { .. }
-            | Event::Models { .. } => {}
+            | Event::Models { .. }
+            | Event::ModelSettingsSaved { .. }
+            | Event::ModelTested { .. }
+            | Event::ProviderModels { .. } => {}
         }
     }
 }

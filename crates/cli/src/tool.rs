@@ -191,7 +191,10 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::ModelRetrying { .. }
             | Event::TurnFinished { .. }
             | Event::ContextUsage { .. }
-            | Event::Models { .. } => {}
+            | Event::Models { .. }
+            | Event::ModelSettingsSaved { .. }
+            | Event::ModelTested { .. }
+            | Event::ProviderModels { .. } => {}
         }
     }
 }

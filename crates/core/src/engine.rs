@@ -477,6 +477,53 @@ impl Engine {
                     }),
                 }
             }
+            Op::SaveModelSettings { settings, api_key } => {
+                let config_dir = inner.config.config_dir.clone();
+                let provider = settings.provider;
+                // The keychain can block (a desktop unlock dialog).
+                let saved = tokio::task::spawn_blocking(move || {
+                    crate::agent::save_model_settings(&config_dir, &settings, api_key.as_deref())
+                })
+                .await;
+                let problem = match saved {
+                    Ok(Ok(())) => None,
+                    Ok(Err(problem)) => Some(problem),
+                    Err(error) => Some(format!("the model settings were not saved: {error}")),
+                };
+                inner.emit(Event::ModelSettingsSaved { provider, problem });
+            }
+            Op::TestModel { settings, api_key } => {
+                let inner = inner.clone();
+                // A model can take its time: the op loop goes on meanwhile.
+                tokio::spawn(async move {
+                    let result = crate::llm::setup::test_model(&settings, api_key).await;
+                    let (ok, message) = match result {
+                        Ok(message) => (true, message),
+                        Err(message) => (false, message),
+                    };
+                    inner.emit(Event::ModelTested {
+                        provider: settings.provider,
+                        model: settings.model,
+                        ok,
+                        message,
+                    });
+                });
+            }
+            Op::ListProviderModels { settings, api_key } => {
+                let inner = inner.clone();
+                tokio::spawn(async move {
+                    let (models, problem) =
+                        match crate::llm::setup::list_models(&settings, api_key).await {
+                            Ok(models) => (models, None),
+                            Err(problem) => (Vec::new(), Some(problem)),
+                        };
+                    inner.emit(Event::ProviderModels {
+                        provider: settings.provider,
+                        models,
+                        problem,
+                    });
+                });
+            }
             Op::AppBackground => {
                 let mut background = lock(&inner.background);
                 // A second one (another page hidden too) keeps the first's heartbeat.

@@ -96,6 +96,9 @@ pub(crate) async fn handle(engine: &Engine, op: Op) {
             | Op::SendMessage { .. }
             | Op::CancelTurn { .. }
             | Op::ListModels
+            | Op::SaveModelSettings { .. }
+            | Op::TestModel { .. }
+            | Op::ListProviderModels { .. }
             | Op::PressViewButton { .. }
             | Op::AppBackground
             | Op::AppForeground => Ok(Vec::new()),

@@ -1,7 +1,7 @@
 //! What the engine tells front ends.
 
 use crate::ops::{CallId, PromptId, TabId};
-use crate::pilot::{ModelChoice, ModelSettings, TurnStatus};
+use crate::pilot::{ModelChoice, ModelSettings, ProviderKind, TurnStatus};
 use crate::saved::{AuditEntry, SavedConnection, SshConfigHost};
 use crate::settings::{ConnectionSettings, Mode};
 use crate::tools::{PlanStep, ToolName};
@@ -322,6 +322,28 @@ pub enum Event {
         current: Option<ModelSettings>,
         providers: Vec<ModelChoice>,
         /// Why the settings file could not be read, when it could not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
+    },
+    /// The answer to `SaveModelSettings`: saved, or `problem` says what was wrong (and what
+    /// was not saved).
+    ModelSettingsSaved {
+        provider: ProviderKind,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
+    },
+    /// The answer to `TestModel`: whether the model answered, and what happened in words.
+    ModelTested {
+        provider: ProviderKind,
+        model: String,
+        ok: bool,
+        message: String,
+    },
+    /// The answer to `ListProviderModels`: the provider's model names, sorted, or why there
+    /// are none.
+    ProviderModels {
+        provider: ProviderKind,
+        models: Vec<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
     },

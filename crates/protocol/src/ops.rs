@@ -184,6 +184,31 @@ pub enum Op {
     /// Which models Pilot can use and whether each provider's API key is saved (never the
     /// key). Answered by `Models`.
     ListModels,
+    /// Save Pilot's model settings for `settings.provider` in the settings file (`pilot.toml`,
+    /// whose other sections and comments are kept) and make that provider the one used.
+    /// `api_key`, when given, goes to the OS keychain (account `model-api-key:<provider>`),
+    /// never into the file, an event or a log; left out, a saved key stays. Answered by
+    /// `ModelSettingsSaved`.
+    SaveModelSettings {
+        settings: ModelSettings,
+        #[serde(default)]
+        api_key: Option<String>,
+    },
+    /// Send one tiny request to the model `settings` names, with `api_key` (else the key the
+    /// settings would use), to see that the provider, model, address and key work. Answered by
+    /// `ModelTested`.
+    TestModel {
+        settings: ModelSettings,
+        #[serde(default)]
+        api_key: Option<String>,
+    },
+    /// The models the provider of `settings` offers (its model list), asked with `api_key`
+    /// (else the key the settings would use). Answered by `ProviderModels`.
+    ListProviderModels {
+        settings: ModelSettings,
+        #[serde(default)]
+        api_key: Option<String>,
+    },
     /// List the saved connections (SSH and storage). Answered by `SavedConnections`.
     ListConnections,
     /// Save a connection under `name`: `target` is what "Connect" would open (`ssh` or

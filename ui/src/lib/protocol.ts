@@ -307,6 +307,18 @@ elided_results: number } |
 /**  Why the settings file could not be read, when it could not. */
 problem?: string | null } | 
 /**
+ *  The answer to `SaveModelSettings`: saved, or `problem` says what was wrong (and what
+ *  was not saved).
+ */
+{ type: "model_settings_saved"; provider: ProviderKind; problem?: string | null } | 
+/**  The answer to `TestModel`: whether the model answered, and what happened in words. */
+{ type: "model_tested"; provider: ProviderKind; model: string; ok: boolean; message: string } | 
+/**
+ *  The answer to `ListProviderModels`: the provider's model names, sorted, or why there
+ *  are none.
+ */
+{ type: "provider_models"; provider: ProviderKind; models: string[]; problem?: string | null } | 
+/**
  *  The saved connections, all of them, in the file's order (after `ListConnections` and
  *  every change to them).
  */
@@ -580,6 +592,25 @@ model?: ModelSettings | null } |
  *  key). Answered by `Models`.
  */
 { type: "list_models" } | 
+/**
+ *  Save Pilot's model settings for `settings.provider` in the settings file (`pilot.toml`,
+ *  whose other sections and comments are kept) and make that provider the one used.
+ *  `api_key`, when given, goes to the OS keychain (account `model-api-key:<provider>`),
+ *  never into the file, an event or a log; left out, a saved key stays. Answered by
+ *  `ModelSettingsSaved`.
+ */
+{ type: "save_model_settings"; settings: ModelSettings; api_key?: string | null } | 
+/**
+ *  Send one tiny request to the model `settings` names, with `api_key` (else the key the
+ *  settings would use), to see that the provider, model, address and key work. Answered by
+ *  `ModelTested`.
+ */
+{ type: "test_model"; settings: ModelSettings; api_key?: string | null } | 
+/**
+ *  The models the provider of `settings` offers (its model list), asked with `api_key`
+ *  (else the key the settings would use). Answered by `ProviderModels`.
+ */
+{ type: "list_provider_models"; settings: ModelSettings; api_key?: string | null } | 
 /**  List the saved connections (SSH and storage). Answered by `SavedConnections`. */
 { type: "list_connections" } | 
 /**

@@ -266,6 +266,107 @@ pub fn load_model_settings(
         .map_err(|error| format!("{} [{}]: {error}", path.display(), provider.as_str()))
 }
 
+/// `Op::SaveModelSettings`: `settings` become their provider's section of the settings file
+/// and that provider the one used; the file's other sections, keys and comments stay, and it
+/// is replaced whole or not at all. `api_key`, when not empty, is saved in the OS keychain
+/// first; the error says what was and was not saved.
+pub fn save_model_settings(
+    config_dir: &Path,
+    settings: &ModelSettings,
+    api_key: Option<&str>,
+) -> Result<(), String> {
+    let model = settings.model.trim();
+    if model.is_empty() {
+        return Err("the model is empty: choose or type the model's name".to_owned());
+    }
+    if let Some(base_url) = &settings.base_url {
+        let parsed = url::Url::parse(base_url.trim())
+            .map_err(|error| format!("the base URL {base_url:?} is not a URL: {error}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(format!(
+                "the base URL {base_url:?} must start with http:// or https://"
+            ));
+        }
+    }
+    let path = config_dir.join(SETTINGS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => return Err(format!("cannot read {}: {error}", path.display())),
+    };
+    let mut file: toml_edit::DocumentMut = text.parse().map_err(|error| {
+        format!(
+            "{} is not valid TOML, so kaiport left it as it is: {error}",
+            path.display()
+        )
+    })?;
+    let provider = settings.provider.as_str();
+    file["provider"] = toml_edit::value(provider);
+    let section = file
+        .entry(provider)
+        .or_insert(toml_edit::table())
+        .as_table_mut()
+        .ok_or_else(|| {
+            format!(
+                "{}: {provider} is not a [{provider}] section",
+                path.display()
+            )
+        })?;
+    section["model"] = toml_edit::value(model);
+    let optional =
+        |section: &mut toml_edit::Table, key: &str, value: Option<toml_edit::Item>| match value {
+            Some(value) => section[key] = value,
+            None => {
+                section.remove(key);
+            }
+        };
+    let text_value = |value: &Option<String>| {
+        value
+            .as_deref()
+            .map(str::trim)
+            .filter(|value| !value.is_empty())
+            .map(toml_edit::value)
+    };
+    let number = |value: Option<u32>| value.map(|value| toml_edit::value(i64::from(value)));
+    optional(section, "base_url", text_value(&settings.base_url));
+    optional(section, "api_key_env", text_value(&settings.api_key_env));
+    optional(section, "context_tokens", number(settings.context_tokens));
+    optional(
+        section,
+        "max_output_tokens",
+        number(settings.max_output_tokens),
+    );
+    let key = api_key.map(str::trim).filter(|key| !key.is_empty());
+    if let Some(key) = key {
+        crate::redact::remember(key);
+        crate::connect::secrets::SecretStore::open()
+            .and_then(|store| store.set(&crate::llm::key_account(settings.provider), key))
+            .map_err(|error| {
+                format!("the API key could not be saved in the OS keychain, so nothing was saved: {error}")
+            })?;
+    }
+    let kept = if key.is_some() {
+        "the API key was saved, but "
+    } else {
+        ""
+    };
+    std::fs::create_dir_all(config_dir)
+        .map_err(|error| format!("{kept}cannot create {}: {error}", config_dir.display()))?;
+    let temporary = config_dir.join(format!(".{SETTINGS_FILE}.kaiport-tmp"));
+    std::fs::write(&temporary, file.to_string())
+        .and_then(|()| std::fs::rename(&temporary, &path))
+        .map_err(|error| {
+            let _ = std::fs::remove_file(&temporary);
+            format!("{kept}{} could not be written: {error}", path.display())
+        })?;
+    // What was written must read back as what was asked for.
+    match load_model_settings(config_dir, None) {
+        Ok(Some(saved)) if saved.provider == settings.provider && saved.model == model => Ok(()),
+        Ok(_) => Err(format!("{} did not read back as saved", path.display())),
+        Err(error) => Err(error),
+    }
+}
+
 /// The answer to `Op::ListModels`: `current` (a front end's override, else the settings file's
 /// provider) and each provider's settings and key status. Asks the keychain whether a key is
 /// saved; the key itself is dropped at once and never leaves this function.

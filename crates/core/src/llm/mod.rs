@@ -11,6 +11,7 @@
 
 mod anthropic;
 mod openai;
+pub mod setup;
 mod sse;
 
 pub use anthropic::Anthropic;

@@ -37,6 +37,7 @@ import {
   type PilotState,
 } from "./pilot";
 import { applyModelsEvent, initialModels, type ModelsState } from "./pilot-models";
+import { applySetupEvent, initialModelSetup, setupAsked, type ModelSetupState } from "./pilot-setup";
 import { Library } from "./library.svelte";
 
 /** A terminal size to open with until the view measures itself. */
@@ -56,6 +57,8 @@ export class Session {
   pilot: PilotState = $state.raw(initialPilot());
   /** The models Pilot can use, once the engine said. */
   models: ModelsState = $state.raw(initialModels());
+  /** What the engine answered to the "Pilot settings" dialog. */
+  modelSetup: ModelSetupState = $state.raw(initialModelSetup());
   /** A tab the user wants to close while Pilot works in it: asked first. */
   closeAsked: TabId | null = $state(null);
   readonly output = new TerminalOutput();
@@ -92,6 +95,11 @@ export class Session {
           this.state = applyEvent(this.state, message.event);
           this.pilot = applyPilotEvent(this.pilot, message.event);
           this.models = applyModelsEvent(this.models, message.event);
+          this.modelSetup = applySetupEvent(this.modelSetup, message.event);
+          if (message.event.type === "model_settings_saved" && message.event.problem == null) {
+            // What the model picker shows (and a server started with model flags keeps those).
+            this.transport.send({ type: "list_models" });
+          }
           if (message.event.type === "error" && message.event.tab != null) {
             // A message the engine refused (busy, no such tab) is no longer on its way.
             this.pilot = sendFailed(this.pilot, message.event.tab);
@@ -249,6 +257,24 @@ export class Session {
 
   chooseModel(tab: TabId, model: ModelSettings | null): void {
     this.pilot = modelChosen(this.pilot, tab, model);
+  }
+
+  /** The provider's model list for the "Pilot settings" dialog (`apiKey`: one just typed). */
+  listProviderModels(settings: ModelSettings, apiKey: string | null): void {
+    this.modelSetup = setupAsked(this.modelSetup, "list");
+    this.transport.send({ type: "list_provider_models", settings, api_key: apiKey });
+  }
+
+  /** One tiny request to the model of `settings`. */
+  testModel(settings: ModelSettings, apiKey: string | null): void {
+    this.modelSetup = setupAsked(this.modelSetup, "test");
+    this.transport.send({ type: "test_model", settings, api_key: apiKey });
+  }
+
+  /** Save `settings` as Pilot's model (the key, when typed, into the OS keychain). */
+  saveModelSettings(settings: ModelSettings, apiKey: string | null): void {
+    this.modelSetup = setupAsked(this.modelSetup, "save");
+    this.transport.send({ type: "save_model_settings", settings, api_key: apiKey });
   }
 
   /** Approve or deny a call, a plan or an added plan step. */
