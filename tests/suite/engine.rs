@@ -513,3 +513,37 @@ async fn a_tab_opens_and_closes_promptly() {
     }
     assert!(closed());
 }
+
+/// Waits until the raw terminal output holds `wanted` (escape sequences and all).
+async fn output_shows(tab: &EngineHarness, wanted: &str) {
+    for _ in 0..400 {
+        if tab.terminal_text().contains(wanted) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no {wanted:?} in 20 s:\n{:?}", tab.terminal_text());
+}
+
+/// The user's keystrokes reach the program as the bytes they are, also when they are not UTF-8
+/// (a terminal in a Latin-1 locale, xterm's mouse reports above 0x7f).
+#[tokio::test(flavor = "multi_thread")]
+async fn keystrokes_that_are_not_utf8_reach_the_program_unchanged() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    tab.ok("run_command", json!({"command": "true"}))
+        .await
+        .unwrap();
+    let typed = |data: &[u8]| Op::TerminalInput {
+        tab: tab.tab.clone(),
+        data: data.to_vec(),
+    };
+    tab.engine
+        .handle(typed(b"echo waiting-$((6*7)); head -c 3 | od -An -tx1\r"))
+        .await;
+    // Once the marker is printed the shell runs the pipeline: typed bytes wait there for head.
+    // (What is waited for is computed, so the echoed command line does not hold it.)
+    output_shows(&tab, "waiting-42").await;
+    tab.engine.handle(typed(&[b'a', 0xe9, 0xff, b'\n'])).await;
+    output_shows(&tab, "61 e9 ff").await;
+}

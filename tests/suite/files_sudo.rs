@@ -66,7 +66,7 @@ async fn type_line(tab: &EngineHarness, line: &str) {
     tab.engine
         .handle(Op::TerminalInput {
             tab: tab.tab.clone(),
-            data: format!("{line}\r"),
+            data: format!("{line}\r").into_bytes(),
         })
         .await;
 }

@@ -30,7 +30,7 @@ pub async fn run(connection: &str, options: &ConnectionOptions) -> anyhow::Resul
     let (engine, mut events, answerer) = open_tab(connection, options, TAB, None, false).await?;
     let interactive = std::io::stdin().is_terminal();
     let mut raw_mode = None;
-    let (input_tx, mut input_rx) = tokio::sync::mpsc::channel::<String>(64);
+    let (input_tx, mut input_rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
     let mut stdout = std::io::stdout();
     #[cfg(unix)]
     let mut resizes =
@@ -77,7 +77,7 @@ pub async fn run(connection: &str, options: &ConnectionOptions) -> anyhow::Resul
                         engine.handle(Op::TerminalInput { tab: TAB.to_owned(), data }).await;
                     }
                     // stdin closed: let the shell see end of input.
-                    None => engine.handle(Op::TerminalInput { tab: TAB.to_owned(), data: "\u{4}".to_owned() }).await,
+                    None => engine.handle(Op::TerminalInput { tab: TAB.to_owned(), data: vec![4] }).await,
                 }
             }
             _ = resized => {
@@ -89,85 +89,21 @@ pub async fn run(connection: &str, options: &ConnectionOptions) -> anyhow::Resul
     }
 }
 
-fn spawn_stdin_reader(sender: tokio::sync::mpsc::Sender<String>) {
+/// Reads stdin as bytes and sends them on as they are: the shell on the other side decodes them
+/// in its own locale (UTF-8 or not).
+fn spawn_stdin_reader(sender: tokio::sync::mpsc::Sender<Vec<u8>>) {
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin();
         let mut buffer = [0u8; 4096];
-        let mut text = Utf8Chunks::default();
         loop {
             match stdin.read(&mut buffer) {
                 Ok(0) | Err(_) => break,
                 Ok(read) => {
-                    let data = text.push(&buffer[..read]);
-                    if !data.is_empty() && sender.blocking_send(data).is_err() {
+                    if sender.blocking_send(buffer[..read].to_vec()).is_err() {
                         break;
                     }
                 }
             }
         }
     });
-}
-
-/// Turns reads of UTF-8 input into text without breaking a character that a read cut in two:
-/// the incomplete tail waits for the next read. Bytes that are not UTF-8 at all become U+FFFD.
-#[derive(Debug, Default)]
-struct Utf8Chunks {
-    pending: Vec<u8>,
-}
-
-impl Utf8Chunks {
-    fn push(&mut self, bytes: &[u8]) -> String {
-        self.pending.extend_from_slice(bytes);
-        let keep = match std::str::from_utf8(&self.pending) {
-            Ok(_) => 0,
-            // An incomplete character at the very end (at most 3 bytes): keep it for later.
-            Err(error) if error.error_len().is_none() => self.pending.len() - error.valid_up_to(),
-            Err(_) => trailing_incomplete(&self.pending),
-        };
-        let tail = self.pending.split_off(self.pending.len() - keep);
-        let text = String::from_utf8_lossy(&self.pending).into_owned();
-        self.pending = tail;
-        text
-    }
-}
-
-/// Length of an incomplete UTF-8 sequence at the end of `bytes` (0 if none).
-fn trailing_incomplete(bytes: &[u8]) -> usize {
-    for back in 1..=3.min(bytes.len()) {
-        let byte = bytes[bytes.len() - back];
-        let needed = match byte {
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF7 => 4,
-            0x80..=0xBF => continue,
-            _ => return 0,
-        };
-        return if needed > back { back } else { 0 };
-    }
-    0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Utf8Chunks;
-
-    #[test]
-    fn a_character_cut_by_a_read_is_kept_whole() {
-        let bytes = "aé€😀z".as_bytes();
-        for cut in 0..=bytes.len() {
-            let mut chunks = Utf8Chunks::default();
-            let mut text = chunks.push(&bytes[..cut]);
-            text.push_str(&chunks.push(&bytes[cut..]));
-            assert_eq!(text, "aé€😀z", "cut at {cut}");
-        }
-    }
-
-    #[test]
-    fn bytes_that_are_not_utf8_become_replacement_characters() {
-        let mut chunks = Utf8Chunks::default();
-        assert_eq!(chunks.push(b"a\xffb"), "a\u{fffd}b");
-        // Invalid in the middle, incomplete at the end: the tail still waits.
-        assert_eq!(chunks.push(b"\xfe c\xe2\x82"), "\u{fffd} c");
-        assert_eq!(chunks.push(b"\xac"), "€");
-    }
 }

@@ -327,7 +327,7 @@ impl Engine {
             Op::TerminalInput { tab, data } => {
                 if let Some(session) = inner.connected(&tab)
                     && let Some(terminal) = &session.terminal
-                    && let Err(error) = terminal.user_input(data.as_bytes()).await
+                    && let Err(error) = terminal.user_input(&data).await
                 {
                     inner.emit(Event::Error {
                         tab: Some(tab),

@@ -488,7 +488,7 @@ impl Bridge {
         };
         let op = Op::TerminalInput {
             tab: tab.to_owned(),
-            data: String::from_utf8_lossy(data).into_owned(),
+            data: data.to_vec(),
         };
         self.engine.handle(op).await;
     }

@@ -94,8 +94,10 @@ pub enum Op {
     },
     /// Close a tab. Answered by `TabClosed`.
     CloseTab { tab: TabId },
-    /// Keystrokes from the user. Answered by `TerminalOutput` as the shell echoes.
-    TerminalInput { tab: TabId, data: String },
+    /// Keystrokes from the user, as the bytes the terminal sends (not always UTF-8: a terminal
+    /// in another locale, xterm's mouse reports). Answered by `TerminalOutput` as the shell
+    /// echoes.
+    TerminalInput { tab: TabId, data: Vec<u8> },
     /// The terminal's visible size changed. No answer.
     Resize { tab: TabId, cols: u16, rows: u16 },
     /// Change a tab's mode. Answered by `ModeChanged`.

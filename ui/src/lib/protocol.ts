@@ -519,8 +519,12 @@ export type Op =
 { type: "open_tab"; tab: string; target: TabTarget; cols: number; rows: number; settings?: ConnectionSettings | null; mode?: Mode | null } | 
 /**  Close a tab. Answered by `TabClosed`. */
 { type: "close_tab"; tab: string } | 
-/**  Keystrokes from the user. Answered by `TerminalOutput` as the shell echoes. */
-{ type: "terminal_input"; tab: string; data: string } | 
+/**
+ *  Keystrokes from the user, as the bytes the terminal sends (not always UTF-8: a terminal
+ *  in another locale, xterm's mouse reports). Answered by `TerminalOutput` as the shell
+ *  echoes.
+ */
+{ type: "terminal_input"; tab: string; data: number[] } | 
 /**  The terminal's visible size changed. No answer. */
 { type: "resize"; tab: string; cols: number; rows: number } | 
 /**  Change a tab's mode. Answered by `ModeChanged`. */

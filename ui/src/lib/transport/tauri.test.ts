@@ -45,13 +45,14 @@ describe("TauriTransport", () => {
     expect(fake.batches).toEqual([[{ type: "list_models" }]]);
     // While that batch is on its way, the next ops wait and go out together after it.
     transport.send({ type: "close_tab", tab: "a" });
-    transport.input("b", new TextEncoder().encode("ls\r"));
+    transport.input("b", new Uint8Array([...new TextEncoder().encode("ls\r"), 0xe9, 0xff]));
     expect(fake.batches.length).toBe(1);
     fake.finishSend();
     await tick();
     expect(fake.batches[1]).toEqual([
       { type: "close_tab", tab: "a" },
-      { type: "terminal_input", tab: "b", data: "ls\r" },
+      // Bytes that are not UTF-8 (Latin-1 é, 0xff) arrive as they were typed.
+      { type: "terminal_input", tab: "b", data: [108, 115, 13, 0xe9, 0xff] },
     ]);
   });
 

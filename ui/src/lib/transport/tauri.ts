@@ -30,7 +30,6 @@ export class TauriTransport extends Subscribers implements Transport {
   private queue: Op[] = [];
   private sending = false;
   private closed = false;
-  private readonly decoder = new TextDecoder();
 
   constructor(link: DesktopLink) {
     super();
@@ -50,7 +49,8 @@ export class TauriTransport extends Subscribers implements Transport {
     if (this.status !== "open") {
       return;
     }
-    this.send({ type: "terminal_input", tab, data: this.decoder.decode(data) });
+    // The bytes as they are: xterm's mouse reports and a terminal in another locale are not UTF-8.
+    this.send({ type: "terminal_input", tab, data: Array.from(data) });
   }
 
   /** The window's own messages (menus, links, dropped files, a tab to show). */
