@@ -10,15 +10,7 @@ use serde_json::json;
 use std::time::Duration;
 
 pub(crate) async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) -> EngineHarness {
-    let known_hosts = sshd.dir().join("engine_known_hosts");
-    sshd.write_known_hosts(&known_hosts).unwrap();
-    let target = TabTarget::Ssh {
-        host: "127.0.0.1".to_owned(),
-        port: sshd.port(),
-        user: sshd.user().to_owned(),
-        identity_files: vec![sshd.keys.ed25519.display().to_string()],
-        jump_hosts: Vec::new(),
-    };
+    let (target, known_hosts) = ssh_target(sshd);
     EngineHarness::open(target, Some(known_hosts), settings, mode)
         .await
         .unwrap()
@@ -40,15 +32,7 @@ async fn stty_size(tab: &EngineHarness) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_shell_starts_at_the_size_given_while_connecting() {
     let sshd = Sshd::start().unwrap();
-    let known_hosts = sshd.dir().join("engine_known_hosts");
-    sshd.write_known_hosts(&known_hosts).unwrap();
-    let ssh = TabTarget::Ssh {
-        host: "127.0.0.1".to_owned(),
-        port: sshd.port(),
-        user: sshd.user().to_owned(),
-        identity_files: vec![sshd.keys.ed25519.display().to_string()],
-        jump_hosts: Vec::new(),
-    };
+    let (ssh, known_hosts) = ssh_target(&sshd);
     for target in [ssh, TabTarget::Local] {
         let tab = EngineHarness::open_resized_while_connecting(
             target.clone(),
@@ -68,6 +52,20 @@ async fn the_shell_starts_at_the_size_given_while_connecting() {
         tab.engine.handle(resize(u16::MAX, u16::MAX)).await;
         assert_eq!(stty_size(&tab).await, "1000 1000", "{target:?}");
     }
+}
+
+/// The fixture as an SSH tab's target, and a known_hosts file that trusts it.
+fn ssh_target(sshd: &Sshd) -> (TabTarget, std::path::PathBuf) {
+    let known_hosts = sshd.dir().join("engine_known_hosts");
+    sshd.write_known_hosts(&known_hosts).unwrap();
+    let target = TabTarget::Ssh {
+        host: "127.0.0.1".to_owned(),
+        port: sshd.port(),
+        user: sshd.user().to_owned(),
+        identity_files: vec![sshd.keys.ed25519.display().to_string()],
+        jump_hosts: Vec::new(),
+    };
+    (target, known_hosts)
 }
 
 fn without_integration() -> ConnectionSettings {

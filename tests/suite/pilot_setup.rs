@@ -2,28 +2,14 @@
 //! dialog sends): the provider's model list, a test request and saving the settings file,
 //! against the scripted model server speaking both APIs.
 
-use kaiport_core::{Engine, EngineConfig, EventStream};
+use crate::saved::next;
+use kaiport_core::{Engine, EngineConfig};
 use kaiport_protocol::*;
 use kaiport_tests::model_server::ModelServer;
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use std::time::Duration;
 
 const KEY: &str = "sk-setup-test-key-0123456789";
-
-/// The next event `pick` takes, skipping others.
-async fn next<T>(events: &mut EventStream, mut pick: impl FnMut(Event) -> Option<T>) -> T {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let event = tokio::time::timeout_at(deadline, events.recv())
-            .await
-            .expect("the awaited event did not come in 30 s")
-            .expect("the engine stopped");
-        if let Some(found) = pick(event) {
-            return found;
-        }
-    }
-}
 
 fn settings(provider: ProviderKind, server: &ModelServer, model: &str) -> ModelSettings {
     ModelSettings {

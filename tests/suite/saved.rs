@@ -10,7 +10,10 @@ use serde_json::json;
 use std::time::Duration;
 
 /// The next event `pick` takes, skipping others (terminal output and the like).
-async fn next<T>(events: &mut EventStream, mut pick: impl FnMut(Event) -> Option<T>) -> T {
+pub(crate) async fn next<T>(
+    events: &mut EventStream,
+    mut pick: impl FnMut(Event) -> Option<T>,
+) -> T {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
         let event = tokio::time::timeout_at(deadline, events.recv())
