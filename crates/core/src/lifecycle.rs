@@ -1,5 +1,5 @@
 //! Life in the background: what the engine does with `Op::AppBackground` and
-//! `Op::AppForeground` (the glue is in `engine.rs`; the timing and the words are here).
+//! `Op::AppForeground` (the glue is in `engine/foreground.rs`; the timing and the words are here).
 //!
 //! iOS suspends an app soon after it leaves the screen: its threads stop, and its sockets may
 //! die meanwhile without a word (the phone changed networks, the server gave up on it). On the

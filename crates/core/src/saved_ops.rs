@@ -5,15 +5,15 @@
 //! File and keychain work runs on the blocking pool. A secret handed in with `SaveConnection`
 //! goes to the keychain and nowhere else: no event, error or log line here carries it.
 
+use crate::config::EngineConfig;
 use crate::connect::library::{self, LibraryError};
 use crate::connect::secrets::SecretStore;
 use crate::connect::ssh_config::default_ssh_config_path;
-use crate::engine::Engine;
 use kaiport_protocol::{Event, Op};
 
-/// Handles one of the ops above; its answer (or an `Error`) goes out as events.
-pub(crate) async fn handle(engine: &Engine, op: Op) {
-    let config = engine.config().clone();
+/// Handles one of the ops above; its answer (or an `Error`) goes to `emit`.
+pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) {
+    let config = config.clone();
     let profiles = config.profiles_path.clone();
     let work = move || -> Result<Vec<Event>, String> {
         let text = |error: LibraryError| error.to_string();
@@ -112,7 +112,5 @@ pub(crate) async fn handle(engine: &Engine, op: Op) {
             message: format!("the saved connections could not be read or changed: {error}"),
         }],
     };
-    for event in events {
-        engine.emit(event);
-    }
+    events.into_iter().for_each(emit);
 }

@@ -1,6 +1,6 @@
 //! Pilot's loop in a tab: the user's message goes to the model with a system prompt describing
 //! the tab; the model's text streams out as `AssistantText`; its tool calls run one at a time,
-//! in the order given, through the engine's own pipeline ([`Engine::run_tool`]: policy,
+//! in the order given, through the engine's own pipeline ([`PilotHost::run_tool`]: policy,
 //! approval, audit); their results go back; until the model ends its turn.
 //!
 //! - One turn at a time per tab; `Op::CancelTurn` (or closing the tab) stops it at any point:
@@ -17,9 +17,11 @@
 
 pub mod budget;
 pub mod history;
+mod host;
 pub mod prompt;
 
-use crate::Engine;
+pub use host::{PilotHost, TabInfo};
+
 use crate::audit::now_rfc3339;
 use crate::llm::{
     self, LlmError, Message, ModelProvider, ModelRequest, RetryPolicy, ToolCall, ToolSchema,
@@ -42,7 +44,7 @@ pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4096;
 /// The model settings file in the config folder.
 pub const SETTINGS_FILE: &str = "pilot.toml";
 
-/// Every tab's conversation. Owned by the engine.
+/// Every tab's conversation. Owned by the host.
 #[derive(Default)]
 pub struct Conversations {
     tabs: Mutex<HashMap<TabId, Arc<TabConversation>>>,
@@ -106,19 +108,24 @@ impl Conversations {
 }
 
 /// `Op::SendMessage`: start a turn in the background.
-pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<ModelSettings>) {
-    let Some(info) = engine.tab_info(&tab) else {
-        engine.emit(Event::Error {
+pub fn send_message<H: PilotHost>(
+    host: &H,
+    tab: TabId,
+    text: String,
+    model: Option<ModelSettings>,
+) {
+    let Some(info) = host.tab_info(&tab) else {
+        host.emit(Event::Error {
             tab: Some(tab.clone()),
             message: format!("there is no tab {tab:?}"),
         });
         return;
     };
-    let conversation = engine.pilot().tab(&tab);
+    let conversation = host.conversations().tab(&tab);
     let cancel = {
         let mut running = lock(&conversation.running);
         if running.is_some() {
-            engine.emit(Event::Error {
+            host.emit(Event::Error {
                 tab: Some(tab),
                 message: "Pilot is still working on the previous message; wait or cancel it first"
                     .to_owned(),
@@ -131,29 +138,23 @@ pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<Mod
         cancel
     };
     let turn = conversation.next_turn.fetch_add(1, Ordering::Relaxed);
-    let engine = engine.clone();
+    let host = host.clone();
     tokio::spawn(async move {
-        engine.emit(Event::TurnStarted {
+        host.emit(Event::TurnStarted {
             tab: tab.clone(),
             turn,
             text: text.clone(),
         });
         let mut state = conversation.state.lock().await;
         let (mut status, mut message) =
-            run_turn(&engine, &tab, turn, &mut state, text, model, &cancel).await;
+            run_turn(&host, &tab, turn, &mut state, text, model, &cancel).await;
         let interrupted = lock(&conversation.interrupted).take();
         if let Some(suspended) = interrupted
             && status == TurnStatus::Cancelled
         {
             // Told to the model where it will read it: next in the conversation.
             let note = crate::lifecycle::interrupted_note_for_model(suspended);
-            push(
-                &engine,
-                &tab,
-                turn,
-                &mut state,
-                Message::User { text: note },
-            );
+            push(&host, &tab, turn, &mut state, Message::User { text: note });
             status = TurnStatus::Interrupted;
             message = Some(crate::lifecycle::interrupted_note_for_user(
                 suspended,
@@ -161,7 +162,7 @@ pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<Mod
             ));
         }
         record(
-            &engine,
+            &host,
             &tab,
             &mut state,
             HistoryEntry::TurnFinished {
@@ -173,7 +174,7 @@ pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<Mod
         );
         drop(state);
         *lock(&conversation.running) = None;
-        engine.emit(Event::TurnFinished {
+        host.emit(Event::TurnFinished {
             tab,
             turn,
             status,
@@ -185,9 +186,9 @@ pub fn send_message(engine: &Engine, tab: TabId, text: String, model: Option<Mod
 /// Ends every running turn because the engine was suspended for `suspended` while it ran
 /// (`Op::AppForeground`): it finishes as `interrupted`, with a note to the user and one to the
 /// model.
-pub(crate) fn interrupt_running_turns(engine: &Engine, suspended: std::time::Duration) {
+pub(crate) fn interrupt_running_turns<H: PilotHost>(host: &H, suspended: std::time::Duration) {
     let conversations: Vec<Arc<TabConversation>> =
-        lock(&engine.pilot().tabs).values().cloned().collect();
+        lock(&host.conversations().tabs).values().cloned().collect();
     for conversation in conversations {
         let running = lock(&conversation.running).clone();
         if let Some(cancel) = running {
@@ -198,12 +199,12 @@ pub(crate) fn interrupt_running_turns(engine: &Engine, suspended: std::time::Dur
 }
 
 /// `Op::CancelTurn`.
-pub fn cancel_turn(engine: &Engine, tab: &str) {
-    let conversation = lock(&engine.pilot().tabs).get(tab).cloned();
+pub fn cancel_turn<H: PilotHost>(host: &H, tab: &str) {
+    let conversation = lock(&host.conversations().tabs).get(tab).cloned();
     let running = conversation.and_then(|conversation| lock(&conversation.running).clone());
     match running {
         Some(cancel) => cancel.cancel(),
-        None => engine.emit(Event::Error {
+        None => host.emit(Event::Error {
             tab: Some(tab.to_owned()),
             message: "Pilot is not working on anything in this tab".to_owned(),
         }),
@@ -435,12 +436,12 @@ pub fn tool_schemas(kind: TabKind) -> Vec<ToolSchema> {
         .collect()
 }
 
-fn record(engine: &Engine, tab: &str, state: &mut State, entry: HistoryEntry) {
+fn record<H: PilotHost>(host: &H, tab: &str, state: &mut State, entry: HistoryEntry) {
     if state.history.is_none() {
-        match History::open(&engine.config().data_dir, tab) {
+        match History::open(host.data_dir(), tab) {
             Ok(history) => state.history = Some(history),
             Err(error) => {
-                engine.emit(Event::Error {
+                host.emit(Event::Error {
                     tab: Some(tab.to_owned()),
                     message: format!("cannot save Pilot's history: {error}"),
                 });
@@ -451,7 +452,7 @@ fn record(engine: &Engine, tab: &str, state: &mut State, entry: HistoryEntry) {
     if let Some(history) = &mut state.history
         && let Err(error) = history.append(&entry)
     {
-        engine.emit(Event::Error {
+        host.emit(Event::Error {
             tab: Some(tab.to_owned()),
             message: format!(
                 "cannot save Pilot's history to {}: {error}",
@@ -461,10 +462,10 @@ fn record(engine: &Engine, tab: &str, state: &mut State, entry: HistoryEntry) {
     }
 }
 
-fn push(engine: &Engine, tab: &str, turn: u64, state: &mut State, message: Message) {
+fn push<H: PilotHost>(host: &H, tab: &str, turn: u64, state: &mut State, message: Message) {
     state.messages.push(message.clone());
     record(
-        engine,
+        host,
         tab,
         state,
         HistoryEntry::Message {
@@ -476,8 +477,8 @@ fn push(engine: &Engine, tab: &str, turn: u64, state: &mut State, message: Messa
 }
 
 /// One turn, to its end. Returns how it ended and why (when not completed).
-async fn run_turn(
-    engine: &Engine,
+async fn run_turn<H: PilotHost>(
+    host: &H,
     tab: &str,
     turn: u64,
     state: &mut State,
@@ -489,14 +490,14 @@ async fn run_turn(
         state.model = Some(model);
     }
     if state.model.is_none() {
-        match load_model_settings(&engine.config().config_dir, None) {
+        match load_model_settings(host.config_dir(), None) {
             Ok(Some(model)) => state.model = Some(model),
             Ok(None) => {
                 return (
                     TurnStatus::Failed,
                     Some(format!(
                         "Pilot has no model configured: choose a provider and model in the settings ({})",
-                        engine.config().config_dir.join(SETTINGS_FILE).display()
+                        host.config_dir().join(SETTINGS_FILE).display()
                     )),
                 );
             }
@@ -511,7 +512,7 @@ async fn run_turn(
             Ok(provider) => provider,
             Err(error) => return (TurnStatus::Failed, Some(error.to_string())),
         };
-    push(engine, tab, turn, state, Message::User { text });
+    push(host, tab, turn, state, Message::User { text });
     let max_output = settings
         .max_output_tokens
         .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS);
@@ -520,7 +521,7 @@ async fn run_turn(
         .unwrap_or_else(|| budget::default_context_tokens(settings.provider, &settings.model));
     let budget = budget::conversation_budget(context, max_output);
     // The tool set depends on the build and the tab kind only: made once per turn.
-    let Some(kind) = engine.tab_info(tab).map(|info| info.kind) else {
+    let Some(kind) = host.tab_info(tab).map(|info| info.kind) else {
         return (TurnStatus::Cancelled, Some("the tab was closed".to_owned()));
     };
     let tools = tool_schemas(kind);
@@ -530,7 +531,7 @@ async fn run_turn(
         if cancel.is_cancelled() {
             return (TurnStatus::Cancelled, None);
         }
-        let Some(info) = engine.tab_info(tab) else {
+        let Some(info) = host.tab_info(tab) else {
             return (TurnStatus::Cancelled, Some("the tab was closed".to_owned()));
         };
         let system = prompt::system_prompt(&info, &tools);
@@ -538,9 +539,9 @@ async fn run_turn(
         for index in budget::fit(&mut state.messages, fixed, budget) {
             state.wire.forget(index);
         }
-        engine.emit(context_usage(tab, turn, fixed, &state.messages, context));
+        host.emit(context_usage(tab, turn, fixed, &state.messages, context));
         let reply = ask_model(
-            engine,
+            host,
             tab,
             turn,
             provider.as_ref(),
@@ -556,7 +557,7 @@ async fn run_turn(
             Err((error, partial)) => {
                 if !partial.is_empty() {
                     push(
-                        engine,
+                        host,
                         tab,
                         turn,
                         state,
@@ -574,7 +575,7 @@ async fn run_turn(
         };
         let calls = reply.tool_calls.clone();
         push(
-            engine,
+            host,
             tab,
             turn,
             state,
@@ -601,12 +602,12 @@ async fn run_turn(
         let mut note = None;
         for (index, call) in calls.iter().enumerate() {
             if cancel.is_cancelled() {
-                push(engine, tab, turn, state, not_run(call));
+                push(host, tab, turn, state, not_run(call));
                 continue;
             }
             let call_id = format!("{tab}-{turn}-{step}-{index}");
             let (message, left_running) = run_call(
-                engine,
+                host,
                 tab,
                 &info.connection,
                 &state.frame,
@@ -621,7 +622,7 @@ async fn run_turn(
                     call.name
                 ));
             }
-            push(engine, tab, turn, state, message);
+            push(host, tab, turn, state, message);
         }
         if cancel.is_cancelled() {
             return (TurnStatus::Cancelled, note);
@@ -662,8 +663,8 @@ fn context_usage(
 /// One model request with retries; text streams out as events. On error, also the text that
 /// was streamed before it.
 #[allow(clippy::too_many_arguments)]
-async fn ask_model(
-    engine: &Engine,
+async fn ask_model<H: PilotHost>(
+    host: &H,
     tab: &str,
     turn: u64,
     provider: &dyn ModelProvider,
@@ -683,14 +684,14 @@ async fn ask_model(
     let mut streamed = String::new();
     let mut on_text = |delta: &str| {
         streamed.push_str(delta);
-        engine.emit(Event::AssistantText {
+        host.emit(Event::AssistantText {
             tab: tab.to_owned(),
             turn,
             delta: delta.to_owned(),
         });
     };
     let mut on_retry = |notice: &llm::RetryNotice| {
-        engine.emit(Event::ModelRetrying {
+        host.emit(Event::ModelRetrying {
             tab: tab.to_owned(),
             turn,
             attempt: notice.attempt,
@@ -712,8 +713,8 @@ async fn ask_model(
 
 /// Run one call through the engine; the turn's cancellation cancels the call. Returns the
 /// result message and whether a command was left running in the terminal.
-async fn run_call(
-    engine: &Engine,
+async fn run_call<H: PilotHost>(
+    host: &H,
     tab: &str,
     connection: &str,
     frame: &UntrustedFrame,
@@ -722,7 +723,7 @@ async fn run_call(
     cancel: &CancellationToken,
 ) -> (Message, bool) {
     let outcome = match serde_json::from_str::<Value>(&call.arguments) {
-        Err(error) => engine.reject_tool_call(
+        Err(error) => host.reject_tool_call(
             tab,
             call_id,
             &call.name,
@@ -733,12 +734,12 @@ async fn run_call(
             ),
         ),
         Ok(args) => {
-            let run = engine.run_tool(tab.to_owned(), call_id.clone(), call.name.clone(), args);
+            let run = host.run_tool(tab.to_owned(), call_id.clone(), call.name.clone(), args);
             tokio::pin!(run);
             tokio::select! {
                 outcome = &mut run => outcome,
                 () = cancel.cancelled() => {
-                    engine.cancel_call(tab, &call_id);
+                    host.cancel_call(tab, &call_id);
                     run.await
                 }
             }

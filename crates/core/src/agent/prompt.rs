@@ -4,7 +4,7 @@
 //! Nothing here may carry a secret: the prompt is built from the tab's kind, connection label,
 //! mode, settings (rules, limits) and the tool list only.
 
-use crate::engine::TabInfo;
+use super::TabInfo;
 use crate::llm::ToolSchema;
 use kaiport_protocol::{Mode, TabKind};
 use std::fmt::Write as _;

@@ -1,0 +1,416 @@
+//! The path of one tool call: registry → typed arguments → prepare → policy → approval →
+//! execution → events → audit. Every path ends with an outcome, a `ToolFinished` event and an
+//! audit line; nothing runs that the policy denied or the user refused.
+
+use super::tabs::Tab;
+use super::transfers::Transfers;
+use super::{Inner, lock};
+use crate::audit::{AuditRecord, now_rfc3339, redact_args};
+use crate::pending::NoAnswer;
+use crate::policy::{CallFacts, Decision, PolicyContext, decide};
+use crate::tools::{self, Action, ToolContext};
+use kaiport_protocol::tools::{AskUserParams, AskUserResult};
+use kaiport_protocol::*;
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// The answer to one approval.
+pub(super) struct Approval {
+    pub(super) decision: ApprovalDecision,
+    pub(super) reason: Option<String>,
+    pub(super) by: DecidedBy,
+}
+
+impl Inner {
+    /// The whole pipeline for one call.
+    pub(super) async fn run_tool(
+        self: Arc<Self>,
+        tab_id: TabId,
+        call: CallId,
+        tool: String,
+        args: Value,
+    ) -> ToolOutcome {
+        let started = Instant::now();
+        self.emit(Event::ToolRequested {
+            tab: tab_id.clone(),
+            call: call.clone(),
+            tool: tool.clone(),
+            args: args.clone(),
+        });
+        let Some(tab) = self.tab(&tab_id) else {
+            let outcome = error_outcome(
+                &tool,
+                ToolStatus::Error,
+                format!("there is no tab {tab_id:?}"),
+            );
+            return self.finish(
+                &tab_id,
+                "",
+                &call,
+                &args,
+                outcome,
+                Verdict::Deny,
+                None,
+                Vec::new(),
+                started,
+            );
+        };
+        let cancel = tab.closing.child_token();
+        lock(&tab.calls).insert(call.clone(), cancel.clone());
+        let (outcome, verdict, decided_by, reasons) = self
+            .decide_and_execute(&tab, &call, &tool, &args, &cancel)
+            .await;
+        lock(&tab.calls).remove(&call);
+        let outcome = self.transfers.ended(&tab_id, &call, &tool, &args, outcome);
+        self.finish(
+            &tab_id,
+            &tab.connection,
+            &call,
+            &args,
+            outcome,
+            verdict,
+            decided_by,
+            reasons,
+            started,
+        )
+    }
+
+    pub(super) async fn decide_and_execute(
+        &self,
+        tab: &Arc<Tab>,
+        call: &CallId,
+        tool: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> (ToolOutcome, Verdict, Option<DecidedBy>, Vec<String>) {
+        let fail = |message: String| {
+            (
+                error_outcome(tool, ToolStatus::Error, message),
+                Verdict::Deny,
+                None,
+                Vec::new(),
+            )
+        };
+        // 1. Registry: known in this build, for this kind of tab?
+        let Some(spec) = tools::find(tool) else {
+            let known: Vec<&str> = tools::registry()
+                .iter()
+                .filter(|spec| spec.implemented)
+                .map(|spec| spec.name.as_str())
+                .collect();
+            return fail(format!(
+                "unknown tool {tool:?}; the tools are: {}",
+                known.join(", ")
+            ));
+        };
+        if !spec.tab_kinds.contains(&tab.kind) {
+            return fail(format!("{tool} does not work in this kind of tab"));
+        }
+        // 2. Typed arguments.
+        let request = match tools::parse_request(spec.name, args.clone()) {
+            Ok(request) => request,
+            Err(message) => return fail(message),
+        };
+        // 3. Prepare (reads only) on the connected tab, then the policy.
+        let resources = match tab.session(cancel).await {
+            Ok(resources) => resources,
+            Err(message) => return fail(message),
+        };
+        let settings = tab.settings();
+        let context = ToolContext {
+            resources: &resources,
+            settings: &settings,
+            tab_kind: tab.kind,
+            cancel,
+            transfers: Some(self.transfers.reporter(&self.events, &tab.id, call)),
+            views: Some(self.view_reporter(&tab.id, call)),
+        };
+        let prepared = match tools::prepare(request, &context).await {
+            Ok(prepared) => prepared,
+            Err(message) => return fail(message),
+        };
+        let policy = PolicyContext {
+            mode: tab.mode(),
+            settings: &settings,
+            tab_kind: tab.kind,
+            data_seen: lock(&self.taint).seen_elsewhere(&tab.connection),
+        };
+        let mut decision = decide(&prepared.facts, policy);
+        // A command line's write targets (run_command, or the line send_input's Enter runs) are
+        // judged where links on the server make them land.
+        if let (CallFacts::Command { line }, false) =
+            (&prepared.facts, matches!(decision, Decision::Deny { .. }))
+        {
+            let resolved = tools::links::resolve_command_writes(line, &resources).await;
+            decision = crate::policy::judge_resolved_writes(decision, &resolved);
+        }
+        // Plan calls that may go ahead get their cards before the approval is asked.
+        #[cfg(feature = "plan")]
+        if !matches!(decision, Decision::Deny { .. }) {
+            match self.plans.before_decision(&tab.id, call, &prepared.action) {
+                Ok(events) => events.into_iter().for_each(|event| self.emit(event)),
+                Err(message) => {
+                    tools::abandon(&prepared.action, &context).await;
+                    return fail(message);
+                }
+            }
+        }
+        let (decided_by, reasons) = match decision {
+            Decision::Deny { reason } => {
+                // What preparing did (send_input's staged line) is taken back on every refusal.
+                tools::abandon(&prepared.action, &context).await;
+                let outcome = error_outcome(tool, ToolStatus::Denied, reason.clone());
+                return (outcome, Verdict::Deny, Some(DecidedBy::Rule), vec![reason]);
+            }
+            Decision::Allow { by, reasons } => (by, reasons),
+            Decision::Ask { reasons, dangerous } => {
+                // 4. Approval: waits for the user, without a time limit; cancel ends it.
+                let preview = prepared.preview.clone();
+                let answer = self
+                    .approvals
+                    .ask(call.clone(), cancel, || {
+                        self.emit(Event::ApprovalRequested {
+                            tab: tab.id.clone(),
+                            call: call.clone(),
+                            tool: tool.to_owned(),
+                            reasons: reasons.clone(),
+                            dangerous,
+                            preview,
+                        });
+                    })
+                    .await;
+                match answer {
+                    Ok(Approval {
+                        decision: ApprovalDecision::Approve,
+                        by,
+                        ..
+                    }) => (by, reasons),
+                    Ok(Approval {
+                        decision: ApprovalDecision::Deny,
+                        reason,
+                        by,
+                    }) => {
+                        let message = match reason {
+                            Some(reason) if !reason.trim().is_empty() => {
+                                format!("the user denied this call: {reason}")
+                            }
+                            _ => "the user denied this call".to_owned(),
+                        };
+                        #[cfg(feature = "plan")]
+                        self.plan_refused(&tab.id, &prepared.action);
+                        tools::abandon(&prepared.action, &context).await;
+                        let outcome = error_outcome(tool, ToolStatus::Denied, message);
+                        return (outcome, Verdict::Ask, Some(by), reasons);
+                    }
+                    Err(NoAnswer::Cancelled | NoAnswer::Abandoned) => {
+                        #[cfg(feature = "plan")]
+                        self.plan_refused(&tab.id, &prepared.action);
+                        tools::abandon(&prepared.action, &context).await;
+                        let outcome = error_outcome(
+                            tool,
+                            ToolStatus::Cancelled,
+                            "cancelled while waiting for approval".to_owned(),
+                        );
+                        return (outcome, Verdict::Ask, None, reasons);
+                    }
+                }
+            }
+        };
+        let verdict = match decided_by {
+            DecidedBy::User | DecidedBy::Automatic => Verdict::Ask,
+            DecidedBy::Rule | DecidedBy::Autopilot => Verdict::Allow,
+        };
+        // 5. Execution.
+        if Transfers::is_transfer(tool) {
+            // Watched from now on (not while it waited for approval): see `foreground`.
+            self.transfers.started(&tab.id, call);
+        }
+        self.emit(Event::ToolRunning {
+            tab: tab.id.clone(),
+            call: call.clone(),
+        });
+        let outcome = match prepared.action {
+            Action::AskUser(params) => self.ask_user(tab, call, tool, params, cancel).await,
+            #[cfg(feature = "plan")]
+            action @ (Action::ProposePlan(_) | Action::UpdatePlan(_)) => {
+                self.plan_call(tab, tool, &action, decided_by)
+            }
+            action => match tools::execute(action, &context).await {
+                Ok(result) => ToolOutcome {
+                    tool: tool.to_owned(),
+                    status: ToolStatus::Ok,
+                    result: Some(result),
+                    error: None,
+                },
+                // A cancelled call says so, whatever the tool made of the cancellation.
+                Err(message) if cancel.is_cancelled() => {
+                    error_outcome(tool, ToolStatus::Cancelled, message)
+                }
+                Err(message) => error_outcome(tool, ToolStatus::Error, message),
+            },
+        };
+        if outcome.result.is_some() {
+            lock(&self.taint).record(&tab.connection, settings.sensitivity);
+        }
+        (outcome, verdict, Some(decided_by), reasons)
+    }
+
+    /// propose_plan / update_plan once allowed: the plan book records it; approving a proposal
+    /// (by a person) switches the tab from plan to ask mode.
+    #[cfg(feature = "plan")]
+    pub(super) fn plan_call(
+        &self,
+        tab: &Arc<Tab>,
+        tool: &str,
+        action: &Action,
+        by: DecidedBy,
+    ) -> ToolOutcome {
+        match self.plans.approved(&tab.id, action, by == DecidedBy::User) {
+            Ok((result, events, leaves_plan_mode)) => {
+                events.into_iter().for_each(|event| self.emit(event));
+                if leaves_plan_mode {
+                    let mut mode = lock(&tab.mode);
+                    if *mode == Mode::Plan {
+                        *mode = Mode::Ask;
+                        drop(mode);
+                        self.emit(Event::ModeChanged {
+                            tab: tab.id.clone(),
+                            mode: Mode::Ask,
+                        });
+                    }
+                }
+                ok_outcome(tool, &result)
+            }
+            Err(message) => {
+                if let Some(plan) = self.plans.card(&tab.id) {
+                    self.emit(Event::PlanUpdated {
+                        tab: tab.id.clone(),
+                        plan,
+                    });
+                }
+                error_outcome(tool, ToolStatus::Error, message)
+            }
+        }
+    }
+
+    #[cfg(feature = "plan")]
+    pub(super) fn plan_refused(&self, tab: &str, action: &Action) {
+        for event in self.plans.refused(tab, action) {
+            self.emit(event);
+        }
+    }
+
+    /// ask_user: shown to the user and answered only by them, in every mode.
+    pub(super) async fn ask_user(
+        &self,
+        tab: &Arc<Tab>,
+        call: &CallId,
+        tool: &str,
+        params: AskUserParams,
+        cancel: &CancellationToken,
+    ) -> ToolOutcome {
+        let answer = self
+            .questions
+            .ask(call.clone(), cancel, || {
+                self.emit(Event::QuestionAsked {
+                    tab: tab.id.clone(),
+                    call: call.clone(),
+                    question: params.question.clone(),
+                    options: params.options.clone(),
+                });
+            })
+            .await;
+        match answer {
+            Ok(answer) => ok_outcome(
+                tool,
+                &AskUserResult {
+                    answered: answer.is_some(),
+                    answer,
+                },
+            ),
+            Err(_) => error_outcome(
+                tool,
+                ToolStatus::Cancelled,
+                "the user did not answer".to_owned(),
+            ),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn finish(
+        &self,
+        tab: &str,
+        connection: &str,
+        call: &str,
+        args: &Value,
+        outcome: ToolOutcome,
+        verdict: Verdict,
+        decided_by: Option<DecidedBy>,
+        reasons: Vec<String>,
+        started: Instant,
+    ) -> ToolOutcome {
+        let duration_ms = started.elapsed().as_millis() as u64;
+        let record = AuditRecord {
+            time: now_rfc3339(),
+            tab: tab.to_owned(),
+            connection: connection.to_owned(),
+            tool: outcome.tool.clone(),
+            call: call.to_owned(),
+            args: redact_args(args),
+            decision: verdict,
+            decided_by,
+            reasons,
+            status: outcome.status,
+            result: crate::audit::result_summary(outcome.result.as_ref()),
+            error: outcome.error.clone(),
+            duration_ms,
+        };
+        let recorded = self.audit.append(&record);
+        if let Err(error) = &recorded {
+            // The call happened; the user must learn that its record is missing.
+            self.emit(Event::Error {
+                tab: Some(tab.to_owned()),
+                message: error.to_string(),
+            });
+        }
+        self.emit(Event::ToolFinished {
+            tab: tab.to_owned(),
+            call: call.to_owned(),
+            outcome: outcome.clone(),
+            verdict,
+            decided_by,
+            duration_ms,
+        });
+        if recorded.is_ok() {
+            self.emit(Event::AuditRecorded { entry: record });
+        }
+        outcome
+    }
+}
+
+pub(super) fn ok_outcome(tool: &str, result: &impl serde::Serialize) -> ToolOutcome {
+    match serde_json::to_value(result) {
+        Ok(value) => ToolOutcome {
+            tool: tool.to_owned(),
+            status: ToolStatus::Ok,
+            result: Some(value),
+            error: None,
+        },
+        Err(error) => error_outcome(
+            tool,
+            ToolStatus::Error,
+            format!("could not encode the result: {error}"),
+        ),
+    }
+}
+
+pub(super) fn error_outcome(tool: &str, status: ToolStatus, message: String) -> ToolOutcome {
+    ToolOutcome {
+        tool: tool.to_owned(),
+        status,
+        result: None,
+        error: Some(message),
+    }
+}

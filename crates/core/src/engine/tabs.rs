@@ -1,0 +1,565 @@
+//! Tabs: opening one (resolving its target, connecting in the background at the size the page
+//! draws), the session a tool call waits for, and closing it. Never runs a tool.
+
+use super::prompts::EnginePrompts;
+use super::{CONNECT_TIMEOUT, Inner, SCROLLBACK_LINES, lock};
+use crate::connect::destination::parse_ssh_target;
+use crate::connect::profiles::ProfileStore;
+use crate::shell_io::ShellClosed;
+use crate::ssh::{SshOptions, SshSession, SshTarget};
+use crate::terminal::{ShellIntegrationMode, Terminal, TerminalNotice, TerminalSettings};
+use crate::tools::{self, TabResources};
+use kaiport_protocol::*;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+type SessionState = Option<Result<Arc<TabResources>, String>>;
+
+/// A tab target with profiles and destinations resolved.
+pub(super) enum ResolvedTarget {
+    Local,
+    Ssh(SshTarget),
+    Storage {
+        url: String,
+        user: Option<String>,
+        local_roots: Vec<String>,
+        /// SFTP: the private keys to log in with.
+        identity_files: Vec<PathBuf>,
+    },
+}
+
+pub(super) struct Tab {
+    pub(super) id: TabId,
+    pub(super) kind: TabKind,
+    /// The connection as the user names it; goes into the audit log.
+    pub(super) connection: String,
+    pub(super) mode: Mutex<Mode>,
+    pub(super) settings: Mutex<ConnectionSettings>,
+    pub(super) session: watch::Receiver<SessionState>,
+    pub(super) session_tx: watch::Sender<SessionState>,
+    pub(super) calls: Mutex<HashMap<CallId, CancellationToken>>,
+    /// Cancelled when the tab closes: ends every wait in it.
+    pub(super) closing: CancellationToken,
+    /// The terminal size the page last asked for. Kept while the tab connects, so the pty opens
+    /// at the size the page draws (a page fits its terminal only after it asked for the tab).
+    pub(super) size: Mutex<TerminalSize>,
+}
+
+/// A terminal's columns and rows, as the engine accepts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct TerminalSize {
+    pub(super) cols: u16,
+    pub(super) rows: u16,
+}
+
+impl TerminalSize {
+    /// The most columns or rows a page or model may ask for: the screen mirror allocates every
+    /// cell, so 65535 x 65535 from a hostile or broken page would take gigabytes.
+    const MAX: u16 = 1000;
+
+    /// `cols` x `rows`, each at most [`Self::MAX`]; 0 means unknown (a pty nobody sized says
+    /// 0 x 0) and gives the classic 80 x 24.
+    pub(super) fn clamped(cols: u16, rows: u16) -> Self {
+        let or = |value: u16, unknown: u16| {
+            if value == 0 {
+                unknown
+            } else {
+                value.min(Self::MAX)
+            }
+        };
+        Self {
+            cols: or(cols, 80),
+            rows: or(rows, 24),
+        }
+    }
+}
+
+impl Tab {
+    pub(super) fn mode(&self) -> Mode {
+        *lock(&self.mode)
+    }
+
+    pub(super) fn settings(&self) -> ConnectionSettings {
+        lock(&self.settings).clone()
+    }
+
+    /// The session once connecting ended (or the error it ended with).
+    pub(super) async fn session(
+        &self,
+        cancel: &CancellationToken,
+    ) -> Result<Arc<TabResources>, String> {
+        let mut receiver = self.session.clone();
+        let wait = receiver.wait_for(Option::is_some);
+        tokio::select! {
+            state = wait => match state {
+                Ok(state) => match state.as_ref() {
+                    Some(Ok(session)) => Ok(session.clone()),
+                    Some(Err(error)) => Err(format!("the tab could not connect: {error}")),
+                    None => Err("the tab is not connected".to_owned()),
+                },
+                Err(_) => Err("the tab was closed".to_owned()),
+            },
+            () = cancel.cancelled() => Err("cancelled while the tab was connecting".to_owned()),
+        }
+    }
+}
+
+impl Inner {
+    pub(super) fn open_tab(
+        self: &Arc<Self>,
+        tab: TabId,
+        target: TabTarget,
+        cols: u16,
+        rows: u16,
+        settings: Option<ConnectionSettings>,
+        mode: Option<Mode>,
+    ) {
+        if self.tab(&tab).is_some() {
+            self.emit(Event::Error {
+                tab: Some(tab.clone()),
+                message: format!("a tab {tab:?} is already open"),
+            });
+            return;
+        }
+        let resolved = self.resolve_target(&target);
+        let profile_settings = match &resolved {
+            Ok((_, settings)) => settings.clone(),
+            Err(_) => None,
+        };
+        let (session_tx, session) = watch::channel(None);
+        let entry = Arc::new(Tab {
+            id: tab.clone(),
+            kind: match (&target, &resolved) {
+                (TabTarget::Storage { .. }, _) => TabKind::Storage,
+                // A storage profile opens a storage tab.
+                (TabTarget::Profile { .. }, Ok((ResolvedTarget::Storage { .. }, _))) => {
+                    TabKind::Storage
+                }
+                (TabTarget::Local | TabTarget::Profile { .. } | TabTarget::Ssh { .. }, _) => {
+                    TabKind::Terminal
+                }
+            },
+            connection: connection_label(&target),
+            mode: Mutex::new(mode.unwrap_or_default()),
+            settings: Mutex::new(
+                settings
+                    .or(profile_settings)
+                    .unwrap_or_else(|| self.config.default_settings.clone()),
+            ),
+            session,
+            session_tx,
+            calls: Mutex::new(HashMap::new()),
+            closing: CancellationToken::new(),
+            size: Mutex::new(TerminalSize::clamped(cols, rows)),
+        });
+        lock(&self.tabs).insert(tab.clone(), entry.clone());
+        self.emit(Event::TabOpened {
+            tab: tab.clone(),
+            kind: entry.kind,
+            title: entry.connection.clone(),
+        });
+        self.emit(Event::ConnectionState {
+            tab: tab.clone(),
+            state: ConnectionState::Connecting,
+        });
+        let inner = self.clone();
+        tokio::spawn(async move {
+            let connecting = async {
+                let (target, _) = resolved?;
+                inner.connect(&entry, target).await
+            };
+            let result = tokio::select! {
+                result = connecting => result,
+                () = entry.closing.cancelled() => Err("the tab was closed while connecting".to_owned()),
+            };
+            let state = match &result {
+                Ok(_) => ConnectionState::Connected,
+                Err(error) => ConnectionState::Failed {
+                    error: error.clone(),
+                },
+            };
+            entry.session_tx.send_replace(Some(result.clone()));
+            // A resize that came after the pty opened and before the tab counted as connected
+            // found no terminal to resize: give it now.
+            if let Ok(resources) = &result
+                && let Some(terminal) = &resources.terminal
+            {
+                let wanted = *lock(&entry.size);
+                if terminal.size() != (wanted.cols, wanted.rows)
+                    && let Err(error) = terminal.resize(wanted.cols, wanted.rows).await
+                {
+                    inner.emit(Event::Error {
+                        tab: Some(entry.id.clone()),
+                        message: error.to_string(),
+                    });
+                }
+            }
+            inner.emit(Event::ConnectionState {
+                tab: entry.id.clone(),
+                state,
+            });
+        });
+    }
+
+    /// The folders a storage tab's local side may use: `asked`, unless this engine keeps every
+    /// tab in its documents folder.
+    pub(super) fn local_roots(&self, asked: Vec<String>) -> Vec<String> {
+        match &self.config.documents_dir {
+            Some(documents) => vec![documents.display().to_string()],
+            None => asked,
+        }
+    }
+
+    /// What a tab target names, with the profile's settings when it is a profile.
+    pub(super) fn resolve_target(
+        &self,
+        target: &TabTarget,
+    ) -> Result<(ResolvedTarget, Option<ConnectionSettings>), String> {
+        match target {
+            TabTarget::Local => Ok((ResolvedTarget::Local, None)),
+            TabTarget::Storage {
+                url,
+                user,
+                local_roots,
+                identity_files,
+            } => Ok((
+                ResolvedTarget::Storage {
+                    url: url.clone(),
+                    user: user.clone(),
+                    // `~` as in a profile's local_roots (a front end cannot know the home folder).
+                    local_roots: self.local_roots(
+                        local_roots
+                            .iter()
+                            .map(|root| {
+                                crate::connect::profiles::expand_tilde(root)
+                                    .display()
+                                    .to_string()
+                            })
+                            .collect(),
+                    ),
+                    identity_files: identity_files.iter().map(PathBuf::from).collect(),
+                },
+                None,
+            )),
+            TabTarget::Ssh {
+                host,
+                port,
+                user,
+                identity_files,
+                jump_hosts,
+            } => {
+                let jump_hosts = jump_hosts
+                    .iter()
+                    .map(|hop| parse_ssh_target(hop).map_err(|error| error.to_string()))
+                    .collect::<Result<Vec<SshTarget>, String>>()?;
+                let target = SshTarget {
+                    host: host.clone(),
+                    port: *port,
+                    user: user.clone(),
+                    identity_files: identity_files.iter().map(PathBuf::from).collect(),
+                    jump_hosts,
+                };
+                Ok((ResolvedTarget::Ssh(target), None))
+            }
+            TabTarget::Profile { name } => {
+                let store = ProfileStore::load(&self.config.profiles_path)
+                    .map_err(|error| error.to_string())?;
+                if let Some(profile) = store.get(name)
+                    && let Some(url) = profile.kind.storage_url()
+                {
+                    let settings = profile
+                        .connection_settings()
+                        .map_err(|error| error.to_string())?;
+                    let target = ResolvedTarget::Storage {
+                        url,
+                        user: None,
+                        local_roots: self.local_roots(profile.kind.local_roots()),
+                        identity_files: profile.kind.identity_files(),
+                    };
+                    return Ok((target, Some(settings)));
+                }
+                let target = store
+                    .resolve_target(name)
+                    .map_err(|error| error.to_string())?;
+                let settings = match store.get(name) {
+                    Some(profile) => Some(
+                        profile
+                            .connection_settings()
+                            .map_err(|error| error.to_string())?,
+                    ),
+                    None => None,
+                };
+                Ok((ResolvedTarget::Ssh(target), settings))
+            }
+        }
+    }
+
+    pub(super) async fn connect(
+        self: &Arc<Self>,
+        tab: &Arc<Tab>,
+        target: ResolvedTarget,
+    ) -> Result<Arc<TabResources>, String> {
+        // The pty and the screen mirror start at one size; a resize after this is reconciled once
+        // the tab counts as connected (`open_tab`).
+        let (io, ssh, size) = match target {
+            ResolvedTarget::Storage {
+                url,
+                user,
+                local_roots,
+                identity_files,
+            } => {
+                return self
+                    .connect_storage(tab, &url, user, &local_roots, identity_files)
+                    .await;
+            }
+            ResolvedTarget::Local => {
+                let size = *lock(&tab.size);
+                (open_local_shell(size.cols, size.rows)?, None, size)
+            }
+            ResolvedTarget::Ssh(target) => {
+                let options = SshOptions {
+                    known_hosts: self.config.known_hosts.clone(),
+                    connect_timeout: CONNECT_TIMEOUT,
+                    keepalive_interval: Duration::from_secs(15),
+                    keepalive_max: 3,
+                    use_agent: true,
+                };
+                let interaction = Arc::new(EnginePrompts {
+                    inner: self.clone(),
+                    tab: tab.id.clone(),
+                });
+                let session = SshSession::connect(&target, &options, interaction)
+                    .await
+                    .map_err(|error| self.connect_error(&tab.id, error))?;
+                // The size the page asked for while the connection was made.
+                let size = *lock(&tab.size);
+                let io = session
+                    .open_shell("xterm-256color", size.cols, size.rows)
+                    .await
+                    .map_err(|error| error.to_string())?;
+                (io, Some(session), size)
+            }
+        };
+        let settings = tab.settings();
+        let terminal_settings = TerminalSettings {
+            shell_integration: match settings.shell_integration {
+                ShellIntegration::Inject => ShellIntegrationMode::Inject,
+                ShellIntegration::DetectOnly => ShellIntegrationMode::DetectOnly,
+                ShellIntegration::Off => ShellIntegrationMode::Off,
+            },
+            scrollback_lines: SCROLLBACK_LINES,
+            quiet_period: Duration::from_millis(500),
+        };
+        let notify = {
+            let inner = Arc::downgrade(self);
+            let tab = tab.id.clone();
+            Arc::new(move |notice: TerminalNotice| {
+                let Some(inner) = inner.upgrade() else { return };
+                match notice {
+                    TerminalNotice::Output(data) => inner.emit(Event::TerminalOutput {
+                        tab: tab.clone(),
+                        data,
+                    }),
+                    TerminalNotice::Closed(closed) => inner.emit(Event::ConnectionState {
+                        tab: tab.clone(),
+                        state: ConnectionState::Disconnected {
+                            reason: describe_closed(&closed),
+                        },
+                    }),
+                }
+            })
+        };
+        let terminal = Terminal::start(io, size.cols, size.rows, terminal_settings, notify);
+        terminal
+            .wait_ready(CONNECT_TIMEOUT)
+            .await
+            .map_err(|error| error.to_string())?;
+        // SFTP starts on the first file tool call, so a server without it still gives a terminal.
+        let files = Some(match &ssh {
+            Some(session) => tools::TabFiles::sftp(session.clone()),
+            None => tools::TabFiles::local(),
+        });
+        Ok(Arc::new(TabResources {
+            terminal: Some(terminal),
+            ssh,
+            files,
+            local_files: None,
+        }))
+    }
+
+    /// Opens a storage tab: the service (secret from the keychain, else asked for with a
+    /// password prompt; SFTP logs in like SSH, with `identity_files` first) and the local side
+    /// confined to `local_roots`.
+    pub(super) async fn connect_storage(
+        self: &Arc<Self>,
+        tab: &Arc<Tab>,
+        url: &str,
+        user: Option<String>,
+        local_roots: &[String],
+        identity_files: Vec<PathBuf>,
+    ) -> Result<Arc<TabResources>, String> {
+        let parsed = crate::storage::StorageUrl::parse(url, user.as_deref())
+            .map_err(|error| error.to_string())?;
+        let interaction = Arc::new(EnginePrompts {
+            inner: self.clone(),
+            tab: tab.id.clone(),
+        });
+        let roots: Vec<PathBuf> = local_roots.iter().map(PathBuf::from).collect();
+        let local = if roots.is_empty() {
+            None
+        } else {
+            let confined =
+                crate::fs::ConfinedLocal::new(&roots).map_err(|error| error.to_string())?;
+            Some(tools::TabFiles::given(Arc::new(confined)))
+        };
+        let (files, ssh) = match &parsed.service {
+            crate::storage::Service::Sftp { host, port } => {
+                let target = SshTarget {
+                    host: host.clone(),
+                    port: *port,
+                    user: parsed.user.clone().unwrap_or_default(),
+                    identity_files,
+                    jump_hosts: Vec::new(),
+                };
+                let options = SshOptions {
+                    known_hosts: self.config.known_hosts.clone(),
+                    connect_timeout: CONNECT_TIMEOUT,
+                    keepalive_interval: Duration::from_secs(15),
+                    keepalive_max: 3,
+                    use_agent: true,
+                };
+                // Opened now (so wrong credentials fail the tab) and again when the server
+                // was lost (storage::sftp_storage).
+                let connector: crate::storage::sftp_storage::SftpConnector = Arc::new(move || {
+                    let (target, options) = (target.clone(), options.clone());
+                    let prompts = interaction.clone();
+                    let interaction: Arc<dyn crate::ssh::ConnectInteraction> = interaction.clone();
+                    Box::pin(async move {
+                        let session = SshSession::connect(&target, &options, interaction)
+                            .await
+                            .map_err(|error| prompts.inner.connect_error(&prompts.tab, error))?;
+                        let files = crate::fs::SftpFiles::open(&session)
+                            .await
+                            .map_err(|error| error.to_string())?;
+                        Ok((session, files))
+                    })
+                });
+                let (session, files) = connector().await?;
+                let files = crate::storage::sftp_storage::ReconnectingSftp::new(
+                    session.clone(),
+                    files,
+                    connector,
+                );
+                // The URL's folder is the tab's `/`, as on every other storage service.
+                let files = crate::storage::rooted::RootedFiles::new(Arc::new(files), &parsed.root);
+                (tools::TabFiles::given(Arc::new(files)), Some(session))
+            }
+            _ => {
+                let secret = crate::storage::secret_for(&parsed, interaction.as_ref()).await?;
+                let files = crate::storage::open(&parsed, secret.as_deref())
+                    .await
+                    .map_err(|error| error.to_string())?;
+                (tools::TabFiles::given(files), None)
+            }
+        };
+        Ok(Arc::new(TabResources {
+            terminal: None,
+            ssh,
+            files: Some(files),
+            local_files: local,
+        }))
+    }
+
+    /// A failed SSH connect in words; a changed host key is also told as `HostKeyChanged`, so
+    /// front ends can say what it means and offer no way to connect anyway.
+    pub(super) fn connect_error(&self, tab: &str, error: crate::ssh::SshError) -> String {
+        if let crate::ssh::SshError::HostKeyChanged {
+            endpoint,
+            key_type,
+            fingerprint,
+            known_hosts,
+            line,
+        } = &error
+        {
+            let (host, port) = match endpoint.rsplit_once(':') {
+                Some((host, port)) => (host, port.parse().unwrap_or(crate::ssh::DEFAULT_PORT)),
+                None => (endpoint.as_str(), crate::ssh::DEFAULT_PORT),
+            };
+            self.emit(Event::HostKeyChanged {
+                tab: tab.to_owned(),
+                host: host.trim_matches(['[', ']']).to_owned(),
+                port,
+                key_type: key_type.clone(),
+                fingerprint: fingerprint.clone(),
+                known_hosts: known_hosts.display().to_string(),
+                line: u32::try_from(*line).unwrap_or(u32::MAX),
+            });
+        }
+        error.to_string()
+    }
+}
+
+impl Inner {
+    pub(super) async fn close_tab(&self, tab: &str) {
+        let Some(found) = lock(&self.tabs).remove(tab) else {
+            self.no_such_tab(tab);
+            return;
+        };
+        found.closing.cancel();
+        self.transfers.forget_tab(tab);
+        #[cfg(feature = "plan")]
+        self.plans.forget(tab);
+        let state = found.session.borrow().clone();
+        if let Some(Ok(session)) = state {
+            if let Some(terminal) = &session.terminal {
+                terminal.close().await;
+            }
+            if let Some(ssh) = &session.ssh {
+                ssh.disconnect().await;
+            }
+        }
+        self.emit(Event::TabClosed {
+            tab: tab.to_owned(),
+        });
+    }
+}
+
+#[cfg(feature = "local-terminal")]
+pub(super) fn open_local_shell(cols: u16, rows: u16) -> Result<crate::shell_io::ShellIo, String> {
+    crate::terminal::spawn_local_shell(None, cols, rows).map_err(|error| error.to_string())
+}
+
+#[cfg(not(feature = "local-terminal"))]
+pub(super) fn open_local_shell(_cols: u16, _rows: u16) -> Result<crate::shell_io::ShellIo, String> {
+    Err("this build has no local terminal".to_owned())
+}
+
+pub(super) fn connection_label(target: &TabTarget) -> String {
+    match target {
+        TabTarget::Local => "local".to_owned(),
+        TabTarget::Profile { name } => name.clone(),
+        TabTarget::Ssh {
+            host, port, user, ..
+        } => format!("ssh://{user}@{host}:{port}"),
+        TabTarget::Storage { url, user, .. } => {
+            match crate::storage::StorageUrl::parse(url, user.as_deref()) {
+                Ok(parsed) => parsed.label(),
+                Err(_) => url.clone(),
+            }
+        }
+    }
+}
+
+pub(super) fn describe_closed(closed: &ShellClosed) -> String {
+    match closed {
+        ShellClosed::Exited {
+            status: Some(status),
+        } => format!("the shell exited with status {status}"),
+        ShellClosed::Exited { status: None } => "the shell exited".to_owned(),
+        ShellClosed::ConnectionLost { reason } => format!("the connection was lost: {reason}"),
+    }
+}
