@@ -1,5 +1,6 @@
 //! `kaiport policy check`: explain the decision for a command line or a tool call under given
-//! rules, with the same code the engine runs ([`kaiport_core::policy::check`]).
+//! rules, with the same code the engine runs ([`kaiport_core::tools::policy_check`]: the tools' own
+//! facts and the policy's `decide`).
 //!
 //! - `kaiport policy check [--forbidden P]… [--allowed P]… [--dangerous P]… [--mode M] -- 'command'`
 //!   prints `{"decision", "reasons", "commands"}`: the decision and the simple commands found, for
@@ -14,7 +15,8 @@
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use kaiport_core::policy::analyse;
-use kaiport_core::policy::check::{CheckRequest, check};
+use kaiport_core::policy::check::CheckRequest;
+use kaiport_core::tools::policy_check as check;
 use kaiport_protocol::Mode;
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};

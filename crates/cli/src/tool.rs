@@ -51,17 +51,12 @@ pub fn list_tools(json: bool) -> anyhow::Result<ExitCode> {
         out!("{}", serde_json::to_string_pretty(&specs)?);
     } else {
         for spec in &registry {
-            let state = if spec.implemented {
-                ""
-            } else {
-                " (not available yet)"
-            };
             let first_sentence = spec
                 .description
                 .split(". ")
                 .next()
                 .unwrap_or(spec.description);
-            out!("{:<14} {first_sentence}{state}", spec.name.as_str());
+            out!("{:<14} {first_sentence}", spec.name.as_str());
         }
     }
     Ok(ExitCode::SUCCESS)

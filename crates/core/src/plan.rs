@@ -8,20 +8,16 @@
 //! confirmation (its approval) and is dropped if they refuse. Every change emits `PlanUpdated`
 //! with the whole plan.
 //!
+//! The arguments are checked by the tools (`tools::propose_plan`, `tools::update_plan`).
 //! [`PlanBook`] holds the state and returns the events to emit; the engine only forwards them.
 //! This module must never approve a plan or a step by itself: only [`PlanBook::approved`] after a
 //! person's approval does.
 
-use crate::tools::Action;
-use kaiport_protocol::tools::{
-    PlanResult, PlanStep, PlanStepSpec, PlanStepStatus, ProposePlanParams, UpdatePlanParams,
-};
+use crate::tools::{Action, MAX_PLAN_STEPS};
+use kaiport_protocol::tools::{PlanResult, PlanStep, PlanStepSpec, PlanStepStatus};
 use kaiport_protocol::{CallId, Event, PlanCard, PlanPhase, TabId};
 use std::collections::HashMap;
 use std::sync::Mutex;
-
-/// Most steps in one plan.
-pub const MAX_PLAN_STEPS: usize = 30;
 
 #[derive(Debug, Clone, PartialEq)]
 struct TabPlan {
@@ -34,50 +30,6 @@ struct TabPlan {
 #[derive(Debug, Default)]
 pub struct PlanBook {
     plans: Mutex<HashMap<TabId, TabPlan>>,
-}
-
-/// Check propose_plan's arguments (the model's to fix).
-pub fn validate_proposal(params: &ProposePlanParams) -> Result<(), String> {
-    if params.title.trim().is_empty() {
-        return Err("propose_plan: `title` is empty".to_owned());
-    }
-    if params.steps.is_empty() {
-        return Err("propose_plan: a plan needs at least one step".to_owned());
-    }
-    if params.steps.len() > MAX_PLAN_STEPS {
-        return Err(format!(
-            "propose_plan: at most {MAX_PLAN_STEPS} steps, not {}; merge small steps",
-            params.steps.len()
-        ));
-    }
-    if let Some(index) = params
-        .steps
-        .iter()
-        .position(|step| step.title.trim().is_empty())
-    {
-        return Err(format!(
-            "propose_plan: step {} has an empty title",
-            index + 1
-        ));
-    }
-    Ok(())
-}
-
-/// Check update_plan's arguments: a status change or an added step, not both, not neither.
-pub fn validate_update(params: &UpdatePlanParams) -> Result<(), String> {
-    match (&params.add, params.step, params.status) {
-        (Some(step), None, None) if !step.title.trim().is_empty() => Ok(()),
-        (Some(_), None, None) => Err("update_plan: the added step's title is empty".to_owned()),
-        (None, Some(_), Some(PlanStepStatus::Pending)) => Err(
-            "update_plan: status must be running, done, failed or skipped".to_owned(),
-        ),
-        (None, Some(step), Some(_)) if step >= 1 => Ok(()),
-        (None, Some(_), Some(_)) => Err("update_plan: steps are numbered from 1".to_owned()),
-        _ => Err(
-            "update_plan: give either `step` with `status` (and an optional `note`), or `add` with a new step"
-                .to_owned(),
-        ),
-    }
 }
 
 fn new_step(spec: PlanStepSpec, awaiting_confirmation: bool) -> PlanStep {
@@ -305,7 +257,7 @@ impl PlanBook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kaiport_protocol::tools::PlanStepKind;
+    use kaiport_protocol::tools::{PlanStepKind, ProposePlanParams, UpdatePlanParams};
     use pretty_assertions::assert_eq;
 
     fn spec(title: &str) -> PlanStepSpec {
@@ -335,28 +287,6 @@ mod tests {
             note: Some("n".to_owned()),
             add,
         }
-    }
-
-    #[test]
-    fn proposals_are_validated() {
-        assert!(validate_proposal(&proposal(30)).is_ok());
-        assert_eq!(
-            validate_proposal(&proposal(31)).unwrap_err(),
-            "propose_plan: at most 30 steps, not 31; merge small steps"
-        );
-        assert!(validate_proposal(&proposal(0)).is_err());
-        assert!(validate_update(&update(Some(1), Some(PlanStepStatus::Done), None)).is_ok());
-        assert!(validate_update(&update(None, None, Some(spec("x")))).is_ok());
-        assert!(
-            validate_update(&update(
-                Some(1),
-                Some(PlanStepStatus::Done),
-                Some(spec("x"))
-            ))
-            .is_err()
-        );
-        assert!(validate_update(&update(Some(0), Some(PlanStepStatus::Done), None)).is_err());
-        assert!(validate_update(&update(None, None, None)).is_err());
     }
 
     #[test]

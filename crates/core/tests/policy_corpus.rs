@@ -2,7 +2,8 @@
 //! top of that file). A failure lists every wrong line with the reasons the policy gave.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use kaiport_core::policy::check::{CheckRequest, check};
+use kaiport_core::policy::check::CheckRequest;
+use kaiport_core::tools::policy_check as check;
 use kaiport_protocol::{Mode, TabKind};
 
 const CORPUS: &str = include_str!("policy_corpus.txt");

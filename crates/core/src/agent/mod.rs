@@ -423,11 +423,11 @@ pub fn list_models(config_dir: &Path, current: Option<ModelSettings>) -> Event {
     }
 }
 
-/// The tools the model is offered in a tab of `kind`: implemented in this build, for this kind.
+/// The tools the model is offered in a tab of `kind`: those of this build made for this kind.
 pub fn tool_schemas(kind: TabKind) -> Vec<ToolSchema> {
     tools::registry()
         .into_iter()
-        .filter(|spec| spec.implemented && spec.tab_kinds.contains(&kind))
+        .filter(|spec| spec.tab_kinds.contains(&kind))
         .map(|spec| ToolSchema {
             name: spec.name.as_str().to_owned(),
             description: spec.description.to_owned(),

@@ -123,7 +123,6 @@ impl Engine {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             tools: tools::registry()
                 .into_iter()
-                .filter(|spec| spec.implemented)
                 .map(|spec| spec.name)
                 .collect(),
             local_terminal: cfg!(feature = "local-terminal"),

@@ -94,10 +94,9 @@ impl Inner {
             )
         };
         // 1. Registry: known in this build, for this kind of tab?
-        let Some(spec) = tools::find(tool) else {
+        let Some(found) = tools::lookup(tool) else {
             let known: Vec<&str> = tools::registry()
                 .iter()
-                .filter(|spec| spec.implemented)
                 .map(|spec| spec.name.as_str())
                 .collect();
             return fail(format!(
@@ -105,14 +104,13 @@ impl Inner {
                 known.join(", ")
             ));
         };
-        if !spec.tab_kinds.contains(&tab.kind) {
+        if !found.tabs().contains(&tab.kind) {
             return fail(format!("{tool} does not work in this kind of tab"));
         }
-        // 2. Typed arguments.
-        let request = match tools::parse_request(spec.name, args.clone()) {
-            Ok(request) => request,
-            Err(message) => return fail(message),
-        };
+        // 2. Typed arguments, checked before waiting for the tab.
+        if let Err(message) = found.check_args(args) {
+            return fail(message);
+        }
         // 3. Prepare (reads only) on the connected tab, then the policy.
         let resources = match tab.session(cancel).await {
             Ok(resources) => resources,
@@ -127,7 +125,7 @@ impl Inner {
             transfers: Some(self.transfers.reporter(&self.events, &tab.id, call)),
             views: Some(self.view_reporter(&tab.id, call)),
         };
-        let prepared = match tools::prepare(request, &context).await {
+        let prepared = match found.prepare(args.clone(), &context).await {
             Ok(prepared) => prepared,
             Err(message) => return fail(message),
         };

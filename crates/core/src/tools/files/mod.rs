@@ -1,5 +1,5 @@
-//! The file tools: read_file, edit_file, write_file here; list_dir,
-//! find_files, search_files and folder_report in [`walk`]. All are written once against
+//! The file tools, one file each: read_file, edit_file, write_file, list_dir, find_files,
+//! search_files and folder_report (the walks themselves in [`walk`]). All are written once against
 //! [`FileAccess`]; a tab reaches its files through [`TabFiles`] (SFTP opened on first use, so a
 //! server without the sftp subsystem still gives a working terminal).
 //!
@@ -9,19 +9,26 @@
 //! unified diffs; sudo writes go through the user's terminal and never see or type a password.
 //! Nothing here logs file contents.
 
+#[cfg(feature = "edit-file")]
+pub(super) mod edit_file;
+pub(super) mod find_files;
+pub(super) mod folder_report;
+pub(super) mod list_dir;
 mod prefilter;
+pub(super) mod read_file;
+pub(super) mod search_files;
 mod sudo;
 mod text;
 mod walk;
+pub(super) mod write_file;
 
-use super::{Action, Prepared, ToolContext};
+use super::ToolContext;
 use crate::fs::{
     FileAccess, FsError, FsErrorKind, LocalFiles, Metadata, SftpFiles, Stamp, WriteOptions,
-    read_whole, split_parent,
+    read_whole,
 };
 use crate::policy::{CallFacts, ChangeKind, FileChange, Resolved};
 use crate::ssh::SshSession;
-use kaiport_protocol::ApprovalPreview;
 use kaiport_protocol::tools::*;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -197,102 +204,62 @@ fn side(side: Option<Side>) -> Side {
     side.unwrap_or_default()
 }
 
-// ---------------------------------------------------------------------------------------------
-// read_file
-// ---------------------------------------------------------------------------------------------
+/// Where a write of `path` lands, looked at before the diff is made: the tab's files, the file
+/// as it is now (`None`: it does not exist) and the write's target with where links lead.
+struct WriteSite<'a> {
+    tab: &'a TabFiles,
+    files: Arc<dyn FileAccess>,
+    existing: Result<Option<Metadata>, FsError>,
+    target: Result<(String, Option<Resolved>), String>,
+}
 
-pub(super) fn prepare_read_file(params: ReadFileParams) -> Result<Prepared, String> {
-    check_path(ToolName::ReadFile, &params.path)?;
-    if params.start_line == Some(0) {
-        return Err("read_file: start_line counts from 1".to_owned());
-    }
-    if params.line_count == Some(0) {
-        return Err("read_file: line_count must be at least 1".to_owned());
-    }
-    Ok(Prepared {
-        facts: CallFacts::Read { contents: true },
-        preview: None,
-        action: Action::ReadFile(params),
+async fn write_site<'a>(
+    tool: ToolName,
+    context: &'a ToolContext<'_>,
+    on: Option<Side>,
+    path: &str,
+) -> Result<WriteSite<'a>, String> {
+    let tab = tab_files(context, on)?;
+    let files = tab.access().await?;
+    let (existing, target) = tokio::join!(
+        metadata_if_exists(files.as_ref(), path),
+        write_target(tool, files.as_ref(), path)
+    );
+    Ok(WriteSite {
+        tab,
+        files,
+        existing,
+        target,
     })
 }
 
-pub(super) async fn read_file(
-    params: ReadFileParams,
-    context: &ToolContext<'_>,
-) -> Result<Value, String> {
-    const TOOL: ToolName = ToolName::ReadFile;
-    let tab = tab_files(context, params.side)?;
-    let files = tab.access().await?;
-    let path = params.path.as_str();
-    let found = files
-        .metadata(path)
-        .await
-        .map_err(|error| fs_message(TOOL, &error))?;
-    if found.kind == EntryKind::Dir {
-        return Err(format!("read_file: {path} is a folder; use list_dir"));
-    }
-    let ranged = params.start_line.is_some() || params.line_count.is_some();
-    let whole = found.size <= MAX_READ_BYTES;
-    if !whole && !ranged {
-        return Err(format!(
-            "read_file: {path} is {} bytes, more than read_file reads at once (2 MB). Read a part with \
-             start_line and line_count, or find what you need with search_files.",
-            found.size
-        ));
-    }
-    let start_line = params.start_line.unwrap_or(1);
-    let (raw, total_lines, complete) = if whole {
-        let raw = read_whole(files.as_ref(), path, MAX_READ_BYTES + 1)
-            .await
-            .map_err(|error| fs_message(TOOL, &error))?;
-        if raw.len() as u64 > MAX_READ_BYTES {
-            return Err(format!(
-                "read_file: {path} grew past 2 MB while it was read; read a part with start_line and line_count"
-            ));
-        }
-        let lines = text::count_lines(&raw);
-        (raw, lines, true)
-    } else {
-        text::read_line_range(
-            files.as_ref(),
-            path,
-            start_line,
-            params.line_count,
-            MAX_READ_BYTES,
-        )
-        .await
-        .map_err(|error| fs_message(TOOL, &error))?
+/// What preparing a write found on the server: whether it creates, replaces or edits the file,
+/// and where links make it land.
+pub(crate) struct Found {
+    kind: ChangeKind,
+    resolved: Option<Resolved>,
+}
+
+/// A write of `path` as the policy sees it: as found or, unseen, `unseen` on the path as given
+/// (links are not followed where nobody asked the server).
+fn change_facts(
+    path: &str,
+    on: Option<Side>,
+    unseen: ChangeKind,
+    found: Option<&Found>,
+) -> CallFacts {
+    let (kind, resolved) = match found {
+        Some(found) => (found.kind.clone(), found.resolved.clone()),
+        None => (unseen, None),
     };
-    if text::looks_binary(&raw) {
-        return Err(format!(
-            "read_file: {path} is a binary file (it has NUL bytes); only text files can be read"
-        ));
+    CallFacts::Changes {
+        changes: vec![FileChange {
+            path: path.to_owned(),
+            side: side(on),
+            kind,
+            resolved,
+        }],
     }
-    tab.remember(
-        path,
-        ReadRecord {
-            stamp: found.stamp(),
-            hash: complete.then(|| hash(&raw)),
-        },
-    );
-    let file = TextFile::decode(&raw);
-    let limit = context.settings.file_limit_kb as usize * 1024;
-    let result = text::shape_read_result(
-        path,
-        &file,
-        total_lines,
-        if complete {
-            raw.len() as u64
-        } else {
-            found.size
-        },
-        complete,
-        start_line,
-        params.line_count,
-        limit,
-    )
-    .map_err(|message| format!("read_file: {message}"))?;
-    super::to_value(&result)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -368,159 +335,6 @@ fn owner_of(found: &Metadata) -> Option<(u32, u32, u32)> {
     }
 }
 
-#[cfg(feature = "edit-file")]
-pub(super) async fn prepare_edit_file(
-    params: EditFileParams,
-    context: &ToolContext<'_>,
-) -> Result<Prepared, String> {
-    const TOOL: ToolName = ToolName::EditFile;
-    check_path(TOOL, &params.path)?;
-    if params.edits.is_empty() {
-        return Err(
-            "edit_file: `edits` is empty; give at least one {old_text, new_text}".to_owned(),
-        );
-    }
-    let tab = tab_files(context, params.side)?;
-    let files = tab.access().await?;
-    let path = params.path.as_str();
-    let (found, resolution) = tokio::join!(
-        metadata_if_exists(files.as_ref(), path),
-        write_target(TOOL, files.as_ref(), path)
-    );
-    let found = match found {
-        Ok(Some(found)) => found,
-        Ok(None) => {
-            return Err(format!(
-                "edit_file: {path} does not exist; create it with write_file"
-            ));
-        }
-        Err(error) => return Err(fs_message(TOOL, &error)),
-    };
-    let (target, resolved) = resolution?;
-    let raw = current_text(TOOL, tab, files.as_ref(), path, &found, false).await?;
-    if text::looks_binary(&raw) {
-        return Err(format!(
-            "edit_file: {path} is a binary file; it cannot be edited"
-        ));
-    }
-    let before = String::from_utf8(raw.clone()).map_err(|_| {
-        format!(
-            "edit_file: {path} is not valid UTF-8; editing it could damage it, so nothing was changed"
-        )
-    })?;
-    let after = text::apply_edits(&before, &params.edits)?;
-    let (lines_added, lines_removed) = count_changes(&before, &after);
-    let unified = unified_diff(path, &before, &after);
-    Ok(Prepared {
-        facts: CallFacts::Changes {
-            changes: vec![FileChange {
-                resolved,
-                path: params.path.clone(),
-                side: side(params.side),
-                kind: ChangeKind::Edit,
-            }],
-        },
-        preview: Some(ApprovalPreview::Diff {
-            path: params.path.clone(),
-            unified,
-        }),
-        action: Action::WriteFile(Box::new(PlannedWrite {
-            tool: TOOL,
-            side: side(params.side),
-            path: params.path,
-            target,
-            content: after.into_bytes(),
-            before: Some(found.stamp()),
-            before_hash: Some(hash(&raw)),
-            owner: owner_of(&found),
-            sudo: params.sudo.unwrap_or(false),
-            edits_applied: params.edits.len() as u32,
-            lines_added,
-            lines_removed,
-        })),
-    })
-}
-
-pub(super) async fn prepare_write_file(
-    params: WriteFileParams,
-    context: &ToolContext<'_>,
-) -> Result<Prepared, String> {
-    const TOOL: ToolName = ToolName::WriteFile;
-    check_path(TOOL, &params.path)?;
-    let tab = tab_files(context, params.side)?;
-    let files = tab.access().await?;
-    let path = params.path.as_str();
-    let (existing, resolution) = tokio::join!(
-        metadata_if_exists(files.as_ref(), path),
-        write_target(TOOL, files.as_ref(), path)
-    );
-    let existing = existing.map_err(|error| fs_message(TOOL, &error))?;
-    let (kind, before_text, before_hash, content) = match &existing {
-        Some(found) => {
-            let raw = current_text(TOOL, tab, files.as_ref(), path, found, true).await?;
-            let before = String::from_utf8_lossy(&raw).into_owned();
-            // A CRLF file stays CRLF when the model writes plain newlines.
-            let content = match LineEndingInfo::of(&raw).ending {
-                LineEnding::Crlf if !params.content.contains('\r') => {
-                    params.content.replace('\n', "\r\n")
-                }
-                _ => params.content.clone(),
-            };
-            (ChangeKind::Replace, before, Some(hash(&raw)), content)
-        }
-        None => {
-            let (parent, _) = split_parent(path);
-            match files.metadata(parent).await {
-                Ok(found) if found.kind == EntryKind::Dir => {}
-                Ok(_) => return Err(format!("write_file: {parent} is not a folder")),
-                Err(error) if error.kind == FsErrorKind::NotFound => {
-                    return Err(format!(
-                        "write_file: the folder {parent} does not exist; create it first (e.g. mkdir -p with run_command)"
-                    ));
-                }
-                Err(error) => return Err(fs_message(TOOL, &error)),
-            }
-            (
-                ChangeKind::Create,
-                String::new(),
-                None,
-                params.content.clone(),
-            )
-        }
-    };
-    let (target, resolved) = resolution?;
-    let unified = unified_diff(path, &before_text, &content);
-    let (lines_added, lines_removed) = count_changes(&before_text, &content);
-    Ok(Prepared {
-        facts: CallFacts::Changes {
-            changes: vec![FileChange {
-                resolved,
-                path: params.path.clone(),
-                side: side(params.side),
-                kind,
-            }],
-        },
-        preview: Some(ApprovalPreview::Diff {
-            path: params.path.clone(),
-            unified,
-        }),
-        action: Action::WriteFile(Box::new(PlannedWrite {
-            tool: TOOL,
-            side: side(params.side),
-            path: params.path,
-            target,
-            content: content.into_bytes(),
-            before: existing.as_ref().map(Metadata::stamp),
-            before_hash,
-            owner: existing.as_ref().and_then(owner_of),
-            sudo: params.sudo.unwrap_or(false),
-            edits_applied: 0,
-            lines_added,
-            lines_removed,
-        })),
-    })
-}
-
 /// Carries out an approved edit_file / write_file.
 pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Result<Value, String> {
     let tool = plan.tool;
@@ -588,55 +402,6 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
 // ---------------------------------------------------------------------------------------------
 // Read-only listings (implemented in `walk`)
 // ---------------------------------------------------------------------------------------------
-
-pub(super) fn prepare_listing(
-    action: Action,
-    path: &str,
-    tool: ToolName,
-) -> Result<Prepared, String> {
-    check_path(tool, path)?;
-    let contents = matches!(action, Action::SearchFiles(_));
-    Ok(Prepared {
-        facts: CallFacts::Read { contents },
-        preview: None,
-        action,
-    })
-}
-
-pub(super) async fn list_dir(
-    params: ListDirParams,
-    context: &ToolContext<'_>,
-) -> Result<Value, String> {
-    let files = access(context, params.side).await?;
-    super::to_value(&walk::list_dir(files.as_ref(), &params.path).await?)
-}
-
-pub(super) async fn find_files(
-    params: FindFilesParams,
-    context: &ToolContext<'_>,
-) -> Result<Value, String> {
-    let files = access(context, params.side).await?;
-    super::to_value(&walk::find_files(files.as_ref(), &params).await?)
-}
-
-pub(super) async fn search_files(
-    params: SearchFilesParams,
-    context: &ToolContext<'_>,
-) -> Result<Value, String> {
-    let files = access(context, params.side).await?;
-    let limit = u64::from(context.settings.file_limit_kb) * 1024;
-    super::to_value(&walk::search_files(files.as_ref(), &params, limit).await?)
-}
-
-pub(super) async fn folder_report(
-    params: FolderReportParams,
-    context: &ToolContext<'_>,
-) -> Result<Value, String> {
-    let files = access(context, params.side).await?;
-    super::to_value(
-        &walk::folder_report(files.as_ref(), &params, chrono::Utc::now().timestamp()).await?,
-    )
-}
 
 /// search_files on `files` directly, without a tab or the pipeline (benchmarks, tools that
 /// already decided). `file_limit`: the per-file limit in bytes.

@@ -1,4 +1,4 @@
-//! The storage tools (storage tabs only): make_dir, rename, delete, upload,
+//! The storage tools (storage tabs only), one file each: make_dir, rename, delete, upload,
 //! download and execute_plan, over the two sides of a storage tab (the service, and this
 //! computer confined to the folders the user opened).
 //!
@@ -10,6 +10,13 @@
 //! cannot rename folders; a failure half-way says exactly what exists where.
 //!
 //! Nothing here logs file contents.
+
+pub(super) mod delete;
+pub(super) mod download;
+pub(super) mod execute_plan;
+pub(super) mod make_dir;
+pub(super) mod rename;
+pub(super) mod upload;
 
 use super::{Action, Prepared, ToolContext};
 use crate::fs::{
@@ -128,6 +135,77 @@ fn exact_bytes(bytes: u64) -> String {
     }
 }
 
+/// What checking an op found that changes its facts.
+pub(crate) struct OpFound {
+    /// A rename, upload or download lands on an existing file.
+    target_exists: bool,
+}
+
+/// What `op` changes, as the policy sees it: as checked (`found`) or, unseen, with the stricter
+/// answer (the target exists). The one place the storage tools' facts come from.
+pub(super) fn op_change(op: &PlanOp, found: Option<&OpFound>) -> FileChange {
+    let target_exists = found.is_none_or(|found| found.target_exists);
+    let (path, side, kind) = match op {
+        PlanOp::MakeDir { path, side } => (path.clone(), *side, ChangeKind::MakeDir),
+        PlanOp::Rename { from, to, side } => (
+            from.clone(),
+            *side,
+            ChangeKind::Rename {
+                to: to.clone(),
+                target_exists,
+            },
+        ),
+        PlanOp::Delete {
+            path,
+            side,
+            recursive,
+        } => (
+            path.clone(),
+            *side,
+            ChangeKind::Delete {
+                recursive: recursive.unwrap_or(false),
+            },
+        ),
+        PlanOp::Upload {
+            local_path,
+            remote_dir,
+        } => (
+            transfer_target(local_path, (Side::Remote, remote_dir)),
+            Some(Side::Remote),
+            ChangeKind::Transfer {
+                replaces_existing: target_exists,
+            },
+        ),
+        PlanOp::Download {
+            remote_path,
+            local_dir,
+        } => (
+            transfer_target(remote_path, (Side::Local, local_dir)),
+            Some(Side::Local),
+            ChangeKind::Transfer {
+                replaces_existing: target_exists,
+            },
+        ),
+    };
+    FileChange {
+        resolved: None,
+        path,
+        side: side.unwrap_or_default(),
+        kind,
+    }
+}
+
+/// Where a transfer of the file `from` into the folder `into` writes: the same name, made safe
+/// for this computer on the local side.
+fn transfer_target(from: &str, (into_side, into): (Side, &str)) -> String {
+    let (_, name) = split_parent(from);
+    let name = match into_side {
+        Side::Local => local_name(name),
+        Side::Remote => std::borrow::Cow::Borrowed(name),
+    };
+    join(into, &name)
+}
+
 /// What one op would do, for the policy and the approval; `strict`: missing sources are errors
 /// (single tools), else they may be made by earlier ops of a plan.
 async fn check_op(
@@ -141,12 +219,13 @@ async fn check_op(
             let side = side.unwrap_or_default();
             absolute(ToolName::MakeDir, &path)?;
             let line = format!("make folder {path} ({})", side_name(side));
-            let change = FileChange {
-                resolved: None,
-                path: path.clone(),
-                side,
-                kind: ChangeKind::MakeDir,
-            };
+            let change = op_change(
+                &PlanOp::MakeDir {
+                    path: path.clone(),
+                    side: Some(side),
+                },
+                None,
+            );
             Ok((CheckedOp::MakeDir { path, side }, change, line))
         }
         PlanOp::Rename { from, to, side } => {
@@ -191,15 +270,16 @@ async fn check_op(
                 ),
                 None => format!("rename {what} {from} to {to} ({})", side_name(side)),
             };
-            let change = FileChange {
-                resolved: None,
-                path: from.clone(),
-                side,
-                kind: ChangeKind::Rename {
+            let change = op_change(
+                &PlanOp::Rename {
+                    from: from.clone(),
                     to: to.clone(),
-                    target_exists: target.is_some(),
+                    side: Some(side),
                 },
-            };
+                Some(&OpFound {
+                    target_exists: target.is_some(),
+                }),
+            );
             let target = target.map(|found| found.stamp());
             Ok((
                 CheckedOp::Rename {
@@ -258,12 +338,14 @@ async fn check_op(
                     human_bytes(found.size)
                 ),
             };
-            let change = FileChange {
-                resolved: None,
-                path: path.clone(),
-                side,
-                kind: ChangeKind::Delete { recursive },
-            };
+            let change = op_change(
+                &PlanOp::Delete {
+                    path: path.clone(),
+                    side: Some(side),
+                    recursive: Some(recursive),
+                },
+                None,
+            );
             Ok((
                 CheckedOp::Delete {
                     path,
@@ -287,14 +369,15 @@ async fn check_op(
             )
             .await?;
             let _ = source;
-            let change = FileChange {
-                resolved: None,
-                path: target_path.clone(),
-                side: Side::Remote,
-                kind: ChangeKind::Transfer {
-                    replaces_existing: target.is_some(),
+            let change = op_change(
+                &PlanOp::Upload {
+                    local_path: local_path.clone(),
+                    remote_dir,
                 },
-            };
+                Some(&OpFound {
+                    target_exists: target.is_some(),
+                }),
+            );
             Ok((
                 CheckedOp::Upload {
                     local_path,
@@ -317,14 +400,15 @@ async fn check_op(
                 strict,
             )
             .await?;
-            let change = FileChange {
-                resolved: None,
-                path: target_path.clone(),
-                side: Side::Local,
-                kind: ChangeKind::Transfer {
-                    replaces_existing: target.is_some(),
+            let change = op_change(
+                &PlanOp::Download {
+                    remote_path: remote_path.clone(),
+                    local_dir,
                 },
-            };
+                Some(&OpFound {
+                    target_exists: target.is_some(),
+                }),
+            );
             Ok((
                 CheckedOp::Download {
                     remote_path,
@@ -394,12 +478,7 @@ async fn check_transfer(
         }
         _ => {}
     }
-    let (_, name) = split_parent(from);
-    let name = match into_side {
-        Side::Local => local_name(name),
-        Side::Remote => std::borrow::Cow::Borrowed(name),
-    };
-    let target_path = join(into, &name);
+    let target_path = transfer_target(from, (into_side, into));
     let target = stat(target_files.as_ref(), &target_path)
         .await
         .map_err(|error| fs_message(tool, &error))?;
@@ -463,12 +542,6 @@ pub(super) async fn prepare_plan(
     params: ExecutePlanParams,
     context: &ToolContext<'_>,
 ) -> Result<Prepared, String> {
-    if params.ops.len() > MAX_PLAN_OPS {
-        return Err(format!(
-            "execute_plan: at most {MAX_PLAN_OPS} operations, not {}; split the plan",
-            params.ops.len()
-        ));
-    }
     let mut dropped = Vec::new();
     let mut checked = Vec::new();
     for (index, raw) in params.ops.into_iter().enumerate() {
