@@ -16,6 +16,10 @@ use tokio::sync::mpsc;
 pub enum Approvals {
     Approve,
     Deny,
+    /// Approve, and give the connection the permission the call asks for.
+    AllowForConnection,
+    /// Approve as a standing instruction (`--yes`), not a person.
+    Automatic,
     /// Leave them pending (for cancel tests).
     Ignore,
 }
@@ -162,17 +166,21 @@ impl EngineHarness {
                         Event::ApprovalRequested { call, .. } => {
                             let answer = *approvals.lock().unwrap_or_else(|p| p.into_inner());
                             let decision = match answer {
-                                Approvals::Approve => Some(ApprovalDecision::Approve),
-                                Approvals::Deny => Some(ApprovalDecision::Deny),
+                                Approvals::Approve => Some((ApprovalDecision::Approve, false)),
+                                Approvals::Deny => Some((ApprovalDecision::Deny, false)),
+                                Approvals::AllowForConnection => {
+                                    Some((ApprovalDecision::AllowForConnection, false))
+                                }
+                                Approvals::Automatic => Some((ApprovalDecision::Approve, true)),
                                 Approvals::Ignore => None,
                             };
-                            if let Some(decision) = decision {
+                            if let Some((decision, automatic)) = decision {
                                 engine
                                     .handle(Op::Approve {
                                         call: call.clone(),
                                         decision,
                                         reason: None,
-                                        automatic: false,
+                                        automatic,
                                     })
                                     .await;
                             }

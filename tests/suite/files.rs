@@ -9,7 +9,7 @@
 use kaiport_core::fs::{FileAccess, SftpFiles, WriteOptions};
 use kaiport_core::ssh::SshSession;
 use kaiport_protocol::*;
-use kaiport_tests::engine_harness::EngineHarness;
+use kaiport_tests::engine_harness::{Approvals, EngineHarness};
 use kaiport_tests::interaction::ScriptedInteraction;
 use kaiport_tests::sshd::Sshd;
 use pretty_assertions::assert_eq;
@@ -111,12 +111,70 @@ async fn read_file_limits_binary_encodings_and_permission() {
     let dir = user_dir(&sshd);
     let small = dir.path().join("small.txt");
     put(&sshd, &small, "one\ntwo\nthree\nfour");
-    let denied = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
-    let (status, error) = error_of(&denied, "read_file", json!({"path": s(&small)})).await;
+    // Without the permission the user is asked, even in autopilot; refusing keeps the file
+    // from the model.
+    let asked = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    asked.set_approvals(Approvals::Deny);
+    let (status, error) = error_of(&asked, "read_file", json!({"path": s(&small)})).await;
     assert_eq!(status, ToolStatus::Denied);
-    assert!(error.contains("send_file_contents"), "{error}");
-    let audit = denied.audit().unwrap();
-    assert_eq!(audit.last().unwrap()["decision"], "deny");
+    assert!(error.contains("the user denied"), "{error}");
+    let permission_asks = |tab: &EngineHarness| {
+        tab.events()
+            .iter()
+            .filter(|event| {
+                matches!(
+                    event,
+                    Event::ApprovalRequested {
+                        permission: Some(Permission::FileContents),
+                        dangerous: false,
+                        ..
+                    }
+                )
+            })
+            .count()
+    };
+    assert_eq!(permission_asks(&asked), 1);
+    assert_eq!(asked.audit().unwrap().last().unwrap()["decision"], "ask");
+    // A standing instruction (--yes) never gives a permission.
+    asked.set_approvals(Approvals::Automatic);
+    let (status, error) = error_of(&asked, "read_file", json!({"path": s(&small)})).await;
+    assert_eq!(status, ToolStatus::Denied);
+    assert!(error.contains("only a person can allow it"), "{error}");
+    // Just this once: read, and the next read asks again.
+    asked.set_approvals(Approvals::Approve);
+    let once = asked
+        .ok("read_file", json!({"path": s(&small)}))
+        .await
+        .unwrap();
+    assert_eq!(once["content"], "one\ntwo\nthree\nfour");
+    asked
+        .ok("read_file", json!({"path": s(&small)}))
+        .await
+        .unwrap();
+    assert_eq!(permission_asks(&asked), 4);
+    // For the connection: the tab's settings change (as Connection settings would change
+    // them) and later reads no longer ask.
+    asked.set_approvals(Approvals::AllowForConnection);
+    asked
+        .ok("read_file", json!({"path": s(&small)}))
+        .await
+        .unwrap();
+    assert!(asked.events().iter().any(|event| matches!(
+        event,
+        Event::SettingsChanged { settings, .. } if settings.send_file_contents
+    )));
+    let audit = asked.audit().unwrap();
+    let reasons = audit.last().unwrap()["reasons"].to_string();
+    assert!(
+        reasons.contains("allowed file contents for this tab"),
+        "{reasons}"
+    );
+    asked.set_approvals(Approvals::Deny);
+    asked
+        .ok("read_file", json!({"path": s(&small)}))
+        .await
+        .unwrap();
+    assert_eq!(permission_asks(&asked), 5);
 
     let settings = ConnectionSettings {
         file_limit_kb: 1,

@@ -204,6 +204,52 @@ async fn a_saved_connection_opens_with_its_settings_and_its_calls_are_audited() 
     assert_eq!(entries, vec![recorded]);
     assert!(path.ends_with("ai-audit.jsonl"), "{path}");
 
+    // File contents for the saved connection: the tab's settings and the saved ones change,
+    // through the same ops as the Connection settings dialog.
+    engine
+        .handle(Op::RunTool {
+            tab: "t1".to_owned(),
+            call: "c2".to_owned(),
+            tool: "read_file".to_owned(),
+            args: json!({"path": "/etc/passwd"}),
+        })
+        .await;
+    let (call, reasons) = next(&mut events, |event| match event {
+        Event::ApprovalRequested {
+            call,
+            reasons,
+            permission: Some(Permission::FileContents),
+            ..
+        } => Some((call, reasons)),
+        _ => None,
+    })
+    .await;
+    assert!(reasons[0].contains("This saved connection"), "{reasons:?}");
+    engine
+        .handle(Op::Approve {
+            call,
+            decision: ApprovalDecision::AllowForConnection,
+            reason: None,
+            automatic: false,
+        })
+        .await;
+    let outcome = next(&mut events, |event| match event {
+        Event::ToolFinished { call, outcome, .. } if call == "c2" => Some(outcome),
+        _ => None,
+    })
+    .await;
+    assert_eq!(outcome.status, ToolStatus::Ok, "{outcome:?}");
+    engine.handle(Op::ListConnections).await;
+    let listed_now = next(&mut events, listed).await;
+    assert!(listed_now[0].settings.send_file_contents);
+    assert_eq!(
+        listed_now[0].settings,
+        ConnectionSettings {
+            send_file_contents: true,
+            ..settings.clone()
+        }
+    );
+
     engine
         .handle(Op::DeleteConnection {
             name: "web1".to_owned(),

@@ -284,6 +284,51 @@ export function pilotTests(test, h) {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  test("Pilot: a file read the connection refuses asks; allowing it for the connection changes its settings", async ({ page }) => {
+    const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-contents-"));
+    const file = join(dir, "notes.txt");
+    writeFileSync(file, "marker-31337\n");
+    await withPilot(
+      {
+        steps: [
+          { respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] } },
+          {
+            expect: { last_result_contains: ["marker-31337"] },
+            respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] },
+          },
+          { expect: { last_result_contains: ["marker-31337"] }, respond: { text: "Read it twice." } },
+        ],
+      },
+      async ({ url }) => {
+        await openLocal(page, url);
+        await message(page, "read my notes");
+        const cards = panel(page).getByRole("article", { name: /^read_file / });
+        const first = cards.first();
+        const ask = first.getByRole("group", { name: "Permission" });
+        await ask.getByText("Let Pilot read file contents?").waitFor();
+        await ask.getByText("This tab does not send file contents to the AI").waitFor();
+        await ask.getByRole("button", { name: "Just this once" }).waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-file-contents-permission.png") });
+        await ask.getByRole("button", { name: "Allow file contents for this connection" }).click();
+        await first.getByText("ok", { exact: true }).waitFor();
+        await turnDone(page);
+        await panel(page).getByText("Read it twice.").waitFor();
+        // The second read ran without asking: its card never waited.
+        const second = cards.nth(1);
+        await second.getByText("ok", { exact: true }).waitFor();
+        await second.getByRole("button", { expanded: false }).click();
+        await second.getByText("allowed by a rule").waitFor();
+        // The tab's settings say so, as if changed in Connection settings.
+        await page.getByRole("button", { name: "Connection settings" }).click();
+        const settings = page.getByRole("dialog", { name: "Connection settings" });
+        const box = settings.getByRole("checkbox", { name: "Send file contents to the AI" });
+        await until("the setting to show", async () => await box.isChecked());
+        await settings.getByRole("button", { name: "Cancel" }).click();
+      },
+    );
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   test("Pilot: an edit_file shows the real diff and is applied on the server", async ({ page, sshd }) => {
     const dir = userDir(sshd.user);
     const file = join(dir, "app.conf");

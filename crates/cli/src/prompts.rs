@@ -4,7 +4,9 @@
 //! unknown host keys refused (unless `--accept-new-host-key`), questions left unanswered.
 
 use kaiport_core::Engine;
-use kaiport_protocol::{ApprovalDecision, ApprovalPreview, Event, Op, Prompt, PromptAnswer};
+use kaiport_protocol::{
+    ApprovalDecision, ApprovalPreview, Event, Op, Permission, Prompt, PromptAnswer,
+};
 use std::io::{BufRead, IsTerminal, Write};
 
 #[derive(Debug, Clone)]
@@ -27,6 +29,24 @@ impl Answerer {
                 prompt: prompt_id.clone(),
                 answer: self.prompt(prompt).await,
             },
+            Event::ApprovalRequested {
+                call,
+                tool,
+                reasons,
+                preview,
+                permission: Some(permission),
+                ..
+            } => {
+                let (decision, reason, automatic) = self
+                    .permission(tool, reasons, *permission, preview.as_ref())
+                    .await;
+                Op::Approve {
+                    call: call.clone(),
+                    decision,
+                    reason,
+                    automatic,
+                }
+            }
             Event::ApprovalRequested {
                 call,
                 tool,
@@ -64,6 +84,56 @@ impl Answerer {
         };
         engine.handle(op).await;
         true
+    }
+
+    /// A call the connection's settings refuse unless the user allows it: once (y), for the
+    /// connection (a), or not. `--yes` never gives a permission.
+    pub async fn permission(
+        &self,
+        tool: &str,
+        reasons: &[String],
+        permission: Permission,
+        preview: Option<&ApprovalPreview>,
+    ) -> (ApprovalDecision, Option<String>, bool) {
+        let what = match permission {
+            Permission::FileContents => "send file contents to the AI",
+        };
+        let mut text = format!("\n? {tool} needs your permission to {what}");
+        for reason in reasons {
+            text.push_str(&format!("\n  - {reason}"));
+        }
+        if let Some(ApprovalPreview::Text { text: preview }) = preview {
+            text.push_str(&format!("\n  {preview}"));
+        }
+        if self.yes {
+            say!("{text}\n  not allowed: --yes approves calls but never gives a permission");
+            return (
+                ApprovalDecision::Deny,
+                Some("--yes approves calls but never gives a permission".to_owned()),
+                true,
+            );
+        }
+        match ask_line(format!(
+            "{text}\nAllow? [y = just this once, a = always for this connection, N = no] "
+        ))
+        .await
+        {
+            Some(answer) if matches!(answer.trim(), "y" | "Y" | "yes") => {
+                (ApprovalDecision::Approve, None, false)
+            }
+            Some(answer) if matches!(answer.trim(), "a" | "A" | "always") => {
+                (ApprovalDecision::AllowForConnection, None, false)
+            }
+            Some(_) => (ApprovalDecision::Deny, None, false),
+            None => {
+                say!("{text}\n  not allowed: no terminal to ask");
+                (
+                    ApprovalDecision::Deny,
+                    Some("no one was at the terminal to allow it".to_owned()),
+                    true,
+                )
+            }
+        }
     }
 
     pub async fn approval(

@@ -136,6 +136,14 @@ pub struct PlanCard {
     pub phase: PlanPhase,
 }
 
+/// A setting of a connection that a call needs and only a person may turn on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Permission {
+    /// `send_file_contents`: file contents may go to the AI.
+    FileContents,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
@@ -191,6 +199,11 @@ pub enum Event {
         dangerous: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         preview: Option<ApprovalPreview>,
+        /// Set when the connection's settings refuse the call and the user may allow it: the
+        /// card offers "just this once" (`Approve`) and "for this connection"
+        /// (`AllowForConnection`). Never answered automatically.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        permission: Option<Permission>,
     },
     ToolRunning {
         tab: TabId,

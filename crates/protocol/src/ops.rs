@@ -61,6 +61,10 @@ pub enum TabTarget {
 pub enum ApprovalDecision {
     Approve,
     Deny,
+    /// Approve, and turn on for the connection the permission the call asked for
+    /// (`Event::ApprovalRequested::permission`): in the tab's settings and, for a saved
+    /// connection, in its saved settings. Only a person may give it (never `automatic`).
+    AllowForConnection,
 }
 
 /// An answer to an engine prompt.

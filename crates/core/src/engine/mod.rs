@@ -390,24 +390,7 @@ impl Engine {
             | Op::ImportSshConfig { .. }
             | Op::UpdateConnectionSettings { .. }
             | Op::ReadAudit { .. }) => {
-                // Files and the keychain (which may wait for the user to unlock it): in the
-                // background, so terminal input keeps flowing; one at a time, so two saves never
-                // overwrite each other and answers come in the order asked.
-                let queue = inner.saved_ops.get_or_init(|| {
-                    let (queue, mut ops) = mpsc::unbounded_channel();
-                    // Weak: the worker ends when the engine goes.
-                    let engine = Arc::downgrade(&self.inner);
-                    tokio::spawn(async move {
-                        while let Some(op) = ops.recv().await {
-                            let Some(inner) = engine.upgrade() else { break };
-                            let emit = |event| inner.emit(event);
-                            crate::saved_ops::handle(&inner.config, emit, op).await;
-                        }
-                    });
-                    queue
-                });
-                // Sending fails only once the worker is gone with the engine.
-                let _ = queue.send(op);
+                inner.saved_op(op);
             }
         }
     }
@@ -529,6 +512,28 @@ impl PilotHost for Engine {
 }
 
 impl Inner {
+    /// Queues an op on saved connections or the audit log. Files and the keychain (which may
+    /// wait for the user to unlock it) are done in the background, so terminal input keeps
+    /// flowing; one at a time, so two saves never overwrite each other and answers come in the
+    /// order asked.
+    fn saved_op(self: &Arc<Self>, op: Op) {
+        let queue = self.saved_ops.get_or_init(|| {
+            let (queue, mut ops) = mpsc::unbounded_channel();
+            // Weak: the worker ends when the engine goes.
+            let engine = Arc::downgrade(self);
+            tokio::spawn(async move {
+                while let Some(op) = ops.recv().await {
+                    let Some(inner) = engine.upgrade() else { break };
+                    let emit = |event| inner.emit(event);
+                    crate::saved_ops::handle(&inner.config, emit, op).await;
+                }
+            });
+            queue
+        });
+        // Sending fails only once the worker is gone with the engine.
+        let _ = queue.send(op);
+    }
+
     fn emit(&self, event: Event) {
         // A closed stream means every front end is gone; nothing is left to tell.
         let _ = self.events.send(event);

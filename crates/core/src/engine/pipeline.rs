@@ -78,7 +78,7 @@ impl Inner {
     }
 
     pub(super) async fn decide_and_execute(
-        &self,
+        self: &Arc<Self>,
         tab: &Arc<Tab>,
         call: &CallId,
         tool: &str,
@@ -155,6 +155,17 @@ impl Inner {
                 }
             }
         }
+        // A call only the connection's settings refuse is the user's to allow: ask them.
+        let permission = match &decision {
+            Decision::Deny { .. } => crate::policy::missing_permission(&prepared.facts, &settings),
+            _ => None,
+        };
+        if let Some(permission) = permission {
+            decision = Decision::Ask {
+                reasons: vec![permission_reason(permission, tab.profile.is_some())],
+                dangerous: false,
+            };
+        }
         let (decided_by, reasons) = match decision {
             Decision::Deny { reason } => {
                 // What preparing did (send_input's staged line) is taken back on every refusal.
@@ -176,15 +187,43 @@ impl Inner {
                             reasons: reasons.clone(),
                             dangerous,
                             preview,
+                            permission,
                         });
                     })
                     .await;
                 match answer {
+                    // Only a person gives a permission, never a standing instruction.
+                    Ok(Approval {
+                        decision: ApprovalDecision::Approve | ApprovalDecision::AllowForConnection,
+                        by: DecidedBy::Automatic,
+                        ..
+                    }) if permission.is_some() => {
+                        let outcome = error_outcome(
+                            tool,
+                            ToolStatus::Denied,
+                            "the connection does not allow sending file contents to the AI, and only a person \
+                             can allow it (an automatic approval cannot); use list_dir, find_files or \
+                             folder_report, or ask the user to allow file contents"
+                                .to_owned(),
+                        );
+                        return (outcome, Verdict::Ask, Some(DecidedBy::Automatic), reasons);
+                    }
                     Ok(Approval {
                         decision: ApprovalDecision::Approve,
                         by,
                         ..
                     }) => (by, reasons),
+                    Ok(Approval {
+                        decision: ApprovalDecision::AllowForConnection,
+                        by,
+                        ..
+                    }) => {
+                        let mut reasons = reasons;
+                        if let Some(permission) = permission {
+                            reasons.push(self.grant(tab, permission));
+                        }
+                        (by, reasons)
+                    }
                     Ok(Approval {
                         decision: ApprovalDecision::Deny,
                         reason,
@@ -300,6 +339,55 @@ impl Inner {
         }
     }
 
+    /// Turns `permission` on for the tab, and for the saved connection it was opened from through
+    /// the same queue as `Op::UpdateConnectionSettings`. Returns the line for the audit record.
+    fn grant(self: &Arc<Self>, tab: &Tab, permission: Permission) -> String {
+        let settings = {
+            let mut settings = lock(&tab.settings);
+            match permission {
+                Permission::FileContents => settings.send_file_contents = true,
+            }
+            settings.clone()
+        };
+        self.emit(Event::SettingsChanged {
+            tab: tab.id.clone(),
+            settings,
+        });
+        let Some(profile) = &tab.profile else {
+            return "the user allowed file contents for this tab".to_owned();
+        };
+        match crate::connect::profiles::ProfileStore::load(&self.config.profiles_path)
+            .map_err(|error| error.to_string())
+            .and_then(|store| {
+                store
+                    .get(profile)
+                    .ok_or_else(|| format!("there is no saved connection {profile:?}"))?
+                    .connection_settings()
+                    .map_err(|error| error.to_string())
+            }) {
+            Ok(mut saved) => {
+                match permission {
+                    Permission::FileContents => saved.send_file_contents = true,
+                }
+                self.saved_op(Op::UpdateConnectionSettings {
+                    name: profile.clone(),
+                    settings: saved,
+                });
+                format!("the user allowed file contents for the saved connection {profile}")
+            }
+            Err(error) => {
+                self.emit(Event::Error {
+                    tab: Some(tab.id.clone()),
+                    message: format!(
+                        "file contents are allowed in this tab, but the saved connection {profile} \
+                         could not be changed: {error}"
+                    ),
+                });
+                "the user allowed file contents for this tab".to_owned()
+            }
+        }
+    }
+
     /// ask_user: shown to the user and answered only by them, in every mode.
     pub(super) async fn ask_user(
         &self,
@@ -385,6 +473,20 @@ impl Inner {
             self.emit(Event::AuditRecorded { entry: record });
         }
         outcome
+    }
+}
+
+/// Why a permission is asked for, in the user's words.
+fn permission_reason(permission: Permission, saved: bool) -> String {
+    let scope = if saved {
+        "This saved connection"
+    } else {
+        "This tab"
+    };
+    match permission {
+        Permission::FileContents => format!(
+            "{scope} does not send file contents to the AI; allow it just this once, or for the connection"
+        ),
     }
 }
 

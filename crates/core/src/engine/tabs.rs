@@ -37,6 +37,8 @@ pub(super) struct Tab {
     pub(super) kind: TabKind,
     /// The connection as the user names it; goes into the audit log.
     pub(super) connection: String,
+    /// The saved connection the tab was opened from, if any.
+    pub(super) profile: Option<String>,
     pub(super) mode: Mutex<Mode>,
     pub(super) settings: Mutex<ConnectionSettings>,
     pub(super) session: watch::Receiver<SessionState>,
@@ -144,6 +146,10 @@ impl Inner {
                 }
             },
             connection: connection_label(&target),
+            profile: match &target {
+                TabTarget::Profile { name } => Some(name.clone()),
+                _ => None,
+            },
             mode: Mutex::new(mode.unwrap_or_default()),
             settings: Mutex::new(
                 settings

@@ -222,6 +222,20 @@ impl<'a> PolicyContext<'a> {
     }
 }
 
+/// The permission a call lacks when the connection's settings are all that refuse it (the user
+/// may give it: the engine asks them instead of refusing).
+pub fn missing_permission(
+    facts: &CallFacts,
+    settings: &ConnectionSettings,
+) -> Option<kaiport_protocol::Permission> {
+    match facts {
+        CallFacts::Read { contents: true } if !settings.send_file_contents => {
+            Some(kaiport_protocol::Permission::FileContents)
+        }
+        _ => None,
+    }
+}
+
 /// Decide one call (see the module docs for the order).
 pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
     let PolicyContext {

@@ -110,6 +110,27 @@ describe("Pilot's event → state reducer", () => {
     expect(card?.approval?.reasons).toEqual(["rm is dangerous"]);
   });
 
+  it("keeps the permission an approval asks for, and none for an ordinary one", () => {
+    const state = apply(
+      initialPilot(),
+      { type: "tool_requested", tab: "t", call: "r1", tool: "read_file", args: { path: "/etc/motd" } },
+      {
+        type: "approval_requested",
+        tab: "t",
+        call: "r1",
+        tool: "read_file",
+        reasons: ["This tab does not send file contents to the AI"],
+        dangerous: false,
+        permission: "file_contents",
+      },
+      { type: "tool_requested", tab: "t", call: "c2", tool: "run_command", args: { command: "ls" } },
+      { type: "approval_requested", tab: "t", call: "c2", tool: "run_command", reasons: [], dangerous: false },
+    );
+    expect(tabPilot(state, "t").calls["r1"]?.approval?.permission).toBe("file_contents");
+    expect(tabPilot(state, "t").calls["c2"]?.approval?.permission).toBeNull();
+    expect(waitingCount(state, "t")).toBe(2);
+  });
+
   it("makes a card from a later event when the request was not seen (replay cut short)", () => {
     const state = apply(initialPilot(), { type: "tool_running", tab: "t", call: "c9" }, {
       type: "question_asked",

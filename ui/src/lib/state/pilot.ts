@@ -13,6 +13,7 @@ import type {
   Event,
   Mode,
   ModelSettings,
+  Permission,
   PlanCard,
   ToolOutcome,
   ToolStatus,
@@ -40,6 +41,8 @@ export interface Approval {
   reasons: string[];
   dangerous: boolean;
   preview: ApprovalPreview | null;
+  /** Set when only the connection's settings refuse the call and the user may allow it. */
+  permission: Permission | null;
 }
 
 /** A view button the user confirmed, and how it ended (`view_button_finished`). */
@@ -297,6 +300,7 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
         reasons: event.reasons,
         dangerous: event.dangerous,
         preview: event.preview ?? null,
+        permission: event.permission ?? null,
       };
       if (PLAN_TOOLS.has(event.tool)) {
         return update(state, tab, (p) => ({
