@@ -1,7 +1,7 @@
 //! The window's state: the engine's bridge, the page's channel, and what the window does on its
 //! own (notifications while unfocused, asking before closing, ending connections on quit).
 
-use crate::ipc::{DesktopMessage, PageMessage};
+use crate::page::{DesktopMessage, PageMessage};
 use anyhow::Context as _;
 use kaiport_core::EngineConfig;
 use kaiport_hub::Bridge;
