@@ -1,7 +1,7 @@
 //! The window's state: the engine's bridge, the page's channel, and what the window does on its
 //! own (notifications while unfocused, asking before closing, ending connections on quit).
 
-use crate::ipc::{DesktopMessage, PageMessage};
+use crate::page::{DesktopMessage, PageMessage};
 use anyhow::Context as _;
 use kaiport_core::EngineConfig;
 use kaiport_hub::Bridge;
@@ -96,35 +96,23 @@ impl Desktop {
         let hub = self.bridge.hub.clone();
         let feed = channel.clone();
         let feeder = tauri::async_runtime::spawn(async move {
+            let mut follow = hub.follow();
             loop {
-                let (replay, mut frames) = hub.join();
-                for frame in &replay {
-                    if feed.send(PageMessage::frame(frame)).is_err() {
-                        return;
-                    }
-                }
-                loop {
-                    let batch = match frames.recv().await {
-                        Ok(first) => kaiport_hub::next_batch(first, &mut frames),
-                        Err(error) => Err(error),
-                    };
-                    match batch {
-                        Ok(batch) => {
-                            for frame in &batch {
-                                if feed.send(PageMessage::frame(frame)).is_err() {
-                                    return;
-                                }
+                match follow.next().await {
+                    Ok(frames) => {
+                        for frame in &frames {
+                            if feed.send(PageMessage::frame(frame)).is_err() {
+                                return;
                             }
                         }
-                        Err(RecvError::Lagged(_)) => {
-                            // Too far behind: the page drops what it shows and takes the replay.
-                            if let Some(relink) = PageMessage::desktop(&DesktopMessage::Relink) {
-                                let _ = feed.send(relink);
-                            }
-                            break;
-                        }
-                        Err(RecvError::Closed) => return,
                     }
+                    Err(RecvError::Lagged(_)) => {
+                        // Too far behind: the page drops what it shows; the replay comes next.
+                        if let Some(relink) = PageMessage::desktop(&DesktopMessage::Relink) {
+                            let _ = feed.send(relink);
+                        }
+                    }
+                    Err(RecvError::Closed) => return,
                 }
             }
         });

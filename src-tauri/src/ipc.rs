@@ -3,53 +3,22 @@
 //!
 //! - `attach(channel)`: the page's channel. It gets the hub's replay, then every frame: an
 //!   `Event` as JSON, terminal output as an `ArrayBuffer` (`[tab id length][tab id][bytes]`,
-//!   never JSON numbers), and the window's own [`DesktopMessage`]s (menus, links, drops).
+//!   never JSON numbers), and the window's own [`DesktopMessage`]s (menus, links, drops); those
+//!   messages are typed in [`crate::page`].
 //! - `send(ops)`: the page's ops, handled in order (the page sends them in batches, one batch at
 //!   a time).
 //! - `choose_path(request)`: a native file or folder dialog.
 
 use crate::desktop::Desktop;
-use kaiport_hub::Frame;
-use kaiport_protocol::{Op, TabId};
-use serde::{Deserialize, Serialize};
+use crate::page::{DesktopMessage, PageMessage};
+use kaiport_protocol::Op;
+use serde::Deserialize;
 use specta::Type;
 use specta::datatype::DataType;
 use std::sync::Arc;
-use tauri::ipc::{Channel, InvokeResponseBody, IpcResponse};
+use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
-
-/// One message on the page's channel.
-pub struct PageMessage(InvokeResponseBody);
-
-impl PageMessage {
-    pub fn frame(frame: &Frame) -> PageMessage {
-        PageMessage(match frame {
-            Frame::Text(text) => InvokeResponseBody::Json(text.to_string()),
-            Frame::Binary(bytes) => InvokeResponseBody::Raw(bytes.to_vec()),
-        })
-    }
-
-    pub fn desktop(message: &DesktopMessage) -> Option<PageMessage> {
-        serde_json::to_string(message)
-            .ok()
-            .map(|json| PageMessage(InvokeResponseBody::Json(json)))
-    }
-}
-
-impl IpcResponse for PageMessage {
-    fn body(self) -> tauri::Result<InvokeResponseBody> {
-        Ok(self.0)
-    }
-}
-
-impl Type for PageMessage {
-    fn definition(_: &mut specta::Types) -> DataType {
-        DataType::Reference(specta_typescript::define(
-            "Event | ArrayBuffer | DesktopMessage",
-        ))
-    }
-}
 
 /// An `Op` from the page, read by serde as the protocol says (its TypeScript is
 /// `ui/src/lib/protocol.ts`'s, imported by the generated file rather than copied into it).
@@ -61,43 +30,6 @@ impl Type for PageOp {
     fn definition(_: &mut specta::Types) -> DataType {
         DataType::Reference(specta_typescript::define("Op"))
     }
-}
-
-/// What the window tells the page, beside the engine's events (told apart by the `desktop`
-/// key, which no event has).
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(tag = "desktop", rename_all = "snake_case")]
-pub enum DesktopMessage {
-    /// The page fell behind: drop what it shows, the replay follows.
-    Relink,
-    /// A menu item was chosen.
-    Menu { action: MenuAction },
-    /// An `ssh://` or `sftp://` link to open in a tab (the host key is checked as always), with
-    /// the private keys OpenSSH would try (`~/.ssh/id_ed25519`, … those that exist).
-    OpenUrl {
-        url: String,
-        identity_files: Vec<String>,
-    },
-    /// Files dropped from the OS at this point of the page (CSS pixels).
-    FilesDropped { paths: Vec<String>, x: f64, y: f64 },
-    /// Bring this tab forward (its notification was answered by focusing the window).
-    ShowTab { tab: TabId },
-}
-
-/// The menu items the page carries out.
-#[derive(Debug, Clone, Copy, Serialize, Type, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum MenuAction {
-    NewConnection,
-    NewLocalTerminal,
-    CloseTab,
-    Copy,
-    Paste,
-    Find,
-    ZoomIn,
-    ZoomOut,
-    ZoomReset,
-    TogglePilot,
 }
 
 /// What a native dialog is for: its title, and whether it picks a file or a folder.

@@ -12,9 +12,10 @@ pub mod desktop;
 pub mod ipc;
 #[cfg(desktop)]
 pub mod menu;
+pub mod page;
 
 use desktop::{Desktop, MAIN_WINDOW};
-use ipc::DesktopMessage;
+use page::DesktopMessage;
 use std::sync::Arc;
 use tauri::{DragDropEvent, Manager, RunEvent, WindowEvent};
 use tauri_plugin_deep_link::DeepLinkExt;

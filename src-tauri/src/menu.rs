@@ -5,7 +5,7 @@
 //! Copy and Paste are Ctrl+Shift+C / V outside macOS, as in terminals: Ctrl+C belongs to the
 //! shell.
 
-use crate::ipc::MenuAction;
+use crate::page::MenuAction;
 use tauri::menu::{AboutMetadata, Menu, MenuItem, PredefinedMenuItem, Submenu};
 use tauri::{AppHandle, Runtime};
 

@@ -439,21 +439,16 @@ fn same_origin(headers: &HeaderMap) -> bool {
 
 /// One page's WebSocket: the replay, then events out and ops in until either side stops.
 async fn page(server: Arc<Server>, mut socket: WebSocket) {
-    let (replay, mut frames) = server.bridge.hub.join();
-    for frame in replay {
-        if socket.send(ws_message(&frame)).await.is_err() {
-            return;
-        }
-    }
+    let mut follow = server.bridge.hub.follow();
     loop {
         tokio::select! {
             () = server.shutdown.cancelled() => {
                 let _ = socket.send(close(axum::extract::ws::close_code::AWAY, "kaiport serve stopped")).await;
                 return;
             }
-            frame = frames.recv() => match frame.and_then(|first| kaiport_hub::next_batch(first, &mut frames)) {
-                Ok(batch) => {
-                    for frame in &batch {
+            frames = follow.next() => match frames {
+                Ok(frames) => {
+                    for frame in &frames {
                         if socket.send(ws_message(frame)).await.is_err() {
                             return;
                         }
@@ -466,7 +461,9 @@ async fn page(server: Arc<Server>, mut socket: WebSocket) {
                 }
                 Err(broadcast::error::RecvError::Closed) => return,
             },
-            message = socket.recv() => match message {
+            // The page's ops wait until it has the replay: a reply for it alone comes after its
+            // hello.
+            message = socket.recv(), if !follow.replay_waiting() => match message {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
                 Some(Ok(Message::Text(text))) => {
                     if let Some(reply) = server.bridge.text_from_page(text.as_str()).await

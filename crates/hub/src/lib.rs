@@ -8,6 +8,9 @@
 //!   `[tab id length][tab id][bytes]`, see [`terminal_frame`]) for every page, and keeps a
 //!   [`Replay`]-like record of what a page that connects later must see first: the hello, the open
 //!   tabs with their state, recent output and Pilot's conversation, and the prompts still waiting.
+//! - [`Follow`] (from [`Hub::follow`]) is one page's reading of the hub: the replay, then the
+//!   frames in batches, and the replay again when the page fell behind. `kaiport serve` and the
+//!   desktop app both feed their pages from it.
 //! - [`Busy`] says which Pilot turns and transfers are under way (a window asks before closing).
 //!
 //! Nothing here knows SSH, policy or storage; a front end only moves frames.
@@ -82,8 +85,8 @@ const JOINED_BYTES: usize = 1 << 20;
 /// joined into one frame. A flood comes from the engine in pieces of a few KB; sent one by one,
 /// a page's link spends its time on per-message costs, falls [`FRAMES_BEHIND`] behind and must
 /// start again from the replay. Err when the receiver lagged: the page starts again from a new
-/// [`Hub::join`].
-pub fn next_batch(
+/// replay ([`Follow::next`]).
+fn next_batch(
     first: Arc<Frame>,
     frames: &mut broadcast::Receiver<Arc<Frame>>,
 ) -> Result<Vec<Frame>, broadcast::error::RecvError> {
@@ -315,9 +318,20 @@ impl Hub {
     /// What to show a page first, and the frames after it: taken under one lock, so no frame
     /// is missed or shown twice. A receiver that lags ([`broadcast::error::RecvError::Lagged`])
     /// must start again from a new `join`.
-    pub fn join(&self) -> (Vec<Frame>, broadcast::Receiver<Arc<Frame>>) {
+    fn join(&self) -> (Vec<Frame>, broadcast::Receiver<Arc<Frame>>) {
         let replay = self.lock();
         (replay.frames(), self.frames.subscribe())
+    }
+
+    /// A page starts following the hub: from now on it misses no frame (see [`Follow::next`]).
+    pub fn follow(&self) -> Follow<'_> {
+        let (replay, frames) = self.join();
+        Follow {
+            hub: self,
+            replay: Some(replay),
+            frames,
+            behind: false,
+        }
     }
 
     pub fn publish(&self, event: Event) {
@@ -404,6 +418,53 @@ impl Hub {
     /// The turns and transfers under way now.
     pub fn busy(&self) -> Busy {
         self.lock().busy.clone()
+    }
+}
+
+/// One page following the [`Hub`]: the replay first, then every frame after it in batches, and
+/// the replay again when the page fell behind. Whatever pipe carries the frames, this is how a
+/// page reads them.
+pub struct Follow<'a> {
+    hub: &'a Hub,
+    /// The replay not handed out yet.
+    replay: Option<Vec<Frame>>,
+    frames: broadcast::Receiver<Arc<Frame>>,
+    /// The page fell behind: the next call starts again from a new replay.
+    behind: bool,
+}
+
+impl Follow<'_> {
+    /// The next frames for the page, in order: the replay first, then what the engine sent
+    /// since, in batches (each run of one tab's terminal output joined into one frame).
+    ///
+    /// `Err(Lagged)` when the page fell [`FRAMES_BEHIND`] behind: what it shows is stale, and
+    /// the next call starts again from a new replay (the front end tells its page to drop what
+    /// it shows, or closes its link). `Err(Closed)` only once the hub's sender is gone, which
+    /// cannot happen while the hub lives.
+    ///
+    /// Cancel-safe: in a `tokio::select!` that picks another branch, no frame is lost.
+    pub async fn next(&mut self) -> Result<Vec<Frame>, broadcast::error::RecvError> {
+        if std::mem::take(&mut self.behind) {
+            let (replay, frames) = self.hub.join();
+            self.frames = frames;
+            return Ok(replay);
+        }
+        if let Some(replay) = self.replay.take() {
+            return Ok(replay);
+        }
+        let batch = match self.frames.recv().await {
+            Ok(first) => next_batch(first, &mut self.frames),
+            Err(error) => Err(error),
+        };
+        self.behind = matches!(batch, Err(broadcast::error::RecvError::Lagged(_)));
+        batch
+    }
+
+    /// Whether the next [`Follow::next`] hands out a replay (a front end holds back the page's
+    /// ops until the page has it, so that a reply meant for the page alone comes after its
+    /// hello).
+    pub fn replay_waiting(&self) -> bool {
+        self.behind || self.replay.is_some()
     }
 }
 

@@ -222,3 +222,51 @@ async fn a_batch_takes_what_waits_and_says_when_the_page_lagged() {
         Err(broadcast::error::RecvError::Lagged(_))
     ));
 }
+
+#[tokio::test]
+async fn a_page_follows_the_replay_then_batches_and_starts_again_when_behind() {
+    let hub = Hub::new();
+    let output = |data: &[u8]| Event::TerminalOutput {
+        tab: "t".into(),
+        data: data.to_vec(),
+    };
+    hub.publish(Event::TabOpened {
+        tab: "t".into(),
+        kind: kaiport_protocol::TabKind::Terminal,
+        title: "local".into(),
+    });
+    hub.publish(output(b"a"));
+    let mut follow = hub.follow();
+    // Published after the page started following: not in its replay, and not missed.
+    hub.publish(output(b"b"));
+    hub.publish(output(b"c"));
+    assert!(follow.replay_waiting());
+    let replay = shown(&follow.next().await.unwrap());
+    assert_eq!(replay.len(), 2, "{replay:?}");
+    assert_eq!(replay[0].0, "text");
+    assert_eq!(replay[1], ("t".to_owned(), b"a".to_vec()));
+    assert!(!follow.replay_waiting());
+    assert_eq!(
+        shown(&follow.next().await.unwrap()),
+        vec![("t".to_owned(), b"bc".to_vec())]
+    );
+
+    for _ in 0..=FRAMES_BEHIND {
+        hub.publish(output(b"x"));
+    }
+    assert!(matches!(
+        follow.next().await,
+        Err(broadcast::error::RecvError::Lagged(_))
+    ));
+    // Behind: the page starts again from the replay, which has all it missed that is kept.
+    assert!(follow.replay_waiting());
+    let replay = shown(&follow.next().await.unwrap());
+    let mut kept = b"abc".to_vec();
+    kept.extend(std::iter::repeat_n(b'x', FRAMES_BEHIND + 1));
+    assert_eq!(replay[1], ("t".to_owned(), kept));
+    hub.publish(output(b"d"));
+    assert_eq!(
+        shown(&follow.next().await.unwrap()),
+        vec![("t".to_owned(), b"d".to_vec())]
+    );
+}

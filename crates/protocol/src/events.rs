@@ -1,6 +1,6 @@
 //! What the engine tells front ends.
 
-use crate::ops::{CallId, PromptId, TabId};
+use crate::common::{CallId, DecidedBy, PromptId, TabId, ToolStatus, Verdict};
 use crate::pilot::{ModelChoice, ModelSettings, ProviderKind, TurnStatus};
 use crate::saved::{AuditEntry, SavedConnection, SshConfigHost};
 use crate::settings::{ConnectionSettings, Mode};
@@ -32,28 +32,6 @@ pub enum ConnectionState {
     },
 }
 
-/// Who decided that a tool call may run (or not).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
-#[serde(rename_all = "snake_case")]
-pub enum DecidedBy {
-    /// A rule decided without asking (allowed / forbidden / read-only / plan mode).
-    Rule,
-    /// The user answered an approval.
-    User,
-    /// Autopilot let it through.
-    Autopilot,
-    /// A front end answered without asking a person: `--yes`, or no one at a terminal to ask.
-    Automatic,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    Allow,
-    Ask,
-    Deny,
-}
-
 /// What the user is shown before approving.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -62,20 +40,6 @@ pub enum ApprovalPreview {
     Diff { path: String, unified: String },
     Operations { lines: Vec<String> },
     Text { text: String },
-}
-
-/// How a tool call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolStatus {
-    /// The tool ran and produced a result.
-    Ok,
-    /// The tool ran, or tried to, and failed (bad arguments, I/O error, …).
-    Error,
-    /// A rule or the user refused it.
-    Denied,
-    /// The call was cancelled.
-    Cancelled,
 }
 
 /// The result object the model gets for one tool call.

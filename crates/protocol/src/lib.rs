@@ -5,6 +5,7 @@
 //! the model sees, and their JSON schemas are generated from the Rust types. Plain data only:
 //! no I/O, no async runtime, no business logic.
 
+pub mod common;
 pub mod events;
 pub mod ops;
 pub mod pilot;
@@ -13,6 +14,7 @@ pub mod settings;
 pub mod tools;
 pub mod views;
 
+pub use common::*;
 pub use events::*;
 pub use ops::*;
 pub use pilot::*;

@@ -1,19 +1,12 @@
 //! What a front end asks of the engine. Each variant's doc names the events that answer it.
 
+use crate::common::{CallId, PromptId, TabId};
 use crate::pilot::ModelSettings;
-use crate::saved::SaveConnectionSecret;
 use crate::settings::{ConnectionSettings, Mode};
 use crate::views::ViewButton;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use specta::Type;
-
-/// A tab's id, chosen by the front end that opens it so it can subscribe before work starts.
-pub type TabId = String;
-/// A tool call's id (from the model, or chosen by the front end for `RunTool`).
-pub type CallId = String;
-/// The id of a prompt the engine raised (host key, password, passphrase, …).
-pub type PromptId = String;
 
 /// What a tab connects to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
@@ -79,6 +72,28 @@ pub enum PromptAnswer {
     Responses { values: Vec<String> },
     /// The user closed the prompt.
     Dismissed,
+}
+
+/// A secret to keep in the OS keychain with a saved connection. Goes to the engine only; the
+/// engine never writes it into the profile file, an event or a log.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SaveConnectionSecret {
+    /// The SSH login password, or a storage connection's secret (S3 secret key, Azure key,
+    /// WebDAV/FTP/SFTP password).
+    Password { value: String },
+    /// The passphrase of the connection's first key file.
+    Passphrase { value: String },
+}
+
+// Debug by hand: an op printed for debugging must not print the secret.
+impl std::fmt::Debug for SaveConnectionSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SaveConnectionSecret::Password { .. } => f.write_str("Password { .. }"),
+            SaveConnectionSecret::Passphrase { .. } => f.write_str("Passphrase { .. }"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]

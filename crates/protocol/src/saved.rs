@@ -1,10 +1,10 @@
 //! Saved connections, the ~/.ssh/config import and the audit log, as front ends see them
 //! (`Op::ListConnections`, `Op::SaveConnection`, `Op::ReadSshConfig`, `Op::ReadAudit`, …).
 //!
-//! Plain data. Never a secret in any of these types except [`SaveConnectionSecret`], which only
-//! travels from a front end to the engine (in an `Op`) and is never sent back.
+//! Plain data, and never a secret in any of these types: the secrets a front end saves with a
+//! connection travel only in `Op::SaveConnection` ([`crate::ops::SaveConnectionSecret`]).
 
-use crate::events::{DecidedBy, ToolStatus, Verdict};
+use crate::common::{DecidedBy, ToolStatus, Verdict};
 use crate::ops::TabTarget;
 use crate::settings::ConnectionSettings;
 use schemars::JsonSchema;
@@ -23,28 +23,6 @@ pub struct SavedConnection {
     /// connection itself is `TabTarget::Profile { name }`.
     pub target: TabTarget,
     pub settings: ConnectionSettings,
-}
-
-/// A secret to keep in the OS keychain with a saved connection. Goes to the engine only; the
-/// engine never writes it into the profile file, an event or a log.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum SaveConnectionSecret {
-    /// The SSH login password, or a storage connection's secret (S3 secret key, Azure key,
-    /// WebDAV/FTP/SFTP password).
-    Password { value: String },
-    /// The passphrase of the connection's first key file.
-    Passphrase { value: String },
-}
-
-// Debug by hand: an op printed for debugging must not print the secret.
-impl std::fmt::Debug for SaveConnectionSecret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SaveConnectionSecret::Password { .. } => f.write_str("Password { .. }"),
-            SaveConnectionSecret::Passphrase { .. } => f.write_str("Passphrase { .. }"),
-        }
-    }
 }
 
 /// A concrete `Host` of an OpenSSH config, offered for import.

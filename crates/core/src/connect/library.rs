@@ -13,12 +13,11 @@ use kaiport_protocol::{
     ConnectionSettings, SaveConnectionSecret, SavedConnection, SshConfigHost, TabTarget,
 };
 
-use super::profiles::{ConnectionProfile, ProfileError, ProfileKind, ProfileStore, expand_tilde};
+use super::paths::expand_tilde;
+use super::profiles::{ConnectionProfile, ProfileError, ProfileKind, ProfileStore};
 use super::secrets::{SecretStore, key_passphrase_account, ssh_password_account};
 use super::ssh_config::import_ssh_config;
-use super::storage_profiles::{
-    AzblobProfile, FileServerProfile, S3Profile, WebdavProfile, check_storage_profile,
-};
+use super::storage_profiles::{AzblobProfile, FileServerProfile, S3Profile, WebdavProfile};
 use crate::storage::{Service, StorageUrl};
 
 /// Why a change to the saved connections was refused. Never holds a secret.
@@ -157,7 +156,10 @@ pub fn profile_for(
         kind,
         settings,
     };
-    check_storage_profile(&profile).map_err(|problem| invalid(problem.message))?;
+    profile
+        .kind
+        .check_storage()
+        .map_err(|problem| invalid(problem.message))?;
     Ok(profile)
 }
 

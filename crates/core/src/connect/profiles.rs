@@ -15,7 +15,8 @@
 //! send_file_contents = false
 //! ```
 //! Storage connections (`kind = "s3" | "webdav" | "azblob" | "ftp" | "ftps" | "sftp"`) live in
-//! the same file; their fields are in [`super::storage_profiles`].
+//! the same file; their fields, checks and URLs are in [`super::storage_profiles`], which knows
+//! nothing of this module ([`ProfileKind::storage`] hands it the storage kinds).
 //!
 //! Saving is atomic (temp file beside it, then rename). Malformed files are reported with file
 //! and line and never overwritten by a load. This file must never hold a secret: passwords and
@@ -28,8 +29,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::destination::{DestinationError, parse_ssh_target};
+// Re-exported where it used to live: the engine names it by this path.
+pub use super::paths::expand_tilde;
 use super::storage_profiles::{
-    AzblobProfile, FileServerProfile, S3Profile, WebdavProfile, check_storage_profile,
+    AzblobProfile, FieldProblem, FileServerProfile, S3Profile, StorageProfile, WebdavProfile,
     locate_type_error, unknown_field,
 };
 use crate::ssh::{DEFAULT_PORT, SshTarget};
@@ -125,6 +128,48 @@ impl ProfileKind {
             ProfileKind::Sftp(_) => "sftp",
         }
     }
+
+    /// The storage profile this is; `None` for SSH.
+    pub fn storage(&self) -> Option<StorageProfile<'_>> {
+        Some(match self {
+            ProfileKind::Ssh { .. } => return None,
+            ProfileKind::S3(s3) => StorageProfile::S3(s3),
+            ProfileKind::Webdav(dav) => StorageProfile::Webdav(dav),
+            ProfileKind::Azblob(azure) => StorageProfile::Azblob(azure),
+            ProfileKind::Ftp(server) => StorageProfile::Ftp(server),
+            ProfileKind::Ftps(server) => StorageProfile::Ftps(server),
+            ProfileKind::Sftp(server) => StorageProfile::Sftp(server),
+        })
+    }
+
+    /// Whether this is a storage connection (anything but SSH).
+    pub fn is_storage(&self) -> bool {
+        self.storage().is_some()
+    }
+
+    /// The local folders a storage profile's tab may use (`~` expanded); empty for SSH.
+    pub fn local_roots(&self) -> Vec<String> {
+        self.storage()
+            .map_or_else(Vec::new, StorageProfile::local_roots)
+    }
+
+    /// The private keys an SFTP profile logs in with (`~` expanded); empty for other kinds and
+    /// for SSH (whose keys go into its `SshTarget`).
+    pub fn identity_files(&self) -> Vec<PathBuf> {
+        self.storage()
+            .map_or_else(Vec::new, StorageProfile::identity_files)
+    }
+
+    /// The storage URL this profile stands for (no secret in it); `None` for SSH.
+    pub fn storage_url(&self) -> Option<String> {
+        self.storage().map(StorageProfile::url)
+    }
+
+    /// Checks the values of a storage profile, naming the field that is wrong. SSH profiles
+    /// pass.
+    pub fn check_storage(&self) -> Result<(), FieldProblem> {
+        self.storage().map_or(Ok(()), StorageProfile::check)
+    }
 }
 
 fn default_port() -> u16 {
@@ -199,19 +244,6 @@ pub fn config_dir() -> Result<PathBuf, ProfileError> {
     dirs::config_dir()
         .map(|dir| dir.join("kaiport"))
         .ok_or(ProfileError::NoConfigDir)
-}
-
-/// Expands a leading `~` / `~/` to the home folder.
-pub fn expand_tilde(path: &str) -> PathBuf {
-    if path == "~" {
-        return dirs::home_dir().unwrap_or_else(|| PathBuf::from(path));
-    }
-    if let Some(rest) = path.strip_prefix("~/")
-        && let Some(home) = dirs::home_dir()
-    {
-        return home.join(rest);
-    }
-    PathBuf::from(path)
 }
 
 /// The saved profiles and the file they live in.
@@ -438,7 +470,7 @@ fn parse(text: &str, path: &Path) -> Result<Vec<ConnectionProfile>, ProfileError
     })?;
     for ((entry, extent), profile) in raw.connections.iter().zip(&extents).zip(&file.connections) {
         let found =
-            unknown_field(entry.get_ref()).map_or_else(|| check_storage_profile(profile), Err);
+            unknown_field(entry.get_ref()).map_or_else(|| profile.kind.check_storage(), Err);
         if let Err(problem) = found {
             let line = field_line(text, extent.clone(), &problem.field);
             return Err(malformed(

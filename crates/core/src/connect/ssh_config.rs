@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use super::destination::current_user;
 use super::known_hosts::wildcard_match;
-use super::profiles::{ConnectionProfile, ProfileKind, expand_tilde};
+use super::paths::expand_tilde;
+use super::profiles::{ConnectionProfile, ProfileKind};
 use crate::ssh::DEFAULT_PORT;
 
 /// How deep `Include`s may nest (OpenSSH uses 16).

@@ -20,15 +20,21 @@
 //! key's passphrase in the keychain (or asked for), then the password.
 //!
 //! Besides those keys, a profile holds exactly what a storage URL carries
-//! ([`crate::storage::StorageUrl`]); it is turned into that URL ([`ProfileKind::storage_url`]) so
-//! a profile tab and a URL tab open the same way and look up the same keychain entry. [`check_storage_profile`] finds unknown and
-//! invalid fields so the error names the file, the profile and the field.
+//! ([`crate::storage::StorageUrl`]); it is turned into that URL ([`StorageProfile::url`]) so a
+//! profile tab and a URL tab open the same way and look up the same keychain entry.
+//! [`unknown_field`] and [`StorageProfile::check`] find unknown and invalid fields so the error
+//! names the file, the profile and the field.
 //!
-//! This module must never hold or accept a secret; the profile file refuses secret-like keys.
+//! The profile file and its `ProfileKind` (`super::profiles`) build on this module, never the
+//! other way round: it takes a [`StorageProfile`] and knows no profile store. It must never hold
+//! or accept a secret; the profile file refuses secret-like keys.
 
-use super::profiles::{ConnectionProfile, ProfileKind};
-use crate::storage::StorageUrl;
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
+
+use super::paths::expand_tilde;
+use crate::storage::StorageUrl;
 
 /// An S3 bucket, on AWS or an S3-compatible service at `endpoint`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -247,87 +253,90 @@ fn check_port(port: Option<u16>) -> Result<(), FieldProblem> {
     }
 }
 
-/// Checks the values of a storage profile. SSH profiles pass.
-pub fn check_storage_profile(profile: &ConnectionProfile) -> Result<(), FieldProblem> {
-    match &profile.kind {
-        ProfileKind::Ssh { .. } => return Ok(()),
-        ProfileKind::S3(s3) => {
-            check_name("bucket", &s3.bucket, "bucket name")?;
-            check_endpoint(s3.endpoint.as_ref())?;
-        }
-        ProfileKind::Webdav(dav) => {
-            check_name("host", &dav.host, "host name")?;
-            check_port(dav.port)?;
-        }
-        ProfileKind::Azblob(azure) => {
-            check_name("container", &azure.container, "container name")?;
-            check_endpoint(azure.endpoint.as_ref())?;
-            if azure.account.is_none() && azure.endpoint.is_none() {
-                return Err(problem(
-                    "account",
-                    "`account` is missing; give the storage account (or an endpoint with it)",
-                ));
-            }
-        }
-        ProfileKind::Ftp(server) | ProfileKind::Ftps(server) | ProfileKind::Sftp(server) => {
-            check_name("host", &server.host, "host name")?;
-            check_port(server.port)?;
-        }
-    }
-    // The URL it makes must parse the way the engine will parse it.
-    let url = profile.kind.storage_url().unwrap_or_default();
-    StorageUrl::parse(&url, None)
-        .map(|_| ())
-        .map_err(|error| problem("kind", error.to_string()))
+/// One storage profile, whichever its kind: borrowed from a profile's kind (the profiles module's
+/// `ProfileKind::storage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageProfile<'a> {
+    S3(&'a S3Profile),
+    Webdav(&'a WebdavProfile),
+    Azblob(&'a AzblobProfile),
+    Ftp(&'a FileServerProfile),
+    Ftps(&'a FileServerProfile),
+    Sftp(&'a FileServerProfile),
 }
 
-impl ProfileKind {
-    /// Whether this is a storage connection (anything but SSH).
-    pub fn is_storage(&self) -> bool {
-        !matches!(self, ProfileKind::Ssh { .. })
+impl StorageProfile<'_> {
+    /// Checks the values, naming the field that is wrong.
+    pub fn check(self) -> Result<(), FieldProblem> {
+        match self {
+            StorageProfile::S3(s3) => {
+                check_name("bucket", &s3.bucket, "bucket name")?;
+                check_endpoint(s3.endpoint.as_ref())?;
+            }
+            StorageProfile::Webdav(dav) => {
+                check_name("host", &dav.host, "host name")?;
+                check_port(dav.port)?;
+            }
+            StorageProfile::Azblob(azure) => {
+                check_name("container", &azure.container, "container name")?;
+                check_endpoint(azure.endpoint.as_ref())?;
+                if azure.account.is_none() && azure.endpoint.is_none() {
+                    return Err(problem(
+                        "account",
+                        "`account` is missing; give the storage account (or an endpoint with it)",
+                    ));
+                }
+            }
+            StorageProfile::Ftp(server)
+            | StorageProfile::Ftps(server)
+            | StorageProfile::Sftp(server) => {
+                check_name("host", &server.host, "host name")?;
+                check_port(server.port)?;
+            }
+        }
+        // The URL it makes must parse the way the engine will parse it.
+        StorageUrl::parse(&self.url(), None)
+            .map(|_| ())
+            .map_err(|error| problem("kind", error.to_string()))
     }
 
-    /// The local folders a storage profile's tab may use (`~` expanded); empty for SSH.
-    pub fn local_roots(&self) -> Vec<String> {
+    /// The local folders the profile's tab may use (`~` expanded).
+    pub fn local_roots(self) -> Vec<String> {
         let roots = match self {
-            ProfileKind::Ssh { .. } => return Vec::new(),
-            ProfileKind::S3(s3) => &s3.local_roots,
-            ProfileKind::Webdav(dav) => &dav.local_roots,
-            ProfileKind::Azblob(azure) => &azure.local_roots,
-            ProfileKind::Ftp(server) | ProfileKind::Ftps(server) | ProfileKind::Sftp(server) => {
-                &server.local_roots
-            }
+            StorageProfile::S3(s3) => &s3.local_roots,
+            StorageProfile::Webdav(dav) => &dav.local_roots,
+            StorageProfile::Azblob(azure) => &azure.local_roots,
+            StorageProfile::Ftp(server)
+            | StorageProfile::Ftps(server)
+            | StorageProfile::Sftp(server) => &server.local_roots,
         };
         roots
             .iter()
-            .map(|root| super::profiles::expand_tilde(root).display().to_string())
+            .map(|root| expand_tilde(root).display().to_string())
             .collect()
     }
 
-    /// The private keys an SFTP profile logs in with (`~` expanded); empty for other kinds and
-    /// for SSH (whose keys go into its `SshTarget`).
-    pub fn identity_files(&self) -> Vec<std::path::PathBuf> {
+    /// The private keys an SFTP profile logs in with (`~` expanded); empty for other kinds.
+    pub fn identity_files(self) -> Vec<PathBuf> {
         match self {
-            ProfileKind::Sftp(server) => server
+            StorageProfile::Sftp(server) => server
                 .identity_files
                 .iter()
-                .map(|file| super::profiles::expand_tilde(file))
+                .map(|file| expand_tilde(file))
                 .collect(),
-            ProfileKind::Ssh { .. }
-            | ProfileKind::S3(_)
-            | ProfileKind::Webdav(_)
-            | ProfileKind::Azblob(_)
-            | ProfileKind::Ftp(_)
-            | ProfileKind::Ftps(_) => Vec::new(),
+            StorageProfile::S3(_)
+            | StorageProfile::Webdav(_)
+            | StorageProfile::Azblob(_)
+            | StorageProfile::Ftp(_)
+            | StorageProfile::Ftps(_) => Vec::new(),
         }
     }
 
-    /// The storage URL this profile stands for (no secret in it); `None` for SSH.
-    pub fn storage_url(&self) -> Option<String> {
+    /// The storage URL this profile stands for (no secret in it).
+    pub fn url(self) -> String {
         let (scheme, user, host, port, path, query): (_, _, _, _, _, Vec<(&str, String)>) =
             match self {
-                ProfileKind::Ssh { .. } => return None,
-                ProfileKind::S3(s3) => {
+                StorageProfile::S3(s3) => {
                     let mut query = Vec::new();
                     if let Some(endpoint) = &s3.endpoint {
                         query.push(("endpoint", endpoint.clone()));
@@ -340,7 +349,7 @@ impl ProfileKind {
                     }
                     ("s3", &s3.user, &s3.bucket, None, &s3.prefix, query)
                 }
-                ProfileKind::Webdav(dav) => {
+                StorageProfile::Webdav(dav) => {
                     let scheme = if dav.https { "webdavs" } else { "webdav" };
                     let query = dav
                         .ca_file
@@ -349,7 +358,7 @@ impl ProfileKind {
                         .collect();
                     (scheme, &dav.user, &dav.host, dav.port, &dav.path, query)
                 }
-                ProfileKind::Azblob(azure) => {
+                StorageProfile::Azblob(azure) => {
                     let mut query = Vec::new();
                     if let Some(account) = &azure.account {
                         query.push(("account", account.clone()));
@@ -370,20 +379,17 @@ impl ProfileKind {
                         query,
                     )
                 }
-                ProfileKind::Ftp(server)
-                | ProfileKind::Ftps(server)
-                | ProfileKind::Sftp(server) => {
+                StorageProfile::Ftp(server)
+                | StorageProfile::Ftps(server)
+                | StorageProfile::Sftp(server) => {
                     let scheme = match self {
-                        ProfileKind::Ftps(_) => "ftps",
-                        ProfileKind::Sftp(_) => "sftp",
+                        StorageProfile::Ftps(_) => "ftps",
+                        StorageProfile::Sftp(_) => "sftp",
                         _ => "ftp",
                     };
                     let mut query = Vec::new();
                     if let Some(ca_file) = &server.ca_file {
-                        query.push((
-                            "ca_file",
-                            super::profiles::expand_tilde(ca_file).display().to_string(),
-                        ));
+                        query.push(("ca_file", expand_tilde(ca_file).display().to_string()));
                     }
                     let path = &server.path;
                     (scheme, &server.user, &server.host, server.port, path, query)
@@ -417,7 +423,7 @@ impl ProfileKind {
             text.push('?');
             text.push_str(&pairs.finish());
         }
-        Some(text)
+        text
     }
 }
 
@@ -438,283 +444,55 @@ fn encode(text: &str) -> String {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
-    use crate::connect::profiles::{ProfileError, ProfileStore};
-    use crate::storage::Service;
     use pretty_assertions::assert_eq;
-
-    const SAMPLE: &str = r#"
-[[connection]]
-name = "backups"
-kind = "s3"
-bucket = "nightly"
-prefix = "db/full dumps"
-endpoint = "http://127.0.0.1:9000"
-region = "eu-1"
-path_style = true
-user = "AKID+1"
-local_roots = ["/srv/restore"]
-[connection.settings]
-sensitivity = "confidential"
-
-[[connection]]
-name = "share"
-kind = "webdav"
-host = "dav.example"
-port = 8443
-https = true
-ca_file = "/etc/kaiport/dav-ca.pem"
-path = "team"
-user = "ann"
-
-[[connection]]
-name = "blobs"
-kind = "azblob"
-container = "logs"
-account = "acct"
-endpoint = "http://127.0.0.1:10000/acct"
-sas = true
-
-[[connection]]
-name = "mirror"
-kind = "ftps"
-host = "ftp.example"
-port = 2121
-user = "bob"
-ca_file = "/etc/ca.pem"
-
-[[connection]]
-name = "box"
-kind = "sftp"
-host = "::1"
-user = "carol"
-path = "/var/www"
-identity_files = ["/keys/id_ed25519", "/keys/id_rsa"]
-"#;
-
-    fn load(text: &str) -> Result<ProfileStore, ProfileError> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("connections.toml");
-        std::fs::write(&path, text).unwrap();
-        ProfileStore::load(&path)
-    }
-
-    fn url_of(store: &ProfileStore, name: &str) -> StorageUrl {
-        let url = store.get(name).unwrap().kind.storage_url().unwrap();
-        StorageUrl::parse(&url, None).unwrap()
-    }
-
-    #[test]
-    fn profiles_become_the_urls_they_stand_for() {
-        let store = load(SAMPLE).unwrap();
-        assert_eq!(
-            url_of(&store, "backups"),
-            StorageUrl {
-                service: Service::S3 {
-                    bucket: "nightly".to_owned(),
-                    endpoint: Some("http://127.0.0.1:9000".to_owned()),
-                    region: Some("eu-1".to_owned()),
-                    path_style: true,
-                    session_token: None,
-                },
-                root: "db/full dumps".to_owned(),
-                user: Some("AKID+1".to_owned()),
-            }
-        );
-        assert_eq!(
-            store.get("backups").unwrap().kind.local_roots(),
-            vec!["/srv/restore".to_owned()]
-        );
-        let share = url_of(&store, "share");
-        assert_eq!(
-            share.service,
-            Service::Webdav {
-                endpoint: "https://dav.example:8443".to_owned(),
-                ca_file: Some("/etc/kaiport/dav-ca.pem".to_owned()),
-            }
-        );
-        assert_eq!(
-            (share.root.as_str(), share.user.as_deref()),
-            ("team", Some("ann"))
-        );
-        assert_eq!(
-            url_of(&store, "blobs").service,
-            Service::Azure {
-                container: "logs".to_owned(),
-                account: Some("acct".to_owned()),
-                endpoint: Some("http://127.0.0.1:10000/acct".to_owned()),
-                sas: true,
-            }
-        );
-        assert_eq!(
-            url_of(&store, "mirror").service,
-            Service::Ftp {
-                host: "ftp.example".to_owned(),
-                port: 2121,
-                secure: true,
-                ca_file: Some("/etc/ca.pem".to_owned()),
-            }
-        );
-        let sftp = url_of(&store, "box");
-        assert_eq!(
-            sftp.service,
-            Service::Sftp {
-                host: "::1".to_owned(),
-                port: 22
-            }
-        );
-        assert_eq!(sftp.root, "var/www");
-        assert_eq!(
-            store.get("box").unwrap().kind.identity_files(),
-            vec![
-                std::path::PathBuf::from("/keys/id_ed25519"),
-                std::path::PathBuf::from("/keys/id_rsa")
-            ]
-        );
-        // Keys belong to SFTP: an FTP profile with identity_files is told so.
-        let ftp_keys = load(
-            "[[connection]]\nname = \"f\"\nkind = \"ftp\"\nhost = \"h\"\nidentity_files = [\"/k\"]\n",
-        );
-        assert!(
-            ftp_keys
-                .as_ref()
-                .is_err_and(|error| error.to_string().contains("unknown field `identity_files`")),
-            "{ftp_keys:?}"
-        );
-        // The profile's settings apply to its tabs.
-        assert_eq!(
-            store
-                .get("backups")
-                .unwrap()
-                .connection_settings()
-                .unwrap()
-                .sensitivity,
-            kaiport_protocol::Sensitivity::Confidential
-        );
-        // Saving keeps everything.
-        store.save().unwrap_or_else(|error| panic!("{error}"));
-    }
-
-    #[test]
-    fn round_trip_through_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("connections.toml");
-        std::fs::write(&path, SAMPLE).unwrap();
-        let store = ProfileStore::load(&path).unwrap();
-        store.save().unwrap();
-        assert_eq!(
-            ProfileStore::load(&path).unwrap().profiles(),
-            store.profiles()
-        );
-    }
-
-    fn error_of(text: &str) -> String {
-        let error = load(text).unwrap_err().to_string();
-        assert!(
-            error.contains("connections.toml:"),
-            "names the file: {error}"
-        );
-        error
-    }
-
-    #[test]
-    fn bad_entries_name_file_profile_and_field() {
-        let error = error_of(
-            "[[connection]]\nname = \"b\"\nkind = \"s3\"\nbucket = \"x\"\nregoin = \"eu\"\n",
-        );
-        assert!(
-            error.contains(":5: connection \"b\": unknown field `regoin`"),
-            "{error}"
-        );
-        assert!(error.contains("region"), "lists the right fields: {error}");
-
-        let error = error_of("[[connection]]\nname = \"b\"\nkind = \"s3\"\nregion = \"eu\"\n");
-        assert!(error.contains("connection \"b\""), "{error}");
-        assert!(error.contains("`bucket`"), "{error}");
-
-        let error =
-            error_of("[[connection]]\nname = \"d\"\nkind = \"webdav\"\nhost = \"h\"\nport = 0\n");
-        assert!(
-            error.contains(":5: connection \"d\": `port` must be"),
-            "{error}"
-        );
-
-        let error =
-            error_of("[[connection]]\nname = \"f\"\nkind = \"ftp\"\nhost = \"h\"\nport = \"x\"\n");
-        assert!(
-            error.contains(":5: connection \"f\": `port`: invalid type"),
-            "{error}"
-        );
-
-        let error = error_of(
-            "[[connection]]\nname = \"a\"\nkind = \"azblob\"\ncontainer = \"c\"\naccount = \"x\"\nendpoint = \"ftp://nope\"\n",
-        );
-        assert!(
-            error.contains(":6: connection \"a\": `endpoint` \"ftp://nope\" is not an http"),
-            "{error}"
-        );
-
-        let error = error_of("[[connection]]\nname = \"k\"\nkind = \"gopher\"\nhost = \"h\"\n");
-        assert!(error.contains("connection \"k\""), "{error}");
-        assert!(error.contains("gopher"), "{error}");
-
-        let error = error_of(
-            "[[connection]]\nname = \"s\"\nkind = \"s3\"\nbucket = \"b\"\nsecret_key = \"hunter2\"\n",
-        );
-        assert!(
-            error.contains(":5: `secret_key` does not belong"),
-            "{error}"
-        );
-        assert!(!error.contains("hunter2"));
-    }
 
     #[test]
     fn known_fields_match_the_types() {
-        let full = |kind: ProfileKind| {
-            let value = toml::Table::try_from(ConnectionProfile {
-                name: "n".to_owned(),
-                kind,
-                settings: serde_json::Map::new(),
-            })
-            .unwrap();
-            let kind = value["kind"].as_str().unwrap().to_owned();
-            let mut keys: Vec<&str> = value
-                .keys()
-                .map(String::as_str)
-                .filter(|key| !matches!(*key, "name" | "kind"))
-                .collect();
+        fn full(kind: &str, profile: impl Serialize) {
+            let value = toml::Table::try_from(profile).unwrap();
+            let mut keys: Vec<&str> = value.keys().map(String::as_str).collect();
             keys.sort_unstable();
-            let mut known = known_fields(&kind).unwrap().to_vec();
+            let mut known = known_fields(kind).unwrap().to_vec();
             known.sort_unstable();
             assert_eq!(keys, known, "{kind}");
-        };
+        }
         let some = || Some("x".to_owned());
         let roots = vec!["/r".to_owned()];
-        full(ProfileKind::S3(S3Profile {
-            bucket: "b".into(),
-            prefix: "p".into(),
-            endpoint: some(),
-            region: some(),
-            path_style: true,
-            user: some(),
-            local_roots: roots.clone(),
-        }));
-        full(ProfileKind::Webdav(WebdavProfile {
-            host: "h".into(),
-            port: Some(1),
-            path: "p".into(),
-            https: true,
-            ca_file: some(),
-            user: some(),
-            local_roots: roots.clone(),
-        }));
-        full(ProfileKind::Azblob(AzblobProfile {
-            container: "c".into(),
-            prefix: "p".into(),
-            account: some(),
-            endpoint: some(),
-            sas: true,
-            local_roots: roots.clone(),
-        }));
+        full(
+            "s3",
+            S3Profile {
+                bucket: "b".into(),
+                prefix: "p".into(),
+                endpoint: some(),
+                region: some(),
+                path_style: true,
+                user: some(),
+                local_roots: roots.clone(),
+            },
+        );
+        full(
+            "webdav",
+            WebdavProfile {
+                host: "h".into(),
+                port: Some(1),
+                path: "p".into(),
+                https: true,
+                ca_file: some(),
+                user: some(),
+                local_roots: roots.clone(),
+            },
+        );
+        full(
+            "azblob",
+            AzblobProfile {
+                container: "c".into(),
+                prefix: "p".into(),
+                account: some(),
+                endpoint: some(),
+                sas: true,
+                local_roots: roots.clone(),
+            },
+        );
         let server = FileServerProfile {
             host: "h".into(),
             port: Some(1),
@@ -724,14 +502,20 @@ identity_files = ["/keys/id_ed25519", "/keys/id_rsa"]
             identity_files: Vec::new(),
             local_roots: roots,
         };
-        full(ProfileKind::Ftp(server.clone()));
-        full(ProfileKind::Sftp(FileServerProfile {
-            identity_files: vec!["/k".to_owned()],
-            ..server.clone()
-        }));
-        full(ProfileKind::Ftps(FileServerProfile {
-            ca_file: some(),
-            ..server
-        }));
+        full("ftp", server.clone());
+        full(
+            "sftp",
+            FileServerProfile {
+                identity_files: vec!["/k".to_owned()],
+                ..server.clone()
+            },
+        );
+        full(
+            "ftps",
+            FileServerProfile {
+                ca_file: some(),
+                ..server
+            },
+        );
     }
 }

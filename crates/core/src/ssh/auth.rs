@@ -11,8 +11,8 @@ use russh::MethodSet;
 use russh::client::{self, AuthResult, KeyboardInteractiveAuthResponse};
 use russh::keys::{Algorithm, HashAlg, PrivateKey, PrivateKeyWithHashAlg};
 
+use super::handler::ClientHandler;
 use super::keyfile::{self, KeyFileError};
-use super::session::ClientHandler;
 use super::{ConnectInteraction, SshError, SshOptions, SshTarget};
 
 /// How many keyboard-interactive rounds a server may ask before we give up on it.

@@ -7,12 +7,17 @@
 //! offers. Anything that needs a person (an unknown host key, a password, a key passphrase) goes
 //! through the front end's [`ConnectInteraction`].
 //!
+//! Inside, each file uses only those before it: `handler` (the russh handler of one hop: host
+//! keys, end of connection), `auth`, `session` ([`SshSession`]: hops, exec, sftp), `shell`
+//! ([`SshSession::open_shell`]).
+//!
 //! This module must never trust a host key that the user has not confirmed or that `known_hosts`
 //! does not vouch for, never log or store a secret, and never open a connection the caller did not
 //! ask for.
 
 mod auth;
 mod error;
+mod handler;
 mod keyfile;
 mod session;
 mod shell;

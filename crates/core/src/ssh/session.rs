@@ -1,20 +1,17 @@
 //! One authenticated SSH connection (possibly reached through jump hosts) and the channels opened
-//! on it. The russh [`client::Handler`] here checks host keys against known_hosts and reports when
-//! the connection ends.
+//! on it. Each hop runs a [`ClientHandler`] (host keys, end of connection) and is authenticated by
+//! [`super::auth`].
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use russh::client::{self, Msg};
-use russh::keys::{PublicKey, PublicKeyOrCertificate};
-use russh::{ChannelMsg, ChannelStream, Disconnect, Pty};
+use russh::{ChannelMsg, ChannelStream, Disconnect};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::watch;
 
+use super::handler::{ClientHandler, CloseReason, HandshakePhase};
 use super::{ConnectInteraction, ExecOutput, SshError, SshOptions, SshTarget};
-use crate::connect::known_hosts::{self, HostKeyStatus};
-use crate::shell_io::ShellIo;
 
 /// Per-channel flow-control window: large, so bulk SFTP transfers are not throttled by round trips.
 const WINDOW_SIZE: u32 = 16 * 1024 * 1024;
@@ -22,133 +19,6 @@ const WINDOW_SIZE: u32 = 16 * 1024 * 1024;
 const MAX_PACKET_SIZE: u32 = 65535;
 /// The language tag sent with a disconnect message.
 const LANGUAGE_TAG: &str = "en";
-
-/// What the handshake is doing, so the connect timeout can pause while the user is asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum HandshakePhase {
-    Network,
-    AskingUser,
-}
-
-/// Why the connection ended, once it has; shared between the handler and the session.
-type CloseReason = Arc<Mutex<Option<String>>>;
-
-/// The russh handler of one hop: host-key verification and end-of-connection reporting.
-pub(super) struct ClientHandler {
-    host: String,
-    port: u16,
-    known_hosts: PathBuf,
-    interaction: Arc<dyn ConnectInteraction>,
-    /// The precise reason a host key was refused (russh itself only says "unknown key").
-    refusal: Arc<Mutex<Option<SshError>>>,
-    phase: watch::Sender<HandshakePhase>,
-    close_reason: CloseReason,
-    /// Dropped with the handler when russh's session task ends: receivers then see the close.
-    _alive: watch::Sender<()>,
-}
-
-impl ClientHandler {
-    fn endpoint(&self) -> String {
-        format!("{}:{}", self.host, self.port)
-    }
-
-    fn refuse(&self, error: SshError) -> bool {
-        if let Ok(mut slot) = self.refusal.lock() {
-            *slot = Some(error);
-        }
-        false
-    }
-
-    async fn verify(&self, key: &PublicKey) -> bool {
-        let endpoint = self.endpoint();
-        let key_type = known_hosts::key_type_label(key);
-        let fingerprint = known_hosts::fingerprint_sha256(key);
-        let status = match known_hosts::check(&self.known_hosts, &self.host, self.port, key) {
-            Ok(status) => status,
-            Err(source) => return self.refuse(SshError::KnownHosts { endpoint, source }),
-        };
-        match status {
-            HostKeyStatus::Known { .. } => true,
-            HostKeyStatus::Changed { line, key_type } => self.refuse(SshError::HostKeyChanged {
-                endpoint,
-                key_type,
-                fingerprint,
-                known_hosts: self.known_hosts.clone(),
-                line,
-            }),
-            HostKeyStatus::Revoked { line } => self.refuse(SshError::HostKeyRevoked {
-                endpoint,
-                key_type,
-                fingerprint,
-                known_hosts: self.known_hosts.clone(),
-                line,
-            }),
-            HostKeyStatus::Unknown => {
-                self.phase.send_replace(HandshakePhase::AskingUser);
-                let accepted = self
-                    .interaction
-                    .confirm_unknown_host(&self.host, self.port, &key_type, &fingerprint)
-                    .await;
-                self.phase.send_replace(HandshakePhase::Network);
-                if !accepted {
-                    return self.refuse(SshError::HostKeyNotAccepted {
-                        endpoint,
-                        key_type,
-                        fingerprint,
-                        known_hosts: self.known_hosts.clone(),
-                    });
-                }
-                match known_hosts::append(&self.known_hosts, &self.host, self.port, key) {
-                    Ok(()) => {
-                        tracing::info!(host = %endpoint, %fingerprint, "host key trusted and recorded");
-                        true
-                    }
-                    Err(source) => self.refuse(SshError::KnownHosts { endpoint, source }),
-                }
-            }
-        }
-    }
-}
-
-impl client::Handler for ClientHandler {
-    type Error = russh::Error;
-
-    async fn check_server_key(
-        &mut self,
-        server_public_key: &PublicKeyOrCertificate,
-    ) -> Result<bool, Self::Error> {
-        let key = match server_public_key {
-            PublicKeyOrCertificate::PublicKey { key, .. } => key.clone(),
-            // A host certificate is checked like its plain key: kaiport trusts no CA.
-            PublicKeyOrCertificate::Certificate(cert) => PublicKey::from(cert.public_key().clone()),
-        };
-        Ok(self.verify(&key).await)
-    }
-
-    async fn disconnected(
-        &mut self,
-        reason: client::DisconnectReason<Self::Error>,
-    ) -> Result<(), Self::Error> {
-        let text = match reason {
-            client::DisconnectReason::ReceivedDisconnect(info) if info.message.is_empty() => {
-                format!("server disconnected ({:?})", info.reason_code)
-            }
-            client::DisconnectReason::ReceivedDisconnect(info) => {
-                format!("server disconnected: {}", info.message)
-            }
-            client::DisconnectReason::Error(russh::Error::KeepaliveTimeout) => {
-                "the server stopped answering keepalives".to_owned()
-            }
-            client::DisconnectReason::Error(russh::Error::IO(e)) => format!("network error: {e}"),
-            client::DisconnectReason::Error(e) => e.to_string(),
-        };
-        tracing::debug!(host = %self.endpoint(), reason = %text, "ssh connection ended");
-        if let Ok(mut slot) = self.close_reason.lock() {
-            slot.get_or_insert(text);
-        }
-        Ok(())
-    }
-}
 
 /// A live SSH connection. Cheap to clone; all clones share the connection, which ends when
 /// [`SshSession::disconnect`] is called, the server goes away, or the last clone is dropped.
@@ -242,32 +112,6 @@ impl SshSession {
     /// `host:port` of the target (not of the jump hosts).
     pub fn endpoint(&self) -> &str {
         &self.inner.endpoint
-    }
-
-    /// Opens a session channel with a pseudo-terminal of `cols`×`rows` and the user's login
-    /// shell, and returns the pipe to it. A spawned task pumps bytes both ways until the channel
-    /// ends; see [`ShellIo`] for what arrives last.
-    pub async fn open_shell(&self, term: &str, cols: u16, rows: u16) -> Result<ShellIo, SshError> {
-        let channel = self.open_session_channel().await?;
-        channel
-            .request_pty(
-                /* want_reply */ true,
-                term,
-                u32::from(cols),
-                u32::from(rows),
-                /* pix_width */ 0,
-                /* pix_height */ 0,
-                &[(Pty::ECHO, 1)],
-            )
-            .await
-            .map_err(|e| self.channel_error("request a terminal", e))?;
-        channel
-            .request_shell(/* want_reply */ true)
-            .await
-            .map_err(|e| self.channel_error("start a shell", e))?;
-        let (io, ends) = ShellIo::pair();
-        tokio::spawn(super::shell::pump(channel, ends, self.clone()));
-        Ok(io)
     }
 
     /// Runs `command` on a separate exec channel (never the user's terminal) and collects its
@@ -405,7 +249,7 @@ impl SshSession {
         }
     }
 
-    async fn open_session_channel(&self) -> Result<russh::Channel<Msg>, SshError> {
+    pub(super) async fn open_session_channel(&self) -> Result<russh::Channel<Msg>, SshError> {
         self.inner
             .handle
             .channel_open_session()
@@ -413,7 +257,7 @@ impl SshSession {
             .map_err(|e| self.channel_error("open a session channel", e))
     }
 
-    fn channel_error(&self, what: &str, error: russh::Error) -> SshError {
+    pub(super) fn channel_error(&self, what: &str, error: russh::Error) -> SshError {
         match error {
             russh::Error::ChannelOpenFailure(reason) => SshError::Refused {
                 endpoint: self.inner.endpoint.clone(),

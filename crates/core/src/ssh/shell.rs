@@ -1,4 +1,6 @@
-//! The task that pumps one interactive shell channel to and from its [`ShellIo`].
+//! The user's interactive shell on an SSH connection: [`SshSession::open_shell`] and the task
+//! that pumps its channel to and from its [`ShellIo`]. Built on [`super::session`], which knows
+//! nothing of it.
 //!
 //! Reading and writing run as two tasks so a large paste waiting for window space never stops
 //! output from being read. The reader owns the outcome: it keeps reading after `exit-status`
@@ -15,18 +17,46 @@
 use std::time::Duration;
 
 use russh::client::Msg;
-use russh::{Channel, ChannelMsg, ChannelWriteHalf};
+use russh::{Channel, ChannelMsg, ChannelWriteHalf, Pty};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::SshSession;
-use crate::shell_io::{ShellClosed, ShellInput, ShellOutput, TransportEnds};
+use super::{SshError, SshSession};
+use crate::shell_io::{ShellClosed, ShellInput, ShellIo, ShellOutput, TransportEnds};
 
 /// How long buffered output is still read after the connection is known to be gone, or after
 /// kaiport closed the channel.
 const DRAIN_AFTER_LOSS: Duration = Duration::from_millis(100);
 
-pub(super) async fn pump(channel: Channel<Msg>, ends: TransportEnds, session: SshSession) {
+impl SshSession {
+    /// Opens a session channel with a pseudo-terminal of `cols`×`rows` and the user's login
+    /// shell, and returns the pipe to it. A spawned task pumps bytes both ways until the channel
+    /// ends; see [`ShellIo`] for what arrives last.
+    pub async fn open_shell(&self, term: &str, cols: u16, rows: u16) -> Result<ShellIo, SshError> {
+        let channel = self.open_session_channel().await?;
+        channel
+            .request_pty(
+                /* want_reply */ true,
+                term,
+                u32::from(cols),
+                u32::from(rows),
+                /* pix_width */ 0,
+                /* pix_height */ 0,
+                &[(Pty::ECHO, 1)],
+            )
+            .await
+            .map_err(|e| self.channel_error("request a terminal", e))?;
+        channel
+            .request_shell(/* want_reply */ true)
+            .await
+            .map_err(|e| self.channel_error("start a shell", e))?;
+        let (io, ends) = ShellIo::pair();
+        tokio::spawn(pump(channel, ends, self.clone()));
+        Ok(io)
+    }
+}
+
+async fn pump(channel: Channel<Msg>, ends: TransportEnds, session: SshSession) {
     let TransportEnds { input, output } = ends;
     let (mut reader, writer) = channel.split();
     let stop_writer = CancellationToken::new();

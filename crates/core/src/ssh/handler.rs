@@ -1,0 +1,143 @@
+//! The russh [`client::Handler`] of one hop: it checks the server's host key against
+//! known_hosts (asking the user about an unknown one) and records why the connection ended.
+//! [`super::session`] builds one per hop; [`super::auth`] authenticates over its handle.
+//!
+//! It must never accept a host key that known_hosts does not vouch for and the user did not
+//! confirm.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use russh::client;
+use russh::keys::{PublicKey, PublicKeyOrCertificate};
+use tokio::sync::watch;
+
+use super::{ConnectInteraction, SshError};
+use crate::connect::known_hosts::{self, HostKeyStatus};
+
+/// What the handshake is doing, so the connect timeout can pause while the user is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum HandshakePhase {
+    Network,
+    AskingUser,
+}
+
+/// Why the connection ended, once it has; shared between the handler and the session.
+pub(super) type CloseReason = Arc<Mutex<Option<String>>>;
+
+/// The russh handler of one hop: host-key verification and end-of-connection reporting.
+pub(super) struct ClientHandler {
+    pub(super) host: String,
+    pub(super) port: u16,
+    pub(super) known_hosts: PathBuf,
+    pub(super) interaction: Arc<dyn ConnectInteraction>,
+    /// The precise reason a host key was refused (russh itself only says "unknown key").
+    pub(super) refusal: Arc<Mutex<Option<SshError>>>,
+    pub(super) phase: watch::Sender<HandshakePhase>,
+    pub(super) close_reason: CloseReason,
+    /// Dropped with the handler when russh's session task ends: receivers then see the close.
+    pub(super) _alive: watch::Sender<()>,
+}
+
+impl ClientHandler {
+    fn endpoint(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+
+    fn refuse(&self, error: SshError) -> bool {
+        if let Ok(mut slot) = self.refusal.lock() {
+            *slot = Some(error);
+        }
+        false
+    }
+
+    async fn verify(&self, key: &PublicKey) -> bool {
+        let endpoint = self.endpoint();
+        let key_type = known_hosts::key_type_label(key);
+        let fingerprint = known_hosts::fingerprint_sha256(key);
+        let status = match known_hosts::check(&self.known_hosts, &self.host, self.port, key) {
+            Ok(status) => status,
+            Err(source) => return self.refuse(SshError::KnownHosts { endpoint, source }),
+        };
+        match status {
+            HostKeyStatus::Known { .. } => true,
+            HostKeyStatus::Changed { line, key_type } => self.refuse(SshError::HostKeyChanged {
+                endpoint,
+                key_type,
+                fingerprint,
+                known_hosts: self.known_hosts.clone(),
+                line,
+            }),
+            HostKeyStatus::Revoked { line } => self.refuse(SshError::HostKeyRevoked {
+                endpoint,
+                key_type,
+                fingerprint,
+                known_hosts: self.known_hosts.clone(),
+                line,
+            }),
+            HostKeyStatus::Unknown => {
+                self.phase.send_replace(HandshakePhase::AskingUser);
+                let accepted = self
+                    .interaction
+                    .confirm_unknown_host(&self.host, self.port, &key_type, &fingerprint)
+                    .await;
+                self.phase.send_replace(HandshakePhase::Network);
+                if !accepted {
+                    return self.refuse(SshError::HostKeyNotAccepted {
+                        endpoint,
+                        key_type,
+                        fingerprint,
+                        known_hosts: self.known_hosts.clone(),
+                    });
+                }
+                match known_hosts::append(&self.known_hosts, &self.host, self.port, key) {
+                    Ok(()) => {
+                        tracing::info!(host = %endpoint, %fingerprint, "host key trusted and recorded");
+                        true
+                    }
+                    Err(source) => self.refuse(SshError::KnownHosts { endpoint, source }),
+                }
+            }
+        }
+    }
+}
+
+impl client::Handler for ClientHandler {
+    type Error = russh::Error;
+
+    async fn check_server_key(
+        &mut self,
+        server_public_key: &PublicKeyOrCertificate,
+    ) -> Result<bool, Self::Error> {
+        let key = match server_public_key {
+            PublicKeyOrCertificate::PublicKey { key, .. } => key.clone(),
+            // A host certificate is checked like its plain key: kaiport trusts no CA.
+            PublicKeyOrCertificate::Certificate(cert) => PublicKey::from(cert.public_key().clone()),
+        };
+        Ok(self.verify(&key).await)
+    }
+
+    async fn disconnected(
+        &mut self,
+        reason: client::DisconnectReason<Self::Error>,
+    ) -> Result<(), Self::Error> {
+        let text = match reason {
+            client::DisconnectReason::ReceivedDisconnect(info) if info.message.is_empty() => {
+                format!("server disconnected ({:?})", info.reason_code)
+            }
+            client::DisconnectReason::ReceivedDisconnect(info) => {
+                format!("server disconnected: {}", info.message)
+            }
+            client::DisconnectReason::Error(russh::Error::KeepaliveTimeout) => {
+                "the server stopped answering keepalives".to_owned()
+            }
+            client::DisconnectReason::Error(russh::Error::IO(e)) => format!("network error: {e}"),
+            client::DisconnectReason::Error(e) => e.to_string(),
+        };
+        tracing::debug!(host = %self.endpoint(), reason = %text, "ssh connection ended");
+        if let Ok(mut slot) = self.close_reason.lock() {
+            slot.get_or_insert(text);
+        }
+        Ok(())
+    }
+}
