@@ -29,8 +29,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::destination::{DestinationError, parse_ssh_target};
-// Re-exported where it used to live: the engine names it by this path.
-pub use super::paths::expand_tilde;
+use super::paths::expand_tilde;
 use super::storage_profiles::{
     AzblobProfile, FieldProblem, FileServerProfile, S3Profile, StorageProfile, WebdavProfile,
     locate_type_error, unknown_field,

@@ -241,7 +241,7 @@ impl Inner {
                         local_roots
                             .iter()
                             .map(|root| {
-                                crate::connect::profiles::expand_tilde(root)
+                                crate::connect::paths::expand_tilde(root)
                                     .display()
                                     .to_string()
                             })
