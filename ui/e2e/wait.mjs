@@ -45,7 +45,8 @@ export function processesOf(home) {
   const found = [];
   for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     try {
-      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`KAIPORT_HOME=${home}`)) found.push(Number(pid));
+      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`KAIPORT_HOME=${home}`))
+        found.push(Number(pid));
     } catch {
       // Gone meanwhile, or not ours to read.
     }

@@ -1,14 +1,7 @@
 // The screen's state as a pure function of what happened: engine events in, a new state out.
 // No DOM and no Svelte here, so Vitest checks it directly; `app.svelte.ts` holds it in a rune.
 
-import type {
-  ConnectionState,
-  Event,
-  Prompt,
-  TabKind,
-  TabTarget,
-  ToolName,
-} from "../protocol";
+import type { ConnectionState, Event, Prompt, TabKind, TabTarget, ToolName } from "../protocol";
 import type { PromptId, TabId } from "../ids";
 import type { LinkStatus } from "../transport/transport";
 
@@ -70,12 +63,7 @@ export function initialState(): AppState {
 }
 
 /** The user opened a tab: it shows at once, connecting, before the engine answers. */
-export function tabOpening(
-  state: AppState,
-  tab: TabId,
-  target: TabTarget,
-  title: string,
-): AppState {
+export function tabOpening(state: AppState, tab: TabId, target: TabTarget, title: string): AppState {
   const view: TabView = {
     id: tab,
     kind: target.kind === "storage" ? "storage" : "terminal",

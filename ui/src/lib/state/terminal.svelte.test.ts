@@ -140,7 +140,13 @@ class FakeScreen implements Screen {
     if (!this.plain) {
       return null;
     }
-    return { data: `[snapshot of ${this.text()}]`, cols: this.cols, rows: this.rows, fontSize: this.fontSize, scrolledUp: 3 };
+    return {
+      data: `[snapshot of ${this.text()}]`,
+      cols: this.cols,
+      rows: this.rows,
+      fontSize: this.fontSize,
+      scrolledUp: 3,
+    };
   }
   selectWordAt(x: number, y: number): boolean {
     const word = this.words[`${x},${y}`];
