@@ -221,7 +221,11 @@ async function floodInPlainBrowser(url, file, mark) {
       const call = waiting.get(message.id);
       if (call) {
         waiting.delete(message.id);
-        message.error ? call.reject(new Error(message.error.message)) : call.resolve(message.result);
+        if (message.error) {
+          call.reject(new Error(message.error.message));
+        } else {
+          call.resolve(message.result);
+        }
       }
     });
     const send = (method, params = {}) =>
@@ -379,11 +383,12 @@ async function main() {
         `${(size.gzip / 1024).toFixed(1)} KiB gzip (goal ≤ 400 KB)`,
     );
     const load = only === "" || only === "load" ? await firstLoad(browser, served) : null;
-    load &&
+    if (load !== null) {
       console.log(
         `first load (${LOADS} fresh contexts, from the first request): app mounted median ${ms(percentile(load.mounted, 50))}, ` +
           `engine ready median ${ms(percentile(load.ready, 50))}, worst ${ms(Math.max(...load.ready))} (goal ≤ 500 ms)`,
       );
+    }
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
     // Where a flood's time goes: when its bytes reach the page, apart from when they are drawn.

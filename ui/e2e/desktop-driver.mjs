@@ -3,7 +3,7 @@
 // started here is stopped by its PID.
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -59,7 +59,7 @@ export async function startXvfb() {
       await until("Xvfb", () => existsSync(`/tmp/.X11-unix/X${display}`), 10_000);
     } catch (error) {
       await stop(xvfb.child);
-      throw new Error(`${error.message}\n${xvfb.output()}`);
+      throw new Error(`${error.message}\n${xvfb.output()}`, { cause: error });
     }
     return { child: xvfb.child, display: `:${display}` };
   }

@@ -193,6 +193,7 @@ export function viewTests(test, h) {
           // The lines, as text: no escape characters, no markup from the log.
           const lines = card.getByRole("log", { name: "Log, oldest first" });
           const text = (await lines.textContent()) ?? "";
+          // eslint-disable-next-line no-control-regex -- control characters are what it looks for
           if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(text)) {
             throw new Error(`a control character in the shown log: ${JSON.stringify(text)}`);
           }

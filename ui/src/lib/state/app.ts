@@ -228,12 +228,10 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "turn_finished":
     case "context_usage":
     case "models":
-    // The "Pilot settings" dialog's answers: pilot-setup.ts.
-    case "model_settings_saved":
+    case "model_settings_saved": // the "Pilot settings" dialog's answers: pilot-setup.ts
     case "model_tested":
     case "provider_models":
-    // Saved connections, the ssh config import and the audit log: library.ts.
-    case "saved_connections":
+    case "saved_connections": // saved connections, the ssh config import and the audit log: library.ts
     case "ssh_config_hosts":
     case "audit_log":
     case "audit_recorded":

@@ -77,11 +77,14 @@ export class StorageDesk {
   private readonly send: (op: Op) => void;
   /** Secrets typed into the "New connection" form, by tab, until the engine asks for them
    * (a password prompt of that tab) or the tab connects or fails. Never shown or stored. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- never shown
   private readonly secrets = new Map<TabId, string>();
   /** What each call of a storage tab was asked to do (Pilot's too), to know what a finished
    * call changed. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
   private readonly requested = new Map<CallId, unknown>();
   /** Targets of storage tabs opened here, for where the local pane starts. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
   private readonly targets = new Map<TabId, TabTarget>();
 
   constructor(send: (op: Op) => void) {

@@ -927,8 +927,7 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "turn_finished":
     case "context_usage":
     case "models":
-    // The "Pilot settings" dialog's answers: pilot-setup.ts.
-    case "model_settings_saved":
+    case "model_settings_saved": // the "Pilot settings" dialog's answers: pilot-setup.ts
     case "model_tested":
     case "provider_models":
     case "saved_connections":
