@@ -4,7 +4,7 @@
 //   interactive local terminal tab (its shell prompt drawn), with the page's own marks between;
 // - memory: PSS of the whole process tree (the app, WebKit's web and network processes, and any
 //   other child) with one idle SSH tab, and with 10 SSH tabs that each printed 10,000 lines:
-//   just after, and once the hidden ones are asleep (TerminalView).
+//   just after, and once the hidden ones are asleep (lib/state/terminal.svelte.ts).
 //
 //   node e2e/desktop-bench.mjs   (KAIPORT_APP_BIN=target/release/kaiport-app for the release build;
 //                                 the sshd fixture: cargo build -p kaiport-tests --bins)
@@ -195,7 +195,7 @@ async function memoryRun(fixture, count, lines) {
       measured = treePss();
       await driver.screenshot(`bench-${count}-ssh-tabs.png`);
       if (lines > 0) {
-        // The hidden tabs go to sleep after their quiet time (TerminalView's SLEEP_AFTER_MS,
+        // The hidden tabs go to sleep after their quiet time (SLEEP_AFTER_MS, lib/state/terminal.ts,
         // 30 s); then JavaScriptCore collects their xterm.js buffers in its own time.
         await until(
           "the hidden terminals asleep",
