@@ -134,6 +134,26 @@ function armPage(tab, pattern, above) {
   });
 }
 
+/** In the page: the last line of `tab`'s terminal with something on it (where the cursor is), or,
+ * with `shown`, whether the rows on screen hold nothing but one line and it ends with `pattern`. */
+function lastLine(tab, pattern, shown = false) {
+  const text = window.kaiport.terminalText(tab) ?? "";
+  const rows = shown ? window.kaiport.terminalSize(tab).rows : Infinity;
+  const lines = text
+    .split("\n")
+    .slice(-rows)
+    .filter((line) => line.trim() !== "");
+  return (!shown || lines.length === 1) && new RegExp(`${pattern}$`).test((lines.at(-1) ?? "").trimEnd());
+}
+
+/** `lastLine` in a page driven by Playwright. */
+function shows(page, tab, pattern, shown = false) {
+  return page.evaluate(
+    ({ tab, pattern, shown, lastLine }) => new Function(`return (${lastLine})`)()(tab, pattern, shown),
+    { tab, pattern, shown, lastLine: lastLine.toString() },
+  );
+}
+
 /** Keys typed in the page, each echoed and timed; `randomPhase` pauses 0–17 ms before each. */
 async function keystrokes(page, count, randomPhase) {
   const tab = await activeTab(page);
@@ -144,7 +164,7 @@ async function keystrokes(page, count, randomPhase) {
       // Keep the line short: clear it (Ctrl-U) before it wraps.
       await page.keyboard.press("Control+KeyU");
       line = "";
-      await page.waitForTimeout(50);
+      await until("the line cleared", () => shows(page, tab, "[$#]"));
     }
     const key = String.fromCharCode(97 + (i % 26));
     line += key;
@@ -256,7 +276,11 @@ async function floodInPlainBrowser(url, file, mark) {
     const times = [];
     for (let i = 0; i < FLOOD_RUNS; i++) {
       await send("Input.insertText", { text: `cat ${file}` });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await until("the command typed", () =>
+        evaluate(
+          `(${lastLine.toString()})(${JSON.stringify(tab)}, ${JSON.stringify(`cat ${file}`.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))})`,
+        ),
+      );
       await evaluate(`(${armPage.toString()})(${JSON.stringify(tab)}, ${JSON.stringify(mark)}, true)`);
       await key("keyDown", { ...enter, text: "\r" });
       await key("keyUp", enter);
@@ -264,7 +288,9 @@ async function floodInPlainBrowser(url, file, mark) {
       await send("Input.insertText", { text: "clear" });
       await key("keyDown", { ...enter, text: "\r" });
       await key("keyUp", enter);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await until("the screen cleared", () =>
+        evaluate(`(${lastLine.toString()})(${JSON.stringify(tab)}, "[$#]", true)`),
+      );
     }
     socket.close();
     return times;
@@ -313,7 +339,7 @@ async function floodInPage(page, file, mark) {
     if (process.env.BENCH_DEBUG) console.log(JSON.stringify(after));
     await page.keyboard.type("clear");
     await page.keyboard.press("Enter");
-    await page.waitForTimeout(300);
+    await until("the screen cleared", () => shows(page, tab, "[$#]", true));
   }
   return { times, arrived };
 }

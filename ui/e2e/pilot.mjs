@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { removeHome } from "./wait.mjs";
+import { animationFrames, removeHome } from "./wait.mjs";
 
 const KEY_VAR = "KAIPORT_E2E_MODEL_KEY";
 const KEY = "e2e-model-key-not-a-real-one";
@@ -578,7 +578,17 @@ export function pilotTests(test, h) {
         await page.keyboard.press("Enter");
         await panel(page).getByText("safe").waitFor();
         await turnDone(page);
-        await page.waitForTimeout(300);
+        // Markup that ran script would have by the time it settled: no script or handler is
+        // left in the panel, and every image there has loaded or failed (an <img>'s onerror
+        // runs when its load fails).
+        if ((await panel(page).locator("script, [onerror], [onload]").count()) !== 0) {
+          throw new Error("model text left a script or an event handler in the page");
+        }
+        await until("the panel's images settled", () =>
+          panel(page)
+            .locator("img")
+            .evaluateAll((images) => images.every((image) => image.complete)),
+        );
         if (await page.evaluate(() => window.pwned !== undefined)) {
           throw new Error("model text ran script in the page");
         }
@@ -587,7 +597,8 @@ export function pilotTests(test, h) {
         await page.getByRole("button", { name: "Show Pilot" }).waitFor();
         // The terminal takes the room and still shows what it printed.
         await until("the terminal wider", async () => (await page.locator(".xterm-screen").boundingBox()).width > 900);
-        await page.waitForTimeout(500);
+        // Fitted to the room: its rows are drawn at the new width in the frames that follow.
+        await animationFrames(page, 2);
         await page.screenshot({ path: join(OUTPUT, "pilot-hidden.png") });
         await page.keyboard.press("Control+Shift+P");
         await panel(page).getByText("safe").waitFor();

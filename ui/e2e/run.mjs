@@ -17,7 +17,7 @@ import { register as registerConnections } from "./connections.mjs";
 import { storageTests } from "./storage.mjs";
 import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
-import { freePort as closedPort, removeHome, until as waitUntil } from "./wait.mjs";
+import { armFrame, freePort as closedPort, removeHome, roundTrip, until as waitUntil, watchLinks } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -102,9 +102,11 @@ async function closeAllTabs(page) {
   const close = page.getByRole("button", { name: /^Close tab / });
   // On a phone the tabs are closed in the tab switcher.
   const switcher = page.getByRole("button", { name: /^Tabs: (?!none open)/ });
+  let closed = 0;
   for (;;) {
     if ((await close.count()) > 0) {
       await close.first().click();
+      closed++;
     } else if (await switcher.isVisible()) {
       await switcher.click();
       await page.getByRole("dialog", { name: "Open tabs" }).waitFor();
@@ -112,8 +114,10 @@ async function closeAllTabs(page) {
       break;
     }
   }
-  // Let the close ops leave before the test closes the page.
-  await page.waitForTimeout(300);
+  // The close ops are handled before the test closes the page.
+  if (closed > 0) {
+    await roundTrip(page, TIMEOUT);
+  }
 }
 
 const tests = [];
@@ -194,11 +198,12 @@ test("a hidden terminal sleeps as a snapshot and wakes as it was, with what it p
     "for i in $(seq 1 3000); do printf '\\033[3%dmline %d\\033[0m\\n' $((i % 7 + 1)) $i; done; echo printed-$((1000*3))",
     "printed-3000",
   );
-  // A line the tab prints while it sleeps.
-  await page.keyboard.type("sleep 4; echo meanwhile-$((6*7))");
+  // A line the tab prints while it sleeps: once the other tab has made the file it waits for.
+  const go = join(served.home, "print-meanwhile");
+  await page.keyboard.type(`until [ -e ${go} ]; do sleep 0.1; done; echo meanwhile-$((6*7))`);
   await page.keyboard.press("Enter");
   await until("the command echoed", async () =>
-    ((await terminalText(page, first)) ?? "").includes("sleep 4; echo meanwhile"),
+    ((await terminalText(page, first)) ?? "").includes("echo meanwhile-$((6*7))"),
   );
   await newLocal.click();
   await until("the second tab shown", async () => (await activeTab(page)) !== first);
@@ -213,8 +218,13 @@ test("a hidden terminal sleeps as a snapshot and wakes as it was, with what it p
   if ((await page.locator(`#tab-panel-${first} .xterm`).count()) !== 0) {
     throw new Error("a sleeping terminal's xterm.js is still in the page");
   }
-  await runInTerminal(page, "echo other-$((2+3))", "other-5");
-  await page.waitForTimeout(4500);
+  const meanwhile = await armFrame(page, "meanwhile-42", TIMEOUT);
+  await runInTerminal(page, `touch ${go}; echo other-$((2+3))`, "other-5");
+  // The line has reached the page, and the page has handed it to the sleeping terminal.
+  await meanwhile();
+  if ((await terminalText(page, first)) !== null) {
+    throw new Error("the terminal woke before it was shown");
+  }
   await page.getByRole("tab", { name: /local/ }).first().click();
   await until("the first tab shown", async () => (await activeTab(page)) === first);
   await until("what it printed while asleep", async () =>
@@ -605,6 +615,7 @@ async function main() {
         colorScheme: "light",
         ...contextOptions,
       });
+      await watchLinks(context);
       const page = await context.newPage();
       page.setDefaultTimeout(TIMEOUT);
       if (process.env.E2E_DEBUG)
