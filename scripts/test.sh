@@ -101,8 +101,9 @@ install_all() {
     bash scripts/install-storage-test-deps.sh
 }
 
+# svelte-check, Vitest, then ESLint and Prettier's check of the UI tree.
 ui_checks() {
-    (cd ui && npm run check && npm test)
+    (cd ui && npm run check && npm test && npm run lint && npm run format:check)
 }
 
 # The phone's `kaiport` (no edit_file, show_view, plan, local terminal) for the phone and tablet

@@ -71,7 +71,10 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
         new Promise((resolve, reject) => {
           const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/ws`);
           const finished = {};
-          const timer = setTimeout(() => reject(new Error(`no tool_finished in time: ${JSON.stringify(finished)}`)), timeout);
+          const timer = setTimeout(
+            () => reject(new Error(`no tool_finished in time: ${JSON.stringify(finished)}`)),
+            timeout,
+          );
           ws.onopen = () => {
             for (const c of calls) ws.send(JSON.stringify({ type: "run_tool", tab, ...c }));
           };
@@ -97,16 +100,32 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     );
   }
 
-  test("a connection saved through the form opens from the sidebar, and its settings are edited", async ({ page, served, sshd, home }) => {
+  test("a connection saved through the form opens from the sidebar, and its settings are edited", async ({
+    page,
+    served,
+    sshd,
+    home,
+  }) => {
     await page.goto(served.url);
-    const form = await fillNewConnection(page, { host: "127.0.0.1", port: sshd.port, user: sshd.user, key: sshd.key, name: "e2e-saved" });
+    const form = await fillNewConnection(page, {
+      host: "127.0.0.1",
+      port: sshd.port,
+      user: sshd.user,
+      key: sshd.key,
+      name: "e2e-saved",
+    });
     await form.getByRole("button", { name: "Save" }).click();
     await form.waitFor({ state: "hidden" });
     const sidebar = page.getByRole("navigation", { name: "Connections" });
     const open = sidebar.getByRole("button", { name: "Open e2e-saved (SSH)" });
     await open.waitFor();
     // Saving again under the same name says so and keeps the dialog open.
-    const again = await fillNewConnection(page, { host: "127.0.0.1", port: sshd.port, user: sshd.user, name: "e2e-saved" });
+    const again = await fillNewConnection(page, {
+      host: "127.0.0.1",
+      port: sshd.port,
+      user: sshd.user,
+      name: "e2e-saved",
+    });
     await again.getByRole("button", { name: "Save" }).click();
     await again.getByRole("alert").filter({ hasText: "exists already" }).waitFor();
     await again.getByRole("button", { name: "Cancel" }).click();
@@ -114,7 +133,9 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     await open.focus();
     await page.keyboard.press("Enter");
     await page.getByRole("tab", { name: /e2e-saved/, selected: true }).waitFor();
-    await trustUntil(page, "the saved connection's shell", async () => /[$#] ?$/m.test((await page.evaluate((id) => window.kaiport.terminalText(id), await activeTab(page))) ?? ""));
+    await trustUntil(page, "the saved connection's shell", async () =>
+      /[$#] ?$/m.test((await page.evaluate((id) => window.kaiport.terminalText(id), await activeTab(page))) ?? ""),
+    );
     await runInTerminal(page, "echo saved-$((6*7))", "saved-42");
     await page.screenshot({ path: join(OUTPUT, "saved-connection-open.png") });
 
@@ -134,7 +155,10 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       throw new Error(`the open tab did not get the new settings: ${JSON.stringify(refused)}`);
     }
     const file = readFileSync(join(home, "connections.toml"), "utf8");
-    if (!/forbidden_commands = \[\s*"shutdown",\s*"rm",?\s*\]/.test(file) || !file.includes('sensitivity = "confidential"')) {
+    if (
+      !/forbidden_commands = \[\s*"shutdown",\s*"rm",?\s*\]/.test(file) ||
+      !file.includes('sensitivity = "confidential"')
+    ) {
       throw new Error(`the settings are not in the profile:\n${file}`);
     }
     await sidebar.getByRole("button", { name: "Connection settings for e2e-saved" }).click();
@@ -154,7 +178,9 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     await settings.getByRole("button", { name: "Save settings" }).click();
     await settings.waitFor({ state: "hidden" });
     if (!/allowed_commands = \["df"\]/.test(readFileSync(join(home, "connections.toml"), "utf8"))) {
-      throw new Error(`the tab's settings were not saved for its connection:\n${readFileSync(join(home, "connections.toml"), "utf8")}`);
+      throw new Error(
+        `the tab's settings were not saved for its connection:\n${readFileSync(join(home, "connections.toml"), "utf8")}`,
+      );
     }
 
     // Edited: renamed, with its settings kept.
@@ -220,7 +246,9 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       throw new Error("a host that was not chosen was imported");
     }
     await page.getByRole("tab", { name: /e2e-imp1/, selected: true }).waitFor();
-    await trustUntil(page, "the imported connection's shell", async () => /[$#] ?$/m.test((await page.evaluate((id) => window.kaiport.terminalText(id), await activeTab(page))) ?? ""));
+    await trustUntil(page, "the imported connection's shell", async () =>
+      /[$#] ?$/m.test((await page.evaluate((id) => window.kaiport.terminalText(id), await activeTab(page))) ?? ""),
+    );
     await runInTerminal(page, "echo imported-$((2*21))", "imported-42");
     // Imported once: the dialog now shows it as saved already.
     await sidebar.getByRole("button", { name: "Import from ~/.ssh/config" }).click();
@@ -252,7 +280,11 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       {
         type: "save_connection",
         name: "e2e-s3",
-        target: { kind: "storage", url: "s3://backups/db?endpoint=http%3A%2F%2F127.0.0.1%3A9000&path_style=true", user: "AKIDEXAMPLE" },
+        target: {
+          kind: "storage",
+          url: "s3://backups/db?endpoint=http%3A%2F%2F127.0.0.1%3A9000&path_style=true",
+          user: "AKIDEXAMPLE",
+        },
       },
     );
     const s3 = sidebar.getByRole("button", { name: "Open e2e-s3 (S3)" });
@@ -284,7 +316,10 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       const sidebar = page.getByRole("navigation", { name: "Connections" });
       await sidebar.getByRole("button", { name: "Open e2e-many-8 (SSH)" }).waitFor();
       await sidebar.getByRole("searchbox", { name: "Filter saved connections" }).fill("10.0.0.4");
-      await until("one saved connection shown", async () => (await sidebar.getByRole("button", { name: /^Open e2e-many-/ }).count()) === 1);
+      await until(
+        "one saved connection shown",
+        async () => (await sidebar.getByRole("button", { name: /^Open e2e-many-/ }).count()) === 1,
+      );
       await sidebar.getByRole("button", { name: "Open e2e-many-3 (SSH)" }).waitFor();
       await page.screenshot({ path: join(OUTPUT, "saved-connections-filtered.png") });
     } finally {
@@ -292,90 +327,111 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     }
   });
 
-  test("on a phone the saved connections are in the connections drawer, 44 px high", async ({ page, served, home }) => {
-    const file = join(home, "connections.toml");
-    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
-    writeFileSync(file, '[[connection]]\nname = "e2e-phone"\nkind = "ssh"\nhost = "10.0.0.9"\nuser = "ops"\n');
-    try {
+  test(
+    "on a phone the saved connections are in the connections drawer, 44 px high",
+    async ({ page, served, home }) => {
+      const file = join(home, "connections.toml");
+      const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+      writeFileSync(file, '[[connection]]\nname = "e2e-phone"\nkind = "ssh"\nhost = "10.0.0.9"\nuser = "ops"\n');
+      try {
+        await page.goto(served.url);
+        await page.getByRole("button", { name: "Connections" }).click();
+        const open = page.getByRole("button", { name: "Open e2e-phone (SSH)" });
+        await open.waitFor();
+        for (const control of [open, page.getByRole("button", { name: "Connection settings for e2e-phone" })]) {
+          const box = await control.boundingBox();
+          if (box === null || box.height < 44 || box.width < 44) {
+            throw new Error(`a touch target is too small: ${JSON.stringify(box)}`);
+          }
+        }
+        await open.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: join(OUTPUT, "phone-saved-connections.png") });
+      } finally {
+        writeFileSync(file, before);
+      }
+    },
+    { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true },
+  );
+
+  test(
+    "Connection settings of a tab: bad values are named, a forbidden command is applied, and the audit log lists the calls",
+    async ({ page, served }) => {
       await page.goto(served.url);
-      await page.getByRole("button", { name: "Connections" }).click();
-      const open = page.getByRole("button", { name: "Open e2e-phone (SSH)" });
-      await open.waitFor();
-      for (const control of [open, page.getByRole("button", { name: "Connection settings for e2e-phone" })]) {
-        const box = await control.boundingBox();
-        if (box === null || box.height < 44 || box.width < 44) {
-          throw new Error(`a touch target is too small: ${JSON.stringify(box)}`);
+      await page
+        .getByRole("navigation", { name: "Connections" })
+        .getByRole("button", { name: "New local terminal" })
+        .click();
+      await runInTerminal(page, "echo ready", "ready");
+      const tab = await activeTab(page);
+      await page.getByRole("button", { name: "Connection settings" }).click();
+      const settings = page.getByRole("dialog", { name: "Connection settings" });
+      await settings.getByLabel("Forbidden commands").fill("rm");
+      await settings.getByLabel("Allowed commands").fill("echo");
+      await settings.getByLabel("Command timeout (s)").fill("0");
+      await settings.getByRole("button", { name: "Save settings" }).click();
+      await settings.getByText("Command timeout (s) must be a whole number from 1 to 600.").waitFor();
+      if ((await settings.getByLabel("Command timeout (s)").getAttribute("aria-invalid")) !== "true") {
+        throw new Error("the bad field is not marked invalid");
+      }
+      await page.screenshot({ path: join(OUTPUT, "settings-invalid.png") });
+      await settings.getByLabel("Command timeout (s)").fill("30");
+      await settings.getByRole("button", { name: "Save settings" }).click();
+      await settings.waitFor({ state: "hidden" });
+
+      const finished = await runTools(page, tab, [
+        { call: "e2e-echo", tool: "run_command", args: { command: "echo audited-$((40+2))" } },
+        { call: "e2e-rm", tool: "run_command", args: { command: "rm -rf /tmp/kaiport-e2e-nothing-here" } },
+      ]);
+      if (finished["e2e-echo"].verdict !== "allow" || finished["e2e-echo"].decided_by !== "rule") {
+        throw new Error(`echo was not allowed by the rule: ${JSON.stringify(finished["e2e-echo"])}`);
+      }
+      if (finished["e2e-rm"].outcome.status !== "denied" || finished["e2e-rm"].verdict !== "deny") {
+        throw new Error(`rm was not refused: ${JSON.stringify(finished["e2e-rm"])}`);
+      }
+
+      await page.getByRole("button", { name: "Audit log" }).click();
+      const audit = page.getByRole("dialog", { name: "Audit log" });
+      const rows = audit.getByRole("row");
+      const echoRow = rows.filter({ hasText: "echo audited-$((40+2))" });
+      const rmRow = rows.filter({ hasText: "rm -rf /tmp/kaiport-e2e-nothing-here" });
+      await echoRow.waitFor();
+      for (const [row, words] of [
+        [echoRow, ["run_command", "allowed", "rule", "ok"]],
+        [rmRow, ["run_command", "denied", "rule", "denied"]],
+      ]) {
+        const text = await row.textContent();
+        if (!words.every((word) => text.includes(word))) {
+          throw new Error(`the row lacks ${words}: ${text}`);
         }
       }
-      await open.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: join(OUTPUT, "phone-saved-connections.png") });
-    } finally {
-      writeFileSync(file, before);
-    }
-  }, { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
+      // A call that ends while the view is open shows up in it.
+      await runTools(page, tab, [{ call: "e2e-live", tool: "read_screen", args: { wait_seconds: 0 } }]);
+      await rows.filter({ hasText: "read_screen" }).first().waitFor();
+      await page.screenshot({ path: join(OUTPUT, "audit-log.png") });
+      const bodyRows = audit.locator("tbody tr");
+      const allSay = async (word) => (await bodyRows.allTextContents()).every((text) => text.includes(word));
+      await audit.getByLabel("Decision").selectOption("denied");
+      await until(
+        "only denied rows",
+        async () => (await rmRow.count()) === 1 && (await echoRow.count()) === 0 && (await allSay("denied")),
+      );
+      await audit.getByLabel("Decision").selectOption("all");
+      await audit.getByRole("searchbox", { name: "Filter audit log" }).fill("audited");
+      await until(
+        "only the echo row",
+        async () => (await echoRow.count()) === 1 && (await rmRow.count()) === 0 && (await allSay("audited")),
+      );
+      await page.screenshot({ path: join(OUTPUT, "audit-log-filtered.png") });
+      await audit.getByRole("button", { name: "Close" }).click();
+    },
+    { colorScheme: "dark" },
+  );
 
-  test("Connection settings of a tab: bad values are named, a forbidden command is applied, and the audit log lists the calls", async ({ page, served }) => {
-    await page.goto(served.url);
-    await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
-    await runInTerminal(page, "echo ready", "ready");
-    const tab = await activeTab(page);
-    await page.getByRole("button", { name: "Connection settings" }).click();
-    const settings = page.getByRole("dialog", { name: "Connection settings" });
-    await settings.getByLabel("Forbidden commands").fill("rm");
-    await settings.getByLabel("Allowed commands").fill("echo");
-    await settings.getByLabel("Command timeout (s)").fill("0");
-    await settings.getByRole("button", { name: "Save settings" }).click();
-    await settings.getByText("Command timeout (s) must be a whole number from 1 to 600.").waitFor();
-    if ((await settings.getByLabel("Command timeout (s)").getAttribute("aria-invalid")) !== "true") {
-      throw new Error("the bad field is not marked invalid");
-    }
-    await page.screenshot({ path: join(OUTPUT, "settings-invalid.png") });
-    await settings.getByLabel("Command timeout (s)").fill("30");
-    await settings.getByRole("button", { name: "Save settings" }).click();
-    await settings.waitFor({ state: "hidden" });
-
-    const finished = await runTools(page, tab, [
-      { call: "e2e-echo", tool: "run_command", args: { command: "echo audited-$((40+2))" } },
-      { call: "e2e-rm", tool: "run_command", args: { command: "rm -rf /tmp/kaiport-e2e-nothing-here" } },
-    ]);
-    if (finished["e2e-echo"].verdict !== "allow" || finished["e2e-echo"].decided_by !== "rule") {
-      throw new Error(`echo was not allowed by the rule: ${JSON.stringify(finished["e2e-echo"])}`);
-    }
-    if (finished["e2e-rm"].outcome.status !== "denied" || finished["e2e-rm"].verdict !== "deny") {
-      throw new Error(`rm was not refused: ${JSON.stringify(finished["e2e-rm"])}`);
-    }
-
-    await page.getByRole("button", { name: "Audit log" }).click();
-    const audit = page.getByRole("dialog", { name: "Audit log" });
-    const rows = audit.getByRole("row");
-    const echoRow = rows.filter({ hasText: "echo audited-$((40+2))" });
-    const rmRow = rows.filter({ hasText: "rm -rf /tmp/kaiport-e2e-nothing-here" });
-    await echoRow.waitFor();
-    for (const [row, words] of [
-      [echoRow, ["run_command", "allowed", "rule", "ok"]],
-      [rmRow, ["run_command", "denied", "rule", "denied"]],
-    ]) {
-      const text = await row.textContent();
-      if (!words.every((word) => text.includes(word))) {
-        throw new Error(`the row lacks ${words}: ${text}`);
-      }
-    }
-    // A call that ends while the view is open shows up in it.
-    await runTools(page, tab, [{ call: "e2e-live", tool: "read_screen", args: { wait_seconds: 0 } }]);
-    await rows.filter({ hasText: "read_screen" }).first().waitFor();
-    await page.screenshot({ path: join(OUTPUT, "audit-log.png") });
-    const bodyRows = audit.locator("tbody tr");
-    const allSay = async (word) => (await bodyRows.allTextContents()).every((text) => text.includes(word));
-    await audit.getByLabel("Decision").selectOption("denied");
-    await until("only denied rows", async () => (await rmRow.count()) === 1 && (await echoRow.count()) === 0 && (await allSay("denied")));
-    await audit.getByLabel("Decision").selectOption("all");
-    await audit.getByRole("searchbox", { name: "Filter audit log" }).fill("audited");
-    await until("only the echo row", async () => (await echoRow.count()) === 1 && (await rmRow.count()) === 0 && (await allSay("audited")));
-    await page.screenshot({ path: join(OUTPUT, "audit-log-filtered.png") });
-    await audit.getByRole("button", { name: "Close" }).click();
-  }, { colorScheme: "dark" });
-
-  test("password login through a masked field; a password saved with Save is used and never comes back to the page", async ({ page, served, home }) => {
+  test("password login through a masked field; a password saved with Save is used and never comes back to the page", async ({
+    page,
+    served,
+    home,
+  }) => {
     const server = await ownSshd(["--password"]);
     try {
       const received = recordFrames(page);
@@ -394,7 +450,13 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       await runInTerminal(page, "echo password-$((6*7))", "password-42");
 
       // Saved with its password: the file holds no secret, and opening it asks nothing.
-      const save = await fillNewConnection(page, { host: "127.0.0.1", port: server.port, user: server.user, name: "e2e-pw", password: server.password });
+      const save = await fillNewConnection(page, {
+        host: "127.0.0.1",
+        port: server.port,
+        user: server.user,
+        name: "e2e-pw",
+        password: server.password,
+      });
       if ((await save.getByLabel("Password").getAttribute("type")) !== "password") {
         throw new Error("the form's password field is not masked");
       }
@@ -446,14 +508,23 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     }
   });
 
-  test("a changed host key is refused, says what it means, and offers no way to connect anyway", async ({ page, served, home }) => {
+  test("a changed host key is refused, says what it means, and offers no way to connect anyway", async ({
+    page,
+    served,
+    home,
+  }) => {
     const server = await ownSshd([]);
     try {
       // known_hosts holds another ed25519 key for this server: as after a reinstall, or an attack.
       const other = readFileSync(`${server.key}.pub`, "utf8").trim().split(/\s+/);
       appendFileSync(join(home, "known_hosts"), `[127.0.0.1]:${server.port} ${other[0]} ${other[1]}\n`);
       await page.goto(served.url);
-      const form = await fillNewConnection(page, { host: "127.0.0.1", port: server.port, user: server.user, key: server.key });
+      const form = await fillNewConnection(page, {
+        host: "127.0.0.1",
+        port: server.port,
+        user: server.user,
+        key: server.key,
+      });
       await form.getByRole("button", { name: "Connect" }).click();
       const alert = page.getByRole("alertdialog", { name: "Host key changed" });
       await alert.waitFor();
@@ -480,7 +551,11 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     }
   });
 
-  test("a page on another origin, or without the token, cannot open the WebSocket", async ({ page, context, served }) => {
+  test("a page on another origin, or without the token, cannot open the WebSocket", async ({
+    page,
+    context,
+    served,
+  }) => {
     // The cookie is in this browser; 127.0.0.1 on another port is the same site, so the browser
     // sends the SameSite=Strict cookie along: only the Origin check can refuse it.
     await page.goto(served.url);

@@ -4,7 +4,7 @@
 //   interactive local terminal tab (its shell prompt drawn), with the page's own marks between;
 // - memory: PSS of the whole process tree (the app, WebKit's web and network processes, and any
 //   other child) with one idle SSH tab, and with 10 SSH tabs that each printed 10,000 lines:
-//   just after, and once the hidden ones are asleep (TerminalView).
+//   just after, and once the hidden ones are asleep (lib/state/terminal.svelte.ts).
 //
 //   node e2e/desktop-bench.mjs   (KAIPORT_APP_BIN=target/release/kaiport-app for the release build;
 //                                 the sshd fixture: cargo build -p kaiport-tests --bins)
@@ -45,7 +45,9 @@ function parentOf(pid) {
 
 /** `pid` and every process below it. */
 function tree(pid) {
-  const all = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
+  const all = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
   const found = new Set([pid]);
   let grew = true;
   while (grew) {
@@ -152,28 +154,40 @@ async function memoryRun(fixture, count, lines) {
     async (driver) => {
       // Each tab asks about the server's key until the first is trusted.
       const trust = "//dialog[@open]//button[normalize-space()='Trust and connect']";
-      await until("the SSH tabs at their prompts", async () => {
-        const open = await driver.call("POST", driver.s("/elements"), { using: "xpath", value: trust });
-        if (open.length > 0) {
-          await driver.call("POST", driver.s(`/element/${Object.values(open[0])[0]}/click`), {});
-        }
-        const tabs = await driver.run(`return [...document.querySelectorAll('[role="tab"]')].map((t) => t.getAttribute("aria-controls").replace(/^tab-panel-/, ""));`);
-        if (tabs.length < count) return false;
-        for (const tab of tabs) {
-          if (!/[$#] ?$/m.test((await terminalText(driver, tab)) ?? "")) return false;
-        }
-        return open.length === 0 && tabs;
-      }, 60_000).catch(async (error) => {
+      await until(
+        "the SSH tabs at their prompts",
+        async () => {
+          const open = await driver.call("POST", driver.s("/elements"), { using: "xpath", value: trust });
+          if (open.length > 0) {
+            await driver.call("POST", driver.s(`/element/${Object.values(open[0])[0]}/click`), {});
+          }
+          const tabs = await driver.run(
+            `return [...document.querySelectorAll('[role="tab"]')].map((t) => t.getAttribute("aria-controls").replace(/^tab-panel-/, ""));`,
+          );
+          if (tabs.length < count) return false;
+          for (const tab of tabs) {
+            if (!/[$#] ?$/m.test((await terminalText(driver, tab)) ?? "")) return false;
+          }
+          return open.length === 0 && tabs;
+        },
+        60_000,
+      ).catch(async (error) => {
         await driver.screenshot(`bench-${count}-failed.png`);
         throw error;
       });
-      const tabs = await driver.run(`return [...document.querySelectorAll('[role="tab"]')].map((t) => t.getAttribute("aria-controls").replace(/^tab-panel-/, ""));`);
+      const tabs = await driver.run(
+        `return [...document.querySelectorAll('[role="tab"]')].map((t) => t.getAttribute("aria-controls").replace(/^tab-panel-/, ""));`,
+      );
       if (lines > 0) {
         for (const tab of tabs) {
           await driver.run("document.getElementById(`tab-button-${arguments[0]}`).click();", tab);
           await driver.click(`//div[@id='tab-panel-${tab}']//div[contains(@class,'xterm-screen')]`, "the terminal");
           await driver.keys(`seq 1 ${lines}\uE007`);
-          await until(`${lines} in tab ${tab}`, async () => ((await terminalText(driver, tab)) ?? "").split("\n").some((l) => l.trim() === String(lines)), 60_000);
+          await until(
+            `${lines} in tab ${tab}`,
+            async () => ((await terminalText(driver, tab)) ?? "").split("\n").some((l) => l.trim() === String(lines)),
+            60_000,
+          );
         }
       }
       // Idle: let the page and WebKit settle.
@@ -181,12 +195,19 @@ async function memoryRun(fixture, count, lines) {
       measured = treePss();
       await driver.screenshot(`bench-${count}-ssh-tabs.png`);
       if (lines > 0) {
-        // The hidden tabs go to sleep after their quiet time (TerminalView's SLEEP_AFTER_MS,
+        // The hidden tabs go to sleep after their quiet time (SLEEP_AFTER_MS, lib/state/terminal.ts,
         // 30 s); then JavaScriptCore collects their xterm.js buffers in its own time.
-        await until("the hidden terminals asleep", async () => {
-          const awake = await driver.run(`return arguments[0].filter((tab) => window.kaiport.terminalText(tab) !== null).length;`, tabs);
-          return awake === 1;
-        }, 90_000);
+        await until(
+          "the hidden terminals asleep",
+          async () => {
+            const awake = await driver.run(
+              `return arguments[0].filter((tab) => window.kaiport.terminalText(tab) !== null).length;`,
+              tabs,
+            );
+            return awake === 1;
+          },
+          90_000,
+        );
         await new Promise((r) => setTimeout(r, Number(process.env.BENCH_SETTLE_MS ?? 15_000)));
         measured.asleep = treePss();
       }
@@ -209,20 +230,33 @@ const starts = [];
 for (let run = 0; run < (process.env.BENCH_SKIP_START ? 0 : RUNS); run++) {
   const r = await startRun();
   starts.push(r);
-  console.log(`start ${run + 1}: page mounted ${r.mounted.toFixed(0)} ms, engine ready ${r.ready.toFixed(0)} ms, local shell prompt ${r.prompt.toFixed(0)} ms (load ${load()})`);
+  console.log(
+    `start ${run + 1}: page mounted ${r.mounted.toFixed(0)} ms, engine ready ${r.ready.toFixed(0)} ms, local shell prompt ${r.prompt.toFixed(0)} ms (load ${load()})`,
+  );
 }
 const prompts = starts.map((r) => r.prompt).sort((a, b) => a - b);
-if (prompts.length > 0) console.log(`start to an interactive local terminal: median ${prompts[Math.floor(prompts.length / 2)].toFixed(0)} ms (goal ≤ 1500 ms)`);
+if (prompts.length > 0)
+  console.log(
+    `start to an interactive local terminal: median ${prompts[Math.floor(prompts.length / 2)].toFixed(0)} ms (goal ≤ 1500 ms)`,
+  );
 await withSshd(async (fixture) => {
   if (!process.env.BENCH_SKIP_ONE) {
-  // The floor: the window and its page with no tab, what every figure below starts from.
-  const none = await memoryRun(fixture, 0, 0);
-  console.log(`PSS, no tab: ${none.total.toFixed(1)} MB: ${none.parts.map((p) => `${p.name} ${p.mb.toFixed(1)}`).join(", ")} (load ${load()})`);
-  const one = await memoryRun(fixture, 1, 0);
-  console.log(`PSS, 1 idle SSH tab: ${one.total.toFixed(1)} MB (goal ≤ 200 MB): ${one.parts.map((p) => `${p.name} ${p.mb.toFixed(1)}`).join(", ")} (load ${load()})`);
+    // The floor: the window and its page with no tab, what every figure below starts from.
+    const none = await memoryRun(fixture, 0, 0);
+    console.log(
+      `PSS, no tab: ${none.total.toFixed(1)} MB: ${none.parts.map((p) => `${p.name} ${p.mb.toFixed(1)}`).join(", ")} (load ${load()})`,
+    );
+    const one = await memoryRun(fixture, 1, 0);
+    console.log(
+      `PSS, 1 idle SSH tab: ${one.total.toFixed(1)} MB (goal ≤ 200 MB): ${one.parts.map((p) => `${p.name} ${p.mb.toFixed(1)}`).join(", ")} (load ${load()})`,
+    );
   }
   const ten = await memoryRun(fixture, 10, 10_000);
-  console.log(`PSS, 10 SSH tabs × 10,000 lines, just printed: ${ten.total.toFixed(1)} MB: ${ten.parts.map((p) => `${p.name} ${p.mb.toFixed(1)}`).join(", ")} (load ${load()})`);
+  console.log(
+    `PSS, 10 SSH tabs × 10,000 lines, just printed: ${ten.total.toFixed(1)} MB: ${ten.parts.map((p) => `${p.name} ${p.mb.toFixed(1)}`).join(", ")} (load ${load()})`,
+  );
   const { asleep } = ten;
-  console.log(`PSS, 10 SSH tabs × 10,000 lines, idle (the 9 hidden asleep): ${asleep.total.toFixed(1)} MB (goal ≤ 350 MB): ${asleep.parts.map((p) => `${p.name} ${p.mb.toFixed(1)}`).join(", ")} (load ${load()})`);
+  console.log(
+    `PSS, 10 SSH tabs × 10,000 lines, idle (the 9 hidden asleep): ${asleep.total.toFixed(1)} MB (goal ≤ 350 MB): ${asleep.parts.map((p) => `${p.name} ${p.mb.toFixed(1)}`).join(", ")} (load ${load()})`,
+  );
 });

@@ -3,7 +3,7 @@
 // started here is stopped by its PID.
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -15,7 +15,10 @@ export const ROOT = resolve(here, "../..");
 export const APP = process.env.KAIPORT_APP_BIN ?? join(ROOT, "target/debug/kaiport-app");
 const MODEL_SERVER = process.env.KAIPORT_MODEL_SERVER_BIN ?? join(ROOT, "target/debug/kaiport-model-server");
 const TAURI_DRIVER =
-  process.env.TAURI_DRIVER ?? [join(homedir(), ".cache/kaiport-tools/bin/tauri-driver"), "tauri-driver"].find((p) => p === "tauri-driver" || existsSync(p));
+  process.env.TAURI_DRIVER ??
+  [join(homedir(), ".cache/kaiport-tools/bin/tauri-driver"), "tauri-driver"].find(
+    (p) => p === "tauri-driver" || existsSync(p),
+  );
 const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER ?? "/usr/bin/WebKitWebDriver";
 export const OUTPUT = join(here, "../test-output/desktop");
 export const TIMEOUT = 30_000;
@@ -56,7 +59,7 @@ export async function startXvfb() {
       await until("Xvfb", () => existsSync(`/tmp/.X11-unix/X${display}`), 10_000);
     } catch (error) {
       await stop(xvfb.child);
-      throw new Error(`${error.message}\n${xvfb.output()}`);
+      throw new Error(`${error.message}\n${xvfb.output()}`, { cause: error });
     }
     return { child: xvfb.child, display: `:${display}` };
   }
@@ -170,7 +173,9 @@ export const button = (name) => `//button[normalize-space()='${name}' or @aria-l
 /** The id of the selected tab. */
 export async function activeTab(driver) {
   return until("a selected tab", () =>
-    driver.run(`return document.querySelector('[role="tab"][aria-selected="true"]')?.getAttribute("aria-controls")?.replace(/^tab-panel-/, "") ?? null;`),
+    driver.run(
+      `return document.querySelector('[role="tab"][aria-selected="true"]')?.getAttribute("aria-controls")?.replace(/^tab-panel-/, "") ?? null;`,
+    ),
   );
 }
 
@@ -209,21 +214,23 @@ export async function withApp(script, body, { args = [], prepare = () => {} } = 
     const stopPrepared = await prepare(home, xvfb.display);
     if (typeof stopPrepared === "function") stops.push(stopPrepared);
     if (script !== null) {
-    const scriptPath = join(home, "script.json");
-    writeFileSync(scriptPath, JSON.stringify({ api_key: KEY, ...script }));
-    const model = started(MODEL_SERVER, [scriptPath], {});
-    createInterface({ input: model.child.stdout }).on("line", (line) => modelLines.push(line));
-    stopModel = async () => {
-      model.child.stdin.end("\n");
-      await new Promise((r) => (model.child.exitCode !== null ? r() : model.child.once("exit", r)));
-    };
-    stops.push(() => stopModel());
-    const baseUrl = await until("the model server's address", () => modelLines.map((l) => l.match(/--base-url (\S+)/)?.[1]).find(Boolean));
-    // Pilot's model, as a user sets it: the settings file in the config folder.
-    writeFileSync(
-      join(home, "pilot.toml"),
-      `provider = "anthropic"\n[anthropic]\nmodel = "scripted-model"\nbase_url = "${baseUrl}"\napi_key_env = "${KEY_VAR}"\n`,
-    );
+      const scriptPath = join(home, "script.json");
+      writeFileSync(scriptPath, JSON.stringify({ api_key: KEY, ...script }));
+      const model = started(MODEL_SERVER, [scriptPath], {});
+      createInterface({ input: model.child.stdout }).on("line", (line) => modelLines.push(line));
+      stopModel = async () => {
+        model.child.stdin.end("\n");
+        await new Promise((r) => (model.child.exitCode !== null ? r() : model.child.once("exit", r)));
+      };
+      stops.push(() => stopModel());
+      const baseUrl = await until("the model server's address", () =>
+        modelLines.map((l) => l.match(/--base-url (\S+)/)?.[1]).find(Boolean),
+      );
+      // Pilot's model, as a user sets it: the settings file in the config folder.
+      writeFileSync(
+        join(home, "pilot.toml"),
+        `provider = "anthropic"\n[anthropic]\nmodel = "scripted-model"\nbase_url = "${baseUrl}"\napi_key_env = "${KEY_VAR}"\n`,
+      );
     }
     const port = await freePort();
     const nativePort = await freePort();
@@ -253,7 +260,15 @@ export async function withApp(script, body, { args = [], prepare = () => {} } = 
     driverOut = tauriDriver.output;
     stops.push(() => stop(tauriDriver.child));
     const driver = new Driver(`http://127.0.0.1:${port}`);
-    await until("tauri-driver", () => fetch(`${driver.url}/status`).then((r) => r.ok, () => false), 15_000);
+    await until(
+      "tauri-driver",
+      () =>
+        fetch(`${driver.url}/status`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      15_000,
+    );
     const startedAt = Date.now();
     await driver.start(APP, args);
     stops.push(() => driver.end());

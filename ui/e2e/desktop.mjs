@@ -34,7 +34,8 @@ function environments(home, comm) {
   const found = [];
   for (const pid of processesOf(home)) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === comm) found.push(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0"));
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === comm)
+        found.push(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0"));
     } catch {
       // Gone meanwhile.
     }
@@ -62,7 +63,10 @@ test("the window: a local terminal runs a command, and Pilot's run_command is ap
       steps: [
         {
           expect: { tools_include: ["run_command"] },
-          respond: { text: "I'll run it in your terminal.", tool_calls: [{ name: "run_command", arguments: { command } }] },
+          respond: {
+            text: "I'll run it in your terminal.",
+            tool_calls: [{ name: "run_command", arguments: { command } }],
+          },
         },
         { expect: { last_result_contains: ["desktop-42"] }, respond: { text: "It printed **desktop-42**." } },
       ],
@@ -128,7 +132,9 @@ test("the native file dialog: Browse… beside the key file fills in the file ch
       await driver.click(`//nav[@aria-label='Connections']${button("New connection")}`, "New connection");
       await driver.click(`//dialog[@open]${button("Browse…")}`, "Browse…");
       // GTK's file chooser, a window of its own: typed into as a person would (Ctrl+L, the path).
-      const [chooser] = (await xdotool("search", "--sync", "--onlyvisible", "--name", "^Choose a private key file$")).split("\n");
+      const [chooser] = (
+        await xdotool("search", "--sync", "--onlyvisible", "--name", "^Choose a private key file$")
+      ).split("\n");
       await xdotool("windowfocus", "--sync", chooser);
       await xdotool("key", "ctrl+l");
       await xdotool("type", "--delay", "20", key);
@@ -137,7 +143,12 @@ test("the native file dialog: Browse… beside the key file fills in the file ch
       await until("the chosen file in the Key file field", async () => (await value()) === key, 10_000);
       await driver.screenshot("file-dialog-key.png");
     },
-    { prepare: (home) => { mkdirSync(join(home, ".ssh"), { recursive: true }); writeFileSync(join(home, ".ssh", "id_desktop_test"), "not a real key\n"); } },
+    {
+      prepare: (home) => {
+        mkdirSync(join(home, ".ssh"), { recursive: true });
+        writeFileSync(join(home, ".ssh", "id_desktop_test"), "not a real key\n");
+      },
+    },
   );
 });
 
@@ -151,7 +162,16 @@ test("a notification when Pilot waits while the window is in the background; foc
   let monitor = null;
   try {
     await withApp(
-      { steps: [{ respond: { text: "Running it.", tool_calls: [{ name: "run_command", arguments: { command: "echo noticed" } }] } }] },
+      {
+        steps: [
+          {
+            respond: {
+              text: "Running it.",
+              tool_calls: [{ name: "run_command", arguments: { command: "echo noticed" } }],
+            },
+          },
+        ],
+      },
       async (driver, { display }) => {
         await driver.click(`//nav[@aria-label='Connections']${button("New local terminal")}`, "New local terminal");
         await runInTerminal(driver, "echo first-$((6*7))", "first-42");
@@ -160,21 +180,34 @@ test("a notification when Pilot waits while the window is in the background; foc
         // the focus): Pilot's wait is told through the desktop's notification service, seen here
         // on the session bus.
         const env = { ...process.env, DISPLAY: display };
-        const other = started("xmessage", ["-name", "other-app", "-geometry", "200x60+900+600", "another app"], { env });
+        const other = started("xmessage", ["-name", "other-app", "-geometry", "200x60+900+600", "another app"], {
+          env,
+        });
         helpers.push(other.child);
-        const [front] = (await run("xdotool", ["search", "--sync", "--onlyvisible", "--classname", "^other-app$"], { env })).split("\n");
+        const [front] = (
+          await run("xdotool", ["search", "--sync", "--onlyvisible", "--classname", "^other-app$"], { env })
+        ).split("\n");
         await run("xdotool", ["windowfocus", "--sync", front], { env });
         await driver.type("//textarea[@aria-label='Message Pilot']", "run it", "Message Pilot");
         await driver.click(button("Send"), "Send");
-        await driver.find(`//article[starts-with(@aria-label, 'run_command echo noticed')]${button("Approve")}`, "the approval card");
-        await until("the notification", () => monitor.output().includes("Pilot waits for your approval: run_command"), 10_000).catch((error) => {
+        await driver.find(
+          `//article[starts-with(@aria-label, 'run_command echo noticed')]${button("Approve")}`,
+          "the approval card",
+        );
+        await until(
+          "the notification",
+          () => monitor.output().includes("Pilot waits for your approval: run_command"),
+          10_000,
+        ).catch((error) => {
           error.message += `\n--- dbus-monitor ---\n${monitor.output().slice(-3000)}`;
           throw error;
         });
         // Another tab comes forward meanwhile; focusing the window brings the waiting one back.
         await driver.click(`//nav[@aria-label='Connections']${button("New local terminal")}`, "New local terminal");
         await until("the second tab", async () => (await activeTab(driver)) !== first, 10_000);
-        const [window] = (await run("xdotool", ["search", "--onlyvisible", "--name", "^kaiport$"], { env })).split("\n");
+        const [window] = (await run("xdotool", ["search", "--onlyvisible", "--name", "^kaiport$"], { env })).split(
+          "\n",
+        );
         await run("xdotool", ["windowfocus", "--sync", window], { env });
         await until("the waiting tab in front", async () => (await activeTab(driver)) === first, 10_000);
       },
@@ -189,11 +222,27 @@ test("a notification when Pilot waits while the window is in the background; foc
           const env = { ...process.env, DISPLAY: display, DBUS_SESSION_BUS_ADDRESS: address, HOME: home };
           const dunst = started("dunst", [], { env });
           helpers.push(dunst.child);
-          const owner = () => run("dbus-send", ["--bus=" + address, "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"]);
+          const owner = () =>
+            run("dbus-send", [
+              "--bus=" + address,
+              "--print-reply",
+              "--dest=org.freedesktop.DBus",
+              "/org/freedesktop/DBus",
+              "org.freedesktop.DBus.NameHasOwner",
+              "string:org.freedesktop.Notifications",
+            ]);
           await until("dunst on the bus", async () => (await owner()).includes("boolean true"), 10_000);
-          monitor = started("dbus-monitor", ["--address", address, "interface='org.freedesktop.Notifications',member='Notify'"], {});
+          monitor = started(
+            "dbus-monitor",
+            ["--address", address, "interface='org.freedesktop.Notifications',member='Notify'"],
+            {},
+          );
           helpers.push(monitor.child);
-          await until("dbus-monitor", () => monitor.output().includes("NameAcquired") || monitor.output().length > 0, 10_000);
+          await until(
+            "dbus-monitor",
+            () => monitor.output().includes("NameAcquired") || monitor.output().length > 0,
+            10_000,
+          );
           // Stopped before the app's home is removed: dunst and the bus live in it.
           return stopHelpers;
         },
@@ -226,35 +275,64 @@ test("files dropped from the file manager on a storage tab's server side are upl
       await driver.fill(field("Local folder"), ftp.local, "Local folder");
       await driver.click(`//dialog[@open]${button("Connect")}`, "Connect");
       const remote = "//*[@data-storage-side='remote']";
-      await driver.find(`${remote}//*[contains(normalize-space(), 'This folder is empty')]`, "the server's empty folder");
+      await driver.find(
+        `${remote}//*[contains(normalize-space(), 'This folder is empty')]`,
+        "the server's empty folder",
+      );
       // Drops `files` on the middle of `side`'s pane, at its place on the screen: the window's
       // place, the native menu bar above the page, and the pane's middle in the page.
       const [window] = (await xdotool("search", "--onlyvisible", "--name", "^kaiport$")).split("\n");
-      const geometry = Object.fromEntries((await xdotool("getwindowgeometry", "--shell", window)).split("\n").map((line) => line.split("=")));
+      const geometry = Object.fromEntries(
+        (await xdotool("getwindowgeometry", "--shell", window)).split("\n").map((line) => line.split("=")),
+      );
       const dropOn = async (side, files) => {
-        const at = await driver.run(`const pane = document.querySelector("[data-storage-side='" + arguments[0] + "']").getBoundingClientRect();
-          return { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2, height: window.innerHeight };`, side);
+        const at = await driver.run(
+          `const pane = document.querySelector("[data-storage-side='" + arguments[0] + "']").getBoundingClientRect();
+          return { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2, height: window.innerHeight };`,
+          side,
+        );
         const x = Math.round(Number(geometry.X) + at.x);
         const y = Math.round(Number(geometry.Y) + Number(geometry.HEIGHT) - at.height + at.y);
-        await run(SYSTEM_PYTHON, [DROP_FILES, window, String(x), String(y), ...files.map((name) => join(ftp.local, name))], { env });
+        await run(
+          SYSTEM_PYTHON,
+          [DROP_FILES, window, String(x), String(y), ...files.map((name) => join(ftp.local, name))],
+          { env },
+        );
       };
       await dropOn("remote", ["dropped notes.txt", "second.txt"]);
       // Through the same path as Upload: a row in Transfers for each, and the files on the server.
       for (const name of ["dropped notes.txt", "second.txt"]) {
-        await driver.find(`//ul[@aria-label='Transfers']/li[.//*[normalize-space()='${name}']]//*[normalize-space()='done']`, `${name} done in Transfers`);
+        await driver.find(
+          `//ul[@aria-label='Transfers']/li[.//*[normalize-space()='${name}']]//*[normalize-space()='done']`,
+          `${name} done in Transfers`,
+        );
       }
       // One drop, one line for it all.
       await driver.find("//*[@role='status'][normalize-space()='Done: upload 2 files.']", "the drop's status line");
-      await until("the dropped file on the server", async () => existsSync(join(ftp.data, "dropped notes.txt")) && readFileSync(join(ftp.data, "dropped notes.txt"), "utf8") === content, 10_000);
+      await until(
+        "the dropped file on the server",
+        async () =>
+          existsSync(join(ftp.data, "dropped notes.txt")) &&
+          readFileSync(join(ftp.data, "dropped notes.txt"), "utf8") === content,
+        10_000,
+      );
       if (readFileSync(join(ftp.data, "second.txt"), "utf8") !== "second\n") {
         throw new Error("the second dropped file differs on the server");
       }
-      await driver.find(`${remote}//tr[.//*[normalize-space()='dropped notes.txt']]`, "the dropped file listed on the server's side");
+      await driver.find(
+        `${remote}//tr[.//*[normalize-space()='dropped notes.txt']]`,
+        "the dropped file listed on the server's side",
+      );
       await driver.screenshot("drop-files-uploaded.png");
       // Dropped anywhere else, nothing is sent, and the page says where files go.
       await dropOn("local", ["second.txt"]);
-      await driver.find("//*[contains(normalize-space(), 'Drop files on the storage side of a storage tab')]", "where dropped files go");
-      const rows = await driver.run(`return document.querySelectorAll("ul[aria-label='Transfers'] > li[aria-labelledby]").length;`);
+      await driver.find(
+        "//*[contains(normalize-space(), 'Drop files on the storage side of a storage tab')]",
+        "where dropped files go",
+      );
+      const rows = await driver.run(
+        `return document.querySelectorAll("ul[aria-label='Transfers'] > li[aria-labelledby]").length;`,
+      );
       if (rows !== 2) {
         throw new Error(`a drop on this computer's side started a transfer: ${rows} rows in Transfers`);
       }
@@ -265,7 +343,7 @@ test("files dropped from the file manager on a storage tab's server side are upl
   }
 });
 
-test("closing the window: asked first while Pilot works, \"Keep open\" keeps it, and with nothing running it closes", async () => {
+test('closing the window: asked first while Pilot works, "Keep open" keeps it, and with nothing running it closes', async () => {
   const command = "echo closing-$((6*7))";
   await withApp(
     {
@@ -278,7 +356,8 @@ test("closing the window: asked first while Pilot works, \"Keep open\" keeps it,
       const env = { ...process.env, DISPLAY: display };
       const xdotool = (...args) => run("xdotool", args, { env });
       const closeWindow = (id) => run("python3", [CLOSE_WINDOW, id], { env });
-      const visible = async (name) => (await xdotool("search", "--onlyvisible", "--name", name).catch(() => "")).split("\n").filter(Boolean);
+      const visible = async (name) =>
+        (await xdotool("search", "--onlyvisible", "--name", name).catch(() => "")).split("\n").filter(Boolean);
       await driver.click(`//nav[@aria-label='Connections']${button("New local terminal")}`, "New local terminal");
       await runInTerminal(driver, "echo ready-$((6*7))", "ready-42");
       // A turn under way: Pilot waits for the approval of its command.
@@ -289,7 +368,9 @@ test("closing the window: asked first while Pilot works, \"Keep open\" keeps it,
       const [window] = await visible("^kaiport$");
       await closeWindow(window);
       // The native question, a window of its own; Escape answers "Keep open".
-      const [question] = (await xdotool("search", "--sync", "--onlyvisible", "--name", "^Close kaiport\\?$")).split("\n");
+      const [question] = (await xdotool("search", "--sync", "--onlyvisible", "--name", "^Close kaiport\\?$")).split(
+        "\n",
+      );
       await xdotool("windowfocus", "--sync", question);
       await xdotool("key", "Escape");
       await until("the question to go away", async () => (await visible("^Close kaiport\\?$")).length === 0, 10_000);

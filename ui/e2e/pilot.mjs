@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { removeHome } from "./wait.mjs";
+import { animationFrames, removeHome } from "./wait.mjs";
 
 const KEY_VAR = "KAIPORT_E2E_MODEL_KEY";
 const KEY = "e2e-model-key-not-a-real-one";
@@ -49,10 +49,15 @@ export function pilotKit(h) {
     const baseUrl = model.line.match(/--base-url (\S+)/)?.[1];
     const env = { ...process.env, KAIPORT_HOME: home, HOME: home, SHELL: "/bin/bash", PS1: "\\$ ", [KEY_VAR]: KEY };
     // Without the model flags, Pilot is set up in the page as a new user would.
-    const flags = modelFlags ? ["--provider", "anthropic", "--base-url", baseUrl, "--model", "scripted-model", "--api-key-env", KEY_VAR] : [];
+    const flags = modelFlags
+      ? ["--provider", "anthropic", "--base-url", baseUrl, "--model", "scripted-model", "--api-key-env", KEY_VAR]
+      : [];
     let serve;
     try {
-      serve = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(home, "known_hosts"), ...flags], { env, cwd: home });
+      serve = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(home, "known_hosts"), ...flags], {
+        env,
+        cwd: home,
+      });
       const url = serve.line.trim();
       await body({ url, home, baseUrl });
     } finally {
@@ -76,7 +81,10 @@ export function pilotKit(h) {
     if (await drawer.isVisible()) {
       await drawer.click();
     }
-    await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+    await page
+      .getByRole("navigation", { name: "Connections" })
+      .getByRole("button", { name: "New local terminal" })
+      .click();
     await runInTerminal(page, "echo ready-$((1+1))", "ready-2");
   }
 
@@ -90,7 +98,7 @@ export function pilotKit(h) {
   const panel = (page) => page.getByRole("region", { name: "Pilot" }).filter({ visible: true });
 
   async function turnDone(page) {
-    await until("the turn to end", async () => (await panel(page).getByRole("button", { name: "Stop" }).isDisabled()));
+    await until("the turn to end", async () => await panel(page).getByRole("button", { name: "Stop" }).isDisabled());
   }
 
   /** An SSH tab to the sshd fixture, through "New connection", its host key trusted. */
@@ -103,7 +111,10 @@ export function pilotKit(h) {
     await form.getByLabel("User").fill(sshd.user);
     await form.getByLabel("Key file").fill(sshd.key);
     await form.getByRole("button", { name: "Connect" }).click();
-    await page.getByRole("dialog", { name: "Unknown host key" }).getByRole("button", { name: "Trust and connect" }).click();
+    await page
+      .getByRole("dialog", { name: "Unknown host key" })
+      .getByRole("button", { name: "Trust and connect" })
+      .click();
     await runInTerminal(page, "echo ssh-$((2+3))", "ssh-5");
   }
 
@@ -125,9 +136,15 @@ export function pilotTests(test, h) {
     return dir;
   }
 
-  test("Pilot set up in the app: the provider's models listed, Test answered, Save keeps the key in the keychain, then a turn", async ({ page }) => {
+  test("Pilot set up in the app: the provider's models listed, Test answered, Save keeps the key in the keychain, then a turn", async ({
+    page,
+  }) => {
     const frames = [];
-    page.on("websocket", (ws) => ws.on("framereceived", (f) => frames.push(typeof f.payload === "string" ? f.payload : f.payload.toString("latin1"))));
+    page.on("websocket", (ws) =>
+      ws.on("framereceived", (f) =>
+        frames.push(typeof f.payload === "string" ? f.payload : f.payload.toString("latin1")),
+      ),
+    );
     await withPilot(
       {
         models: ["scripted-model", "scripted-model-mini"],
@@ -189,11 +206,17 @@ export function pilotTests(test, h) {
         steps: [
           {
             expect: { tools_include: ["run_command", "ask_user"] },
-            respond: { text: "I'll **run** it in your terminal.", tool_calls: [{ name: "run_command", arguments: { command } }] },
+            respond: {
+              text: "I'll **run** it in your terminal.",
+              tool_calls: [{ name: "run_command", arguments: { command } }],
+            },
           },
           {
-            expect: { last_result_contains: ["e2e-42", "\"exit_code\":3"] },
-            respond: { text: "It printed `e2e-42` and exited with **3**. Now a long one.", tool_calls: [{ name: "run_command", arguments: { command: "seq 1 30000" } }] },
+            expect: { last_result_contains: ["e2e-42", '"exit_code":3'] },
+            respond: {
+              text: "It printed `e2e-42` and exited with **3**. Now a long one.",
+              tool_calls: [{ name: "run_command", arguments: { command: "seq 1 30000" } }],
+            },
           },
           { expect: { last_result_contains: ["left out"] }, respond: { text: "That was long.", chunk_delay_ms: 20 } },
         ],
@@ -201,7 +224,10 @@ export function pilotTests(test, h) {
       async ({ url }) => {
         await openLocal(page, url);
         // The model picker shows the server's model and that the key comes from the variable.
-        await until("the model", async () => (await panel(page).getByRole("combobox", { name: "Model" }).inputValue()) === "scripted-model");
+        await until(
+          "the model",
+          async () => (await panel(page).getByRole("combobox", { name: "Model" }).inputValue()) === "scripted-model",
+        );
         await panel(page).getByText(`API key from $${KEY_VAR}`).waitFor();
         await message(page, "run the check");
         const card = panel(page).getByRole("article", { name: /^run_command echo e2e/ });
@@ -221,10 +247,21 @@ export function pilotTests(test, h) {
         await long.getByRole("button", { name: "Approve" }).click();
         await turnDone(page);
         await card.getByRole("button", { expanded: false }).click();
-        const facts = await card.locator("dl").evaluate((dl) =>
-          Object.fromEntries([...dl.querySelectorAll("dt")].map((dt) => [dt.textContent.trim(), dt.nextElementSibling?.textContent.trim()])),
-        );
-        if (facts["Exit code"] !== "3" || facts["Detection"] !== "shell integration" || facts["Decided"] !== "allowed by you") {
+        const facts = await card
+          .locator("dl")
+          .evaluate((dl) =>
+            Object.fromEntries(
+              [...dl.querySelectorAll("dt")].map((dt) => [
+                dt.textContent.trim(),
+                dt.nextElementSibling?.textContent.trim(),
+              ]),
+            ),
+          );
+        if (
+          facts["Exit code"] !== "3" ||
+          facts["Detection"] !== "shell integration" ||
+          facts["Decided"] !== "allowed by you"
+        ) {
           throw new Error(`the expanded card says ${JSON.stringify(facts)}`);
         }
         if (!/e2e-42/.test((await card.getByLabel("Output").textContent()) ?? "")) {
@@ -244,7 +281,10 @@ export function pilotTests(test, h) {
         if (!(await marker.isVisible()) || !/left out/.test(await marker.textContent())) {
           throw new Error("the left-out marker is not visible");
         }
-        await long.locator("dl").getByText(/lines \(\d+ bytes\) left out/).waitFor();
+        await long
+          .locator("dl")
+          .getByText(/lines \(\d+ bytes\) left out/)
+          .waitFor();
         await page.screenshot({ path: join(OUTPUT, "pilot-left-out.png") });
       },
     );
@@ -284,7 +324,9 @@ export function pilotTests(test, h) {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test("Pilot: a file read the connection refuses asks; allowing it for the connection changes its settings", async ({ page }) => {
+  test("Pilot: a file read the connection refuses asks; allowing it for the connection changes its settings", async ({
+    page,
+  }) => {
     const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-contents-"));
     const file = join(dir, "notes.txt");
     writeFileSync(file, "marker-31337\n");
@@ -329,64 +371,78 @@ export function pilotTests(test, h) {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test("Pilot: an edit_file shows the real diff and is applied on the server", async ({ page, sshd }) => {
-    const dir = userDir(sshd.user);
-    const file = join(dir, "app.conf");
-    writeFileSync(file, "port = 80\nhost = a\nuser = www\n");
-    execFileSync("chown", [sshd.user, file]);
-    await withPilot(
-      {
-        steps: [
-          {
-            respond: {
-              text: "I'll change the port.",
-              tool_calls: [
-                {
-                  name: "edit_file",
-                  arguments: { path: file, edits: [{ old_text: "port = 80\n", new_text: "port = 8080\ntls = on\n" }] },
-                },
-              ],
+  test(
+    "Pilot: an edit_file shows the real diff and is applied on the server",
+    async ({ page, sshd }) => {
+      const dir = userDir(sshd.user);
+      const file = join(dir, "app.conf");
+      writeFileSync(file, "port = 80\nhost = a\nuser = www\n");
+      execFileSync("chown", [sshd.user, file]);
+      await withPilot(
+        {
+          steps: [
+            {
+              respond: {
+                text: "I'll change the port.",
+                tool_calls: [
+                  {
+                    name: "edit_file",
+                    arguments: {
+                      path: file,
+                      edits: [{ old_text: "port = 80\n", new_text: "port = 8080\ntls = on\n" }],
+                    },
+                  },
+                ],
+              },
             },
-          },
-          { expect: { last_result_contains: ["edits_applied"] }, respond: { text: "The port is 8080 now." } },
-        ],
-      },
-      async ({ url }) => {
-        await openSsh(page, url, sshd);
-        await message(page, "use port 8080");
-        const card = panel(page).getByRole("article", { name: /^edit_file / });
-        await card.getByRole("button", { name: "Approve" }).waitFor();
-        // The diff: both lines, coloured rows with signs, and the path.
-        const diff = card.getByRole("table", { name: "Change 1" });
-        await diff.waitFor();
-        const rows = await diff.locator("tr").evaluateAll((trs) => trs.map((tr) => `${tr.className.split(" ").find((c) => ["add", "del", "context"].includes(c))}:${tr.lastElementChild?.textContent}`));
-        for (const expected of ["del:−port = 80", "add:+port = 8080", "add:+tls = on", "context: host = a"]) {
-          if (!rows.includes(expected)) {
-            throw new Error(`the diff lacks ${expected}: ${JSON.stringify(rows)}`);
+            { expect: { last_result_contains: ["edits_applied"] }, respond: { text: "The port is 8080 now." } },
+          ],
+        },
+        async ({ url }) => {
+          await openSsh(page, url, sshd);
+          await message(page, "use port 8080");
+          const card = panel(page).getByRole("article", { name: /^edit_file / });
+          await card.getByRole("button", { name: "Approve" }).waitFor();
+          // The diff: both lines, coloured rows with signs, and the path.
+          const diff = card.getByRole("table", { name: "Change 1" });
+          await diff.waitFor();
+          const rows = await diff
+            .locator("tr")
+            .evaluateAll((trs) =>
+              trs.map(
+                (tr) =>
+                  `${tr.className.split(" ").find((c) => ["add", "del", "context"].includes(c))}:${tr.lastElementChild?.textContent}`,
+              ),
+            );
+          for (const expected of ["del:−port = 80", "add:+port = 8080", "add:+tls = on", "context: host = a"]) {
+            if (!rows.includes(expected)) {
+              throw new Error(`the diff lacks ${expected}: ${JSON.stringify(rows)}`);
+            }
           }
-        }
-        if (readFileSync(file, "utf8") !== "port = 80\nhost = a\nuser = www\n") {
-          throw new Error("the file changed before the approval");
-        }
-        await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-dark.png") });
-        // Side by side, on request.
-        await card.getByRole("button", { name: "Side by side" }).click();
-        await card.getByRole("table", { name: "Change 1, side by side" }).waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-side-by-side-dark.png") });
-        await card.getByRole("button", { name: "Approve" }).click();
-        await card.getByText("ok", { exact: true }).waitFor();
-        await turnDone(page);
-        const after = readFileSync(file, "utf8");
-        if (after !== "port = 8080\ntls = on\nhost = a\nuser = www\n") {
-          throw new Error(`the file on the server is ${JSON.stringify(after)}`);
-        }
-        await card.getByRole("button", { expanded: false }).click();
-        await card.getByText(/1 edits applied, \+2 −1 lines/).waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-edit-applied-dark.png") });
-      },
-    );
-    rmSync(dir, { recursive: true, force: true });
-  }, { colorScheme: "dark" });
+          if (readFileSync(file, "utf8") !== "port = 80\nhost = a\nuser = www\n") {
+            throw new Error("the file changed before the approval");
+          }
+          await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-dark.png") });
+          // Side by side, on request.
+          await card.getByRole("button", { name: "Side by side" }).click();
+          await card.getByRole("table", { name: "Change 1, side by side" }).waitFor();
+          await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-side-by-side-dark.png") });
+          await card.getByRole("button", { name: "Approve" }).click();
+          await card.getByText("ok", { exact: true }).waitFor();
+          await turnDone(page);
+          const after = readFileSync(file, "utf8");
+          if (after !== "port = 8080\ntls = on\nhost = a\nuser = www\n") {
+            throw new Error(`the file on the server is ${JSON.stringify(after)}`);
+          }
+          await card.getByRole("button", { expanded: false }).click();
+          await card.getByText(/1 edits applied, \+2 −1 lines/).waitFor();
+          await page.screenshot({ path: join(OUTPUT, "pilot-edit-applied-dark.png") });
+        },
+      );
+      rmSync(dir, { recursive: true, force: true });
+    },
+    { colorScheme: "dark" },
+  );
 
   test("Pilot: plan mode from the proposal to done steps, with an added step confirmed", async ({ page }) => {
     const plan = {
@@ -400,9 +456,12 @@ export function pilotTests(test, h) {
     await withPilot(
       {
         steps: [
-          { expect: { tools_include: ["propose_plan"] }, respond: { text: "Here is my plan.", tool_calls: [{ name: "propose_plan", arguments: plan }] } },
           {
-            expect: { last_result_contains: ["\"approved\":true"] },
+            expect: { tools_include: ["propose_plan"] },
+            respond: { text: "Here is my plan.", tool_calls: [{ name: "propose_plan", arguments: plan }] },
+          },
+          {
+            expect: { last_result_contains: ['"approved":true'] },
             respond: {
               tool_calls: [
                 { name: "update_plan", arguments: { step: 1, status: "done" } },
@@ -410,7 +469,11 @@ export function pilotTests(test, h) {
               ],
             },
           },
-          { respond: { tool_calls: [{ name: "update_plan", arguments: { add: { title: "Check the marker", kind: "check" } } }] } },
+          {
+            respond: {
+              tool_calls: [{ name: "update_plan", arguments: { add: { title: "Check the marker", kind: "check" } } }],
+            },
+          },
           {
             respond: {
               tool_calls: [
@@ -455,12 +518,20 @@ export function pilotTests(test, h) {
     await withPilot(
       {
         steps: [
-          { respond: { tool_calls: [{ name: "ask_user", arguments: { question: "Which environment?", options: ["staging", "production"] } }] } },
+          {
+            respond: {
+              tool_calls: [
+                { name: "ask_user", arguments: { question: "Which environment?", options: ["staging", "production"] } },
+              ],
+            },
+          },
           {
             expect: { last_result_contains: ["staging"] },
-            respond: { tool_calls: [{ name: "ask_user", arguments: { question: "Anything else to check?", options: [] } }] },
+            respond: {
+              tool_calls: [{ name: "ask_user", arguments: { question: "Anything else to check?", options: [] } }],
+            },
           },
-          { expect: { last_result_contains: ["\"answered\":false"] }, respond: { text: "Then staging it is." } },
+          { expect: { last_result_contains: ['"answered":false'] }, respond: { text: "Then staging it is." } },
         ],
       },
       async ({ url }) => {
@@ -530,7 +601,9 @@ export function pilotTests(test, h) {
     );
   });
 
-  test("Pilot: model text cannot run script; Ctrl+Shift+P focuses the message box; the panel hides and resizes", async ({ page }) => {
+  test("Pilot: model text cannot run script; Ctrl+Shift+P focuses the message box; the panel hides and resizes", async ({
+    page,
+  }) => {
     await withPilot(
       {
         steps: [
@@ -552,7 +625,17 @@ export function pilotTests(test, h) {
         await page.keyboard.press("Enter");
         await panel(page).getByText("safe").waitFor();
         await turnDone(page);
-        await page.waitForTimeout(300);
+        // Markup that ran script would have by the time it settled: no script or handler is
+        // left in the panel, and every image there has loaded or failed (an <img>'s onerror
+        // runs when its load fails).
+        if ((await panel(page).locator("script, [onerror], [onload]").count()) !== 0) {
+          throw new Error("model text left a script or an event handler in the page");
+        }
+        await until("the panel's images settled", () =>
+          panel(page)
+            .locator("img")
+            .evaluateAll((images) => images.every((image) => image.complete)),
+        );
         if (await page.evaluate(() => window.pwned !== undefined)) {
           throw new Error("model text ran script in the page");
         }
@@ -561,7 +644,8 @@ export function pilotTests(test, h) {
         await page.getByRole("button", { name: "Show Pilot" }).waitFor();
         // The terminal takes the room and still shows what it printed.
         await until("the terminal wider", async () => (await page.locator(".xterm-screen").boundingBox()).width > 900);
-        await page.waitForTimeout(500);
+        // Fitted to the room: its rows are drawn at the new width in the frames that follow.
+        await animationFrames(page, 2);
         await page.screenshot({ path: join(OUTPUT, "pilot-hidden.png") });
         await page.keyboard.press("Control+Shift+P");
         await panel(page).getByText("safe").waitFor();
@@ -599,10 +683,10 @@ export function pilotTests(test, h) {
     );
   });
 
-  test("Pilot on a phone: a sheet from the bottom", async ({ page }) => {
-    await withPilot(
-      { steps: [{ respond: { text: "Hello from the **sheet**." } }] },
-      async ({ url }) => {
+  test(
+    "Pilot on a phone: a sheet from the bottom",
+    async ({ page }) => {
+      await withPilot({ steps: [{ respond: { text: "Hello from the **sheet**." } }] }, async ({ url }) => {
         await openLocal(page, url);
         await page.getByRole("button", { name: "Pilot", exact: true }).click();
         await message(page, "hi");
@@ -611,7 +695,8 @@ export function pilotTests(test, h) {
         await page.screenshot({ path: join(OUTPUT, "pilot-phone-sheet.png") });
         await page.getByRole("button", { name: "Close Pilot" }).click();
         await page.getByRole("button", { name: "Pilot", exact: true }).waitFor();
-      },
-    );
-  }, { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
+      });
+    },
+    { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true },
+  );
 }

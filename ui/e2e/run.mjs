@@ -17,7 +17,7 @@ import { register as registerConnections } from "./connections.mjs";
 import { storageTests } from "./storage.mjs";
 import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
-import { freePort as closedPort, removeHome, until as waitUntil } from "./wait.mjs";
+import { armFrame, freePort as closedPort, removeHome, roundTrip, until as waitUntil, watchLinks } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -102,9 +102,11 @@ async function closeAllTabs(page) {
   const close = page.getByRole("button", { name: /^Close tab / });
   // On a phone the tabs are closed in the tab switcher.
   const switcher = page.getByRole("button", { name: /^Tabs: (?!none open)/ });
+  let closed = 0;
   for (;;) {
     if ((await close.count()) > 0) {
       await close.first().click();
+      closed++;
     } else if (await switcher.isVisible()) {
       await switcher.click();
       await page.getByRole("dialog", { name: "Open tabs" }).waitFor();
@@ -112,8 +114,10 @@ async function closeAllTabs(page) {
       break;
     }
   }
-  // Let the close ops leave before the test closes the page.
-  await page.waitForTimeout(300);
+  // The close ops are handled before the test closes the page.
+  if (closed > 0) {
+    await roundTrip(page, TIMEOUT);
+  }
 }
 
 const tests = [];
@@ -149,11 +153,17 @@ test("a page without the token gets nothing", async ({ page, served }) => {
 
 test("a local terminal: type echo and see it", async ({ page, served }) => {
   await page.goto(served.url);
-  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await page
+    .getByRole("navigation", { name: "Connections" })
+    .getByRole("button", { name: "New local terminal" })
+    .click();
   await page.getByRole("tab", { name: /local/, selected: true }).waitFor();
   await runInTerminal(page, "echo hello-$((6*7))", "hello-42");
   // Connected: the tab says nothing more than its name.
-  await until("the tab connected", async () => (await page.getByRole("tab", { selected: true }).textContent())?.trim() === "local");
+  await until(
+    "the tab connected",
+    async () => (await page.getByRole("tab", { selected: true }).textContent())?.trim() === "local",
+  );
   await page.screenshot({ path: join(OUTPUT, "local-terminal.png") });
 });
 
@@ -172,17 +182,29 @@ test("Ctrl+Shift+T opens a local tab and Ctrl+Shift+W closes it", async ({ page,
   await until("one of them closed", async () => (await opened()).length === 1);
 });
 
-test("a hidden terminal sleeps as a snapshot and wakes as it was, with what it printed meanwhile", async ({ page, served }) => {
+test("a hidden terminal sleeps as a snapshot and wakes as it was, with what it printed meanwhile", async ({
+  page,
+  served,
+}) => {
   await page.goto(served.url);
-  const newLocal = page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" });
+  const newLocal = page
+    .getByRole("navigation", { name: "Connections" })
+    .getByRole("button", { name: "New local terminal" });
   await newLocal.click();
   await page.getByRole("tab", { name: /local/, selected: true }).waitFor();
   const first = await activeTab(page);
-  await runInTerminal(page, "for i in $(seq 1 3000); do printf '\\033[3%dmline %d\\033[0m\\n' $((i % 7 + 1)) $i; done; echo printed-$((1000*3))", "printed-3000");
-  // A line the tab prints while it sleeps.
-  await page.keyboard.type("sleep 4; echo meanwhile-$((6*7))");
+  await runInTerminal(
+    page,
+    "for i in $(seq 1 3000); do printf '\\033[3%dmline %d\\033[0m\\n' $((i % 7 + 1)) $i; done; echo printed-$((1000*3))",
+    "printed-3000",
+  );
+  // A line the tab prints while it sleeps: once the other tab has made the file it waits for.
+  const go = join(served.home, "print-meanwhile");
+  await page.keyboard.type(`until [ -e ${go} ]; do sleep 0.1; done; echo meanwhile-$((6*7))`);
   await page.keyboard.press("Enter");
-  await until("the command echoed", async () => ((await terminalText(page, first)) ?? "").includes("sleep 4; echo meanwhile"));
+  await until("the command echoed", async () =>
+    ((await terminalText(page, first)) ?? "").includes("echo meanwhile-$((6*7))"),
+  );
   await newLocal.click();
   await until("the second tab shown", async () => (await activeTab(page)) !== first);
   const lines = (text) => text.replace(/\n+$/, "").split("\n");
@@ -196,15 +218,24 @@ test("a hidden terminal sleeps as a snapshot and wakes as it was, with what it p
   if ((await page.locator(`#tab-panel-${first} .xterm`).count()) !== 0) {
     throw new Error("a sleeping terminal's xterm.js is still in the page");
   }
-  await runInTerminal(page, "echo other-$((2+3))", "other-5");
-  await page.waitForTimeout(4500);
+  const meanwhile = await armFrame(page, "meanwhile-42", TIMEOUT);
+  await runInTerminal(page, `touch ${go}; echo other-$((2+3))`, "other-5");
+  // The line has reached the page, and the page has handed it to the sleeping terminal.
+  await meanwhile();
+  if ((await terminalText(page, first)) !== null) {
+    throw new Error("the terminal woke before it was shown");
+  }
   await page.getByRole("tab", { name: /local/ }).first().click();
   await until("the first tab shown", async () => (await activeTab(page)) === first);
-  await until("what it printed while asleep", async () => ((await terminalText(page, first)) ?? "").includes("meanwhile-42"));
+  await until("what it printed while asleep", async () =>
+    ((await terminalText(page, first)) ?? "").includes("meanwhile-42"),
+  );
   const after = lines(await terminalText(page, first));
   const changed = before.findIndex((line, at) => line !== after[at]);
   if (changed !== -1) {
-    throw new Error(`woken, line ${changed} differs: ${JSON.stringify(before[changed])} before, ${JSON.stringify(after[changed])} after`);
+    throw new Error(
+      `woken, line ${changed} differs: ${JSON.stringify(before[changed])} before, ${JSON.stringify(after[changed])} after`,
+    );
   }
   if ((await page.locator(`#tab-panel-${first} .xterm-rows span[class*="xterm-fg-"]`).count()) === 0) {
     throw new Error("the colours did not come back with the snapshot");
@@ -234,10 +265,17 @@ test("a hidden terminal sleeps as a snapshot and wakes as it was, with what it p
   }
 });
 
-test("Ctrl+Shift+V pastes into the terminal and Ctrl+Shift+C copies its selection", async ({ page, context, served }) => {
+test("Ctrl+Shift+V pastes into the terminal and Ctrl+Shift+C copies its selection", async ({
+  page,
+  context,
+  served,
+}) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto(served.url);
-  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await page
+    .getByRole("navigation", { name: "Connections" })
+    .getByRole("button", { name: "New local terminal" })
+    .click();
   await runInTerminal(page, "echo ready", "ready");
   await page.evaluate(() => navigator.clipboard.writeText("echo pasted-$((3*3))"));
   await page.keyboard.press("Control+Shift+V");
@@ -256,14 +294,18 @@ test("Ctrl+Shift+V pastes into the terminal and Ctrl+Shift+C copies its selectio
   const cellHeight = box.height / size.rows;
   await screen.dblclick({ position: { x: cellWidth * 2 + 1, y: cellHeight * (row + 0.5) } });
   await page.keyboard.press("Control+Shift+C");
-  await until("the selection on the clipboard", async () =>
-    (await page.evaluate(() => navigator.clipboard.readText())) === "ready",
+  await until(
+    "the selection on the clipboard",
+    async () => (await page.evaluate(() => navigator.clipboard.readText())) === "ready",
   );
 });
 
 test("Ctrl+Shift+= and Ctrl+Shift+- zoom the terminal, and the shell learns its new size", async ({ page, served }) => {
   await page.goto(served.url);
-  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await page
+    .getByRole("navigation", { name: "Connections" })
+    .getByRole("button", { name: "New local terminal" })
+    .click();
   await runInTerminal(page, "echo zoom", "zoom");
   const tab = await activeTab(page);
   const size = () => page.evaluate((id) => window.kaiport.terminalSize(id), tab);
@@ -287,15 +329,19 @@ test("Ctrl+Shift+= and Ctrl+Shift+- zoom the terminal, and the shell learns its 
 test("Ctrl+Shift+F searches the terminal", async ({ page, context, served }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto(served.url);
-  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await page
+    .getByRole("navigation", { name: "Connections" })
+    .getByRole("button", { name: "New local terminal" })
+    .click();
   await runInTerminal(page, "echo needle-$((20+3))", "needle-23");
   await page.keyboard.press("Control+Shift+F");
   const search = page.getByRole("textbox", { name: "Search terminal" });
   await search.fill("needle-23");
   await search.press("Enter");
   const tab = await activeTab(page);
-  await until("the match selected", async () =>
-    (await page.evaluate((id) => window.kaiport.terminalSelection(id), tab)) === "needle-23",
+  await until(
+    "the match selected",
+    async () => (await page.evaluate((id) => window.kaiport.terminalSelection(id), tab)) === "needle-23",
   );
   await page.screenshot({ path: join(OUTPUT, "search.png") });
   // Escape closes the search and gives the terminal its keys back; copying gives the match.
@@ -305,47 +351,67 @@ test("Ctrl+Shift+F searches the terminal", async ({ page, context, served }) => 
     page.evaluate(() => document.activeElement?.classList.contains("xterm-helper-textarea") ?? false),
   );
   await page.keyboard.press("Control+Shift+C");
-  await until("the match on the clipboard", async () =>
-    (await page.evaluate(() => navigator.clipboard.readText())) === "needle-23",
+  await until(
+    "the match on the clipboard",
+    async () => (await page.evaluate(() => navigator.clipboard.readText())) === "needle-23",
   );
 });
 
-test("on a phone the connections are a drawer and the tabs a switcher", async ({ page, served }) => {
-  await page.goto(served.url);
-  await page.getByRole("button", { name: "Connections" }).click();
-  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
-  // Choosing closes the drawer.
-  await page.getByRole("navigation", { name: "Connections" }).waitFor({ state: "detached" });
-  await runInTerminal(page, "echo phone", "phone");
-  await page.getByRole("button", { name: /^Tabs: local, 1 open$/ }).waitFor();
-  if ((await page.getByRole("tablist").count()) !== 0) {
-    throw new Error("a phone shows the tab list instead of the switcher");
-  }
-  await page.getByRole("button", { name: "Connections" }).click();
-  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New connection" }).click();
-  await page.getByRole("dialog", { name: "New connection" }).waitFor();
-  await page.screenshot({ path: join(OUTPUT, "phone-new-connection.png") });
-  await page.keyboard.press("Escape");
-  await page.screenshot({ path: join(OUTPUT, "phone-terminal.png") });
-}, { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
+test(
+  "on a phone the connections are a drawer and the tabs a switcher",
+  async ({ page, served }) => {
+    await page.goto(served.url);
+    await page.getByRole("button", { name: "Connections" }).click();
+    await page
+      .getByRole("navigation", { name: "Connections" })
+      .getByRole("button", { name: "New local terminal" })
+      .click();
+    // Choosing closes the drawer.
+    await page.getByRole("navigation", { name: "Connections" }).waitFor({ state: "detached" });
+    await runInTerminal(page, "echo phone", "phone");
+    await page.getByRole("button", { name: /^Tabs: local, 1 open$/ }).waitFor();
+    if ((await page.getByRole("tablist").count()) !== 0) {
+      throw new Error("a phone shows the tab list instead of the switcher");
+    }
+    await page.getByRole("button", { name: "Connections" }).click();
+    await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New connection" }).click();
+    await page.getByRole("dialog", { name: "New connection" }).waitFor();
+    await page.screenshot({ path: join(OUTPUT, "phone-new-connection.png") });
+    await page.keyboard.press("Escape");
+    await page.screenshot({ path: join(OUTPUT, "phone-terminal.png") });
+  },
+  { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true },
+);
 
-test("dark mode follows the system", async ({ page, served }) => {
-  await page.goto(served.url);
-  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
-  await runInTerminal(page, "printf '\\033[32mgreen\\033[0m %s\\n' dark-$((2*3))", "green dark-6");
-  const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
-  if (background !== "rgb(22, 24, 29)") {
-    throw new Error(`the page is not dark: ${background}`);
-  }
-  await page.screenshot({ path: join(OUTPUT, "dark-terminal.png") });
-}, { colorScheme: "dark" });
+test(
+  "dark mode follows the system",
+  async ({ page, served }) => {
+    await page.goto(served.url);
+    await page
+      .getByRole("navigation", { name: "Connections" })
+      .getByRole("button", { name: "New local terminal" })
+      .click();
+    await runInTerminal(page, "printf '\\033[32mgreen\\033[0m %s\\n' dark-$((2*3))", "green dark-6");
+    const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    if (background !== "rgb(22, 24, 29)") {
+      throw new Error(`the page is not dark: ${background}`);
+    }
+    await page.screenshot({ path: join(OUTPUT, "dark-terminal.png") });
+  },
+  { colorScheme: "dark" },
+);
 
-test("New connection to a port nobody listens on: the tab says it failed and offers Reconnect", async ({ page, served }) => {
+test("New connection to a port nobody listens on: the tab says it failed and offers Reconnect", async ({
+  page,
+  served,
+}) => {
   const port = await closedPort();
   await page.goto(served.url);
   const dialog = await fillConnectionForm(page, { port, user: "nobody" });
   await dialog.getByRole("button", { name: "Connect" }).click();
-  await page.getByRole("tab", { name: new RegExp(`nobody@127\\.0\\.0\\.1:${port}.*failed`) }).waitFor({ timeout: TIMEOUT });
+  await page
+    .getByRole("tab", { name: new RegExp(`nobody@127\\.0\\.0\\.1:${port}.*failed`) })
+    .waitFor({ timeout: TIMEOUT });
   await page.getByRole("button", { name: `Connect to nobody@127.0.0.1:${port}` }).waitFor();
   await page.screenshot({ path: join(OUTPUT, "connection-failed.png") });
   // Reconnect opens the same target again, in the same place, under a new tab id.
@@ -360,7 +426,10 @@ test("New connection to a port nobody listens on: the tab says it failed and off
 
 test("a reload shows the open tab and what it printed", async ({ page, served }) => {
   await page.goto(served.url);
-  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "New local terminal" }).click();
+  await page
+    .getByRole("navigation", { name: "Connections" })
+    .getByRole("button", { name: "New local terminal" })
+    .click();
   await runInTerminal(page, "echo before-reload-$((5*5))", "before-reload-25");
   const tab = await activeTab(page);
   await page.reload();
@@ -373,7 +442,11 @@ test("a reload shows the open tab and what it printed", async ({ page, served })
   await page.screenshot({ path: join(OUTPUT, "after-reload.png") });
 });
 
-test("SSH through the form: the unknown host key is trusted in the dialog, then echo", async ({ page, served, sshd }) => {
+test("SSH through the form: the unknown host key is trusted in the dialog, then echo", async ({
+  page,
+  served,
+  sshd,
+}) => {
   await page.goto(served.url);
   const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
   await page.screenshot({ path: join(OUTPUT, "new-connection.png") });
@@ -390,63 +463,79 @@ test("SSH through the form: the unknown host key is trusted in the dialog, then 
   await page.screenshot({ path: join(OUTPUT, "ssh-terminal.png") });
 });
 
-test("the shell gets the size the terminal draws, on connect and after Reconnect, saved or not", async ({ page, served, sshd }) => {
-  await page.goto(served.url);
-  const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
-  /** The shell's `stty size` is the grid xterm.js draws in the tab shown (once its prompt is there). */
-  async function sizesAgree(what) {
-    const tab = await activeTab(page);
-    await until(`${what}: a shell prompt`, async () => {
-      if (await hostKey.isVisible()) {
-        await hostKey.getByRole("button", { name: "Trust and connect" }).click();
-      }
-      return /[$#] ?$/m.test((await terminalText(page, tab)) ?? "");
-    });
-    const drawn = await page.evaluate((id) => window.kaiport.terminalSize(id), tab);
-    await runInTerminal(page, "stty size", `${drawn.rows} ${drawn.cols}`);
-    return drawn;
-  }
-  /** Ends the shell's SSH session on the server's side, so the tab drops, then reconnects it. */
-  async function dropAndReconnect(what) {
-    const before = await activeTab(page);
-    await page.getByRole("region", { name: "Terminal" }).click();
-    await page.keyboard.type("kill -9 $PPID");
-    await page.keyboard.press("Enter");
-    await page.getByRole("button", { name: "Reconnect" }).click();
-    await until(`${what}: a new tab in its place`, async () => (await activeTab(page)) !== before);
-  }
-  const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
-  await form.getByRole("button", { name: "Connect" }).click();
-  const drawn = await sizesAgree("an ad-hoc connection");
-  // Not the size the tab was asked for with (100 x 30): the page's own grid.
-  if (drawn.cols === 100 && drawn.rows === 30) {
-    throw new Error("the terminal draws 100 x 30, the size every tab is asked for with: the test proves nothing");
-  }
-  await dropAndReconnect("the ad-hoc connection");
-  await sizesAgree("the ad-hoc connection after Reconnect");
-  await page.screenshot({ path: join(OUTPUT, "size-after-reconnect.png") });
-  await page.getByRole("button", { name: /^Close tab / }).first().click();
+test(
+  "the shell gets the size the terminal draws, on connect and after Reconnect, saved or not",
+  async ({ page, served, sshd }) => {
+    await page.goto(served.url);
+    const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+    /** The shell's `stty size` is the grid xterm.js draws in the tab shown (once its prompt is there). */
+    async function sizesAgree(what) {
+      const tab = await activeTab(page);
+      await until(`${what}: a shell prompt`, async () => {
+        if (await hostKey.isVisible()) {
+          await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+        }
+        return /[$#] ?$/m.test((await terminalText(page, tab)) ?? "");
+      });
+      const drawn = await page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+      await runInTerminal(page, "stty size", `${drawn.rows} ${drawn.cols}`);
+      return drawn;
+    }
+    /** Ends the shell's SSH session on the server's side, so the tab drops, then reconnects it. */
+    async function dropAndReconnect(what) {
+      const before = await activeTab(page);
+      await page.getByRole("region", { name: "Terminal" }).click();
+      await page.keyboard.type("kill -9 $PPID");
+      await page.keyboard.press("Enter");
+      await page.getByRole("button", { name: "Reconnect" }).click();
+      await until(`${what}: a new tab in its place`, async () => (await activeTab(page)) !== before);
+    }
+    const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
+    await form.getByRole("button", { name: "Connect" }).click();
+    const drawn = await sizesAgree("an ad-hoc connection");
+    // Not the size the tab was asked for with (100 x 30): the page's own grid.
+    if (drawn.cols === 100 && drawn.rows === 30) {
+      throw new Error("the terminal draws 100 x 30, the size every tab is asked for with: the test proves nothing");
+    }
+    await dropAndReconnect("the ad-hoc connection");
+    await sizesAgree("the ad-hoc connection after Reconnect");
+    await page.screenshot({ path: join(OUTPUT, "size-after-reconnect.png") });
+    await page
+      .getByRole("button", { name: /^Close tab / })
+      .first()
+      .click();
 
-  const saved = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
-  await saved.getByLabel("Name").fill("e2e-size");
-  await saved.getByRole("button", { name: "Save" }).click();
-  await saved.waitFor({ state: "hidden" });
-  await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "Open e2e-size (SSH)" }).click();
-  await page.getByRole("tab", { name: /e2e-size/, selected: true }).waitFor();
-  await sizesAgree("a saved connection");
-  await dropAndReconnect("the saved connection");
-  await sizesAgree("the saved connection after Reconnect");
-  // The saved connection goes again: later tests count the saved ones.
-  const sidebar = page.getByRole("navigation", { name: "Connections" });
-  await sidebar.getByRole("button", { name: "Delete e2e-size" }).click();
-  await sidebar.getByRole("group", { name: "Delete e2e-size?" }).getByRole("button", { name: "Delete" }).click();
-  await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).waitFor({ state: "detached" });
-}, { viewport: { width: 1440, height: 900 } });
+    const saved = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
+    await saved.getByLabel("Name").fill("e2e-size");
+    await saved.getByRole("button", { name: "Save" }).click();
+    await saved.waitFor({ state: "hidden" });
+    await page
+      .getByRole("navigation", { name: "Connections" })
+      .getByRole("button", { name: "Open e2e-size (SSH)" })
+      .click();
+    await page.getByRole("tab", { name: /e2e-size/, selected: true }).waitFor();
+    await sizesAgree("a saved connection");
+    await dropAndReconnect("the saved connection");
+    await sizesAgree("the saved connection after Reconnect");
+    // The saved connection goes again: later tests count the saved ones.
+    const sidebar = page.getByRole("navigation", { name: "Connections" });
+    await sidebar.getByRole("button", { name: "Delete e2e-size" }).click();
+    await sidebar.getByRole("group", { name: "Delete e2e-size?" }).getByRole("button", { name: "Delete" }).click();
+    await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).waitFor({ state: "detached" });
+  },
+  { viewport: { width: 1440, height: 900 } },
+);
 
-test("a key's passphrase is asked in a masked field and never comes back to the page", async ({ page, served, sshd }) => {
+test("a key's passphrase is asked in a masked field and never comes back to the page", async ({
+  page,
+  served,
+  sshd,
+}) => {
   const received = [];
   page.on("websocket", (ws) =>
-    ws.on("framereceived", (frame) => received.push(typeof frame.payload === "string" ? frame.payload : frame.payload.toString("latin1"))),
+    ws.on("framereceived", (frame) =>
+      received.push(typeof frame.payload === "string" ? frame.payload : frame.payload.toString("latin1")),
+    ),
   );
   await page.goto(served.url);
   const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.encrypted_key });
@@ -495,7 +584,10 @@ async function main() {
   mkdirSync(OUTPUT, { recursive: true });
   const home = mkdtempSync(join(tmpdir(), "kaiport-e2e-"));
   const env = { ...process.env, KAIPORT_HOME: home, HOME: home, SHELL: "/bin/bash", PS1: "\\$ " };
-  const servedProcess = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(home, "known_hosts")], { env, cwd: home });
+  const servedProcess = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(home, "known_hosts")], {
+    env,
+    cwd: home,
+  });
   const url = servedProcess.line.trim();
   const parsed = new URL(url);
   const served = { url, port: Number(parsed.port), token: parsed.searchParams.get("token") ?? "", home };
@@ -523,9 +615,13 @@ async function main() {
         colorScheme: "light",
         ...contextOptions,
       });
+      await watchLinks(context);
       const page = await context.newPage();
       page.setDefaultTimeout(TIMEOUT);
-      if (process.env.E2E_DEBUG) page.on("websocket", (ws) => ws.on("framesent", (f) => console.log("sent", typeof f.payload === "string" ? f.payload : f.payload.length)));
+      if (process.env.E2E_DEBUG)
+        page.on("websocket", (ws) =>
+          ws.on("framesent", (f) => console.log("sent", typeof f.payload === "string" ? f.payload : f.payload.length)),
+        );
       const errors = [];
       page.on("pageerror", (error) => errors.push(String(error)));
       const started = Date.now();
@@ -539,8 +635,15 @@ async function main() {
         console.log(`ok   ${name} (${Date.now() - started} ms)`);
       } catch (error) {
         failed++;
-        console.log(`FAIL ${name}\n     ${String(error?.stack ?? error).split("\n").join("\n     ")}`);
-        const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 60);
+        console.log(
+          `FAIL ${name}\n     ${String(error?.stack ?? error)
+            .split("\n")
+            .join("\n     ")}`,
+        );
+        const slug = name
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, "-")
+          .slice(0, 60);
         await page.screenshot({ path: join(OUTPUT, `failed-${slug}.png`) }).catch(() => {});
       } finally {
         await context.close();

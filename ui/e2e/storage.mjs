@@ -6,7 +6,17 @@
 
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -146,7 +156,10 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     const remote = page.getByRole("region", { name: ftp.title });
     await local.waitFor();
     // On a phone one side shows at a time, with the switch between them.
-    await remote.or(page.getByRole("group", { name: "Side shown" })).first().waitFor();
+    await remote
+      .or(page.getByRole("group", { name: "Side shown" }))
+      .first()
+      .waitFor();
     return { local, remote };
   }
 
@@ -180,7 +193,12 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
           }
         }
       };
-      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+      new MutationObserver(note).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
       note();
     });
   }
@@ -200,7 +218,10 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
         return shown?.partWay ?? null;
       });
     } catch (error) {
-      const said = (await transfer(page, name).count()) === 0 ? "(no row in Transfers)" : (await transfer(page, name).innerText()).replace(/\s+/g, " ");
+      const said =
+        (await transfer(page, name).count()) === 0
+          ? "(no row in Transfers)"
+          : (await transfer(page, name).innerText()).replace(/\s+/g, " ");
       error.message += `; percents shown: ${JSON.stringify(shown?.percents ?? [])}; the row says now: ${said}`;
       throw error;
     }
@@ -227,313 +248,385 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     }
   }
 
-  test("storage: an FTP tab through the form lists both sides, sorts by keyboard and makes a folder", withFtp(async ({ page, served, ftp }) => {
-    writeFileSync(join(ftp.local, "small.txt"), "hello\n");
-    writeFileSync(join(ftp.local, "larger.bin"), randomBytes(50_000));
-    mkdirSync(join(ftp.local, "photos"));
-    writeFileSync(join(ftp.data, "readme.md"), "# remote\n");
-    mkdirSync(join(ftp.data, "archive"));
-    const received = [];
-    page.on("websocket", (ws) =>
-      ws.on("framereceived", (frame) => received.push(typeof frame.payload === "string" ? frame.payload : frame.payload.toString("latin1"))),
-    );
-    const { local, remote } = await openFtpTab(page, served, ftp, "storage-new-connection.png");
-    await row(local, "small.txt").waitFor();
-    await row(local, "photos").waitFor();
-    await row(remote, "readme.md").waitFor();
-    await row(remote, "archive").waitFor();
-    // No password prompt: the typed secret answered the engine's, and never came back.
-    if (await page.getByRole("dialog", { name: "Password" }).isVisible()) {
-      throw new Error("the engine's password prompt was shown although the form had the password");
-    }
-    const leaked = received.filter((frame) => frame.includes(PASSWORD));
-    if (leaked.length > 0) {
-      throw new Error(`the password came back to the page: ${leaked[0].slice(0, 200)}`);
-    }
-    // Sort by size with the keyboard: folders first, then the biggest file.
-    const grid = local.getByRole("grid");
-    const names = async () => (await grid.locator("tbody td.name").allTextContents()).map((text) => text.trim());
-    await local.getByRole("button", { name: "Size" }).focus();
-    await page.keyboard.press("Enter");
-    await until("sorted by size, biggest first", async () => (await names()).join() === "photos,larger.bin,small.txt");
-    if ((await local.getByRole("columnheader", { name: "Size" }).getAttribute("aria-sort")) !== "descending") {
-      throw new Error("the Size header does not say how it sorts");
-    }
-    await page.keyboard.press("Enter");
-    await until("sorted by size, smallest first", async () => (await names()).join() === "photos,small.txt,larger.bin");
-    // Navigate with the keyboard: into a folder (empty: the focus goes to "Up one folder"),
-    // back up (the folder just left has the focus), then with the breadcrumb.
-    await row(remote, "archive").click();
-    await page.keyboard.press("Enter");
-    await remote.getByText("This folder is empty.").waitFor();
-    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent?.trim() ?? "");
-    await until("the focus on Up one folder", async () => (await focused()) === "Up one folder");
-    await page.keyboard.press("Enter");
-    await until("the focus back on archive", async () => (await focused()).startsWith("archive"));
-    await page.keyboard.press("ArrowDown");
-    await until("the focus on readme.md", async () => (await focused()).startsWith("readme.md"));
-    // A typed path, relative to the folder shown.
-    await remote.getByRole("button", { name: "Go to…" }).click();
-    await remote.getByRole("textbox", { name: "Go to folder" }).fill("./archive/");
-    await page.keyboard.press("Enter");
-    await remote.getByText("This folder is empty.").waitFor();
-    await remote.getByRole("navigation", { name: `${ftp.title} path` }).getByRole("button", { name: "Top folder" }).click();
-    await row(remote, "readme.md").waitFor();
-    // Make a folder on the storage.
-    await remote.getByRole("button", { name: "New folder" }).click();
-    const naming = page.getByRole("dialog", { name: "New folder" });
-    await naming.getByLabel("Name").fill("reports 2026");
-    await naming.getByRole("button", { name: "Create" }).click();
-    await row(remote, "reports 2026").waitFor();
-    if (!statSync(join(ftp.data, "reports 2026")).isDirectory()) {
-      throw new Error("the folder is not on the server");
-    }
-    await page.screenshot({ path: join(OUTPUT, "storage-tab.png") });
-  }));
-
-  test("storage: the local side starts in the home folder (~) and a wrong password is asked again in a masked field", withFtp(async ({ page, served, ftp }) => {
-    mkdirSync(join(served.home, "Documents"), { recursive: true });
-    writeFileSync(join(served.home, "Documents", "home-file.txt"), "at home\n");
-    // The form's default local folder is ~; a wrong password fails the tab.
-    await openFtpTab(page, served, ftp, null, { password: "not-the-password", localFolder: null });
-    await page.getByRole("tab", { name: new RegExp(`${ftp.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*failed`) }).waitFor();
-    await page.getByRole("button", { name: "Reconnect" }).click();
-    const prompt = page.getByRole("dialog", { name: "Password" });
-    await prompt.waitFor();
-    const field = prompt.getByLabel("Password");
-    if ((await field.getAttribute("type")) !== "password") {
-      throw new Error("the password prompt is not masked");
-    }
-    await field.fill(PASSWORD);
-    await prompt.getByRole("button", { name: "Log in" }).click();
-    const local = page.getByRole("region", { name: "This computer" });
-    // The local side walked down from / to the home folder.
-    await row(local, "Documents").waitFor();
-    const crumbs = await local.getByRole("navigation").getByRole("list").getByRole("button").allTextContents();
-    const expected = served.home.split("/").filter((part) => part !== "");
-    if (crumbs.slice(1).join("/") !== expected.join("/")) {
-      throw new Error(`the local side is not in the home folder: ${crumbs.join(" / ")}`);
-    }
-    await row(local, "Documents").dblclick();
-    await row(local, "home-file.txt").waitFor();
-    // Above the home folder only the way down shows: nothing else of this computer.
-    await local.getByRole("button", { name: "Top folder" }).click();
-    await until("only the way down at /", async () => (await local.locator("tbody td.name").allTextContents()).map((t) => t.trim()).join() === expected[0]);
-    await page.screenshot({ path: join(OUTPUT, "storage-home.png") });
-  }));
-
-  test("storage: an upload dragged across shows its progress and arrives byte for byte", withFtp(async ({ page, served, ftp }) => {
-    writeFileSync(join(ftp.local, "big.bin"), randomBytes(BIG));
-    const { local, remote } = await openFtpTab(page, served, ftp);
-    await watchTransfers(page);
-    await row(local, "big.bin").dragTo(remote.getByRole("grid"));
-    const item = transfer(page, "big.bin");
-    await item.waitFor();
-    const seen = await progressSeen(page, "big.bin");
-    await page.screenshot({ path: join(OUTPUT, "storage-upload-progress.png") });
-    await until("a speed and time left beside the progress", async () => (await transferShown(page, "big.bin"))?.speedAndLeft);
-    // As wide as a phone, the row's figures break between them instead of running off the side.
-    const wide = page.viewportSize();
-    await page.setViewportSize({ width: 390, height: 760 });
-    const list = page.getByRole("list", { name: "Transfers" });
-    await until("the transfer's row within a phone's width", async () => list.evaluate((ul) => ul.scrollWidth <= ul.clientWidth));
-    await page.screenshot({ path: join(OUTPUT, "storage-upload-progress-phone.png") });
-    await page.setViewportSize(wide);
-    await item.getByText("done").waitFor({ timeout: 60_000 });
-    if ((await item.getByRole("progressbar").getAttribute("aria-valuenow")) !== "100") {
-      throw new Error("a finished upload does not show 100 %");
-    }
-    await row(remote, "big.bin").waitFor();
-    const sent = sha256(join(ftp.local, "big.bin"));
-    const stored = sha256(join(ftp.data, "big.bin"));
-    if (sent !== stored) {
-      throw new Error(`the uploaded file differs: ${sent} sent, ${stored} stored`);
-    }
-    console.log(`     progress seen at ${seen} %, percents shown: ${(await transferShown(page, "big.bin")).percents.join(" ")}`);
-    // The files keep the room above the status bar and the transfers (no gap under the panes).
-    const grid = await remote.boundingBox();
-    const transfers = await page.getByRole("heading", { name: "Transfers" }).boundingBox();
-    if (grid === null || transfers === null || transfers.y - (grid.y + grid.height) > 60) {
-      throw new Error(`the file panes do not reach down to the transfers: ${JSON.stringify({ grid, transfers })}`);
-    }
-    await page.screenshot({ path: join(OUTPUT, "storage-upload-done.png") });
-  }));
-
-  test("storage: a download by button arrives byte for byte on this computer, replacing asks, and a drop on a folder goes into it", withFtp(async ({ page, served, ftp }) => {
-    writeFileSync(join(ftp.data, "report.pdf"), randomBytes(700_000));
-    writeFileSync(join(ftp.data, "notes.txt"), "notes\n");
-    mkdirSync(join(ftp.local, "inbox"));
-    const { local, remote } = await openFtpTab(page, served, ftp);
-    await row(remote, "report.pdf").click();
-    await remote.getByRole("button", { name: "Download" }).click();
-    await transfer(page, "report.pdf").getByText("done").waitFor({ timeout: 30_000 });
-    await row(local, "report.pdf").waitFor();
-    if (sha256(join(ftp.data, "report.pdf")) !== sha256(join(ftp.local, "report.pdf"))) {
-      throw new Error("the downloaded file differs");
-    }
-    await page.screenshot({ path: join(OUTPUT, "storage-download.png") });
-    // Downloading it again would replace this computer's copy: that is asked first.
-    writeFileSync(join(ftp.data, "report.pdf"), "the newer report\n");
-    await page.getByRole("button", { name: "Clear ended" }).click();
-    await row(remote, "report.pdf").click();
-    await remote.getByRole("button", { name: "Download" }).click();
-    const confirm = page.getByRole("dialog", { name: "Replace?" });
-    await confirm.waitFor();
-    await page.screenshot({ path: join(OUTPUT, "storage-replace-confirm.png") });
-    await confirm.getByRole("button", { name: "Replace" }).click();
-    await transfer(page, "report.pdf").getByText("done").waitFor({ timeout: 30_000 });
-    if (readFileSync(join(ftp.local, "report.pdf"), "utf8") !== "the newer report\n") {
-      throw new Error("the replaced download is not the server's newer file");
-    }
-    // Dropped on a folder of this computer, a file goes into that folder.
-    await row(remote, "notes.txt").dragTo(row(local, "inbox"));
-    await transfer(page, "notes.txt").getByText("done").waitFor();
-    await until("notes.txt in inbox", async () => existsSync(join(ftp.local, "inbox", "notes.txt")));
-    if (existsSync(join(ftp.local, "notes.txt"))) {
-      throw new Error("the dropped file went to the folder shown, not the one it was dropped on");
-    }
-  }));
-
-  test("storage: several files uploaded at once end in one status line that keeps the one not done", withFtp(async ({ page, served, ftp }) => {
-    for (const name of ["a.txt", "b.txt", "c.txt"]) {
-      writeFileSync(join(ftp.local, name), `${name} from this computer\n`);
-    }
-    writeFileSync(join(ftp.data, "b.txt"), "the server's b\n");
-    const { local } = await openFtpTab(page, served, ftp);
-    await row(local, "a.txt").click();
-    await row(local, "c.txt").click({ modifiers: ["Shift"] });
-    await local.getByRole("button", { name: "Upload" }).click();
-    // b.txt would replace the server's: asked, and kept.
-    const confirm = page.getByRole("dialog", { name: "Replace?" });
-    await confirm.waitFor();
-    for (const name of ["a.txt", "c.txt"]) {
-      await transfer(page, name).getByText("done").waitFor({ timeout: 30_000 });
-    }
-    await confirm.getByRole("button", { name: "Cancel" }).click();
-    const status = page.getByRole("status").filter({ hasText: /upload 3 files/ });
-    await status.waitFor();
-    const said = await status.textContent();
-    if (said !== "Done 2 of 3: upload 3 files. Not done: upload b.txt (denied).") {
-      throw new Error(`the status line says: ${said}`);
-    }
-    if (readFileSync(join(ftp.data, "b.txt"), "utf8") !== "the server's b\n" || readFileSync(join(ftp.data, "c.txt"), "utf8") !== "c.txt from this computer\n") {
-      throw new Error("the server does not hold what was asked");
-    }
-    await page.screenshot({ path: join(OUTPUT, "storage-batch-status.png") });
-  }));
-
-  test("storage: a folder uploaded by button arrives whole, in one plan and one row", withFtp(async ({ page, served, ftp }) => {
-    mkdirSync(join(ftp.local, "photos", "2026"), { recursive: true });
-    writeFileSync(join(ftp.local, "photos", "a.jpg"), randomBytes(300_000));
-    writeFileSync(join(ftp.local, "photos", "2026", "b.jpg"), randomBytes(200_000));
-    const { local, remote } = await openFtpTab(page, served, ftp);
-    await row(local, "photos").click();
-    await local.getByRole("button", { name: "Upload" }).click();
-    await transfer(page, "photos/").getByText("done").waitFor({ timeout: 30_000 });
-    // The row counts the whole folder, not its last file.
-    await transfer(page, "photos/").getByText("488 KB of 488 KB").waitFor();
-    await row(remote, "photos").waitFor();
-    for (const file of ["a.jpg", "2026/b.jpg"]) {
-      if (sha256(join(ftp.local, "photos", file)) !== sha256(join(ftp.data, "photos", file))) {
-        throw new Error(`photos/${file} differs on the server`);
+  test(
+    "storage: an FTP tab through the form lists both sides, sorts by keyboard and makes a folder",
+    withFtp(async ({ page, served, ftp }) => {
+      writeFileSync(join(ftp.local, "small.txt"), "hello\n");
+      writeFileSync(join(ftp.local, "larger.bin"), randomBytes(50_000));
+      mkdirSync(join(ftp.local, "photos"));
+      writeFileSync(join(ftp.data, "readme.md"), "# remote\n");
+      mkdirSync(join(ftp.data, "archive"));
+      const received = [];
+      page.on("websocket", (ws) =>
+        ws.on("framereceived", (frame) =>
+          received.push(typeof frame.payload === "string" ? frame.payload : frame.payload.toString("latin1")),
+        ),
+      );
+      const { local, remote } = await openFtpTab(page, served, ftp, "storage-new-connection.png");
+      await row(local, "small.txt").waitFor();
+      await row(local, "photos").waitFor();
+      await row(remote, "readme.md").waitFor();
+      await row(remote, "archive").waitFor();
+      // No password prompt: the typed secret answered the engine's, and never came back.
+      if (await page.getByRole("dialog", { name: "Password" }).isVisible()) {
+        throw new Error("the engine's password prompt was shown although the form had the password");
       }
-    }
-    await page.screenshot({ path: join(OUTPUT, "storage-folder-upload.png") });
-  }));
+      const leaked = received.filter((frame) => frame.includes(PASSWORD));
+      if (leaked.length > 0) {
+        throw new Error(`the password came back to the page: ${leaked[0].slice(0, 200)}`);
+      }
+      // Sort by size with the keyboard: folders first, then the biggest file.
+      const grid = local.getByRole("grid");
+      const names = async () => (await grid.locator("tbody td.name").allTextContents()).map((text) => text.trim());
+      await local.getByRole("button", { name: "Size" }).focus();
+      await page.keyboard.press("Enter");
+      await until(
+        "sorted by size, biggest first",
+        async () => (await names()).join() === "photos,larger.bin,small.txt",
+      );
+      if ((await local.getByRole("columnheader", { name: "Size" }).getAttribute("aria-sort")) !== "descending") {
+        throw new Error("the Size header does not say how it sorts");
+      }
+      await page.keyboard.press("Enter");
+      await until(
+        "sorted by size, smallest first",
+        async () => (await names()).join() === "photos,small.txt,larger.bin",
+      );
+      // Navigate with the keyboard: into a folder (empty: the focus goes to "Up one folder"),
+      // back up (the folder just left has the focus), then with the breadcrumb.
+      await row(remote, "archive").click();
+      await page.keyboard.press("Enter");
+      await remote.getByText("This folder is empty.").waitFor();
+      const focused = () =>
+        page.evaluate(
+          () => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent?.trim() ?? "",
+        );
+      await until("the focus on Up one folder", async () => (await focused()) === "Up one folder");
+      await page.keyboard.press("Enter");
+      await until("the focus back on archive", async () => (await focused()).startsWith("archive"));
+      await page.keyboard.press("ArrowDown");
+      await until("the focus on readme.md", async () => (await focused()).startsWith("readme.md"));
+      // A typed path, relative to the folder shown.
+      await remote.getByRole("button", { name: "Go to…" }).click();
+      await remote.getByRole("textbox", { name: "Go to folder" }).fill("./archive/");
+      await page.keyboard.press("Enter");
+      await remote.getByText("This folder is empty.").waitFor();
+      await remote
+        .getByRole("navigation", { name: `${ftp.title} path` })
+        .getByRole("button", { name: "Top folder" })
+        .click();
+      await row(remote, "readme.md").waitFor();
+      // Make a folder on the storage.
+      await remote.getByRole("button", { name: "New folder" }).click();
+      const naming = page.getByRole("dialog", { name: "New folder" });
+      await naming.getByLabel("Name").fill("reports 2026");
+      await naming.getByRole("button", { name: "Create" }).click();
+      await row(remote, "reports 2026").waitFor();
+      if (!statSync(join(ftp.data, "reports 2026")).isDirectory()) {
+        throw new Error("the folder is not on the server");
+      }
+      await page.screenshot({ path: join(OUTPUT, "storage-tab.png") });
+    }),
+  );
 
-  test("storage: a cancelled upload leaves nothing under its name, and Retry completes it", withFtp(async ({ page, served, ftp }) => {
-    const { remote, item } = await bigUploadUnderWay(page, served, ftp, "cancel-me.bin");
-    await item.getByRole("button", { name: "Cancel" }).click();
-    await item.getByText("cancelled", { exact: true }).waitFor();
-    if (existsSync(join(ftp.data, "cancel-me.bin"))) {
-      throw new Error("a cancelled upload left a file under its final name");
-    }
-    // The engine removes its temporary copy too.
-    await until("no half-written copy left", async () => readdirSync(ftp.data).length === 0);
-    await page.screenshot({ path: join(OUTPUT, "storage-cancelled.png") });
-    await item.getByRole("button", { name: "Retry" }).click();
-    await retriedUploadArrived(remote, item, ftp, "cancel-me.bin");
-  }));
+  test(
+    "storage: the local side starts in the home folder (~) and a wrong password is asked again in a masked field",
+    withFtp(async ({ page, served, ftp }) => {
+      mkdirSync(join(served.home, "Documents"), { recursive: true });
+      writeFileSync(join(served.home, "Documents", "home-file.txt"), "at home\n");
+      // The form's default local folder is ~; a wrong password fails the tab.
+      await openFtpTab(page, served, ftp, null, { password: "not-the-password", localFolder: null });
+      await page
+        .getByRole("tab", { name: new RegExp(`${ftp.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*failed`) })
+        .waitFor();
+      await page.getByRole("button", { name: "Reconnect" }).click();
+      const prompt = page.getByRole("dialog", { name: "Password" });
+      await prompt.waitFor();
+      const field = prompt.getByLabel("Password");
+      if ((await field.getAttribute("type")) !== "password") {
+        throw new Error("the password prompt is not masked");
+      }
+      await field.fill(PASSWORD);
+      await prompt.getByRole("button", { name: "Log in" }).click();
+      const local = page.getByRole("region", { name: "This computer" });
+      // The local side walked down from / to the home folder.
+      await row(local, "Documents").waitFor();
+      const crumbs = await local.getByRole("navigation").getByRole("list").getByRole("button").allTextContents();
+      const expected = served.home.split("/").filter((part) => part !== "");
+      if (crumbs.slice(1).join("/") !== expected.join("/")) {
+        throw new Error(`the local side is not in the home folder: ${crumbs.join(" / ")}`);
+      }
+      await row(local, "Documents").dblclick();
+      await row(local, "home-file.txt").waitFor();
+      // Above the home folder only the way down shows: nothing else of this computer.
+      await local.getByRole("button", { name: "Top folder" }).click();
+      await until(
+        "only the way down at /",
+        async () =>
+          (await local.locator("tbody td.name").allTextContents()).map((t) => t.trim()).join() === expected[0],
+      );
+      await page.screenshot({ path: join(OUTPUT, "storage-home.png") });
+    }),
+  );
 
-  test("storage: an upload whose server dies fails, and Retry sends it again once the server is back", withFtp(async ({ page, served, ftp }) => {
-    const { remote, item } = await bigUploadUnderWay(page, served, ftp, "survivor.bin");
-    await ftp.kill();
-    await item.getByText("failed", { exact: true }).waitFor({ timeout: 60_000 });
-    if (existsSync(join(ftp.data, "survivor.bin"))) {
-      throw new Error("a failed upload left a file under its final name");
-    }
-    await page.screenshot({ path: join(OUTPUT, "storage-failed.png") });
-    await ftp.restart();
-    await item.getByRole("button", { name: "Retry" }).click();
-    await retriedUploadArrived(remote, item, ftp, "survivor.bin");
-  }));
+  test(
+    "storage: an upload dragged across shows its progress and arrives byte for byte",
+    withFtp(async ({ page, served, ftp }) => {
+      writeFileSync(join(ftp.local, "big.bin"), randomBytes(BIG));
+      const { local, remote } = await openFtpTab(page, served, ftp);
+      await watchTransfers(page);
+      await row(local, "big.bin").dragTo(remote.getByRole("grid"));
+      const item = transfer(page, "big.bin");
+      await item.waitFor();
+      const seen = await progressSeen(page, "big.bin");
+      await page.screenshot({ path: join(OUTPUT, "storage-upload-progress.png") });
+      await until(
+        "a speed and time left beside the progress",
+        async () => (await transferShown(page, "big.bin"))?.speedAndLeft,
+      );
+      // As wide as a phone, the row's figures break between them instead of running off the side.
+      const wide = page.viewportSize();
+      await page.setViewportSize({ width: 390, height: 760 });
+      const list = page.getByRole("list", { name: "Transfers" });
+      await until("the transfer's row within a phone's width", async () =>
+        list.evaluate((ul) => ul.scrollWidth <= ul.clientWidth),
+      );
+      await page.screenshot({ path: join(OUTPUT, "storage-upload-progress-phone.png") });
+      await page.setViewportSize(wide);
+      await item.getByText("done").waitFor({ timeout: 60_000 });
+      if ((await item.getByRole("progressbar").getAttribute("aria-valuenow")) !== "100") {
+        throw new Error("a finished upload does not show 100 %");
+      }
+      await row(remote, "big.bin").waitFor();
+      const sent = sha256(join(ftp.local, "big.bin"));
+      const stored = sha256(join(ftp.data, "big.bin"));
+      if (sent !== stored) {
+        throw new Error(`the uploaded file differs: ${sent} sent, ${stored} stored`);
+      }
+      console.log(
+        `     progress seen at ${seen} %, percents shown: ${(await transferShown(page, "big.bin")).percents.join(" ")}`,
+      );
+      // The files keep the room above the status bar and the transfers (no gap under the panes).
+      const grid = await remote.boundingBox();
+      const transfers = await page.getByRole("heading", { name: "Transfers" }).boundingBox();
+      if (grid === null || transfers === null || transfers.y - (grid.y + grid.height) > 60) {
+        throw new Error(`the file panes do not reach down to the transfers: ${JSON.stringify({ grid, transfers })}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, "storage-upload-done.png") });
+    }),
+  );
 
-  test("storage: rename, and delete only after the confirmation (dark)", withFtp(async ({ page, served, ftp }) => {
-    writeFileSync(join(ftp.data, "draft.txt"), "draft\n");
-    mkdirSync(join(ftp.data, "old"));
-    writeFileSync(join(ftp.data, "old", "a.log"), "a\n");
-    writeFileSync(join(ftp.data, "old", "b.log"), "b\n");
-    const { remote } = await openFtpTab(page, served, ftp);
-    // Rename with F2 from the keyboard.
-    await row(remote, "draft.txt").click();
-    await page.keyboard.press("F2");
-    const naming = page.getByRole("dialog", { name: /Rename/ });
-    await naming.getByLabel("Name").fill("final.txt");
-    await naming.getByRole("button", { name: "Rename" }).click();
-    await row(remote, "final.txt").waitFor();
-    if (!existsSync(join(ftp.data, "final.txt")) || existsSync(join(ftp.data, "draft.txt"))) {
-      throw new Error("the server does not hold the renamed file");
-    }
-    // Delete a folder with files: the engine's account of it is shown; Cancel keeps it.
-    await row(remote, "old").click();
-    await remote.getByRole("button", { name: "Delete" }).click();
-    const confirm = page.getByRole("dialog", { name: "Delete?" });
-    await confirm.waitFor();
-    const text = await confirm.textContent();
-    if (!/old/.test(text) || !/2 files/.test(text)) {
-      throw new Error(`the confirmation does not say what goes: ${text}`);
-    }
-    await page.screenshot({ path: join(OUTPUT, "storage-delete-confirm.png") });
-    await confirm.getByRole("button", { name: "Cancel" }).click();
-    await page.getByRole("status").filter({ hasText: /Not done: delete \/old/ }).waitFor();
-    if (!existsSync(join(ftp.data, "old", "a.log"))) {
-      throw new Error("a cancelled delete deleted");
-    }
-    // Delete again with the Delete key and confirm.
-    await row(remote, "old").click();
-    await page.keyboard.press("Delete");
-    await confirm.getByRole("button", { name: "Delete" }).click();
-    await until("the folder gone from the list", async () => (await row(remote, "old").count()) === 0);
-    if (existsSync(join(ftp.data, "old"))) {
-      throw new Error("the folder is still on the server");
-    }
-    await page.screenshot({ path: join(OUTPUT, "storage-dark.png") });
-  }), { colorScheme: "dark" });
+  test(
+    "storage: a download by button arrives byte for byte on this computer, replacing asks, and a drop on a folder goes into it",
+    withFtp(async ({ page, served, ftp }) => {
+      writeFileSync(join(ftp.data, "report.pdf"), randomBytes(700_000));
+      writeFileSync(join(ftp.data, "notes.txt"), "notes\n");
+      mkdirSync(join(ftp.local, "inbox"));
+      const { local, remote } = await openFtpTab(page, served, ftp);
+      await row(remote, "report.pdf").click();
+      await remote.getByRole("button", { name: "Download" }).click();
+      await transfer(page, "report.pdf").getByText("done").waitFor({ timeout: 30_000 });
+      await row(local, "report.pdf").waitFor();
+      if (sha256(join(ftp.data, "report.pdf")) !== sha256(join(ftp.local, "report.pdf"))) {
+        throw new Error("the downloaded file differs");
+      }
+      await page.screenshot({ path: join(OUTPUT, "storage-download.png") });
+      // Downloading it again would replace this computer's copy: that is asked first.
+      writeFileSync(join(ftp.data, "report.pdf"), "the newer report\n");
+      await page.getByRole("button", { name: "Clear ended" }).click();
+      await row(remote, "report.pdf").click();
+      await remote.getByRole("button", { name: "Download" }).click();
+      const confirm = page.getByRole("dialog", { name: "Replace?" });
+      await confirm.waitFor();
+      await page.screenshot({ path: join(OUTPUT, "storage-replace-confirm.png") });
+      await confirm.getByRole("button", { name: "Replace" }).click();
+      await transfer(page, "report.pdf").getByText("done").waitFor({ timeout: 30_000 });
+      if (readFileSync(join(ftp.local, "report.pdf"), "utf8") !== "the newer report\n") {
+        throw new Error("the replaced download is not the server's newer file");
+      }
+      // Dropped on a folder of this computer, a file goes into that folder.
+      await row(remote, "notes.txt").dragTo(row(local, "inbox"));
+      await transfer(page, "notes.txt").getByText("done").waitFor();
+      await until("notes.txt in inbox", async () => existsSync(join(ftp.local, "inbox", "notes.txt")));
+      if (existsSync(join(ftp.local, "notes.txt"))) {
+        throw new Error("the dropped file went to the folder shown, not the one it was dropped on");
+      }
+    }),
+  );
 
-  test("storage: on a phone one side shows at a time, switched above, and Transfers stays below", withFtp(async ({ page, served, ftp }) => {
-    writeFileSync(join(ftp.local, "notes.txt"), "phone\n");
-    writeFileSync(join(ftp.data, "remote.txt"), "remote\n");
-    const { local, remote } = await openFtpTab(page, served, ftp);
-    await row(local, "notes.txt").waitFor();
-    if (await remote.isVisible()) {
-      throw new Error("both sides show on a phone");
-    }
-    const sides = page.getByRole("group", { name: "Side shown" });
-    await sides.getByRole("button", { name: "Storage" }).tap();
-    await row(remote, "remote.txt").waitFor();
-    if (await local.isVisible()) {
-      throw new Error("the local side still shows");
-    }
-    const [pane, transfers] = [await remote.boundingBox(), await page.getByRole("list", { name: "Transfers" }).boundingBox()];
-    if (!(transfers.y >= pane.y + pane.height - 2)) {
-      throw new Error(`Transfers is not below the files: ${JSON.stringify([pane, transfers])}`);
-    }
-    await page.screenshot({ path: join(OUTPUT, "storage-phone.png") });
-    await sides.getByRole("button", { name: "This computer" }).tap();
-    await row(local, "notes.txt").waitFor();
-  }), { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true });
+  test(
+    "storage: several files uploaded at once end in one status line that keeps the one not done",
+    withFtp(async ({ page, served, ftp }) => {
+      for (const name of ["a.txt", "b.txt", "c.txt"]) {
+        writeFileSync(join(ftp.local, name), `${name} from this computer\n`);
+      }
+      writeFileSync(join(ftp.data, "b.txt"), "the server's b\n");
+      const { local } = await openFtpTab(page, served, ftp);
+      await row(local, "a.txt").click();
+      await row(local, "c.txt").click({ modifiers: ["Shift"] });
+      await local.getByRole("button", { name: "Upload" }).click();
+      // b.txt would replace the server's: asked, and kept.
+      const confirm = page.getByRole("dialog", { name: "Replace?" });
+      await confirm.waitFor();
+      for (const name of ["a.txt", "c.txt"]) {
+        await transfer(page, name).getByText("done").waitFor({ timeout: 30_000 });
+      }
+      await confirm.getByRole("button", { name: "Cancel" }).click();
+      const status = page.getByRole("status").filter({ hasText: /upload 3 files/ });
+      await status.waitFor();
+      const said = await status.textContent();
+      if (said !== "Done 2 of 3: upload 3 files. Not done: upload b.txt (denied).") {
+        throw new Error(`the status line says: ${said}`);
+      }
+      if (
+        readFileSync(join(ftp.data, "b.txt"), "utf8") !== "the server's b\n" ||
+        readFileSync(join(ftp.data, "c.txt"), "utf8") !== "c.txt from this computer\n"
+      ) {
+        throw new Error("the server does not hold what was asked");
+      }
+      await page.screenshot({ path: join(OUTPUT, "storage-batch-status.png") });
+    }),
+  );
 
-  test("storage: an SFTP tab with a key file: the host key is trusted, and the server's folder lists", async ({ page, served, sshd }) => {
+  test(
+    "storage: a folder uploaded by button arrives whole, in one plan and one row",
+    withFtp(async ({ page, served, ftp }) => {
+      mkdirSync(join(ftp.local, "photos", "2026"), { recursive: true });
+      writeFileSync(join(ftp.local, "photos", "a.jpg"), randomBytes(300_000));
+      writeFileSync(join(ftp.local, "photos", "2026", "b.jpg"), randomBytes(200_000));
+      const { local, remote } = await openFtpTab(page, served, ftp);
+      await row(local, "photos").click();
+      await local.getByRole("button", { name: "Upload" }).click();
+      await transfer(page, "photos/").getByText("done").waitFor({ timeout: 30_000 });
+      // The row counts the whole folder, not its last file.
+      await transfer(page, "photos/").getByText("488 KB of 488 KB").waitFor();
+      await row(remote, "photos").waitFor();
+      for (const file of ["a.jpg", "2026/b.jpg"]) {
+        if (sha256(join(ftp.local, "photos", file)) !== sha256(join(ftp.data, "photos", file))) {
+          throw new Error(`photos/${file} differs on the server`);
+        }
+      }
+      await page.screenshot({ path: join(OUTPUT, "storage-folder-upload.png") });
+    }),
+  );
+
+  test(
+    "storage: a cancelled upload leaves nothing under its name, and Retry completes it",
+    withFtp(async ({ page, served, ftp }) => {
+      const { remote, item } = await bigUploadUnderWay(page, served, ftp, "cancel-me.bin");
+      await item.getByRole("button", { name: "Cancel" }).click();
+      await item.getByText("cancelled", { exact: true }).waitFor();
+      if (existsSync(join(ftp.data, "cancel-me.bin"))) {
+        throw new Error("a cancelled upload left a file under its final name");
+      }
+      // The engine removes its temporary copy too.
+      await until("no half-written copy left", async () => readdirSync(ftp.data).length === 0);
+      await page.screenshot({ path: join(OUTPUT, "storage-cancelled.png") });
+      await item.getByRole("button", { name: "Retry" }).click();
+      await retriedUploadArrived(remote, item, ftp, "cancel-me.bin");
+    }),
+  );
+
+  test(
+    "storage: an upload whose server dies fails, and Retry sends it again once the server is back",
+    withFtp(async ({ page, served, ftp }) => {
+      const { remote, item } = await bigUploadUnderWay(page, served, ftp, "survivor.bin");
+      await ftp.kill();
+      await item.getByText("failed", { exact: true }).waitFor({ timeout: 60_000 });
+      if (existsSync(join(ftp.data, "survivor.bin"))) {
+        throw new Error("a failed upload left a file under its final name");
+      }
+      await page.screenshot({ path: join(OUTPUT, "storage-failed.png") });
+      await ftp.restart();
+      await item.getByRole("button", { name: "Retry" }).click();
+      await retriedUploadArrived(remote, item, ftp, "survivor.bin");
+    }),
+  );
+
+  test(
+    "storage: rename, and delete only after the confirmation (dark)",
+    withFtp(async ({ page, served, ftp }) => {
+      writeFileSync(join(ftp.data, "draft.txt"), "draft\n");
+      mkdirSync(join(ftp.data, "old"));
+      writeFileSync(join(ftp.data, "old", "a.log"), "a\n");
+      writeFileSync(join(ftp.data, "old", "b.log"), "b\n");
+      const { remote } = await openFtpTab(page, served, ftp);
+      // Rename with F2 from the keyboard.
+      await row(remote, "draft.txt").click();
+      await page.keyboard.press("F2");
+      const naming = page.getByRole("dialog", { name: /Rename/ });
+      await naming.getByLabel("Name").fill("final.txt");
+      await naming.getByRole("button", { name: "Rename" }).click();
+      await row(remote, "final.txt").waitFor();
+      if (!existsSync(join(ftp.data, "final.txt")) || existsSync(join(ftp.data, "draft.txt"))) {
+        throw new Error("the server does not hold the renamed file");
+      }
+      // Delete a folder with files: the engine's account of it is shown; Cancel keeps it.
+      await row(remote, "old").click();
+      await remote.getByRole("button", { name: "Delete" }).click();
+      const confirm = page.getByRole("dialog", { name: "Delete?" });
+      await confirm.waitFor();
+      const text = await confirm.textContent();
+      if (!/old/.test(text) || !/2 files/.test(text)) {
+        throw new Error(`the confirmation does not say what goes: ${text}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, "storage-delete-confirm.png") });
+      await confirm.getByRole("button", { name: "Cancel" }).click();
+      await page
+        .getByRole("status")
+        .filter({ hasText: /Not done: delete \/old/ })
+        .waitFor();
+      if (!existsSync(join(ftp.data, "old", "a.log"))) {
+        throw new Error("a cancelled delete deleted");
+      }
+      // Delete again with the Delete key and confirm.
+      await row(remote, "old").click();
+      await page.keyboard.press("Delete");
+      await confirm.getByRole("button", { name: "Delete" }).click();
+      await until("the folder gone from the list", async () => (await row(remote, "old").count()) === 0);
+      if (existsSync(join(ftp.data, "old"))) {
+        throw new Error("the folder is still on the server");
+      }
+      await page.screenshot({ path: join(OUTPUT, "storage-dark.png") });
+    }),
+    { colorScheme: "dark" },
+  );
+
+  test(
+    "storage: on a phone one side shows at a time, switched above, and Transfers stays below",
+    withFtp(async ({ page, served, ftp }) => {
+      writeFileSync(join(ftp.local, "notes.txt"), "phone\n");
+      writeFileSync(join(ftp.data, "remote.txt"), "remote\n");
+      const { local, remote } = await openFtpTab(page, served, ftp);
+      await row(local, "notes.txt").waitFor();
+      if (await remote.isVisible()) {
+        throw new Error("both sides show on a phone");
+      }
+      const sides = page.getByRole("group", { name: "Side shown" });
+      await sides.getByRole("button", { name: "Storage" }).tap();
+      await row(remote, "remote.txt").waitFor();
+      if (await local.isVisible()) {
+        throw new Error("the local side still shows");
+      }
+      const [pane, transfers] = [
+        await remote.boundingBox(),
+        await page.getByRole("list", { name: "Transfers" }).boundingBox(),
+      ];
+      if (!(transfers.y >= pane.y + pane.height - 2)) {
+        throw new Error(`Transfers is not below the files: ${JSON.stringify([pane, transfers])}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, "storage-phone.png") });
+      await sides.getByRole("button", { name: "This computer" }).tap();
+      await row(local, "notes.txt").waitFor();
+    }),
+    { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true },
+  );
+
+  test("storage: an SFTP tab with a key file: the host key is trusted, and the server's folder lists", async ({
+    page,
+    served,
+    sshd,
+  }) => {
     const shared = mkdtempSync(join(tmpdir(), "kaiport-e2e-sftp-"));
     try {
       chmodSync(shared, 0o755);
@@ -546,7 +639,9 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
       await form.getByRole("button", { name: "Connect" }).click();
       // The host key may be known already (an earlier test trusted it on this server).
       const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
-      const remote = page.getByRole("region", { name: new RegExp(`^sftp://${sshd.user}@127\\.0\\.0\\.1:${sshd.port}/`) });
+      const remote = page.getByRole("region", {
+        name: new RegExp(`^sftp://${sshd.user}@127\\.0\\.0\\.1:${sshd.port}/`),
+      });
       await until("the server's file listed", async () => {
         if (await hostKey.isVisible()) {
           await hostKey.getByRole("button", { name: "Trust and connect" }).click();
@@ -559,17 +654,20 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     }
   });
 
-  test("storage: after a reload the storage tab lists both sides again", withFtp(async ({ page, served, ftp }) => {
-    writeFileSync(join(ftp.local, "kept.txt"), "kept\n");
-    writeFileSync(join(ftp.data, "remote-kept.txt"), "kept\n");
-    await openFtpTab(page, served, ftp);
-    await page.reload();
-    const local = page.getByRole("region", { name: "This computer" });
-    const remote = page.getByRole("region", { name: ftp.title });
-    // The page no longer knows the folder it opened: it walks down to it from /.
-    await row(local, "kept.txt").waitFor();
-    await row(remote, "remote-kept.txt").waitFor();
-  }));
+  test(
+    "storage: after a reload the storage tab lists both sides again",
+    withFtp(async ({ page, served, ftp }) => {
+      writeFileSync(join(ftp.local, "kept.txt"), "kept\n");
+      writeFileSync(join(ftp.data, "remote-kept.txt"), "kept\n");
+      await openFtpTab(page, served, ftp);
+      await page.reload();
+      const local = page.getByRole("region", { name: "This computer" });
+      const remote = page.getByRole("region", { name: ftp.title });
+      // The page no longer knows the folder it opened: it walks down to it from /.
+      await row(local, "kept.txt").waitFor();
+      await row(remote, "remote-kept.txt").waitFor();
+    }),
+  );
 
   /** `rclone serve s3|webdav` on 127.0.0.1 (as tests/src/storage_servers.rs starts it) over a
    * fresh folder; for S3 the bucket is a folder in it. */
@@ -581,14 +679,21 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     mkdirSync(join(root, "local"));
     const port = await closedPort();
     const auth = kind === "s3" ? ["--auth-key", `${USER},${PASSWORD}`] : ["--user", USER, "--pass", PASSWORD];
-    const child = spawn("rclone", ["serve", kind, "--addr", `127.0.0.1:${port}`, ...auth, "--config", "/dev/null", data], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const child = spawn(
+      "rclone",
+      ["serve", kind, "--addr", `127.0.0.1:${port}`, ...auth, "--config", "/dev/null", data],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
     await until(`rclone serve ${kind} listening`, async () => {
       if (child.exitCode !== null) throw new Error(`rclone exited (${child.exitCode})\n${stderr}`);
-      return fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+      return fetch(`http://127.0.0.1:${port}/`).then(
+        () => true,
+        () => false,
+      );
     });
     return {
       port,
@@ -599,7 +704,10 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
   }
 
   for (const kind of ["s3", "webdav"]) {
-    test(`storage: ${kind === "s3" ? "S3" : "WebDAV"} through the form (rclone): lists, and an upload arrives byte for byte`, async ({ page, served }) => {
+    test(`storage: ${kind === "s3" ? "S3" : "WebDAV"} through the form (rclone): lists, and an upload arrives byte for byte`, async ({
+      page,
+      served,
+    }) => {
       const server = await startRclone(kind);
       try {
         writeFileSync(join(server.data, "already-there.txt"), "hello\n");
@@ -626,7 +734,10 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
         await form.getByLabel("Local folder").fill(server.local);
         await page.screenshot({ path: join(OUTPUT, `storage-form-${kind}.png`) });
         await form.getByRole("button", { name: "Connect" }).click();
-        const remote = page.getByRole("region").filter({ has: page.getByRole("grid") }).nth(1);
+        const remote = page
+          .getByRole("region")
+          .filter({ has: page.getByRole("grid") })
+          .nth(1);
         await row(remote, "already-there.txt").waitFor();
         const local = page.getByRole("region", { name: "This computer" });
         await row(local, "up.bin").dragTo(remote.getByRole("grid"));

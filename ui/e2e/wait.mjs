@@ -45,7 +45,8 @@ export function processesOf(home) {
   const found = [];
   for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     try {
-      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`KAIPORT_HOME=${home}`)) found.push(Number(pid));
+      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`KAIPORT_HOME=${home}`))
+        found.push(Number(pid));
     } catch {
       // Gone meanwhile, or not ours to read.
     }
@@ -83,4 +84,104 @@ export async function removeHome(home) {
     }
     console.warn(`warning: ${home} not removed (${error.code}); left in it: ${left.join(", ")}`);
   }
+}
+
+/**
+ * Keeps each WebSocket a page opens (its link to kaiport) where `roundTrip` and `armFrame` find
+ * it, counting the `list_models` ops sent on it and the `models` events that answer them. Added
+ * to a browser context before its pages load (run.mjs does it for every test).
+ */
+export async function watchLinks(context) {
+  await context.addInitScript(() => {
+    const Native = window.WebSocket;
+    const isType = (data, type) => {
+      try {
+        return typeof data === "string" && JSON.parse(data).type === type;
+      } catch {
+        return false;
+      }
+    };
+    window.WebSocket = class extends Native {
+      asked = 0;
+      answered = 0;
+      constructor(...args) {
+        super(...args);
+        this.addEventListener("message", (message) => {
+          if (isType(message.data, "models")) this.answered++;
+        });
+      }
+      send(data) {
+        if (isType(data, "list_models")) this.asked++;
+        // The link the page's last op went out on: the one `roundTrip` and `armFrame` use.
+        window.__kaiportLink = this;
+        super.send(data);
+      }
+    };
+  });
+}
+
+/**
+ * A round trip on the page's link to kaiport (see `watchLinks`): kaiport handles a page's ops in
+ * order, so once every `list_models` sent on it, this one last, is answered, each op the page
+ * sent before has been handled. `list_models` reads settings and changes nothing. Resolves with
+ * false, at once, when the link is not open (its ops cannot leave).
+ */
+export function roundTrip(page, timeout) {
+  return page.evaluate(
+    (timeout) =>
+      new Promise((resolve, reject) => {
+        const link = window.__kaiportLink;
+        if (link === undefined || link.readyState !== WebSocket.OPEN) {
+          resolve(false);
+          return;
+        }
+        link.send(JSON.stringify({ type: "list_models" }));
+        const timer = setTimeout(() => reject(new Error("list_models unanswered in time")), timeout);
+        const check = () => {
+          if (link.answered >= link.asked) {
+            clearTimeout(timer);
+            link.removeEventListener("message", check);
+            resolve(true);
+          }
+        };
+        link.addEventListener("message", check);
+      }),
+    timeout,
+  );
+}
+
+/**
+ * Starts watching the page's link to kaiport for a frame whose text (terminal bytes as UTF-8)
+ * contains `text`; the returned function waits for it. The page's own handler has taken the
+ * frame by then: a link's listeners run in the order they were added, the page's first.
+ */
+export async function armFrame(page, text, timeout) {
+  await page.evaluate(
+    ({ text, timeout }) => {
+      const link = window.__kaiportLink;
+      window.__kaiportFrame = new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no frame with ${text} in time`)), timeout);
+        const seen = (message) => {
+          const data = typeof message.data === "string" ? message.data : new TextDecoder().decode(message.data);
+          if (data.includes(text)) {
+            clearTimeout(timer);
+            link.removeEventListener("message", seen);
+            resolve();
+          }
+        };
+        link.addEventListener("message", seen);
+      });
+    },
+    { text, timeout },
+  );
+  return () => page.evaluate(() => window.__kaiportFrame);
+}
+
+/** Waits for the page's next `count` animation frames (what it draws follows each). */
+export function animationFrames(page, count = 1) {
+  return page.evaluate(async (count) => {
+    for (let i = 0; i < count; i++) {
+      await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+    }
+  }, count);
 }

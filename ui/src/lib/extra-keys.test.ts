@@ -6,7 +6,20 @@ const ALT = { ctrl: false, alt: true };
 
 describe("the extra-keys row", () => {
   it("has the keys a phone keyboard hides, in order, with their names", () => {
-    expect(EXTRA_KEYS.map((k) => k.name)).toEqual(["Esc", "Tab", "Ctrl", "Alt", "Left", "Down", "Up", "Right", "|", "~", "/", "-"]);
+    expect(EXTRA_KEYS.map((k) => k.name)).toEqual([
+      "Esc",
+      "Tab",
+      "Ctrl",
+      "Alt",
+      "Left",
+      "Down",
+      "Up",
+      "Right",
+      "|",
+      "~",
+      "/",
+      "-",
+    ]);
   });
 
   it("sends Esc, Tab and the symbols as they are", () => {

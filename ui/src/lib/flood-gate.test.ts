@@ -116,8 +116,7 @@ describe("FloodGate", () => {
 
   it("never cuts output with escape sequences, and cuts plain runs only up to them", () => {
     const { term, gate, settle } = setup(5, 16);
-    const plain = (from: number) =>
-      Array.from({ length: 100 }, (_, i) => `p${from + i}\r\n`).join("");
+    const plain = (from: number) => Array.from({ length: 100 }, (_, i) => `p${from + i}\r\n`).join("");
     const colored = Array.from({ length: 100 }, (_, i) => `\x1b[3${i % 8}mc${i}\r\n`).join("");
     gate.push(bytes("start-of-it, longer than the limit\r\n"));
     gate.push(bytes(plain(0)));

@@ -32,7 +32,9 @@ describe("isMaskedRenderer", () => {
   it("believes it on Apple hardware, and believes every other name", () => {
     expect(isMaskedRenderer("Apple GPU", mac)).toBe(false);
     expect(isMaskedRenderer("Apple GPU", iPad)).toBe(false);
-    expect(isMaskedRenderer("ANGLE (Intel, Mesa Intel(R) UHD Graphics 620 (KBL GT2), OpenGL 4.6)", linuxWebKit)).toBe(false);
+    expect(isMaskedRenderer("ANGLE (Intel, Mesa Intel(R) UHD Graphics 620 (KBL GT2), OpenGL 4.6)", linuxWebKit)).toBe(
+      false,
+    );
     expect(isMaskedRenderer("", linuxWebKit)).toBe(false);
   });
 });

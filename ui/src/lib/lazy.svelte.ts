@@ -35,7 +35,13 @@ export function loadMarkdown(): void {
 
 /** Everything above, in the background. A failed load is tried again on first use. */
 export function preloadAll(): void {
-  const loads: Array<() => Promise<unknown>> = [terminalView, storageTab, auditLogView, connectionSettings, importSshConfig];
+  const loads: Array<() => Promise<unknown>> = [
+    terminalView,
+    storageTab,
+    auditLogView,
+    connectionSettings,
+    importSshConfig,
+  ];
   for (const load of loads) {
     load().catch(() => {});
   }

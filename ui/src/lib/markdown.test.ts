@@ -51,7 +51,14 @@ describe("Pilot's markdown", () => {
 
   it("stays safe when hostile markup arrives split across streamed pieces", async () => {
     // The panel renders the text streamed so far after each piece: every prefix must be safe.
-    const pieces = ["<im", 'g src="x" one', 'rror="globalThis.pwned = true">', "<scr", "ipt>globalThis.pwned = true</sc", "ript>"];
+    const pieces = [
+      "<im",
+      'g src="x" one',
+      'rror="globalThis.pwned = true">',
+      "<scr",
+      "ipt>globalThis.pwned = true</sc",
+      "ript>",
+    ];
     let text = "";
     for (const piece of pieces) {
       text += piece;

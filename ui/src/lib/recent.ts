@@ -32,8 +32,7 @@ function isSshTarget(value: unknown): value is SshTarget {
     Number.isInteger(v.port) &&
     (v.identity_files === undefined ||
       (Array.isArray(v.identity_files) && v.identity_files.every((f) => typeof f === "string"))) &&
-    (v.jump_hosts === undefined ||
-      (Array.isArray(v.jump_hosts) && v.jump_hosts.every((f) => typeof f === "string")))
+    (v.jump_hosts === undefined || (Array.isArray(v.jump_hosts) && v.jump_hosts.every((f) => typeof f === "string")))
   );
 }
 
@@ -49,8 +48,7 @@ export function loadRecent(store: KeyValueStore): SshTarget[] {
 
 /** `target` goes first; the same user@host:port made earlier is replaced. */
 export function rememberRecent(store: KeyValueStore, target: SshTarget): SshTarget[] {
-  const same = (t: SshTarget) =>
-    t.host === target.host && t.port === target.port && t.user === target.user;
+  const same = (t: SshTarget) => t.host === target.host && t.port === target.port && t.user === target.user;
   const list = [target, ...loadRecent(store).filter((t) => !same(t))].slice(0, MAX_RECENT);
   try {
     store.setItem(RECENT_KEY, JSON.stringify(list));

@@ -4,7 +4,7 @@
 // on a canvas, so the text is not in the DOM. `kaiport.watchRender(tabId, callback)` calls back
 // after each frame xterm.js draws with the lines around the cursor: the browser benchmarks time
 // what the user sees, not what arrived. `kaiport.sleepTerminal(tabId)` puts a hidden tab's
-// terminal to sleep now instead of after its quiet time (TerminalView), for the tests.
+// terminal to sleep now instead of after its quiet time (lib/state/terminal.svelte.ts), for the tests.
 
 import type { TabId } from "./ids";
 

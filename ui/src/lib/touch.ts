@@ -3,7 +3,13 @@
 
 /** The font size for a pinch that started at `fontSize` with the fingers `startDistance` apart
  * and is now `distance` apart: scaled by the ratio, whole points, within [min, max]. */
-export function pinchedFontSize(fontSize: number, startDistance: number, distance: number, min: number, max: number): number {
+export function pinchedFontSize(
+  fontSize: number,
+  startDistance: number,
+  distance: number,
+  min: number,
+  max: number,
+): number {
   if (startDistance <= 0 || distance <= 0) {
     return fontSize;
   }

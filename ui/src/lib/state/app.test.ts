@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../protocol";
-import {
-  applyEvent,
-  initialState,
-  promptAnswered,
-  tabClosing,
-  tabOpening,
-  tabReopening,
-  type AppState,
-} from "./app";
+import { applyEvent, initialState, promptAnswered, tabClosing, tabOpening, tabReopening, type AppState } from "./app";
 
 function apply(state: AppState, ...events: Event[]): AppState {
   return events.reduce(applyEvent, state);
@@ -36,7 +28,12 @@ describe("the event → state reducer", () => {
       local_terminal: false,
       documents: "/data/Documents",
     });
-    expect(state.engine).toEqual({ version: "0.1.0", tools: ["run_command"], localTerminal: false, documents: "/data/Documents" });
+    expect(state.engine).toEqual({
+      version: "0.1.0",
+      tools: ["run_command"],
+      localTerminal: false,
+      documents: "/data/Documents",
+    });
   });
 
   it("shows a tab the user opens at once, then follows its connection", () => {

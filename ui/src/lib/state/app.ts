@@ -1,14 +1,7 @@
 // The screen's state as a pure function of what happened: engine events in, a new state out.
 // No DOM and no Svelte here, so Vitest checks it directly; `app.svelte.ts` holds it in a rune.
 
-import type {
-  ConnectionState,
-  Event,
-  Prompt,
-  TabKind,
-  TabTarget,
-  ToolName,
-} from "../protocol";
+import type { ConnectionState, Event, Prompt, TabKind, TabTarget, ToolName } from "../protocol";
 import type { PromptId, TabId } from "../ids";
 import type { LinkStatus } from "../transport/transport";
 
@@ -70,12 +63,7 @@ export function initialState(): AppState {
 }
 
 /** The user opened a tab: it shows at once, connecting, before the engine answers. */
-export function tabOpening(
-  state: AppState,
-  tab: TabId,
-  target: TabTarget,
-  title: string,
-): AppState {
+export function tabOpening(state: AppState, tab: TabId, target: TabTarget, title: string): AppState {
   const view: TabView = {
     id: tab,
     kind: target.kind === "storage" ? "storage" : "terminal",
@@ -240,12 +228,10 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "turn_finished":
     case "context_usage":
     case "models":
-    // The "Pilot settings" dialog's answers: pilot-setup.ts.
-    case "model_settings_saved":
+    case "model_settings_saved": // the "Pilot settings" dialog's answers: pilot-setup.ts
     case "model_tested":
     case "provider_models":
-    // Saved connections, the ssh config import and the audit log: library.ts.
-    case "saved_connections":
+    case "saved_connections": // saved connections, the ssh config import and the audit log: library.ts
     case "ssh_config_hosts":
     case "audit_log":
     case "audit_recorded":

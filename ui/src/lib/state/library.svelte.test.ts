@@ -47,7 +47,7 @@ describe("the library's requests", () => {
     await expect(saved).resolves.toBeNull();
 
     const again = library.save("web1", target, []);
-    const refusal: Event = { type: "error", message: "a connection named \"web1\" exists already" };
+    const refusal: Event = { type: "error", message: 'a connection named "web1" exists already' };
     transport.emit(refusal);
     await expect(again).resolves.toBe('a connection named "web1" exists already');
     // That error was the dialog's answer: the page shows no notice of its own for it.

@@ -86,7 +86,12 @@ export class Library {
 
   /** Save the edited connection `previous` as `name` (its settings kept; renamed when the name
    * changed). */
-  async saveEdited(previous: string, name: string, target: TabTarget, secrets: SaveConnectionSecret[]): Promise<string | null> {
+  async saveEdited(
+    previous: string,
+    name: string,
+    target: TabTarget,
+    secrets: SaveConnectionSecret[],
+  ): Promise<string | null> {
     const settings = this.state.saved?.find((c) => c.name === previous)?.settings ?? null;
     if (previous === name) {
       return this.save(name, target, secrets, settings, true);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { AuditEntry, Event, SavedConnection } from "../protocol";
-import { answers, applyLibraryEvent, auditRows, endedWords, initialLibrary, MAX_AUDIT_ENTRIES, type LibraryState } from "./library";
+import {
+  answers,
+  applyLibraryEvent,
+  auditRows,
+  endedWords,
+  initialLibrary,
+  MAX_AUDIT_ENTRIES,
+  type LibraryState,
+} from "./library";
 import { formFromSettings, settingsFromForm } from "./settings-form";
 
 function apply(state: LibraryState, ...events: Event[]): LibraryState {
@@ -61,7 +69,15 @@ describe("the saved connections reducer", () => {
     };
     let state = apply(initialLibrary(), changed, changed);
     expect(state.hostKeyChanges).toEqual([
-      { tab: "t1", host: "127.0.0.1", port: 2222, keyType: "ED25519", fingerprint: "SHA256:new", knownHosts: "/h/known_hosts", line: 3 },
+      {
+        tab: "t1",
+        host: "127.0.0.1",
+        port: 2222,
+        keyType: "ED25519",
+        fingerprint: "SHA256:new",
+        knownHosts: "/h/known_hosts",
+        line: 3,
+      },
     ]);
     state = apply(state, { type: "tab_closed", tab: "t1" });
     expect(state.hostKeyChanges).toEqual([]);
@@ -109,7 +125,7 @@ describe("the audit log", () => {
     const all = auditRows(entries, { text: "", decision: "all" }, now);
     expect(all.map((r) => r.tool)).toEqual(["edit_file", "run_command", "run_command"]);
     expect(all[0]?.decidedBy).toBe("you");
-    expect(all[0]?.args).toBe('path=/etc/x edits=[]');
+    expect(all[0]?.args).toBe("path=/etc/x edits=[]");
     const denied = auditRows(entries, { text: "", decision: "denied" }, now);
     expect(denied).toHaveLength(1);
     expect(denied[0]?.args).toBe("rm -rf /srv");
@@ -119,7 +135,9 @@ describe("the audit log", () => {
   });
 
   it("says how a call ended: status, the command's own status and exit code, duration", () => {
-    expect(endedWords(entry("run_command", { result: { status: "completed", exit_code: 2 } }))).toBe("ok, exit 2, 12 ms");
+    expect(endedWords(entry("run_command", { result: { status: "completed", exit_code: 2 } }))).toBe(
+      "ok, exit 2, 12 ms",
+    );
     expect(endedWords(entry("run_command", { result: { status: "timed_out" } }))).toBe("ok, timed out, 12 ms");
     expect(endedWords(entry("x", { status: "cancelled", duration_ms: 0 }))).toBe("cancelled, 0 ms");
   });
@@ -149,7 +167,13 @@ describe("the Connection settings form", () => {
 
   it("names each wrong field and what it takes", () => {
     const form = formFromSettings({});
-    const result = settingsFromForm({ ...form, commandTimeoutS: "601", fileLimitKb: "ten", forbidden: "rm", allowed: "rm\nls" });
+    const result = settingsFromForm({
+      ...form,
+      commandTimeoutS: "601",
+      fileLimitKb: "ten",
+      forbidden: "rm",
+      allowed: "rm\nls",
+    });
     expect(result).toEqual({
       errors: {
         commandTimeoutS: "Command timeout (s) must be a whole number from 1 to 600.",

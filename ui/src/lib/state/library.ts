@@ -184,7 +184,8 @@ export function auditRow(entry: AuditEntry, index: number, now?: Date): AuditRow
     decidedBy: decidedByWords(entry),
     ended: endedWords(entry),
     status: entry.status,
-    reasons: (entry.reasons ?? []).join("; ") + (entry.error ? `${entry.reasons?.length ? "; " : ""}${entry.error}` : ""),
+    reasons:
+      (entry.reasons ?? []).join("; ") + (entry.error ? `${entry.reasons?.length ? "; " : ""}${entry.error}` : ""),
   };
 }
 

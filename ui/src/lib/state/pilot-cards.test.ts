@@ -10,7 +10,13 @@ function card(...events: Event[]) {
   return found;
 }
 
-const requested: Event = { type: "tool_requested", tab: "t", call: "c", tool: "run_command", args: { command: "seq 1 100000" } };
+const requested: Event = {
+  type: "tool_requested",
+  tab: "t",
+  call: "c",
+  tool: "run_command",
+  args: { command: "seq 1 100000" },
+};
 
 describe("what a tool card says", () => {
   it("says the command, the status in a word and a shape, and the duration", () => {
@@ -62,7 +68,16 @@ describe("what a tool card says", () => {
         type: "tool_finished",
         tab: "t",
         call: "c",
-        outcome: { tool: "search_files", status: "ok", result: { matches: [{ path: "/etc/a", line: 2, text: "port=1" }], truncated: false, files_read: ["/etc/a", "/etc/b"], skipped: [] } },
+        outcome: {
+          tool: "search_files",
+          status: "ok",
+          result: {
+            matches: [{ path: "/etc/a", line: 2, text: "port=1" }],
+            truncated: false,
+            files_read: ["/etc/a", "/etc/b"],
+            skipped: [],
+          },
+        },
         verdict: "allow",
         duration_ms: 5,
       },

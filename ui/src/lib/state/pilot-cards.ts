@@ -201,7 +201,9 @@ export function cardDetails(card: CallCard): CardDetails {
       details.filesRead = Array.isArray(search.files_read) ? search.files_read : [];
       if (Array.isArray(search.matches)) {
         details.output = search.matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join("\n");
-        details.facts.push(`${search.matches.length} matching lines${search.truncated ? " (stopped at the limit)" : ""}`);
+        details.facts.push(
+          `${search.matches.length} matching lines${search.truncated ? " (stopped at the limit)" : ""}`,
+        );
       }
       break;
     }

@@ -4,11 +4,23 @@ import { applyModelsEvent, initialModels, keyMissing, keyWords, pick } from "./p
 describe("the model picker's state", () => {
   const state = applyModelsEvent(initialModels(), {
     type: "models",
-    current: { provider: "anthropic", model: "claude-x", base_url: "http://127.0.0.1:9", api_key_env: "KEY", context_tokens: 1000 },
+    current: {
+      provider: "anthropic",
+      model: "claude-x",
+      base_url: "http://127.0.0.1:9",
+      api_key_env: "KEY",
+      context_tokens: 1000,
+    },
     providers: [
       {
         provider: "anthropic",
-        settings: { provider: "anthropic", model: "claude-x", base_url: "http://127.0.0.1:9", api_key_env: "KEY", context_tokens: 1000 },
+        settings: {
+          provider: "anthropic",
+          model: "claude-x",
+          base_url: "http://127.0.0.1:9",
+          api_key_env: "KEY",
+          context_tokens: 1000,
+        },
         key: { kind: "env", var: "KEY", set: true },
       },
       { provider: "openai", settings: null, key: { kind: "not_saved" } },
@@ -25,7 +37,11 @@ describe("the model picker's state", () => {
   });
 
   it("builds a pick on the provider's own settings", () => {
-    expect(pick(state, "anthropic", "claude-x")).toMatchObject({ base_url: "http://127.0.0.1:9", api_key_env: "KEY", context_tokens: 1000 });
+    expect(pick(state, "anthropic", "claude-x")).toMatchObject({
+      base_url: "http://127.0.0.1:9",
+      api_key_env: "KEY",
+      context_tokens: 1000,
+    });
     // Another model: its window is the engine's to choose.
     expect(pick(state, "anthropic", "claude-y")).toMatchObject({ model: "claude-y", context_tokens: null });
     expect(pick(state, "openai", "llama3")).toEqual({

@@ -132,13 +132,17 @@ describe("Pilot's event → state reducer", () => {
   });
 
   it("makes a card from a later event when the request was not seen (replay cut short)", () => {
-    const state = apply(initialPilot(), { type: "tool_running", tab: "t", call: "c9" }, {
-      type: "question_asked",
-      tab: "t",
-      call: "q1",
-      question: "Which one?",
-      options: ["a", "b"],
-    });
+    const state = apply(
+      initialPilot(),
+      { type: "tool_running", tab: "t", call: "c9" },
+      {
+        type: "question_asked",
+        tab: "t",
+        call: "q1",
+        question: "Which one?",
+        options: ["a", "b"],
+      },
+    );
     // tool_running alone shows nothing it cannot name; the question makes its card.
     expect(Object.keys(tabPilot(state, "t").calls)).toEqual(["q1"]);
     expect(waitingCount(state, "t")).toBe(1);
@@ -173,7 +177,14 @@ describe("Pilot's event → state reducer", () => {
       state,
       { type: "plan_updated", tab: "t", plan: plan("approved", ["pending", "pending"]) },
       { type: "mode_changed", tab: "t", mode: "ask" },
-      { type: "tool_finished", tab: "t", call: "p1", outcome: { tool: "propose_plan", status: "ok" }, verdict: "ask", duration_ms: 5 },
+      {
+        type: "tool_finished",
+        tab: "t",
+        call: "p1",
+        outcome: { tool: "propose_plan", status: "ok" },
+        verdict: "ask",
+        duration_ms: 5,
+      },
       { type: "plan_updated", tab: "t", plan: plan("approved", ["done", "running"]) },
       { type: "approval_requested", tab: "t", call: "u1", tool: "update_plan", reasons: [], dangerous: false },
     );
@@ -182,7 +193,14 @@ describe("Pilot's event → state reducer", () => {
     const card = pilot.items[0];
     expect(card?.kind === "plan" && card.plan.steps.map((s) => s.status)).toEqual(["done", "running"]);
     expect(pilot.planApproval).toEqual({ call: "u1", what: "step", answered: null });
-    state = apply(state, { type: "tool_finished", tab: "t", call: "u1", outcome: { tool: "update_plan", status: "ok" }, verdict: "ask", duration_ms: 5 });
+    state = apply(state, {
+      type: "tool_finished",
+      tab: "t",
+      call: "u1",
+      outcome: { tool: "update_plan", status: "ok" },
+      verdict: "ask",
+      duration_ms: 5,
+    });
     expect(tabPilot(state, "t").planApproval).toBeNull();
   });
 
@@ -220,11 +238,22 @@ describe("Pilot's event → state reducer", () => {
     const state = apply(
       initialPilot(),
       { type: "turn_started", tab: "t", turn: 1, text: "go" },
-      { type: "turn_finished", tab: "t", turn: 1, status: "interrupted", message: "kaiport was in the background for about 40 s" },
+      {
+        type: "turn_finished",
+        tab: "t",
+        turn: 1,
+        status: "interrupted",
+        message: "kaiport was in the background for about 40 s",
+      },
     );
     const pilot = tabPilot(state, "t");
     expect(pilot.turn).toBeNull();
-    expect(pilot.items.at(-1)).toEqual({ kind: "note", id: 2, tone: "info", text: "Interrupted: kaiport was in the background for about 40 s" });
+    expect(pilot.items.at(-1)).toEqual({
+      kind: "note",
+      id: 2,
+      tone: "info",
+      text: "Interrupted: kaiport was in the background for about 40 s",
+    });
   });
 
   it("follows the mode and forgets a closed tab", () => {
@@ -239,6 +268,12 @@ describe("Pilot's event → state reducer", () => {
 
   it("ignores events that are not Pilot's", () => {
     const state = initialPilot();
-    expect(apply(state, { type: "hello", version: "1", tools: [], local_terminal: true, documents: null }, { type: "error", message: "x" })).toBe(state);
+    expect(
+      apply(
+        state,
+        { type: "hello", version: "1", tools: [], local_terminal: true, documents: null },
+        { type: "error", message: "x" },
+      ),
+    ).toBe(state);
   });
 });

@@ -337,7 +337,11 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
         if (PLAN_TOOLS.has(event.outcome.tool)) {
           // The plan card shows the plan; a refused or broken plan call says why.
           if (event.outcome.status === "error" && event.outcome.error != null) {
-            next = addItem(next, { kind: "note", tone: "error", text: `${event.outcome.tool}: ${event.outcome.error}` });
+            next = addItem(next, {
+              kind: "note",
+              tone: "error",
+              text: `${event.outcome.tool}: ${event.outcome.error}`,
+            });
           }
           return next;
         }

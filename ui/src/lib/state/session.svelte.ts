@@ -71,6 +71,7 @@ export class Session {
   private everOpen = false;
   /** Keystrokes typed while a tab was still connecting: the engine takes input only once it
    * is connected, so they wait here and go out, in order, when it is. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
   private readonly typedAhead = new Map<TabId, Uint8Array[]>();
 
   constructor(transport: Transport) {

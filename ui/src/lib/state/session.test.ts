@@ -68,8 +68,6 @@ describe("the session", () => {
     expect(session.state.prompts).toHaveLength(1);
     session.answerPrompt("p1", { kind: "secret", value: "pw" });
     expect(session.state.prompts).toEqual([]);
-    expect(transport.ops).toEqual([
-      { type: "answer_prompt", prompt: "p1", answer: { kind: "secret", value: "pw" } },
-    ]);
+    expect(transport.ops).toEqual([{ type: "answer_prompt", prompt: "p1", answer: { kind: "secret", value: "pw" } }]);
   });
 });

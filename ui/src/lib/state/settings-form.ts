@@ -67,7 +67,9 @@ function lines(text: string): string[] {
 }
 
 /** The form as settings, or an error for each field that is wrong. */
-export function settingsFromForm(form: SettingsForm): { settings: Required<ConnectionSettings> } | { errors: SettingsErrors } {
+export function settingsFromForm(
+  form: SettingsForm,
+): { settings: Required<ConnectionSettings> } | { errors: SettingsErrors } {
   const errors: SettingsErrors = {};
   const number = (field: keyof typeof NUMBER_RANGES, label: string): number => {
     const [min, max] = NUMBER_RANGES[field];

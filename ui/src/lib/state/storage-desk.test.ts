@@ -35,11 +35,25 @@ function openStorage(secret: string) {
 describe("a storage tab's session", () => {
   it("answers the engine's password prompt with the typed secret once, and shows no dialog", () => {
     const { transport, session, tab } = openStorage("s3cret");
-    transport.emit({ type: "prompt_requested", tab, prompt_id: "p1", prompt: { kind: "password", user: "ann", host: "ftp://…" } });
-    expect(transport.ops.at(-1)).toEqual({ type: "answer_prompt", prompt: "p1", answer: { kind: "secret", value: "s3cret" } });
+    transport.emit({
+      type: "prompt_requested",
+      tab,
+      prompt_id: "p1",
+      prompt: { kind: "password", user: "ann", host: "ftp://…" },
+    });
+    expect(transport.ops.at(-1)).toEqual({
+      type: "answer_prompt",
+      prompt: "p1",
+      answer: { kind: "secret", value: "s3cret" },
+    });
     expect(session.state.prompts).toEqual([]);
     // A second prompt (the secret was wrong) is the user's to answer.
-    transport.emit({ type: "prompt_requested", tab, prompt_id: "p2", prompt: { kind: "password", user: "ann", host: "ftp://…" } });
+    transport.emit({
+      type: "prompt_requested",
+      tab,
+      prompt_id: "p2",
+      prompt: { kind: "password", user: "ann", host: "ftp://…" },
+    });
     expect(session.state.prompts.map((p) => p.promptId)).toEqual(["p2"]);
     expect(JSON.stringify(session.state)).not.toContain("s3cret");
   });
@@ -56,13 +70,33 @@ describe("a storage tab's session", () => {
     const make = transport.ops.at(-1);
     if (make?.type !== "run_tool") throw new Error("no run_tool");
     expect(make).toMatchObject({ tool: "make_dir", args: { path: "/new", side: "remote" } });
-    transport.emit({ type: "approval_requested", tab, call: make.call, tool: "make_dir", reasons: ["creates the folder /new"], dangerous: false });
-    expect(transport.ops.at(-1)).toEqual({ type: "approve", call: make.call, decision: "approve", reason: null, automatic: false });
+    transport.emit({
+      type: "approval_requested",
+      tab,
+      call: make.call,
+      tool: "make_dir",
+      reasons: ["creates the folder /new"],
+      dangerous: false,
+    });
+    expect(transport.ops.at(-1)).toEqual({
+      type: "approve",
+      call: make.call,
+      decision: "approve",
+      reason: null,
+      automatic: false,
+    });
 
     session.storage.delete(tab, "remote", ["old"]);
     const del = transport.ops.at(-1);
     if (del?.type !== "run_tool") throw new Error("no run_tool");
-    transport.emit({ type: "approval_requested", tab, call: del.call, tool: "delete", reasons: ["deletes /old"], dangerous: true });
+    transport.emit({
+      type: "approval_requested",
+      tab,
+      call: del.call,
+      tool: "delete",
+      reasons: ["deletes /old"],
+      dangerous: true,
+    });
     expect(transport.ops.at(-1)).toBe(del);
     expect(session.storage.state.tabs[tab]?.confirmations.map((c) => c.call)).toEqual([del.call]);
     session.storage.confirm(tab, del.call, false);
@@ -71,7 +105,13 @@ describe("a storage tab's session", () => {
 
   it("keeps the user's own calls to itself and lets Pilot's through", () => {
     const { session, tab } = openStorage("");
-    const requested = (call: string): Event => ({ type: "tool_requested", tab, call, tool: "list_dir", args: { path: "/" } });
+    const requested = (call: string): Event => ({
+      type: "tool_requested",
+      tab,
+      call,
+      tool: "list_dir",
+      args: { path: "/" },
+    });
     expect(session.storage.handle(requested("user-abc"))).toBe(true);
     expect(session.storage.handle({ type: "tool_running", tab, call: "user-abc" })).toBe(true);
     expect(session.storage.handle(requested("toolu_1"))).toBe(false);
@@ -90,7 +130,14 @@ describe("a storage tab's session", () => {
   it("never approves Pilot's calls", () => {
     const { transport, tab } = openStorage("");
     const before = transport.ops.length;
-    transport.emit({ type: "approval_requested", tab, call: "toolu_1", tool: "make_dir", reasons: [], dangerous: false });
+    transport.emit({
+      type: "approval_requested",
+      tab,
+      call: "toolu_1",
+      tool: "make_dir",
+      reasons: [],
+      dangerous: false,
+    });
     expect(transport.ops.length).toBe(before);
   });
 
@@ -105,7 +152,14 @@ describe("a storage tab's session", () => {
       { name: "ln", kind: "symlink", size: 0, modified: null },
     ] as const;
     const ok = (tool: string, result: unknown) => ({ tool, status: "ok" as const, result: result as never });
-    const finish = (call: string, outcome: ReturnType<typeof ok>): Event => ({ type: "tool_finished", tab, call, outcome, verdict: "allow", duration_ms: 1 });
+    const finish = (call: string, outcome: ReturnType<typeof ok>): Event => ({
+      type: "tool_finished",
+      tab,
+      call,
+      outcome,
+      verdict: "allow",
+      duration_ms: 1,
+    });
     transport.emit(finish(list.call, ok("list_dir", { path: "/home/ann", entries, omitted: 0 })));
     const before = transport.ops.length;
     session.storage.transfer(tab, "local", ["a.txt", "ln", "b.txt"]);
@@ -119,7 +173,10 @@ describe("a storage tab's session", () => {
     for (const op of uploads) {
       if (op.type === "run_tool") transport.emit(finish(op.call, ok("upload", { message: "uploaded" })));
     }
-    expect(status()).toEqual({ text: "Done: upload 2 files. Only files and folders are copied; left out: ln.", error: true });
+    expect(status()).toEqual({
+      text: "Done: upload 2 files. Only files and folders are copied; left out: ln.",
+      error: true,
+    });
   });
 
   it("cancels and retries a transfer with its call", () => {
@@ -127,6 +184,11 @@ describe("a storage tab's session", () => {
     session.storage.cancel(tab, "user-1");
     expect(transport.ops.at(-1)).toEqual({ type: "cancel", tab, call: "user-1" });
     session.storage.retry(tab, "user-1");
-    expect(transport.ops.at(-1)).toMatchObject({ type: "retry_transfer", tab, call: "user-1", new_call: expect.stringMatching(/^user-/) });
+    expect(transport.ops.at(-1)).toMatchObject({
+      type: "retry_transfer",
+      tab,
+      call: "user-1",
+      new_call: expect.stringMatching(/^user-/),
+    });
   });
 });

@@ -77,11 +77,14 @@ export class StorageDesk {
   private readonly send: (op: Op) => void;
   /** Secrets typed into the "New connection" form, by tab, until the engine asks for them
    * (a password prompt of that tab) or the tab connects or fails. Never shown or stored. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- never shown
   private readonly secrets = new Map<TabId, string>();
   /** What each call of a storage tab was asked to do (Pilot's too), to know what a finished
    * call changed. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
   private readonly requested = new Map<CallId, unknown>();
   /** Targets of storage tabs opened here, for where the local pane starts. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
   private readonly targets = new Map<TabId, TabTarget>();
 
   constructor(send: (op: Op) => void) {
@@ -180,7 +183,8 @@ export class StorageDesk {
   /** Sends a tool call of the page's; `after`: the call whose work it carries on. */
   private run(tab: TabId, { tool, args }: ToolCall, what: UserCall, after: CallId | null = null): CallId {
     const call = newCallId();
-    this.state = after === null ? callStarted(this.state, tab, call, what) : followUpStarted(this.state, tab, after, call, what);
+    this.state =
+      after === null ? callStarted(this.state, tab, call, what) : followUpStarted(this.state, tab, after, call, what);
     this.send({ type: "run_tool", tab, call, tool, args: asValue(args) });
     return call;
   }
@@ -218,14 +222,22 @@ export class StorageDesk {
     const pane = this.state.tabs[tab]?.panes[side];
     if (pane === undefined) return;
     const path = joinPath(pane.path, name);
-    this.run(tab, { tool: "make_dir", args: { path, side } }, { kind: "change", tool: "make_dir", side, what: `new folder ${path}` });
+    this.run(
+      tab,
+      { tool: "make_dir", args: { path, side } },
+      { kind: "change", tool: "make_dir", side, what: `new folder ${path}` },
+    );
   }
 
   rename(tab: TabId, side: Side, from: string, to: string): void {
     const pane = this.state.tabs[tab]?.panes[side];
     if (pane === undefined || from === to) return;
     const [source, target] = [joinPath(pane.path, from), joinPath(pane.path, to)];
-    this.run(tab, { tool: "rename", args: { from: source, to: target, side } }, { kind: "change", tool: "rename", side, what: `rename ${source} to ${to}` });
+    this.run(
+      tab,
+      { tool: "rename", args: { from: source, to: target, side } },
+      { kind: "change", tool: "rename", side, what: `rename ${source} to ${to}` },
+    );
   }
 
   delete(tab: TabId, side: Side, names: string[]): void {
@@ -283,7 +295,10 @@ export class StorageDesk {
       calls.push(this.run(tab, call, { kind: "transfer", direction, what: whatOne }));
     }
     const leftOut = skipped.length > 0 ? `Only files and folders are copied; left out: ${skipped.join(", ")}.` : null;
-    const what = calls.length === 1 && whatOne !== null ? whatOne : `${direction} ${calls.length} ${folders > 0 ? "items" : "files"}`;
+    const what =
+      calls.length === 1 && whatOne !== null
+        ? whatOne
+        : `${direction} ${calls.length} ${folders > 0 ? "items" : "files"}`;
     this.state = batchStarted(this.state, tab, calls, what, leftOut);
     const after = this.state.tabs[tab];
     if (leftOut !== null && after !== undefined) {
@@ -298,13 +313,21 @@ export class StorageDesk {
     if (view === undefined) return;
     const destination = view.panes.remote.path;
     const calls = paths.map((path) =>
-      this.run(tab, { tool: "upload", args: { local_path: path, remote_dir: destination } }, { kind: "transfer", direction: "upload", what: `upload ${baseName(path)}` }),
+      this.run(
+        tab,
+        { tool: "upload", args: { local_path: path, remote_dir: destination } },
+        { kind: "transfer", direction: "upload", what: `upload ${baseName(path)}` },
+      ),
     );
     this.state = batchStarted(this.state, tab, calls, `upload ${calls.length} files`);
   }
 
   /** The folder `gather` looked through is copied by one plan (one approval, one row). */
-  private copyFolder(tab: TabId, gather: Extract<UserCall, { kind: "gather" }>, event: Extract<Event, { type: "tool_finished" }>): void {
+  private copyFolder(
+    tab: TabId,
+    gather: Extract<UserCall, { kind: "gather" }>,
+    event: Extract<Event, { type: "tool_finished" }>,
+  ): void {
     const name = baseName(gather.folder);
     const plan = folderPlan(gather, event.outcome);
     const view = this.state.tabs[tab];
@@ -316,7 +339,12 @@ export class StorageDesk {
     this.run(
       tab,
       { tool: "execute_plan", args: { ops: plan.ops } },
-      { kind: "transfer", direction: gather.direction, what: gather.what, folder: { name, destination: gather.destination, bytes: plan.bytes } },
+      {
+        kind: "transfer",
+        direction: gather.direction,
+        what: gather.what,
+        folder: { name, destination: gather.destination, bytes: plan.bytes },
+      },
       event.call,
     );
     if (plan.leftOut > 0) {

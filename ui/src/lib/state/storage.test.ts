@@ -61,7 +61,14 @@ function finished(call: string, outcome: ToolOutcome): Event {
   return { type: "tool_finished", tab: TAB, call, outcome, verdict: "allow", decided_by: "user", duration_ms: 5 };
 }
 
-function progress(call: string, transferred: number, total: number, rate: number | null, eta: number | null, done = false): Event {
+function progress(
+  call: string,
+  transferred: number,
+  total: number,
+  rate: number | null,
+  eta: number | null,
+  done = false,
+): Event {
   return { type: "transfer_progress", tab: TAB, call, path: "/up/big.bin", transferred, total, rate, eta_s: eta, done };
 }
 
@@ -147,7 +154,14 @@ describe("sorting", () => {
 });
 
 describe("progress, speed and time left", () => {
-  const base = { transferred: 0, total: 0, rate: null, etaS: null, status: "running", recent: [] as { at: number; bytes: number }[] } as const;
+  const base = {
+    transferred: 0,
+    total: 0,
+    rate: null,
+    etaS: null,
+    status: "running",
+    recent: [] as { at: number; bytes: number }[],
+  } as const;
 
   it("gives whole percents within 0–100", () => {
     expect(percentDone({ ...base, transferred: 1, total: 3 })).toBe(33);
@@ -235,11 +249,17 @@ describe("the panes", () => {
   it("show a listing when its answer comes, and drop an older one", () => {
     let state = listRequested(opened(), TAB, "remote", "/a", "user-old");
     state = listRequested(state, TAB, "remote", "/b", "user-new");
-    state = apply(state, finished("user-old", ok("list_dir", { path: "/a", entries: [entry("x", "file")], omitted: 0 })));
+    state = apply(
+      state,
+      finished("user-old", ok("list_dir", { path: "/a", entries: [entry("x", "file")], omitted: 0 })),
+    );
     expect(state.tabs[TAB]?.panes.remote).toMatchObject({ path: "/b", entries: [], listing: "user-new" });
     state = apply(
       state,
-      finished("user-new", ok("list_dir", { path: "/b", entries: [entry("y", "dir"), entry("z", "file", 3)], omitted: 2 })),
+      finished(
+        "user-new",
+        ok("list_dir", { path: "/b", entries: [entry("y", "dir"), entry("z", "file", 3)], omitted: 2 }),
+      ),
     );
     expect(state.tabs[TAB]?.panes.remote).toMatchObject({ path: "/b", listing: null, omitted: 2, error: null });
     expect(state.tabs[TAB]?.panes.remote.entries.map((e) => e.name)).toEqual(["y", "z"]);
@@ -247,19 +267,28 @@ describe("the panes", () => {
 
   it("keep the folder and say why when a listing fails", () => {
     let state = listRequested(opened(), TAB, "local", "/home/ann/work", "user-1");
-    state = apply(state, finished("user-1", { tool: "list_dir", status: "error", error: "list_dir: permission denied" }));
+    state = apply(
+      state,
+      finished("user-1", { tool: "list_dir", status: "error", error: "list_dir: permission denied" }),
+    );
     expect(state.tabs[TAB]?.panes.local).toMatchObject({ listing: null, error: "list_dir: permission denied" });
   });
 
   it("walk down the way to the opened folder, and stop inside it", () => {
     let state = opened(["~"]);
     state = listRequested(state, TAB, "local", "/", "user-1");
-    state = apply(state, finished("user-1", ok("list_dir", { path: "/", entries: [entry("home", "dir")], omitted: 0 })));
+    state = apply(
+      state,
+      finished("user-1", ok("list_dir", { path: "/", entries: [entry("home", "dir")], omitted: 0 })),
+    );
     expect(nextStepDown(state.tabs[TAB]!)).toBe("/home");
     state = listRequested(state, TAB, "local", "/home", "user-2");
     state = apply(
       state,
-      finished("user-2", ok("list_dir", { path: "/home", entries: [entry("ann", "dir", 4096, "2026-01-01T00:00:00Z")], omitted: 0 })),
+      finished(
+        "user-2",
+        ok("list_dir", { path: "/home", entries: [entry("ann", "dir", 4096, "2026-01-01T00:00:00Z")], omitted: 0 }),
+      ),
     );
     // A real folder has a time: this is the opened folder, with one folder in it.
     expect(nextStepDown(state.tabs[TAB]!)).toBeNull();
@@ -282,13 +311,27 @@ describe("transfers", () => {
     let state = callStarted(opened(), TAB, "user-1", { kind: "transfer", direction: "upload", what: "upload big.bin" });
     state = apply(state, upload);
     expect(transfers(state)).toEqual([
-      expect.objectContaining({ call: "user-1", direction: "upload", name: "big.bin", destination: "/up", status: "waiting" }),
+      expect.objectContaining({
+        call: "user-1",
+        direction: "upload",
+        name: "big.bin",
+        destination: "/up",
+        status: "waiting",
+      }),
     ]);
-    state = apply(state, { type: "tool_running", tab: TAB, call: "user-1" }, progress("user-1", 4096, 16384, 2048, null));
+    state = apply(
+      state,
+      { type: "tool_running", tab: TAB, call: "user-1" },
+      progress("user-1", 4096, 16384, 2048, null),
+    );
     expect(transfers(state)[0]).toMatchObject({ status: "running", transferred: 4096, total: 16384, rate: 2048 });
     expect(percentDone(transfers(state)[0]!)).toBe(25);
     expect(secondsLeft(transfers(state)[0]!)).toBe(6);
-    state = apply(state, progress("user-1", 16384, 16384, 4096, 0, true), finished("user-1", ok("upload", { message: "uploaded", bytes: 16384 })));
+    state = apply(
+      state,
+      progress("user-1", 16384, 16384, 4096, 0, true),
+      finished("user-1", ok("upload", { message: "uploaded", bytes: 16384 })),
+    );
     expect(transfers(state)[0]).toMatchObject({ status: "done", transferred: 16384 });
     expect(state.tabs[TAB]?.status).toEqual({ text: "Done: upload big.bin.", error: false });
     expect(state.tabs[TAB]?.calls).toEqual({});
@@ -296,7 +339,12 @@ describe("transfers", () => {
 
   it("are cancelled, then retried in the same row under a new call", () => {
     let state = callStarted(opened(), TAB, "user-1", { kind: "transfer", direction: "upload", what: "upload big.bin" });
-    state = apply(state, upload, { type: "tool_running", tab: TAB, call: "user-1" }, progress("user-1", 100, 1000, 50, 18));
+    state = apply(
+      state,
+      upload,
+      { type: "tool_running", tab: TAB, call: "user-1" },
+      progress("user-1", 100, 1000, 50, 18),
+    );
     state = cancelRequested(state, TAB, "user-1");
     expect(transfers(state)[0]).toMatchObject({ cancelling: true, status: "running" });
     state = apply(state, finished("user-1", { tool: "upload", status: "cancelled", error: "cancelled by the user" }));
@@ -305,7 +353,9 @@ describe("transfers", () => {
     expect(transfers(state)).toEqual([
       expect.objectContaining({ call: "user-2", status: "waiting", transferred: 0, rate: null, error: null }),
     ]);
-    expect(state.tabs[TAB]?.calls).toEqual({ "user-2": { kind: "transfer", direction: "upload", what: "upload big.bin" } });
+    expect(state.tabs[TAB]?.calls).toEqual({
+      "user-2": { kind: "transfer", direction: "upload", what: "upload big.bin" },
+    });
     // The engine's events for the new call land in that row.
     state = apply(
       state,
@@ -318,8 +368,15 @@ describe("transfers", () => {
   });
 
   it("say why they failed, and ended ones can be cleared", () => {
-    let state = apply(opened(), upload, { ...upload, call: "call_pilot", args: { local_path: "/home/ann/work/b", remote_dir: "/" } } as Event);
-    state = apply(state, finished("user-1", { tool: "upload", status: "error", error: "upload: the server went away" }));
+    let state = apply(opened(), upload, {
+      ...upload,
+      call: "call_pilot",
+      args: { local_path: "/home/ann/work/b", remote_dir: "/" },
+    } as Event);
+    state = apply(
+      state,
+      finished("user-1", { tool: "upload", status: "error", error: "upload: the server went away" }),
+    );
     expect(transfers(state)[0]).toMatchObject({ status: "failed", error: "upload: the server went away" });
     // Pilot's transfer is shown as well, and stays while it runs.
     expect(transfers(state)[1]).toMatchObject({ call: "call_pilot", status: "waiting" });
@@ -330,13 +387,25 @@ describe("transfers", () => {
   it("of a plan get a row with their first progress", () => {
     const state = apply(opened(), progress("call_plan", 10, 100, 5, null));
     expect(transfers(state)).toEqual([
-      expect.objectContaining({ call: "call_plan", direction: null, name: "big.bin", destination: "/up", status: "running" }),
+      expect.objectContaining({
+        call: "call_plan",
+        direction: null,
+        name: "big.bin",
+        destination: "/up",
+        status: "running",
+      }),
     ]);
   });
 });
 
 describe("copying a folder", () => {
-  const gather = { kind: "gather", direction: "upload", folder: "/home/ann/work/photos", destination: "/up", what: "upload folder photos" } as const;
+  const gather = {
+    kind: "gather",
+    direction: "upload",
+    folder: "/home/ann/work/photos",
+    destination: "/up",
+    what: "upload folder photos",
+  } as const;
   const found = (matches: { path: string; kind: DirEntry["kind"] }[], truncated = false): ToolOutcome =>
     ok("find_files", { matches: matches.map((m) => ({ ...m, size: 1 })), truncated, entries_scanned: matches.length });
 
@@ -361,7 +430,10 @@ describe("copying a folder", () => {
       bytes: 2,
     });
     expect(
-      folderPlan({ ...gather, direction: "download", folder: "/srv/logs", destination: "/home/ann" }, found([{ path: "/srv/logs/x.log", kind: "file" }])),
+      folderPlan(
+        { ...gather, direction: "download", folder: "/srv/logs", destination: "/home/ann" },
+        found([{ path: "/srv/logs/x.log", kind: "file" }]),
+      ),
     ).toEqual({
       ops: [
         { op: "make_dir", path: "/home/ann/logs", side: "local" },
@@ -374,7 +446,10 @@ describe("copying a folder", () => {
 
   it("refuses what is too big for one plan, and says why a look failed", () => {
     expect(folderPlan(gather, found([], true))).toHaveProperty("error");
-    const many = Array.from({ length: 200 }, (_, i) => ({ path: `/home/ann/work/photos/${i}.jpg`, kind: "file" as const }));
+    const many = Array.from({ length: 200 }, (_, i) => ({
+      path: `/home/ann/work/photos/${i}.jpg`,
+      kind: "file" as const,
+    }));
     expect(folderPlan(gather, found(many))).toHaveProperty("error");
     expect(folderPlan(gather, { tool: "find_files", status: "error", error: "find_files: no such folder" })).toEqual({
       error: "find_files: no such folder",
@@ -389,9 +464,17 @@ describe("copying a folder", () => {
       folder: { name: "photos", destination: "/up", bytes: 30 },
     });
     state = apply(state, { type: "tool_requested", tab: TAB, call: "user-9", tool: "execute_plan", args: { ops: [] } });
-    expect(transfers(state)).toEqual([expect.objectContaining({ call: "user-9", name: "photos/", destination: "/up", direction: "upload" })]);
+    expect(transfers(state)).toEqual([
+      expect.objectContaining({ call: "user-9", name: "photos/", destination: "/up", direction: "upload" }),
+    ]);
     state = apply(state, progress("user-9", 5, 10, 5, 1));
-    expect(transfers(state)[0]).toMatchObject({ name: "photos/", current: "big.bin", status: "running", transferred: 5, total: 30 });
+    expect(transfers(state)[0]).toMatchObject({
+      name: "photos/",
+      current: "big.bin",
+      status: "running",
+      transferred: 5,
+      total: 30,
+    });
     state = apply(state, progress("user-9", 10, 10, 5, 0, true));
     // The next file: the first one's 10 bytes count as done.
     state = apply(state, { ...progress("user-9", 4, 20, 5, 3), path: "/up/photos/next.bin" } as Event);
@@ -411,8 +494,14 @@ describe("copying a folder", () => {
         }),
       ),
     );
-    expect(transfers(state)[0]).toMatchObject({ status: "failed", error: "upload: the server is full (1 more not done)" });
-    expect(state.tabs[TAB]?.status).toEqual({ text: "Failed: upload folder photos: upload: the server is full (1 more not done)", error: true });
+    expect(transfers(state)[0]).toMatchObject({
+      status: "failed",
+      error: "upload: the server is full (1 more not done)",
+    });
+    expect(state.tabs[TAB]?.status).toEqual({
+      text: "Failed: upload folder photos: upload: the server is full (1 more not done)",
+      error: true,
+    });
   });
 });
 
@@ -436,7 +525,12 @@ describe("confirmations", () => {
   });
 
   it("wait for the user for this page's calls only, and go when answered or finished", () => {
-    let state = callStarted(opened(), TAB, "user-1", { kind: "change", tool: "delete", side: "remote", what: "delete /x" });
+    let state = callStarted(opened(), TAB, "user-1", {
+      kind: "change",
+      tool: "delete",
+      side: "remote",
+      what: "delete /x",
+    });
     state = apply(state, ask("delete", true), ask("delete", true, "call_pilot"));
     expect(state.tabs[TAB]?.confirmations).toEqual([
       { call: "user-1", tool: "delete", reasons: ["delete asks"], dangerous: true, lines: ["delete /x (3 files)"] },
@@ -477,7 +571,10 @@ describe("several calls started together", () => {
     state = apply(state, uploaded("user-2"));
     expect(status(state)).toEqual({ text: "Failed: upload a.txt: upload: permission denied", error: true });
     state = apply(state, uploaded("user-3"));
-    expect(status(state)).toEqual({ text: "Done 2 of 3: upload 3 files. Failed: upload a.txt: upload: permission denied.", error: true });
+    expect(status(state)).toEqual({
+      text: "Done 2 of 3: upload 3 files. Failed: upload a.txt: upload: permission denied.",
+      error: true,
+    });
   });
 
   it("count further failures, denials and cancellations", () => {
@@ -496,12 +593,16 @@ describe("several calls started together", () => {
   });
 
   it("say when some were only cancelled", () => {
-    const cancelled = (call: string) => finished(call, { tool: "upload", status: "cancelled", error: "cancelled by the user" });
+    const cancelled = (call: string) =>
+      finished(call, { tool: "upload", status: "cancelled", error: "cancelled by the user" });
     expect(status(apply(uploadsOf(["a", "b"]), cancelled("user-1"), uploaded("user-2")))).toEqual({
       text: "Done 1 of 2: upload 2 files; 1 cancelled.",
       error: false,
     });
-    expect(status(apply(uploadsOf(["a", "b"]), cancelled("user-1"), cancelled("user-2")))).toEqual({ text: "Cancelled: upload 2 files.", error: false });
+    expect(status(apply(uploadsOf(["a", "b"]), cancelled("user-1"), cancelled("user-2")))).toEqual({
+      text: "Cancelled: upload 2 files.",
+      error: false,
+    });
   });
 
   it("sum up again after a failed one is retried: its success replaces its own failure, not another's", () => {
@@ -513,10 +614,15 @@ describe("several calls started together", () => {
       failedUpload("user-2", "upload: the server went away"),
       uploaded("user-3"),
     );
-    expect(status(state)?.text).toBe("Done 1 of 3: upload 3 files. Failed: upload a: upload: the server went away (and 1 more not done).");
+    expect(status(state)?.text).toBe(
+      "Done 1 of 3: upload 3 files. Failed: upload a: upload: the server went away (and 1 more not done).",
+    );
     state = transferRetried(state, TAB, "user-1", "user-5");
     state = apply(state, uploaded("user-5"));
-    expect(status(state)).toEqual({ text: "Done 2 of 3: upload 3 files. Failed: upload b: upload: the server went away.", error: true });
+    expect(status(state)).toEqual({
+      text: "Done 2 of 3: upload 3 files. Failed: upload b: upload: the server went away.",
+      error: true,
+    });
     state = transferRetried(state, TAB, "user-2", "user-6");
     state = apply(state, uploaded("user-6"));
     expect(status(state)).toEqual({ text: "Done: upload 3 files.", error: false });
@@ -524,18 +630,40 @@ describe("several calls started together", () => {
 
   it("count a folder by the plan that copies it, and a folder that gave no plan as failed", () => {
     let state = opened();
-    state = callStarted(state, TAB, "user-1", { kind: "gather", direction: "upload", folder: "/w/photos", destination: "/up", what: "upload folder photos" });
-    state = callStarted(state, TAB, "user-2", { kind: "gather", direction: "upload", folder: "/w/empty", destination: "/up", what: "upload folder empty" });
+    state = callStarted(state, TAB, "user-1", {
+      kind: "gather",
+      direction: "upload",
+      folder: "/w/photos",
+      destination: "/up",
+      what: "upload folder photos",
+    });
+    state = callStarted(state, TAB, "user-2", {
+      kind: "gather",
+      direction: "upload",
+      folder: "/w/empty",
+      destination: "/up",
+      what: "upload folder empty",
+    });
     state = callStarted(state, TAB, "user-3", { kind: "transfer", direction: "upload", what: "upload a.txt" });
     state = batchStarted(state, TAB, ["user-1", "user-2", "user-3"], "upload 3 items");
     state = apply(state, finished("user-1", ok("find_files", { matches: [] })), uploaded("user-3"));
     // The listing ended, the plan goes on: the batch is not over.
-    state = followUpStarted(state, TAB, "user-1", "user-4", { kind: "transfer", direction: "upload", what: "upload folder photos" });
+    state = followUpStarted(state, TAB, "user-1", "user-4", {
+      kind: "transfer",
+      direction: "upload",
+      what: "upload folder photos",
+    });
     expect(status(state)).toEqual({ text: "Done: upload a.txt.", error: false });
     state = callFailed(state, TAB, "user-2", "Failed: upload folder empty: nothing in it to copy");
     expect(status(state)?.error).toBe(true);
-    state = apply(state, finished("user-4", ok("execute_plan", { outcomes: [{ index: 0, status: "done", message: "created" }] })));
-    expect(status(state)).toEqual({ text: "Done 2 of 3: upload 3 items. Failed: upload folder empty: nothing in it to copy.", error: true });
+    state = apply(
+      state,
+      finished("user-4", ok("execute_plan", { outcomes: [{ index: 0, status: "done", message: "created" }] })),
+    );
+    expect(status(state)).toEqual({
+      text: "Done 2 of 3: upload 3 items. Failed: upload folder empty: nothing in it to copy.",
+      error: true,
+    });
   });
 
   it("say again at the end what was left out", () => {
@@ -543,12 +671,20 @@ describe("several calls started together", () => {
     state = callStarted(state, TAB, "user-1", { kind: "transfer", direction: "upload", what: "upload a.txt" });
     state = batchStarted(state, TAB, ["user-1"], "upload a.txt", "Only files and folders are copied; left out: link.");
     state = apply(state, uploaded("user-1"));
-    expect(status(state)).toEqual({ text: "Done: upload a.txt. Only files and folders are copied; left out: link.", error: true });
+    expect(status(state)).toEqual({
+      text: "Done: upload a.txt. Only files and folders are copied; left out: link.",
+      error: true,
+    });
   });
 
   it("are let go when the next action starts, and one call alone is no batch", () => {
     let state = apply(uploadsOf(["a", "b"]), uploaded("user-1"));
-    state = callStarted(state, TAB, "user-9", { kind: "change", tool: "make_dir", side: "remote", what: "new folder /x" });
+    state = callStarted(state, TAB, "user-9", {
+      kind: "change",
+      tool: "make_dir",
+      side: "remote",
+      what: "new folder /x",
+    });
     // Not over yet: it stays for its last call.
     expect(state.tabs[TAB]?.batches).toHaveLength(1);
     state = apply(state, uploaded("user-2"), finished("user-9", ok("make_dir", { message: "created" })));

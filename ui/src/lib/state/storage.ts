@@ -88,7 +88,12 @@ export interface Transfer {
 export type UserCall =
   | { kind: "list"; side: Side; path: string }
   | { kind: "change"; tool: "make_dir" | "rename" | "delete"; side: Side; what: string }
-  | { kind: "transfer"; direction: Direction | null; what: string; folder?: { name: string; destination: string; bytes: number } }
+  | {
+      kind: "transfer";
+      direction: Direction | null;
+      what: string;
+      folder?: { name: string; destination: string; bytes: number };
+    }
   /** find_files over a folder to copy: the plan that copies it follows (`folderPlan`). */
   | { kind: "gather"; direction: Direction; folder: string; destination: string; what: string };
 
@@ -458,7 +463,13 @@ export function callStarted(state: StorageState, tab: TabId, call: CallId, what:
 
 /** `calls`, already started, are one action of the user's (`what`: "upload 3 files"); `leftOut`
  * says what of it was not started. One call alone needs no batch unless something was left out. */
-export function batchStarted(state: StorageState, tab: TabId, calls: CallId[], what: string, leftOut: string | null = null): StorageState {
+export function batchStarted(
+  state: StorageState,
+  tab: TabId,
+  calls: CallId[],
+  what: string,
+  leftOut: string | null = null,
+): StorageState {
   if (calls.length === 0 || (calls.length === 1 && leftOut === null)) {
     return state;
   }
@@ -482,8 +493,17 @@ function batchCallReplaced(view: StorageTab, old: CallId, fresh: CallId): Storag
 
 /** The page sent `fresh` to carry on what `old` began (a folder's plan after its listing): the same
  * action, so the status line stays and `fresh` takes `old`'s place in its batch. */
-export function followUpStarted(state: StorageState, tab: TabId, old: CallId, fresh: CallId, what: UserCall): StorageState {
-  return update(state, tab, (view) => ({ ...batchCallReplaced(view, old, fresh), calls: { ...view.calls, [fresh]: what } }));
+export function followUpStarted(
+  state: StorageState,
+  tab: TabId,
+  old: CallId,
+  fresh: CallId,
+  what: UserCall,
+): StorageState {
+  return update(state, tab, (view) => ({
+    ...batchCallReplaced(view, old, fresh),
+    calls: { ...view.calls, [fresh]: what },
+  }));
 }
 
 function batchEnded(batch: Batch): boolean {
@@ -508,7 +528,10 @@ function batchSummary(batch: Batch): StatusLine {
     return { text: `${text}${leftOut}`, error: batch.leftOut !== null };
   }
   const more = failures.length > 1 ? ` (and ${failures.length - 1} more not done)` : "";
-  return { text: `Done ${done} of ${count}: ${batch.what}${cancelledNote}. ${first.line.text.replace(/\.$/, "")}${more}.${leftOut}`, error: true };
+  return {
+    text: `Done ${done} of ${count}: ${batch.what}${cancelledNote}. ${first.line.text.replace(/\.$/, "")}${more}.${leftOut}`,
+    error: true,
+  };
 }
 
 /** `call` ended as `line` says (`done`: it did its work): the tab's status line, for it alone or for
@@ -657,7 +680,11 @@ function listResult(outcome: ToolOutcome): ListDirResult | null {
   if (result == null || typeof result.path !== "string" || !Array.isArray(result.entries)) {
     return null;
   }
-  return { path: result.path, entries: result.entries, omitted: typeof result.omitted === "number" ? result.omitted : 0 };
+  return {
+    path: result.path,
+    entries: result.entries,
+    omitted: typeof result.omitted === "number" ? result.omitted : 0,
+  };
 }
 
 function previewLines(preview: ApprovalPreview | null | undefined): string[] {
@@ -698,7 +725,14 @@ function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): Storage
           if (failed !== null) {
             return { ...t, status: "failed", error: failed, cancelling: false, current: null };
           }
-          return { ...t, status: "done", transferred: Math.max(t.transferred, t.total), etaS: null, cancelling: false, current: null };
+          return {
+            ...t,
+            status: "done",
+            transferred: Math.max(t.transferred, t.total),
+            etaS: null,
+            cancelling: false,
+            current: null,
+          };
         }
         case "error":
           return { ...t, status: "failed", error: outcomeMessage(outcome), cancelling: false };
@@ -779,7 +813,12 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
       }
       return update(state, event.tab, (view) => {
         const asked = view.calls[event.call];
-        if (transfer === null && asked?.kind === "transfer" && asked.folder !== undefined && !view.transfers.some((t) => t.call === event.call)) {
+        if (
+          transfer === null &&
+          asked?.kind === "transfer" &&
+          asked.folder !== undefined &&
+          !view.transfers.some((t) => t.call === event.call)
+        ) {
           // A folder the user copies: its row shows from the start.
           const row: Transfer = {
             ...newTransfer(event.call, asked.direction, `${asked.folder.name}/`, asked.folder.destination),
@@ -794,7 +833,10 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
         }
         return {
           ...view,
-          transfers: [...view.transfers, newTransfer(event.call, transfer.direction, transfer.name, transfer.destination)],
+          transfers: [
+            ...view.transfers,
+            newTransfer(event.call, transfer.direction, transfer.name, transfer.destination),
+          ],
         };
       });
     }
@@ -818,7 +860,9 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "tool_running":
       return update(state, event.tab, (view) => ({
         ...view,
-        transfers: view.transfers.map((t) => (t.call === event.call && t.status === "waiting" ? { ...t, status: "running" } : t)),
+        transfers: view.transfers.map((t) =>
+          t.call === event.call && t.status === "waiting" ? { ...t, status: "running" } : t,
+        ),
       }));
     case "transfer_progress":
       return update(state, event.tab, (view) => {
@@ -852,7 +896,10 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
               rate: event.rate,
               // The engine's estimate is for the file; a folder's comes from the speed now.
               etaS: folder !== null ? null : event.done ? 0 : (event.eta_s ?? null),
-              recent: [...t.recent.filter((sample) => now - sample.at <= SPEED_WINDOW_MS), { at: now, bytes: transferred }],
+              recent: [
+                ...t.recent.filter((sample) => now - sample.at <= SPEED_WINDOW_MS),
+                { at: now, bytes: transferred },
+              ],
             };
           }),
         };
@@ -880,8 +927,7 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "turn_finished":
     case "context_usage":
     case "models":
-    // The "Pilot settings" dialog's answers: pilot-setup.ts.
-    case "model_settings_saved":
+    case "model_settings_saved": // the "Pilot settings" dialog's answers: pilot-setup.ts
     case "model_tested":
     case "provider_models":
     case "saved_connections":
@@ -947,7 +993,9 @@ export function folderPlan(
   }
   const all = [...ops, ...files];
   if (all.length > MAX_PLAN_OPS) {
-    return { error: `${name} needs ${all.length} steps to copy, more than ${MAX_PLAN_OPS} at once; copy its folders one by one.` };
+    return {
+      error: `${name} needs ${all.length} steps to copy, more than ${MAX_PLAN_OPS} at once; copy its folders one by one.`,
+    };
   }
   return { ops: all, leftOut, bytes };
 }
@@ -976,7 +1024,9 @@ export function nextStepDown(view: StorageTab): string | null {
 
 /** The local pane found its folder: it stops walking down. */
 export function stepDownEnded(state: StorageState, tab: TabId): StorageState {
-  return update(state, tab, (view) => updatePane(view, "local", (p) => (p.findOpened ? { ...p, findOpened: false } : p)));
+  return update(state, tab, (view) =>
+    updatePane(view, "local", (p) => (p.findOpened ? { ...p, findOpened: false } : p)),
+  );
 }
 
 /** The sides whose listing a finished call changed (any call of the tab, Pilot's too). */

@@ -108,7 +108,14 @@ describe("view cards in Pilot's state", () => {
     expect(tabPilot(state, "t").calls["v1"]?.presses.map((p) => p.status)).toEqual(["sent", "sent"]);
     state = apply(
       state,
-      { type: "view_button_finished", tab: "t", call: "v1", command: start.command, status: "denied", message: "forbidden by the rule `sudo`" },
+      {
+        type: "view_button_finished",
+        tab: "t",
+        call: "v1",
+        command: start.command,
+        status: "denied",
+        message: "forbidden by the rule `sudo`",
+      },
       { type: "view_button_finished", tab: "t", call: "v1", command: restart.command, status: "ok" },
     );
     expect(tabPilot(state, "t").calls["v1"]?.presses).toEqual([
@@ -122,7 +129,14 @@ describe("view cards in Pilot's state", () => {
       initialPilot(),
       { type: "view_shown", tab: "t", call: "v1", report: services },
       { type: "view_button_finished", tab: "t", call: "v1", command: restart.command, status: "ok" },
-      { type: "view_button_finished", tab: "t", call: "v1", command: "kill -TERM 42", status: "error", message: "no terminal" },
+      {
+        type: "view_button_finished",
+        tab: "t",
+        call: "v1",
+        command: "kill -TERM 42",
+        status: "error",
+        message: "no terminal",
+      },
       // A press for a call this page has no card of changes nothing.
       { type: "view_button_finished", tab: "t", call: "unknown", command: "x", status: "ok" },
     );
@@ -143,7 +157,10 @@ describe("what a view card shows", () => {
     expect(summaryLine(`${"x".repeat(300)}`)).toHaveLength(160);
     // The subject once: where the summary names it, the header does not repeat it.
     const logs = { ...services, view: "logs" as const, subject: "/tmp/app.log" };
-    expect(viewHeader({ ...logs, summary: "/tmp/app.log: 5 lines, 2 errors" })).toEqual({ name: "logs", headline: "/tmp/app.log: 5 lines, 2 errors" });
+    expect(viewHeader({ ...logs, summary: "/tmp/app.log: 5 lines, 2 errors" })).toEqual({
+      name: "logs",
+      headline: "/tmp/app.log: 5 lines, 2 errors",
+    });
     expect(viewHeader({ ...logs, summary: "5 lines" })).toEqual({ name: "logs /tmp/app.log", headline: "5 lines" });
   });
 
@@ -151,14 +168,53 @@ describe("what a view card shows", () => {
     const disk = report({
       kind: "disk",
       filesystems: [
-        { source: "/dev/vda", fs_type: "ext4", mount: "/", size_bytes: 100 * 2 ** 30, used_bytes: 93 * 2 ** 30, available_bytes: 7 * 2 ** 30, used_percent: 93.2, inodes_total: 100, inodes_used: 3, inodes_percent: 3 },
-        { source: "tmpfs", fs_type: "tmpfs", mount: "/run", size_bytes: 2 ** 20, used_bytes: 0, available_bytes: 2 ** 20, used_percent: 0, inodes_percent: 95 },
-        { source: "/dev/vdb", fs_type: "xfs", mount: "/data", size_bytes: 2 ** 30, used_bytes: 0, available_bytes: 2 ** 30, used_percent: 89.6 },
+        {
+          source: "/dev/vda",
+          fs_type: "ext4",
+          mount: "/",
+          size_bytes: 100 * 2 ** 30,
+          used_bytes: 93 * 2 ** 30,
+          available_bytes: 7 * 2 ** 30,
+          used_percent: 93.2,
+          inodes_total: 100,
+          inodes_used: 3,
+          inodes_percent: 3,
+        },
+        {
+          source: "tmpfs",
+          fs_type: "tmpfs",
+          mount: "/run",
+          size_bytes: 2 ** 20,
+          used_bytes: 0,
+          available_bytes: 2 ** 20,
+          used_percent: 0,
+          inodes_percent: 95,
+        },
+        {
+          source: "/dev/vdb",
+          fs_type: "xfs",
+          mount: "/data",
+          size_bytes: 2 ** 30,
+          used_bytes: 0,
+          available_bytes: 2 ** 30,
+          used_percent: 89.6,
+        },
       ],
     });
     const table = tableOf(disk);
-    expect(table.columns.map((c) => c.title)).toEqual(["Mounted on", "Full", "Free", "Size", "Used", "Inodes", "Type", "Source"]);
-    expect(table.rows.map((r) => [r.cells[0]?.text, r.tone, r.cells[1]?.text, r.cells[1]?.bar, r.cells[5]?.text])).toEqual([
+    expect(table.columns.map((c) => c.title)).toEqual([
+      "Mounted on",
+      "Full",
+      "Free",
+      "Size",
+      "Used",
+      "Inodes",
+      "Type",
+      "Source",
+    ]);
+    expect(
+      table.rows.map((r) => [r.cells[0]?.text, r.tone, r.cells[1]?.text, r.cells[1]?.bar, r.cells[5]?.text]),
+    ).toEqual([
       ["/", "bad", "⚠ 93%", 93.2, "3%"],
       ["/run", "bad", "0%", 0, "⚠ 95%"],
       ["/data", null, "89%", 89.6, "—"],
@@ -185,7 +241,9 @@ describe("what a view card shows", () => {
       ["Total", null],
       ["Incomplete", "warn"],
     ]);
-    expect(tableOf(usage).rows.map((r) => [r.cells[0]?.text, r.cells[0]?.title, r.cells[2]?.text, r.cells[2]?.bar])).toEqual([
+    expect(
+      tableOf(usage).rows.map((r) => [r.cells[0]?.text, r.cells[0]?.title, r.cells[2]?.text, r.cells[2]?.bar]),
+    ).toEqual([
       ["log", "/var/log", "60%", 60],
       ["lib", "/var/lib", "25%", 25],
       ["cache", "/var/cache", "10%", 10],
@@ -232,7 +290,14 @@ describe("what a view card shows", () => {
     expect(shown.loose).toEqual([]);
     // service_status has no rows of services: its buttons are the view's.
     const status = report(
-      { kind: "service_status", unit: "cron", manager: "sysv", state: "stopped", properties: [["status", "cron is not running ... failed!"]], log: [] },
+      {
+        kind: "service_status",
+        unit: "cron",
+        manager: "sysv",
+        state: "stopped",
+        properties: [["status", "cron is not running ... failed!"]],
+        log: [],
+      },
       { view: "service_status", subject: "cron", buttons: [start, restart] },
     );
     expect(viewSections(status).loose.map((b) => b.label)).toEqual(["start cron", "restart cron"]);
@@ -262,12 +327,20 @@ describe("what a view card shows", () => {
       { time: null, level: "other", text: "<b>bold</b> & <script>x</script>" },
     ]);
     const facts = sections(logs)[0];
-    expect(facts?.kind === "facts" && facts.facts[1]).toEqual({ name: "Found", value: "1 error, 1 warning in 3 lines", tone: "bad" });
+    expect(facts?.kind === "facts" && facts.facts[1]).toEqual({
+      name: "Found",
+      value: "1 error, 1 warning in 3 lines",
+      tone: "bad",
+    });
     expect(plain("tab\tand\nnewline stay")).toBe("tab\tand\nnewline stay");
   });
 
   it("shows processes with load against the cores and a kill button per row", () => {
-    const kill: ViewButton = { label: "kill (TERM) 4242 sleep 1000", action: { kind: "kill", pid: 4242 }, command: "kill -TERM 4242" };
+    const kill: ViewButton = {
+      label: "kill (TERM) 4242 sleep 1000",
+      action: { kind: "kill", pid: 4242 },
+      command: "kill -TERM 4242",
+    };
     const processes = report(
       {
         kind: "processes",
@@ -276,8 +349,26 @@ describe("what a view card shows", () => {
         memory: { total_bytes: 8 * 2 ** 30, available_bytes: 6 * 2 ** 30, swap_total_bytes: 0, swap_free_bytes: 0 },
         total: 96,
         processes: [
-          { pid: 4242, user: "kaiport-test", cpu_percent: 32, memory_percent: null, rss_bytes: 2 ** 20, elapsed_s: 3725, state: "S", command: "sleep 1000" },
-          { pid: 77, user: "root", cpu_percent: 0, memory_percent: 0, rss_bytes: 0, elapsed_s: 90_000, state: "Z", command: "[defunct]" },
+          {
+            pid: 4242,
+            user: "kaiport-test",
+            cpu_percent: 32,
+            memory_percent: null,
+            rss_bytes: 2 ** 20,
+            elapsed_s: 3725,
+            state: "S",
+            command: "sleep 1000",
+          },
+          {
+            pid: 77,
+            user: "root",
+            cpu_percent: 0,
+            memory_percent: 0,
+            rss_bytes: 0,
+            elapsed_s: 90_000,
+            state: "Z",
+            command: "[defunct]",
+          },
         ],
       },
       { view: "processes", buttons: [kill] },
@@ -311,29 +402,68 @@ describe("what a view card shows", () => {
         kind: "docker",
         containers: [
           { id: "a1", name: "job", image: "busybox", state: "exited", status: "Exited (1) 2 minutes ago", ports: "" },
-          { id: "b2", name: "api", image: "api:1", state: "running", status: "Up 3 hours (unhealthy)", ports: "0.0.0.0:8080->80/tcp", cpu_percent: 1.5, memory: "20MiB / 1GiB" },
+          {
+            id: "b2",
+            name: "api",
+            image: "api:1",
+            state: "running",
+            status: "Up 3 hours (unhealthy)",
+            ports: "0.0.0.0:8080->80/tcp",
+            cpu_percent: 1.5,
+            memory: "20MiB / 1GiB",
+          },
           { id: "c3", name: "web", image: "nginx", state: "running", status: "Up 3 hours (healthy)", ports: "" },
         ],
       },
       { view: "docker", buttons: [startJob, restartWeb] },
     );
-    expect(tableOf(docker).rows.map((r) => [r.cells[0]?.text, r.cells[1]?.text, r.cells[1]?.tone, r.tone, r.buttons.map((b) => b.label)])).toEqual([
+    expect(
+      tableOf(docker).rows.map((r) => [
+        r.cells[0]?.text,
+        r.cells[1]?.text,
+        r.cells[1]?.tone,
+        r.tone,
+        r.buttons.map((b) => b.label),
+      ]),
+    ).toEqual([
       ["job", "✕ exited", "bad", "bad", ["start job"]],
       ["api", "✕ unhealthy", "bad", "bad", []],
       ["web", "● running", "ok", null, ["restart web"]],
     ]);
-    expect(tableOf(docker).rows[1]?.cells.slice(4).map((c) => c.text)).toEqual(["0.0.0.0:8080->80/tcp", "1.5%", "20MiB / 1GiB"]);
+    expect(
+      tableOf(docker)
+        .rows[1]?.cells.slice(4)
+        .map((c) => c.text),
+    ).toEqual(["0.0.0.0:8080->80/tcp", "1.5%", "20MiB / 1GiB"]);
   });
 
   it("says what the view could not see, and a view the server cannot show", () => {
     const ports = report(
       { kind: "ports", sockets: [{ transport: "tcp", address: "0.0.0.0", port: 2024, public: true }] },
-      { gaps: [{ what: "the programs behind 2 sockets", reason: "permission", detail: "ss shows only the login user's own programs" }] },
+      {
+        gaps: [
+          {
+            what: "the programs behind 2 sockets",
+            reason: "permission",
+            detail: "ss shows only the login user's own programs",
+          },
+        ],
+      },
     );
     expect(gapLines(ports)).toEqual([
-      { what: "the programs behind 2 sockets", reason: "no permission", detail: "ss shows only the login user's own programs" },
+      {
+        what: "the programs behind 2 sockets",
+        reason: "no permission",
+        detail: "ss shows only the login user's own programs",
+      },
     ]);
-    expect(tableOf(ports).rows[0]?.cells.map((c) => c.text)).toEqual(["tcp", "0.0.0.0", "2024", "⚠ public", "— (not shown)"]);
+    expect(tableOf(ports).rows[0]?.cells.map((c) => c.text)).toEqual([
+      "tcp",
+      "0.0.0.0",
+      "2024",
+      "⚠ public",
+      "— (not shown)",
+    ]);
     expect(sections(report({ kind: "unavailable", reason: "the Docker engine is not running" }))).toEqual([
       { kind: "unavailable", reason: "the Docker engine is not running" },
     ]);
@@ -348,6 +478,11 @@ describe("what a view card shows", () => {
       "90%",
       "—",
     ]);
-    expect([elapsed(42), elapsed(300), elapsed(7800), elapsed(3 * 86_400 + 4 * 3600)]).toEqual(["42 s", "5 min", "2 h 10 min", "3 d 4 h"]);
+    expect([elapsed(42), elapsed(300), elapsed(7800), elapsed(3 * 86_400 + 4 * 3600)]).toEqual([
+      "42 s",
+      "5 min",
+      "2 h 10 min",
+      "3 d 4 h",
+    ]);
   });
 });

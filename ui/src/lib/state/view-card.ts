@@ -94,7 +94,9 @@ export function plain(text: string): string {
 
 /** One line: control characters and line breaks made harmless, at most `max` characters. */
 function line(text: string, max: number): string {
-  const flat = plain(text).replace(/\s*\n\s*/g, " ⏎ ").trim();
+  const flat = plain(text)
+    .replace(/\s*\n\s*/g, " ⏎ ")
+    .trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
@@ -217,12 +219,7 @@ export function buttonVerb(button: ViewButton): string {
   }
 }
 
-function table(
-  label: string,
-  columns: Column[],
-  rows: Row[],
-  empty: string,
-): Extract<Section, { kind: "table" }> {
+function table(label: string, columns: Column[], rows: Row[], empty: string): Extract<Section, { kind: "table" }> {
   return { kind: "table", label, columns, rows, empty, buttons: rows.some((r) => r.buttons.length > 0) };
 }
 
@@ -331,12 +328,19 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
         });
         if (m.swap_total_bytes > 0) {
           const swapUsed = m.swap_total_bytes - m.swap_free_bytes;
-          facts.push({ name: "Swap", value: `${formatBytes(swapUsed)} of ${formatBytes(m.swap_total_bytes)} used`, tone: null });
+          facts.push({
+            name: "Swap",
+            value: `${formatBytes(swapUsed)} of ${formatBytes(m.swap_total_bytes)} used`,
+            tone: null,
+          });
         }
       }
       facts.push({
         name: "Processes",
-        value: data.processes.length < data.total ? `${data.total} (the ${data.processes.length} busiest shown)` : String(data.total),
+        value:
+          data.processes.length < data.total
+            ? `${data.total} (the ${data.processes.length} busiest shown)`
+            : String(data.total),
         tone: null,
       });
       const rows: Row[] = data.processes.map((p) => {
@@ -353,7 +357,9 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
             { text: formatBytes(p.rss_bytes), numeric: true },
             { text: line(p.user, 32) },
             { text: elapsed(p.elapsed_s), numeric: true },
-            zombie ? { text: `⚠ ${line(p.state, 8)} zombie`, mono: true, tone: "warn" } : { text: line(p.state, 8), mono: true },
+            zombie
+              ? { text: `⚠ ${line(p.state, 8)} zombie`, mono: true, tone: "warn" }
+              : { text: line(p.state, 8), mono: true },
           ],
         };
       });
@@ -387,13 +393,22 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
           cells: [
             { text: line(fs.mount, 120), mono: true },
             fs.used_percent !== null
-              ? { text: `${full ? "⚠ " : ""}${percent(fs.used_percent)}`, bar: fs.used_percent, tone: full ? "bad" : null, numeric: true }
+              ? {
+                  text: `${full ? "⚠ " : ""}${percent(fs.used_percent)}`,
+                  bar: fs.used_percent,
+                  tone: full ? "bad" : null,
+                  numeric: true,
+                }
               : { text: "—", numeric: true },
             { text: formatBytes(fs.available_bytes), numeric: true },
             { text: formatBytes(fs.size_bytes), numeric: true },
             { text: formatBytes(fs.used_bytes), numeric: true },
             fs.inodes_percent != null
-              ? { text: `${inodesFull ? "⚠ " : ""}${percent(fs.inodes_percent)}`, tone: inodesFull ? "bad" : null, numeric: true }
+              ? {
+                  text: `${inodesFull ? "⚠ " : ""}${percent(fs.inodes_percent)}`,
+                  tone: inodesFull ? "bad" : null,
+                  numeric: true,
+                }
               : { text: "—", numeric: true },
             { text: line(fs.fs_type, 20), mono: true },
             { text: line(fs.source, 120), mono: true },
@@ -427,7 +442,11 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
         { name: "Total", value: data.total_bytes != null ? formatBytes(data.total_bytes) : "unknown", tone: null },
       ];
       if (!data.complete) {
-        facts.push({ name: "Incomplete", value: "⚠ some folders were not counted: sizes are at least these", tone: "warn" });
+        facts.push({
+          name: "Incomplete",
+          value: "⚠ some folders were not counted: sizes are at least these",
+          tone: "warn",
+        });
       }
       const rows: Row[] = entries.map((entry) => {
         const share = whole > 0 ? (100 * entry.bytes) / whole : 0;
@@ -444,7 +463,16 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
       });
       return [
         { kind: "facts", facts },
-        table("Largest first", [{ title: "Entry", wide: true }, { title: "Size", numeric: true }, { title: "Share", numeric: true }], rows, "nothing below this folder"),
+        table(
+          "Largest first",
+          [
+            { title: "Entry", wide: true },
+            { title: "Size", numeric: true },
+            { title: "Share", numeric: true },
+          ],
+          rows,
+          "nothing below this folder",
+        ),
       ];
     }
     case "ports": {
@@ -466,7 +494,13 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
       return [
         table(
           "Listening ports",
-          [{ title: "Proto" }, { title: "Address" }, { title: "Port", numeric: true }, { title: "Reach" }, { title: "Program", wide: true }],
+          [
+            { title: "Proto" },
+            { title: "Address" },
+            { title: "Port", numeric: true },
+            { title: "Reach" },
+            { title: "Program", wide: true },
+          ],
           rows,
           "nothing listens",
         ),
@@ -508,7 +542,13 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
       const sections: Section[] = [
         table(
           "Cron jobs",
-          [{ title: "Schedule" }, { title: "Next run" }, { title: "User" }, { title: "Command", wide: true }, { title: "From" }],
+          [
+            { title: "Schedule" },
+            { title: "Next run" },
+            { title: "User" },
+            { title: "Command", wide: true },
+            { title: "From" },
+          ],
           jobs,
           "no cron jobs",
         ),
@@ -525,7 +565,14 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
             { text: line(timer.activates, 80), mono: true },
           ],
         }));
-        sections.push(table("systemd timers", [{ title: "Timer" }, { title: "Next" }, { title: "Last" }, { title: "Starts", wide: true }], timers, "no timers"));
+        sections.push(
+          table(
+            "systemd timers",
+            [{ title: "Timer" }, { title: "Next" }, { title: "Last" }, { title: "Starts", wide: true }],
+            timers,
+            "no timers",
+          ),
+        );
       }
       return sections;
     }
@@ -549,7 +596,14 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
       return [
         table(
           "Certificates, soonest expiry first",
-          [{ title: "Subject" }, { title: "Left" }, { title: "Expires" }, { title: "Names", wide: true }, { title: "Issuer" }, { title: "File" }],
+          [
+            { title: "Subject" },
+            { title: "Left" },
+            { title: "Expires" },
+            { title: "Names", wide: true },
+            { title: "Issuer" },
+            { title: "File" },
+          ],
           rows,
           "no certificates found",
         ),
@@ -569,7 +623,12 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
       }));
       return [
         { kind: "facts", facts: [{ name: "Manager", value: MANAGER_WORDS[data.manager], tone: null }] },
-        table("Services, failed first", [{ title: "Service" }, { title: "State" }, { title: "Detail" }, { title: "Description", wide: true }], rows, "no services"),
+        table(
+          "Services, failed first",
+          [{ title: "Service" }, { title: "State" }, { title: "Detail" }, { title: "Description", wide: true }],
+          rows,
+          "no services",
+        ),
       ];
     }
     case "service_status": {
@@ -592,7 +651,10 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
               key: `prop:${i}`,
               tone: null,
               buttons: [],
-              cells: [{ text: line(name, 60), mono: true }, { text: plain(value), mono: true }],
+              cells: [
+                { text: line(name, 60), mono: true },
+                { text: plain(value), mono: true },
+              ],
             })),
             "",
           ),
@@ -630,7 +692,13 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
         },
         table(
           "Upgradable packages, security first",
-          [{ title: "Package" }, { title: "Kind" }, { title: "New version" }, { title: "Installed" }, { title: "From", wide: true }],
+          [
+            { title: "Package" },
+            { title: "Kind" },
+            { title: "New version" },
+            { title: "Installed" },
+            { title: "From", wide: true },
+          ],
           rows,
           "everything is up to date",
         ),
@@ -645,7 +713,11 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
           { text: line(site.names.join(" "), 200) || "(default)", mono: true },
           { text: line(site.listen.join(", "), 120), mono: true },
           site.tls ? { text: "● TLS", tone: "ok" } : { text: "○ plain HTTP" },
-          { text: line([site.root, ...site.proxies.map((p) => `→ ${p}`)].filter((x) => x != null).join(" "), 200) || "—", mono: true },
+          {
+            text:
+              line([site.root, ...site.proxies.map((p) => `→ ${p}`)].filter((x) => x != null).join(" "), 200) || "—",
+            mono: true,
+          },
           { text: site.certificate != null ? line(site.certificate, 200) : "—", mono: site.certificate != null },
           { text: line(site.file, 200), mono: true },
         ],
@@ -654,7 +726,14 @@ function sectionsOf(view: ViewKind, data: ViewData, take: (key: string) => ViewB
         { kind: "facts", facts: [{ name: "Server", value: data.server, tone: null }] },
         table(
           "Sites",
-          [{ title: "Names" }, { title: "Listen" }, { title: "TLS" }, { title: "Serves", wide: true }, { title: "Certificate" }, { title: "File" }],
+          [
+            { title: "Names" },
+            { title: "Listen" },
+            { title: "TLS" },
+            { title: "Serves", wide: true },
+            { title: "Certificate" },
+            { title: "File" },
+          ],
           rows,
           "no sites configured",
         ),

@@ -124,5 +124,4 @@ export class TauriTransport extends Subscribers implements Transport {
     }
     this.emit({ kind: "event", event: message });
   }
-
 }

@@ -159,5 +159,4 @@ export class WebSocketTransport extends Subscribers implements Transport {
       }
     }
   }
-
 }
