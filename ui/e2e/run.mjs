@@ -71,8 +71,9 @@ export async function terminalText(page, tab) {
   return page.evaluate((id) => window.kaiport.terminalText(id), tab);
 }
 
-/** Types a command into the visible terminal and waits for a line of its output. */
-export async function runInTerminal(page, command, expected) {
+/** Types a command into the visible terminal and waits for a line of its output (with `prefix`:
+ * a line that starts with it). */
+export async function runInTerminal(page, command, expected, { prefix = false } = {}) {
   const tab = await activeTab(page);
   // The shell is ready when its prompt shows.
   await until("a shell prompt", async () => /[$#] ?$/m.test((await terminalText(page, tab)) ?? ""));
@@ -80,7 +81,9 @@ export async function runInTerminal(page, command, expected) {
   await page.keyboard.type(command);
   await page.keyboard.press("Enter");
   await until(`${expected} in the terminal`, async () =>
-    ((await terminalText(page, tab)) ?? "").split("\n").some((line) => line.trim() === expected),
+    ((await terminalText(page, tab)) ?? "")
+      .split("\n")
+      .some((line) => (prefix ? line.startsWith(`${expected} `) : line.trim() === expected)),
   );
 }
 
@@ -477,9 +480,28 @@ test(
         }
         return /[$#] ?$/m.test((await terminalText(page, tab)) ?? "");
       });
-      const drawn = await page.evaluate((id) => window.kaiport.terminalSize(id), tab);
-      await runInTerminal(page, "stty size", `${drawn.rows} ${drawn.cols}`);
-      return drawn;
+      const size = () => page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+      // The pane may still be settling (a notice above it going away after a reconnect): a
+      // grid that changed while `stty` ran is asked again, one that stayed must agree.
+      for (let attempt = 1; ; attempt++) {
+        const before = await size();
+        const marker = `size-${attempt}-$((6*7))`;
+        await runInTerminal(page, `echo ${marker} $(stty size)`, `size-${attempt}-42`, { prefix: true });
+        const line = ((await terminalText(page, tab)) ?? "")
+          .split("\n")
+          .find((l) => l.startsWith(`size-${attempt}-42 `));
+        const after = await size();
+        const told = line?.split(" ").slice(1).join(" ");
+        if (told === `${after.rows} ${after.cols}`) {
+          return after;
+        }
+        if (before.rows === after.rows && before.cols === after.cols) {
+          throw new Error(`${what}: the shell says ${told}, the terminal draws ${after.rows} ${after.cols}`);
+        }
+        if (attempt === 5) {
+          throw new Error(`${what}: the terminal's grid kept changing (${JSON.stringify(after)})`);
+        }
+      }
     }
     /** Ends the shell's SSH session on the server's side, so the tab drops, then reconnects it. */
     async function dropAndReconnect(what) {
