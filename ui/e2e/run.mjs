@@ -521,6 +521,11 @@ test(
     }
     await dropAndReconnect("the ad-hoc connection");
     await sizesAgree("the ad-hoc connection after Reconnect");
+    // The drop was told in the tab's own status line; nothing of it stays after Reconnect.
+    const alerts = await page.getByRole("alert").allTextContents();
+    if (alerts.length > 0) {
+      throw new Error(`notices stay after Reconnect: ${JSON.stringify(alerts)}`);
+    }
     await page.screenshot({ path: join(OUTPUT, "size-after-reconnect.png") });
     await page
       .getByRole("button", { name: /^Close tab / })

@@ -160,10 +160,7 @@ impl Engine {
                     && let Some(terminal) = &session.terminal
                     && let Err(error) = terminal.user_input(&data).await
                 {
-                    inner.emit(Event::Error {
-                        tab: Some(tab),
-                        message: error.to_string(),
-                    });
+                    inner.terminal_error(tab, error);
                 }
             }
             Op::Resize { tab, cols, rows } => {
@@ -176,10 +173,7 @@ impl Engine {
                     && let Some(terminal) = &session.terminal
                     && let Err(error) = terminal.resize(size.cols, size.rows).await
                 {
-                    inner.emit(Event::Error {
-                        tab: Some(tab),
-                        message: error.to_string(),
-                    });
+                    inner.terminal_error(tab, error);
                 }
             }
             Op::SetMode { tab, mode } => {
@@ -532,6 +526,22 @@ impl Inner {
         });
         // Sending fails only once the worker is gone with the engine.
         let _ = queue.send(op);
+    }
+
+    /// What the user's own typing or resizing met. A shell that is gone was told already, in
+    /// the tab's own state (`ConnectionState::Disconnected`, with its Reconnect): no second,
+    /// lasting notice for every key pressed into it.
+    fn terminal_error(&self, tab: TabId, error: crate::terminal::TerminalError) {
+        use crate::terminal::TerminalError;
+        if !matches!(
+            error,
+            TerminalError::ConnectionLost { .. } | TerminalError::ShellExited { .. }
+        ) {
+            self.emit(Event::Error {
+                tab: Some(tab),
+                message: error.to_string(),
+            });
+        }
     }
 
     fn emit(&self, event: Event) {

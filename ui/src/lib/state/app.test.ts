@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../protocol";
-import { applyEvent, initialState, promptAnswered, tabClosing, tabOpening, tabReopening, type AppState } from "./app";
+import {
+  applyEvent,
+  initialState,
+  promptAnswered,
+  tabClosing,
+  tabOpening,
+  tabReopening,
+  visibleNotices,
+  type AppState,
+} from "./app";
 
 function apply(state: AppState, ...events: Event[]): AppState {
   return events.reduce(applyEvent, state);
@@ -125,6 +134,24 @@ describe("the event → state reducer", () => {
     expect(state.notices.map((n) => n.message)).toEqual(["the shell is gone"]);
     state = apply(state, { type: "tab_closed", tab: "t1" });
     expect(state.notices).toEqual([]);
+  });
+
+  it("shows a tab's notices with that tab only, and drops them once it reconnects", () => {
+    let state = tabOpening(initialState(), "ssh", { kind: "local" }, "web1");
+    state = tabOpening(state, "ftp", { kind: "local" }, "files");
+    state = apply(
+      state,
+      { type: "error", tab: "ssh", message: "the upload failed" },
+      { type: "error", message: "about no tab" },
+    );
+    expect(visibleNotices(state, "ssh").map((n) => n.message)).toEqual(["the upload failed", "about no tab"]);
+    expect(visibleNotices(state, "ftp").map((n) => n.message)).toEqual(["about no tab"]);
+    // Reconnect: a new tab in the old one's place, without the old one's notices.
+    const reopened = tabReopening(state, "ssh", "ssh2");
+    expect(visibleNotices(reopened, "ssh2").map((n) => n.message)).toEqual(["about no tab"]);
+    // Connected again (another page reconnected it, or it came back): its notices go.
+    const connected = apply(state, { type: "connection_state", tab: "ssh", state: { state: "connected" } });
+    expect(visibleNotices(connected, "ssh").map((n) => n.message)).toEqual(["about no tab"]);
   });
 
   it("leaves the state alone for events other views show", () => {

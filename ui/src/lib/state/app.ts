@@ -88,6 +88,8 @@ export function tabReopening(state: AppState, old: TabId, tab: TabId): AppState 
     tabs,
     active: state.active === old ? tab : state.active,
     prompts: state.prompts.filter((p) => p.tab !== old),
+    // What went wrong with the old connection is over: the tab starts again.
+    notices: state.notices.filter((n) => n.tab !== old),
   };
 }
 
@@ -102,6 +104,11 @@ export function tabClosing(state: AppState, tab: TabId): AppState {
 
 export function promptAnswered(state: AppState, promptId: PromptId): AppState {
   return { ...state, prompts: state.prompts.filter((p) => p.promptId !== promptId) };
+}
+
+/** The notices to show with `active`: its own and those about no tab. */
+export function visibleNotices(state: AppState, active: TabId | null): Notice[] {
+  return state.notices.filter((n) => n.tab === null || n.tab === active);
 }
 
 export function noticeDismissed(state: AppState, id: number): AppState {
@@ -189,6 +196,10 @@ export function applyEvent(state: AppState, event: Event): AppState {
       if (event.state.state !== "connecting") {
         // Whatever a prompt of this tab was asking is settled now.
         next = { ...next, prompts: next.prompts.filter((p) => p.tab !== event.tab) };
+      }
+      if (event.state.state === "connected") {
+        // A connected tab has nothing left to warn about from before.
+        next = { ...next, notices: next.notices.filter((n) => n.tab !== event.tab) };
       }
       return next;
     }
