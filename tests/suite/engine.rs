@@ -54,6 +54,101 @@ async fn the_shell_starts_at_the_size_given_while_connecting() {
     }
 }
 
+/// Reconnect is the same tab on a new connection: same id, its settings kept, its commands run
+/// again, the pty at the size last given; what the dropped shell still says is not told.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reconnected_tab_is_the_same_tab() {
+    let sshd = Sshd::start().unwrap();
+    let (ssh, known_hosts) = ssh_target(&sshd);
+    let settings = ConnectionSettings {
+        forbidden_commands: vec!["shutdown".to_owned()],
+        ..ConnectionSettings::default()
+    };
+    let tab = EngineHarness::open(ssh, Some(known_hosts), settings.clone(), Mode::Autopilot)
+        .await
+        .unwrap();
+    tab.engine
+        .handle(Op::Resize {
+            tab: tab.tab.clone(),
+            cols: 91,
+            rows: 33,
+        })
+        .await;
+    // The server ends the shell's session: the tab drops.
+    tab.engine
+        .handle(Op::TerminalInput {
+            tab: tab.tab.clone(),
+            data: b"kill -9 $PPID\r".to_vec(),
+        })
+        .await;
+    let dropped = |event: &Event| {
+        matches!(
+            event,
+            Event::ConnectionState {
+                state: ConnectionState::Disconnected { .. },
+                ..
+            }
+        )
+    };
+    tab.event("the drop", Duration::from_secs(20), dropped)
+        .await
+        .unwrap();
+    tab.engine
+        .handle(Op::ReconnectTab {
+            tab: tab.tab.clone(),
+        })
+        .await;
+    let connected = |event: &Event| {
+        matches!(
+            event,
+            Event::ConnectionState {
+                state: ConnectionState::Connected,
+                ..
+            }
+        )
+    };
+    let before = tab.events().iter().filter(|event| connected(event)).count();
+    tab.event("connected again", Duration::from_secs(20), |_| {
+        tab.events().iter().filter(|event| connected(event)).count() > before
+    })
+    .await
+    .unwrap();
+    assert_eq!(stty_size(&tab).await, "33 91");
+    // Its rules are the ones it had.
+    let refused = tab
+        .call("run_command", json!({"command": "shutdown now"}))
+        .await
+        .unwrap();
+    assert_eq!(refused.status, ToolStatus::Denied);
+    // Nothing after the new connection says the tab is down.
+    let events = tab.events();
+    let last_state = events
+        .iter()
+        .rev()
+        .find_map(|event| match event {
+            Event::ConnectionState { state, .. } => Some(state.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(last_state, ConnectionState::Connected);
+    assert!(
+        !events
+            .iter()
+            .any(|event| matches!(event, Event::TabClosed { .. }))
+    );
+    // A tab that is not there says so.
+    tab.engine
+        .handle(Op::ReconnectTab {
+            tab: "nope".to_owned(),
+        })
+        .await;
+    tab.event("the error", Duration::from_secs(5), |event| {
+        matches!(event, Event::Error { message, .. } if message.contains("there is no tab \"nope\""))
+    })
+    .await
+    .unwrap();
+}
+
 /// The fixture as an SSH tab's target, and a known_hosts file that trusts it.
 fn ssh_target(sshd: &Sshd) -> (TabTarget, std::path::PathBuf) {
     let known_hosts = sshd.dir().join("engine_known_hosts");

@@ -417,11 +417,26 @@ test("New connection to a port nobody listens on: the tab says it failed and off
     .waitFor({ timeout: TIMEOUT });
   await page.getByRole("button", { name: `Connect to nobody@127.0.0.1:${port}` }).waitFor();
   await page.screenshot({ path: join(OUTPUT, "connection-failed.png") });
-  // Reconnect opens the same target again, in the same place, under a new tab id.
+  // Reconnect connects the same tab again, in its place: it fails again, and says so.
   const before = await activeTab(page);
-  await page.getByRole("button", { name: "Reconnect" }).click();
-  await until("a new tab in its place", async () => (await activeTab(page)) !== before);
+  const states = [];
+  page.on("websocket", (ws) =>
+    ws.on("framereceived", (frame) => {
+      const text = typeof frame.payload === "string" ? frame.payload : "";
+      if (text.includes('"connection_state"') && text.includes(`"${before}"`)) {
+        states.push(text);
+      }
+    }),
+  );
+  await page.reload();
   await page.getByRole("tab", { name: /failed/, selected: true }).waitFor({ timeout: TIMEOUT });
+  states.length = 0;
+  await page.getByRole("button", { name: "Reconnect" }).click();
+  await until("the tab to fail again", async () => states.some((frame) => frame.includes('"failed"')));
+  await page.getByRole("tab", { name: /failed/, selected: true }).waitFor({ timeout: TIMEOUT });
+  if ((await activeTab(page)) !== before) {
+    throw new Error("Reconnect made another tab");
+  }
   if ((await page.getByRole("tab").count()) !== 1) {
     throw new Error("Reconnect added a tab instead of replacing it");
   }
@@ -503,14 +518,27 @@ test(
         }
       }
     }
-    /** Ends the shell's SSH session on the server's side, so the tab drops, then reconnects it. */
+    /** Ends the shell's SSH session on the server's side, so the tab drops, then reconnects it:
+     * the same tab, in its place, with what it showed before. */
     async function dropAndReconnect(what) {
       const before = await activeTab(page);
+      const marker = `before-drop-${Date.now()}`;
+      await runInTerminal(page, `echo ${marker}`, marker);
       await page.getByRole("region", { name: "Terminal" }).click();
       await page.keyboard.type("kill -9 $PPID");
       await page.keyboard.press("Enter");
       await page.getByRole("button", { name: "Reconnect" }).click();
-      await until(`${what}: a new tab in its place`, async () => (await activeTab(page)) !== before);
+      await until(
+        `${what}: connected again`,
+        async () => !(await page.getByRole("button", { name: "Reconnect" }).isVisible()),
+      );
+      if ((await activeTab(page)) !== before) {
+        throw new Error(`${what}: Reconnect made another tab`);
+      }
+      const text = (await terminalText(page, before)) ?? "";
+      if (!text.includes(marker)) {
+        throw new Error(`${what}: the scrollback from before the drop is gone`);
+      }
     }
     const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
     await form.getByRole("button", { name: "Connect" }).click();

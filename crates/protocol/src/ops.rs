@@ -113,6 +113,10 @@ pub enum Op {
     },
     /// Close a tab. Answered by `TabClosed`.
     CloseTab { tab: TabId },
+    /// Connect a tab again (its connection dropped or failed): the same tab on a new
+    /// connection, with its settings, mode and Pilot conversation. Answered by
+    /// `ConnectionState` (connecting, then connected or failed).
+    ReconnectTab { tab: TabId },
     /// Keystrokes from the user, as the bytes the terminal sends (not always UTF-8: a terminal
     /// in another locale, xterm's mouse reports). Answered by `TerminalOutput` as the shell
     /// echoes.

@@ -532,6 +532,12 @@ export type Op =
 /**  Close a tab. Answered by `TabClosed`. */
 { type: "close_tab"; tab: string } | 
 /**
+ *  Connect a tab again (its connection dropped or failed): the same tab on a new
+ *  connection, with its settings, mode and Pilot conversation. Answered by
+ *  `ConnectionState` (connecting, then connected or failed).
+ */
+{ type: "reconnect_tab"; tab: string } | 
+/**
  *  Keystrokes from the user, as the bytes the terminal sends (not always UTF-8: a terminal
  *  in another locale, xterm's mouse reports). Answered by `TerminalOutput` as the shell
  *  echoes.

@@ -152,6 +152,7 @@ impl Engine {
                 inner.open_tab(tab, target, cols, rows, settings, mode);
             }
             Op::CloseTab { tab } => inner.close_tab(&tab).await,
+            Op::ReconnectTab { tab } => inner.reconnect_tab(&tab),
             Op::PressViewButton { tab, call, button } => {
                 inner.press_view_button(&tab, &call, button).await;
             }

@@ -12,6 +12,7 @@ use crate::tools::{self, TabResources};
 use kaiport_protocol::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -39,6 +40,11 @@ pub(super) struct Tab {
     pub(super) connection: String,
     /// The saved connection the tab was opened from, if any.
     pub(super) profile: Option<String>,
+    /// What the tab was opened on; a reconnect resolves it again.
+    pub(super) target: TabTarget,
+    /// Counts the tab's connections: what an older one (dropped, being replaced) still reports
+    /// is not told any more.
+    pub(super) generation: Arc<AtomicU64>,
     pub(super) mode: Mutex<Mode>,
     pub(super) settings: Mutex<ConnectionSettings>,
     pub(super) session: watch::Receiver<SessionState>,
@@ -150,6 +156,8 @@ impl Inner {
                 TabTarget::Profile { name } => Some(name.clone()),
                 _ => None,
             },
+            target: target.clone(),
+            generation: Arc::default(),
             mode: Mutex::new(mode.unwrap_or_default()),
             settings: Mutex::new(
                 settings
@@ -172,16 +180,60 @@ impl Inner {
             tab: tab.clone(),
             state: ConnectionState::Connecting,
         });
+        self.start_connecting(entry, resolved.map(|(target, _)| target), None);
+    }
+
+    /// `Op::ReconnectTab`: the same tab on a new connection, its settings, mode and Pilot
+    /// conversation kept; the old connection (dropped, or not) is closed first.
+    pub(super) fn reconnect_tab(self: &Arc<Self>, tab: &str) {
+        let Some(entry) = self.tab(tab) else {
+            self.no_such_tab(tab);
+            return;
+        };
+        let old = entry.session_tx.send_replace(None);
+        self.emit(Event::ConnectionState {
+            tab: entry.id.clone(),
+            state: ConnectionState::Connecting,
+        });
+        let resolved = self.resolve_target(&entry.target).map(|(target, _)| target);
+        let old = match old {
+            Some(Ok(resources)) => Some(resources),
+            _ => None,
+        };
+        self.start_connecting(entry, resolved, old);
+    }
+
+    /// Connects `entry` in the background (after closing `old`, its previous connection) and
+    /// tells how it went; a newer connection of the tab supersedes this one.
+    fn start_connecting(
+        self: &Arc<Self>,
+        entry: Arc<Tab>,
+        resolved: Result<ResolvedTarget, String>,
+        old: Option<Arc<TabResources>>,
+    ) {
+        let generation = entry.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let inner = self.clone();
         tokio::spawn(async move {
+            if let Some(old) = old {
+                if let Some(terminal) = &old.terminal {
+                    terminal.close().await;
+                }
+                if let Some(ssh) = &old.ssh {
+                    ssh.disconnect().await;
+                }
+            }
             let connecting = async {
-                let (target, _) = resolved?;
-                inner.connect(&entry, target).await
+                let target = resolved?;
+                inner.connect(&entry, target, generation).await
             };
             let result = tokio::select! {
                 result = connecting => result,
                 () = entry.closing.cancelled() => Err("the tab was closed while connecting".to_owned()),
             };
+            if entry.generation.load(Ordering::SeqCst) != generation {
+                // Reconnected again meanwhile: that connection tells.
+                return;
+            }
             let state = match &result {
                 Ok(_) => ConnectionState::Connected,
                 Err(error) => ConnectionState::Failed {
@@ -308,6 +360,7 @@ impl Inner {
         self: &Arc<Self>,
         tab: &Arc<Tab>,
         target: ResolvedTarget,
+        generation: u64,
     ) -> Result<Arc<TabResources>, String> {
         // The pty and the screen mirror start at one size; a resize after this is reconciled once
         // the tab counts as connected (`open_tab`).
@@ -362,9 +415,14 @@ impl Inner {
         };
         let notify = {
             let inner = Arc::downgrade(self);
+            let current = tab.generation.clone();
             let tab = tab.id.clone();
             Arc::new(move |notice: TerminalNotice| {
                 let Some(inner) = inner.upgrade() else { return };
+                if current.load(Ordering::SeqCst) != generation {
+                    // A connection the tab has replaced: its last words are not the tab's.
+                    return;
+                }
                 match notice {
                     TerminalNotice::Output(data) => inner.emit(Event::TerminalOutput {
                         tab: tab.clone(),

@@ -6,7 +6,7 @@ import {
   promptAnswered,
   tabClosing,
   tabOpening,
-  tabReopening,
+  tabReconnecting,
   visibleNotices,
   type AppState,
 } from "./app";
@@ -102,7 +102,7 @@ describe("the event → state reducer", () => {
     expect(failed.tabs[0]?.connection).toEqual({ state: "failed", error: "host key changed" });
   });
 
-  it("reopens a dropped tab in its place with a new id", () => {
+  it("reconnects a dropped tab in its place: the same tab", () => {
     let state = tabOpening(initialState(), "a", { kind: "local" }, "a");
     state = tabOpening(state, "b", { kind: "local" }, "b");
     state = apply(state, {
@@ -111,12 +111,12 @@ describe("the event → state reducer", () => {
       state: { state: "disconnected", reason: "the shell exited" },
     });
     state = { ...state, active: "a" };
-    state = tabReopening(state, "a", "a2");
+    state = tabReconnecting(state, "a");
     expect(state.tabs.map((t) => [t.id, t.connection.state])).toEqual([
-      ["a2", "connecting"],
+      ["a", "connecting"],
       ["b", "connecting"],
     ]);
-    expect(state.active).toBe("a2");
+    expect(state.active).toBe("a");
   });
 
   it("keeps the last few errors as notices", () => {
@@ -146,9 +146,9 @@ describe("the event → state reducer", () => {
     );
     expect(visibleNotices(state, "ssh").map((n) => n.message)).toEqual(["the upload failed", "about no tab"]);
     expect(visibleNotices(state, "ftp").map((n) => n.message)).toEqual(["about no tab"]);
-    // Reconnect: a new tab in the old one's place, without the old one's notices.
-    const reopened = tabReopening(state, "ssh", "ssh2");
-    expect(visibleNotices(reopened, "ssh2").map((n) => n.message)).toEqual(["about no tab"]);
+    // Reconnect: the old connection's notices go.
+    const reconnecting = tabReconnecting(state, "ssh");
+    expect(visibleNotices(reconnecting, "ssh").map((n) => n.message)).toEqual(["about no tab"]);
     // Connected again (another page reconnected it, or it came back): its notices go.
     const connected = apply(state, { type: "connection_state", tab: "ssh", state: { state: "connected" } });
     expect(visibleNotices(connected, "ssh").map((n) => n.message)).toEqual(["about no tab"]);

@@ -75,21 +75,14 @@ export function tabOpening(state: AppState, tab: TabId, target: TabTarget, title
 }
 
 /** Replace tab `old` (dropped or failed) by `tab`, in the same place, on the same target. */
-export function tabReopening(state: AppState, old: TabId, tab: TabId): AppState {
-  const index = state.tabs.findIndex((t) => t.id === old);
-  const previous = state.tabs[index];
-  if (previous === undefined) {
-    return state;
-  }
-  const tabs = [...state.tabs];
-  tabs[index] = { ...previous, id: tab, connection: { state: "connecting" } };
+/** The user asked to connect `tab` again: it connects, in its place; what went wrong with the
+ * old connection (its notices, its prompts) is over. */
+export function tabReconnecting(state: AppState, tab: TabId): AppState {
+  const next = updateTab(state, tab, (t) => ({ ...t, connection: { state: "connecting" } }));
   return {
-    ...state,
-    tabs,
-    active: state.active === old ? tab : state.active,
-    prompts: state.prompts.filter((p) => p.tab !== old),
-    // What went wrong with the old connection is over: the tab starts again.
-    notices: state.notices.filter((n) => n.tab !== old),
+    ...next,
+    prompts: next.prompts.filter((p) => p.tab !== tab),
+    notices: next.notices.filter((n) => n.tab !== tab),
   };
 }
 

@@ -5,7 +5,6 @@
 import type { PromptId, TabId } from "../ids";
 import type { ApprovalDecision, Mode, ModelSettings, PromptAnswer, TabTarget, ViewButton } from "../protocol";
 import { TerminalOutput } from "../terminal-output";
-import { terminalSize } from "../terminal-text";
 import type { Transport } from "../transport/transport";
 import { StorageDesk, type StorageRequest } from "./storage.svelte";
 import {
@@ -18,7 +17,7 @@ import {
   promptAnswered,
   tabClosing,
   tabOpening,
-  tabReopening,
+  tabReconnecting,
   type AppState,
 } from "./app";
 import {
@@ -166,28 +165,13 @@ export class Session {
   /** Open the dropped or failed tab `tab` again, in its place. */
   reconnect(tab: TabId): void {
     const view = this.state.tabs.find((t) => t.id === tab);
-    if (view?.target == null) {
+    if (view === undefined) {
       return;
     }
-    const fresh = newTabId();
-    // The shell starts at the size the terminal has now (a terminal asleep says 0 x 0).
-    const size = terminalSize(tab);
-    this.transport.send({ type: "close_tab", tab });
-    this.output.forget(tab);
-    this.state = tabReopening(this.state, tab, fresh);
-    if (view.target.kind === "storage") {
-      this.storage.closed(tab);
-      this.storage.opened(fresh, view.target, null);
-    }
-    this.transport.send({
-      type: "open_tab",
-      tab: fresh,
-      target: view.target,
-      cols: size?.cols || DEFAULT_COLS,
-      rows: size?.rows || DEFAULT_ROWS,
-      settings: null,
-      mode: null,
-    });
+    // The same tab on a new connection: its place, scrollback and Pilot conversation stay. The
+    // engine keeps the size this page last told it.
+    this.state = tabReconnecting(this.state, tab);
+    this.transport.send({ type: "reconnect_tab", tab });
   }
 
   /** Close a tab; while Pilot works in it, ask first (`force` once the user said yes). */
