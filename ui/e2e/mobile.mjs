@@ -246,7 +246,7 @@ export function mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT, TIM
           // The switcher lists the open tabs.
           await header.tap();
           const switcher = page.getByRole("dialog", { name: "Open tabs" });
-          const current = switcher.getByRole("button", { name: new RegExp(`^ssh://${sshd.user}@127\\.0\\.0\\.1`) });
+          const current = switcher.getByRole("button", { name: new RegExp(`^${sshd.user}@127\\.0\\.0\\.1`) });
           if ((await current.getAttribute("aria-current")) !== "page") {
             throw new Error("the switcher does not mark the tab shown");
           }

@@ -442,6 +442,45 @@ test("New connection to a port nobody listens on: the tab says it failed and off
   }
 });
 
+test(
+  "tab titles are short and told apart, and a new tab in a full strip scrolls into view",
+  async ({ page, served }) => {
+    await page.goto(served.url);
+    const open = page
+      .getByRole("navigation", { name: "Connections" })
+      .getByRole("button", { name: "New local terminal" });
+    for (let i = 0; i < 9; i++) {
+      await open.click();
+    }
+    const tabs = page.getByRole("tablist", { name: "Open tabs" }).getByRole("tab");
+    await until("nine tabs", async () => (await tabs.count()) === 9);
+    const names = await tabs.evaluateAll((all) => all.map((tab) => tab.querySelector(".title")?.textContent));
+    if (names[0] !== "local" || names[1] !== "local (2)" || names[8] !== "local (9)") {
+      throw new Error(`titles: ${JSON.stringify(names)}`);
+    }
+    const strip = await page.getByRole("tablist", { name: "Open tabs" }).boundingBox();
+    const last = page.getByRole("tab", { name: /^local \(9\)/ });
+    await until("the new tab in view", async () => {
+      const box = await last.boundingBox();
+      return box !== null && strip !== null && box.x >= strip.x && box.x + box.width <= strip.x + strip.width + 1;
+    });
+    await page.screenshot({ path: join(OUTPUT, "tabs-many.png") });
+    await tabs.first().click();
+    await until("the first tab in view again", async () => {
+      const box = await tabs.first().boundingBox();
+      return box !== null && strip !== null && box.x >= strip.x - 1;
+    });
+    for (let i = 0; i < 9; i++) {
+      await page
+        .getByRole("button", { name: /^Close tab / })
+        .first()
+        .click();
+    }
+    await until("no tabs", async () => (await tabs.count()) === 0);
+  },
+  { viewport: { width: 1024, height: 768 } },
+);
+
 test("a reload shows the open tab and what it printed", async ({ page, served }) => {
   await page.goto(served.url);
   await page

@@ -4,6 +4,7 @@ import {
   applyEvent,
   initialState,
   promptAnswered,
+  shortTitle,
   tabClosing,
   tabOpening,
   tabReconnecting,
@@ -152,6 +153,24 @@ describe("the event → state reducer", () => {
     // Connected again (another page reconnected it, or it came back): its notices go.
     const connected = apply(state, { type: "connection_state", tab: "ssh", state: { state: "connected" } });
     expect(visibleNotices(connected, "ssh").map((n) => n.message)).toEqual(["about no tab"]);
+  });
+
+  it("titles tabs short, and two tabs on one server apart", () => {
+    expect(shortTitle("ssh://alice@web1:22")).toBe("alice@web1");
+    expect(shortTitle("ssh://alice@web1:2222")).toBe("alice@web1:2222");
+    expect(shortTitle("ssh://alice@[::1]:22")).toBe("alice@[::1]");
+    expect(shortTitle("web1")).toBe("web1");
+    expect(shortTitle("s3://backups/site")).toBe("s3://backups/site");
+    let state = apply(
+      initialState(),
+      { type: "tab_opened", tab: "a", kind: "terminal", title: "ssh://alice@web1:22" },
+      { type: "tab_opened", tab: "b", kind: "terminal", title: "ssh://alice@web1:22" },
+      { type: "tab_opened", tab: "c", kind: "terminal", title: "ssh://alice@web1:22" },
+    );
+    expect(state.tabs.map((t) => t.title)).toEqual(["alice@web1", "alice@web1 (2)", "alice@web1 (3)"]);
+    // Told again (a reload's replay), a tab keeps its own title.
+    state = apply(state, { type: "tab_opened", tab: "b", kind: "terminal", title: "ssh://alice@web1:22" });
+    expect(state.tabs.map((t) => t.title)).toEqual(["alice@web1", "alice@web1 (2)", "alice@web1 (3)"]);
   });
 
   it("leaves the state alone for events other views show", () => {

@@ -63,18 +63,41 @@ export function initialState(): AppState {
 }
 
 /** The user opened a tab: it shows at once, connecting, before the engine answers. */
+/** A connection's label as a tab's title: `user@host` for SSH, with the port only when it is
+ * not 22; other labels (saved names, storage URLs) as they are. */
+export function shortTitle(label: string): string {
+  const ssh = /^ssh:\/\/([^@/]+@)?(\[[^\]]+\]|[^:/]+)(?::(\d+))?\/?$/.exec(label);
+  if (ssh === null) {
+    return label;
+  }
+  const [, user = "", host = "", port] = ssh;
+  return `${user}${host}${port !== undefined && port !== "22" ? `:${port}` : ""}`;
+}
+
+/** `title` for tab `id`, numbered when another tab has it already ("web1 (2)"). */
+function uniqueTitle(tabs: TabView[], id: TabId, title: string): string {
+  const taken = (candidate: string) => tabs.some((t) => t.id !== id && t.title === candidate);
+  if (!taken(title)) {
+    return title;
+  }
+  let n = 2;
+  while (taken(`${title} (${n})`)) {
+    n++;
+  }
+  return `${title} (${n})`;
+}
+
 export function tabOpening(state: AppState, tab: TabId, target: TabTarget, title: string): AppState {
   const view: TabView = {
     id: tab,
     kind: target.kind === "storage" ? "storage" : "terminal",
-    title,
+    title: uniqueTitle(state.tabs, tab, shortTitle(title)),
     target,
     connection: { state: "connecting" },
   };
   return { ...state, tabs: [...state.tabs.filter((t) => t.id !== tab), view], active: tab };
 }
 
-/** Replace tab `old` (dropped or failed) by `tab`, in the same place, on the same target. */
 /** The user asked to connect `tab` again: it connects, in its place; what went wrong with the
  * old connection (its notices, its prompts) is over. */
 export function tabReconnecting(state: AppState, tab: TabId): AppState {
@@ -171,14 +194,15 @@ export function applyEvent(state: AppState, event: Event): AppState {
       };
     case "tab_opened": {
       const known = state.tabs.find((t) => t.id === event.tab);
+      const title = uniqueTitle(state.tabs, event.tab, shortTitle(event.title));
       if (known !== undefined) {
-        return updateTab(state, event.tab, (t) => ({ ...t, kind: event.kind, title: event.title }));
+        return updateTab(state, event.tab, (t) => ({ ...t, kind: event.kind, title }));
       }
       // A tab another page (or this page before a reload) opened.
       const view: TabView = {
         id: event.tab,
         kind: event.kind,
-        title: event.title,
+        title,
         target: null,
         connection: { state: "connecting" },
       };
