@@ -346,6 +346,9 @@ test("Ctrl+Shift+F searches the terminal", async ({ page, context, served }) => 
     "the match selected",
     async () => (await page.evaluate((id) => window.kaiport.terminalSelection(id), tab)) === "needle-23",
   );
+  // It says which match of how many.
+  const standing = page.getByRole("search").getByRole("status");
+  await until("1 of 1", async () => (await standing.textContent())?.trim() === "1 of 1");
   await page.screenshot({ path: join(OUTPUT, "search.png") });
   // Escape closes the search and gives the terminal its keys back; copying gives the match.
   await search.press("Escape");
@@ -358,6 +361,12 @@ test("Ctrl+Shift+F searches the terminal", async ({ page, context, served }) => 
     "the match on the clipboard",
     async () => (await page.evaluate(() => navigator.clipboard.readText())) === "needle-23",
   );
+  // A search that finds nothing says so.
+  await page.keyboard.press("Control+Shift+F");
+  await search.fill("haystack-only");
+  await search.press("Enter");
+  await until("No matches", async () => (await standing.textContent())?.trim() === "No matches");
+  await page.screenshot({ path: join(OUTPUT, "search-none.png") });
 });
 
 test(

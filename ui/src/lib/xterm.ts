@@ -57,6 +57,15 @@ const LIGHT: ITheme = {
   brightWhite: "#6e7781",
 };
 
+/** How matches of a search are marked: outlined (the text keeps its colours), the one shown
+ * more strongly. */
+const SEARCH_DECORATIONS = {
+  matchBorder: "#c28e00",
+  matchOverviewRuler: "#c28e00",
+  activeMatchBorder: "#ff6a00",
+  activeMatchColorOverviewRuler: "#ff6a00",
+};
+
 /** How long after the last key the cursor blinks again. */
 const BLINK_AFTER_IDLE_MS = 1000;
 
@@ -92,6 +101,10 @@ export class Xterm implements Screen {
     term.loadAddon(new Unicode11Addon());
     term.unicode.activeVersion = "11";
     term.attachCustomKeyEventHandler((event) => options.onKey(event));
+    const results = this.#search.onDidChangeResults((event) =>
+      options.onSearchResults(event.resultIndex, event.resultCount),
+    );
+    this.#stops.push(() => results.dispose());
     term.open(host);
     this.#loadWebgl();
 
@@ -225,12 +238,10 @@ export class Xterm implements Screen {
     return () => subscription.dispose();
   }
 
-  findNext(query: string, backwards: boolean): void {
-    if (backwards) {
-      this.#search.findPrevious(query);
-    } else {
-      this.#search.findNext(query);
-    }
+  findNext(query: string, backwards: boolean): boolean {
+    // Decorations make the add-on count the matches (`onDidChangeResults`).
+    const options = { decorations: SEARCH_DECORATIONS };
+    return backwards ? this.#search.findPrevious(query, options) : this.#search.findNext(query, options);
   }
 
   clearSearch(): void {

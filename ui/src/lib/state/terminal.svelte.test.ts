@@ -6,6 +6,7 @@ import {
   LONG_PRESS_MS,
   MAX_ASLEEP_BYTES,
   SLEEP_AFTER_MS,
+  searchWords,
   type Box,
   type KeyPress,
   type Screen,
@@ -130,8 +131,9 @@ class FakeScreen implements Screen {
   watchRender(): () => void {
     return () => {};
   }
-  findNext(query: string, backwards: boolean): void {
+  findNext(query: string, backwards: boolean): boolean {
     this.found.push([query, backwards]);
+    return query !== "nothing-like-this";
   }
   clearSearch(): void {
     this.searchCleared++;
@@ -336,6 +338,24 @@ describe("search", () => {
     expect(t.model.searching).toBe(false);
     expect(t.screen().searchCleared).toBe(1);
     expect(t.screen().focused).toBe(1);
+  });
+
+  it("says where the search stands: which match of how many, or none", () => {
+    const t = setup();
+    const key = (key: string) => ({ key, shiftKey: false, preventDefault() {} });
+    t.model.searching = true;
+    expect(searchWords(t.model.searchResult)).toBe("");
+    t.model.query = "needle";
+    t.model.searchKey(key("Enter"));
+    t.screen().options.onSearchResults(2, 12);
+    expect(searchWords(t.model.searchResult)).toBe("3 of 12");
+    t.screen().options.onSearchResults(-1, 1000);
+    expect(searchWords(t.model.searchResult)).toBe("1000 matches");
+    t.model.query = "nothing-like-this";
+    t.model.searchKey(key("Enter"));
+    expect(searchWords(t.model.searchResult)).toBe("No matches");
+    t.model.closeSearch();
+    expect(t.model.searchResult).toBeNull();
   });
 });
 

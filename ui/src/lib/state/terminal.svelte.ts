@@ -101,6 +101,8 @@ const encoder = new TextEncoder();
 export class TerminalModel implements TerminalSink {
   /** The search box is open. */
   searching = $state(false);
+  /** Where the last search stands (null: not searched since the box opened or the text changed). */
+  searchResult: { index: number; count: number } | null = $state(null);
   query = $state("");
   /** Where the "Copy" button of a long-press selection floats (px in the pane), or null. */
   copyAt: { x: number; y: number } | null = $state(null);
@@ -290,8 +292,12 @@ export class TerminalModel implements TerminalSink {
   }
 
   findNext(backwards: boolean): void {
-    if (this.query !== "") {
-      this.#screen?.findNext(this.query, backwards);
+    if (this.query === "") {
+      this.searchResult = null;
+      return;
+    }
+    if (this.#screen?.findNext(this.query, backwards) === false) {
+      this.searchResult = { index: -1, count: 0 };
     }
   }
 
@@ -308,6 +314,7 @@ export class TerminalModel implements TerminalSink {
 
   closeSearch(): void {
     this.searching = false;
+    this.searchResult = null;
     this.#screen?.clearSearch();
     this.#screen?.focus();
   }
@@ -409,6 +416,7 @@ export class TerminalModel implements TerminalSink {
         this.#input(modifiers?.any ? modified(data, modifiers.take()) : data);
       },
       onBinary: (data) => this.#send(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff)),
+      onSearchResults: (index, count) => (this.searchResult = { index, count }),
     });
     this.#screen = screen;
     this.#unregisterReader = registerTerminal(this.#deps.tab, this.#reader(screen));

@@ -137,6 +137,20 @@ export interface Snapshot extends Size {
 }
 
 /** What a new screen starts with, and where its events go. */
+/** A search's place in words: "3 of 12", "No matches"; empty before the first search. */
+export function searchWords(result: { index: number; count: number } | null): string {
+  if (result === null) {
+    return "";
+  }
+  if (result.count === 0) {
+    return "No matches";
+  }
+  if (result.index < 0) {
+    return `${result.count} matches`;
+  }
+  return `${result.index + 1} of ${result.count}`;
+}
+
 export interface ScreenOptions {
   /** The size to start at (a snapshot's), or null for xterm's default until the first fit. */
   size: Size | null;
@@ -147,6 +161,9 @@ export interface ScreenOptions {
   onData(data: string): void;
   /** Bytes that are not text (a mouse report in X10 encoding), one per character. */
   onBinary(data: string): void;
+  /** Where a search stands: the match shown (0-based; -1 when there are too many to number)
+   * and how many there are. */
+  onSearchResults(index: number, count: number): void;
 }
 
 /** One xterm.js in the tab's pane, as the view-model drives it (lib/xterm.ts). */
@@ -171,7 +188,8 @@ export interface Screen {
   clearSelection(): void;
   /** Calls `drawn` with the cursor's line and the two above it after each rendered frame. */
   watchRender(drawn: (lines: string[]) => void): () => void;
-  findNext(query: string, backwards: boolean): void;
+  /** Selects the next (or previous) match of `query`; false when there is none. */
+  findNext(query: string, backwards: boolean): boolean;
   clearSearch(): void;
   /** The snapshot that draws this screen again, or null when its state is not plain. */
   snapshot(): Snapshot | null;
