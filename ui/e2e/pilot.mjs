@@ -242,9 +242,18 @@ export function pilotTests(test, h) {
         await card.getByRole("button", { name: "Approve" }).click();
         await card.getByText("ok", { exact: true }).waitFor({ timeout: TIMEOUT });
         await panel(page).getByText("exited with").waitFor();
-        // Then a command with a long output, approved too.
+        // Then a command with a long output, approved too, by keyboard: the card that waits has
+        // the focus, and after the answer the focus goes on to the message box, not the page.
         const long = panel(page).getByRole("article", { name: "run_command seq 1 30000" });
-        await long.getByRole("button", { name: "Approve" }).click();
+        await long.getByRole("button", { name: "Approve" }).waitFor();
+        await until("the waiting card focused", async () =>
+          page.evaluate(() => document.activeElement?.getAttribute("aria-label") === "run_command seq 1 30000"),
+        );
+        await page.keyboard.press("Tab");
+        await page.keyboard.press("Enter");
+        await until("the message box focused", async () =>
+          page.evaluate(() => document.activeElement?.getAttribute("aria-label") === "Message Pilot"),
+        );
         await turnDone(page);
         await card.getByRole("button", { expanded: false }).click();
         const facts = await card
