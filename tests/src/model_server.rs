@@ -281,6 +281,16 @@ impl ModelServer {
         format!("http://127.0.0.1:{}/v1", self.port)
     }
 
+    /// A `pilot.toml` choosing this server as the OpenAI-compatible provider, with `model` and
+    /// the API key from the variable `api_key_env`.
+    pub fn pilot_toml(&self, model: &str, api_key_env: &str) -> String {
+        format!(
+            "provider = \"openai\"\n[openai]\nbase_url = \"{}\"\nmodel = \"{model}\"\n\
+             api_key_env = \"{api_key_env}\"\n",
+            self.openai_url()
+        )
+    }
+
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.state).requests.clone()
     }

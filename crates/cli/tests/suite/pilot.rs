@@ -917,3 +917,62 @@ fn set_world_writable(path: &std::path::Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666)).unwrap();
 }
+
+/// pilot.toml in the config folder chooses the model, and each flag overrides its own field of
+/// it and leaves the rest (README: "The flags override `pilot.toml`"): no flag, `--model`, and
+/// `--base-url` each reach the server and model they should.
+#[test]
+fn the_flags_override_pilot_toml_field_by_field() {
+    let from_file = script(json!([
+        {"respond": {"text": "File's server, file's model."}},
+        {"respond": {"text": "File's server, flag's model."}}
+    ]));
+    let from_flag = script(json!([{"respond": {"text": "Flag's server, file's model."}}]));
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("pilot.toml"),
+        from_file.pilot_toml("model-from-file", KEY_VAR),
+    )
+    .unwrap();
+    let pilot = |flags: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_kaiport"))
+            .args(["pilot", "local"])
+            .args(flags)
+            .arg("Say hello")
+            .env("KAIPORT_HOME", home.path())
+            .env("HOME", home.path())
+            .env(KEY_VAR, API_KEY)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success(),
+            "{flags:?}: {stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        stdout
+    };
+    assert!(pilot(&[]).contains("File's server, file's model."));
+    assert!(pilot(&["--model", "model-from-flag"]).contains("File's server, flag's model."));
+    assert!(
+        pilot(&["--base-url", &from_flag.openai_url()]).contains("Flag's server, file's model.")
+    );
+    let models = |server: &ModelServer| -> Vec<Value> {
+        server
+            .requests()
+            .iter()
+            .map(|request| request.body["model"].clone())
+            .collect()
+    };
+    assert_eq!(
+        models(&from_file),
+        vec![json!("model-from-file"), json!("model-from-flag")]
+    );
+    assert_eq!(models(&from_flag), vec![json!("model-from-file")]);
+    for server in [&from_file, &from_flag] {
+        assert_eq!(server.failures(), Vec::<String>::new());
+        assert_eq!(server.remaining_steps(), 0);
+        assert!(server.requests().iter().all(|request| request.auth_ok));
+    }
+}
