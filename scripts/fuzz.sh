@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The policy fuzz target for a bounded time, on the stable toolchain: the
 # committed corpus in fuzz/corpus/analyse and random mutations of it go through the invariants
-# of fuzz/invariants.rs (nothing unprovable is allowed; a forbidden program found is denied; no
-# panic, no hang). With a nightly toolchain and cargo-fuzz, `cargo +nightly fuzz run analyse`
+# of fuzz/invariants.rs (a planted forbidden or dangerous payload is judged as the generator knows
+# it; the decision agrees with the analysis; no panic, no hang). With a nightly toolchain and cargo-fuzz, `cargo +nightly fuzz run analyse`
 # runs the same invariants with coverage guidance.
 #   scripts/fuzz.sh [SECONDS] [SEED]       default 60 s and a seed from the clock (printed)
 set -euo pipefail

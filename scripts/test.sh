@@ -206,6 +206,40 @@ mobile_checks() {
     echo "test.sh: phone app's tool set by target, feature set and mobile/ files checked"
 }
 
+# The libFuzzer target (fuzz/: a workspace of its own, for cargo-fuzz's nightly and sanitizer
+# flags) built on stable without them, so that it keeps compiling, and run once over its corpus.
+# With the workspace's lock file, dev profile and dependency features (fuzz/Cargo.toml) in the
+# shared target/, it compiles only libFuzzer and itself (about 30 s from cold; the phone's build
+# compiled kaiport-core with the same features): fails, naming them, if it compiled more.
+build_fuzz_target() {
+    # fuzz/Cargo.lock is not committed: the workspace's, plus libFuzzer.
+    cp Cargo.lock fuzz/Cargo.lock
+    cargo build --manifest-path fuzz/Cargo.toml --target-dir target \
+        --message-format json-render-diagnostics >"$LOGS/build-fuzz.json"
+    python3 - "$LOGS/build-fuzz.json" <<'PYTHON'
+import json, sys
+
+own = ("kaiport-fuzz", "libfuzzer-sys", "arbitrary")
+again = set()
+for line in open(sys.argv[1], encoding="utf-8"):
+    message = json.loads(line)
+    if message.get("reason") == "compiler-artifact" and not message["fresh"]:
+        name = message["package_id"].split("#")[-1].split("@")[0].split("/")[-1]
+        if name not in own:
+            again.add(name)
+if again:
+    print("test.sh: the fuzz target's build compiled these again:", ", ".join(sorted(again)), file=sys.stderr)
+    print("test.sh: fuzz/Cargo.toml must have the workspace's profile and crates/workspace-hack", file=sys.stderr)
+    sys.exit(1)
+print("test.sh: the fuzz target's build compiled nothing the workspace had compiled")
+PYTHON
+    if ! target/debug/analyse fuzz/corpus/analyse/seed-* >"$LOGS/fuzz-target.log" 2>&1; then
+        cat "$LOGS/fuzz-target.log"
+        exit 1
+    fi
+    echo "test.sh: the libFuzzer target ran its corpus"
+}
+
 # The desktop app: its .deb and .rpm packaged from the kaiport-app the workspace build made (no
 # second build, no release build), the window under Xvfb driven through WebDriver (tauri-driver
 # + WebKitWebDriver), the .deb installed with dpkg and started, the .rpm's files unpacked and
@@ -244,6 +278,7 @@ if wanted browser; then
     stage browser-tests bash -c 'cd ui && npm run e2e'
 fi
 if wanted fuzz; then
+    stage fuzz-build build_fuzz_target
     # The policy fuzz runner for a minute (scripts/fuzz.sh).
     stage fuzz target/debug/examples/policy_fuzz --seconds 60 fuzz/corpus/analyse
 fi

@@ -385,6 +385,41 @@ impl EngineHarness {
             .collect()
     }
 
+    /// Waits until the terminal's raw output (escape sequences and all) holds `wanted`.
+    pub async fn output_shows(&self, wanted: &str, within: Duration) -> Result<()> {
+        let deadline = tokio::time::Instant::now() + within;
+        while !self.terminal_text().contains(wanted) {
+            if tokio::time::Instant::now() >= deadline {
+                bail!(
+                    "no {wanted:?} in the terminal within {within:?}; it shows:\n{}",
+                    self.terminal_text()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        Ok(())
+    }
+
+    /// Types `line` and Enter into the tab's terminal, the way the user does.
+    pub async fn type_line(&self, line: &str) {
+        self.engine
+            .handle(Op::TerminalInput {
+                tab: self.tab.clone(),
+                data: format!("{line}\r").into_bytes(),
+            })
+            .await;
+    }
+
+    /// Proves that everything sent to the shell before has been taken: types a command that
+    /// prints a marker and waits for the marker (computed by the shell, so the echo of the
+    /// typed line does not count). For "X did not happen" checks: whatever the terminal got
+    /// before this came out before the marker.
+    pub async fn marker_round_trip(&self, name: &str) -> Result<()> {
+        self.type_line(&format!("echo {name}-$((6 * 7))")).await;
+        self.output_shows(&format!("{name}-42"), Duration::from_secs(30))
+            .await
+    }
+
     /// Everything the terminal printed so far, as text.
     pub fn terminal_text(&self) -> String {
         let mut bytes = Vec::new();

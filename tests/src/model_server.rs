@@ -6,7 +6,8 @@
 //! sent (a failed check answers HTTP 400 with the reason and is kept in
 //! [`ModelServer::failures`]), then its [`Respond`] is streamed in the protocol of the path
 //! asked: text in pieces, tool calls with their arguments split across chunks (or malformed, or
-//! naming unknown tools), error statuses with `retry-after`, a connection dropped or stalled
+//! naming unknown tools), error statuses with `retry-after` (the next request must wait it out,
+//! as a real API would insist; one that does not is a failure), a connection dropped or stalled
 //! mid-stream, and the quirks of OpenAI-compatible servers. Every request is recorded
 //! ([`ModelServer::requests`]) so tests can assert what the model was sent. It is the only
 //! stand-in kaiport's tests use: no model API is reachable from the test machines.
@@ -75,6 +76,7 @@ pub struct Respond {
     /// Answer with this HTTP error status instead of a stream.
     #[serde(default)]
     pub status: Option<u16>,
+    /// Seconds, sent as `retry-after`; a request before they pass is a failure.
     #[serde(default)]
     pub retry_after: Option<u32>,
     #[serde(default)]
@@ -189,6 +191,8 @@ struct Shared {
     next: usize,
     requests: Vec<RecordedRequest>,
     failures: Vec<String>,
+    /// Until when the last answer's `retry-after` asked the client to wait.
+    not_before: Option<Instant>,
 }
 
 type SharedState = Arc<Mutex<Shared>>;
@@ -220,6 +224,7 @@ impl ModelServer {
             next: 0,
             requests: Vec::new(),
             failures: Vec::new(),
+            not_before: None,
         }));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = axum::Router::new()
@@ -274,6 +279,16 @@ impl ModelServer {
     /// Base URL for OpenAI-compatible clients (they add `/chat/completions`).
     pub fn openai_url(&self) -> String {
         format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// A `pilot.toml` choosing this server as the OpenAI-compatible provider, with `model` and
+    /// the API key from the variable `api_key_env`.
+    pub fn pilot_toml(&self, model: &str, api_key_env: &str) -> String {
+        format!(
+            "provider = \"openai\"\n[openai]\nbase_url = \"{}\"\nmodel = \"{model}\"\n\
+             api_key_env = \"{api_key_env}\"\n",
+            self.openai_url()
+        )
     }
 
     pub fn requests(&self) -> Vec<RecordedRequest> {
@@ -374,15 +389,30 @@ async fn handle(
         };
         let finished = record.finished.clone();
         let step = shared.script.steps.get(shared.next).cloned();
+        let early = shared.not_before.take().and_then(|not_before| {
+            (received < not_before).then(|| {
+                format!(
+                    "request {} came {:?} before the last answer's retry-after ran out",
+                    shared.requests.len() + 1,
+                    not_before - received
+                )
+            })
+        });
         let failure = match &step {
             None => Some(format!(
                 "request {} is beyond the script ({} steps)",
                 shared.requests.len() + 1,
                 shared.script.steps.len()
             )),
+            _ if early.is_some() => early,
             Some(step) if auth_ok => check(&step.expect, &record).err(),
             Some(_) => None,
         };
+        if let Some(step) = step.as_ref().filter(|_| auth_ok)
+            && let Some(after) = step.respond.retry_after
+        {
+            shared.not_before = Some(received + Duration::from_secs(u64::from(after)));
+        }
         if auth_ok {
             shared.next += 1;
         }

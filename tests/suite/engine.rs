@@ -328,10 +328,13 @@ async fn a_dropped_connection_interrupts_the_waiting_call() {
     let call = tab
         .start(
             "run_command",
-            json!({"command": "sleep 60", "timeout_s": 120}),
+            json!({"command": "echo started-$((6 * 7)); sleep 60", "timeout_s": 120}),
         )
         .await;
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    // The command runs (its output, not the echo of the typed line) before the server goes.
+    tab.output_shows("started-42", Duration::from_secs(30))
+        .await
+        .unwrap();
     sshd.kill();
     let outcome = tab.outcome(&call, Duration::from_secs(20)).await.unwrap();
     let interrupted = outcome.status == ToolStatus::Error
@@ -401,7 +404,13 @@ async fn approvals_decide_and_every_outcome_is_audited() {
     let call = tab
         .start("run_command", json!({"command": "echo never"}))
         .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tab.event(
+        "the approval request",
+        Duration::from_secs(30),
+        |event| matches!(event, Event::ApprovalRequested { call: asked, .. } if *asked == call),
+    )
+    .await
+    .unwrap();
     tab.engine
         .handle(Op::Cancel {
             tab: tab.tab.clone(),
@@ -592,30 +601,12 @@ async fn a_tab_opens_and_closes_promptly() {
         open_and_run < Duration::from_secs(20),
         "opening and running `true` took {open_and_run:?}"
     );
-    // The harness collects events on its own task: give it a moment.
-    let closed = || {
-        tab.events()
-            .iter()
-            .any(|event| matches!(event, Event::TabClosed { .. }))
-    };
-    for _ in 0..40 {
-        if closed() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    assert!(closed());
-}
-
-/// Waits until the raw terminal output holds `wanted` (escape sequences and all).
-async fn output_shows(tab: &EngineHarness, wanted: &str) {
-    for _ in 0..400 {
-        if tab.terminal_text().contains(wanted) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("no {wanted:?} in 20 s:\n{:?}", tab.terminal_text());
+    // The harness collects events on its own task.
+    tab.event("TabClosed", Duration::from_secs(10), |event| {
+        matches!(event, Event::TabClosed { .. })
+    })
+    .await
+    .unwrap();
 }
 
 /// The user's keystrokes reach the program as the bytes they are, also when they are not UTF-8
@@ -636,7 +627,11 @@ async fn keystrokes_that_are_not_utf8_reach_the_program_unchanged() {
         .await;
     // Once the marker is printed the shell runs the pipeline: typed bytes wait there for head.
     // (What is waited for is computed, so the echoed command line does not hold it.)
-    output_shows(&tab, "waiting-42").await;
+    tab.output_shows("waiting-42", Duration::from_secs(20))
+        .await
+        .unwrap();
     tab.engine.handle(typed(&[b'a', 0xe9, 0xff, b'\n'])).await;
-    output_shows(&tab, "61 e9 ff").await;
+    tab.output_shows("61 e9 ff", Duration::from_secs(20))
+        .await
+        .unwrap();
 }

@@ -33,8 +33,8 @@ async fn a_server_gone_silent_in_the_background_is_dropped_within_two_seconds_of
 
     // Away and back with a live server: the check passes and nothing changes.
     tab.engine.handle(Op::AppBackground).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
     tab.engine.handle(Op::AppForeground).await;
+    // By design: a passing check reports nothing, and a failing one only after CHECK_TIMEOUT.
     tokio::time::sleep(CHECK_TIMEOUT + Duration::from_millis(500)).await;
     assert!(
         !tab.events().iter().any(dropped),
@@ -49,7 +49,6 @@ async fn a_server_gone_silent_in_the_background_is_dropped_within_two_seconds_of
     // Away again, and meanwhile the server side goes silent (as after a network change).
     tab.engine.handle(Op::AppBackground).await;
     sshd.freeze_connections();
-    tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(
         !tab.events().iter().any(dropped),
         "nothing can have noticed yet: keep-alives are 15 s apart"
@@ -96,9 +95,22 @@ fn turn_finished(event: &Event) -> bool {
 /// runtime nothing of the engine runs while the thread sleeps.
 #[tokio::test(flavor = "current_thread")]
 async fn a_turn_running_through_a_suspension_ends_with_a_note_to_the_user_and_the_model() {
+    // The first command ends when the test says (so the turn is seen going on after a hidden
+    // spell); the second is still running when the engine is suspended.
+    let release = tempfile::tempdir().unwrap();
+    let flag = release.path().join("go");
     let model = ModelServer::from_json(json!({"steps": [
         {
             "respond": {"text": "Waiting for it.", "tool_calls": [
+                {"name": "run_command", "arguments": {
+                    "command": format!("until [ -e {} ]; do sleep 0.1; done; echo released", flag.display()),
+                    "timeout_s": 120
+                }}
+            ]}
+        },
+        {
+            "expect": {"last_result_contains": ["released"]},
+            "respond": {"text": "Waiting again.", "tool_calls": [
                 {"name": "run_command", "arguments": {"command": "sleep 30", "timeout_s": 120}}
             ]}
         },
@@ -130,24 +142,40 @@ async fn a_turn_running_through_a_suspension_ends_with_a_note_to_the_user_and_th
         model: Some(settings.clone()),
     };
     tab.engine.handle(send("wait for the job")).await;
-    tab.event("the command running", Duration::from_secs(20), |event| {
-        matches!(event, Event::ToolRunning { .. })
-    })
-    .await
-    .unwrap();
+    let first = tab
+        .event(
+            "the first command running",
+            Duration::from_secs(20),
+            |event| matches!(event, Event::ToolRunning { .. }),
+        )
+        .await
+        .unwrap();
+    let Event::ToolRunning { call: first, .. } = first else {
+        unreachable!()
+    };
 
     // Hidden, but running all along (a desktop page in the background): the turn goes on.
     tab.engine.handle(Op::AppBackground).await;
+    // By design: the heartbeat must tick a few times to show the engine was not suspended.
     tokio::time::sleep(HEARTBEAT * 4).await;
     tab.engine.handle(Op::AppForeground).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // On this one thread, a foreground that wrongly ended the turn runs before the command can
+    // end: the turn would not reach its second command.
+    std::fs::write(&flag, "").unwrap();
+    tab.event(
+        "the second command running",
+        Duration::from_secs(20),
+        |event| matches!(event, Event::ToolRunning { call, .. } if *call != first),
+    )
+    .await
+    .unwrap();
     assert!(
         !tab.events().iter().any(turn_finished),
         "{:?}",
         tab.events()
     );
 
-    // Suspended for longer than SUSPENDED_AFTER.
+    // Suspended for longer than SUSPENDED_AFTER: that time must pass, by design.
     tab.engine.handle(Op::AppBackground).await;
     std::thread::sleep(SUSPENDED_AFTER + Duration::from_millis(500));
     tab.engine.handle(Op::AppForeground).await;

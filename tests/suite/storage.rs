@@ -494,11 +494,19 @@ async fn killed_mid_transfer(kind: StorageKind) {
             .unwrap();
         assert_eq!(retried.status, ToolStatus::Ok, "{kind:?}: {retried:?}");
         tab.harness.engine.handle(retry("retry-2")).await;
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        assert!(tab.harness.events().iter().any(|event| matches!(
-            event,
-            Event::Error { message, .. } if message.contains("no failed transfer")
-        )));
+        tab.harness
+            .event(
+                "the refused second retry",
+                Duration::from_secs(30),
+                |event| {
+                    matches!(
+                        event,
+                        Event::Error { message, .. } if message.contains("no failed transfer")
+                    )
+                },
+            )
+            .await
+            .unwrap();
     }
     assert!(std::fs::read(tab.local.path().join("big.bin")).unwrap() == data);
     // No temporary files are left beside it.

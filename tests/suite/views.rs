@@ -138,6 +138,17 @@ impl Drop for Crontab {
 async fn processes_disk_and_ports_run_beside_the_terminal_not_in_it() {
     let sshd = Sshd::start().unwrap();
     let tab = open(&sshd, ConnectionSettings::default()).await;
+    // The shell's history of this session only, written on exit to a file of this test's own
+    // (other tests' shells share the login user's ~/.bash_history).
+    let history_dir = shared_dir("kaiport-views-history-");
+    chmod(history_dir.path(), "777");
+    let history = history_dir.path().join("history");
+    tab.ok(
+        "run_command",
+        json!({"command": format!("history -c; HISTFILE={}", history.display())}),
+    )
+    .await
+    .unwrap();
 
     let report = shown(&tab, json!({"view": "processes"})).await;
     let ViewData::Processes(processes) = &report.data else {
@@ -208,14 +219,26 @@ async fn processes_disk_and_ports_run_beside_the_terminal_not_in_it() {
             "{command} in the terminal: {terminal}"
         );
     }
+    // A line the user typed and the shell ran: the history file holds it once it is written.
+    tab.marker_round_trip("views-history").await.unwrap();
+    let marker = "echo views-history-$((6 * 7))";
     tab.engine
         .handle(Op::CloseTab {
             tab: tab.tab.clone(),
         })
         .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let history =
-        std::fs::read_to_string(format!("/home/{}/.bash_history", sshd.user())).unwrap_or_default();
+    let written = || std::fs::read_to_string(&history).unwrap_or_default();
+    for _ in 0..3000 {
+        if written().contains(marker) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let history = written();
+    assert!(
+        history.contains(marker),
+        "the shell wrote no history: {history:?}"
+    );
     assert!(
         !history.contains("ps -eo") && !history.contains("LC_ALL=C"),
         "{history}"
@@ -776,7 +799,16 @@ async fn docker_views_on_a_real_engine() {
     let host = dockerd.host();
     let sshd = Sshd::start_with_env(SshdConfig::default(), &[("DOCKER_HOST", &host)]).unwrap();
     let tab = open(&sshd, ConnectionSettings::default()).await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // The running container has printed its first round (the logs view reads it below).
+    for _ in 0..300 {
+        let logs = dockerd.docker(&["logs", "kp-running"]).unwrap();
+        if String::from_utf8_lossy(&logs.stdout).contains(" done")
+            && String::from_utf8_lossy(&logs.stderr).contains("ERROR failed 1")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
     let report = shown(&tab, json!({"view": "docker"})).await;
     let ViewData::Docker(docker) = &report.data else {
@@ -867,7 +899,8 @@ async fn docker_views_on_a_real_engine() {
     let (status, message) = press(&strict, "button-3", restart.clone()).await;
     assert_eq!(status, ToolStatus::Denied);
     assert!(message.unwrap_or_default().contains("forbidden"));
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Anything the refused press typed would have come out before the marker's output.
+    strict.marker_round_trip("after-refusal").await.unwrap();
     assert!(!strict.terminal_text().contains("docker restart"));
     // Each press is in the audit log as the user's action.
     for (tab, call, status) in [

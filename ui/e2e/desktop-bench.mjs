@@ -12,10 +12,8 @@
 
 import { copyFileSync, chmodSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { APP, ROOT, started, terminalText, until, withApp } from "./desktop-driver.mjs";
+import { APP, started, terminalText, until, withApp, withSshd } from "./desktop-driver.mjs";
 
-const SSHD = process.env.KAIPORT_SSHD_BIN ?? join(ROOT, "target/debug/kaiport-sshd");
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TICKS = 100; // USER_HZ on Linux
 
@@ -129,20 +127,6 @@ async function startRun() {
     };
   });
   return result;
-}
-
-async function withSshd(body) {
-  const sshd = started(SSHD, [], {});
-  const line = await new Promise((resolve, reject) => {
-    createInterface({ input: sshd.child.stdout }).once("line", resolve);
-    sshd.child.once("exit", () => reject(new Error(`kaiport-sshd exited\n${sshd.output()}`)));
-  });
-  try {
-    await body(JSON.parse(line));
-  } finally {
-    sshd.child.stdin.end("\n");
-    await new Promise((r) => (sshd.child.exitCode !== null ? r() : sshd.child.once("exit", r)));
-  }
 }
 
 /** The app with `count` SSH tabs (links given at start), each printing `lines` lines. */

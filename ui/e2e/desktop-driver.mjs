@@ -14,6 +14,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(here, "../..");
 export const APP = process.env.KAIPORT_APP_BIN ?? join(ROOT, "target/debug/kaiport-app");
 const MODEL_SERVER = process.env.KAIPORT_MODEL_SERVER_BIN ?? join(ROOT, "target/debug/kaiport-model-server");
+const SSHD = process.env.KAIPORT_SSHD_BIN ?? join(ROOT, "target/debug/kaiport-sshd");
 const TAURI_DRIVER =
   process.env.TAURI_DRIVER ??
   [join(homedir(), ".cache/kaiport-tools/bin/tauri-driver"), "tauri-driver"].find(
@@ -64,6 +65,21 @@ export async function startXvfb() {
     return { child: xvfb.child, display: `:${display}` };
   }
   throw new Error("no free X display");
+}
+
+/** `body(fixture)` with a `kaiport-sshd` of its own (`fixture`: its JSON line), stopped after. */
+export async function withSshd(body) {
+  const sshd = started(SSHD, [], {});
+  const line = await new Promise((resolve, reject) => {
+    createInterface({ input: sshd.child.stdout }).once("line", resolve);
+    sshd.child.once("exit", () => reject(new Error(`kaiport-sshd exited\n${sshd.output()}`)));
+  });
+  try {
+    await body(JSON.parse(line));
+  } finally {
+    sshd.child.stdin.end("\n");
+    await new Promise((r) => (sshd.child.exitCode !== null ? r() : sshd.child.once("exit", r)));
+  }
 }
 
 /** The W3C WebDriver protocol over fetch: just what the tests need. */
@@ -197,10 +213,11 @@ export async function runInTerminal(driver, command, expected) {
 /**
  * The app under Xvfb with its own home, a model server on `script` as its Pilot model (none when
  * null), and a WebDriver session on its window: `prepare(home, display)` before it starts (it may
- * return a function that stops what it started there), `body(driver, { home, started, display })`
- * (`started`: Date.now() when the session was asked for; `display`: the X display, for input that
- * must come from outside the page), then everything stops, and only then is `home` removed: a
- * helper still writing there makes the removal fail with ENOTEMPTY.
+ * return a function that stops what it started there), `body(driver, { home, started, display,
+ * env })` (`started`: Date.now() when the session was asked for; `display`: the X display, for
+ * input that must come from outside the page; `env`: the app's environment, for starting it
+ * again), then everything stops, and only then is `home` removed: a helper still writing there
+ * makes the removal fail with ENOTEMPTY.
  */
 export async function withApp(script, body, { args = [], prepare = () => {} } = {}) {
   const home = mkdtempSync(join(tmpdir(), "kaiport-desktop-"));
@@ -273,7 +290,7 @@ export async function withApp(script, body, { args = [], prepare = () => {} } = 
     await driver.start(APP, args);
     stops.push(() => driver.end());
     await driver.find("//nav[@aria-label='Connections']", "the window's page");
-    await body(driver, { home, started: startedAt, display: xvfb.display });
+    await body(driver, { home, started: startedAt, display: xvfb.display, env });
     if (script === null) {
       return;
     }

@@ -5,7 +5,9 @@
 // fills the key file in through GTK's file chooser, sees the notification of Pilot's wait on the
 // session bus while another window is in front (and focusing the window brings that tab back),
 // takes files dropped from outside on an FTP tab's server side (drop-files.py plays the file
-// manager's side of XDND) and uploads them, and asks before closing while Pilot works.
+// manager's side of XDND) and uploads them, asks before closing while Pilot works, opens ssh:// and
+// sftp:// links given at the start or handed over by a second start (one instance), and starts
+// again where the window was left, at its size.
 // Screenshots go to ui/test-output/desktop/. Prints "N passed, N failed" last.
 //
 //   node e2e/desktop.mjs      (after `npm run tauri build -- --debug --bundles deb` and
@@ -14,11 +16,11 @@
 //   DESKTOP_ONLY='<substring>' runs only matching tests.
 
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { activeTab, button, runInTerminal, started, stop, terminalText, until, withApp } from "./desktop-driver.mjs";
+import { APP, activeTab, button, runInTerminal, started, stop, terminalText, until, withApp, withSshd } from "./desktop-driver.mjs";
 import { FTP_PASSWORD, FTP_USER, startFtp } from "./storage.mjs";
 import { freePort, processesOf } from "./wait.mjs";
 
@@ -53,6 +55,20 @@ function run(command, args, options) {
 }
 function test(name, body) {
   tests.push({ name, body });
+}
+
+/** A session bus where the app looks for one ($XDG_RUNTIME_DIR/bus; the app's XDG_RUNTIME_DIR
+ * is its home): the bus daemon, and the bus's address. */
+async function startSessionBus(home) {
+  const address = `unix:path=${join(home, "bus")}`;
+  const bus = started("dbus-daemon", ["--session", "--nofork", "--nopidfile", `--address=${address}`], {});
+  await until("the session bus", () => existsSync(join(home, "bus")), 10_000);
+  return { child: bus.child, address };
+}
+
+/** The app's windows named `name` that are shown, by X window id. */
+async function shownWindows(env, name) {
+  return (await run("xdotool", ["search", "--onlyvisible", "--name", name], { env }).catch(() => "")).split("\n").filter(Boolean);
 }
 
 test("the window: a local terminal runs a command, and Pilot's run_command is approved in its card", async () => {
@@ -215,10 +231,8 @@ test("a notification when Pilot waits while the window is in the background; foc
         // A session bus where the app looks for one ($XDG_RUNTIME_DIR/bus), Debian's dunst as
         // the notification service on it, and a watch on the bus.
         prepare: async (home, display) => {
-          const address = `unix:path=${join(home, "bus")}`;
-          const bus = started("dbus-daemon", ["--session", "--nofork", "--nopidfile", `--address=${address}`], {});
-          helpers.push(bus.child);
-          await until("the session bus", () => existsSync(join(home, "bus")), 10_000);
+          const { child: bus, address } = await startSessionBus(home);
+          helpers.push(bus);
           const env = { ...process.env, DISPLAY: display, DBUS_SESSION_BUS_ADDRESS: address, HOME: home };
           const dunst = started("dunst", [], { env });
           helpers.push(dunst.child);
@@ -389,6 +403,85 @@ test('closing the window: asked first while Pilot works, "Keep open" keeps it, a
       }
     },
   );
+});
+
+test("ssh:// and sftp:// links: one given at the start opens a tab (its host key asked as always); a second start hands its link to the window and ends", async () => {
+  // The SFTP link's folder, with a file to see in the storage tab.
+  const folder = mkdtempSync(join(tmpdir(), "kaiport-desktop-link-"));
+  chmodSync(folder, 0o755);
+  writeFileSync(join(folder, "linked-file.txt"), "opened from a link\n");
+  try {
+    await withSshd(async (fixture) => {
+      let bus = null;
+      await withApp(
+        null,
+        async (driver, { env }) => {
+          await driver.click("//dialog[@open]//button[normalize-space()='Trust and connect']", "the unknown host key question");
+          await runInTerminal(driver, "echo linked-$((6*7))", "linked-42");
+          const first = await activeTab(driver);
+          // Started again with another link: it hands the link over (one instance) and ends.
+          const again = started(APP, [`sftp://${fixture.user}@127.0.0.1:${fixture.port}${folder}`], { env });
+          const exited = await until("the second start to end", () => (again.child.exitCode ?? again.child.signalCode) !== null && { code: again.child.exitCode }, 15_000).catch(async (error) => {
+            await stop(again.child);
+            error.message += `\n${again.output()}`;
+            throw error;
+          });
+          if (exited.code !== 0) {
+            throw new Error(`the second start ended with ${exited.code}:\n${again.output()}`);
+          }
+          await driver.find("//*[normalize-space()='linked-file.txt']", "the SFTP link's folder in a storage tab");
+          if ((await activeTab(driver)) === first) {
+            throw new Error("the SFTP link opened no tab of its own");
+          }
+          if ((await shownWindows(env, "^kaiport$")).length !== 1) {
+            throw new Error("a second window is shown");
+          }
+          await driver.screenshot("links.png");
+        },
+        {
+          args: [`ssh://${fixture.user}@127.0.0.1:${fixture.port}`],
+          // The fixture's key where ssh looks for one, and a session bus for the one-instance
+          // hand-over.
+          prepare: async (home) => {
+            mkdirSync(join(home, ".ssh"), { recursive: true, mode: 0o700 });
+            copyFileSync(fixture.key, join(home, ".ssh/id_ed25519"));
+            chmodSync(join(home, ".ssh/id_ed25519"), 0o600);
+            bus = await startSessionBus(home);
+            return () => stop(bus.child);
+          },
+        },
+      );
+    });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test("the window's size and place are remembered from one start to the next", async () => {
+  await withApp(null, async (driver, { home, env }) => {
+    const xdotool = (...args) => run("xdotool", args, { env });
+    const geometry = async (window) => (await xdotool("getwindowgeometry", window)).split("\n").slice(1).join("; ").replace(/\s+/g, " ");
+    const [window] = await shownWindows(env, "^kaiport$");
+    await xdotool("windowsize", "--sync", window, "900", "650");
+    await xdotool("windowmove", "--sync", window, "70", "40");
+    const placed = await geometry(window);
+    if (!placed.includes("Position: 70,40") || !placed.includes("Geometry: 900x650")) {
+      throw new Error(`the window was not moved and resized: ${placed}`);
+    }
+    // Closed as a window manager closes it: the app ends and writes where the window was.
+    const state = join(home, ".config", "dev.kaiport.desktop", ".window-state.json");
+    await run("python3", [CLOSE_WINDOW, window], { env });
+    await until("the window to close", async () => (await shownWindows(env, "^kaiport$")).length === 0, 10_000);
+    await until("the window's state written", () => existsSync(state), 10_000);
+    await driver.end();
+    await driver.start(APP);
+    await driver.find("//nav[@aria-label='Connections']", "the window's page, started again");
+    const [again] = await shownWindows(env, "^kaiport$");
+    const restored = await geometry(again);
+    if (restored !== placed) {
+      throw new Error(`started again at ${restored}, not ${placed}:\n${readFileSync(state, "utf8")}`);
+    }
+  });
 });
 
 const only = process.env.DESKTOP_ONLY;

@@ -162,6 +162,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         listen
     };
     let url = format!("http://{shown}/?token={}", server.token);
+    // Listened for before the URL is out: a Ctrl-C right after it still closes the tabs.
+    let stop_signal = stop_signal();
     out!("{url}");
     say!("kaiport serve: open the URL above in a browser; Ctrl-C stops the server");
     if args.open {
@@ -175,7 +177,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .with_state(server.clone());
     let stop = server.shutdown.clone();
     tokio::spawn(async move {
-        wait_for_stop_signal().await;
+        stop_signal.await;
         stop.cancel();
     });
     axum::serve(listener, app)
@@ -192,25 +194,50 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn wait_for_stop_signal() {
+/// Ctrl-C or SIGTERM, listened for from this call on (`tokio::signal::ctrl_c` would only start
+/// listening when first polled, and until then a Ctrl-C ends the process at once).
+fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
-        let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate());
-        match terminate {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => {
+                    tokio::select! {
+                        _ = interrupt.recv() => {}
+                        _ = terminate.recv() => {}
+                    }
                 }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+                (Ok(mut interrupt), Err(_)) => {
+                    interrupt.recv().await;
+                }
+                (Err(_), _) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
         }
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        let ctrl_c = tokio::signal::windows::ctrl_c();
+        async move {
+            match ctrl_c {
+                Ok(mut ctrl_c) => {
+                    ctrl_c.recv().await;
+                }
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
+        }
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 

@@ -104,53 +104,90 @@ impl Rng {
     }
 }
 
-fn mutate(rng: &mut Rng, input: &[u8], corpus: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = input.to_vec();
+/// The nearest char boundary of `text` at or before `at`.
+fn boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// A few edits of `input`, at char boundaries, so that the result is text like every command
+/// the policy judges (inputs that are not are not checked: `invariants::Verdict::NotText`).
+fn mutate(rng: &mut Rng, input: &str, corpus: &[String]) -> String {
+    let mut out = input.to_owned();
     for _ in 0..=rng.below(4) {
-        let at = rng.below(out.len() + 1);
+        let at = boundary(&out, rng.below(out.len() + 1));
         match rng.below(6) {
-            0 => {
-                let piece = DICTIONARY[rng.below(DICTIONARY.len())].as_bytes();
-                out.splice(at..at, piece.iter().copied());
-            }
+            0 => out.insert_str(at, DICTIONARY[rng.below(DICTIONARY.len())]),
             1 if !out.is_empty() => {
-                let end = (at + 1 + rng.below(8)).min(out.len());
-                out.drain(at.min(end)..end);
+                let end = boundary(&out, at + 1 + rng.below(8));
+                out.replace_range(at..end.max(at), "");
             }
             2 if !out.is_empty() => {
-                let index = rng.below(out.len());
-                out[index] ^= 1 << rng.below(8);
+                // A bit of an ASCII character flipped, staying ASCII.
+                let bytes: Vec<(usize, u8)> = out
+                    .bytes()
+                    .enumerate()
+                    .filter(|(_, byte)| byte.is_ascii())
+                    .collect();
+                if !bytes.is_empty() {
+                    let (index, byte) = bytes[rng.below(bytes.len())];
+                    let flipped = char::from(byte ^ (1 << rng.below(7)));
+                    out.replace_range(index..index + 1, flipped.encode_utf8(&mut [0; 4]));
+                }
             }
             3 => {
                 let other = &corpus[rng.below(corpus.len())];
-                let from = rng.below(other.len() + 1);
-                let to = (from + rng.below(32)).min(other.len());
-                out.splice(at..at, other[from..to].iter().copied());
+                let from = boundary(other, rng.below(other.len() + 1));
+                let to = boundary(other, from + rng.below(32));
+                out.insert_str(at, &other[from..to]);
             }
             4 => {
                 let byte = b";&|(){}<>'\"\\$`*!\n #"[rng.below(19)];
-                out.insert(at, byte);
+                out.insert(at, char::from(byte));
             }
-            _ => {
-                let wrapper = DICTIONARY[rng.below(DICTIONARY.len())].as_bytes();
-                out.splice(0..0, wrapper.iter().copied());
-            }
+            _ => out.insert_str(0, DICTIONARY[rng.below(DICTIONARY.len())]),
         }
     }
-    out.truncate(4096);
+    let end = boundary(&out, 4096);
+    out.truncate(end);
     out
 }
 
-/// Run one input: `Err` with what broke (an invariant, a panic, a hang).
-fn run(input: &[u8]) -> Result<(), String> {
+/// Run one input: whether it was text, or `Err` with what broke (an invariant, a panic, a hang).
+fn run(input: &[u8]) -> Result<bool, String> {
     let started = Instant::now();
     let outcome = std::panic::catch_unwind(|| invariants::check(input));
     let took = started.elapsed();
     match outcome {
-        Ok(Ok(())) if took <= HANG_GUARD => Ok(()),
-        Ok(Ok(())) => Err(format!("took {took:?}")),
-        Ok(Err(broken)) => Err(broken),
+        Ok(invariants::Verdict::NotText) => Ok(false),
+        Ok(invariants::Verdict::Passed) if took <= HANG_GUARD => Ok(true),
+        Ok(invariants::Verdict::Passed) => Err(format!("took {took:?}")),
+        Ok(invariants::Verdict::Broken(broken)) => Err(broken),
         Err(_) => Err("panicked".to_owned()),
+    }
+}
+
+/// How the inputs came out; an input that is not text is counted apart, never as passed.
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    not_text: usize,
+    failed: usize,
+}
+
+impl Tally {
+    fn count(&mut self, outcome: Result<bool, String>, input: impl FnOnce() -> String) {
+        match outcome {
+            Ok(true) => self.passed += 1,
+            Ok(false) => self.not_text += 1,
+            Err(broken) => {
+                eprintln!("policy_fuzz: {}: {broken}", input());
+                self.failed += 1;
+            }
+        }
     }
 }
 
@@ -193,38 +230,43 @@ fn main() -> ExitCode {
     });
     // Panics are reported with their input below, not as a bare message.
     std::panic::set_hook(Box::new(|_| {}));
-    let mut failures = 0usize;
+    let mut tally = Tally::default();
     for input in &corpus {
-        if let Err(broken) = run(input) {
-            eprintln!(
-                "policy_fuzz: corpus input {:?}: {broken}",
-                String::from_utf8_lossy(input)
-            );
-            failures += 1;
-        }
+        tally.count(run(input), || {
+            format!("corpus input {:?}", String::from_utf8_lossy(input))
+        });
     }
+    // Mutations start from the inputs that are text, and stay text.
+    let texts: Vec<String> = corpus
+        .iter()
+        .filter_map(|input| String::from_utf8(input.clone()).ok())
+        .collect();
     let mut rng = Rng(seed);
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let mut mutated = 0usize;
-    while Instant::now() < deadline && failures == 0 {
-        let base = &corpus[rng.below(corpus.len())];
-        let input = mutate(&mut rng, base, &corpus);
+    while !texts.is_empty() && Instant::now() < deadline && tally.failed == 0 {
+        let base = &texts[rng.below(texts.len())];
+        let input = mutate(&mut rng, base, &texts);
         mutated += 1;
-        if let Err(broken) = run(&input) {
-            eprintln!(
-                "policy_fuzz: seed {seed}, input {:?}: {broken}",
-                String::from_utf8_lossy(&input)
-            );
-            failures += 1;
-        }
+        tally.count(run(input.as_bytes()), || {
+            format!("seed {seed}, input {input:?}")
+        });
     }
-    let passed = corpus.len() + mutated - failures;
     println!(
         "policy_fuzz: seed {seed}, {} corpus inputs, {mutated} mutations in {seconds} s",
         corpus.len()
     );
-    println!("{passed} passed, {failures} failed");
-    if failures == 0 {
+    let Tally {
+        passed,
+        not_text,
+        failed,
+    } = tally;
+    println!("{passed} passed, {not_text} not UTF-8 (not checked), {failed} failed");
+    if passed == 0 {
+        eprintln!("policy_fuzz: no input was checked");
+        return ExitCode::FAILURE;
+    }
+    if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -1,9 +1,12 @@
-//! Property tests of the command analysis and the policy: the two invariants
-//! the fuzz target (fuzz/invariants.rs) also checks, on generated command lines.
+//! Property tests of the command analysis and the policy, with the invariants the fuzz target
+//! checks (fuzz/invariants.rs, included below):
 //!
-//! 1. Nothing the analysis cannot prove harmless is allowed: an allowed command line has no
-//!    unprovable part and no reason that must ask.
-//! 2. A forbidden program found anywhere is denied, in every mode.
+//! 1. A payload whose danger the generator knows (a forbidden `rm -rf /`, a write to
+//!    /etc/ssh/sshd_config, …), planted where the shell certainly runs it, is judged as the
+//!    generator knows it: forbidden denied in every mode, the rest never allowed. The generated
+//!    text goes after it, so this holds whatever the text is.
+//! 2. The decision agrees with the analysis: an allowed line has no unprovable part and no reason
+//!    that must ask, and a forbidden program the analysis found is denied.
 //!
 //! The generator reaches a forbidden program through wrappers (sudo, env, nice, timeout, xargs,
 //! find -exec, bash -c, sh -c, `$( )`, backticks, eval, ssh host, git alias and pager, awk
@@ -16,27 +19,20 @@
 //! remains, so a busy shared machine cannot fail a test that is about correctness.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use kaiport_core::policy::rules::first_loose_match;
-use kaiport_core::policy::{CallFacts, Decision, PolicyContext, analyse, decide, must_ask_reasons};
+#[path = "../../../fuzz/invariants.rs"]
+mod invariants;
+
+use invariants::{
+    MODES, PAYLOADS, SEPARATORS, WRAPPERS, agrees_with_analysis, check_text, judged_as_known,
+    planted, settings, wrapped,
+};
+use kaiport_core::policy::{CallFacts, Decision, PolicyContext, analyse, decide};
 use kaiport_protocol::{ConnectionSettings, Mode, TabKind};
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Far above any real analysis (BENCHMARKS.md: well under a millisecond); only a hang fails it.
 const HANG_GUARD: Duration = Duration::from_secs(10);
-
-const MODES: [Mode; 3] = [Mode::Ask, Mode::Autopilot, Mode::Plan];
-
-fn settings() -> ConnectionSettings {
-    ConnectionSettings {
-        forbidden_commands: vec!["rm".to_owned(), "shutdown".to_owned()],
-        allowed_commands: ["ls", "echo", "cat", "git", "docker", "awk", "grep"]
-            .iter()
-            .map(|name| (*name).to_owned())
-            .collect(),
-        ..ConnectionSettings::default()
-    }
-}
 
 fn decision(line: &str, mode: Mode, settings: &ConnectionSettings) -> Decision {
     let facts = CallFacts::Command {
@@ -48,53 +44,30 @@ fn decision(line: &str, mode: Mode, settings: &ConnectionSettings) -> Decision {
     )
 }
 
-/// Both invariants for one line, with any settings; `Err` says which broke.
-fn check_invariants(line: &str, settings: &ConnectionSettings) -> Result<(), String> {
+/// Both invariants for `text`: 2 on the text itself, 1 on the text after the payload `payload`
+/// of [`PAYLOADS`] through `wrappers`, then separator `separator`.
+fn check_invariants(
+    text: &str,
+    (payload, wrappers, separator): (usize, Vec<usize>, usize),
+) -> Result<(), String> {
+    let settings = settings();
     let started = Instant::now();
-    let analysis = analyse(line);
+    agrees_with_analysis(text, &settings)?;
     if started.elapsed() > HANG_GUARD {
         return Err(format!("analysis took {:?}", started.elapsed()));
     }
-    let must_ask = must_ask_reasons(&analysis, settings);
-    let forbidden = analysis
-        .commands
-        .iter()
-        .find(|command| first_loose_match(command, &settings.forbidden_commands).is_some());
-    for mode in MODES {
-        let decision = decision(line, mode, settings);
-        if let Decision::Allow { .. } = &decision
-            && (!analysis.unprovable.is_empty() || !must_ask.is_empty())
-        {
-            return Err(format!(
-                "{mode:?}: allowed although {:?} / {must_ask:?}",
-                analysis.unprovable
-            ));
-        }
-        if let Some(command) = forbidden
-            && !denied_or_stopped(&decision)
-        {
-            return Err(format!(
-                "{mode:?}: `{}` is forbidden but the decision was {decision:?}",
-                command.display()
-            ));
-        }
-    }
-    // Typed into the terminal, the same text is judged the same way (parse errors aside).
-    for mode in MODES {
-        let facts = CallFacts::TerminalInput {
-            text: line.to_owned(),
-        };
-        let decision = decide(
-            &facts,
-            PolicyContext::new(mode, settings, TabKind::Terminal),
-        );
-        if forbidden.is_some() && !denied_or_stopped(&decision) {
-            return Err(format!(
-                "{mode:?} send_input: forbidden not denied: {decision:?}"
-            ));
-        }
-    }
-    Ok(())
+    let (line, known) = planted(payload, &wrappers, separator, text);
+    judged_as_known(&line, known, &settings)
+}
+
+/// Which payload to plant, through which wrappers (numbers past [`WRAPPERS`] wrap nothing), after
+/// which separator.
+fn plant() -> impl Strategy<Value = (usize, Vec<usize>, usize)> {
+    (
+        0..PAYLOADS.len(),
+        proptest::collection::vec(0..WRAPPERS + 4, 0..3),
+        0..SEPARATORS.len(),
+    )
 }
 
 fn shellish() -> impl Strategy<Value = String> {
@@ -129,94 +102,18 @@ fn shellish() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.join(" "))
 }
 
-/// `'…'` quoting for a payload.
-fn quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
-}
-
-/// One way to run `command` so that it still runs: the new line, and whether it is still one
-/// simple command (a wrapper such as `sudo` can only go around one of those; `bash -c` takes any
-/// text). `None` when this wrapper does not fit.
-fn wrap(wrapper: usize, command: &str, simple: bool) -> Option<(String, bool)> {
-    let plain = !command.contains([
-        '"', '\\', '\'', '`', '$', '%', '\n', ';', '|', '&', '<', '>',
-    ]);
-    let prefix = |prefix: &str| simple.then(|| (format!("{prefix} {command}"), true));
-    let script = |line: String| Some((line, true));
-    let statement = |line: String| Some((line, false));
-    match wrapper {
-        0 => prefix("sudo"),
-        1 => prefix("sudo -u bob --"),
-        2 => prefix("env X=1"),
-        3 => prefix("nice -n 5"),
-        4 => prefix("timeout 5"),
-        5 => prefix("nohup"),
-        6 => prefix("command"),
-        7 => prefix("stdbuf -oL"),
-        8 => prefix("xargs"),
-        9 => simple.then(|| (format!("find . -exec {command} \\;"), true)),
-        10 => script(format!("bash -c {}", quote(command))),
-        11 => script(format!("sh -c {}", quote(command))),
-        12 => script(format!("echo $({command})")),
-        13 if !command.contains('`') => script(format!("echo `{command}`")),
-        14 => script(format!("eval {}", quote(command))),
-        15 => script(format!("ssh host {}", quote(command))),
-        16 => script(format!(
-            "git -c alias.x={} x",
-            quote(&format!("!{command}"))
-        )),
-        17 => script(format!("git -c core.pager={} log", quote(command))),
-        18 if plain => script(format!("awk 'BEGIN{{system(\"{command}\")}}'")),
-        19 => prefix("docker exec web"),
-        20 => prefix("kubectl exec pod --"),
-        21 => script(format!("vim -c {} f", quote(&format!(":!{command}")))),
-        22 => script(format!("less {} f", quote(&format!("+!{command}")))),
-        23 => script(format!("tar -xf a.tar --to-command={}", quote(command))),
-        24 => script(format!("rsync -e {} a b:", quote(command))),
-        25 => script(format!("env -S {}", quote(command))),
-        26 => simple.then(|| (format!("parallel {command} ::: a"), true)),
-        27 => prefix("nsenter -t 1 -m"),
-        28 => prefix("setsid"),
-        29 => prefix("flock /tmp/l"),
-        30 => prefix("chroot /mnt"),
-        31 => simple.then(|| (format!("coproc {command}"), false)),
-        32 => statement(format!("( {command} )")),
-        33 => statement(format!("{{ {command}; }}")),
-        34 => statement(format!("if true; then {command}; fi")),
-        35 => statement(format!("for i in 1; do {command}; done")),
-        36 => statement(format!("cat <<EOF\n$({command})\nEOF\n")),
-        37 => script(format!("cat <({command})")),
-        38 if plain => statement(format!("printf {} > s.sh; bash s.sh", quote(command))),
-        39 if plain => statement(format!("echo {command} > s.sh; . ./s.sh")),
-        40 if plain => script(format!("python3 -c 'import os; os.system(\"{command}\")'")),
-        41 if !command.contains('\n') => {
-            script(format!("sed -n {} f", quote(&format!("1e {command}"))))
-        }
-        42 => script(format!(
-            "apt-get -o DPkg::Pre-Invoke={} install x",
-            quote(command)
-        )),
-        43 => prefix("unshare -r"),
-        44 => prefix("builtin command"),
-        45 => script(format!("watch {}", quote(command))),
-        _ => None,
-    }
-}
-
-const WRAPPERS: usize = 46;
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
     #[test]
-    fn arbitrary_text_keeps_the_invariants(line in "\\PC{0,300}") {
-        let result = check_invariants(&line, &settings());
+    fn arbitrary_text_keeps_the_invariants(line in "\\PC{0,300}", plant in plant()) {
+        let result = check_invariants(&line, plant);
         prop_assert!(result.is_ok(), "{line:?}: {result:?}");
     }
 
     #[test]
-    fn shell_like_text_keeps_the_invariants(line in shellish()) {
-        let result = check_invariants(&line, &settings());
+    fn shell_like_text_keeps_the_invariants(line in shellish(), plant in plant()) {
+        let result = check_invariants(&line, plant);
         prop_assert!(result.is_ok(), "{line:?}: {result:?}");
     }
 
@@ -233,14 +130,7 @@ proptest! {
         wrappers in proptest::collection::vec(0..WRAPPERS + 4, 0..4),
         first in any::<bool>(),
     ) {
-        let mut command = format!("{spelling} -f x");
-        let mut simple = true;
-        for wrapper in wrappers {
-            if let Some((wrapped, still_simple)) = wrap(wrapper, &command, simple) {
-                command = wrapped;
-                simple = still_simple;
-            }
-        }
+        let command = wrapped(&format!("{spelling} -f x"), &wrappers);
         let line = if first {
             format!("{command}{separator}{prefix}")
         } else {
@@ -251,7 +141,7 @@ proptest! {
             let decision = decision(&line, mode, &settings);
             prop_assert!(matches!(decision, Decision::Deny { .. }), "{line:?} in {mode:?}: {decision:?}");
         }
-        let result = check_invariants(&line, &settings);
+        let result = agrees_with_analysis(&line, &settings);
         prop_assert!(result.is_ok(), "{line:?}: {result:?}");
     }
 
@@ -299,20 +189,7 @@ fn deep_nesting_and_long_lines_end() {
         if line.len() > 60_000 || line.contains("((") || line.contains("$($(") {
             assert!(!analysis.unprovable.is_empty(), "{}", &line[..40]);
         }
-        check_invariants(&line, &settings()).unwrap();
-    }
-}
-
-/// Denied, or asked because the parse stopped. The parse budget counts work, so the analysis
-/// inside `decide` stops where the one before it did; only its one-second fuse (malformed input
-/// whose error recovery takes that long) can stop one and not the other, and asking is safe.
-fn denied_or_stopped(decision: &Decision) -> bool {
-    match decision {
-        Decision::Deny { .. } => true,
-        Decision::Ask { reasons, .. } => reasons
-            .iter()
-            .any(|reason| reason.contains("too complex to analyse")),
-        Decision::Allow { .. } => false,
+        check_text(&line).unwrap();
     }
 }
 
@@ -339,7 +216,7 @@ fn a_run_file_is_checked_against_every_content_written_to_it() {
                 "{line:?} in {mode:?}: {decision:?}"
             );
         }
-        check_invariants(line, &settings).unwrap();
+        agrees_with_analysis(line, &settings).unwrap();
     }
     // Harmless contents are still never allowed (what runs is only known when it runs).
     let line = "printf 'ls' > s.sh; bash s.sh; echo hi > s.sh";

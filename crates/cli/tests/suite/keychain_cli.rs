@@ -1,8 +1,8 @@
 //! The OS keychain against a real Secret Service: an API key saved with `kaiport models set-key`
 //! is what `kaiport pilot` sends to the model (no --api-key-env), `show` says it is saved without
 //! printing it, and after `forget-key` Pilot says how to save one; an SSH password saved with
-//! `kaiport connections set-password` logs `kaiport tool` in. No secret shows up in anything
-//! kaiport prints or writes.
+//! `kaiport connections set-password` logs `kaiport tool` in until `forget-password` removes it.
+//! No secret shows up in anything kaiport prints or writes.
 
 use kaiport_tests::model_server::ModelServer;
 use kaiport_tests::secret_service::SecretService;
@@ -157,7 +157,7 @@ fn an_empty_or_missing_key_is_refused_with_nothing_saved() {
 }
 
 #[test]
-fn an_ssh_password_saved_in_the_keychain_logs_in() {
+fn an_ssh_password_saved_in_the_keychain_logs_in_until_forgotten() {
     let sshd = Sshd::start_with(SshdConfig {
         password: true,
         no_publickey: true,
@@ -204,7 +204,23 @@ fn an_ssh_password_saved_in_the_keychain_logs_in() {
     assert!(ran.status.success(), "{}", text(&ran));
     assert!(text(&ran).contains("from-keychain"), "{}", text(&ran));
 
-    for output in [&unsaved, &saved, &ran] {
+    // Forgotten: the next login has no password again.
+    let forgotten = kaiport(&keychain, &["connections", "forget-password", &url]);
+    assert!(forgotten.status.success(), "{}", text(&forgotten));
+    assert!(
+        text(&forgotten).contains("removed from the OS keychain"),
+        "{}",
+        text(&forgotten)
+    );
+    let refused = tool(&keychain);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("authentication failed"),
+        "{}",
+        text(&refused)
+    );
+
+    for output in [&unsaved, &saved, &ran, &forgotten, &refused] {
         assert!(
             !text(output).contains(TEST_PASSWORD),
             "the password was printed"

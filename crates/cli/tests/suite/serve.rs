@@ -26,8 +26,26 @@ impl Served {
     }
 
     fn start_with(args: &[&str], env: &[(&str, &str)]) -> Served {
-        let home = tempfile::tempdir().unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_kaiport"));
+        Served::start_under(&[], tempfile::tempdir().unwrap(), args, env)
+    }
+
+    /// `kaiport serve ARGS` with `home` as its KAIPORT_HOME, run by `wrapper` (a program and
+    /// its arguments, before kaiport's path) when one is given.
+    fn start_under(
+        wrapper: &[&str],
+        home: tempfile::TempDir,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Served {
+        let kaiport = env!("CARGO_BIN_EXE_kaiport");
+        let mut command = match wrapper.split_first() {
+            Some((program, wrapper_args)) => {
+                let mut command = Command::new(program);
+                command.args(wrapper_args).arg(kaiport);
+                command
+            }
+            None => Command::new(kaiport),
+        };
         command
             .arg("serve")
             .args(args)
@@ -70,6 +88,17 @@ impl Served {
 
     fn cookie(&self) -> String {
         format!("kaiport_token_{}={}", self.port, self.token)
+    }
+
+    /// A page's WebSocket, past its `hello` (returned).
+    async fn page(&self) -> (Socket, Value) {
+        let origin = format!("http://127.0.0.1:{}", self.port);
+        let mut socket = websocket(self, Some(&self.cookie()), Some(&origin))
+            .await
+            .unwrap();
+        let hello = next_event(&mut socket).await;
+        assert_eq!(hello["type"], "hello", "{hello}");
+        (socket, hello)
     }
 
     /// One HTTP/1.1 request; the status line and headers, and the body.
@@ -451,19 +480,7 @@ async fn the_model_flags_choose_the_model_for_every_tab() {
 
     // The model picker's question: the flags' model, and that its key comes from the variable
     // and is set; never the key.
-    socket
-        .send(Message::Text(
-            json!({"type": "list_models"}).to_string().into(),
-        ))
-        .await
-        .unwrap();
-    let models = loop {
-        let event = next_event(&mut socket).await;
-        seen.push(event.to_string());
-        if event["type"] == "models" {
-            break event;
-        }
-    };
+    let models = list_models(&mut socket, &mut seen).await;
     assert_eq!(models["current"]["model"], "scripted", "{models}");
     assert_eq!(models["current"]["base_url"], base_url.as_str(), "{models}");
     let openai = models["providers"]
@@ -481,6 +498,189 @@ async fn the_model_flags_choose_the_model_for_every_tab() {
         seen.iter().all(|event| !event.contains(KEY)),
         "the API key reached a page"
     );
+    drop(socket);
+    served.interrupt();
+}
+
+/// `--listen` beyond loopback warns (README: "it warns when that is not loopback"); the default
+/// does not. The unspecified addresses are taken inside a network namespace of their own
+/// (`unshare --net`; the suite runs as root), so no other machine can reach them even for the
+/// moment the test takes.
+#[test]
+fn listening_beyond_loopback_warns_and_the_default_does_not() {
+    for listen in ["0.0.0.0:0", "[::]:0"] {
+        let served = Served::start_under(
+            &["unshare", "--net", "--"],
+            tempfile::tempdir().unwrap(),
+            &["--listen", listen],
+            &[],
+        );
+        let taken = listen.replace(":0", &format!(":{}", served.port));
+        let stderr = served.interrupt();
+        assert!(
+            stderr.contains(&format!(
+                "WARNING: listening on {taken}, which other machines can reach"
+            )),
+            "{listen}: {stderr}"
+        );
+    }
+    let stderr = Served::start().interrupt();
+    assert!(!stderr.contains("WARNING"), "{stderr}");
+}
+
+/// The page's question for the model picker: the `models` event it answers with (every event
+/// until then also goes into `seen`).
+async fn list_models(socket: &mut Socket, seen: &mut Vec<String>) -> Value {
+    socket
+        .send(Message::Text(
+            json!({"type": "list_models"}).to_string().into(),
+        ))
+        .await
+        .unwrap();
+    loop {
+        let event = next_event(socket).await;
+        seen.push(event.to_string());
+        if event["type"] == "models" {
+            return event;
+        }
+    }
+}
+
+/// Opens a tab with `target` (JSON) on a page and waits until it is connected.
+async fn open_connected(socket: &mut Socket, tab: &str, target: Value) {
+    let open = json!({"type": "open_tab", "tab": tab, "target": target, "cols": 80, "rows": 24});
+    socket
+        .send(Message::Text(open.to_string().into()))
+        .await
+        .unwrap();
+    loop {
+        let event = next_event(socket).await;
+        if event["type"] == "connection_state" && event["state"]["state"] == "connected" {
+            return;
+        }
+        assert_ne!(event["state"]["state"], "failed", "{event}");
+    }
+}
+
+/// Runs one tool call from a page; its outcome.
+async fn run_tool(socket: &mut Socket, tab: &str, call: &str, tool: &str, args: Value) -> Value {
+    let op = json!({"type": "run_tool", "tab": tab, "call": call, "tool": tool, "args": args});
+    socket
+        .send(Message::Text(op.to_string().into()))
+        .await
+        .unwrap();
+    loop {
+        let event = next_event(socket).await;
+        if event["type"] == "tool_finished" && event["call"] == call {
+            return event["outcome"].clone();
+        }
+    }
+}
+
+/// `--documents DIR` keeps every storage tab's local side in DIR (created if missing), as the
+/// phone app does (README), whatever folders the page asks for: the page is told the folder in
+/// `hello`, and a storage tab that asked for the whole disk lists DIR and cannot list /etc.
+#[tokio::test]
+async fn documents_keeps_every_storage_tabs_local_side_in_one_folder() {
+    let sshd = kaiport_tests::sshd::Sshd::start().unwrap();
+    let known_hosts = sshd.dir().join("serve_known_hosts");
+    sshd.write_known_hosts(&known_hosts).unwrap();
+    let shared = sshd.writable_folder().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let documents = folder.path().join("My Documents");
+    let served = Served::start_with(
+        &[
+            "--documents",
+            documents.to_str().unwrap(),
+            "--known-hosts",
+            known_hosts.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let (mut socket, hello) = served.page().await;
+    assert_eq!(hello["documents"], documents.to_str().unwrap(), "{hello}");
+    assert!(documents.is_dir());
+    std::fs::write(documents.join("note.txt"), "from the page\n").unwrap();
+
+    // Asked for the whole disk: given the documents folder only.
+    let target = sshd.sftp_storage(shared.path(), vec!["/".to_owned()]);
+    open_connected(&mut socket, "s1", serde_json::to_value(target).unwrap()).await;
+    let listed = run_tool(
+        &mut socket,
+        "s1",
+        "c1",
+        "list_dir",
+        json!({"path": documents, "side": "local"}),
+    )
+    .await;
+    assert_eq!(listed["status"], "ok", "{listed}");
+    assert_eq!(
+        listed["result"]["entries"][0]["name"], "note.txt",
+        "{listed}"
+    );
+    let outside = run_tool(
+        &mut socket,
+        "s1",
+        "c2",
+        "list_dir",
+        json!({"path": "/etc", "side": "local"}),
+    )
+    .await;
+    assert_ne!(outside["status"], "ok", "{outside}");
+    drop(socket);
+    served.interrupt();
+}
+
+/// The model flags override pilot.toml field by field, for every tab (README): with a file
+/// naming a server and a model, `--model` changes only the model. The page is told so, and a
+/// message goes to the file's server asking for the flag's model.
+#[tokio::test]
+async fn the_model_flags_override_pilot_toml_field_by_field() {
+    let model = kaiport_tests::model_server::ModelServer::from_json(json!({
+        "steps": [{"respond": {"text": "Hello from the file's server."}}]
+    }))
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("pilot.toml"),
+        model.pilot_toml("model-from-file", "KAIPORT_TEST_SERVE_KEY"),
+    )
+    .unwrap();
+    let served = Served::start_under(
+        &[],
+        home,
+        &["--model", "model-from-flag"],
+        &[("KAIPORT_TEST_SERVE_KEY", "sk-serve-file-test")],
+    );
+    let (mut socket, _) = served.page().await;
+    let models = list_models(&mut socket, &mut Vec::new()).await;
+    assert_eq!(models["current"]["model"], "model-from-flag", "{models}");
+    assert_eq!(
+        models["current"]["base_url"],
+        model.openai_url().as_str(),
+        "{models}"
+    );
+
+    open_connected(&mut socket, "p1", json!({"kind": "local"})).await;
+    let message = json!({"type": "send_message", "tab": "p1", "text": "Say hello"});
+    socket
+        .send(Message::Text(message.to_string().into()))
+        .await
+        .unwrap();
+    loop {
+        let event = next_event(&mut socket).await;
+        if event["type"] == "turn_finished" {
+            assert_eq!(event["status"], "completed", "{event}");
+            break;
+        }
+    }
+    let asked: Vec<Value> = model
+        .requests()
+        .iter()
+        .map(|request| request.body["model"].clone())
+        .collect();
+    assert_eq!(asked, vec![json!("model-from-flag")]);
+    assert_eq!(model.failures(), Vec::<String>::new());
     drop(socket);
     served.interrupt();
 }

@@ -663,3 +663,57 @@ fn view_prints_tables_or_the_typed_json_through_the_tool_pipeline() {
     assert_eq!(audit.len(), 3, "{audit:?}");
     assert!(audit.iter().all(|line| line["tool"] == "show_view"));
 }
+
+/// `kaiport audit` (README): the latest calls one line each (`-n` of them, 20 by default), the
+/// raw JSON lines with `--json`, only the log's path with `--path`, another log with `--audit`,
+/// and a note rather than an error where there is no log yet.
+#[test]
+fn audit_shows_the_latest_calls_raw_or_summed_up_and_where_the_log_is() {
+    let kaiport = Kaiport::new();
+    let stdout = |output: Output| {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let none = kaiport.run(&["audit"]);
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("no audit log yet"),
+        "{none:?}"
+    );
+    assert_eq!(stdout(none), "");
+    for n in 1..=3 {
+        let args = format!(r#"{{"command":"echo audit-call-{n}"}}"#);
+        stdout(kaiport.run(&["tool", "local", "run_command", &args, "--yes"]));
+    }
+    let file = std::fs::read_to_string(kaiport.audit_path()).unwrap();
+    let file: Vec<&str> = file.lines().collect();
+    assert_eq!(file.len(), 3);
+
+    let summed_up = stdout(kaiport.run(&["audit"]));
+    let lines: Vec<&str> = summed_up.lines().collect();
+    assert_eq!(lines.len(), 3, "{summed_up}");
+    for (n, line) in (1..=3).zip(&lines) {
+        assert!(
+            line.contains("local") && line.contains("run_command") && line.contains("ok"),
+            "{line}"
+        );
+        assert!(line.contains(&format!("audit-call-{n}")), "{line}");
+    }
+    let latest = stdout(kaiport.run(&["audit", "-n", "2"]));
+    assert_eq!(latest.lines().collect::<Vec<_>>(), lines[1..], "{latest}");
+    let raw = stdout(kaiport.run(&["audit", "--json", "-n", "2"]));
+    assert_eq!(raw.lines().collect::<Vec<_>>(), file[1..], "{raw}");
+
+    let path = stdout(kaiport.run(&["audit", "--path"]));
+    assert_eq!(path.trim_end(), kaiport.audit_path().to_str().unwrap());
+    let other = kaiport.home.path().join("other-audit.jsonl");
+    std::fs::write(&other, format!("{}\n", file[0])).unwrap();
+    let other_arg = other.to_str().unwrap();
+    let path = stdout(kaiport.run(&["audit", "--audit", other_arg, "--path"]));
+    assert_eq!(path.trim_end(), other_arg);
+    let raw = stdout(kaiport.run(&["audit", "--audit", other_arg, "--json"]));
+    assert_eq!(raw.lines().collect::<Vec<_>>(), file[..1], "{raw}");
+}
