@@ -12,7 +12,7 @@
 
 import { copyFileSync, chmodSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { APP, started, terminalText, until, withApp, withSshd } from "./desktop-driver.mjs";
+import { APP, terminalText, until, withApp, withSshd } from "./desktop-driver.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TICKS = 100; // USER_HZ on Linux

@@ -16,11 +16,31 @@
 //   DESKTOP_ONLY='<substring>' runs only matching tests.
 
 import { execFile } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { APP, activeTab, button, runInTerminal, started, stop, terminalText, until, withApp, withSshd } from "./desktop-driver.mjs";
+import {
+  APP,
+  activeTab,
+  button,
+  runInTerminal,
+  started,
+  stop,
+  terminalText,
+  until,
+  withApp,
+  withSshd,
+} from "./desktop-driver.mjs";
 import { FTP_PASSWORD, FTP_USER, startFtp } from "./storage.mjs";
 import { freePort, processesOf } from "./wait.mjs";
 
@@ -68,7 +88,9 @@ async function startSessionBus(home) {
 
 /** The app's windows named `name` that are shown, by X window id. */
 async function shownWindows(env, name) {
-  return (await run("xdotool", ["search", "--onlyvisible", "--name", name], { env }).catch(() => "")).split("\n").filter(Boolean);
+  return (await run("xdotool", ["search", "--onlyvisible", "--name", name], { env }).catch(() => ""))
+    .split("\n")
+    .filter(Boolean);
 }
 
 test("the window: a local terminal runs a command, and Pilot's run_command is approved in its card", async () => {
@@ -416,12 +438,19 @@ test("ssh:// and sftp:// links: one given at the start opens a tab (its host key
       await withApp(
         null,
         async (driver, { env }) => {
-          await driver.click("//dialog[@open]//button[normalize-space()='Trust and connect']", "the unknown host key question");
+          await driver.click(
+            "//dialog[@open]//button[normalize-space()='Trust and connect']",
+            "the unknown host key question",
+          );
           await runInTerminal(driver, "echo linked-$((6*7))", "linked-42");
           const first = await activeTab(driver);
           // Started again with another link: it hands the link over (one instance) and ends.
           const again = started(APP, [`sftp://${fixture.user}@127.0.0.1:${fixture.port}${folder}`], { env });
-          const exited = await until("the second start to end", () => (again.child.exitCode ?? again.child.signalCode) !== null && { code: again.child.exitCode }, 15_000).catch(async (error) => {
+          const exited = await until(
+            "the second start to end",
+            () => (again.child.exitCode ?? again.child.signalCode) !== null && { code: again.child.exitCode },
+            15_000,
+          ).catch(async (error) => {
             await stop(again.child);
             error.message += `\n${again.output()}`;
             throw error;
@@ -460,7 +489,8 @@ test("ssh:// and sftp:// links: one given at the start opens a tab (its host key
 test("the window's size and place are remembered from one start to the next", async () => {
   await withApp(null, async (driver, { home, env }) => {
     const xdotool = (...args) => run("xdotool", args, { env });
-    const geometry = async (window) => (await xdotool("getwindowgeometry", window)).split("\n").slice(1).join("; ").replace(/\s+/g, " ");
+    const geometry = async (window) =>
+      (await xdotool("getwindowgeometry", window)).split("\n").slice(1).join("; ").replace(/\s+/g, " ");
     const [window] = await shownWindows(env, "^kaiport$");
     await xdotool("windowsize", "--sync", window, "900", "650");
     await xdotool("windowmove", "--sync", window, "70", "40");
