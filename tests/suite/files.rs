@@ -735,7 +735,9 @@ async fn search_files_limits() {
         (100, json!(true))
     );
 
+    // Without the permission the user is asked; refused, nothing is searched.
     let denied = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    denied.set_approvals(Approvals::Deny);
     let (status, _) = error_of(
         &denied,
         "search_files",
@@ -743,6 +745,13 @@ async fn search_files_limits() {
     )
     .await;
     assert_eq!(status, ToolStatus::Denied);
+    assert!(denied.events().iter().any(|event| matches!(
+        event,
+        Event::ApprovalRequested {
+            permission: Some(Permission::FileContents),
+            ..
+        }
+    )));
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -239,7 +239,8 @@ async fn a_saved_connection_opens_with_its_settings_and_its_calls_are_audited() 
     })
     .await;
     assert_eq!(outcome.status, ToolStatus::Ok, "{outcome:?}");
-    engine.handle(Op::ListConnections).await;
+    // The saved settings changed through the UpdateConnectionSettings path, which answers
+    // with the saved connections.
     let listed_now = next(&mut events, listed).await;
     assert!(listed_now[0].settings.send_file_contents);
     assert_eq!(
