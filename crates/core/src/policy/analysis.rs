@@ -5,7 +5,8 @@
 //! path spellings (`\rm`, `'r'm`, `r""m`, `/usr/bin/../bin/rm`) normalised; and the files the
 //! line writes (redirections, `tee`, `dd of=`, `sed -i`, `cp`/`mv`/`ln` targets, …).
 //!
-//! Entry point: [`analyse`] → [`Analysis`]. The rules in [`super::rules`] judge the result.
+//! Entry point: [`analyse`] → [`Analysis`]. What each program does is its spec's to say
+//! ([`super::programs::judge`]); the rules in [`super::rules`] judge the user's patterns and paths.
 //!
 //! This module must never guess: whatever it cannot read statically (a variable as command name,
 //! `eval`, data piped into a shell or interpreter, inline interpreter code, a parse error, a
@@ -26,10 +27,11 @@
 //! - **A file the line writes and then runs** (`./d`, `bash s.sh`, `. s.sh`, a name on the search
 //!   path) cannot be proved harmless: it asks, and what was written into it (literal text, or a
 //!   copy of or link to a program) is analysed as the commands it is, so a forbidden one denies.
-//! - **Programs as data** (`unwrap/programs.rs`): commands inside options (`git -c
-//!   core.pager=…`, `awk 'BEGIN{system(…)}'`, `docker exec`, …) are analysed as if typed, output
-//!   options are writes, forms the spec cannot read ask. An allowed program is allowed only for
-//!   its own effect: the commands it runs must be allowed themselves.
+//! - **Programs are judged by their specs** ([`super::programs`]): each simple command gets a
+//!   verdict once (its shape as a wrapper, shell or plain command; commands inside its options,
+//!   analysed as if typed; files it writes; reasons to ask) and is recorded with it. An allowed
+//!   program is allowed only for its own effect: the commands it runs must be allowed
+//!   themselves, and an option its spec does not know asks.
 //! - **Writes are named as written.** [`Analysis::writes`] lists every target the line writes
 //!   (redirections, `tee`, `cp`/`mv`/`install`/`ln` destinations, `dd of=`, `truncate`, output
 //!   options) normalised, relative to the folder a literal `cd` moved to, and otherwise relative
@@ -42,8 +44,7 @@
 
 use super::paths::lockout_match;
 use super::paths::normalise_path;
-use super::unwrap::programs::{self, Run};
-use super::unwrap::{Payload, Shape, classify, link_targets, writes_of};
+use super::programs::{self, Judged, Payload, Run, Shape, Verdict, WriteSpec};
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 use tree_sitter::{Node, Parser};
@@ -60,6 +61,8 @@ pub struct SimpleCommand {
     pub more_args_unknown: bool,
     /// Runs on another host (`ssh host 'cmd'`).
     pub remote: Option<String>,
+    /// What the program's spec decided about it (and about the wrappers around it).
+    pub judged: Judged,
 }
 
 impl SimpleCommand {
@@ -85,6 +88,9 @@ pub struct Write {
     pub how: String,
     /// Affects everything below a folder too (`rm -r`, `chmod -R`, `mv`).
     pub subtree: bool,
+    /// Writing it is what the program is for (`cp`'s destination, `tee`'s files), not a side
+    /// effect of a redirection or an option: an allowed program writes it unasked.
+    pub own: bool,
 }
 
 /// Everything the analysis found in one command line.
@@ -240,6 +246,8 @@ struct Frame {
     /// With `stdin: Pipe`: the text piped in, when the command before it prints literal text
     /// (`echo 'rm x' | sh`, `cat <<EOF | sh`).
     piped_text: Option<String>,
+    /// What the specs of the wrappers around the command decided (their reasons to ask).
+    inherited: Judged,
 }
 
 struct Walker {
@@ -596,6 +604,7 @@ impl Walker {
             wrappers: frame.wrappers.clone(),
             remote: frame.remote.clone(),
             more_args_unknown: false,
+            inherited: frame.inherited.clone(),
         };
         if rest.kind() == "pipeline" {
             // `| sh` is a pipeline node whose first child is the command fed.
@@ -963,7 +972,7 @@ impl Walker {
             for candidate in name_candidates(&first.text) {
                 let mut guessed = vec![normalise_name(&candidate)];
                 guessed.extend(words.iter().skip(1).map(|word| word.text.clone()));
-                self.record_command(guessed, frame);
+                self.record_command(guessed, frame, None);
             }
         }
         if !first.dynamic && !first.obscured && (first.glob || is_brace_pattern(&first.text)) {
@@ -1009,8 +1018,9 @@ impl Walker {
         if !first.dynamic {
             self.note_file_run(&first.text, &texts, false, frame);
         }
-        self.program_effects(&name, &words, &texts, frame);
-        match classify(&name, args_text(args).as_slice()) {
+        let verdict = programs::judge(&texts);
+        self.program_effects(&name, &words, &texts, frame, &verdict);
+        match verdict.shape.clone() {
             Shape::Wrapper { inner_starts, note } => {
                 if let Some(note) = note {
                     self.unprovable(format!("`{name}` {note}"));
@@ -1018,20 +1028,26 @@ impl Walker {
                 let inner_starts = inner_starts + 1;
                 if inner_starts >= words.len() {
                     // Nothing wrapped (`sudo -i`, `env`): the wrapper is the command.
-                    self.record_command(texts, frame);
+                    self.record_command(texts, frame, Some(&verdict));
                     return;
                 }
+                self.apply_writes(&verdict.writes, &texts, frame);
                 let mut inner = frame.clone();
                 inner.wrappers.push(texts[..inner_starts].to_vec());
+                inner.inherited.inherit(&verdict.judged);
                 if name == "xargs" {
                     inner.more_args_unknown = true;
                 }
-                self.simple(words[inner_starts..].to_vec(), &inner);
+                let mut inner_words = words[inner_starts..].to_vec();
+                mark_replaced(&mut inner_words, verdict.replace.as_deref());
+                self.simple(inner_words, &inner);
             }
             Shape::Shell { payload } => {
+                self.apply_writes(&verdict.writes, &texts, frame);
                 let wrapper = texts.clone();
                 let mut inner = frame.clone();
                 inner.wrappers.push(wrapper);
+                inner.inherited.inherit(&verdict.judged);
                 inner.stdin = Stdin::Terminal;
                 match payload {
                     Payload::Argument(index) => {
@@ -1039,7 +1055,7 @@ impl Walker {
                             self.unprovable(format!(
                                 "`{name}` is missing the command string it should run"
                             ));
-                            self.record_command(texts, frame);
+                            self.record_command(texts, frame, Some(&verdict));
                             return;
                         };
                         if word.dynamic || word.obscured {
@@ -1071,7 +1087,7 @@ impl Walker {
                     Payload::Stdin => match &frame.stdin {
                         Stdin::Terminal => {
                             // An interactive shell in the terminal: the user sees it.
-                            self.record_command(texts.clone(), frame);
+                            self.record_command(texts.clone(), frame, Some(&verdict));
                         }
                         Stdin::Literal(script) => {
                             let script = script.clone();
@@ -1102,11 +1118,11 @@ impl Walker {
                         "`{name}` runs a program fed on its standard input, which this analysis cannot read"
                     ));
                 }
-                self.record_command(texts, frame);
+                self.record_command(texts, frame, Some(&verdict));
             }
             Shape::Unprovable(reason) => {
                 self.unprovable(reason);
-                self.record_command(texts, frame);
+                self.record_command(texts, frame, Some(&verdict));
             }
             Shape::Eval => {
                 self.unprovable(format!(
@@ -1115,15 +1131,17 @@ impl Walker {
                 let payload = args_text(args).join(" ");
                 let inner = frame.clone();
                 self.script(&payload, &inner);
-                self.record_command(texts, frame);
+                self.record_command(texts, frame, Some(&verdict));
             }
             Shape::Find { execs } => {
-                self.record_command(texts.clone(), frame);
+                self.record_command(texts.clone(), frame, Some(&verdict));
                 for (start, end) in execs {
                     let mut inner = frame.clone();
                     inner.wrappers.push(texts[..start + 1].to_vec());
+                    inner.inherited.inherit(&verdict.judged);
                     inner.more_args_unknown = true;
-                    let exec_words: Vec<Word> = args[start..end].to_vec();
+                    let mut exec_words: Vec<Word> = args[start..end].to_vec();
+                    mark_replaced(&mut exec_words, verdict.replace.as_deref());
                     self.simple(exec_words, &inner);
                 }
             }
@@ -1131,15 +1149,15 @@ impl Walker {
                 if name == "cd" || name == "pushd" {
                     self.change_folder(args);
                 }
-                if let Some(index) = script_file_argument(&name, args) {
-                    let file = &args[index];
+                if let Some(index) = verdict.script_file {
+                    let file = &args[index.min(args.len().saturating_sub(1))];
                     if is_generated_file(file) || file.text.starts_with("<(") {
                         self.unprovable(format!(
                             "`{name}` runs `{}`, a script produced while the line runs; it cannot be read here",
                             file.text
                         ));
                     } else {
-                        let as_script = SHELL_NAMES.contains(&name.as_str())
+                        let as_script = programs::SHELLS.contains(&name.as_str())
                             || matches!(name.as_str(), "source" | ".");
                         self.note_file_run(&file.text, &texts, as_script, frame);
                     }
@@ -1148,21 +1166,9 @@ impl Walker {
                     // `/etc/init.d/ssh stop` is `service ssh stop`.
                     let mut as_service = vec!["service".to_owned(), service];
                     as_service.extend(texts.iter().skip(1).cloned());
-                    self.record_command(as_service, frame);
+                    self.record_command(as_service, frame, None);
                 }
-                if matches!(name.as_str(), "source" | ".")
-                    && let Some(file) = args.first()
-                    && is_generated_file(file)
-                {
-                    self.unprovable(format!(
-                        "`{name}` runs commands from `{}`, which is generated when it runs",
-                        file.text
-                    ));
-                }
-                if matches!(name.as_str(), "source" | ".") && args.is_empty() {
-                    self.unprovable(format!("`{name}` without a file"));
-                }
-                self.record_command(texts, frame);
+                self.record_command(texts, frame, Some(&verdict));
             }
         }
     }
@@ -1190,37 +1196,40 @@ impl Walker {
         }
     }
 
-    /// A program's options and subcommands that run commands or write files (see
-    /// [`programs`]): each command analysed as if typed, each output checked like a write.
-    fn program_effects(&mut self, name: &str, words: &[Word], texts: &[String], frame: &Frame) {
+    /// What the program's spec found beyond its shape: forms it cannot follow, commands read from
+    /// standard input, and commands run through options (each analysed as if typed).
+    fn program_effects(
+        &mut self,
+        name: &str,
+        words: &[Word],
+        texts: &[String],
+        frame: &Frame,
+        verdict: &Verdict,
+    ) {
         let args = &words[1..];
-        let effects = programs::effects(name, &args_text(args));
-        for reason in effects.unknown {
-            self.unprovable(reason);
+        for reason in &verdict.unprovable {
+            self.unprovable(reason.clone());
         }
-        if effects.commands_on_stdin && !matches!(frame.stdin, Stdin::Terminal) {
+        if verdict.commands_on_stdin && !matches!(frame.stdin, Stdin::Terminal) {
             self.unprovable(format!(
                 "`{name}` reads commands from its standard input, which this analysis cannot read"
             ));
         }
-        for output in effects.outputs {
-            let dynamic = is_dynamic_text(&output.path);
-            self.write_text(&output.path, dynamic, &output.how, output.subtree);
-        }
-        for embedded in effects.runs {
+        for embedded in &verdict.runs {
             let mut inner = frame.clone();
             inner.wrappers.push(texts.to_vec());
+            inner.inherited.inherit(&verdict.judged);
             inner.more_args_unknown |= embedded.more_args;
             if embedded.remote.is_some() {
                 inner.remote = embedded.remote.clone();
             }
-            match embedded.run {
+            match &embedded.run {
                 Run::Script(script) => {
                     let from_unknown = embedded
                         .source
                         .and_then(|index| args.get(index))
                         .is_some_and(|word| word.dynamic || word.obscured)
-                        || is_dynamic_text(&script);
+                        || is_dynamic_text(script);
                     if from_unknown {
                         self.unprovable(format!(
                             "`{}` runs a command that is only known when it runs",
@@ -1230,10 +1239,10 @@ impl Walker {
                     // What the program feeds it on standard input is not known here.
                     inner.stdin = Stdin::Pipe;
                     inner.piped_text = None;
-                    self.script(&script, &inner);
+                    self.script(script, &inner);
                 }
                 Run::Args(start, end) => {
-                    if let Some(run) = args.get(start..end.min(args.len())) {
+                    if let Some(run) = args.get(*start..(*end).min(args.len())) {
                         self.simple(run.to_vec(), &inner);
                     }
                 }
@@ -1293,7 +1302,7 @@ impl Walker {
                     Content::Program(program) if !run.as_script => {
                         let mut words = vec![program];
                         words.extend(run.words.iter().skip(1).cloned());
-                        self.record_command(words, &run.frame);
+                        self.record_command(words, &run.frame, None);
                     }
                     Content::Program(_) => {}
                 }
@@ -1301,24 +1310,54 @@ impl Walker {
         }
     }
 
-    fn record_command(&mut self, words: Vec<String>, frame: &Frame) {
+    /// Record a command that runs, with what its spec decided (judged here when not given).
+    fn record_command(&mut self, words: Vec<String>, frame: &Frame, verdict: Option<&Verdict>) {
+        let judged_here;
+        let verdict = match verdict {
+            Some(verdict) => verdict,
+            None => {
+                judged_here = programs::judge(&words);
+                &judged_here
+            }
+        };
+        let mut judged = verdict.judged.clone();
+        judged.inherit(&frame.inherited);
         let command = SimpleCommand {
             words,
             wrappers: frame.wrappers.clone(),
             more_args_unknown: frame.more_args_unknown,
             remote: frame.remote.clone(),
+            judged,
         };
-        // Arguments supplied later (`xargs rm`, `find -exec rm {}`) may name any file.
-        let mut with_unknown = command.clone();
+        self.apply_writes(&verdict.writes, &command.words, frame);
         if frame.more_args_unknown {
-            with_unknown.words.push("{}".to_owned());
+            // Arguments supplied later (`xargs rm`, `find -exec rm {}`) may name any file.
+            let mut with_unknown = command.words.clone();
+            with_unknown.push("{}".to_owned());
+            let later = programs::judge(&with_unknown);
+            self.apply_writes(&later.writes, &with_unknown, frame);
         }
-        let name = command.name().to_owned();
-        let copied = copy_source(&name, command.args());
+        if let Some((targets, folder)) = &verdict.links {
+            self.check_link_targets(targets, folder.as_deref());
+        }
+        // The same command twice (e.g. the wrapper and its payload) is recorded once.
+        if !self.out.commands.contains(&command) {
+            self.out.commands.push(command);
+        }
+    }
+
+    /// Record the paths a command writes; for `tee` and copies, what ends up in them.
+    fn apply_writes(&mut self, writes: &[WriteSpec], words: &[String], frame: &Frame) {
+        let name = words
+            .first()
+            .map(|name| normalise_name(name))
+            .unwrap_or_default();
+        let copied = copy_source(&name, words.get(1..).unwrap_or_default());
         let piped = frame.piped_text.clone().filter(|_| name == "tee");
-        for write in writes_of(&with_unknown) {
+        for write in writes {
             let dynamic = is_dynamic_text(&write.path);
-            let Some(path) = self.write_text(&write.path, dynamic, &write.how, write.subtree)
+            let Some(path) =
+                self.write_text(&write.path, dynamic, &write.how, write.subtree, write.own)
             else {
                 continue;
             };
@@ -1341,17 +1380,16 @@ impl Walker {
                 }
             }
         }
-        if name == "ln" {
-            self.check_link_targets(command.args());
-        }
-        // The same command twice (e.g. the wrapper and its payload) is recorded once.
-        if !self.out.commands.contains(&command) {
-            self.out.commands.push(command);
-        }
     }
 
     fn write_word(&mut self, word: &Word, how: &str, subtree: bool) {
-        self.write_text(&word.text, word.dynamic || word.obscured, how, subtree);
+        self.write_text(
+            &word.text,
+            word.dynamic || word.obscured,
+            how,
+            subtree,
+            false,
+        );
     }
 
     /// Record a write; returns the normalised path (`None` for `/dev/null` and the like).
@@ -1361,6 +1399,7 @@ impl Walker {
         dynamic: bool,
         how: &str,
         subtree: bool,
+        own: bool,
     ) -> Option<String> {
         if is_harmless_sink(path) {
             return None;
@@ -1380,6 +1419,7 @@ impl Walker {
             path: normalised.clone(),
             how: how.to_owned(),
             subtree,
+            own,
         };
         if !self.out.writes.contains(&write) {
             self.out.writes.push(write);
@@ -1396,10 +1436,9 @@ impl Walker {
     /// `ln [-s] TARGET… LINK`: a link to `/`, to a lock-out file or folder, or to a folder that
     /// holds one makes every later write through the link a write there: it asks like the
     /// lock-out change itself.
-    fn check_link_targets(&mut self, args: &[String]) {
-        let (targets, link_folder) = link_targets(args);
+    fn check_link_targets(&mut self, targets: &[String], link_folder: Option<&str>) {
         for target in targets {
-            if is_dynamic_text(&target) {
+            if is_dynamic_text(target) {
                 self.unprovable(format!(
                     "`ln` links to `{target}`, a path only known when it runs"
                 ));
@@ -1407,12 +1446,12 @@ impl Walker {
             }
             // A relative symlink target is read from the folder of the link.
             let base = match &link_folder {
-                Some(folder) if !is_absolute(&target) => {
+                Some(folder) if !is_absolute(target) => {
                     Some(normalise_path(folder, self.cwd_path().as_deref()))
                 }
                 _ => self.cwd_path(),
             };
-            let mut resolved = normalise_path(&target, base.as_deref());
+            let mut resolved = normalise_path(target, base.as_deref());
             if resolved == ".." || resolved.starts_with("../") {
                 // It climbs out of a folder this analysis does not know: it may reach `/`, so
                 // what is left is judged as if it started there.
@@ -1568,44 +1607,17 @@ fn brace_expand(text: &str) -> Vec<String> {
         .collect()
 }
 
-const SHELL_NAMES: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "csh", "tcsh",
-];
-
-/// The argument that is a script file a shell, `source` or an interpreter runs.
-fn script_file_argument(name: &str, args: &[Word]) -> Option<usize> {
-    let interpreter = name.starts_with("python")
-        || name.starts_with("perl")
-        || name.starts_with("ruby")
-        || name.starts_with("php")
-        || matches!(name, "node" | "nodejs");
-    if matches!(name, "source" | ".") {
-        return (!args.is_empty()).then_some(0);
-    }
-    if !SHELL_NAMES.contains(&name) && !interpreter {
-        return None;
-    }
-    let mut index = 0;
-    while let Some(word) = args.get(index) {
-        let text = word.text.as_str();
-        if text == "--" {
-            return (index + 1 < args.len()).then_some(index + 1);
+/// Words holding text a wrapper replaces with its input when it runs (`xargs -I {}`, `find -exec
+/// … {}`) are only known then.
+fn mark_replaced(words: &mut [Word], replace: Option<&str>) {
+    let Some(replace) = replace.filter(|replace| !replace.is_empty()) else {
+        return;
+    };
+    for word in words.iter_mut() {
+        if word.text.contains(replace) {
+            word.dynamic = true;
         }
-        if interpreter && text == "-m" {
-            return None; // a module, not a file
-        }
-        if (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 {
-            if SHELL_NAMES.contains(&name)
-                && matches!(text, "-o" | "+o" | "--rcfile" | "--init-file")
-            {
-                index += 1;
-            }
-            index += 1;
-            continue;
-        }
-        return Some(index);
     }
-    None
 }
 
 /// `/etc/init.d/ssh` (also after `cd /etc/init.d`: `./ssh`): the service it controls.
@@ -1936,11 +1948,7 @@ fn args_text(words: &[Word]) -> Vec<String> {
     words.iter().map(|word| word.text.clone()).collect()
 }
 
-/// The command name a user means: the last path component, so `/usr/bin/../bin/rm` is `rm`.
-pub fn normalise_name(word: &str) -> String {
-    let trimmed = word.trim_end_matches('/');
-    trimmed.rsplit('/').next().unwrap_or(trimmed).to_owned()
-}
+pub use super::paths::normalise_name;
 
 fn text(node: Node<'_>, src: &[u8]) -> String {
     node.utf8_text(src).unwrap_or_default().to_owned()

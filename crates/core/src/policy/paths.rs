@@ -79,6 +79,12 @@ pub const LOCKOUT_PATHS: &[&str] = &[
     "/etc/default/ssh",
 ];
 
+/// The command name a user means: the last path component, so `/usr/bin/../bin/rm` is `rm`.
+pub fn normalise_name(word: &str) -> String {
+    let trimmed = word.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed).to_owned()
+}
+
 /// A path in one spelling: absolute (`/etc/ssh`), home-relative (`~/.ssh`), or relative to a
 /// folder the analysis does not know (`sshd_config`, kept relative).
 ///
