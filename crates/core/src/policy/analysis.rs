@@ -174,7 +174,11 @@ pub fn analyse(line: &str) -> Analysis {
         written: Vec::new(),
         file_runs: Vec::new(),
         empties_output: false,
+        safe_vars: Vec::new(),
     };
+    if let Some(reason) = history_expansion(line) {
+        walker.unprovable(reason);
+    }
     walker.script(line, &Frame::default());
     walker.check_file_runs();
     walker.out
@@ -262,6 +266,9 @@ struct Walker {
     file_runs: Vec<FileRun>,
     /// The redirections being recorded belong to a command that prints nothing (`: > f`).
     empties_output: bool,
+    /// Variables this line set to a literal value with nothing an arithmetic evaluation could
+    /// run (`n=5`, `for f in a b`): reading them in `$(( ))` is safe.
+    safe_vars: Vec<String>,
     /// Parser work left for this line (see [`PARSE_BUDGET`]).
     parse_budget: u32,
     /// When parsing stops whatever the count says (see [`PARSE_FUSE`]).
@@ -278,6 +285,8 @@ struct Word {
     obscured: bool,
     /// Unquoted glob characters (the shell expands them to file names).
     glob: bool,
+    /// An unquoted `{a,b}` group (the shell expands it into several words).
+    braces: bool,
 }
 
 impl Walker {
@@ -411,10 +420,52 @@ impl Walker {
                 self.children(node, src, frame);
                 self.cwd = cwd;
             }
+            "compound_statement" if text(node, src).starts_with("((") => {
+                // `(( … ))` evaluates its variables as arithmetic.
+                self.arithmetic(node, src);
+                self.substitutions(node, src);
+            }
             "program" | "list" | "compound_statement" | "do_group" | "else_clause"
             | "elif_clause" | "if_statement" | "while_statement" | "negated_command"
             | "case_item" => self.children(node, src, frame),
-            "for_statement" | "select_statement" | "case_statement" | "c_style_for_statement" => {
+            "c_style_for_statement" => {
+                // `for ((i=0; i<n; i++))`: what the initializer sets to a number is safe.
+                if let Some(init) = node.child_by_field_name("initializer") {
+                    self.note_safe_assignments(init, src);
+                }
+                for child in named_children(node) {
+                    match child.kind() {
+                        "do_group" | "compound_statement" => self.statement(child, src, frame),
+                        "comment" => {}
+                        _ => {
+                            self.arithmetic(child, src);
+                            self.substitutions(child, src);
+                        }
+                    }
+                }
+            }
+            "for_statement" | "select_statement" => {
+                // The loop variable takes the listed words: safe when they all are.
+                let literal = fields(node, "value").iter().all(|value| {
+                    matches!(value.kind(), "word" | "number" | "raw_string")
+                        && !text(*value, src).contains(['[', '$', '`'])
+                });
+                if let Some(variable) = node.child_by_field_name("variable") {
+                    self.set_safe(&text(variable, src), literal);
+                }
+                for child in named_children(node) {
+                    match child.kind() {
+                        "do_group" | "compound_statement" => self.statement(child, src, frame),
+                        "variable_name" | "comment" => {}
+                        _ => self.substitutions(child, src),
+                    }
+                }
+            }
+            "test_command" => {
+                self.test_expression(node, src);
+                self.substitutions(node, src);
+            }
+            "case_statement" => {
                 for child in named_children(node) {
                     match child.kind() {
                         "do_group" | "compound_statement" | "case_item" => {
@@ -461,20 +512,18 @@ impl Walker {
                 }
             }
             "declaration_command" => self.declaration(node, src, frame),
-            // `((i++))`, `[[ … ]]`, `unset`: no command runs, except substitutions inside.
-            "unset_command"
-            | "test_command"
-            | "comment"
-            | "heredoc_body"
-            | "heredoc_start"
-            | "heredoc_end"
-            | "arithmetic_expansion"
+            // `unset`: no command runs, except substitutions inside.
+            "unset_command" | "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end"
+            | "number" => self.substitutions(node, src),
+            "arithmetic_expansion"
             | "postfix_expression"
             | "binary_expression"
             | "unary_expression"
             | "parenthesized_expression"
-            | "ternary_expression"
-            | "number" => self.substitutions(node, src),
+            | "ternary_expression" => {
+                self.arithmetic(node, src);
+                self.substitutions(node, src);
+            }
             "ERROR" => {
                 self.unprovable("the shell syntax could not be parsed completely");
                 self.children(node, src, frame);
@@ -739,14 +788,24 @@ impl Walker {
     }
 
     fn assignment(&mut self, node: Node<'_>, src: &[u8], prefix: bool) {
-        let name = node
-            .child_by_field_name("name")
-            .map(|name| text(name, src))
-            .unwrap_or_default();
-        if let Some(value) = node.child_by_field_name("value") {
+        let name_node = node.child_by_field_name("name");
+        let name = name_node.map(|name| text(name, src)).unwrap_or_default();
+        if let Some(name_node) = name_node {
+            // `a[$x]=1`: the subscript is evaluated.
+            self.substitutions(name_node, src);
+        }
+        let value_node = node.child_by_field_name("value");
+        if let Some(value) = value_node {
             self.substitutions(value, src);
         }
         let name = name.split('[').next().unwrap_or_default().to_owned();
+        if !prefix {
+            let literal = value_node.is_none_or(|value| {
+                matches!(value.kind(), "word" | "number" | "raw_string")
+                    && !text(value, src).contains(['[', '$', '`', '('])
+            });
+            self.set_safe(&name, literal);
+        }
         if is_command_variable(&name)
             && let Some(value) = node.child_by_field_name("value")
         {
@@ -777,9 +836,19 @@ impl Walker {
             .first()
             .map(|child| text(*child, src))
             .unwrap_or_default();
+        let integer = named_children(node).iter().any(|child| {
+            let word = text(*child, src);
+            word.starts_with('-') && word[1..].contains('i')
+        });
         for child in named_children(node) {
             match child.kind() {
-                "variable_assignment" => self.assignment(child, src, false),
+                "variable_assignment" => {
+                    if integer && let Some(value) = child.child_by_field_name("value") {
+                        // `declare -i n=VALUE` evaluates VALUE as arithmetic.
+                        self.arithmetic_text(&text(value, src));
+                    }
+                    self.assignment(child, src, false)
+                }
                 "variable_name" | "word" => {
                     let name = text(child, src);
                     if name == "-f" && keyword == "export" {
@@ -815,12 +884,205 @@ impl Walker {
                 self.cwd = cwd;
                 self.depth -= 1;
             }
-            _ => {
+            kind => {
+                match kind {
+                    "arithmetic_expansion" => self.arithmetic(node, src),
+                    "subscript" => self.subscript(node, src),
+                    "expansion" => self.expansion_operators(node, src),
+                    _ => {}
+                }
                 self.depth += 1;
                 for child in named_children(node) {
                     self.substitutions(child, src);
                 }
                 self.depth -= 1;
+            }
+        }
+    }
+
+    /// Bash evaluates arithmetic on the value of every variable it names; a value such as
+    /// `a[$(cmd)]` runs cmd there (an array subscript is evaluated too). Only variables this line
+    /// set to plain values are known to be safe.
+    fn arithmetic(&mut self, node: Node<'_>, src: &[u8]) {
+        let mut names = Vec::new();
+        arithmetic_names(node, src, &mut names);
+        for name in names {
+            self.arithmetic_name(&name);
+        }
+    }
+
+    /// Arithmetic given as text (`let`, `declare -i n=…`).
+    fn arithmetic_text(&mut self, expression: &str) {
+        if expression.contains(['$', '`', '[']) {
+            self.unprovable(format!(
+                "arithmetic evaluates `{expression}`, which can run a command (an array subscript in a value is evaluated); what it holds is only known when it runs"
+            ));
+            return;
+        }
+        for name in identifiers(expression) {
+            self.arithmetic_name(&name);
+        }
+    }
+
+    fn arithmetic_name(&mut self, name: &str) {
+        if !self.is_safe(name) {
+            self.unprovable(format!(
+                "arithmetic evaluates `{name}`: a value such as `a[$(cmd)]` in it would run cmd, and what it holds is only known when it runs"
+            ));
+        }
+    }
+
+    fn is_safe(&self, name: &str) -> bool {
+        SAFE_SPECIALS.contains(&name) || self.safe_vars.iter().any(|safe| safe == name)
+    }
+
+    fn set_safe(&mut self, name: &str, safe: bool) {
+        self.safe_vars.retain(|known| known != name);
+        if safe && !name.is_empty() {
+            self.safe_vars.push(name.to_owned());
+        }
+    }
+
+    /// `i=0` in a c-style for loop's initializer (and `(( n = 5 ))`).
+    fn note_safe_assignments(&mut self, node: Node<'_>, src: &[u8]) {
+        if self.depth > MAX_DEPTH {
+            return;
+        }
+        if node.kind() == "variable_assignment"
+            && let (Some(name), Some(value)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("value"),
+            )
+        {
+            let number = value.kind() == "number";
+            self.set_safe(&text(name, src), number);
+            return;
+        }
+        self.depth += 1;
+        for child in named_children(node) {
+            self.note_safe_assignments(child, src);
+        }
+        self.depth -= 1;
+    }
+
+    /// `${a[INDEX]}`, `a[INDEX]=…`: an indexed array's subscript is arithmetic.
+    fn subscript(&mut self, node: Node<'_>, src: &[u8]) {
+        let Some(index) = node.child_by_field_name("index") else {
+            return;
+        };
+        let index_text = text(index, src);
+        if matches!(index_text.as_str(), "@" | "*") {
+            return;
+        }
+        let mut names = Vec::new();
+        arithmetic_names(index, src, &mut names);
+        for name in names {
+            self.arithmetic_name(&name);
+        }
+    }
+
+    /// `${x@P}` expands the value as a prompt, running any `$(…)` in it; `${!x}` expands the
+    /// variable named by x's value, whose subscript is evaluated.
+    fn expansion_operators(&mut self, node: Node<'_>, src: &[u8]) {
+        let raw = text(node, src);
+        let raw = raw.trim();
+        if raw.ends_with("@P}") {
+            self.unprovable(format!(
+                "`{raw}` expands a value as a prompt, which runs any `$(…)` in it"
+            ));
+        }
+        if let Some(rest) = raw.strip_prefix("${!") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let after = &rest[name.len()..];
+            let lists = after.starts_with("[@]")
+                || after.starts_with("[*]")
+                || after.starts_with('*')
+                || after.starts_with('@');
+            if !lists && !self.is_safe(&name) {
+                self.unprovable(format!(
+                    "`{raw}` expands the variable named by `{name}`'s value; a name such as `a[$(cmd)]` would run cmd"
+                ));
+            }
+        }
+    }
+
+    /// `[[ A -eq B ]]` evaluates A and B as arithmetic; `[[ -v a[I] ]]` evaluates I.
+    fn test_expression(&mut self, node: Node<'_>, src: &[u8]) {
+        if self.depth > MAX_DEPTH {
+            self.unprovable("shell commands nested too deeply to analyse");
+            return;
+        }
+        self.depth += 1;
+        self.test_expression_inner(node, src);
+        self.depth -= 1;
+    }
+
+    fn test_expression_inner(&mut self, node: Node<'_>, src: &[u8]) {
+        for child in named_children(node) {
+            match child.kind() {
+                "binary_expression" => {
+                    let arithmetic = anonymous_children(child)
+                        .into_iter()
+                        .chain(named_children(child))
+                        .filter(|part| part.kind() == "test_operator")
+                        .any(|operator| {
+                            matches!(
+                                text(operator, src).as_str(),
+                                "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"
+                            )
+                        });
+                    if arithmetic {
+                        for side in ["left", "right"] {
+                            if let Some(operand) = child.child_by_field_name(side) {
+                                self.test_operand(operand, src);
+                            }
+                        }
+                    }
+                    self.test_expression(child, src);
+                }
+                "unary_expression" => {
+                    let operator = named_children(child)
+                        .into_iter()
+                        .find(|part| part.kind() == "test_operator")
+                        .map(|operator| text(operator, src))
+                        .unwrap_or_default();
+                    if operator == "-v" {
+                        let operand = text(child, src);
+                        if let Some((_, index)) = operand.split_once('[') {
+                            self.arithmetic_text(index.trim_end_matches([']', ' ']));
+                        }
+                    }
+                    self.test_expression(child, src);
+                }
+                "parenthesized_expression" | "negated_expression" => {
+                    self.test_expression(child, src)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn test_operand(&mut self, operand: Node<'_>, src: &[u8]) {
+        match operand.kind() {
+            "number" => {}
+            "simple_expansion" | "expansion" | "variable_name" | "word" => {
+                let mut names = Vec::new();
+                arithmetic_names(operand, src, &mut names);
+                for name in names {
+                    self.arithmetic_name(&name);
+                }
+            }
+            _ => {
+                let raw = text(operand, src);
+                if raw
+                    .chars()
+                    .any(|c| c.is_ascii_alphabetic() || c == '$' || c == '[')
+                {
+                    self.arithmetic_text(&raw);
+                }
             }
         }
     }
@@ -947,6 +1209,21 @@ impl Walker {
             Stdin::Literal(text) if name == "cat" && words.len() == 1 => Some(text.clone()),
             _ => None,
         };
+        if name == "let" {
+            for word in words.iter().skip(1) {
+                // `let x=EXPR`: EXPR (and a subscript of x) is arithmetic.
+                let expression = match word.text.split_once('=') {
+                    Some((target, value)) if !target.contains('[') => value,
+                    _ => word.text.as_str(),
+                };
+                if word.dynamic {
+                    self.arithmetic_text("$");
+                } else {
+                    self.arithmetic_text(expression);
+                }
+            }
+        }
+        let words = expand_argument_braces(words);
         self.simple(words, &frame);
         for rest in rest_of_line {
             self.rest_of_heredoc_line(rest, src, &frame, body_output.clone());
@@ -1035,7 +1312,8 @@ impl Walker {
                 let mut inner = frame.clone();
                 inner.wrappers.push(texts[..inner_starts].to_vec());
                 inner.inherited.inherit(&verdict.judged);
-                if name == "xargs" {
+                // xargs adds arguments to the command, unless it replaces a string in it (`-I`).
+                if name == "xargs" && verdict.replace.is_none() {
                     inner.more_args_unknown = true;
                 }
                 let mut inner_words = words[inner_starts..].to_vec();
@@ -1607,6 +1885,186 @@ fn brace_expand(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Special parameters and shell variables whose value is always a plain number.
+const SAFE_SPECIALS: &[&str] = &[
+    "#",
+    "?",
+    "$",
+    "!",
+    "-",
+    "RANDOM",
+    "SECONDS",
+    "LINENO",
+    "BASHPID",
+    "PPID",
+    "UID",
+    "EUID",
+    "EPOCHSECONDS",
+    "SHLVL",
+    "HISTCMD",
+    "OPTIND",
+];
+
+/// The names an arithmetic expression reads: variables, bare words that are names, and the
+/// names inside `$x`/`${x}`. Command substitutions are commands, analysed on their own.
+fn arithmetic_names(node: Node<'_>, src: &[u8], out: &mut Vec<String>) {
+    arithmetic_names_at(node, src, out, 0);
+}
+
+fn arithmetic_names_at(node: Node<'_>, src: &[u8], out: &mut Vec<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        // Too deep to read: an unknown name, so the expression asks.
+        out.push("(an expression nested too deeply)".to_owned());
+        return;
+    }
+    match node.kind() {
+        "command_substitution" | "process_substitution" | "number" | "test_operator" => {}
+        "variable_name" | "word" | "special_variable_name" => {
+            out.extend(identifiers(&text(node, src)));
+        }
+        "simple_expansion" | "expansion" => {
+            let raw = text(node, src);
+            let inner = raw
+                .trim()
+                .trim_start_matches('$')
+                .trim_start_matches('{')
+                .trim_start_matches('!');
+            let name: String = inner
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let name = if name.is_empty() {
+                inner.chars().next().map(String::from).unwrap_or_default()
+            } else {
+                name
+            };
+            out.push(name);
+            for child in named_children(node) {
+                if child.kind() != "variable_name" {
+                    arithmetic_names_at(child, src, out, depth + 1);
+                }
+            }
+        }
+        _ => {
+            for child in named_children(node) {
+                arithmetic_names_at(child, src, out, depth + 1);
+            }
+        }
+    }
+}
+
+/// The names in an arithmetic text (`x+y*2` → x, y); numbers (`0x1f`, `2#101`) are not names.
+fn identifiers(expression: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut current = String::new();
+    let mut in_number = false;
+    for c in expression.chars().chain([' ']) {
+        if c.is_ascii_alphanumeric() || c == '_' || (in_number && c == '#') {
+            if current.is_empty() {
+                in_number = c.is_ascii_digit();
+            }
+            current.push(c);
+        } else {
+            if !current.is_empty() && !in_number {
+                names.push(std::mem::take(&mut current));
+            }
+            current.clear();
+            in_number = false;
+        }
+    }
+    names
+}
+
+/// Bash's brace expansion of the arguments (`cp F{.bak,}` is `cp F.bak F`), so a program's spec
+/// sees the words it gets. At most a few hundred words; beyond that the word stays as written.
+fn expand_argument_braces(words: Vec<Word>) -> Vec<Word> {
+    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    for (index, word) in words.into_iter().enumerate() {
+        if index == 0 || !word.braces || !is_brace_pattern(&word.text) {
+            out.push(word);
+            continue;
+        }
+        let mut texts = vec![word.text.clone()];
+        for _ in 0..8 {
+            let next: Vec<String> = texts.iter().flat_map(|text| brace_expand(text)).collect();
+            if next == texts || next.len() > 256 {
+                break;
+            }
+            texts = next;
+        }
+        out.extend(texts.into_iter().map(|text| Word {
+            glob: has_unquoted_glob(&text),
+            braces: false,
+            text,
+            ..word.clone()
+        }));
+    }
+    out
+}
+
+/// History expansion in an interactive bash (`!!`, `!rm`, `cat !$`, `^old^new`) runs or inserts
+/// an earlier command line, which this line does not show. `!` is expanded anywhere but inside
+/// single quotes or after a backslash, unless a blank, `=`, `(` or the end follows it.
+fn history_expansion(line: &str) -> Option<String> {
+    if line.trim_start().starts_with('^') {
+        return Some(
+            "`^old^new` repeats the previous command line with a change (history expansion); what it runs is not in this line"
+                .to_owned(),
+        );
+    }
+    let chars: Vec<char> = line.chars().collect();
+    let mut single = false;
+    let mut double = false;
+    let mut index = 0;
+    while index < chars.len() {
+        let c = chars[index];
+        match c {
+            '\\' if !single => {
+                index += 2;
+                continue;
+            }
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            // The history comment character: the rest of the line is not expanded.
+            '#' if !single
+                && !double
+                && index
+                    .checked_sub(1)
+                    .is_none_or(|at| chars[at].is_whitespace()) =>
+            {
+                while index < chars.len() && chars[index] != '\n' {
+                    index += 1;
+                }
+                continue;
+            }
+            '!' if !single => {
+                let next = chars.get(index + 1).copied();
+                let previous = index.checked_sub(1).and_then(|at| chars.get(at)).copied();
+                let quiet = match next {
+                    None => true,
+                    Some(next) => {
+                        next.is_whitespace() || matches!(next, '=' | '(') || (double && next == '"')
+                    }
+                };
+                let parameter = matches!(previous, Some('$'))
+                    || (previous == Some('{') && index >= 2 && chars[index - 2] == '$');
+                if !quiet && !parameter {
+                    let word: String = chars[index..]
+                        .iter()
+                        .take_while(|c| !c.is_whitespace())
+                        .collect();
+                    return Some(format!(
+                        "`{word}` is history expansion in an interactive shell: it runs or inserts an earlier command line, which this line does not show"
+                    ));
+                }
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    None
+}
+
 /// Words holding text a wrapper replaces with its input when it runs (`xargs -I {}`, `find -exec
 /// … {}`) are only known then.
 fn mark_replaced(words: &mut [Word], replace: Option<&str>) {
@@ -1982,6 +2440,7 @@ fn word_value(node: Node<'_>, src: &[u8]) -> Word {
         | "special_variable_name"
         | "variable_name" => Word {
             glob: has_unquoted_glob(&raw),
+            braces: is_brace_pattern(&raw),
             text: unescape_unquoted(&raw),
             ..Word::default()
         },
@@ -2001,18 +2460,30 @@ fn word_value(node: Node<'_>, src: &[u8]) -> Word {
         "string" | "translated_string" => string_value(node, src),
         "concatenation" => {
             let mut word = Word::default();
+            // The unquoted text, with quoted parts as a placeholder: brace groups are unquoted.
+            let mut unquoted = String::new();
             for child in children_with_gaps(node, src) {
                 match child {
-                    Part::Gap(gap) => word.text.push_str(&unescape_unquoted(&gap)),
+                    Part::Gap(gap) => {
+                        unquoted.push_str(&gap);
+                        word.text.push_str(&unescape_unquoted(&gap));
+                    }
                     Part::Node(child) => {
+                        if matches!(child.kind(), "word" | "number" | "brace_expression") {
+                            unquoted.push_str(&text(child, src));
+                        } else {
+                            unquoted.push('Q');
+                        }
                         let part = word_value(child, src);
                         word.text.push_str(&part.text);
                         word.dynamic |= part.dynamic;
                         word.obscured |= part.obscured;
                         word.glob |= part.glob;
+                        word.braces |= part.braces;
                     }
                 }
             }
+            word.braces |= is_brace_pattern(&unquoted);
             word
         }
         "simple_expansion" | "expansion" => {
@@ -2034,6 +2505,7 @@ fn word_value(node: Node<'_>, src: &[u8]) -> Word {
         "brace_expression" => Word {
             text: raw,
             glob: true,
+            braces: true,
             ..Word::default()
         },
         _ => Word {

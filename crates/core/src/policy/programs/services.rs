@@ -285,7 +285,9 @@ fn ansible(call: &Call<'_>, verdict: &mut Verdict) {
     let module = call.value("--module-name").unwrap_or("command");
     let module = module.rsplit('.').next().unwrap_or(module);
     let remote = format!("every host in {hosts} (ansible)");
-    for (args, index) in call.values("--args") {
+    // `--list-hosts` only lists the hosts: nothing runs.
+    let lists = call.has("--list-hosts");
+    for (args, index) in call.values("--args").into_iter().filter(|_| !lists) {
         if COMMAND_MODULES.contains(&module) {
             verdict.script(args, format!("ansible -m {module}"), Some(index), false);
             if let Some(last) = verdict.runs.last_mut() {
