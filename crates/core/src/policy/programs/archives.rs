@@ -413,7 +413,9 @@ pub const SPECS: &[Spec] = &[
                --info-memory
                -h, --help
                -H, --long-help
-               -V, --version",
+               -V, --version
+               --fast
+               --best",
         hook: Some(compressor),
     },
     Spec {
@@ -480,7 +482,11 @@ pub const SPECS: &[Spec] = &[
                --row-match-finder, --no-row-match-finder
                --mmap-dict, --no-mmap-dict
                --pass-through, --no-pass-through
-               --verbose",
+               --verbose
+               -z, --compress
+               -n, --no-name
+               --best
+               --no-compress-literals, --compress-literals",
         hook: Some(compressor),
     },
     Spec {

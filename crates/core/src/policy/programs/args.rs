@@ -267,9 +267,11 @@ fn read_option<'t>(call: &mut Call<'t>, levels: &[&'t Level], index: usize, loos
             }
             Err(_)
                 if levels.iter().any(|level| level.negatable)
-                    && name
-                        .strip_prefix("--no-")
-                        .is_some_and(|rest| long(levels, &format!("--{rest}")).is_ok()) =>
+                    && name.strip_prefix("--no-").is_some_and(|rest| {
+                        long(levels, &format!("--{rest}")).is_ok()
+                            || (rest.chars().count() == 1
+                                && rest.chars().next().and_then(|c| short(levels, c)).is_some())
+                    }) =>
             {
                 // `--no-X` only turns a known option off.
                 index + 1

@@ -45,7 +45,9 @@ pub const SPECS: &[Spec] = &[
                -w, --print-directory
                --no-print-directory
                -W FILE, --what-if=FILE, --new-file=FILE, --assume-new=FILE
-               --warn-undefined-variables",
+               --warn-undefined-variables
+               --jobserver-fds=FDS
+               --jobserver-auth=FDS",
         hook: Some(make),
     },
     Spec {

@@ -103,7 +103,9 @@ pub const SPECS: &[Spec] = &[
                -w, --wait
                -X, --xml
                -p[PASSWORD], --password[=PASSWORD]
-               --pager[=PAGER] : runs less more most cat",
+               --pager[=PAGER] : runs less more most cat
+               -i, --ignore-spaces
+               --skip-reconnect",
         hook: Some(mysql),
     },
     Spec {

@@ -21,6 +21,7 @@ pub const SPECS: &[Spec] = &[Spec {
     names: &["git"],
     family: "git",
     text: "@operands args
+               @negatable
                -v, --version
                -h, --help
                -C X
@@ -590,6 +591,8 @@ pub const SPECS: &[Spec] = &[Spec {
                --pathspec-file-nul, --no-pathspec-file-nul
                @end
                @sub status : read-only
+               @negatable
+               --summary-limit=N
                @use git-31
                -s, --short, --no-short
                -b, --branch, --no-branch
@@ -607,6 +610,7 @@ pub const SPECS: &[Spec] = &[Spec {
                -M
                --find-renames[=X]
                @sub log : read-only
+               @negatable
                @numeric
                @use git-1
                @use git-6
@@ -616,19 +620,29 @@ pub const SPECS: &[Spec] = &[Spec {
                --log-size
                -n X, --max-count=X
                @sub diff : read-only
+               @negatable
+               -1, --base
+               -2, --ours
+               -3, --theirs
+               --diff-merges=FORMAT
                @use git-2
                --ignore-space-at-eol
                -0
                @sub show : read-only
+               @negatable
                @use git-1
                @sub whatchanged : read-only
+               @negatable
                @use git-21
                @sub blame : read-only
+               @negatable
                @use git-9
                -e, --show-email
                @sub annotate : read-only
+               @negatable
                @use git-9
                @sub describe : read-only
+               @negatable
                @use git-36
                --contains, --no-contains
                --debug, --no-debug
@@ -646,6 +660,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --broken[=X]
                --no-broken
                @sub shortlog : read-only
+               @negatable
                @numeric
                @use git-8
                @use git-35
@@ -660,6 +675,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --max-count=X
                --author=X
                @sub rev-parse : read-only
+               @negatable
                @use git-25
                --parseopt
                --sq-quote
@@ -699,6 +715,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --show-prefix
                --show-object-format[=X]
                @sub rev-list : read-only
+               @negatable
                @numeric
                @use git-6
                @use git-22
@@ -739,6 +756,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --commit-header
                --timestamp
                @sub ls-files : read-only
+               @negatable
                @use git-37
                -v
                -f
@@ -768,6 +786,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --deduplicate, --no-deduplicate
                --sparse, --no-sparse
                @sub ls-tree : read-only
+               @negatable
                @use git-37
                -d
                -r
@@ -778,6 +797,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --full-name, --no-full-name
                --full-tree, --no-full-tree
                @sub ls-remote : read-only
+               @negatable
                -q, --quiet, --no-quiet
                --upload-pack=X : runs *
                --no-upload-pack
@@ -793,6 +813,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-server-option
                -h, --heads
                @sub cat-file : read-only
+               @negatable
                -e
                -p
                -t
@@ -813,6 +834,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --path=X
                -z
                @sub grep : read-only
+               @negatable
                @numeric
                --cached, --no-cached
                --no-index
@@ -871,6 +893,7 @@ pub const SPECS: &[Spec] = &[Spec {
                -m X, --max-count=X
                --no-max-count
                @sub reflog : read-only
+               @negatable
                @subs-optional
                --all
                --single-worktree
@@ -882,6 +905,7 @@ pub const SPECS: &[Spec] = &[Spec {
                -n, --dry-run
                --verbose
                @sub show-ref : read-only
+               @negatable
                --tags, --no-tags
                --branches, --no-branches
                --exists, --no-exists
@@ -896,6 +920,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --exclude-existing[=X]
                --heads
                @sub for-each-ref : read-only
+               @negatable
                @use git-18
                -s, --shell, --no-shell
                -p, --perl, --no-perl
@@ -909,9 +934,11 @@ pub const SPECS: &[Spec] = &[Spec {
                --stdin, --no-stdin
                --include-root-refs, --no-include-root-refs
                @sub count-objects : read-only
+               @negatable
                -v, --verbose, --no-verbose
                -H, --human-readable, --no-human-readable
                @sub fsck : read-only
+               @negatable
                -v, --verbose, --no-verbose
                --unreachable, --no-unreachable
                --dangling, --no-dangling
@@ -926,12 +953,14 @@ pub const SPECS: &[Spec] = &[Spec {
                --progress, --no-progress
                --name-objects, --no-name-objects
                @sub merge-base : read-only
+               @negatable
                -a, --all, --no-all
                --octopus
                --independent
                --is-ancestor
                --fork-point
                @sub name-rev : read-only
+               @negatable
                @use git-36
                --name-only, --no-name-only
                --refs=X
@@ -940,12 +969,15 @@ pub const SPECS: &[Spec] = &[Spec {
                --annotate-stdin
                --stdin
                @sub cherry : read-only
+               @negatable
                --abbrev[=X]
                --no-abbrev
                -v, --verbose, --no-verbose
                @sub version : read-only
+               @negatable
                --build-options, --no-build-options
                @sub help : read-only
+               @negatable
                -a, --all
                --external-commands, --no-external-commands
                --aliases, --no-aliases
@@ -958,8 +990,10 @@ pub const SPECS: &[Spec] = &[Spec {
                --developer-interfaces
                -c, --config
                @sub var : read-only
+               @negatable
                -l
                @sub check-ignore : read-only
+               @negatable
                -q, --quiet, --no-quiet
                -v, --verbose, --no-verbose
                --stdin, --no-stdin
@@ -968,6 +1002,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-index
                --index
                @sub check-attr : read-only
+               @negatable
                -a, --all, --no-all
                --cached, --no-cached
                --stdin, --no-stdin
@@ -975,16 +1010,19 @@ pub const SPECS: &[Spec] = &[Spec {
                --source=X
                --no-source
                @sub check-mailmap : read-only
+               @negatable
                --stdin, --no-stdin
                --mailmap-file=X
                --no-mailmap-file
                --mailmap-blob=X
                --no-mailmap-blob
                @sub check-ref-format : read-only
+               @negatable
                --allow-onelevel, --no-allow-onelevel
                --refspec-pattern
                --normalize
                @sub diff-tree : read-only
+               @negatable
                @use git-3
                @use git-16
                -r
@@ -996,21 +1034,26 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-commit-id
                --always
                @sub diff-index : read-only
+               @negatable
                @use git-3
                --cached
                @sub diff-files : read-only
+               @negatable
                @use git-4
                -c, --cc
                -q
                @sub verify-commit : read-only
+               @negatable
                -v, --verbose, --no-verbose
                --raw, --no-raw
                @sub verify-tag : read-only
+               @negatable
                -v, --verbose, --no-verbose
                --raw, --no-raw
                --format=X
                --no-format
                @sub range-diff : read-only
+               @negatable
                @use git-2
                @use git-42
                --no-dual-color
@@ -1018,6 +1061,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --left-only, --no-left-only
                --right-only, --no-right-only
                @sub show-branch : read-only
+               @negatable
                -a, --all, --no-all
                -r, --remotes, --no-remotes
                --color[=X]
@@ -1038,6 +1082,7 @@ pub const SPECS: &[Spec] = &[Spec {
                -g
                --reflog[=X]
                @sub branch : read-only
+               @negatable
                @use git-14
                -v, --verbose, --no-verbose
                -q, --quiet, --no-quiet
@@ -1063,6 +1108,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --set-upstream
                --unset-upstream
                @sub tag : read-only
+               @negatable
                @use git-14
                @use git-26
                -l, --list
@@ -1074,9 +1120,11 @@ pub const SPECS: &[Spec] = &[Spec {
                -u X, --local-user=X
                --no-local-user
                @sub remote : read-only
+               @negatable
                @subs-optional
                -v, --verbose, --no-verbose
                @sub config : read-only
+               @negatable
                @subs-optional
                --replace-all
                --add
@@ -1109,6 +1157,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --includes, --no-includes
                --default=X
                @sub stash : read-only
+               @negatable
                @subs-optional
                -a, --all
                -u, --include-untracked, --no-include-untracked
@@ -1121,6 +1170,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --pathspec-file-nul
                -q, --quiet
                @sub worktree : read-only
+               @negatable
                @subs-optional
                @use git-43
                -b X, -B X
@@ -1134,6 +1184,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --expire=X
                --reason=X
                @sub submodule : read-only
+               @negatable
                @subs-optional
                -q, --quiet
                --progress
@@ -1158,6 +1209,7 @@ pub const SPECS: &[Spec] = &[Spec {
                -j X, --jobs=X
                --single-branch, --no-single-branch
                @sub notes : read-only
+               @negatable
                @subs-optional
                @use git-43
                --ref=X
@@ -1173,10 +1225,12 @@ pub const SPECS: &[Spec] = &[Spec {
                --commit
                --abort
                @sub bisect : read-only
+               @negatable
                @subs-optional
                --no-checkout
                --first-parent
                @sub add : changes
+               @negatable
                @use git-32
                -v, --verbose, --no-verbose
                -i, --interactive, --no-interactive
@@ -1195,6 +1249,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --ignore-missing
                --no-warn-embedded-repo
                @sub commit, ci : changes
+               @negatable
                @use git-26
                @use git-31
                @use git-38
@@ -1234,12 +1289,14 @@ pub const SPECS: &[Spec] = &[Spec {
                --allow-empty
                --allow-empty-message
                @sub checkout, co : changes
+               @negatable
                @use git-15
                @use git-23
                -b X
                -B X
                -l
                @sub switch : changes
+               @negatable
                @use git-15
                -c X, --create=X
                --no-create
@@ -1248,6 +1305,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --discard-changes, --no-discard-changes
                --merge.
                @sub restore : changes
+               @negatable
                @use git-23
                @use git-27
                -s X, --source=X
@@ -1256,6 +1314,7 @@ pub const SPECS: &[Spec] = &[Spec {
                -W, --worktree, --no-worktree
                --ignore-unmerged, --no-ignore-unmerged
                @sub reset : changes
+               @negatable
                @use git-38
                --no-refresh
                --refresh
@@ -1268,6 +1327,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-recurse-submodules
                -N, --intent-to-add, --no-intent-to-add
                @sub merge : changes
+               @negatable
                @use git-12
                @use git-39
                -n
@@ -1284,6 +1344,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --overwrite-ignore, --no-overwrite-ignore
                --signoff, --no-signoff
                @sub rebase : changes
+               @negatable
                @use git-17
                --onto=X
                --no-onto
@@ -1322,6 +1383,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --ignore-date
                --format=X
                @sub pull : changes
+               @negatable
                @use git-10
                @use git-12
                -r, --no-rebase
@@ -1338,6 +1400,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --atomic
                --prefetch
                @sub fetch : changes
+               @negatable
                @use git-10
                @use git-33
                --atomic, --no-atomic
@@ -1355,6 +1418,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --submodule-prefix=X
                --recurse-submodules-default=X
                @sub push : network sends commits to another repository
+               @negatable
                @use git-39
                --repo=X
                --no-repo
@@ -1387,6 +1451,7 @@ pub const SPECS: &[Spec] = &[Spec {
                -4, --ipv4
                -6, --ipv6
                @sub clone : changes
+               @negatable
                @use git-19
                @use git-28
                @use git-33
@@ -1423,6 +1488,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-bundle-uri
                --reject-shallow, --no-reject-shallow
                @sub init : changes
+               @negatable
                @use git-28
                --shared[=X]
                -q, --quiet, --no-quiet
@@ -1431,18 +1497,21 @@ pub const SPECS: &[Spec] = &[Spec {
                --object-format=X
                --no-object-format
                @sub rm : changes
+               @negatable
                @use git-32
                -q, --quiet, --no-quiet
                --cached, --no-cached
                -r
                --ignore-unmatch
                @sub mv : changes
+               @negatable
                -v, --verbose, --no-verbose
                -n, --dry-run, --no-dry-run
                -f, --force, --no-force
                -k
                --sparse, --no-sparse
                @sub clean : changes
+               @negatable
                -q, --quiet, --no-quiet
                -n, --dry-run, --no-dry-run
                -f, --force, --no-force
@@ -1452,6 +1521,7 @@ pub const SPECS: &[Spec] = &[Spec {
                -x
                -X
                @sub cherry-pick : changes
+               @negatable
                @use git-13
                -x
                --ff, --no-ff
@@ -1461,9 +1531,12 @@ pub const SPECS: &[Spec] = &[Spec {
                --empty=X
                -r
                @sub revert : changes
+               @negatable
                @use git-13
                --reference, --no-reference
                @sub am : changes
+               @negatable
+               -b
                @use git-17
                @use git-24
                -i, --interactive, --no-interactive
@@ -1488,6 +1561,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-message-id
                --resolvemsg=X
                @sub apply : changes
+               @negatable
                @use git-24
                @use git-40
                --no-add
@@ -1516,6 +1590,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --allow-binary-replacement, --binary
                --inaccurate-eof
                @sub format-patch : changes
+               @negatable
                @numeric
                @use git-11
                @use git-20
@@ -1581,6 +1656,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --encode-email-headers, --no-encode-email-headers
                --root
                @sub archive : changes
+               @negatable
                @numeric
                --format=X
                --no-format
@@ -1602,6 +1678,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --exec=X : runs *
                --no-exec
                @sub gc : changes
+               @negatable
                -q, --quiet, --no-quiet
                --prune[=X]
                --no-prune
@@ -1613,6 +1690,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --force, --no-force
                --keep-largest-pack, --no-keep-largest-pack
                @sub prune : changes
+               @negatable
                -n, --dry-run, --no-dry-run
                -v, --verbose, --no-verbose
                --progress, --no-progress
@@ -1620,6 +1698,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-expire
                --exclude-promisor-objects, --no-exclude-promisor-objects
                @sub repack : changes
+               @negatable
                -a
                -A
                --cruft, --no-cruft
@@ -1659,6 +1738,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-filter-to
                -m, --write-midx
                @sub pack-refs : changes
+               @negatable
                --all, --no-all
                --prune, --no-prune
                --auto, --no-auto
@@ -1667,6 +1747,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --exclude=X
                --no-exclude
                @sub maintenance : changes
+               @negatable
                @subs-optional
                --auto
                --schedule
@@ -1674,8 +1755,10 @@ pub const SPECS: &[Spec] = &[Spec {
                --task=X
                --scheduler=X
                @sub sparse-checkout : changes
+               @negatable
                @subs-optional
                @sub update-index : changes
+               @negatable
                -q
                --ignore-submodules, --no-ignore-submodules
                --add, --no-add
@@ -1712,6 +1795,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --ignore-missing
                --no-assume-unchanged
                @sub update-ref : changes
+               @negatable
                -m X
                -d
                --no-deref
@@ -1720,12 +1804,14 @@ pub const SPECS: &[Spec] = &[Spec {
                --stdin, --no-stdin
                --create-reflog, --no-create-reflog
                @sub symbolic-ref : changes
+               @negatable
                -q, --quiet, --no-quiet
                -d, --delete, --no-delete
                --short, --no-short
                --recurse, --no-recurse
                -m X
                @sub mergetool : changes
+               @negatable
                -t X, --tool=X : unprovable runs a merge tool named in git's settings
                --tool-help
                -y, --no-prompt
@@ -1734,6 +1820,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-gui
                -O X
                @sub difftool : changes
+               @negatable
                -g, --gui, --no-gui : unprovable runs a diff tool named in git's settings
                -d, --dir-diff, --no-dir-diff
                -y, --no-prompt
@@ -1750,6 +1837,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --rotate-to=X
                --skip-to=X
                @sub filter-branch : changes
+               @negatable
                --setup=X
                --subdirectory-filter=X
                --env-filter=X : runs *
@@ -1765,8 +1853,10 @@ pub const SPECS: &[Spec] = &[Spec {
                -f, --force
                --state-branch=X
                @sub rerere : changes
+               @negatable
                --rerere-autoupdate, --no-rerere-autoupdate
                @sub bundle : changes
+               @negatable
                @subs-optional
                --progress
                --all-progress
@@ -1775,6 +1865,7 @@ pub const SPECS: &[Spec] = &[Spec {
                -q, --quiet
                --since=X
                @sub hash-object : changes
+               @negatable
                -t X
                -w
                --stdin, --no-stdin
@@ -1785,6 +1876,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --path=X
                --no-path
                @sub replace : changes
+               @negatable
                -l, --list
                -d, --delete
                -e, --edit
@@ -1795,6 +1887,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --format=X
                --no-format
                @sub lfs : changes
+               @negatable
                @subs-optional",
     hook: Some(git),
 }];

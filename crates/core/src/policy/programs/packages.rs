@@ -73,6 +73,7 @@ pub const SPECS: &[Spec] = &[
                -n, --names-only
                --solver=SOLVER
                --color, --no-color
+               --with-source=FILE : reads
                @sub list, search, show, showsrc, policy, depends, rdepends, changelog, check, download, source, moo, madison, pkgnames : read-only
                @sub update : changes refreshes the package lists
                @sub upgrade, full-upgrade, dist-upgrade, dselect-upgrade : changes upgrades packages

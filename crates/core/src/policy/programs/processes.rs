@@ -47,7 +47,9 @@ pub const SPECS: &[Spec] = &[
                -x
                -d
                -h, --help
-               -V, --version",
+               -V, --version
+               --deprecated
+               --dry-run",
         hook: Some(sysctl),
     },
     Spec {

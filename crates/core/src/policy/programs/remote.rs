@@ -334,7 +334,15 @@ pub const SPECS: &[Spec] = &[
                --ipv4, -4
                --ipv6, -6
                --version, -V
-               --help",
+               --help
+               --daemon : changes starts the rsync daemon
+               --config=FILE : reads
+               --dparam=PARAM
+               --no-detach
+               --cc=NAME
+               --zc=NAME
+               --zl=NUM
+               --zt=NUM",
         hook: Some(rsync),
     },
     Spec {
@@ -577,7 +585,25 @@ pub const SPECS: &[Spec] = &[
                -v, --verbose
                -V, --version
                -w X, --write-out=X
-               --xattr",
+               --xattr
+               --eprt, --no-eprt
+               --epsv, --no-epsv
+               --disallow-username-in-url
+               --http2-prior-knowledge
+               --ignore-content-length
+               -j, --junk-session-cookies
+               --mail-rcpt-allowfails
+               -:, --next
+               --parallel-immediate
+               --proxy-ssl-allow-beast
+               --proxy-ssl-auto-client-cert
+               -J, --remote-header-name
+               --no-remote-name
+               --socks5-hostname=HOST
+               --ssl-auto-client-cert
+               --ssl-revoke-best-effort
+               --suppress-connect-headers
+               --trace-ascii=FILE : writes",
         hook: Some(curl),
     },
     Spec {
@@ -735,7 +761,19 @@ pub const SPECS: &[Spec] = &[
                -I X, --include-directories=X
                --trust-server-names
                -X X, --exclude-directories=X
-               -np, --no-parent",
+               -np, --no-parent
+               --input-metalink=FILE : reads
+               --keep-badhash
+               --metalink-over-http
+               --metalink-index=N
+               --preferred-location=URL
+               --bind-dns-address=ADDRESS
+               --dns-servers=ADDRESSES
+               --retry-on-host-error
+               --check-certificate
+               --random-file=FILE : reads
+               --egd-file=FILE : reads
+               --no-ftps-resume-ssl",
         hook: Some(wget),
     },
     Spec {

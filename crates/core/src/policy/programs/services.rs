@@ -158,6 +158,10 @@ pub const SPECS: &[Spec] = &[
                --manual-cleanup-hook=X : runs *
                --webroot-path=X, -w X
                --webroot-map=X
+               --key-type=TYPE
+               --http-01-port=PORT
+               --http-01-address=ADDRESS
+               --reason=REASON
                @sub certificates : read-only
                @sub plugins : read-only
                @sub run : changes

@@ -86,6 +86,15 @@ pub const SPECS: &[Spec] = &[
                --read-only
                --mkdir
                --marked
+               --with-dependencies
+               --after
+               --before
+               --fail
+               --message=TEXT
+               --reboot-argument=ARG
+               --marked
+               --drop-in=NAME
+               --when=TIME
                @sub list-units, list-automounts, list-paths, list-sockets, list-timers, is-active, is-failed, status, show, cat, help, list-dependencies, list-unit-files, is-enabled, get-default, list-machines, list-jobs, show-environment, is-system-running : read-only
                @sub start, stop, reload, restart, try-restart, reload-or-restart, try-reload-or-restart, kill, clean, freeze, thaw, set-property, bind, mount-image, service-log-level, service-log-target, reset-failed, enable, disable, reenable, preset, preset-all, mask, unmask, link, revert, add-wants, add-requires, edit, daemon-reload, daemon-reexec, log-level, log-target, service-watchdogs, set-environment, unset-environment, import-environment, cancel, suspend, hibernate, hybrid-sleep, suspend-then-hibernate, sleep, condreload, condrestart, condstop, force-reload, whoami : changes
                @sub halt, poweroff, reboot, kexec, soft-reboot, rescue, emergency, exit, switch-root : dangerous shuts down or restarts the server
@@ -158,7 +167,8 @@ pub const SPECS: &[Spec] = &[
                --list-catalog
                --dump-catalog
                --update-catalog : changes rebuilds the message catalog
-               --setup-keys : changes makes sealing keys",
+               --setup-keys : changes makes sealing keys
+               -l, --full",
         hook: None,
     },
     Spec {
@@ -188,6 +198,7 @@ pub const SPECS: &[Spec] = &[
                -a, --all
                --value
                @subs-optional
+               --adjust-system-clock
                @sub status, show, list-timezones, timesync-status, show-timesync : read-only
                @sub set-time, set-timezone, set-local-rtc, set-ntp, ntp-servers : changes
                @sub revert : changes",

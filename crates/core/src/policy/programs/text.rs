@@ -66,7 +66,8 @@ pub const SPECS: &[Spec] = &[
                --group-separator=X
                --no-group-separator
                --colour[=X]
-               -U, --binary",
+               -U, --binary
+               --color[=WHEN]",
         hook: None,
     },
     Spec {
@@ -137,7 +138,9 @@ pub const SPECS: &[Spec] = &[
                --usage
                -V, --version
                -H[BROWSER] : runs+ firefox lynx w3m links elinks chromium x-www-browser
-               --html[=BROWSER] : runs+ firefox lynx w3m links elinks chromium x-www-browser",
+               --html[=BROWSER] : runs+ firefox lynx w3m links elinks chromium x-www-browser
+               --nh, --no-hyphenation
+               --nj",
         hook: None,
     },
     Spec {

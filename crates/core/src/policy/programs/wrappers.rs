@@ -526,7 +526,10 @@ pub const SPECS: &[Spec] = &[
                -Z, --failed-only
                -z, --successful-only
                --seccomp-bpf
-               --tips[=OPTIONS]",
+               --tips[=OPTIONS]
+               --silent=SET, --silence=SET
+               --timestamps[=FORMAT]
+               --pidns-translation",
         hook: None,
     },
     Spec {
