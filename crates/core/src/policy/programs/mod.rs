@@ -326,11 +326,14 @@ fn copy_writes(call: &Call<'_>, verdict: &mut Verdict) {
     }
 }
 
-/// Whether a program's spec accepts an option spelling (under a subcommand path), as the reader
-/// would when the program is run (`-b20`, `--remove-f` and `--no-perms` count when the spec
-/// takes them): `None` when there is no spec or the path is not one of its subcommands. For the
-/// spec tests and `kaiport policy explain`.
-pub fn accepts_option(program: &str, path: &[&str], option: &str) -> Option<bool> {
+/// Reads one option spelling alone (under a subcommand path) with the program's spec, as the
+/// spec tests and `kaiport policy explain` ask about options.
+fn read_alone<R>(
+    program: &str,
+    path: &[&str],
+    option: &str,
+    look: impl FnOnce(&Call<'_>) -> Option<R>,
+) -> Option<R> {
     let entry = registry().find(program)?;
     let table = entry.table.as_ref().ok()?;
     let mut args: Vec<String> = path.iter().map(|word| (*word).to_owned()).collect();
@@ -340,12 +343,47 @@ pub fn accepts_option(program: &str, path: &[&str], option: &str) -> Option<bool
     if call.path.len() != path.len() {
         return None;
     }
-    let level = call.level();
-    if level.loose || level.opaque && !level.options.iter().any(|def| def.has(option)) {
-        // The spec's own code reads these arguments: only a listed spelling counts.
-        return Some(level.loose || level.options.iter().any(|def| def.has(option)));
-    }
-    Some(call.unknown.is_empty())
+    look(&call)
+}
+
+/// Whether a program's spec accepts an option spelling (under a subcommand path), as the reader
+/// would when the program is run (`-b20`, `--remove-f` and `--no-perms` count when the spec
+/// takes them): `None` when there is no spec or the path is not one of its subcommands.
+pub fn accepts_option(program: &str, path: &[&str], option: &str) -> Option<bool> {
+    read_alone(program, path, option, |call| {
+        let level = call.level();
+        if level.loose || level.opaque {
+            // The spec's own code reads these arguments: only a listed spelling counts.
+            return Some(level.loose || level.options.iter().any(|def| def.has(option)));
+        }
+        Some(call.unknown.is_empty())
+    })
+}
+
+/// The class of an option spelling as the spec reads it (under a subcommand path), with whether
+/// it takes a value; `None` when the spec does not take it.
+pub fn option_class(program: &str, path: &[&str], option: &str) -> Option<(Class, model::Arity)> {
+    read_alone(program, path, option, |call| {
+        if !call.unknown.is_empty() {
+            return None;
+        }
+        // `--no-X` of a known option only turns it off.
+        Some(
+            call.options
+                .last()
+                .map_or((Class::Harmless, model::Arity::Flag), |found| {
+                    (found.def.class.clone(), found.def.arity)
+                }),
+        )
+    })
+}
+
+/// Whether a program's spec is complete (every option listed) rather than `@loose`.
+pub fn is_complete(program: &str) -> bool {
+    registry()
+        .find(program)
+        .and_then(|entry| entry.table.as_ref().ok())
+        .is_some_and(|table| !table.root.loose)
 }
 
 #[cfg(test)]

@@ -138,7 +138,7 @@ pub const SPECS: &[Spec] = &[
                -b BITS
                -C COMMENT
                -c : changes changes a key's comment
-               -D PKCS11
+               -D PKCS11 : unprovable loads a PKCS#11 library into ssh-keygen
                -E HASH
                -e
                -F HOST
@@ -169,7 +169,7 @@ pub const SPECS: &[Spec] = &[
                -u
                -V INTERVAL
                -v
-               -w PROVIDER
+               -w PROVIDER : unprovable loads a security key library into ssh-keygen
                -Y OPERATION
                -y
                -Z CIPHER
@@ -516,7 +516,7 @@ pub const SPECS: &[Spec] = &[
                --proxy1.0=X
                -p, --proxytunnel
                --pubkey=X
-               -Q X, --quote=X
+               -Q X, --quote=X : network sends commands to the server
                --random-file=X
                -r X, --range=X
                --rate=X
