@@ -191,7 +191,6 @@ fn find(call: &Call<'_>, verdict: &mut Verdict) {
                 if end > start {
                     execs.push((start, end));
                 }
-                verdict.note(format!("find {primary}: runs the command after it"));
                 verdict.not_read_only(format!(
                     "`{display}` runs commands for what it finds (plan mode allows only reading forms)"
                 ));

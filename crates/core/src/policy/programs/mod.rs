@@ -183,7 +183,6 @@ fn apply_generic(call: &Call<'_>, verdict: &mut Verdict) {
     let display = call.display();
     for reason in &call.unknown {
         verdict.unprovable(reason.clone());
-        verdict.note(reason.clone());
     }
     let level = call.level();
     if !level.read_only {
@@ -247,9 +246,6 @@ fn apply_class(
     display: &str,
     verdict: &mut Verdict,
 ) {
-    if !class.is_read_only() {
-        verdict.note(format!("{how}: {}", class.describe()));
-    }
     let changes = |verdict: &mut Verdict| {
         verdict.not_read_only(format!(
             "`{display}` is not read-only: {how} {} (plan mode allows only reading forms)",
@@ -324,6 +320,64 @@ fn copy_writes(call: &Call<'_>, verdict: &mut Verdict) {
             true,
         );
     }
+}
+
+/// What a program's spec says about one command, for `kaiport policy explain`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Explanation {
+    /// The spec family (`archives`), or `None` for a program without a spec.
+    pub family: Option<&'static str>,
+    /// The program as its spec names it (`tar` for `gtar`).
+    pub program: &'static str,
+    /// The spec lists every option (not `@loose`).
+    pub complete: bool,
+    /// Each subcommand as typed, with what it does.
+    pub subcommands: Vec<(String, String)>,
+    /// Each option as typed, its value, and what it does.
+    pub options: Vec<(String, Option<String>, String)>,
+    /// What the spec cannot prove harmless: unknown options and subcommands, programs run
+    /// through options where they should not be.
+    pub unknown: Vec<String>,
+}
+
+/// What the spec says about each subcommand and option of one command (its words, name first).
+pub fn explain(words: &[String]) -> Explanation {
+    let Some((first, args)) = words.split_first() else {
+        return Explanation::default();
+    };
+    let name = normalise_name(first);
+    let Some(entry) = registry().find(&name) else {
+        return Explanation::default();
+    };
+    let mut explanation = Explanation {
+        family: Some(entry.spec.family),
+        program: entry.spec.names.first().copied().unwrap_or_default(),
+        ..Explanation::default()
+    };
+    let Ok(table) = &entry.table else {
+        return explanation;
+    };
+    explanation.complete = !table.root.loose;
+    let call = read_call(&name, table, args);
+    for (word, level) in call.sub_words.iter().zip(&call.path) {
+        let what = match (&level.class, level.read_only) {
+            (Some(class), _) => class.describe(),
+            (None, true) => "reads only".to_owned(),
+            (None, false) => "changes the system".to_owned(),
+        };
+        explanation.subcommands.push(((*word).to_owned(), what));
+    }
+    for found in &call.options {
+        explanation.options.push((
+            found.spelling.clone(),
+            found.value.clone(),
+            found.def.class.describe(),
+        ));
+    }
+    // What the spec's code found beyond the table (unknown forms, programs run where they should
+    // not be), as the decision saw it.
+    explanation.unknown = judge(words).unprovable;
+    explanation
 }
 
 /// Reads one option spelling alone (under a subcommand path) with the program's spec, as the

@@ -90,8 +90,6 @@ pub struct Judged {
     pub lockout: Vec<String>,
     /// Plan mode: `Err` says why this form could change something.
     pub read_only: Result<(), String>,
-    /// What decided, for `kaiport policy explain`.
-    pub notes: Vec<String>,
 }
 
 impl Default for Judged {
@@ -101,7 +99,6 @@ impl Default for Judged {
             dangerous: Vec::new(),
             lockout: Vec::new(),
             read_only: Ok(()),
-            notes: Vec::new(),
         }
     }
 }
@@ -177,13 +174,6 @@ impl Verdict {
     pub fn not_read_only(&mut self, reason: impl Into<String>) {
         if self.judged.read_only.is_ok() {
             self.judged.read_only = Err(reason.into());
-        }
-    }
-
-    pub fn note(&mut self, note: impl Into<String>) {
-        let note = note.into();
-        if !self.judged.notes.contains(&note) {
-            self.judged.notes.push(note);
         }
     }
 
