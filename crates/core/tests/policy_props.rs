@@ -425,6 +425,9 @@ const HELP_SOURCES: &[(&str, &[&str], &[&str])] = &[
     ("git", &["fetch"], &["git", "fetch", "-h"]),
     ("git", &["config"], &["git", "config", "-h"]),
     ("git", &["grep"], &["git", "grep", "-h"]),
+    ("docker", &["run"], &["docker", "run", "--help"]),
+    ("docker", &["build"], &["docker", "build", "--help"]),
+    ("docker", &["save"], &["docker", "save", "--help"]),
 ];
 
 /// (program, subcommand path, option) from the installed programs' help, read once.

@@ -10,6 +10,7 @@
 
 mod support;
 
+use kaiport_core::policy::programs::model::Level;
 use kaiport_core::policy::programs::{accepts_option, registry};
 use support::help::{help_text, installed, listed_options};
 
@@ -184,67 +185,57 @@ fn sources() -> Vec<Source> {
         help("chronic", &[&["man", "chronic"]]),
         help("crontab", &[&["man", "crontab"]]),
     ]);
-    for sub in GIT_SUBCOMMANDS {
+    // git and docker: every subcommand their spec lists, with its own help.
+    for path in subcommand_paths("git") {
+        let sub = path.first().copied().unwrap_or_default();
         all.push(Source {
             program: "git",
-            path: std::slice::from_ref(sub),
             help: git_help(sub),
+            path,
             // Every git subcommand takes -h for its usage; `--git-path` is rev-parse's, shown
             // in git-worktree's manual.
             ignore: &["-h", "--git-path"],
+        });
+    }
+    for path in subcommand_paths("docker") {
+        let mut command: Vec<&'static str> = vec!["docker"];
+        command.extend(path.iter().copied());
+        command.push("--help");
+        all.push(Source {
+            program: "docker",
+            path,
+            help: Box::leak(vec![&*Box::leak(command.into_boxed_slice())].into_boxed_slice()),
+            ignore: &[],
         });
     }
     all.push(help("git", &[&["git", "--help"]]));
     all
 }
 
-const GIT_SUBCOMMANDS: &[&str] = &[
-    "status",
-    "log",
-    "diff",
-    "show",
-    "blame",
-    "describe",
-    "shortlog",
-    "rev-parse",
-    "ls-files",
-    "ls-tree",
-    "cat-file",
-    "grep",
-    "reflog",
-    "show-ref",
-    "branch",
-    "tag",
-    "remote",
-    "config",
-    "stash",
-    "worktree",
-    "submodule",
-    "bisect",
-    "add",
-    "commit",
-    "checkout",
-    "switch",
-    "restore",
-    "reset",
-    "merge",
-    "rebase",
-    "pull",
-    "fetch",
-    "push",
-    "clone",
-    "init",
-    "rm",
-    "mv",
-    "clean",
-    "cherry-pick",
-    "revert",
-    "am",
-    "apply",
-    "format-patch",
-    "archive",
-    "gc",
-];
+/// Every subcommand path a program's spec lists (`["container", "ls"]`), except those still
+/// `@loose` (their options are not all listed yet).
+fn subcommand_paths(program: &str) -> Vec<&'static [&'static str]> {
+    let Some(table) = registry()
+        .find(program)
+        .and_then(|entry| entry.table.as_ref().ok())
+    else {
+        return Vec::new();
+    };
+    let mut paths = Vec::new();
+    let mut stack: Vec<(Vec<&'static str>, &Level)> = vec![(Vec::new(), &table.root)];
+    while let Some((path, level)) = stack.pop() {
+        for sub in &level.subs {
+            if sub.loose {
+                continue;
+            }
+            let mut next = path.clone();
+            next.push(Box::leak(sub.name().to_owned().into_boxed_str()) as &'static str);
+            paths.push(&*Box::leak(next.clone().into_boxed_slice()));
+            stack.push((next, sub));
+        }
+    }
+    paths
+}
 
 /// `git SUB -h` and `man git-SUB`.
 fn git_help(sub: &'static str) -> &'static [&'static [&'static str]] {
@@ -269,33 +260,57 @@ fn the_help_reader_finds_options() {
 fn every_listed_option_is_known_to_its_spec() {
     let mut missing: Vec<String> = Vec::new();
     let mut skipped: Vec<&str> = Vec::new();
-    for source in sources() {
+    let sources = sources();
+    // The help texts, read side by side (a few hundred program and manual runs).
+    let jobs: Vec<(usize, &[&str])> = sources
+        .iter()
+        .enumerate()
+        .filter(|(_, source)| installed(source.program))
+        .flat_map(|(index, source)| source.help.iter().map(move |command| (index, *command)))
+        .collect();
+    let texts: Vec<(usize, &[&str], String)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = jobs
+            .chunks(jobs.len().div_ceil(8).max(1))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(index, command)| (*index, *command, help_text(command)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap_or_default())
+            .collect()
+    });
+    for source in &sources {
         if !installed(source.program) {
             skipped.push(source.program);
-            continue;
         }
+    }
+    for (index, command, text) in texts {
+        let source = &sources[index];
         let program = source.program.rsplit('/').next().unwrap_or(source.program);
-        for command in source.help {
-            let text = help_text(command);
-            for option in listed_options(&text, command.first() == Some(&"man")) {
-                if source.ignore.contains(&option.as_str()) {
-                    continue;
-                }
-                match accepts_option(program, source.path, &option) {
-                    Some(true) => {}
-                    Some(false) => {
-                        let place = if source.path.is_empty() {
-                            program.to_owned()
-                        } else {
-                            format!("{program} {}", source.path.join(" "))
-                        };
-                        let line = format!("{place}: {option} (from `{}`)", command.join(" "));
-                        if !missing.contains(&line) {
-                            missing.push(line);
-                        }
+        for option in listed_options(&text, command.first() == Some(&"man")) {
+            if source.ignore.contains(&option.as_str()) {
+                continue;
+            }
+            match accepts_option(program, source.path, &option) {
+                Some(true) => {}
+                Some(false) => {
+                    let place = if source.path.is_empty() {
+                        program.to_owned()
+                    } else {
+                        format!("{program} {}", source.path.join(" "))
+                    };
+                    let line = format!("{place}: {option} (from `{}`)", command.join(" "));
+                    if !missing.contains(&line) {
+                        missing.push(line);
                     }
-                    None => missing.push(format!("{program}: no spec for {:?}", source.path)),
                 }
+                None => missing.push(format!("{program}: no spec for {:?}", source.path)),
             }
         }
     }

@@ -640,6 +640,7 @@ pub const SPECS: &[Spec] = &[Spec {
                -e, --show-email
                @sub annotate : read-only
                @negatable
+               -e, --show-email
                @use git-9
                @sub describe : read-only
                @negatable
@@ -1023,6 +1024,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --normalize
                @sub diff-tree : read-only
                @negatable
+               --diff-merges=FORMAT
                @use git-3
                @use git-16
                -r
@@ -1035,10 +1037,15 @@ pub const SPECS: &[Spec] = &[Spec {
                --always
                @sub diff-index : read-only
                @negatable
+               --diff-merges=FORMAT
                @use git-3
                --cached
                @sub diff-files : read-only
                @negatable
+               --diff-merges=FORMAT
+               -1, --base
+               -2, --ours
+               -3, --theirs
                @use git-4
                -c, --cc
                -q
@@ -1054,6 +1061,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-format
                @sub range-diff : read-only
                @negatable
+               --ignore-space-at-eol
                @use git-2
                @use git-42
                --no-dual-color
@@ -1759,6 +1767,7 @@ pub const SPECS: &[Spec] = &[Spec {
                @subs-optional
                @sub update-index : changes
                @negatable
+               --cacheinfo=INFO
                -q
                --ignore-submodules, --no-ignore-submodules
                --add, --no-add
