@@ -29,8 +29,21 @@ pub const SPECS: &[Spec] = &[
     Spec {
         names: &["at", "batch"],
         family: "cron",
-        text: "@loose
-               @opaque",
+        text: "@operands args
+               -V
+               -q QUEUE
+               -f FILE : unprovable schedules commands from a file, which cannot be checked here
+               -u USER
+               -m
+               -M
+               -l
+               -r
+               -d
+               -b
+               -v
+               -c
+               -t TIME
+               -o FORMAT",
         hook: Some(at),
     },
     Spec {

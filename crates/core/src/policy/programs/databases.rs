@@ -188,8 +188,70 @@ pub const SPECS: &[Spec] = &[
         names: &["redis-cli"],
         family: "databases",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               @posix
+               -h HOST
+               -p PORT
+               -s SOCKET
+               -a PASSWORD
+               --user=USER
+               --pass=PASSWORD
+               --askpass
+               -u URI
+               -r REPEAT
+               -i INTERVAL
+               -n DB
+               -2
+               -3
+               -x
+               -X TAG
+               -d DELIMITER
+               -D DELIMITER
+               -c
+               -e
+               --tls
+               --sni=HOST
+               --cacert=FILE : reads
+               --cacertdir=DIR
+               --insecure
+               --cert=FILE : reads
+               --key=FILE : reads
+               --tls-ciphers=LIST
+               --tls-ciphersuites=LIST
+               --raw
+               --no-raw
+               --quoted-input
+               --csv
+               --json
+               --quoted-json
+               --show-pushes=BOOL
+               --stat
+               --latency
+               --latency-history
+               --latency-dist
+               --lru-test=KEYS
+               --replica
+               --rdb=FILE : writes
+               --functions-rdb=FILE : writes
+               --pipe : unprovable sends the commands on its standard input, which cannot be read here
+               --pipe-timeout=SECONDS
+               --bigkeys
+               --memkeys
+               --memkeys-samples=N
+               --hotkeys
+               --scan
+               --pattern=PATTERN
+               --quoted-pattern=PATTERN
+               --count=N
+               --intrinsic-latency=SECONDS
+               --eval=FILE : unprovable runs a Lua script on the server
+               --ldb
+               --ldb-sync-mode
+               --cluster=COMMAND : changes manages a Redis cluster
+               --verbose
+               --no-auth-warning
+               --help
+               --version",
         hook: Some(redis),
     },
     Spec {
@@ -371,7 +433,8 @@ fn sqlite(call: &Call<'_>, verdict: &mut Verdict) {
 }
 
 fn redis(call: &Call<'_>, verdict: &mut Verdict) {
-    let words: Vec<String> = positional(call.args)
+    let words: Vec<String> = call
+        .operand_texts()
         .iter()
         .map(|word| word.to_ascii_lowercase())
         .collect();

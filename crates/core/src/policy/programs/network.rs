@@ -53,16 +53,45 @@ pub const SPECS: &[Spec] = &[
         names: &["nft"],
         family: "network",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               @posix
+               -h, --help
+               -v, --version
+               -V
+               -f FILE, --file=FILE : lockout loads firewall rules from a file
+               -D NAME, --define=NAME
+               -i, --interactive : lockout reads firewall commands interactively
+               -I DIR, --includepath=DIR
+               -c, --check
+               -o, --optimize
+               -a, --handle
+               -s, --stateless
+               -t, --terse
+               -S, --service
+               -N, --reversedns
+               -u, --guid
+               -n, --numeric
+               -y, --numeric-priority
+               -p, --numeric-protocol
+               -T, --numeric-time
+               -e, --echo
+               -j, --json
+               -d LEVEL, --debug=LEVEL",
         hook: Some(nft),
     },
     Spec {
         names: &["ufw"],
         family: "network",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               --dry-run
+               --force
+               --version
+               -h, --help
+               @sub status, show, version, help : read-only
+               @sub app : read-only
+               @subs-optional
+               @sub enable, disable, default, logging, allow, deny, reject, limit, delete, insert, prepend, route, reload, reset : lockout changes the firewall",
         hook: Some(ufw),
     },
     Spec {
@@ -76,9 +105,36 @@ pub const SPECS: &[Spec] = &[
     Spec {
         names: &["ip"],
         family: "network",
+        // ip takes any unique prefix of these (`-det` is `-details`); the code below reads them.
         text: "@read-only
-               @loose
-               @opaque",
+               @opaque
+               -V, -Version
+               -h, -human, -human-readable
+               -b, -batch FILE : lockout runs network commands from a file
+               -force
+               -s, -stats, -statistics
+               -d, -details
+               -l, -loops COUNT
+               -f, -family FAMILY
+               -4
+               -6
+               -B
+               -M
+               -0
+               -o, -oneline
+               -r, -resolve
+               -n, -netns NETNS
+               -N, -Numeric
+               -a, -all
+               -c, -color
+               -t, -timestamp
+               -ts, -tshort
+               -rc, -rcvbuf SIZE
+               -iec
+               -br, -brief
+               -j, -json
+               -p, -pretty
+               -echo",
         hook: Some(ip),
     },
     Spec {
@@ -107,8 +163,56 @@ pub const SPECS: &[Spec] = &[
         hook: Some(others),
     },
     Spec {
+        names: &["ss"],
+        family: "network",
+        text: "@read-only
+               @operands args
+               -h, --help
+               -V, --version
+               -n, --numeric
+               -r, --resolve
+               -a, --all
+               -l, --listening
+               -o, --options
+               -e, --extended
+               -m, --memory
+               -p, --processes
+               -T, --threads
+               -i, --info
+               --tipcinfo
+               -s, --summary
+               --tos
+               --cgroup
+               -b, --bpf
+               -E, --events
+               -Z, --context
+               -z, --contexts
+               -N NAME, --net=NAME
+               -4, --ipv4
+               -6, --ipv6
+               -0, --packet
+               -t, --tcp
+               -M, --mptcp
+               -S, --sctp
+               -u, --udp
+               -d, --dccp
+               -w, --raw
+               -x, --unix
+               --tipc
+               --vsock
+               --xdp
+               --inet-sockopt
+               -f FAMILY, --family=FAMILY
+               -K, --kill : lockout closes the sockets it finds, the SSH session's too
+               -H, --no-header
+               -O, --oneline
+               -A QUERY, --query=QUERY, --socket=QUERY
+               -D FILE, --diag=FILE : writes
+               -F FILE, --filter=FILE : reads",
+        hook: None,
+    },
+    Spec {
         names: &[
-            "ss",
             "netstat",
             "ping",
             "ping6",
@@ -193,11 +297,11 @@ fn nft(call: &Call<'_>, verdict: &mut Verdict) {
 }
 
 fn ufw(call: &Call<'_>, verdict: &mut Verdict) {
-    let first = positional(call.args).first().copied().unwrap_or_default();
-    if matches!(first, "disable" | "reset") {
+    if matches!(call.sub(0), "disable" | "reset") {
         verdict.dangerous(&call.display(), "disables or resets the firewall");
     }
-    if !matches!(first, "status" | "show" | "version" | "") {
+    let app = call.operand_texts();
+    if call.sub(0) == "app" && matches!(app.first().copied(), Some("update" | "default")) {
         lockout(call, verdict, "changes the firewall");
     }
 }
@@ -224,15 +328,76 @@ fn firewall_cmd(call: &Call<'_>, verdict: &mut Verdict) {
     }
 }
 
+/// ip's options before the object, each any unique prefix of its name, and whether it takes a
+/// value.
+const IP_OPTIONS: &[(&str, bool)] = &[
+    ("-Version", false),
+    ("-human-readable", false),
+    ("-batch", true),
+    ("-force", false),
+    ("-statistics", false),
+    ("-details", false),
+    ("-loops", true),
+    ("-family", true),
+    ("-oneline", false),
+    ("-resolve", false),
+    ("-netns", true),
+    ("-Numeric", false),
+    ("-all", false),
+    ("-color", false),
+    ("-timestamp", false),
+    ("-tshort", false),
+    ("-rcvbuf", true),
+    ("-iec", false),
+    ("-brief", false),
+    ("-json", false),
+    ("-pretty", false),
+    ("-echo", false),
+];
+
 fn ip(call: &Call<'_>, verdict: &mut Verdict) {
+    let args = call.args;
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        if !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        index += 1;
+        if matches!(arg.as_str(), "-4" | "-6" | "-0" | "-B" | "-M") {
+            continue;
+        }
+        let name = arg.split('=').next().unwrap_or(arg);
+        // `-c=always`, `-rc4096` carry their value.
+        let found = IP_OPTIONS.iter().find(|(option, _)| {
+            option.starts_with(name) || (name.starts_with("-rc") && *option == "-rcvbuf")
+        });
+        match found {
+            Some((option, takes_value)) => {
+                if *option == "-batch" {
+                    lockout(call, verdict, "runs network commands from a file");
+                }
+                if *takes_value
+                    && !arg.contains('=')
+                    && !(name.starts_with("-rc") && name.len() > 3)
+                {
+                    index += 1;
+                }
+            }
+            None => verdict.unprovable(format!(
+                "option {arg} of ip is not known to kaiport's rules"
+            )),
+        }
+    }
     let verbs = [
-        "add", "del", "delete", "flush", "set", "change", "replace", "append", "down", "up", "a",
-        "d", "r", "f", "exec", "attach", "detach", "restore", "save",
+        "add", "del", "delete", "flush", "set", "change", "replace", "append", "down", "up",
+        "exec", "attach", "detach", "restore", "save", "prepend", "a", "d", "r", "f",
     ];
-    let words = positional(call.args);
+    let words = &args[index.min(args.len())..];
     // `ip netns exec NS cmd` runs a command: it is not a listing.
-    if words.iter().skip(1).any(|word| verbs.contains(word))
-        || has_any(call.args, &["-batch", "-b", "-force"])
+    if words
+        .iter()
+        .skip(1)
+        .any(|word| verbs.contains(&word.as_str()))
     {
         lockout(call, verdict, "changes the network configuration");
     }

@@ -184,8 +184,18 @@ pub const SPECS: &[Spec] = &[
         names: &["nginx"],
         family: "services",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               -?, -h
+               -v
+               -V
+               -t
+               -T
+               -q
+               -s SIGNAL : changes signals the running nginx
+               -p PREFIX
+               -e FILE : writes
+               -c FILE : reads
+               -g DIRECTIVES",
         hook: Some(nginx),
     },
     Spec {
@@ -331,8 +341,11 @@ fn not_read_only(call: &Call<'_>, verdict: &mut Verdict) {
 }
 
 fn nginx(call: &Call<'_>, verdict: &mut Verdict) {
-    let args = call.args;
-    if !has_short(args, "tTvV") || has_short(args, "s") {
+    // Without -t, -T, -v or -V nginx starts a server.
+    if !["-t", "-T", "-v", "-V", "-h"]
+        .iter()
+        .any(|option| call.has(option))
+    {
         not_read_only(call, verdict);
     }
 }
