@@ -14,7 +14,8 @@ use kaiport_core::policy::programs::model::Level;
 use kaiport_core::policy::programs::{accepts_option, is_complete, registry};
 use support::help::{help_text, installed, listed_options};
 
-/// Programs with a spec that Debian does not package (so the test cannot check them here).
+/// Programs with a spec that Debian does not package (so the test cannot check them on a Debian
+/// machine; where one is installed anyway, as kubectl often is, its spec is checked).
 const NOT_ON_DEBIAN: &[&str] = &["dnf", "yum", "mongosh", "helm", "kubectl", "oc"];
 
 /// Where a spec's options are checked: the program, the subcommand path in its spec, and the
@@ -201,6 +202,18 @@ fn sources() -> Vec<Source> {
             ignore: &["-h", "--git-path"],
         });
     }
+    for path in subcommand_paths("kubectl") {
+        let mut command: Vec<&'static str> = vec!["kubectl"];
+        command.extend(path.iter().copied());
+        command.push("--help");
+        all.push(Source {
+            program: "kubectl",
+            path,
+            help: Box::leak(vec![&*Box::leak(command.into_boxed_slice())].into_boxed_slice()),
+            ignore: &[],
+        });
+    }
+    all.push(help("kubectl", &[&["kubectl", "options"]]));
     for path in subcommand_paths("docker") {
         let mut command: Vec<&'static str> = vec!["docker"];
         command.extend(path.iter().copied());
