@@ -3,7 +3,8 @@
 //! account and changing a password are dangerous. Adding supplementary groups (`usermod -aG`)
 //! cannot lock anyone out and is an ordinary change.
 //!
-//! The option lists are not complete yet (`@loose`).
+//! useradd, usermod, userdel, passwd, chage and groupadd list every option; the other account
+//! tools are not complete yet (`@loose`).
 
 use super::args::Call;
 use super::common::{has_any, has_flag, has_short};
@@ -12,10 +13,132 @@ use super::verdict::Verdict;
 
 pub const SPECS: &[Spec] = &[
     Spec {
+        names: &["useradd"],
+        family: "accounts",
+        text: "@operands args
+               --badname
+               -b X, --base-dir=X
+               --btrfs-subvolume-home
+               -c X, --comment=X
+               -d X, --home-dir=X
+               -D, --defaults
+               -e X, --expiredate=X
+               -f X, --inactive=X
+               -F, --add-subids-for-system
+               -g X, --gid=X
+               -G X, --groups=X
+               -h, --help
+               -k X, --skel=X : reads
+               -l, --no-log-init
+               -m, --create-home
+               -M, --no-create-home
+               -N, --no-user-group
+               -o, --non-unique
+               -p X, --password=X
+               -r, --system
+               -R X, --root=X : unprovable changes another system root
+               -P X, --prefix=X : unprovable changes another system root
+               -s X, --shell=X
+               -u X, --uid=X
+               -U, --user-group
+               -Z X, --selinux-user=X",
+        hook: Some(accounts),
+    },
+    Spec {
+        names: &["usermod"],
+        family: "accounts",
+        text: "@operands args
+               -a, --append
+               -b, --badname
+               -c X, --comment=X
+               -d X, --home=X
+               -e X, --expiredate=X
+               -f X, --inactive=X
+               -g X, --gid=X
+               -G X, --groups=X
+               -h, --help
+               -l X, --login=X
+               -L, --lock
+               -m, --move-home
+               -o, --non-unique
+               -p X, --password=X
+               -P X, --prefix=X : unprovable changes another system root
+               -r, --remove
+               -R X, --root=X : unprovable changes another system root
+               -s X, --shell=X
+               -u X, --uid=X
+               -U, --unlock
+               -Z X, --selinux-user=X",
+        hook: Some(accounts),
+    },
+    Spec {
+        names: &["userdel"],
+        family: "accounts",
+        text: "@operands args
+               -f, --force
+               -h, --help
+               -r, --remove
+               -R X, --root=X : unprovable changes another system root
+               -P X, --prefix=X : unprovable changes another system root
+               -Z, --selinux-user",
+        hook: Some(accounts),
+    },
+    Spec {
+        names: &["passwd"],
+        family: "accounts",
+        text: "@operands args
+               -a, --all
+               -d, --delete
+               -e, --expire
+               -h, --help
+               -k, --keep-tokens
+               -i X, --inactive=X
+               -l, --lock
+               -n X, --mindays=X
+               -q, --quiet
+               -r X, --repository=X
+               -R X, --root=X : unprovable changes another system root
+               -S, --status
+               -u, --unlock
+               -w X, --warndays=X
+               -x X, --maxdays=X",
+        hook: Some(accounts),
+    },
+    Spec {
+        names: &["chage"],
+        family: "accounts",
+        text: "@operands args
+               -d X, --lastday=X
+               -E X, --expiredate=X
+               -h, --help
+               -i, --iso8601
+               -I X, --inactive=X
+               -l, --list
+               -m X, --mindays=X
+               -M X, --maxdays=X
+               -R X, --root=X : unprovable changes another system root
+               -W X, --warndays=X",
+        hook: Some(accounts),
+    },
+    Spec {
+        names: &["groupadd"],
+        family: "accounts",
+        text: "@operands args
+               -f, --force
+               -g X, --gid=X
+               -h, --help
+               -o, --non-unique
+               -p X, --password=X
+               -r, --system
+               -R X, --root=X : unprovable changes another system root
+               -P X, --prefix=X : unprovable changes another system root
+               -U X, --users=X",
+        hook: Some(accounts),
+    },
+    Spec {
         names: &[
-            "passwd", "chpasswd", "usermod", "useradd", "userdel", "groupadd", "groupdel",
-            "groupmod", "gpasswd", "chage", "chsh", "chfn", "adduser", "deluser", "addgroup",
-            "delgroup", "newusers", "pwconv", "grpconv",
+            "chpasswd", "groupdel", "groupmod", "gpasswd", "chsh", "chfn", "adduser", "deluser",
+            "addgroup", "delgroup", "newusers", "pwconv", "grpconv",
         ],
         family: "accounts",
         text: "@read-only

@@ -81,6 +81,7 @@ const BLOCKS: &[&[(&str, &str)]] = &[
     systemd::BLOCKS,
     wrappers::BLOCKS,
     remote::BLOCKS,
+    processes::BLOCKS,
 ];
 
 /// A spec with its text read.

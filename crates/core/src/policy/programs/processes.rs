@@ -11,6 +11,34 @@ use super::common::{has_any, has_short, positional};
 use super::spec::Spec;
 use super::verdict::Verdict;
 
+/// The options pkill and pgrep share (`@use processes-pgrep`).
+pub const BLOCKS: &[(&str, &str)] = &[(
+    "processes-pgrep",
+    "-c, --count
+        -f, --full
+        -g X, --pgroup=X
+        -G X, --group=X
+        -i, --ignore-case
+        -n, --newest
+        -o, --oldest
+        -O X, --older=X
+        -P X, --parent=X
+        -s X, --session=X
+        -t X, --terminal=X
+        -u X, --euid=X
+        -U X, --uid=X
+        -x, --exact
+        -F X, --pidfile=X : reads
+        -L, --logpidfile
+        -r X, --runstates=X
+        -A, --ignore-ancestors
+        --cgroup=X
+        --ns=X
+        --nslist=X
+        -h, --help
+        -V, --version",
+)];
+
 pub const SPECS: &[Spec] = &[
     Spec {
         names: &["kill"],
@@ -20,7 +48,40 @@ pub const SPECS: &[Spec] = &[
         hook: Some(kill),
     },
     Spec {
-        names: &["pkill", "killall", "killall5", "skill", "slay"],
+        names: &["pkill"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               @numeric
+               @use processes-pgrep
+               --signal=X
+               -q X, --queue=X
+               -e, --echo
+               -HUP, -INT, -QUIT, -ILL, -TRAP, -ABRT, -BUS, -FPE
+               -KILL, -USR1, -SEGV, -USR2, -PIPE, -ALRM, -TERM, -STKFLT
+               -CHLD, -CONT, -STOP, -TSTP, -TTIN, -TTOU, -URG, -XCPU
+               -XFSZ, -VTALRM, -PROF, -WINCH, -IO, -POLL, -PWR, -SYS
+               -SIGHUP, -SIGINT, -SIGQUIT, -SIGILL, -SIGTRAP, -SIGABRT, -SIGBUS, -SIGFPE
+               -SIGKILL, -SIGUSR1, -SIGSEGV, -SIGUSR2, -SIGPIPE, -SIGALRM, -SIGTERM, -SIGSTKFLT
+               -SIGCHLD, -SIGCONT, -SIGSTOP, -SIGTSTP, -SIGTTIN, -SIGTTOU, -SIGURG, -SIGXCPU
+               -SIGXFSZ, -SIGVTALRM, -SIGPROF, -SIGWINCH, -SIGIO, -SIGPOLL, -SIGPWR, -SIGSYS",
+        hook: Some(pkill),
+    },
+    Spec {
+        names: &["pgrep"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               @use processes-pgrep
+               -d X, --delimiter=X
+               -l, --list-name
+               -a, --list-full
+               -v, --inverse
+               -w, --lightweight",
+        hook: None,
+    },
+    Spec {
+        names: &["killall", "killall5", "skill", "slay"],
         family: "processes",
         text: "@read-only
                @loose
@@ -56,27 +117,46 @@ pub const SPECS: &[Spec] = &[
         names: &["dmesg"],
         family: "processes",
         text: "@read-only
-               @loose
+               @operands args
                -C, --clear : changes clears the kernel log
                -c, --read-clear : changes clears the kernel log
                -D, --console-off : changes changes the console log level
                -E, --console-on : changes changes the console log level
-               -n LEVEL, --console-level=LEVEL : changes changes the console log level
-               -F FILE, --file=FILE : reads
-               -f LIST, --facility=LIST
-               -l LIST, --level=LIST
-               -s SIZE, --buffer-size=SIZE
-               --time-format=FORMAT
-               --since=TIME
-               --until=TIME
-               --color[=WHEN]",
+               -F X, --file=X : reads
+               -f X, --facility=X
+               -H, --human
+               -J, --json
+               -k, --kernel
+               -L
+               --color[=X]
+               -l X, --level=X
+               -n X, --console-level=X : changes changes the console log level
+               -P, --nopager
+               -p, --force-prefix
+               -r, --raw
+               --noescape
+               -S, --syslog
+               -s X, --buffer-size=X
+               -u, --userspace
+               -w, --follow
+               -W, --follow-new
+               -x, --decode
+               -d, --show-delta
+               -e, --reltime
+               -T, --ctime
+               -t, --notime
+               --time-format=X
+               --since=X
+               --until=X
+               -h, --help
+               -V, --version",
         hook: None,
     },
     Spec {
         names: &[
-            "ps", "pgrep", "pidof", "top", "free", "uptime", "vmstat", "iostat", "mpstat",
-            "sensors", "lscpu", "lsmod", "lspci", "lsusb", "lsof", "lsns", "lsipc", "lslocks",
-            "lsmem", "hostname", "ldd", "locale", "pstree", "iotop", "sar", "pmap",
+            "ps", "pidof", "top", "free", "uptime", "vmstat", "iostat", "mpstat", "sensors",
+            "lscpu", "lsmod", "lspci", "lsusb", "lsof", "lsns", "lsipc", "lslocks", "lsmem",
+            "hostname", "ldd", "locale", "pstree", "iotop", "sar", "pmap",
         ],
         family: "processes",
         text: "@read-only

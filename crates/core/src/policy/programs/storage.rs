@@ -70,9 +70,70 @@ pub const SPECS: &[Spec] = &[
         names: &["mount"],
         family: "storage",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               -a, --all
+               -c, --no-canonicalize
+               -f, --fake
+               -F, --fork
+               -T X, --fstab=X : reads
+               -i, --internal-only
+               -l, --show-labels
+               -m
+               --mkdir[=X] : changes makes the mount point
+               -n, --no-mtab
+               --options-mode=X
+               --options-source=X
+               --options-source-force
+               -o X, --options=X
+               -O X, --test-opts=X
+               -r, --read-only
+               -t X, --types=X
+               --source=X
+               --target=X
+               --target-prefix=X
+               -v, --verbose
+               -w, --rw, --read-write
+               -N X, --namespace=X
+               -h, --help
+               -V, --version
+               -L X, --label=X
+               -U X, --uuid=X
+               -B, --bind
+               -M, --move
+               -R, --rbind
+               --make-shared
+               --make-slave
+               --make-private
+               --make-unbindable
+               --make-rshared
+               --make-rslave
+               --make-rprivate
+               --make-runbindable",
         hook: Some(mount),
+    },
+    Spec {
+        names: &["umount"],
+        family: "storage",
+        text: "@operands args
+               -a, --all
+               -A, --all-targets
+               -c, --no-canonicalize
+               -d, --detach-loop
+               --fake
+               -f, --force
+               -i, --internal-only
+               -n, --no-mtab
+               -l, --lazy
+               -O X, --test-opts=X
+               -R, --recursive
+               -r, --read-only
+               -t X, --types=X
+               -v, --verbose
+               -q, --quiet
+               -N X, --namespace=X
+               -h, --help
+               -V, --version",
+        hook: Some(umount),
     },
     Spec {
         names: &["lsblk", "blkid", "findmnt", "mountpoint"],
@@ -163,14 +224,31 @@ fn mdadm(call: &Call<'_>, verdict: &mut Verdict) {
     }
 }
 
+/// `mount` lists without operands; with them it puts a file system over a folder, which hides
+/// what was there (a mount over /etc/ssh replaces sshd's settings): the folder counts as written.
 fn mount(call: &Call<'_>, verdict: &mut Verdict) {
-    let args = call.args;
-    let lists = args.is_empty()
-        || (args.len() == 1 && matches!(args[0].as_str(), "-l" | "--show-labels"))
-        || (has_any(args, &["-t"])
-            && positional(args).len() <= 1
-            && !args.iter().any(|arg| arg.starts_with('/')));
+    let operands = call.operand_texts();
+    let lists = operands.is_empty() && !call.has("--all");
     if !lists {
         not_read_only(call, verdict);
+    }
+    let target = call.value("--target").or_else(|| operands.last().copied());
+    if let Some(target) = target.filter(|_| !lists)
+        && target.starts_with('/')
+    {
+        verdict.write(target, "mount (over)", true, true);
+    }
+}
+
+/// `umount` takes a file system away from a folder (unmounting /home takes every authorized_keys
+/// with it): the folder counts as written.
+fn umount(call: &Call<'_>, verdict: &mut Verdict) {
+    for target in call.operand_texts() {
+        if target.starts_with('/') {
+            verdict.write(target, "umount", true, true);
+        }
+    }
+    if call.has("--all") {
+        verdict.dangerous(&call.display(), "unmounts every file system");
     }
 }
