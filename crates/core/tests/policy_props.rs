@@ -15,21 +15,31 @@
 //! forms (coproc, here-documents, scripts the line writes and runs, copies of the program), and
 //! every such line must be denied.
 //!
+//! 3. An allowed program with an option from its own `--help` or manual page and a payload (`sh
+//!    -c id`, a path under /etc/ssh): either its spec knows the option and the decision follows
+//!    the option's class (one that runs, deletes or is dangerous never allows; one that writes
+//!    never allows a write to /etc/ssh), or the answer is ask.
+//!
 //! Speed is measured by the policy benchmark (benches/policy.rs); here only a generous hang guard
 //! remains, so a busy shared machine cannot fail a test that is about correctness.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../../../fuzz/invariants.rs"]
 mod invariants;
+mod support;
 
 use invariants::{
     MODES, PAYLOADS, SEPARATORS, WRAPPERS, agrees_with_analysis, check_text, judged_as_known,
     planted, settings, wrapped,
 };
+use kaiport_core::policy::programs::model::{Arity, Class};
+use kaiport_core::policy::programs::{is_complete, option_class};
 use kaiport_core::policy::{CallFacts, Decision, PolicyContext, analyse, decide};
 use kaiport_protocol::{ConnectionSettings, Mode, TabKind};
 use proptest::prelude::*;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+use support::help::{help_text, installed, listed_options};
 
 /// Far above any real analysis (BENCHMARKS.md: well under a millisecond); only a hang fails it.
 const HANG_GUARD: Duration = Duration::from_secs(10);
@@ -249,5 +259,168 @@ fn the_longest_ordinary_lines_are_analysed_whole_and_alike() {
             first.unprovable
         );
         assert_eq!(analyse(&line), first);
+    }
+}
+
+/// Programs whose help the third property draws options from: program, subcommand path, the
+/// command that lists its options.
+const HELP_SOURCES: &[(&str, &[&str], &[&str])] = &[
+    ("tar", &[], &["tar", "--help"]),
+    ("rsync", &[], &["rsync", "--help"]),
+    ("sort", &[], &["sort", "--help"]),
+    ("zip", &[], &["man", "zip"]),
+    ("unzip", &[], &["man", "unzip"]),
+    ("curl", &[], &["curl", "--help", "all"]),
+    ("wget", &[], &["wget", "--help"]),
+    ("grep", &[], &["grep", "--help"]),
+    ("sed", &[], &["sed", "--help"]),
+    ("cp", &[], &["cp", "--help"]),
+    ("mv", &[], &["mv", "--help"]),
+    ("install", &[], &["install", "--help"]),
+    ("tee", &[], &["tee", "--help"]),
+    ("xargs", &[], &["xargs", "--help"]),
+    ("make", &[], &["make", "--help"]),
+    ("psql", &[], &["psql", "--help"]),
+    ("mysql", &[], &["mysql", "--help"]),
+    ("journalctl", &[], &["journalctl", "--help"]),
+    ("systemctl", &[], &["systemctl", "--help"]),
+    ("ssh", &[], &["man", "ssh"]),
+    ("scp", &[], &["man", "scp"]),
+    ("ssh-keygen", &[], &["man", "ssh-keygen"]),
+    ("gzip", &[], &["gzip", "--help"]),
+    ("zstd", &[], &["zstd", "--help"]),
+    ("timeout", &[], &["timeout", "--help"]),
+    ("env", &[], &["env", "--help"]),
+    ("flock", &[], &["flock", "--help"]),
+    ("date", &[], &["date", "--help"]),
+    ("ls", &[], &["ls", "--help"]),
+    ("git", &["log"], &["git", "log", "-h"]),
+    ("git", &["diff"], &["git", "diff", "-h"]),
+    ("git", &["rebase"], &["git", "rebase", "-h"]),
+    ("git", &["clone"], &["git", "clone", "-h"]),
+    ("git", &["fetch"], &["git", "fetch", "-h"]),
+    ("git", &["config"], &["git", "config", "-h"]),
+    ("git", &["grep"], &["git", "grep", "-h"]),
+    ("docker", &["run"], &["docker", "run", "--help"]),
+    ("docker", &["build"], &["docker", "build", "--help"]),
+    ("docker", &["save"], &["docker", "save", "--help"]),
+];
+
+/// (program, subcommand path, option) from the installed programs' help, read once.
+fn help_options() -> &'static [(&'static str, &'static [&'static str], String)] {
+    static OPTIONS: OnceLock<Vec<(&'static str, &'static [&'static str], String)>> =
+        OnceLock::new();
+    OPTIONS.get_or_init(|| {
+        let mut all = Vec::new();
+        for (program, path, command) in HELP_SOURCES {
+            if !installed(program) || !is_complete(program) {
+                continue;
+            }
+            let man = command.first() == Some(&"man");
+            for option in listed_options(&help_text(command), man) {
+                all.push((*program, *path, option));
+            }
+        }
+        all
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// An option of an allowed program, with a payload: known and judged by its class, or asked.
+    #[test]
+    fn an_allowed_program_is_allowed_only_for_its_own_effect(
+        pick in any::<prop::sample::Index>(),
+        payload in prop::sample::select(vec![
+            "'sh -c id'",
+            "/etc/ssh/sshd_config",
+            "'sh -c \"id > /etc/ssh/sshd_config\"'",
+            "/etc/ssh/sshd_config.d/x.conf",
+        ]),
+        attached in any::<bool>(),
+        mode in prop::sample::select(vec![Mode::Ask, Mode::Autopilot]),
+    ) {
+        let options = help_options();
+        prop_assume!(!options.is_empty());
+        let (program, path, option) = &options[pick.index(options.len())];
+        let result = option_follows_its_class(program, path, option, payload, attached, mode);
+        prop_assert!(result.is_ok(), "{result:?}");
+    }
+}
+
+/// The third property for one option, payload and mode (see the module docs).
+fn option_follows_its_class(
+    program: &str,
+    path: &[&str],
+    option: &str,
+    payload: &str,
+    attached: bool,
+    mode: Mode,
+) -> Result<(), String> {
+    let attach = attached && option.starts_with("--");
+    let value = if attach {
+        format!("{option}={payload}")
+    } else {
+        format!("{option} {payload}")
+    };
+    let mut words = vec![program.to_owned()];
+    words.extend(path.iter().map(|word| (*word).to_owned()));
+    words.push(value);
+    words.push("/tmp/kaiport-prop".to_owned());
+    let line = words.join(" ");
+    let settings = ConnectionSettings {
+        allowed_commands: vec![program.to_owned()],
+        ..ConnectionSettings::default()
+    };
+    let decision = decision(&line, mode, &settings);
+    let allowed = matches!(decision, Decision::Allow { .. });
+    let asks = match option_class(program, path, option) {
+        None => true,
+        Some((class, arity)) => {
+            let takes_payload = arity == Arity::Value || (arity == Arity::Optional && attach);
+            match class {
+                Class::Runs(_) => takes_payload,
+                Class::Deletes(_)
+                | Class::Dangerous(_)
+                | Class::Lockout(_)
+                | Class::Unprovable(_) => true,
+                Class::Writes | Class::WritesInto => takes_payload && payload.starts_with('/'),
+                Class::Harmless | Class::Reads | Class::Network(_) | Class::Changes(_) => false,
+            }
+        }
+    };
+    if asks && allowed {
+        return Err(format!("{line:?} in {mode:?} was allowed: {decision:?}"));
+    }
+    Ok(())
+}
+
+/// The same for every option the installed programs list, every payload, both modes: cheap
+/// enough to do whole, so no option is left to chance.
+#[test]
+fn every_listed_option_of_an_allowed_program_follows_its_class() {
+    let mut broken = Vec::new();
+    for (program, path, option) in help_options() {
+        for payload in ["'sh -c id'", "/etc/ssh/sshd_config"] {
+            for attached in [false, true] {
+                for mode in [Mode::Ask, Mode::Autopilot] {
+                    if let Err(error) =
+                        option_follows_its_class(program, path, option, payload, attached, mode)
+                    {
+                        broken.push(error);
+                    }
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn the_help_of_the_installed_programs_gives_options() {
+    // Tar is everywhere the suite runs: the third property has options to draw from.
+    if installed("tar") {
+        assert!(help_options().len() > 100, "{}", help_options().len());
     }
 }

@@ -108,3 +108,60 @@ fn missing_command_is_explained() {
     assert_eq!(code, 1);
     assert!(stderr.contains("after `--`"), "{stderr}");
 }
+
+#[test]
+fn explain_names_the_spec_and_the_option_that_decided() {
+    let line = "tar --remove-files -czf /tmp/a.tgz /var/log/app";
+    let (code, stdout, stderr) = kaiport(
+        &[
+            "policy",
+            "explain",
+            "--allowed",
+            "tar",
+            "--json",
+            "--",
+            line,
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["decision"], "ask");
+    assert_eq!(report["dangerous"], true);
+    let tar = &report["commands"][0];
+    assert_eq!(tar["spec"], "archives");
+    assert_eq!(tar["program"], "tar");
+    assert_eq!(tar["allowed_by"], json!(["tar"]));
+    let remove = tar["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|option| option["option"] == "--remove-files")
+        .unwrap();
+    assert!(
+        remove["is"].as_str().unwrap().starts_with("deletes"),
+        "{remove}"
+    );
+
+    let (code, stdout, stderr) = kaiport(
+        &[
+            "policy",
+            "explain",
+            "--allowed",
+            "tar",
+            "--",
+            "tar --frobnicate -cf a.tar d",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with("ask (dangerous) in ask mode"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("option --frobnicate of tar is not known to kaiport's rules"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("spec: tar (archives)"), "{stdout}");
+}

@@ -5,7 +5,8 @@
 //! path spellings (`\rm`, `'r'm`, `r""m`, `/usr/bin/../bin/rm`) normalised; and the files the
 //! line writes (redirections, `tee`, `dd of=`, `sed -i`, `cp`/`mv`/`ln` targets, …).
 //!
-//! Entry point: [`analyse`] → [`Analysis`]. The rules in [`super::rules`] judge the result.
+//! Entry point: [`analyse`] → [`Analysis`]. What each program does is its spec's to say
+//! ([`super::programs::judge`]); the rules in [`super::rules`] judge the user's patterns and paths.
 //!
 //! This module must never guess: whatever it cannot read statically (a variable as command name,
 //! `eval`, data piped into a shell or interpreter, inline interpreter code, a parse error, a
@@ -26,10 +27,11 @@
 //! - **A file the line writes and then runs** (`./d`, `bash s.sh`, `. s.sh`, a name on the search
 //!   path) cannot be proved harmless: it asks, and what was written into it (literal text, or a
 //!   copy of or link to a program) is analysed as the commands it is, so a forbidden one denies.
-//! - **Programs as data** (`unwrap/programs.rs`): commands inside options (`git -c
-//!   core.pager=…`, `awk 'BEGIN{system(…)}'`, `docker exec`, …) are analysed as if typed, output
-//!   options are writes, forms the spec cannot read ask. An allowed program is allowed only for
-//!   its own effect: the commands it runs must be allowed themselves.
+//! - **Programs are judged by their specs** ([`super::programs`]): each simple command gets a
+//!   verdict once (its shape as a wrapper, shell or plain command; commands inside its options,
+//!   analysed as if typed; files it writes; reasons to ask) and is recorded with it. An allowed
+//!   program is allowed only for its own effect: the commands it runs must be allowed
+//!   themselves, and an option its spec does not know asks.
 //! - **Writes are named as written.** [`Analysis::writes`] lists every target the line writes
 //!   (redirections, `tee`, `cp`/`mv`/`install`/`ln` destinations, `dd of=`, `truncate`, output
 //!   options) normalised, relative to the folder a literal `cd` moved to, and otherwise relative
@@ -42,8 +44,7 @@
 
 use super::paths::lockout_match;
 use super::paths::normalise_path;
-use super::unwrap::programs::{self, Run};
-use super::unwrap::{Payload, Shape, classify, link_targets, writes_of};
+use super::programs::{self, Judged, Payload, Run, Shape, Verdict, WriteSpec};
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 use tree_sitter::{Node, Parser};
@@ -60,6 +61,8 @@ pub struct SimpleCommand {
     pub more_args_unknown: bool,
     /// Runs on another host (`ssh host 'cmd'`).
     pub remote: Option<String>,
+    /// What the program's spec decided about it (and about the wrappers around it).
+    pub judged: Judged,
 }
 
 impl SimpleCommand {
@@ -85,6 +88,9 @@ pub struct Write {
     pub how: String,
     /// Affects everything below a folder too (`rm -r`, `chmod -R`, `mv`).
     pub subtree: bool,
+    /// Writing it is what the program is for (`cp`'s destination, `tee`'s files), not a side
+    /// effect of a redirection or an option: an allowed program writes it unasked.
+    pub own: bool,
 }
 
 /// Everything the analysis found in one command line.
@@ -168,7 +174,11 @@ pub fn analyse(line: &str) -> Analysis {
         written: Vec::new(),
         file_runs: Vec::new(),
         empties_output: false,
+        safe_vars: Vec::new(),
     };
+    if let Some(reason) = history_expansion(line) {
+        walker.unprovable(reason);
+    }
     walker.script(line, &Frame::default());
     walker.check_file_runs();
     walker.out
@@ -240,6 +250,8 @@ struct Frame {
     /// With `stdin: Pipe`: the text piped in, when the command before it prints literal text
     /// (`echo 'rm x' | sh`, `cat <<EOF | sh`).
     piped_text: Option<String>,
+    /// What the specs of the wrappers around the command decided (their reasons to ask).
+    inherited: Judged,
 }
 
 struct Walker {
@@ -254,6 +266,9 @@ struct Walker {
     file_runs: Vec<FileRun>,
     /// The redirections being recorded belong to a command that prints nothing (`: > f`).
     empties_output: bool,
+    /// Variables this line set to a literal value with nothing an arithmetic evaluation could
+    /// run (`n=5`, `for f in a b`): reading them in `$(( ))` is safe.
+    safe_vars: Vec<String>,
     /// Parser work left for this line (see [`PARSE_BUDGET`]).
     parse_budget: u32,
     /// When parsing stops whatever the count says (see [`PARSE_FUSE`]).
@@ -270,6 +285,8 @@ struct Word {
     obscured: bool,
     /// Unquoted glob characters (the shell expands them to file names).
     glob: bool,
+    /// An unquoted `{a,b}` group (the shell expands it into several words).
+    braces: bool,
 }
 
 impl Walker {
@@ -403,10 +420,52 @@ impl Walker {
                 self.children(node, src, frame);
                 self.cwd = cwd;
             }
+            "compound_statement" if text(node, src).starts_with("((") => {
+                // `(( … ))` evaluates its variables as arithmetic.
+                self.arithmetic(node, src);
+                self.substitutions(node, src);
+            }
             "program" | "list" | "compound_statement" | "do_group" | "else_clause"
             | "elif_clause" | "if_statement" | "while_statement" | "negated_command"
             | "case_item" => self.children(node, src, frame),
-            "for_statement" | "select_statement" | "case_statement" | "c_style_for_statement" => {
+            "c_style_for_statement" => {
+                // `for ((i=0; i<n; i++))`: what the initializer sets to a number is safe.
+                if let Some(init) = node.child_by_field_name("initializer") {
+                    self.note_safe_assignments(init, src);
+                }
+                for child in named_children(node) {
+                    match child.kind() {
+                        "do_group" | "compound_statement" => self.statement(child, src, frame),
+                        "comment" => {}
+                        _ => {
+                            self.arithmetic(child, src);
+                            self.substitutions(child, src);
+                        }
+                    }
+                }
+            }
+            "for_statement" | "select_statement" => {
+                // The loop variable takes the listed words: safe when they all are.
+                let literal = fields(node, "value").iter().all(|value| {
+                    matches!(value.kind(), "word" | "number" | "raw_string")
+                        && !text(*value, src).contains(['[', '$', '`'])
+                });
+                if let Some(variable) = node.child_by_field_name("variable") {
+                    self.set_safe(&text(variable, src), literal);
+                }
+                for child in named_children(node) {
+                    match child.kind() {
+                        "do_group" | "compound_statement" => self.statement(child, src, frame),
+                        "variable_name" | "comment" => {}
+                        _ => self.substitutions(child, src),
+                    }
+                }
+            }
+            "test_command" => {
+                self.test_expression(node, src);
+                self.substitutions(node, src);
+            }
+            "case_statement" => {
                 for child in named_children(node) {
                     match child.kind() {
                         "do_group" | "compound_statement" | "case_item" => {
@@ -453,20 +512,18 @@ impl Walker {
                 }
             }
             "declaration_command" => self.declaration(node, src, frame),
-            // `((i++))`, `[[ … ]]`, `unset`: no command runs, except substitutions inside.
-            "unset_command"
-            | "test_command"
-            | "comment"
-            | "heredoc_body"
-            | "heredoc_start"
-            | "heredoc_end"
-            | "arithmetic_expansion"
+            // `unset`: no command runs, except substitutions inside.
+            "unset_command" | "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end"
+            | "number" => self.substitutions(node, src),
+            "arithmetic_expansion"
             | "postfix_expression"
             | "binary_expression"
             | "unary_expression"
             | "parenthesized_expression"
-            | "ternary_expression"
-            | "number" => self.substitutions(node, src),
+            | "ternary_expression" => {
+                self.arithmetic(node, src);
+                self.substitutions(node, src);
+            }
             "ERROR" => {
                 self.unprovable("the shell syntax could not be parsed completely");
                 self.children(node, src, frame);
@@ -596,6 +653,7 @@ impl Walker {
             wrappers: frame.wrappers.clone(),
             remote: frame.remote.clone(),
             more_args_unknown: false,
+            inherited: frame.inherited.clone(),
         };
         if rest.kind() == "pipeline" {
             // `| sh` is a pipeline node whose first child is the command fed.
@@ -730,14 +788,24 @@ impl Walker {
     }
 
     fn assignment(&mut self, node: Node<'_>, src: &[u8], prefix: bool) {
-        let name = node
-            .child_by_field_name("name")
-            .map(|name| text(name, src))
-            .unwrap_or_default();
-        if let Some(value) = node.child_by_field_name("value") {
+        let name_node = node.child_by_field_name("name");
+        let name = name_node.map(|name| text(name, src)).unwrap_or_default();
+        if let Some(name_node) = name_node {
+            // `a[$x]=1`: the subscript is evaluated.
+            self.substitutions(name_node, src);
+        }
+        let value_node = node.child_by_field_name("value");
+        if let Some(value) = value_node {
             self.substitutions(value, src);
         }
         let name = name.split('[').next().unwrap_or_default().to_owned();
+        if !prefix {
+            let literal = value_node.is_none_or(|value| {
+                matches!(value.kind(), "word" | "number" | "raw_string")
+                    && !text(value, src).contains(['[', '$', '`', '('])
+            });
+            self.set_safe(&name, literal);
+        }
         if is_command_variable(&name)
             && let Some(value) = node.child_by_field_name("value")
         {
@@ -768,9 +836,19 @@ impl Walker {
             .first()
             .map(|child| text(*child, src))
             .unwrap_or_default();
+        let integer = named_children(node).iter().any(|child| {
+            let word = text(*child, src);
+            word.starts_with('-') && word[1..].contains('i')
+        });
         for child in named_children(node) {
             match child.kind() {
-                "variable_assignment" => self.assignment(child, src, false),
+                "variable_assignment" => {
+                    if integer && let Some(value) = child.child_by_field_name("value") {
+                        // `declare -i n=VALUE` evaluates VALUE as arithmetic.
+                        self.arithmetic_text(&text(value, src));
+                    }
+                    self.assignment(child, src, false)
+                }
                 "variable_name" | "word" => {
                     let name = text(child, src);
                     if name == "-f" && keyword == "export" {
@@ -806,12 +884,205 @@ impl Walker {
                 self.cwd = cwd;
                 self.depth -= 1;
             }
-            _ => {
+            kind => {
+                match kind {
+                    "arithmetic_expansion" => self.arithmetic(node, src),
+                    "subscript" => self.subscript(node, src),
+                    "expansion" => self.expansion_operators(node, src),
+                    _ => {}
+                }
                 self.depth += 1;
                 for child in named_children(node) {
                     self.substitutions(child, src);
                 }
                 self.depth -= 1;
+            }
+        }
+    }
+
+    /// Bash evaluates arithmetic on the value of every variable it names; a value such as
+    /// `a[$(cmd)]` runs cmd there (an array subscript is evaluated too). Only variables this line
+    /// set to plain values are known to be safe.
+    fn arithmetic(&mut self, node: Node<'_>, src: &[u8]) {
+        let mut names = Vec::new();
+        arithmetic_names(node, src, &mut names);
+        for name in names {
+            self.arithmetic_name(&name);
+        }
+    }
+
+    /// Arithmetic given as text (`let`, `declare -i n=…`).
+    fn arithmetic_text(&mut self, expression: &str) {
+        if expression.contains(['$', '`', '[']) {
+            self.unprovable(format!(
+                "arithmetic evaluates `{expression}`, which can run a command (an array subscript in a value is evaluated); what it holds is only known when it runs"
+            ));
+            return;
+        }
+        for name in identifiers(expression) {
+            self.arithmetic_name(&name);
+        }
+    }
+
+    fn arithmetic_name(&mut self, name: &str) {
+        if !self.is_safe(name) {
+            self.unprovable(format!(
+                "arithmetic evaluates `{name}`: a value such as `a[$(cmd)]` in it would run cmd, and what it holds is only known when it runs"
+            ));
+        }
+    }
+
+    fn is_safe(&self, name: &str) -> bool {
+        SAFE_SPECIALS.contains(&name) || self.safe_vars.iter().any(|safe| safe == name)
+    }
+
+    fn set_safe(&mut self, name: &str, safe: bool) {
+        self.safe_vars.retain(|known| known != name);
+        if safe && !name.is_empty() {
+            self.safe_vars.push(name.to_owned());
+        }
+    }
+
+    /// `i=0` in a c-style for loop's initializer (and `(( n = 5 ))`).
+    fn note_safe_assignments(&mut self, node: Node<'_>, src: &[u8]) {
+        if self.depth > MAX_DEPTH {
+            return;
+        }
+        if node.kind() == "variable_assignment"
+            && let (Some(name), Some(value)) = (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("value"),
+            )
+        {
+            let number = value.kind() == "number";
+            self.set_safe(&text(name, src), number);
+            return;
+        }
+        self.depth += 1;
+        for child in named_children(node) {
+            self.note_safe_assignments(child, src);
+        }
+        self.depth -= 1;
+    }
+
+    /// `${a[INDEX]}`, `a[INDEX]=…`: an indexed array's subscript is arithmetic.
+    fn subscript(&mut self, node: Node<'_>, src: &[u8]) {
+        let Some(index) = node.child_by_field_name("index") else {
+            return;
+        };
+        let index_text = text(index, src);
+        if matches!(index_text.as_str(), "@" | "*") {
+            return;
+        }
+        let mut names = Vec::new();
+        arithmetic_names(index, src, &mut names);
+        for name in names {
+            self.arithmetic_name(&name);
+        }
+    }
+
+    /// `${x@P}` expands the value as a prompt, running any `$(…)` in it; `${!x}` expands the
+    /// variable named by x's value, whose subscript is evaluated.
+    fn expansion_operators(&mut self, node: Node<'_>, src: &[u8]) {
+        let raw = text(node, src);
+        let raw = raw.trim();
+        if raw.ends_with("@P}") {
+            self.unprovable(format!(
+                "`{raw}` expands a value as a prompt, which runs any `$(…)` in it"
+            ));
+        }
+        if let Some(rest) = raw.strip_prefix("${!") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let after = &rest[name.len()..];
+            let lists = after.starts_with("[@]")
+                || after.starts_with("[*]")
+                || after.starts_with('*')
+                || after.starts_with('@');
+            if !lists && !self.is_safe(&name) {
+                self.unprovable(format!(
+                    "`{raw}` expands the variable named by `{name}`'s value; a name such as `a[$(cmd)]` would run cmd"
+                ));
+            }
+        }
+    }
+
+    /// `[[ A -eq B ]]` evaluates A and B as arithmetic; `[[ -v a[I] ]]` evaluates I.
+    fn test_expression(&mut self, node: Node<'_>, src: &[u8]) {
+        if self.depth > MAX_DEPTH {
+            self.unprovable("shell commands nested too deeply to analyse");
+            return;
+        }
+        self.depth += 1;
+        self.test_expression_inner(node, src);
+        self.depth -= 1;
+    }
+
+    fn test_expression_inner(&mut self, node: Node<'_>, src: &[u8]) {
+        for child in named_children(node) {
+            match child.kind() {
+                "binary_expression" => {
+                    let arithmetic = anonymous_children(child)
+                        .into_iter()
+                        .chain(named_children(child))
+                        .filter(|part| part.kind() == "test_operator")
+                        .any(|operator| {
+                            matches!(
+                                text(operator, src).as_str(),
+                                "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"
+                            )
+                        });
+                    if arithmetic {
+                        for side in ["left", "right"] {
+                            if let Some(operand) = child.child_by_field_name(side) {
+                                self.test_operand(operand, src);
+                            }
+                        }
+                    }
+                    self.test_expression(child, src);
+                }
+                "unary_expression" => {
+                    let operator = named_children(child)
+                        .into_iter()
+                        .find(|part| part.kind() == "test_operator")
+                        .map(|operator| text(operator, src))
+                        .unwrap_or_default();
+                    if operator == "-v" {
+                        let operand = text(child, src);
+                        if let Some((_, index)) = operand.split_once('[') {
+                            self.arithmetic_text(index.trim_end_matches([']', ' ']));
+                        }
+                    }
+                    self.test_expression(child, src);
+                }
+                "parenthesized_expression" | "negated_expression" => {
+                    self.test_expression(child, src)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn test_operand(&mut self, operand: Node<'_>, src: &[u8]) {
+        match operand.kind() {
+            "number" => {}
+            "simple_expansion" | "expansion" | "variable_name" | "word" => {
+                let mut names = Vec::new();
+                arithmetic_names(operand, src, &mut names);
+                for name in names {
+                    self.arithmetic_name(&name);
+                }
+            }
+            _ => {
+                let raw = text(operand, src);
+                if raw
+                    .chars()
+                    .any(|c| c.is_ascii_alphabetic() || c == '$' || c == '[')
+                {
+                    self.arithmetic_text(&raw);
+                }
             }
         }
     }
@@ -938,6 +1209,21 @@ impl Walker {
             Stdin::Literal(text) if name == "cat" && words.len() == 1 => Some(text.clone()),
             _ => None,
         };
+        if name == "let" {
+            for word in words.iter().skip(1) {
+                // `let x=EXPR`: EXPR (and a subscript of x) is arithmetic.
+                let expression = match word.text.split_once('=') {
+                    Some((target, value)) if !target.contains('[') => value,
+                    _ => word.text.as_str(),
+                };
+                if word.dynamic {
+                    self.arithmetic_text("$");
+                } else {
+                    self.arithmetic_text(expression);
+                }
+            }
+        }
+        let words = expand_argument_braces(words);
         self.simple(words, &frame);
         for rest in rest_of_line {
             self.rest_of_heredoc_line(rest, src, &frame, body_output.clone());
@@ -963,7 +1249,7 @@ impl Walker {
             for candidate in name_candidates(&first.text) {
                 let mut guessed = vec![normalise_name(&candidate)];
                 guessed.extend(words.iter().skip(1).map(|word| word.text.clone()));
-                self.record_command(guessed, frame);
+                self.record_command(guessed, frame, None);
             }
         }
         if !first.dynamic && !first.obscured && (first.glob || is_brace_pattern(&first.text)) {
@@ -1009,8 +1295,9 @@ impl Walker {
         if !first.dynamic {
             self.note_file_run(&first.text, &texts, false, frame);
         }
-        self.program_effects(&name, &words, &texts, frame);
-        match classify(&name, args_text(args).as_slice()) {
+        let verdict = programs::judge(&texts);
+        self.program_effects(&name, &words, &texts, frame, &verdict);
+        match verdict.shape.clone() {
             Shape::Wrapper { inner_starts, note } => {
                 if let Some(note) = note {
                     self.unprovable(format!("`{name}` {note}"));
@@ -1018,20 +1305,27 @@ impl Walker {
                 let inner_starts = inner_starts + 1;
                 if inner_starts >= words.len() {
                     // Nothing wrapped (`sudo -i`, `env`): the wrapper is the command.
-                    self.record_command(texts, frame);
+                    self.record_command(texts, frame, Some(&verdict));
                     return;
                 }
+                self.apply_writes(&verdict.writes, &texts, frame);
                 let mut inner = frame.clone();
                 inner.wrappers.push(texts[..inner_starts].to_vec());
-                if name == "xargs" {
+                inner.inherited.inherit(&verdict.judged);
+                // xargs adds arguments to the command, unless it replaces a string in it (`-I`).
+                if name == "xargs" && verdict.replace.is_none() {
                     inner.more_args_unknown = true;
                 }
-                self.simple(words[inner_starts..].to_vec(), &inner);
+                let mut inner_words = words[inner_starts..].to_vec();
+                mark_replaced(&mut inner_words, verdict.replace.as_deref());
+                self.simple(inner_words, &inner);
             }
             Shape::Shell { payload } => {
+                self.apply_writes(&verdict.writes, &texts, frame);
                 let wrapper = texts.clone();
                 let mut inner = frame.clone();
                 inner.wrappers.push(wrapper);
+                inner.inherited.inherit(&verdict.judged);
                 inner.stdin = Stdin::Terminal;
                 match payload {
                     Payload::Argument(index) => {
@@ -1039,7 +1333,7 @@ impl Walker {
                             self.unprovable(format!(
                                 "`{name}` is missing the command string it should run"
                             ));
-                            self.record_command(texts, frame);
+                            self.record_command(texts, frame, Some(&verdict));
                             return;
                         };
                         if word.dynamic || word.obscured {
@@ -1071,7 +1365,7 @@ impl Walker {
                     Payload::Stdin => match &frame.stdin {
                         Stdin::Terminal => {
                             // An interactive shell in the terminal: the user sees it.
-                            self.record_command(texts.clone(), frame);
+                            self.record_command(texts.clone(), frame, Some(&verdict));
                         }
                         Stdin::Literal(script) => {
                             let script = script.clone();
@@ -1102,11 +1396,11 @@ impl Walker {
                         "`{name}` runs a program fed on its standard input, which this analysis cannot read"
                     ));
                 }
-                self.record_command(texts, frame);
+                self.record_command(texts, frame, Some(&verdict));
             }
             Shape::Unprovable(reason) => {
                 self.unprovable(reason);
-                self.record_command(texts, frame);
+                self.record_command(texts, frame, Some(&verdict));
             }
             Shape::Eval => {
                 self.unprovable(format!(
@@ -1115,15 +1409,17 @@ impl Walker {
                 let payload = args_text(args).join(" ");
                 let inner = frame.clone();
                 self.script(&payload, &inner);
-                self.record_command(texts, frame);
+                self.record_command(texts, frame, Some(&verdict));
             }
             Shape::Find { execs } => {
-                self.record_command(texts.clone(), frame);
+                self.record_command(texts.clone(), frame, Some(&verdict));
                 for (start, end) in execs {
                     let mut inner = frame.clone();
                     inner.wrappers.push(texts[..start + 1].to_vec());
+                    inner.inherited.inherit(&verdict.judged);
                     inner.more_args_unknown = true;
-                    let exec_words: Vec<Word> = args[start..end].to_vec();
+                    let mut exec_words: Vec<Word> = args[start..end].to_vec();
+                    mark_replaced(&mut exec_words, verdict.replace.as_deref());
                     self.simple(exec_words, &inner);
                 }
             }
@@ -1131,15 +1427,15 @@ impl Walker {
                 if name == "cd" || name == "pushd" {
                     self.change_folder(args);
                 }
-                if let Some(index) = script_file_argument(&name, args) {
-                    let file = &args[index];
+                if let Some(index) = verdict.script_file {
+                    let file = &args[index.min(args.len().saturating_sub(1))];
                     if is_generated_file(file) || file.text.starts_with("<(") {
                         self.unprovable(format!(
                             "`{name}` runs `{}`, a script produced while the line runs; it cannot be read here",
                             file.text
                         ));
                     } else {
-                        let as_script = SHELL_NAMES.contains(&name.as_str())
+                        let as_script = programs::SHELLS.contains(&name.as_str())
                             || matches!(name.as_str(), "source" | ".");
                         self.note_file_run(&file.text, &texts, as_script, frame);
                     }
@@ -1148,21 +1444,9 @@ impl Walker {
                     // `/etc/init.d/ssh stop` is `service ssh stop`.
                     let mut as_service = vec!["service".to_owned(), service];
                     as_service.extend(texts.iter().skip(1).cloned());
-                    self.record_command(as_service, frame);
+                    self.record_command(as_service, frame, None);
                 }
-                if matches!(name.as_str(), "source" | ".")
-                    && let Some(file) = args.first()
-                    && is_generated_file(file)
-                {
-                    self.unprovable(format!(
-                        "`{name}` runs commands from `{}`, which is generated when it runs",
-                        file.text
-                    ));
-                }
-                if matches!(name.as_str(), "source" | ".") && args.is_empty() {
-                    self.unprovable(format!("`{name}` without a file"));
-                }
-                self.record_command(texts, frame);
+                self.record_command(texts, frame, Some(&verdict));
             }
         }
     }
@@ -1190,37 +1474,40 @@ impl Walker {
         }
     }
 
-    /// A program's options and subcommands that run commands or write files (see
-    /// [`programs`]): each command analysed as if typed, each output checked like a write.
-    fn program_effects(&mut self, name: &str, words: &[Word], texts: &[String], frame: &Frame) {
+    /// What the program's spec found beyond its shape: forms it cannot follow, commands read from
+    /// standard input, and commands run through options (each analysed as if typed).
+    fn program_effects(
+        &mut self,
+        name: &str,
+        words: &[Word],
+        texts: &[String],
+        frame: &Frame,
+        verdict: &Verdict,
+    ) {
         let args = &words[1..];
-        let effects = programs::effects(name, &args_text(args));
-        for reason in effects.unknown {
-            self.unprovable(reason);
+        for reason in &verdict.unprovable {
+            self.unprovable(reason.clone());
         }
-        if effects.commands_on_stdin && !matches!(frame.stdin, Stdin::Terminal) {
+        if verdict.commands_on_stdin && !matches!(frame.stdin, Stdin::Terminal) {
             self.unprovable(format!(
                 "`{name}` reads commands from its standard input, which this analysis cannot read"
             ));
         }
-        for output in effects.outputs {
-            let dynamic = is_dynamic_text(&output.path);
-            self.write_text(&output.path, dynamic, &output.how, output.subtree);
-        }
-        for embedded in effects.runs {
+        for embedded in &verdict.runs {
             let mut inner = frame.clone();
             inner.wrappers.push(texts.to_vec());
+            inner.inherited.inherit(&verdict.judged);
             inner.more_args_unknown |= embedded.more_args;
             if embedded.remote.is_some() {
                 inner.remote = embedded.remote.clone();
             }
-            match embedded.run {
+            match &embedded.run {
                 Run::Script(script) => {
                     let from_unknown = embedded
                         .source
                         .and_then(|index| args.get(index))
                         .is_some_and(|word| word.dynamic || word.obscured)
-                        || is_dynamic_text(&script);
+                        || is_dynamic_text(script);
                     if from_unknown {
                         self.unprovable(format!(
                             "`{}` runs a command that is only known when it runs",
@@ -1230,10 +1517,10 @@ impl Walker {
                     // What the program feeds it on standard input is not known here.
                     inner.stdin = Stdin::Pipe;
                     inner.piped_text = None;
-                    self.script(&script, &inner);
+                    self.script(script, &inner);
                 }
                 Run::Args(start, end) => {
-                    if let Some(run) = args.get(start..end.min(args.len())) {
+                    if let Some(run) = args.get(*start..(*end).min(args.len())) {
                         self.simple(run.to_vec(), &inner);
                     }
                 }
@@ -1293,7 +1580,7 @@ impl Walker {
                     Content::Program(program) if !run.as_script => {
                         let mut words = vec![program];
                         words.extend(run.words.iter().skip(1).cloned());
-                        self.record_command(words, &run.frame);
+                        self.record_command(words, &run.frame, None);
                     }
                     Content::Program(_) => {}
                 }
@@ -1301,24 +1588,54 @@ impl Walker {
         }
     }
 
-    fn record_command(&mut self, words: Vec<String>, frame: &Frame) {
+    /// Record a command that runs, with what its spec decided (judged here when not given).
+    fn record_command(&mut self, words: Vec<String>, frame: &Frame, verdict: Option<&Verdict>) {
+        let judged_here;
+        let verdict = match verdict {
+            Some(verdict) => verdict,
+            None => {
+                judged_here = programs::judge(&words);
+                &judged_here
+            }
+        };
+        let mut judged = verdict.judged.clone();
+        judged.inherit(&frame.inherited);
         let command = SimpleCommand {
             words,
             wrappers: frame.wrappers.clone(),
             more_args_unknown: frame.more_args_unknown,
             remote: frame.remote.clone(),
+            judged,
         };
-        // Arguments supplied later (`xargs rm`, `find -exec rm {}`) may name any file.
-        let mut with_unknown = command.clone();
+        self.apply_writes(&verdict.writes, &command.words, frame);
         if frame.more_args_unknown {
-            with_unknown.words.push("{}".to_owned());
+            // Arguments supplied later (`xargs rm`, `find -exec rm {}`) may name any file.
+            let mut with_unknown = command.words.clone();
+            with_unknown.push("{}".to_owned());
+            let later = programs::judge(&with_unknown);
+            self.apply_writes(&later.writes, &with_unknown, frame);
         }
-        let name = command.name().to_owned();
-        let copied = copy_source(&name, command.args());
+        if let Some((targets, folder)) = &verdict.links {
+            self.check_link_targets(targets, folder.as_deref());
+        }
+        // The same command twice (e.g. the wrapper and its payload) is recorded once.
+        if !self.out.commands.contains(&command) {
+            self.out.commands.push(command);
+        }
+    }
+
+    /// Record the paths a command writes; for `tee` and copies, what ends up in them.
+    fn apply_writes(&mut self, writes: &[WriteSpec], words: &[String], frame: &Frame) {
+        let name = words
+            .first()
+            .map(|name| normalise_name(name))
+            .unwrap_or_default();
+        let copied = copy_source(&name, words.get(1..).unwrap_or_default());
         let piped = frame.piped_text.clone().filter(|_| name == "tee");
-        for write in writes_of(&with_unknown) {
+        for write in writes {
             let dynamic = is_dynamic_text(&write.path);
-            let Some(path) = self.write_text(&write.path, dynamic, &write.how, write.subtree)
+            let Some(path) =
+                self.write_text(&write.path, dynamic, &write.how, write.subtree, write.own)
             else {
                 continue;
             };
@@ -1341,17 +1658,16 @@ impl Walker {
                 }
             }
         }
-        if name == "ln" {
-            self.check_link_targets(command.args());
-        }
-        // The same command twice (e.g. the wrapper and its payload) is recorded once.
-        if !self.out.commands.contains(&command) {
-            self.out.commands.push(command);
-        }
     }
 
     fn write_word(&mut self, word: &Word, how: &str, subtree: bool) {
-        self.write_text(&word.text, word.dynamic || word.obscured, how, subtree);
+        self.write_text(
+            &word.text,
+            word.dynamic || word.obscured,
+            how,
+            subtree,
+            false,
+        );
     }
 
     /// Record a write; returns the normalised path (`None` for `/dev/null` and the like).
@@ -1361,6 +1677,7 @@ impl Walker {
         dynamic: bool,
         how: &str,
         subtree: bool,
+        own: bool,
     ) -> Option<String> {
         if is_harmless_sink(path) {
             return None;
@@ -1380,6 +1697,7 @@ impl Walker {
             path: normalised.clone(),
             how: how.to_owned(),
             subtree,
+            own,
         };
         if !self.out.writes.contains(&write) {
             self.out.writes.push(write);
@@ -1396,10 +1714,9 @@ impl Walker {
     /// `ln [-s] TARGET… LINK`: a link to `/`, to a lock-out file or folder, or to a folder that
     /// holds one makes every later write through the link a write there: it asks like the
     /// lock-out change itself.
-    fn check_link_targets(&mut self, args: &[String]) {
-        let (targets, link_folder) = link_targets(args);
+    fn check_link_targets(&mut self, targets: &[String], link_folder: Option<&str>) {
         for target in targets {
-            if is_dynamic_text(&target) {
+            if is_dynamic_text(target) {
                 self.unprovable(format!(
                     "`ln` links to `{target}`, a path only known when it runs"
                 ));
@@ -1407,12 +1724,12 @@ impl Walker {
             }
             // A relative symlink target is read from the folder of the link.
             let base = match &link_folder {
-                Some(folder) if !is_absolute(&target) => {
+                Some(folder) if !is_absolute(target) => {
                     Some(normalise_path(folder, self.cwd_path().as_deref()))
                 }
                 _ => self.cwd_path(),
             };
-            let mut resolved = normalise_path(&target, base.as_deref());
+            let mut resolved = normalise_path(target, base.as_deref());
             if resolved == ".." || resolved.starts_with("../") {
                 // It climbs out of a folder this analysis does not know: it may reach `/`, so
                 // what is left is judged as if it started there.
@@ -1568,44 +1885,197 @@ fn brace_expand(text: &str) -> Vec<String> {
         .collect()
 }
 
-const SHELL_NAMES: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "csh", "tcsh",
+/// Special parameters and shell variables whose value is always a plain number.
+const SAFE_SPECIALS: &[&str] = &[
+    "#",
+    "?",
+    "$",
+    "!",
+    "-",
+    "RANDOM",
+    "SECONDS",
+    "LINENO",
+    "BASHPID",
+    "PPID",
+    "UID",
+    "EUID",
+    "EPOCHSECONDS",
+    "SHLVL",
+    "HISTCMD",
+    "OPTIND",
 ];
 
-/// The argument that is a script file a shell, `source` or an interpreter runs.
-fn script_file_argument(name: &str, args: &[Word]) -> Option<usize> {
-    let interpreter = name.starts_with("python")
-        || name.starts_with("perl")
-        || name.starts_with("ruby")
-        || name.starts_with("php")
-        || matches!(name, "node" | "nodejs");
-    if matches!(name, "source" | ".") {
-        return (!args.is_empty()).then_some(0);
+/// The names an arithmetic expression reads: variables, bare words that are names, and the
+/// names inside `$x`/`${x}`. Command substitutions are commands, analysed on their own.
+fn arithmetic_names(node: Node<'_>, src: &[u8], out: &mut Vec<String>) {
+    arithmetic_names_at(node, src, out, 0);
+}
+
+fn arithmetic_names_at(node: Node<'_>, src: &[u8], out: &mut Vec<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        // Too deep to read: an unknown name, so the expression asks.
+        out.push("(an expression nested too deeply)".to_owned());
+        return;
     }
-    if !SHELL_NAMES.contains(&name) && !interpreter {
-        return None;
-    }
-    let mut index = 0;
-    while let Some(word) = args.get(index) {
-        let text = word.text.as_str();
-        if text == "--" {
-            return (index + 1 < args.len()).then_some(index + 1);
+    match node.kind() {
+        "command_substitution" | "process_substitution" | "number" | "test_operator" => {}
+        "variable_name" | "word" | "special_variable_name" => {
+            out.extend(identifiers(&text(node, src)));
         }
-        if interpreter && text == "-m" {
-            return None; // a module, not a file
-        }
-        if (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 {
-            if SHELL_NAMES.contains(&name)
-                && matches!(text, "-o" | "+o" | "--rcfile" | "--init-file")
-            {
-                index += 1;
+        "simple_expansion" | "expansion" => {
+            let raw = text(node, src);
+            let inner = raw
+                .trim()
+                .trim_start_matches('$')
+                .trim_start_matches('{')
+                .trim_start_matches('!');
+            let name: String = inner
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let name = if name.is_empty() {
+                inner.chars().next().map(String::from).unwrap_or_default()
+            } else {
+                name
+            };
+            out.push(name);
+            for child in named_children(node) {
+                if child.kind() != "variable_name" {
+                    arithmetic_names_at(child, src, out, depth + 1);
+                }
             }
-            index += 1;
+        }
+        _ => {
+            for child in named_children(node) {
+                arithmetic_names_at(child, src, out, depth + 1);
+            }
+        }
+    }
+}
+
+/// The names in an arithmetic text (`x+y*2` → x, y); numbers (`0x1f`, `2#101`) are not names.
+fn identifiers(expression: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut current = String::new();
+    let mut in_number = false;
+    for c in expression.chars().chain([' ']) {
+        if c.is_ascii_alphanumeric() || c == '_' || (in_number && c == '#') {
+            if current.is_empty() {
+                in_number = c.is_ascii_digit();
+            }
+            current.push(c);
+        } else {
+            if !current.is_empty() && !in_number {
+                names.push(std::mem::take(&mut current));
+            }
+            current.clear();
+            in_number = false;
+        }
+    }
+    names
+}
+
+/// Bash's brace expansion of the arguments (`cp F{.bak,}` is `cp F.bak F`), so a program's spec
+/// sees the words it gets. At most a few hundred words; beyond that the word stays as written.
+fn expand_argument_braces(words: Vec<Word>) -> Vec<Word> {
+    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    for (index, word) in words.into_iter().enumerate() {
+        if index == 0 || !word.braces || !is_brace_pattern(&word.text) {
+            out.push(word);
             continue;
         }
-        return Some(index);
+        let mut texts = vec![word.text.clone()];
+        for _ in 0..8 {
+            let next: Vec<String> = texts.iter().flat_map(|text| brace_expand(text)).collect();
+            if next == texts || next.len() > 256 {
+                break;
+            }
+            texts = next;
+        }
+        out.extend(texts.into_iter().map(|text| Word {
+            glob: has_unquoted_glob(&text),
+            braces: false,
+            text,
+            ..word.clone()
+        }));
+    }
+    out
+}
+
+/// History expansion in an interactive bash (`!!`, `!rm`, `cat !$`, `^old^new`) runs or inserts
+/// an earlier command line, which this line does not show. `!` is expanded anywhere but inside
+/// single quotes or after a backslash, unless a blank, `=`, `(` or the end follows it.
+fn history_expansion(line: &str) -> Option<String> {
+    if line.trim_start().starts_with('^') {
+        return Some(
+            "`^old^new` repeats the previous command line with a change (history expansion); what it runs is not in this line"
+                .to_owned(),
+        );
+    }
+    let chars: Vec<char> = line.chars().collect();
+    let mut single = false;
+    let mut double = false;
+    let mut index = 0;
+    while index < chars.len() {
+        let c = chars[index];
+        match c {
+            '\\' if !single => {
+                index += 2;
+                continue;
+            }
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            // The history comment character: the rest of the line is not expanded.
+            '#' if !single
+                && !double
+                && index
+                    .checked_sub(1)
+                    .is_none_or(|at| chars[at].is_whitespace()) =>
+            {
+                while index < chars.len() && chars[index] != '\n' {
+                    index += 1;
+                }
+                continue;
+            }
+            '!' if !single => {
+                let next = chars.get(index + 1).copied();
+                let previous = index.checked_sub(1).and_then(|at| chars.get(at)).copied();
+                let quiet = match next {
+                    None => true,
+                    Some(next) => {
+                        next.is_whitespace() || matches!(next, '=' | '(') || (double && next == '"')
+                    }
+                };
+                let parameter = matches!(previous, Some('$'))
+                    || (previous == Some('{') && index >= 2 && chars[index - 2] == '$');
+                if !quiet && !parameter {
+                    let word: String = chars[index..]
+                        .iter()
+                        .take_while(|c| !c.is_whitespace())
+                        .collect();
+                    return Some(format!(
+                        "`{word}` is history expansion in an interactive shell: it runs or inserts an earlier command line, which this line does not show"
+                    ));
+                }
+            }
+            _ => {}
+        }
+        index += 1;
     }
     None
+}
+
+/// Words holding text a wrapper replaces with its input when it runs (`xargs -I {}`, `find -exec
+/// … {}`) are only known then.
+fn mark_replaced(words: &mut [Word], replace: Option<&str>) {
+    let Some(replace) = replace.filter(|replace| !replace.is_empty()) else {
+        return;
+    };
+    for word in words.iter_mut() {
+        if word.text.contains(replace) {
+            word.dynamic = true;
+        }
+    }
 }
 
 /// `/etc/init.d/ssh` (also after `cd /etc/init.d`: `./ssh`): the service it controls.
@@ -1936,11 +2406,7 @@ fn args_text(words: &[Word]) -> Vec<String> {
     words.iter().map(|word| word.text.clone()).collect()
 }
 
-/// The command name a user means: the last path component, so `/usr/bin/../bin/rm` is `rm`.
-pub fn normalise_name(word: &str) -> String {
-    let trimmed = word.trim_end_matches('/');
-    trimmed.rsplit('/').next().unwrap_or(trimmed).to_owned()
-}
+pub use super::paths::normalise_name;
 
 fn text(node: Node<'_>, src: &[u8]) -> String {
     node.utf8_text(src).unwrap_or_default().to_owned()
@@ -1974,6 +2440,7 @@ fn word_value(node: Node<'_>, src: &[u8]) -> Word {
         | "special_variable_name"
         | "variable_name" => Word {
             glob: has_unquoted_glob(&raw),
+            braces: is_brace_pattern(&raw),
             text: unescape_unquoted(&raw),
             ..Word::default()
         },
@@ -1993,18 +2460,30 @@ fn word_value(node: Node<'_>, src: &[u8]) -> Word {
         "string" | "translated_string" => string_value(node, src),
         "concatenation" => {
             let mut word = Word::default();
+            // The unquoted text, with quoted parts as a placeholder: brace groups are unquoted.
+            let mut unquoted = String::new();
             for child in children_with_gaps(node, src) {
                 match child {
-                    Part::Gap(gap) => word.text.push_str(&unescape_unquoted(&gap)),
+                    Part::Gap(gap) => {
+                        unquoted.push_str(&gap);
+                        word.text.push_str(&unescape_unquoted(&gap));
+                    }
                     Part::Node(child) => {
+                        if matches!(child.kind(), "word" | "number" | "brace_expression") {
+                            unquoted.push_str(&text(child, src));
+                        } else {
+                            unquoted.push('Q');
+                        }
                         let part = word_value(child, src);
                         word.text.push_str(&part.text);
                         word.dynamic |= part.dynamic;
                         word.obscured |= part.obscured;
                         word.glob |= part.glob;
+                        word.braces |= part.braces;
                     }
                 }
             }
+            word.braces |= is_brace_pattern(&unquoted);
             word
         }
         "simple_expansion" | "expansion" => {
@@ -2026,6 +2505,7 @@ fn word_value(node: Node<'_>, src: &[u8]) -> Word {
         "brace_expression" => Word {
             text: raw,
             glob: true,
+            braces: true,
             ..Word::default()
         },
         _ => Word {

@@ -4,7 +4,7 @@
 //! 1. a forbidden command anywhere in the line (after unwrapping `sudo`, `bash -c`, `find -exec`,
 //!    `$( )`, …) → deny;
 //! 2. plan mode and the call could change something → deny (plan mode runs only read-only tools
-//!    and commands on [`rules::read_only`]'s list);
+//!    and the forms the program specs call read-only, [`programs`]);
 //! 3. dangerous commands (built-in list + `extra_dangerous_commands`), changes that can lock the
 //!    user out ([`paths::LOCKOUT_PATHS`], firewall/network/sshd commands), deletes and
 //!    replacements where the rules say so, data from a more sensitive connection written to a
@@ -24,8 +24,8 @@
 pub mod analysis;
 pub mod check;
 pub mod paths;
+pub mod programs;
 pub mod rules;
-mod unwrap;
 
 pub use analysis::{Analysis, SimpleCommand, Write, analyse, normalise_name};
 
@@ -454,9 +454,7 @@ fn decide_changes(changes: &[FileChange], mode: Mode, tab_kind: TabKind) -> Deci
 pub fn must_ask_reasons(analysis: &Analysis, settings: &ConnectionSettings) -> Vec<String> {
     let mut reasons: Vec<String> = analysis.unprovable.clone();
     for command in &analysis.commands {
-        if let Some(reason) = rules::builtin_dangerous(command) {
-            reasons.push(reason);
-        }
+        reasons.extend(command.judged.dangerous.iter().cloned());
         if let Some(pattern) = rules::first_loose_match(command, &settings.extra_dangerous_commands)
         {
             reasons.push(format!(
@@ -464,9 +462,7 @@ pub fn must_ask_reasons(analysis: &Analysis, settings: &ConnectionSettings) -> V
                 command.display()
             ));
         }
-        if let Some(reason) = rules::lockout_command(command) {
-            reasons.push(reason);
-        }
+        reasons.extend(command.judged.lockout.iter().cloned());
     }
     for write in &analysis.writes {
         if let Some(reason) = rules::lockout_write(write) {
@@ -480,12 +476,6 @@ pub fn must_ask_reasons(analysis: &Analysis, settings: &ConnectionSettings) -> V
     reasons
 }
 
-/// Wrappers plan mode accepts around a read-only command.
-const PLAN_WRAPPERS: &[&str] = &[
-    "sudo", "doas", "env", "nice", "ionice", "timeout", "time", "command", "stdbuf", "xargs",
-    "watch", "taskset", "bash", "sh", "zsh", "dash", "ksh", "ssh",
-];
-
 /// Plan mode: `Err` with the reason when something in the line could change anything.
 pub fn plan_mode_check(analysis: &Analysis) -> Result<(), String> {
     if let Some(reason) = analysis.unprovable.first() {
@@ -496,14 +486,9 @@ pub fn plan_mode_check(analysis: &Analysis) -> Result<(), String> {
     if let Some(write) = analysis.writes.first() {
         return Err(format!("{} writes to {}", write.how, write.path));
     }
+    // Each command's spec (and the specs of the wrappers around it) says whether it only reads.
     for command in &analysis.commands {
-        for wrapper in &command.wrappers {
-            let name = wrapper.first().map(String::as_str).unwrap_or_default();
-            if !PLAN_WRAPPERS.contains(&name) {
-                return Err(format!("`{name}` is not used in plan mode"));
-            }
-        }
-        rules::read_only(command)?;
+        command.judged.read_only.clone()?;
     }
     Ok(())
 }
@@ -558,7 +543,7 @@ fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Deci
     let changes: Vec<String> = analysis
         .writes
         .iter()
-        .filter(|write| write.how.contains(' '))
+        .filter(|write| !write.own)
         .map(|write| format!("{} writes to {}", write.how, write.path))
         .collect();
     if all_allowed && !changes.is_empty() && mode == Mode::Ask {

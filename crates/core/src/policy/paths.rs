@@ -68,16 +68,41 @@ pub const LOCKOUT_PATHS: &[&str] = &[
     "/etc/resolv.conf",
     "/etc/fstab",
     "/etc/crypttab",
+    // The ssh units, their drop-ins and the links that start them, wherever systemd reads units.
     "/etc/systemd/system/ssh*.service",
     "/etc/systemd/system/ssh*.socket",
+    "/etc/systemd/system/ssh*.service.d",
     "/etc/systemd/system/ssh*.service.d/**",
+    "/etc/systemd/system/ssh*.socket.d",
     "/etc/systemd/system/ssh*.socket.d/**",
-    "/etc/systemd/system/*.wants/ssh*",
-    "/lib/systemd/system/ssh*",
-    "/usr/lib/systemd/system/ssh*",
-    "/etc/init.d/ssh*",
+    "/etc/systemd/system/*.wants/ssh*.service",
+    "/etc/systemd/system/*.wants/ssh*.socket",
+    "/run/systemd/system/ssh*.service",
+    "/run/systemd/system/ssh*.socket",
+    "/run/systemd/system/ssh*.service.d",
+    "/run/systemd/system/ssh*.service.d/**",
+    "/run/systemd/system/ssh*.socket.d",
+    "/run/systemd/system/ssh*.socket.d/**",
+    "/run/systemd/system/*.wants/ssh*.service",
+    "/run/systemd/system/*.wants/ssh*.socket",
+    "/lib/systemd/system/ssh*.service",
+    "/lib/systemd/system/ssh*.socket",
+    "/lib/systemd/system/ssh*.service.d/**",
+    "/lib/systemd/system/ssh*.socket.d/**",
+    "/usr/lib/systemd/system/ssh*.service",
+    "/usr/lib/systemd/system/ssh*.socket",
+    "/usr/lib/systemd/system/ssh*.service.d/**",
+    "/usr/lib/systemd/system/ssh*.socket.d/**",
+    "/etc/init.d/ssh",
+    "/etc/init.d/sshd",
     "/etc/default/ssh",
 ];
+
+/// The command name a user means: the last path component, so `/usr/bin/../bin/rm` is `rm`.
+pub fn normalise_name(word: &str) -> String {
+    let trimmed = word.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed).to_owned()
+}
 
 /// A path in one spelling: absolute (`/etc/ssh`), home-relative (`~/.ssh`), or relative to a
 /// folder the analysis does not know (`sshd_config`, kept relative).
@@ -194,8 +219,13 @@ fn glob_lockout_match(path: &str) -> Option<&'static str> {
     if path.starts_with('/') || path.starts_with('~') {
         return LOCKOUT_PATHS.iter().copied().find(|entry| {
             let entry_literal = literal_prefix(entry);
+            // The pattern can grow into the entry (`/etc/ss*` → `/etc/ssh`), or it lies where the
+            // entry's own wildcard reaches (`/etc/sudoers.d/*`); a plain entry names one file or
+            // folder, not what is next to it (`/etc/ssh/ssh_config*` is not `/etc/ssh`).
             entry_literal.starts_with(literal)
-                || (entry_literal.len() > 1 && literal.starts_with(entry_literal))
+                || (entry_literal.len() > 1
+                    && entry.contains('*')
+                    && literal.starts_with(entry_literal))
         });
     }
     let last = path.rsplit('/').next().unwrap_or(path);
@@ -308,7 +338,10 @@ mod tests {
             "/etc/shadow",
             "/etc/netplan/01.yaml",
             "/etc/systemd/system/sshd.service.d/override.conf",
+            "/run/systemd/system/ssh.service.d/override.conf",
+            "/lib/systemd/system/ssh.service.d/10-x.conf",
             "/etc/fstab",
+            "/etc/ssh/sshd_config.d/*.conf",
         ] {
             assert!(lockout_match(path, false).is_some(), "{path}");
         }
@@ -318,6 +351,13 @@ mod tests {
             "/tmp/sshd_config.bak",
             "~/.bashrc",
             "/home/bob/notes",
+            // The ssh client's settings cannot lock anyone out of this server.
+            "/etc/ssh/ssh_config",
+            "/etc/ssh/ssh_config.d/10-x.conf",
+            "/etc/ssh/ssh_config.d/*.conf",
+            "/etc/ssh/ssh_config*",
+            "ssh_config",
+            "ssh_config.d/x.conf",
         ] {
             assert_eq!(lockout_match(path, false), None, "{path}");
         }

@@ -1,0 +1,1075 @@
+//! Wrappers: programs whose effect is to run another command (`sudo`, `env`, `nice`, `timeout`,
+//! `flock`, `chronic`, `sg`, `newgrp`, …). The command they run is peeled off and judged as if
+//! typed; the wrapper's own options are judged here (`time -o FILE` writes, `sudo -e` edits).
+//!
+//! A wrapper whose options are not all known asks like any other program: an unknown option may
+//! take a value, and then the word taken for the command would not be the command.
+
+use super::args::Call;
+use super::common::{skip_assignments, skip_options};
+use super::spec::Spec;
+use super::verdict::{Payload, Shape, Verdict};
+
+/// Option lines several wrappers share (`@use NAME`).
+pub const BLOCKS: &[(&str, &str)] = &[(
+    "wrappers-su",
+    "-m, -p, --preserve-environment
+     -w LIST, --whitelist-environment=LIST
+     -g GROUP, --group=GROUP
+     -G GROUP, --supp-group=GROUP
+     -l, --login
+     -c COMMAND, --command=COMMAND
+     --session-command=COMMAND
+     -f, --fast
+     -s SHELL, --shell=SHELL
+     -P, --pty
+     -T, --no-pty
+     -h, --help
+     -V, --version",
+)];
+
+pub const SPECS: &[Spec] = &[
+    Spec {
+        names: &["sudo"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -A, --askpass
+               -B, --bell
+               -b, --background
+               -C NUM, --close-from=NUM
+               -D DIR, --chdir=DIR
+               -E
+               --preserve-env[=LIST]
+               -e, --edit : changes edits files as another user
+               -g GROUP, --group=GROUP
+               -H, --set-home
+               -h[HOST]
+               --help
+               --host=HOST
+               -i, --login
+               -K, --remove-timestamp
+               -k, --reset-timestamp
+               -l, --list
+               -N, --no-update
+               -n, --non-interactive
+               -P, --preserve-groups
+               -p PROMPT, --prompt=PROMPT
+               -R DIR, --chroot=DIR
+               -r ROLE, --role=ROLE
+               -S, --stdin
+               -s, --shell
+               -t TYPE, --type=TYPE
+               -U USER, --other-user=USER
+               -T TIMEOUT, --command-timeout=TIMEOUT
+               -u USER, --user=USER
+               -V, --version
+               -v, --validate",
+        hook: Some(sudo),
+    },
+    Spec {
+        names: &["doas"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -C CONFIG : reads
+               -L
+               -n
+               -s
+               -u USER",
+        hook: Some(after_assignments),
+    },
+    Spec {
+        names: &["env"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -i, --ignore-environment
+               -0, --null
+               -u NAME, --unset=NAME
+               -C DIR, --chdir=DIR
+               -S STRING, --split-string=STRING
+               --block-signal[=SIG]
+               --default-signal[=SIG]
+               --ignore-signal[=SIG]
+               --list-signal-handling
+               -v, --debug
+               --help
+               --version",
+        hook: Some(env),
+    },
+    Spec {
+        names: &["nice"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               @numeric
+               -n N, --adjustment=N
+               --help
+               --version",
+        hook: None,
+    },
+    Spec {
+        names: &["nohup"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               --help
+               --version",
+        hook: None,
+    },
+    Spec {
+        names: &["timeout"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               --preserve-status
+               --foreground
+               -k DURATION, --kill-after=DURATION
+               -s SIGNAL, --signal=SIGNAL
+               -v, --verbose
+               --help
+               --version",
+        hook: Some(second_operand),
+    },
+    Spec {
+        names: &["stdbuf"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -i MODE, --input=MODE
+               -o MODE, --output=MODE
+               -e MODE, --error=MODE
+               --help
+               --version",
+        hook: None,
+    },
+    Spec {
+        names: &["setsid"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -c, --ctty
+               -f, --fork
+               -w, --wait
+               -h, --help
+               -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["ionice"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -c CLASS, --class=CLASS
+               -n LEVEL, --classdata=LEVEL
+               -p PID, --pid=PID : changes changes the priority of running processes
+               -P PGID, --pgid=PGID : changes changes the priority of running processes
+               -u UID, --uid=UID : changes changes the priority of running processes
+               -t, --ignore
+               -h, --help
+               -V, --version",
+        hook: Some(ionice),
+    },
+    Spec {
+        names: &["flock"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -s, --shared
+               -x, -e, --exclusive
+               -u, --unlock
+               -n, --nb, --nonblock
+               -w SECONDS, --wait=SECONDS, --timeout=SECONDS
+               -E CODE, --conflict-exit-code=CODE
+               -o, --close
+               -c COMMAND, --command=COMMAND : runs *
+               -F, --no-fork
+               --verbose
+               -h, --help
+               -V, --version",
+        hook: Some(flock),
+    },
+    Spec {
+        names: &["chronic"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -e
+               -v",
+        hook: None,
+    },
+    Spec {
+        names: &["sg"],
+        family: "wrappers",
+        text: "@opaque",
+        hook: Some(sg),
+    },
+    Spec {
+        names: &["newgrp"],
+        family: "wrappers",
+        text: "@opaque",
+        hook: Some(newgrp),
+    },
+    Spec {
+        names: &["taskset"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -a, --all-tasks
+               -p, --pid : changes changes the CPU affinity of a running process
+               -c, --cpu-list
+               -h, --help
+               -V, --version",
+        hook: Some(taskset),
+    },
+    Spec {
+        names: &["chroot"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               --groups=GROUPS
+               --userspec=USER
+               --skip-chdir
+               --help
+               --version",
+        hook: Some(second_operand),
+    },
+    Spec {
+        names: &["watch"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -b, --beep
+               -c, --color
+               -C, --no-color
+               -d
+               --differences[=PERMANENT]
+               -e, --errexit
+               -g, --chgexit
+               -q CYCLES, --equexit=CYCLES
+               -n SECONDS, --interval=SECONDS
+               -p, --precise
+               -r, --no-rerun
+               -t, --no-title
+               -w, --no-wrap
+               -x, --exec
+               -h, --help
+               -v, --version",
+        hook: Some(watch),
+    },
+    Spec {
+        names: &["su"],
+        family: "wrappers",
+        text: "@operands args
+               @use wrappers-su",
+        hook: Some(su),
+    },
+    Spec {
+        names: &["runuser"],
+        family: "wrappers",
+        text: "@operands args
+               -u USER, --user=USER
+               @use wrappers-su",
+        hook: Some(su),
+    },
+    Spec {
+        names: &["script"],
+        family: "wrappers",
+        text: "@operands args
+               -I FILE, --log-in=FILE : writes
+               -O FILE, --log-out=FILE : writes
+               -B FILE, --log-io=FILE : writes
+               -T FILE, --log-timing=FILE : writes
+               -t[FILE]
+               --timing[=FILE] : writes
+               -m FORMAT, --logging-format=FORMAT
+               -a, --append
+               -c COMMAND, --command=COMMAND
+               -e, --return
+               -f, --flush
+               --force
+               -E WHEN, --echo=WHEN
+               -o SIZE, --output-limit=SIZE
+               -q, --quiet
+               -h, --help
+               -V, --version",
+        hook: Some(script),
+    },
+    Spec {
+        names: &["unshare"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -m
+               --mount[=FILE]
+               -u
+               --uts[=FILE]
+               -i
+               --ipc[=FILE]
+               -n
+               --net[=FILE]
+               -p
+               --pid[=FILE]
+               -U
+               --user[=FILE]
+               -C
+               --cgroup[=FILE]
+               -T
+               --time[=FILE]
+               -f, --fork
+               --map-user=UID
+               --map-group=GID
+               -r, --map-root-user
+               -c, --map-current-user
+               --map-auto
+               --map-users=MAP
+               --map-groups=MAP
+               --kill-child[=SIGNAL]
+               --mount-proc[=DIR]
+               --mount-binfmt[=DIR]
+               --propagation=MODE
+               --setgroups=MODE
+               --keep-caps
+               -R DIR, --root=DIR
+               -w DIR, --wd=DIR
+               -S UID, --setuid=UID
+               -G GID, --setgid=GID
+               --monotonic=OFFSET
+               --boottime=OFFSET
+               -l, --load-interp=FILE
+               -h, --help
+               -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["nsenter"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -a, --all
+               -t PID, --target=PID
+               -m[FILE], --mount[=FILE]
+               -u[FILE], --uts[=FILE]
+               -i[FILE], --ipc[=FILE]
+               -n[FILE], --net[=FILE]
+               -N, --net-socket=FD
+               -p[FILE], --pid[=FILE]
+               -C[FILE], --cgroup[=FILE]
+               -U[FILE], --user[=FILE]
+               --user-parent
+               -T[FILE], --time[=FILE]
+               -S UID, --setuid=UID
+               -G GID, --setgid=GID
+               --preserve-credentials
+               --keep-caps
+               -r[DIR], --root[=DIR]
+               -w[DIR], --wd[=DIR]
+               -W DIR, --wdns=DIR
+               -e, --env
+               -F, --no-fork
+               -c, --join-cgroup
+               -Z, --follow-context
+               -h, --help
+               -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["chrt"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -b, --batch
+               -d, --deadline
+               -e, --ext
+               -f, --fifo
+               -i, --idle
+               -o, --other
+               -r, --rr
+               -R, --reset-on-fork
+               -T NS, --sched-runtime=NS
+               -P NS, --sched-period=NS
+               -D NS, --sched-deadline=NS
+               -a, --all-tasks
+               -m, --max
+               -p, --pid : changes changes the scheduling of a running process
+               -v, --verbose
+               -h, --help
+               -V, --version",
+        hook: Some(chrt),
+    },
+    Spec {
+        names: &["systemd-run"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -h, --help
+               --version
+               --no-ask-password
+               --user
+               --system
+               -H HOST, --host=HOST
+               -M MACHINE, --machine=MACHINE
+               -C CAPSULE, --capsule=CAPSULE
+               --scope
+               -u UNIT, --unit=UNIT
+               -p PROP, --property=PROP
+               --description=TEXT
+               --slice=SLICE
+               --slice-inherit
+               --expand-environment=BOOL
+               --no-block
+               -r, --remain-after-exit
+               --wait
+               --send-sighup
+               --service-type=TYPE
+               --uid=USER
+               --gid=GROUP
+               --nice=NICE
+               --working-directory=DIR
+               -d, --same-dir
+               -E NAME, --setenv=NAME
+               -t, --pty
+               -P, --pipe
+               -q, --quiet
+               -v, --verbose
+               -G, --collect
+               -S, --shell
+               --job-mode=MODE
+               --ignore-failure
+               --background=COLOR
+               --json=MODE
+               --path-property=PROP
+               --socket-property=PROP
+               --on-active=SECONDS
+               --on-boot=SECONDS
+               --on-startup=SECONDS
+               --on-unit-active=SECONDS
+               --on-unit-inactive=SECONDS
+               --on-calendar=SPEC
+               --on-timezone-change
+               --on-clock-change
+               --timer-property=PROP",
+        hook: None,
+    },
+    Spec {
+        names: &["strace"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -A, --output-append-mode
+               -a COLUMN, --columns=COLUMN
+               -b SYSCALL, --detach-on=SYSCALL
+               -C, --summary
+               -c, --summary-only
+               -D
+               --daemonize[=HOW]
+               -d, --debug
+               -E VAR, --env=VAR
+               -e EXPR
+               --trace=SET
+               --signal=SET
+               --status=SET
+               --abbrev=SET
+               --verbose=SET
+               --raw=SET
+               --read=SET
+               --write=SET
+               --quiet[=SET]
+               --kvm=MODE
+               --inject=SPEC
+               --fault=SPEC
+               --decode-fds[=SET]
+               --decode-pids[=SET]
+               -F
+               -f, --follow-forks
+               --output-separately
+               -h, --help
+               -I N, --interruptible=N
+               -i, --instruction-pointer
+               -k, --stack-traces
+               -n, --syscall-number
+               -O OVERHEAD, --summary-syscall-overhead=OVERHEAD
+               -o FILE, --output=FILE : writes
+               -P PATH, --trace-path=PATH
+               -p PID, --attach=PID
+               -q
+               -r
+               --relative-timestamps[=PRECISION]
+               -S SORTBY, --summary-sort-by=SORTBY
+               -s SIZE, --string-limit=SIZE
+               -T
+               --syscall-times[=PRECISION]
+               -t
+               --absolute-timestamps[=FORMAT]
+               -U COLUMNS, --summary-columns=COLUMNS
+               -u USER, --user=USER
+               -V, --version
+               -v, --no-abbrev
+               -w, --summary-wall-clock
+               -X FORMAT, --const-print-style=FORMAT
+               -x
+               --strings-in-hex[=WHICH]
+               -Y
+               -y
+               -Z, --failed-only
+               -z, --successful-only
+               --seccomp-bpf
+               --tips[=OPTIONS]
+               --silent=SET, --silence=SET
+               --timestamps[=FORMAT]
+               --pidns-translation",
+        hook: None,
+    },
+    Spec {
+        names: &["ltrace"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               @loose
+               -o FILE, --output=FILE : writes
+               -p PID
+               -u USER
+               -e FILTER
+               -s SIZE
+               -a COLUMN
+               -n N
+               -l LIBRARY
+               -x FILTER
+               -F FILE
+               -w N
+               -A N
+               -b",
+        hook: None,
+    },
+    Spec {
+        names: &["time"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -a, --append
+               -f FORMAT, --format=FORMAT
+               -o FILE, --output=FILE : writes
+               -p, --portability
+               -q, --quiet
+               -v, --verbose
+               -h, --help
+               -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["command"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -p
+               -v
+               -V",
+        hook: Some(command_builtin),
+    },
+    Spec {
+        names: &["builtin"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix",
+        hook: None,
+    },
+    Spec {
+        names: &["exec"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -a NAME
+               -c
+               -l",
+        hook: None,
+    },
+    Spec {
+        names: &[
+            "unbuffer",
+            "catchsegv",
+            "torsocks",
+            "eatmydata",
+            "nocache",
+            "fakeroot",
+            "entr",
+            "coproc",
+            "busybox",
+            "toybox",
+        ],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               @loose",
+        hook: Some(loose_wrapper),
+    },
+    Spec {
+        names: &["proxychains", "proxychains4"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -q
+               -f FILE : reads",
+        hook: None,
+    },
+    Spec {
+        names: &["parallel"],
+        family: "wrappers",
+        text: "@loose
+               @opaque",
+        hook: Some(parallel_hook),
+    },
+    Spec {
+        names: &["tmux"],
+        family: "wrappers",
+        text: "@opaque",
+        hook: Some(tmux),
+    },
+    Spec {
+        names: &["screen"],
+        family: "wrappers",
+        text: "@opaque",
+        hook: Some(screen),
+    },
+];
+
+/// The wrapped command starts after `NAME=value` assignments (`sudo FOO=1 cmd`).
+fn after_assignments(call: &Call<'_>, verdict: &mut Verdict) {
+    let Some(first) = call.operands.first() else {
+        return;
+    };
+    let (inner_starts, note) = skip_assignments(call.args, *first);
+    verdict.shape = if inner_starts < call.args.len() {
+        Shape::Wrapper { inner_starts, note }
+    } else {
+        Shape::Plain
+    };
+}
+
+fn sudo(call: &Call<'_>, verdict: &mut Verdict) {
+    if call.has("--edit") {
+        // sudoedit: the operands are files it edits.
+        verdict.shape = Shape::Plain;
+        for file in call.operand_texts() {
+            verdict.output(file, "sudo -e (editor)", false);
+        }
+        return;
+    }
+    after_assignments(call, verdict);
+}
+
+fn env(call: &Call<'_>, verdict: &mut Verdict) {
+    if let Some((text, index)) = call.values("--split-string").last().copied() {
+        let own_word = call.args.get(index).is_some_and(|arg| arg.starts_with('-'));
+        if own_word {
+            // `-S'…'` attached: the string and the words after it.
+            let mut line = text.to_owned();
+            for word in call.args.iter().skip(index + 1) {
+                line.push(' ');
+                line.push_str(word);
+            }
+            verdict.shape = Shape::Plain;
+            verdict.script(&line, "env -S", Some(index), false);
+        } else {
+            verdict.shape = Shape::Shell {
+                payload: Payload::Joined(index),
+            };
+        }
+        return;
+    }
+    // `env - cmd` is `env -i cmd`.
+    let first = call
+        .operands
+        .iter()
+        .copied()
+        .find(|index| call.args.get(*index).is_some_and(|arg| arg != "-"));
+    let Some(first) = first else {
+        verdict.shape = Shape::Plain;
+        return;
+    };
+    let (inner_starts, note) = skip_assignments(call.args, first);
+    verdict.shape = if inner_starts < call.args.len() {
+        Shape::Wrapper { inner_starts, note }
+    } else {
+        Shape::Plain
+    };
+}
+
+/// `timeout 5 cmd`, `chroot /mnt cmd`: the command is the second operand.
+fn second_operand(call: &Call<'_>, verdict: &mut Verdict) {
+    verdict.shape = match call.operands.get(1) {
+        Some(start) => Shape::Wrapper {
+            inner_starts: *start,
+            note: None,
+        },
+        None => Shape::Plain,
+    };
+}
+
+fn ionice(call: &Call<'_>, verdict: &mut Verdict) {
+    if call.has("--pid") || call.has("--pgid") || call.has("--uid") {
+        verdict.shape = Shape::Plain;
+    }
+}
+
+fn taskset(call: &Call<'_>, verdict: &mut Verdict) {
+    if call.has("--pid") {
+        verdict.shape = Shape::Plain;
+    } else {
+        // `taskset MASK cmd`.
+        second_operand(call, verdict);
+    }
+}
+
+fn chrt(call: &Call<'_>, verdict: &mut Verdict) {
+    if call.has("--pid") || call.has("--max") {
+        verdict.shape = Shape::Plain;
+    } else {
+        // `chrt [PRIORITY] cmd`: a number first is the priority.
+        let first_is_priority = call
+            .operand_texts()
+            .first()
+            .is_some_and(|word| word.chars().all(|c| c.is_ascii_digit()));
+        if first_is_priority {
+            second_operand(call, verdict);
+        }
+    }
+}
+
+/// `flock [options] FILE -c 'cmd'` or `flock [options] FILE cmd args…`: only the word right after
+/// the lock file can be flock's `-c` (`flock l python3 -c …` runs python3).
+fn flock(call: &Call<'_>, verdict: &mut Verdict) {
+    let Some(file) = call.operands.first().copied() else {
+        return;
+    };
+    verdict.write(&call.args[file], "flock (lock file)", false, true);
+    match call.args.get(file + 1).map(String::as_str) {
+        Some("-c" | "--command") => {
+            verdict.shape = Shape::Shell {
+                payload: Payload::Argument(file + 2),
+            }
+        }
+        Some(_) => {
+            verdict.shape = Shape::Wrapper {
+                inner_starts: file + 1,
+                note: None,
+            }
+        }
+        None => verdict.shape = Shape::Plain,
+    }
+}
+
+/// `sg [-] GROUP [-c] 'command'`: the command string runs in `/bin/sh -c`; without one, a shell.
+fn sg(call: &Call<'_>, verdict: &mut Verdict) {
+    let args = call.args;
+    let mut index = usize::from(args.first().is_some_and(|arg| arg == "-"));
+    if args.get(index).is_none() {
+        verdict.shape = Shape::Shell {
+            payload: Payload::Stdin,
+        };
+        return;
+    }
+    index += 1; // the group
+    if args.get(index).is_some_and(|arg| arg == "-c") {
+        index += 1;
+    }
+    verdict.shape = Shape::Shell {
+        payload: if index < args.len() {
+            Payload::Joined(index)
+        } else {
+            Payload::Stdin
+        },
+    };
+}
+
+/// `newgrp [-] [GROUP]`: a new shell, reading its commands from standard input.
+fn newgrp(_call: &Call<'_>, verdict: &mut Verdict) {
+    verdict.shape = Shape::Shell {
+        payload: Payload::Stdin,
+    };
+}
+
+fn watch(call: &Call<'_>, verdict: &mut Verdict) {
+    let Some(first) = call.operands.first().copied() else {
+        verdict.shape = Shape::Plain;
+        return;
+    };
+    if !call.has("--exec") {
+        // Without -x the words are joined and run by `sh -c`.
+        verdict.shape = Shape::Shell {
+            payload: Payload::Joined(first),
+        };
+    }
+}
+
+fn su(call: &Call<'_>, verdict: &mut Verdict) {
+    let missing = call.options.iter().any(|found| {
+        (found.def.has("--command") || found.def.has("--session-command")) && found.value.is_none()
+    });
+    if missing {
+        verdict.shape = Shape::Shell {
+            payload: Payload::Argument(call.args.len()),
+        };
+        return;
+    }
+    for option in ["--command", "--session-command"] {
+        if let Some((_, index)) = call.values(option).last().copied() {
+            let attached = call.args.get(index).is_some_and(|arg| arg.starts_with('-'));
+            verdict.shape = if attached {
+                Shape::Unprovable(format!(
+                    "`{} --command=…`: write it as `{} -c '…'` so it can be checked",
+                    call.name, call.name
+                ))
+            } else {
+                Shape::Shell {
+                    payload: Payload::Argument(index),
+                }
+            };
+            return;
+        }
+    }
+    if call.name == "runuser"
+        && let Some(index) = call.args.iter().position(|arg| arg == "--")
+        && index + 1 < call.args.len()
+    {
+        verdict.shape = Shape::Wrapper {
+            inner_starts: index + 1,
+            note: None,
+        };
+    }
+}
+
+fn script(call: &Call<'_>, verdict: &mut Verdict) {
+    if let Some((_, index)) = call.values("--command").last().copied() {
+        verdict.shape = Shape::Shell {
+            payload: Payload::Argument(index),
+        };
+    }
+    let file = call.operand_texts().first().copied();
+    let logs = ["--log-out", "--log-io"]
+        .iter()
+        .any(|option| call.has(option));
+    match file {
+        Some(file) => verdict.output(file, "script (typescript)", false),
+        None if !logs => verdict.output("typescript", "script (typescript)", false),
+        None => {}
+    }
+}
+
+fn command_builtin(call: &Call<'_>, verdict: &mut Verdict) {
+    if call.has("-v") || call.has("-V") {
+        verdict.shape = Shape::Plain;
+    }
+}
+
+/// Wrappers whose own options are not listed yet: the first word that is not an option is the
+/// command.
+fn loose_wrapper(call: &Call<'_>, verdict: &mut Verdict) {
+    let start = skip_options(call.args, "", &[]);
+    verdict.shape = if start < call.args.len() {
+        Shape::Wrapper {
+            inner_starts: start,
+            note: None,
+        }
+    } else {
+        Shape::Plain
+    };
+}
+
+fn tmux(call: &Call<'_>, verdict: &mut Verdict) {
+    let sends = call.args.iter().any(|arg| {
+        matches!(
+            arg.as_str(),
+            "send-keys"
+                | "send"
+                | "run-shell"
+                | "run"
+                | "new-session"
+                | "new"
+                | "new-window"
+                | "neww"
+                | "split-window"
+                | "splitw"
+                | "respawn-pane"
+                | "pipe-pane"
+        )
+    });
+    if sends {
+        verdict.shape = Shape::Unprovable(
+            "`tmux` runs or types commands in another terminal session".to_owned(),
+        );
+    }
+    verdict.not_read_only("`tmux` is not on plan mode's list of read-only commands");
+}
+
+fn screen(call: &Call<'_>, verdict: &mut Verdict) {
+    if call
+        .args
+        .iter()
+        .any(|arg| arg == "-X" || arg == "-dm" || arg == "-dmS")
+    {
+        verdict.shape = Shape::Unprovable(
+            "`screen` runs or types commands in another terminal session".to_owned(),
+        );
+    }
+    verdict.not_read_only("`screen` is not on plan mode's list of read-only commands");
+}
+
+fn parallel_hook(call: &Call<'_>, verdict: &mut Verdict) {
+    parallel(call.args, verdict);
+    verdict.not_read_only(format!(
+        "`{}` is not on plan mode's list of read-only commands",
+        call.display()
+    ));
+}
+
+/// GNU parallel: the command template (with arguments added), commands given after `:::`, or
+/// commands read from standard input.
+fn parallel(args: &[String], fx: &mut Verdict) {
+    let values = [
+        "-j",
+        "-P",
+        "--jobs",
+        "-S",
+        "--sshlogin",
+        "--slf",
+        "--sshloginfile",
+        "-a",
+        "--arg-file",
+        "-d",
+        "--delimiter",
+        "-I",
+        "-N",
+        "-n",
+        "--max-args",
+        "-L",
+        "-l",
+        "--max-lines",
+        "--colsep",
+        "-C",
+        "--results",
+        "--res",
+        "--joblog",
+        "--tmpdir",
+        "--delay",
+        "--timeout",
+        "--retries",
+        "--halt",
+        "--memfree",
+        "--load",
+        "-E",
+        "--eof",
+        "--basefile",
+        "--bf",
+        "--return",
+        "--workdir",
+        "--wd",
+        "--env",
+        "--tagstring",
+        "--block",
+        "--seqreplace",
+        "--shebang-wrap",
+        "--termseq",
+        "--sshdelay",
+        "--limit",
+        "--rpl",
+        "--plus",
+    ];
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        if arg == "--" || !arg.starts_with('-') || arg.starts_with(":::") {
+            break;
+        }
+        if values.contains(&arg.as_str()) {
+            index += 2;
+            continue;
+        }
+        if arg.starts_with("--") && !arg.contains('=') && !PARALLEL_FLAGS.contains(&arg.as_str()) {
+            fx.unprovable(format!(
+                "`parallel {arg}` is an option this analysis does not know, so which words are the command cannot be told"
+            ));
+        }
+        index += 1;
+    }
+    if args.get(index).is_some_and(|arg| arg == "--") {
+        index += 1;
+    }
+    let end = args[index.min(args.len())..]
+        .iter()
+        .position(|arg| arg.starts_with(":::"))
+        .map_or(args.len(), |position| index + position);
+    if index < end {
+        // parallel joins the words into one line for a shell (`-q` quotes them): both readings
+        // are analysed, the stricter wins.
+        fx.args(index, end, "parallel");
+        fx.script(&args[index..end].join(" "), "parallel", None, true);
+        fx.runs
+            .last_mut()
+            .into_iter()
+            .for_each(|run| run.source = Some(index));
+    } else if end < args.len() && args[end] == ":::" {
+        // No template: every argument after `:::` is a command line of its own.
+        for (offset, command) in args[end + 1..].iter().enumerate() {
+            if command.starts_with(":::") {
+                break;
+            }
+            fx.script(command, "parallel :::", Some(end + 1 + offset), false);
+        }
+    } else {
+        fx.commands_on_stdin = true;
+    }
+}
+
+const PARALLEL_FLAGS: &[&str] = &[
+    "--pipe",
+    "--keep-order",
+    "--group",
+    "--ungroup",
+    "--line-buffer",
+    "--tag",
+    "--progress",
+    "--bar",
+    "--eta",
+    "--dry-run",
+    "--verbose",
+    "--null",
+    "--quote",
+    "--no-notice",
+    "--will-cite",
+    "--xargs",
+    "--nonall",
+    "--onall",
+    "--halt-on-error",
+    "--trim",
+    "--shuf",
+    "--citation",
+    "--version",
+    "--help",
+    "--lb",
+    "--silent",
+    "--files",
+    "--compress",
+    "--fg",
+    "--bg",
+    "--semaphore",
+    "--linebuffer",
+    "--header",
+    "--transfer",
+    "--cleanup",
+    "--trc",
+];

@@ -1,0 +1,370 @@
+//! Every program spec against the program itself: each option the installed program's `--help`
+//! or manual page lists must be known to its spec (policy/programs/), or this test fails, naming
+//! the options. An option a spec does not know asks on every use, so a missing option is a false
+//! alarm at best; the test keeps the tables complete as the programs change.
+//!
+//! A program that is not installed here is skipped and said so; the ones Debian does not package
+//! at all are listed in [`NOT_ON_DEBIAN`]. Specs still marked `@loose` are not checked (their
+//! unknown options do not ask).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use kaiport_core::policy::programs::model::Level;
+use kaiport_core::policy::programs::{accepts_option, is_complete, registry};
+use support::help::{help_text, installed, listed_options};
+
+/// Programs with a spec that Debian does not package (so the test cannot check them on a Debian
+/// machine; where one is installed anyway, as kubectl often is, its spec is checked).
+const NOT_ON_DEBIAN: &[&str] = &["dnf", "yum", "mongosh", "helm", "kubectl", "oc"];
+
+/// Where a spec's options are checked: the program, the subcommand path in its spec, and the
+/// commands whose output lists the options.
+struct Source {
+    program: &'static str,
+    path: &'static [&'static str],
+    help: &'static [&'static [&'static str]],
+    /// Words the help text shows like options that are not the program's (examples, values).
+    ignore: &'static [&'static str],
+}
+
+const fn help(program: &'static str, commands: &'static [&'static [&'static str]]) -> Source {
+    Source {
+        program,
+        path: &[],
+        help: commands,
+        ignore: &[],
+    }
+}
+
+/// The help of one program: `PROGRAM --help` and `man PROGRAM`.
+macro_rules! gnu {
+    ($($program:literal),* $(,)?) => {
+        [$(help($program, &[&[$program, "--help"], &["man", $program]])),*]
+    };
+}
+
+fn sources() -> Vec<Source> {
+    let mut all: Vec<Source> = gnu![
+        "cat",
+        "head",
+        "tail",
+        "wc",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "pwd",
+        "uname",
+        "id",
+        "who",
+        "tty",
+        "nproc",
+        "printenv",
+        "seq",
+        "cut",
+        "tr",
+        "nl",
+        "tac",
+        "fold",
+        "fmt",
+        "expand",
+        "unexpand",
+        "comm",
+        "join",
+        "paste",
+        "md5sum",
+        "sha256sum",
+        "b2sum",
+        "cksum",
+        "sum",
+        "base64",
+        "basenc",
+        "numfmt",
+        "pathchk",
+        "dircolors",
+        "df",
+        "du",
+        "ls",
+        "stat",
+        "od",
+        "pr",
+        "ptx",
+        "shuf",
+        "date",
+        "sort",
+        "uniq",
+        "tee",
+        "cp",
+        "mv",
+        "install",
+        "ln",
+        "rm",
+        "rmdir",
+        "shred",
+        "truncate",
+        "touch",
+        "mkdir",
+        "mkfifo",
+        "mknod",
+        "mktemp",
+        "split",
+        "csplit",
+        "chmod",
+        "chown",
+        "chgrp",
+        "sync",
+        "env",
+        "nice",
+        "timeout",
+        "stdbuf",
+        "chroot",
+        "xargs",
+        "tar",
+        "gzip",
+        "xz",
+        "zstd",
+        "bzip2",
+        "rsync",
+        "curl",
+        "wget",
+        "grep",
+        "sed",
+        "make",
+        "flock",
+        "setsid",
+        "ionice",
+        "taskset",
+        "unshare",
+        "nsenter",
+        "chrt",
+        "su",
+        "runuser",
+        "script",
+        "watch",
+        "psql",
+        "dropdb",
+        "mysql",
+        "ansible",
+        "journalctl",
+        "systemctl",
+        "loginctl",
+        "timedatectl",
+        "hostnamectl",
+        "localectl",
+        "systemd-run",
+        "strace",
+        "sysctl",
+    ]
+    .into_iter()
+    .collect();
+    all.extend([
+        help("sudo", &[&["man", "sudo"]]),
+        Source {
+            program: "man",
+            path: &[],
+            help: &[&["man", "--help"], &["man", "man"]],
+            // `-b` appears in the manual as an option of another program.
+            ignore: &["-b"],
+        },
+        help("find", &[&["find", "--help"]]),
+        Source {
+            program: "zip",
+            path: &[],
+            help: &[&["man", "zip"]],
+            // The manual's own notation for option syntax.
+            ignore: &["--longoption", "--some"],
+        },
+        help("unzip", &[&["man", "unzip"]]),
+        help("ssh", &[&["man", "ssh"]]),
+        help("scp", &[&["man", "scp"]]),
+        help("sftp", &[&["man", "sftp"]]),
+        help("ssh-keygen", &[&["man", "ssh-keygen"]]),
+        help("apt-get", &[&["man", "apt-get"]]),
+        help("certbot", &[&["certbot", "--help", "all"]]),
+        help("/usr/bin/time", &[&["/usr/bin/time", "--help"]]),
+        help("chronic", &[&["man", "chronic"]]),
+        help("crontab", &[&["man", "crontab"]]),
+        help("nginx", &[&["nginx", "-h"]]),
+        help("ip", &[&["man", "ip"]]),
+        help("at", &[&["man", "at"]]),
+        help("ufw", &[&["man", "ufw"]]),
+    ]);
+    // git and docker: every subcommand their spec lists, with its own help.
+    for path in subcommand_paths("git") {
+        let sub = path.first().copied().unwrap_or_default();
+        all.push(Source {
+            program: "git",
+            help: git_help(sub),
+            path,
+            // Every git subcommand takes -h for its usage; `--git-path` is rev-parse's, shown
+            // in git-worktree's manual.
+            ignore: &["-h", "--git-path"],
+        });
+    }
+    for path in subcommand_paths("kubectl") {
+        let mut command: Vec<&'static str> = vec!["kubectl"];
+        command.extend(path.iter().copied());
+        command.push("--help");
+        all.push(Source {
+            program: "kubectl",
+            path,
+            help: Box::leak(vec![&*Box::leak(command.into_boxed_slice())].into_boxed_slice()),
+            ignore: &[],
+        });
+    }
+    all.push(help("kubectl", &[&["kubectl", "options"]]));
+    for path in subcommand_paths("docker") {
+        let mut command: Vec<&'static str> = vec!["docker"];
+        command.extend(path.iter().copied());
+        command.push("--help");
+        all.push(Source {
+            program: "docker",
+            path,
+            help: Box::leak(vec![&*Box::leak(command.into_boxed_slice())].into_boxed_slice()),
+            ignore: &[],
+        });
+    }
+    all.push(help("git", &[&["git", "--help"]]));
+    all
+}
+
+/// Every subcommand path a program's spec lists (`["container", "ls"]`), except those still
+/// `@loose` (their options are not all listed yet).
+fn subcommand_paths(program: &str) -> Vec<&'static [&'static str]> {
+    let Some(table) = registry()
+        .find(program)
+        .and_then(|entry| entry.table.as_ref().ok())
+    else {
+        return Vec::new();
+    };
+    let mut paths = Vec::new();
+    let mut stack: Vec<(Vec<&'static str>, &Level)> = vec![(Vec::new(), &table.root)];
+    while let Some((path, level)) = stack.pop() {
+        for sub in &level.subs {
+            if sub.loose {
+                continue;
+            }
+            let mut next = path.clone();
+            next.push(Box::leak(sub.name().to_owned().into_boxed_str()) as &'static str);
+            paths.push(&*Box::leak(next.clone().into_boxed_slice()));
+            stack.push((next, sub));
+        }
+    }
+    paths
+}
+
+/// `git SUB -h` and `man git-SUB`.
+fn git_help(sub: &'static str) -> &'static [&'static [&'static str]] {
+    let page: &'static str = Box::leak(format!("git-{sub}").into_boxed_str());
+    let commands: Vec<&'static [&'static str]> = vec![
+        Box::leak(vec!["git", sub, "-h"].into_boxed_slice()),
+        Box::leak(vec!["man", page].into_boxed_slice()),
+    ];
+    Box::leak(commands.into_boxed_slice())
+}
+
+#[test]
+fn the_help_reader_finds_options() {
+    let text = "Usage: x [OPTION]\n  -a, --all          do it\n      --color[=WHEN]  paint\n    -x, --[no-]exec <cmd>  run\n  -n NUM\tcount\n      --  end\n";
+    assert_eq!(
+        listed_options(text, false),
+        ["-a", "--all", "--color", "-x", "--no-exec", "--exec", "-n"]
+    );
+}
+
+#[test]
+fn every_listed_option_is_known_to_its_spec() {
+    let mut missing: Vec<String> = Vec::new();
+    let mut skipped: Vec<&str> = Vec::new();
+    let sources = sources();
+    // The help texts, read side by side (a few hundred program and manual runs).
+    let jobs: Vec<(usize, &[&str])> = sources
+        .iter()
+        .enumerate()
+        .filter(|(_, source)| installed(source.program))
+        .flat_map(|(index, source)| source.help.iter().map(move |command| (index, *command)))
+        .collect();
+    let texts: Vec<(usize, &[&str], String)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = jobs
+            .chunks(jobs.len().div_ceil(8).max(1))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(index, command)| (*index, *command, help_text(command)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap_or_default())
+            .collect()
+    });
+    for source in &sources {
+        if !installed(source.program) {
+            skipped.push(source.program);
+        }
+        // A spec checked here claims to list every option; a `@loose` one would pass anything.
+        let program = source.program.rsplit('/').next().unwrap_or(source.program);
+        if !is_complete(program) {
+            missing.push(format!(
+                "{program}: the spec is @loose, so its options are not checked"
+            ));
+        }
+    }
+    for (index, command, text) in texts {
+        let source = &sources[index];
+        let program = source.program.rsplit('/').next().unwrap_or(source.program);
+        for option in listed_options(&text, command.first() == Some(&"man")) {
+            if source.ignore.contains(&option.as_str()) {
+                continue;
+            }
+            match accepts_option(program, source.path, &option) {
+                Some(true) => {}
+                Some(false) => {
+                    let place = if source.path.is_empty() {
+                        program.to_owned()
+                    } else {
+                        format!("{program} {}", source.path.join(" "))
+                    };
+                    let line = format!("{place}: {option} (from `{}`)", command.join(" "));
+                    if !missing.contains(&line) {
+                        missing.push(line);
+                    }
+                }
+                None => missing.push(format!("{program}: no spec for {:?}", source.path)),
+            }
+        }
+    }
+    skipped.sort_unstable();
+    skipped.dedup();
+    let unexpected: Vec<&&str> = skipped
+        .iter()
+        .filter(|program| !NOT_ON_DEBIAN.contains(program))
+        .collect();
+    if !unexpected.is_empty() {
+        eprintln!("not installed here, so not checked: {unexpected:?}");
+    }
+    assert!(
+        missing.is_empty(),
+        "{} options the installed programs list are not known to their specs:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn every_spec_reads_and_names_its_family() {
+    for entry in &registry().entries {
+        assert!(
+            entry.table.is_ok(),
+            "{}: {:?}",
+            entry.spec.family,
+            entry.table
+        );
+        assert!(!entry.spec.names.is_empty());
+    }
+    assert!(registry().entries.len() >= 100);
+}

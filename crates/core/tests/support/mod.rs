@@ -1,0 +1,2 @@
+//! Helpers several policy test binaries share.
+pub mod help;
