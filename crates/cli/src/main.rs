@@ -7,7 +7,8 @@
 //!   approval, audit), printing the result object the model would get.
 //! - `kaiport view CONNECTION VIEW [--container|--unit|--path X] [--json]`: one server view
 //!   (show_view without a model) as tables, or as the protocol's JSON.
-//! - `kaiport policy check …`: the decision for a command or tool call under given rules.
+//! - `kaiport policy check …`: the decision for a command or tool call under given rules;
+//!   `kaiport policy explain …`: which program spec and option decided it.
 //! - `kaiport pilot CONNECTION "task"`: Pilot working on a task, with approvals at the prompt.
 //! - `kaiport models show | set-key | forget-key`: Pilot's model settings and API keys.
 //! - `kaiport serve [--open]`: the UI in a browser, over a WebSocket to this engine.
