@@ -233,15 +233,22 @@ async fn a_saved_connection_opens_with_its_settings_and_its_calls_are_audited() 
             automatic: false,
         })
         .await;
-    let outcome = next(&mut events, |event| match event {
-        Event::ToolFinished { call, outcome, .. } if call == "c2" => Some(outcome),
-        _ => None,
+    // The call's end and, through the UpdateConnectionSettings path (which answers with the
+    // saved connections), the saved settings: in either order.
+    let (mut outcome, mut listed_now) = (None, None);
+    next(&mut events, |event| {
+        match event {
+            Event::ToolFinished {
+                call, outcome: o, ..
+            } if call == "c2" => outcome = Some(o),
+            Event::SavedConnections { connections } => listed_now = Some(connections),
+            _ => {}
+        }
+        (outcome.is_some() && listed_now.is_some()).then_some(())
     })
     .await;
+    let (outcome, listed_now) = (outcome.unwrap(), listed_now.unwrap());
     assert_eq!(outcome.status, ToolStatus::Ok, "{outcome:?}");
-    // The saved settings changed through the UpdateConnectionSettings path, which answers
-    // with the saved connections.
-    let listed_now = next(&mut events, listed).await;
     assert!(listed_now[0].settings.send_file_contents);
     assert_eq!(
         listed_now[0].settings,
