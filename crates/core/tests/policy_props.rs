@@ -424,3 +424,31 @@ fn the_help_of_the_installed_programs_gives_options() {
         assert!(help_options().len() > 100, "{}", help_options().len());
     }
 }
+
+/// Found by the planted-payload oracle: tree-sitter-bash paired the backticks of two lines as
+/// one substitution, so `iptables -F` lost its `-F` and the line was allowed in autopilot.
+#[test]
+fn backticks_on_two_lines_are_not_one_substitution() {
+    let settings = settings();
+    for line in [
+        "echo `iptables -F`\n`etimeout 5 cho ls` ",
+        "echo `iptables -F`\n`x`",
+    ] {
+        judged_as_known(line, invariants::Known::NeverAllowed, &settings).unwrap();
+        agrees_with_analysis(line, &settings).unwrap();
+    }
+    judged_as_known(
+        "echo `rm -rf /`\n`x`",
+        invariants::Known::Forbidden,
+        &settings,
+    )
+    .unwrap();
+    // Escaped backticks nest, as in bash: nothing to ask about.
+    for line in ["echo `date`", "echo `echo \\`date\\``"] {
+        let decision = decision(line, Mode::Autopilot, &settings);
+        assert!(
+            matches!(decision, Decision::Allow { .. }),
+            "{line:?}: {decision:?}"
+        );
+    }
+}

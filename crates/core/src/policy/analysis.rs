@@ -872,6 +872,16 @@ impl Walker {
         }
         match node.kind() {
             "command_substitution" | "process_substitution" => {
+                // tree-sitter-bash can pair backticks across a line end as bash never does
+                // (`` echo `a -F`⏎`b` `` became one substitution of `a -F`⏎`b`, hiding both `-F`
+                // and the second line's command name): inner backticks that are not escaped
+                // mean the parse is not bash's, so the line asks and its commands are read the
+                // way broken syntax is.
+                let whole = text(node, src);
+                if unescaped_inner_backtick(&whole) {
+                    self.unprovable("backticks that the analysis cannot pair as the shell does");
+                    self.broken_syntax_commands(&whole, &Frame::default());
+                }
                 self.depth += 1;
                 let cwd = self.cwd.clone();
                 for child in named_children(node) {
@@ -2182,6 +2192,27 @@ fn name_candidates(text: &str) -> Vec<String> {
     candidates.push(literal);
     candidates.retain(|candidate| !candidate.is_empty() && !candidate.contains(['$', '`', '(']));
     candidates
+}
+
+/// Whether a backtick substitution's text (`` `…` ``) holds a backtick that is not escaped
+/// between its first and last one: bash would have ended the substitution there.
+fn unescaped_inner_backtick(whole: &str) -> bool {
+    let Some(inner) = whole
+        .strip_prefix('`')
+        .and_then(|rest| rest.strip_suffix('`'))
+    else {
+        return false;
+    };
+    let mut escaped = false;
+    for c in inner.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '`' => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A word's text that still holds an expansion (`$x`, `$(…)`, backticks); `$HOME` is known.
