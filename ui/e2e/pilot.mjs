@@ -658,6 +658,11 @@ export function pilotTests(test, h) {
         await page.screenshot({ path: join(OUTPUT, "pilot-hidden.png") });
         await page.keyboard.press("Control+Shift+P");
         await panel(page).getByText("safe").waitFor();
+        // Shown again by the keyboard, the message box takes the focus (in a frame of its own:
+        // wait for it, or it would take the keys meant for the splitter below).
+        await until("the message box focused again", async () =>
+          page.evaluate(() => document.activeElement?.getAttribute("aria-label") === "Message Pilot"),
+        );
         // The keyboard resizes it: three steps wider.
         const splitter = page.getByRole("separator", { name: "Resize Pilot" });
         const before = Number(await splitter.getAttribute("aria-valuenow"));
