@@ -178,6 +178,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
         args.yes,
     )
     .await?;
+    engine.set_unattended();
     let mut transcript = Transcript {
         json: args.json,
         at_line_start: true,
