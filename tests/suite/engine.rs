@@ -713,12 +713,12 @@ async fn the_host_probe_tells_what_the_server_is() {
         unreachable!()
     };
     assert_eq!(facts.probe_error, None, "{facts:?}");
-    let whoami = std::process::Command::new("id")
-        .arg("-un")
-        .output()
-        .unwrap();
-    let user = String::from_utf8_lossy(&whoami.stdout).trim().to_owned();
-    assert_eq!(facts.user.as_deref(), Some(user.as_str()), "{facts:?}");
+    assert_eq!(facts.user.as_deref(), Some(sshd.user()), "{facts:?}");
+    assert_eq!(
+        facts.may_sudo,
+        Some(false),
+        "the fixture's user is in no sudo group"
+    );
     assert!(
         facts
             .kernel

@@ -35,10 +35,10 @@ impl Tool for SendInput {
     /// line).
     fn facts(params: &SendInputParams, found: Option<&PromptInput>) -> CallFacts {
         let text = params.text.clone().unwrap_or_default();
-        let leaves = match (params.text.as_deref(), params.key) {
-            (Some("q"), None) | (None, Some(Key::Esc | Key::CtrlC)) => true,
-            _ => false,
-        };
+        let leaves = matches!(
+            (params.text.as_deref(), params.key),
+            (Some("q"), None) | (None, Some(Key::Esc | Key::CtrlC))
+        );
         match found {
             Some(PromptInput::NotAtPrompt) if leaves => CallFacts::LeaveProgram { text },
             None | Some(PromptInput::NotAtPrompt | PromptInput::NothingRuns) => {
