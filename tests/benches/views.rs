@@ -1,4 +1,5 @@
-//! show_view speed against OpenSSH on the same sshd (BENCHMARKS.md, "Views"): for each view, the
+//! show_view speed against OpenSSH on the same sshd (BENCHMARKS.md, "Views"), and the host probe
+//! a terminal tab runs on connect against `ssh host true`: for each view, the
 //! time from the call to the finished report on an open connection (its commands on parallel
 //! exec channels) against running the very same commands (from the report, after the same
 //! prelude) with `ssh host 'cmd'` one after another.
@@ -143,6 +144,26 @@ fn main() -> Result<()> {
         eprintln!("{}: ours {ours:?}, ssh {theirs:?}", views::view_name(view));
         rows.push((views::view_name(view), commands.len(), ours, theirs));
     }
+    // The host probe a terminal tab runs once it is connected, against a bare `ssh host true`.
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for _ in 0..repeat() {
+        let started = Instant::now();
+        let facts = runtime.block_on(views::host_facts::probe(
+            ViewHost::Ssh(&session),
+            &CancellationToken::new(),
+        ));
+        ours.push(started.elapsed());
+        if let Some(error) = facts.probe_error {
+            bail!("the host probe failed: {error}");
+        }
+        let started = Instant::now();
+        ssh(&sshd, &known_hosts.display().to_string(), "true")?;
+        theirs.push(started.elapsed());
+    }
+    let (ours, theirs) = (median(ours), median(theirs));
+    eprintln!("host probe: ours {ours:?}, ssh true {theirs:?}");
+    rows.push(("host probe (against `ssh host true`)", 1, ours, theirs));
     println!();
     println!("| view | commands | kaiport | ssh one after another | ratio |");
     println!("|---|---|---|---|---|");

@@ -635,3 +635,105 @@ async fn keystrokes_that_are_not_utf8_reach_the_program_unchanged() {
         .await
         .unwrap();
 }
+
+/// A pager that keeps the normal screen (`less -X`, as systemd and git run it) ends the wait with
+/// a note saying how to leave it, and plan mode lets Pilot leave it with `q`; a password prompt
+/// ends the wait as `awaiting_secret`, the user types the secret, and the command goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pager_and_a_password_prompt_end_the_wait_with_what_to_do() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Plan).await;
+    let paged = tab
+        .ok(
+            "run_command",
+            json!({"command": "seq 1 500 | less -X", "timeout_s": 60}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(paged["status"], "awaiting_input", "{paged}");
+    assert!(
+        paged["note"].as_str().unwrap_or_default().contains("pager"),
+        "{paged}"
+    );
+    // Plan mode refuses typing, but not leaving the pager.
+    let typed = tab
+        .call("send_input", json!({"text": "ls", "key": "enter"}))
+        .await
+        .unwrap();
+    assert_eq!(typed.status, ToolStatus::Denied, "{typed:?}");
+    tab.ok("send_input", json!({"text": "q"})).await.unwrap();
+    let back = tab
+        .ok("run_command", json!({"command": "echo back-$((2 * 21))"}))
+        .await
+        .unwrap();
+    assert_eq!(back["status"], "completed", "{back}");
+    assert_eq!(
+        back["output"].as_str().unwrap_or_default().trim(),
+        "back-42"
+    );
+
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    let asked = tab
+        .ok(
+            "run_command",
+            json!({"command": "read -rs -p 'Password: ' pw; echo; echo \"length ${#pw}\"", "timeout_s": 60}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(asked["status"], "awaiting_secret", "{asked}");
+    assert!(
+        asked["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("only the user types it"),
+        "{asked}"
+    );
+    // The user types it in the terminal; Pilot waits with read_screen until the prompt is gone.
+    tab.type_line("s3cret-typed").await;
+    tab.output_shows("length 12", Duration::from_secs(30))
+        .await
+        .unwrap();
+    let audit = serde_json::to_string(&tab.audit().unwrap()).unwrap();
+    assert!(!audit.contains("s3cret-typed"), "{audit}");
+}
+
+/// The host probe runs once the tab is connected, on its own channel (never in the user's
+/// terminal), and its facts reach the front ends as an event.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_host_probe_tells_what_the_server_is() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Ask).await;
+    let event = tab
+        .event("host facts", Duration::from_secs(60), |event| {
+            matches!(event, Event::HostFacts { .. })
+        })
+        .await
+        .unwrap();
+    let Event::HostFacts { facts, .. } = event else {
+        unreachable!()
+    };
+    assert_eq!(facts.probe_error, None, "{facts:?}");
+    assert_eq!(facts.user.as_deref(), Some(sshd.user()), "{facts:?}");
+    assert_eq!(
+        facts.may_sudo,
+        Some(false),
+        "the fixture's user is in no sudo group"
+    );
+    assert!(
+        facts
+            .kernel
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("Linux"),
+        "{facts:?}"
+    );
+    assert!(
+        facts.os.is_some() && facts.server_time.is_some(),
+        "{facts:?}"
+    );
+    assert_eq!(facts.userland.as_deref(), Some("GNU"), "{facts:?}");
+    assert_eq!(facts.package_manager.as_deref(), Some("apt"), "{facts:?}");
+    // Nothing of the probe was typed into the user's terminal.
+    tab.marker_round_trip("probe").await.unwrap();
+    assert!(!tab.terminal_text().contains("lslink="));
+}

@@ -178,6 +178,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
         args.yes,
     )
     .await?;
+    engine.set_unattended();
     let mut transcript = Transcript {
         json: args.json,
         at_line_start: true,
@@ -314,6 +315,16 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                     transcript.line(&format!(
                         "⏺ {tool} {shown} → {status}{error} ({duration_ms} ms)"
                     ));
+                }
+                if let Some(asked) = crate::prompts::secret_asked(&outcome) {
+                    // Only a person types a secret: here, hidden, straight to the server's
+                    // prompt. Pilot waits for the prompt to go (read_screen).
+                    answerer.type_secret(&engine, TAB, &asked).await;
+                }
+            }
+            Event::HostFacts { facts, .. } => {
+                if !transcript.json {
+                    transcript.line(&format!("▸ host: {}", crate::prompts::host_line(&facts)));
                 }
             }
             Event::TurnFinished {

@@ -5,7 +5,8 @@
 
 use kaiport_core::Engine;
 use kaiport_protocol::{
-    ApprovalDecision, ApprovalPreview, Event, Op, Permission, Prompt, PromptAnswer,
+    ApprovalDecision, ApprovalPreview, Event, HostFacts, Op, Permission, Prompt, PromptAnswer,
+    ToolOutcome,
 };
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -256,6 +257,39 @@ impl Answerer {
         }
     }
 
+    /// A command Pilot ran waits for a secret: the person types it here, hidden, and it goes to
+    /// the server's prompt as their own keystrokes (never to the model, the audit log or the
+    /// history). Without a terminal nobody can: the command keeps waiting and Pilot is told by
+    /// its own result.
+    pub async fn type_secret(&self, engine: &Engine, tab: &str, asked: &str) {
+        if !terminal_available() {
+            say!(
+                "kaiport: the command on the server asks for a secret ({asked}) and there is no \
+                 terminal to type it in; it keeps waiting"
+            );
+            return;
+        }
+        let prompt = format!(
+            "\nThe command on the server asks: {asked}\nType it here (hidden; it goes to the server \
+             only, never to Pilot), or press Enter alone to leave it: "
+        );
+        let typed = tokio::task::spawn_blocking(move || rpassword::prompt_password(prompt).ok())
+            .await
+            .ok()
+            .flatten();
+        let Some(mut secret) = typed.filter(|typed| !typed.is_empty()) else {
+            say!("  (not typed)");
+            return;
+        };
+        secret.push('\r');
+        engine
+            .handle(Op::TerminalInput {
+                tab: tab.to_owned(),
+                data: secret.into_bytes(),
+            })
+            .await;
+    }
+
     pub async fn question(&self, question: &str, options: &[String]) -> Option<String> {
         let mut text = format!("\nPilot asks: {question}");
         for (index, option) in options.iter().enumerate() {
@@ -274,6 +308,58 @@ impl Answerer {
             _ => Some(answer.to_owned()),
         }
     }
+}
+
+/// The prompt line of a command that stopped at a password prompt (`awaiting_secret`), as plain
+/// text; None for any other outcome.
+pub fn secret_asked(outcome: &ToolOutcome) -> Option<String> {
+    let result = outcome.result.as_ref()?;
+    if result.get("status").and_then(|status| status.as_str()) != Some("awaiting_secret") {
+        return None;
+    }
+    let screen = result
+        .get("screen")
+        .and_then(|screen| screen.as_str())
+        .unwrap_or_default();
+    let line = screen
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("a password");
+    Some(plain(line, 160))
+}
+
+/// Server text for a line of stderr: no control characters, at most `max` characters.
+fn plain(text: &str, max: usize) -> String {
+    text.chars()
+        .filter(|c| !c.is_control())
+        .take(max)
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+/// What the host probe found, in one line for stderr.
+pub fn host_line(facts: &HostFacts) -> String {
+    if let Some(error) = &facts.probe_error
+        && facts.user.is_none()
+    {
+        return format!("unknown ({})", plain(error, 200));
+    }
+    let sudo = match (facts.uid, facts.may_sudo) {
+        (Some(0), _) => "root",
+        (_, Some(true)) => "in a sudo group",
+        (_, Some(false)) => "no sudo group",
+        _ => "sudo unknown",
+    };
+    let part = |value: &Option<String>| plain(value.as_deref().unwrap_or("unknown"), 120);
+    format!(
+        "{} · {} ({sudo}) · {} · {}",
+        part(&facts.os),
+        part(&facts.user),
+        part(&facts.init),
+        part(&facts.package_manager)
+    )
 }
 
 /// Whether a person can be asked: a controlling terminal exists.

@@ -152,6 +152,9 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::from(code));
             }
             Event::Error { message, .. } => say!("kaiport: {message}"),
+            Event::HostFacts { facts, .. } => {
+                say!("kaiport: host: {}", crate::prompts::host_line(&facts));
+            }
             Event::TransferProgress {
                 path,
                 transferred,

@@ -178,6 +178,8 @@ struct TabReplay {
     output: VecDeque<u8>,
     /// The tab's latest `ModeChanged`.
     mode: Option<Arc<str>>,
+    /// The tab's latest `HostFacts`.
+    facts: Option<Arc<str>>,
     /// Pilot's events in order (turns, text, tool cards, questions, plans, views and their
     /// buttons' results), oldest dropped first past [`PILOT_REPLAY_BYTES`]: a page that reloads
     /// sees the conversation and the cards still waiting for an answer.
@@ -208,6 +210,7 @@ impl Replay {
                     state: None,
                     output: VecDeque::new(),
                     mode: None,
+                    facts: None,
                     pilot: VecDeque::new(),
                     pilot_bytes: 0,
                 });
@@ -234,6 +237,7 @@ impl Replay {
                 }
             }
             frames.extend(tab.mode.iter().cloned().map(Frame::Text));
+            frames.extend(tab.facts.iter().cloned().map(Frame::Text));
             frames.extend(tab.pilot.iter().cloned().map(Frame::Text));
         }
         frames.extend(
@@ -379,6 +383,11 @@ impl Hub {
                 Event::ModeChanged { tab, .. } => {
                     if let Some(known) = replay.open_tab(tab) {
                         known.mode = Some(text.clone());
+                    }
+                }
+                Event::HostFacts { tab, .. } => {
+                    if let Some(known) = replay.open_tab(tab) {
+                        known.facts = Some(text.clone());
                     }
                 }
                 Event::ToolRequested { tab, .. }

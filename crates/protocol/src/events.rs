@@ -1,6 +1,7 @@
 //! What the engine tells front ends.
 
 use crate::common::{CallId, DecidedBy, PromptId, TabId, ToolStatus, Verdict};
+use crate::facts::HostFacts;
 use crate::pilot::{ModelChoice, ModelSettings, ProviderKind, TurnStatus};
 use crate::saved::{AuditEntry, SavedConnection, SshConfigHost};
 use crate::settings::{ConnectionSettings, Mode};
@@ -131,6 +132,12 @@ pub enum Event {
         tab: TabId,
         state: ConnectionState,
     },
+    /// What the read-only probe found about a terminal tab's host, once per connection (after
+    /// `Connected`).
+    HostFacts {
+        tab: TabId,
+        facts: HostFacts,
+    },
     /// Raw terminal bytes, in order.
     TerminalOutput {
         tab: TabId,
@@ -168,6 +175,10 @@ pub enum Event {
         /// (`AllowForConnection`). Never answered automatically.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         permission: Option<Permission>,
+        /// The model's own one-sentence reason for the call (its `why` argument), cleaned of
+        /// control characters and cut; the model's words, not kaiport's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
     },
     ToolRunning {
         tab: TabId,

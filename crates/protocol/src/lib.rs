@@ -7,6 +7,7 @@
 
 pub mod common;
 pub mod events;
+pub mod facts;
 pub mod ops;
 pub mod pilot;
 pub mod saved;
@@ -16,6 +17,7 @@ pub mod views;
 
 pub use common::*;
 pub use events::*;
+pub use facts::HostFacts;
 pub use ops::*;
 pub use pilot::*;
 pub use saved::*;

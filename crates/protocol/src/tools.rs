@@ -120,10 +120,13 @@ pub struct RunCommandParams {
     /// The command line, exactly as it should be typed. One line; use `&&` or `;` to chain.
     pub command: String,
     /// Seconds to wait for the command to finish (default: the connection's command timeout,
-    /// 60 s; at most 600). A command still running then is left running and reported as
-    /// `timed_out`.
+    /// given in the system prompt; at most 600). A command still running then is left running
+    /// and reported as `timed_out`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<u32>,
+    /// One short sentence for the user: why this call (shown on the approval card).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// How a run_command ended.
@@ -137,6 +140,9 @@ pub enum CommandStatus {
     /// The command stopped and waits for input (a question, a password prompt, `[y/N]`): answer
     /// with send_input, or press ctrl-c.
     AwaitingInput,
+    /// The command stopped at a password, passphrase or PIN prompt: only the user types it,
+    /// in the terminal. Wait with read_screen until the prompt is gone.
+    AwaitingSecret,
     /// The connection dropped or the call was cancelled before the command finished.
     Interrupted,
 }
@@ -245,6 +251,9 @@ pub struct SendInputParams {
     pub text: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<Key>,
+    /// One short sentence for the user: why this call (shown on the approval card).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// Wait, then return the visible screen.
@@ -466,6 +475,9 @@ pub struct EditFileParams {
     pub sudo: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<Side>,
+    /// One short sentence for the user: why this call (shown on the approval card).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
@@ -486,6 +498,9 @@ pub struct WriteFileParams {
     pub sudo: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<Side>,
+    /// One short sentence for the user: why this call (shown on the approval card).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]

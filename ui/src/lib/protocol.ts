@@ -80,6 +80,11 @@ export type CommandStatus =
  *  with send_input, or press ctrl-c.
  */
 "awaiting_input" | 
+/**
+ *  The command stopped at a password, passphrase or PIN prompt: only the user types it,
+ *  in the terminal. Wait with read_screen until the prompt is gone.
+ */
+"awaiting_secret" | 
 /**  The connection dropped or the call was cancelled before the command finished. */
 "interrupted";
 
@@ -235,6 +240,11 @@ local_terminal: boolean;
  *  folders. None: `TabTarget::Storage::local_roots` says.
  */
 documents: string | null } | { type: "tab_opened"; tab: string; kind: TabKind; title: string } | { type: "connection_state"; tab: string; state: ConnectionState } | 
+/**
+ *  What the read-only probe found about a terminal tab's host, once per connection (after
+ *  `Connected`).
+ */
+{ type: "host_facts"; tab: string; facts: HostFacts } | 
 /**  Raw terminal bytes, in order. */
 { type: "terminal_output"; tab: string; data: number[] } | { type: "tab_closed"; tab: string } | { type: "mode_changed"; tab: string; mode: Mode } | { type: "settings_changed"; tab: string; settings: ConnectionSettings } | 
 /**  A tool card appears. */
@@ -246,7 +256,12 @@ documents: string | null } | { type: "tab_opened"; tab: string; kind: TabKind; t
  *  card offers "just this once" (`Approve`) and "for this connection"
  *  (`AllowForConnection`). Never answered automatically.
  */
-permission?: Permission | null } | { type: "tool_running"; tab: string; call: string } | 
+permission?: Permission | null; 
+/**
+ *  The model's own one-sentence reason for the call (its `why` argument), cleaned of
+ *  control characters and cut; the model's words, not kaiport's.
+ */
+why?: string | null } | { type: "tool_running"; tab: string; call: string } | 
 /**  ask_user: the call waits for `Op::AnswerQuestion`. Never answered automatically. */
 { type: "question_asked"; tab: string; call: string; question: string; options: string[] } | { type: "tool_finished"; tab: string; call: string; outcome: ToolOutcome; verdict: Verdict; decided_by?: DecidedBy | null; duration_ms: number } | 
 /**  The engine needs an answer from the user (`Op::AnswerPrompt`). */
@@ -420,6 +435,41 @@ export type GapReason =
 "time_limit" | 
 /**  The command failed for another reason (see `detail`). */
 "failed";
+
+/**  The host behind a terminal tab. `None` in a field: the probe could not tell (never a guess). */
+export type HostFacts = {
+	/**  Name and version of the system (`Debian GNU/Linux 12 (bookworm)`, `macOS 14.5`). */
+	os: string | null,
+	/**  Kernel name, release and machine (`Linux 6.1.0-18-amd64 x86_64`). */
+	kernel: string | null,
+	hostname: string | null,
+	/**  The login user. */
+	user: string | null,
+	uid: number | null,
+	groups: string[],
+	/**
+	 *  The user is root or in a group that usually may use sudo (sudo, wheel, admin). Whether
+	 *  sudo needs a password is not probed: that would need sudo.
+	 */
+	may_sudo: boolean | null,
+	/**  The user's login shell (from the user database, else `$SHELL`). */
+	login_shell: string | null,
+	/**  `systemd`, `openrc`, `launchd`, `sysvinit`, `runit`, `busybox`. */
+	init: string | null,
+	/**  `apt`, `dnf`, `yum`, `zypper`, `apk`, `pacman`, `brew`. */
+	package_manager: string | null,
+	/**  Whose command-line tools: `GNU`, `BusyBox` or `BSD` (flags differ). */
+	userland: string | null,
+	/**
+	 *  The container the shell runs in (`docker`, `podman`, `lxc`, …); `Some("none")` when the
+	 *  probe found none.
+	 */
+	container: string | null,
+	/**  The server's clock and zone when probed (`2026-12-05 03:10:00 +0000 UTC`). */
+	server_time: string | null,
+	/**  Why the probe failed or was cut short; None when it answered. */
+	probe_error: string | null,
+};
 
 /**  Where a provider's API key comes from and whether it is there. Never the key itself. */
 export type KeyStatus = 

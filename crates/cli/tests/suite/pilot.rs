@@ -300,7 +300,7 @@ fn a_multi_step_task_runs_commands_and_reports() {
     for protocol in PROTOCOLS {
         let model = script(json!([
             {"expect": {"tools_include": ["run_command", "send_input", "read_screen", "ask_user"],
-                        "system_contains": ["terminal tab", server.url, "Mode: ask", "untrusted data"],
+                        "system_contains": ["terminal tab", server.url, "The tab is in ask mode", "untrusted data", "Nobody watches the terminal"],
                         "body_contains": ["Check who I am"]},
              "respond": {"text": "Let me check.", "tool_calls": [
                 {"name": "run_command", "arguments": {"command": "echo user=$(whoami)"}}]}},

@@ -3,7 +3,9 @@
 //! can never run a tool past the policy, approval and audit of the pipeline.
 
 use super::Conversations;
-use kaiport_protocol::{CallId, ConnectionSettings, Event, Mode, TabId, TabKind, ToolOutcome};
+use kaiport_protocol::{
+    CallId, ConnectionSettings, Event, HostFacts, Mode, PlanCard, TabId, TabKind, ToolOutcome,
+};
 use serde_json::Value;
 use std::future::Future;
 use std::path::Path;
@@ -19,6 +21,34 @@ pub struct TabInfo {
     pub settings: ConnectionSettings,
     /// Fires when the tab closes.
     pub closing: CancellationToken,
+    /// What the host probe found (terminal tabs); None until it answered.
+    pub host: Option<HostFacts>,
+    /// What the engine knows of the tab right now.
+    pub live: LiveFacts,
+    /// The tab's plan, when it has one.
+    pub plan: Option<PlanCard>,
+}
+
+/// What the engine knows of a tab at this moment (see [`TabInfo`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LiveFacts {
+    /// The tab is connected (terminal or storage).
+    pub connected: bool,
+    /// The interactive shell kaiport detected (`bash`, `zsh`, `fish`, `sh`); None when it did
+    /// not answer the detection (csh, a REPL, a shell on a router) or integration is off.
+    pub shell: Option<&'static str>,
+    /// Commands end by the shell's own marks (exit codes known) rather than by watching the
+    /// screen.
+    pub integration: bool,
+    /// Columns and rows of the user's terminal.
+    pub size: Option<(u16, u16)>,
+    /// A command Pilot typed may still be running (timed out, waiting for input).
+    pub busy: bool,
+    /// A full-screen program (vim, less, top) holds the screen.
+    pub alternate_screen: bool,
+    /// A person sees the terminal and the cards as Pilot works (the app, the browser); false
+    /// for `kaiport pilot`, where nobody watches the terminal.
+    pub watched: bool,
 }
 
 /// The engine, as Pilot's loop uses it.

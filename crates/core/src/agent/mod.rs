@@ -18,9 +18,10 @@
 pub mod budget;
 pub mod history;
 mod host;
+pub mod ledger;
 pub mod prompt;
 
-pub use host::{PilotHost, TabInfo};
+pub use host::{LiveFacts, PilotHost, TabInfo};
 
 use crate::audit::now_rfc3339;
 use crate::llm::{
@@ -68,6 +69,8 @@ struct State {
     history: Option<History>,
     /// `messages` as the provider last encoded them.
     wire: llm::WireCache,
+    /// What this conversation changed (in the prompt, never elided).
+    ledger: ledger::Ledger,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -88,6 +91,7 @@ impl Conversations {
                         model: None,
                         history: None,
                         wire: llm::WireCache::default(),
+                        ledger: ledger::Ledger::default(),
                     }),
                     running: Mutex::new(None),
                     interrupted: Mutex::new(None),
@@ -534,7 +538,12 @@ async fn run_turn<H: PilotHost>(
         let Some(info) = host.tab_info(tab) else {
             return (TurnStatus::Cancelled, Some("the tab was closed".to_owned()));
         };
-        let system = prompt::system_prompt(&info, &tools);
+        let system = prompt::system_prompt(
+            &info,
+            &tools,
+            &state.ledger,
+            prompt::Style::for_context(context),
+        );
         let fixed = budget::estimate(&system) + tools_tokens;
         for index in budget::fit(&mut state.messages, fixed, budget) {
             state.wire.forget(index);
@@ -606,7 +615,7 @@ async fn run_turn<H: PilotHost>(
                 continue;
             }
             let call_id = format!("{tab}-{turn}-{step}-{index}");
-            let (message, left_running) = run_call(
+            let (message, left_running, outcome) = run_call(
                 host,
                 tab,
                 &info.connection,
@@ -621,6 +630,9 @@ async fn run_turn<H: PilotHost>(
                     "{} was cancelled; the command may still be running in the terminal",
                     call.name
                 ));
+            }
+            if let Ok(args) = serde_json::from_str::<Value>(&call.arguments) {
+                state.ledger.record(&call.name, &args, &outcome);
             }
             push(host, tab, turn, state, message);
         }
@@ -721,7 +733,7 @@ async fn run_call<H: PilotHost>(
     call: &ToolCall,
     call_id: CallId,
     cancel: &CancellationToken,
-) -> (Message, bool) {
+) -> (Message, bool, ToolOutcome) {
     let outcome = match serde_json::from_str::<Value>(&call.arguments) {
         Err(error) => host.reject_tool_call(
             tab,
@@ -756,6 +768,7 @@ async fn run_call<H: PilotHost>(
     (
         result_message(call, frame, connection, &outcome),
         left_running,
+        outcome,
     )
 }
 

@@ -24,7 +24,7 @@ mod views;
 
 pub use crate::config::{EngineConfig, EngineError};
 
-use crate::agent::{Conversations, PilotHost, TabInfo};
+use crate::agent::{Conversations, LiveFacts, PilotHost, TabInfo};
 use crate::audit::AuditLog;
 use crate::pending::Pending;
 use crate::tools::{self, TabResources};
@@ -33,7 +33,7 @@ use pipeline::{Approval, error_outcome};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tabs::{Tab, TerminalSize};
@@ -77,6 +77,8 @@ struct Inner {
     /// Since `Op::AppBackground`, until `Op::AppForeground` (see [`crate::lifecycle`]).
     background: Mutex<Option<crate::lifecycle::Background>>,
     transfers: Transfers,
+    /// See [`Engine::set_unattended`].
+    unattended: AtomicBool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -117,6 +119,7 @@ impl Engine {
                 saved_ops: std::sync::OnceLock::new(),
                 background: Mutex::default(),
                 transfers: Transfers::default(),
+                unattended: AtomicBool::new(false),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -404,13 +407,41 @@ impl Engine {
     /// What Pilot's system prompt and policy need to know about a tab.
     pub fn tab_info(&self, tab: &str) -> Option<TabInfo> {
         let found = self.inner.tab(tab)?;
+        let resources = match found.session.borrow().as_ref() {
+            Some(Ok(resources)) => Some(resources.clone()),
+            _ => None,
+        };
+        let mut live = LiveFacts {
+            connected: resources.is_some(),
+            watched: !self.inner.unattended.load(Ordering::Relaxed),
+            ..LiveFacts::default()
+        };
+        if let Some(terminal) = resources.as_ref().and_then(|r| r.terminal.as_ref()) {
+            live.shell = terminal.shell_kind().map(|shell| shell.name());
+            live.integration = terminal.integration_active();
+            live.size = Some(terminal.size());
+            live.busy = terminal.busy();
+            live.alternate_screen = terminal.screen().alternate_screen;
+        }
+        #[cfg(feature = "plan")]
+        let plan = self.inner.plans.card(tab);
+        #[cfg(not(feature = "plan"))]
+        let plan = None;
         Some(TabInfo {
             kind: found.kind,
             connection: found.connection.clone(),
             mode: found.mode(),
             settings: found.settings(),
             closing: found.closing.clone(),
+            host: lock(&found.host_facts).clone(),
+            live,
+            plan,
         })
+    }
+
+    /// Nobody watches this engine's terminals (`kaiport pilot`): Pilot's prompt says so.
+    pub fn set_unattended(&self) {
+        self.inner.unattended.store(true, Ordering::Relaxed);
     }
 
     /// A tool call that never reaches a tool (the model's arguments are not JSON): it gets

@@ -188,6 +188,7 @@ impl Inner {
                             dangerous,
                             preview,
                             permission,
+                            why: why_of(args),
                         });
                     })
                     .await;
@@ -513,4 +514,15 @@ pub(super) fn error_outcome(tool: &str, status: ToolStatus, message: String) -> 
         result: None,
         error: Some(message),
     }
+}
+
+/// Longest `why` shown on an approval card (characters).
+const MAX_WHY: usize = 300;
+
+/// The call's `why` argument as a card may show it (see `Event::ApprovalRequested::why`).
+fn why_of(args: &Value) -> Option<String> {
+    let raw = args.get("why")?.as_str()?;
+    let cleaned = crate::views::text::clean_line(raw);
+    let trimmed = cleaned.trim();
+    (!trimmed.is_empty()).then(|| trimmed.chars().take(MAX_WHY).collect())
 }

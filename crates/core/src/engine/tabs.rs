@@ -55,6 +55,9 @@ pub(super) struct Tab {
     /// The terminal size the page last asked for. Kept while the tab connects, so the pty opens
     /// at the size the page draws (a page fits its terminal only after it asked for the tab).
     pub(super) size: Mutex<TerminalSize>,
+    /// What the host probe found for the current connection; None until it answered (and
+    /// again while the tab reconnects).
+    pub(super) host_facts: Mutex<Option<HostFacts>>,
 }
 
 /// A terminal's columns and rows, as the engine accepts them.
@@ -169,6 +172,7 @@ impl Inner {
             calls: Mutex::new(HashMap::new()),
             closing: CancellationToken::new(),
             size: Mutex::new(TerminalSize::clamped(cols, rows)),
+            host_facts: Mutex::new(None),
         });
         lock(&self.tabs).insert(tab.clone(), entry.clone());
         self.emit(Event::TabOpened {
@@ -191,6 +195,7 @@ impl Inner {
             return;
         };
         let old = entry.session_tx.send_replace(None);
+        *lock(&entry.host_facts) = None;
         self.emit(Event::ConnectionState {
             tab: entry.id.clone(),
             state: ConnectionState::Connecting,
@@ -260,6 +265,33 @@ impl Inner {
                 tab: entry.id.clone(),
                 state,
             });
+            if let Ok(resources) = result
+                && resources.terminal.is_some()
+            {
+                inner.probe_host(&entry, &resources, generation).await;
+            }
+        });
+    }
+
+    /// Runs the host probe on its own channel (never in the user's terminal) and keeps and
+    /// tells what it found, unless the tab connected again meanwhile. Runs after `Connected`,
+    /// so it never delays the first prompt.
+    async fn probe_host(&self, entry: &Tab, resources: &TabResources, generation: u64) {
+        let host = match &resources.ssh {
+            Some(ssh) => crate::views::ViewHost::Ssh(ssh),
+            None => crate::views::ViewHost::Local,
+        };
+        let facts = tokio::select! {
+            facts = crate::views::host_facts::probe(host, &entry.closing) => facts,
+            () = entry.closing.cancelled() => return,
+        };
+        if entry.generation.load(Ordering::SeqCst) != generation {
+            return;
+        }
+        *lock(&entry.host_facts) = Some(facts.clone());
+        self.emit(Event::HostFacts {
+            tab: entry.id.clone(),
+            facts,
         });
     }
 

@@ -70,6 +70,23 @@ fn encode(message: &Message) -> Encoded {
     }
 }
 
+/// The name of the reply-length field: OpenAI's reasoning models (o1, o3, o4, GPT-5) refuse
+/// `max_tokens` and want `max_completion_tokens`; other servers (Ollama, llama.cpp, vLLM) know
+/// only `max_tokens`.
+pub fn max_tokens_field(model: &str) -> &'static str {
+    let model = model.to_ascii_lowercase();
+    let bare = model.rsplit('/').next().unwrap_or(&model);
+    if ["o1", "o3", "o4", "gpt-5"].iter().any(|family| {
+        bare == *family
+            || bare.starts_with(&format!("{family}-"))
+            || bare.starts_with(&format!("{family}."))
+    }) {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
+    }
+}
+
 /// The request body (JSON) for `request`.
 pub fn body(model: &str, request: &ModelRequest<'_>) -> Vec<u8> {
     let messages = encoded_messages(request, PROVIDER, encode);
@@ -79,7 +96,8 @@ pub fn body(model: &str, request: &ModelRequest<'_>) -> Vec<u8> {
     push_json(&mut out, model);
     out.extend_from_slice(
         format!(
-            ",\"stream\":true,\"max_tokens\":{}",
+            ",\"stream\":true,\"{}\":{}",
+            max_tokens_field(model),
             request.max_output_tokens
         )
         .as_bytes(),
@@ -277,6 +295,31 @@ impl ModelProvider for OpenAiCompatible {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn reasoning_models_get_max_completion_tokens() {
+        for model in [
+            "o1",
+            "o3-mini",
+            "o4-mini",
+            "gpt-5",
+            "gpt-5-mini",
+            "gpt-5.1",
+            "openai/gpt-5",
+        ] {
+            assert_eq!(max_tokens_field(model), "max_completion_tokens", "{model}");
+        }
+        for model in [
+            "gpt-4o",
+            "gpt-4.1",
+            "llama3.1:8b",
+            "qwen2.5-coder",
+            "o1x",
+            "mistral",
+        ] {
+            assert_eq!(max_tokens_field(model), "max_tokens", "{model}");
+        }
+    }
 
     fn replay(chunks: &[&str]) -> ModelReply {
         let mut builder = ReplyBuilder::default();

@@ -57,6 +57,10 @@ pub enum CallFacts {
     /// Text and keys typed into whatever runs in the terminal (send_input): it can answer a
     /// question, confirm a deletion or type a whole command.
     TerminalInput { text: String },
+    /// send_input away from a shell prompt of only `q`, Esc or Ctrl-C: leaves a pager, an
+    /// interpreter or a full-screen program (plan mode lets it through; otherwise it is
+    /// typed input like any other).
+    LeaveProgram { text: String },
     /// send_input at a shell prompt whose keys run a line that cannot be read before it runs
     /// (why in `reason`): asks, also in autopilot; `text` is still checked for forbidden
     /// commands.
@@ -285,6 +289,14 @@ pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
         CallFacts::Changes { changes } => decide_changes(changes, mode, tab_kind),
         CallFacts::Command { line } => decide_command(line, mode, settings),
         CallFacts::TerminalInput { text } => decide_terminal_input(text, mode, settings),
+        CallFacts::LeaveProgram { .. } if mode == Mode::Plan => Decision::Allow {
+            by: DecidedBy::Rule,
+            reasons: vec![
+                "plan mode: leaves an interactive program (q, Esc or Ctrl-C away from a shell prompt)"
+                    .to_owned(),
+            ],
+        },
+        CallFacts::LeaveProgram { text } => decide_terminal_input(text, mode, settings),
         CallFacts::UnreadLine { text, reason } => {
             match decide_terminal_input(text, mode, settings) {
                 deny @ Decision::Deny { .. } => deny,

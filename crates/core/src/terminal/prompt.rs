@@ -84,6 +84,40 @@ pub fn looks_like_question(line: &str) -> bool {
     (trimmed.ends_with('?') || trimmed.ends_with(':')) && (had_space || trimmed.len() > 1)
 }
 
+/// Phrases of a prompt for a secret (a password, passphrase, PIN or one-time code).
+const SECRET_PHRASES: &[&str] = &[
+    "password",
+    "passphrase",
+    "passcode",
+    "pin:",
+    "pin for",
+    "pin (",
+    "verification code",
+    "one-time code",
+    "authenticator code",
+    "otp:",
+];
+
+/// Whether the cursor line asks for a secret, which only a person may type.
+pub fn looks_like_secret_prompt(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    let trimmed = lower.trim_end();
+    SECRET_PHRASES.iter().any(|phrase| trimmed.contains(phrase))
+        && (trimmed.ends_with(':') || trimmed.ends_with('?') || trimmed.ends_with('>'))
+}
+
+static PAGER_LINES: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^(:|\(END\)|--More--.*|.*\(press h for help or q to quit\).*|lines \d+-\d+.*|byte \d+.*|.*\(END\)\s*)$").ok()
+});
+
+/// Whether the cursor line is a pager's prompt (`less`, `more`, `man`) waiting for a key: `:`,
+/// `(END)`, `--More--`, `lines 1-40/120 33%`. systemd and git run `less -X`, which keeps the
+/// normal screen, so this is the only sign.
+pub fn looks_like_pager(line: &str) -> bool {
+    let trimmed = line.trim();
+    !trimmed.is_empty() && PAGER_LINES.as_ref().is_some_and(|re| re.is_match(trimmed))
+}
+
 /// Whether the command line itself runs something that silently waits for a line of input on the
 /// terminal (a bare `read`), which no screen text can reveal.
 pub fn command_reads_terminal(command: &str) -> bool {
@@ -122,6 +156,42 @@ mod tests {
             assert!(!looks_like_prompt(line, None), "{line:?}");
         }
         assert!(looks_like_prompt("weird prompt ", Some("weird prompt")));
+    }
+
+    #[test]
+    fn secrets_and_pagers() {
+        for line in [
+            "[sudo] password for alice: ",
+            "Password:",
+            "Enter passphrase for key '/home/me/.ssh/id_ed25519': ",
+            "Enter PIN for 'PIV Card Holder pin (PIV_II)': ",
+            "Verification code: ",
+            "Enter your token passcode:",
+        ] {
+            assert!(looks_like_secret_prompt(line), "{line:?}");
+        }
+        for line in [
+            "Continue? [y/N] ",
+            "Name: ",
+            "password changed successfully",
+            "grep password /etc/app.conf",
+        ] {
+            assert!(!looks_like_secret_prompt(line), "{line:?}");
+        }
+        for line in [
+            ":",
+            "(END)",
+            "--More--(42%)",
+            "lines 1-40/120 33%",
+            "lines 1-23",
+            " Manual page ls(1) line 1 (press h for help or q to quit)",
+            "byte 4096",
+        ] {
+            assert!(looks_like_pager(line), "{line:?}");
+        }
+        for line in ["", "user@host:~$ ", "Name: ", "lines of output", "x:"] {
+            assert!(!looks_like_pager(line), "{line:?}");
+        }
     }
 
     #[test]

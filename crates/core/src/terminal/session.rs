@@ -42,7 +42,8 @@ use super::integration::{self, ShellKind};
 use super::keys::encode_key_for;
 use super::marks::{Mark, MarkKind, MarkScanner};
 use super::prompt::{
-    command_reads_terminal, ends_like_prompt, looks_like_prompt, looks_like_question,
+    command_reads_terminal, ends_like_prompt, looks_like_pager, looks_like_prompt,
+    looks_like_question, looks_like_secret_prompt,
 };
 use super::render::{render_output, render_text};
 use super::scrollback::ScrollbackLog;
@@ -777,6 +778,27 @@ impl RunContext {
             });
         }
         let (before, _) = state.cursor_line();
+        if looks_like_pager(&before) {
+            return Some(Verdict {
+                status: CommandStatus::AwaitingInput,
+                detection: if self.integration {
+                    Detection::ShellIntegration
+                } else {
+                    Detection::Heuristic
+                },
+                exit_code: None,
+                note: Some(
+                    "a pager (less, more) waits for a key: send_input text \"q\" to leave it; \
+                     next time add --no-pager or `| cat` to the command"
+                        .to_owned(),
+                ),
+                from,
+                to: None,
+                drop_echo: output_start.is_none(),
+                drop_prompt: false,
+                marks_lost: false,
+            });
+        }
         let at_prompt = looks_like_prompt(&before, state.session_prompt.as_deref());
         // With integration, the marks track this command until a line editor waits again
         // (module docs): a prompt-looking line of output is not the end.
@@ -810,6 +832,28 @@ impl RunContext {
         }
         self.fallback_since = None;
         let line_is_blank = before.trim().is_empty();
+        if looks_like_secret_prompt(&before) {
+            return Some(Verdict {
+                status: CommandStatus::AwaitingSecret,
+                detection: if self.integration {
+                    Detection::ShellIntegration
+                } else {
+                    Detection::Heuristic
+                },
+                exit_code: None,
+                note: Some(
+                    "the command asks for a password, passphrase or PIN: only the user types it. \
+                     Tell the user to type it in the terminal, then wait with read_screen until \
+                     the prompt is gone. Never send_input a secret or ask for one with ask_user."
+                        .to_owned(),
+                ),
+                from,
+                to: None,
+                drop_echo: output_start.is_none(),
+                drop_prompt: false,
+                marks_lost: false,
+            });
+        }
         if looks_like_question(&before) || (self.reads_terminal && line_is_blank) {
             return Some(Verdict {
                 status: CommandStatus::AwaitingInput,
@@ -1606,6 +1650,11 @@ impl Terminal {
     /// Whether commands are currently detected by OSC 133 marks.
     pub fn integration_active(&self) -> bool {
         self.lock().integration_active()
+    }
+
+    /// A command typed here may still be running (timed out, waiting for input, interrupted).
+    pub fn busy(&self) -> bool {
+        self.lock().busy
     }
 
     /// The shell detected for integration, if any.

@@ -15,7 +15,9 @@ pub(crate) struct AskUser;
 impl Tool for AskUser {
     const NAME: ToolName = ToolName::AskUser;
     const DESCRIPTION: &'static str = "Ask the user a question with up to 5 suggested answers; they may type their own. Never answered \
-             automatically.";
+             automatically. For decisions and facts only the user has — never to ask permission for a call \
+             (the approval card does that) and never for a password or other secret (answers are kept in the \
+             history and the audit log).";
     const TABS: &'static [TabKind] = &[TabKind::Terminal, TabKind::Storage];
     type Params = AskUserParams;
     type Found = ();

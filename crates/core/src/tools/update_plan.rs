@@ -11,8 +11,8 @@ pub(crate) struct UpdatePlan;
 
 impl Tool for UpdatePlan {
     const NAME: ToolName = ToolName::UpdatePlan;
-    const DESCRIPTION: &'static str = "Set a plan step to running, done, failed or skipped with a short note, or add a step (the user \
-             confirms added steps).";
+    const DESCRIPTION: &'static str = "Only once the user approved a plan (propose_plan): set a step to running, done, failed or \
+             skipped with a short note, or add a step (the user confirms added steps).";
     const TABS: &'static [TabKind] = &[TabKind::Terminal];
     type Params = UpdatePlanParams;
     type Found = ();

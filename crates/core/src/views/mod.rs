@@ -23,6 +23,7 @@ mod certificates;
 mod cron;
 mod disk;
 mod docker;
+pub mod host_facts;
 mod logs;
 mod ports;
 mod processes;

@@ -239,6 +239,7 @@ export function applyEvent(state: AppState, event: Event): AppState {
     // (terminal bytes arrive as binary frames): nothing in this state changes.
     case "terminal_output":
     case "mode_changed":
+    case "host_facts":
     case "settings_changed":
     case "tool_requested":
     case "approval_requested":

@@ -3,6 +3,8 @@ import type { Event, PlanCard } from "../protocol";
 import {
   applyPilotEvent,
   decided,
+  hostSummary,
+  secretEntered,
   initialPilot,
   isBusy,
   messageSent,
@@ -275,5 +277,73 @@ describe("Pilot's event → state reducer", () => {
         { type: "error", message: "x" },
       ),
     ).toBe(state);
+  });
+});
+
+describe("host facts", () => {
+  const facts = {
+    os: "Debian GNU/Linux 12 (bookworm)",
+    kernel: "Linux 6.1.0 x86_64",
+    hostname: "web1",
+    user: "alice",
+    uid: 1000,
+    groups: ["alice", "sudo"],
+    may_sudo: true,
+    login_shell: "/bin/bash",
+    init: "systemd",
+    package_manager: "apt",
+    userland: "GNU",
+    container: "none",
+    server_time: "2026-12-05 03:10:00 +0000 UTC",
+    probe_error: null,
+  };
+
+  it("keeps the tab's host facts and sums them up", () => {
+    const state = applyPilotEvent(initialPilot(), { type: "host_facts", tab: "t", facts });
+    const host = tabPilot(state, "t").host;
+    expect(host).toEqual(facts);
+    const summary = hostSummary(facts);
+    expect(summary.line).toBe("Debian GNU/Linux 12 (bookworm) · alice · sudo");
+    expect(summary.details).toContain("Groups: alice sudo");
+    expect(hostSummary({ ...facts, uid: 0, user: "root" }).line).toBe("Debian GNU/Linux 12 (bookworm) · root");
+  });
+
+  it("says unknown when the probe failed", () => {
+    const failed = {
+      ...facts,
+      os: null,
+      user: null,
+      uid: null,
+      groups: [],
+      probe_error: "it did not answer within 8 s",
+    };
+    expect(hostSummary(failed)).toEqual({
+      line: "host unknown",
+      details: "kaiport could not probe the host: it did not answer within 8 s",
+    });
+  });
+});
+
+describe("a password Pilot's command waits for", () => {
+  const finished = (status: string): Event => ({
+    type: "tool_finished",
+    tab: "t",
+    call: "c1",
+    outcome: { tool: "run_command", status: "ok", result: { status, output: "" } },
+    verdict: "allow",
+    decided_by: "autopilot",
+    duration_ms: 5,
+  });
+
+  it("wants the secret until the user presses Enter in the terminal or the turn ends", () => {
+    let state = applyPilotEvent(initialPilot(), finished("awaiting_input"));
+    expect(tabPilot(state, "t").secretWanted).toBe(false);
+    state = applyPilotEvent(state, finished("awaiting_secret"));
+    expect(tabPilot(state, "t").secretWanted).toBe(true);
+    state = secretEntered(state, "t");
+    expect(tabPilot(state, "t").secretWanted).toBe(false);
+    state = applyPilotEvent(state, finished("awaiting_secret"));
+    state = applyPilotEvent(state, { type: "turn_finished", tab: "t", turn: 1, status: "completed" });
+    expect(tabPilot(state, "t").secretWanted).toBe(false);
   });
 });

@@ -11,6 +11,7 @@ import type {
   ApprovalPreview,
   DecidedBy,
   Event,
+  HostFacts,
   Mode,
   ModelSettings,
   Permission,
@@ -43,6 +44,8 @@ export interface Approval {
   preview: ApprovalPreview | null;
   /** Set when only the connection's settings refuse the call and the user may allow it. */
   permission: Permission | null;
+  /** The model's own reason for the call (its words, shown as such). */
+  why: string | null;
 }
 
 /** A view button the user confirmed, and how it ended (`view_button_finished`). */
@@ -108,6 +111,11 @@ export interface TabPilot {
   context: ContextUsage | null;
   /** The model the user picked for this tab; null: the server's. */
   model: ModelSettings | null;
+  /** What kaiport's probe found about the tab's host (terminal tabs); null until it answered. */
+  host: HostFacts | null;
+  /** A command Pilot ran stopped at a password prompt: the user types the secret in the
+   * terminal (the banner over it says so) until they press Enter there or the turn ends. */
+  secretWanted: boolean;
   nextId: number;
 }
 
@@ -132,8 +140,59 @@ export function emptyTab(): TabPilot {
     sending: false,
     context: null,
     model: null,
+    host: null,
+    secretWanted: false,
     nextId: 1,
   };
+}
+
+/** The outcome of a command that stopped at a password, passphrase or PIN prompt. */
+function awaitsSecret(outcome: ToolOutcome): boolean {
+  const result = outcome.result;
+  return (
+    outcome.status === "ok" &&
+    typeof result === "object" &&
+    result !== null &&
+    !Array.isArray(result) &&
+    result["status"] === "awaiting_secret"
+  );
+}
+
+/** The user pressed Enter in the tab's terminal: a secret prompt they were typing at is answered. */
+export function secretEntered(state: PilotState, tab: TabId): PilotState {
+  const pilot = state.tabs[tab];
+  if (pilot === undefined || !pilot.secretWanted) {
+    return state;
+  }
+  return { tabs: { ...state.tabs, [tab]: { ...pilot, secretWanted: false } } };
+}
+
+/** The host in a few words for the Pilot panel ("Debian GNU/Linux 12 · alice · sudo"), and the
+ * whole of what the probe found for its tooltip. Server text, shown as text only. */
+export function hostSummary(facts: HostFacts): { line: string; details: string } {
+  if (facts.probe_error !== null && facts.user === null) {
+    return { line: "host unknown", details: `kaiport could not probe the host: ${facts.probe_error}` };
+  }
+  const sudo =
+    facts.uid === 0 ? "root" : facts.may_sudo === true ? "sudo" : facts.may_sudo === false ? "no sudo" : null;
+  const line = [facts.os ?? "unknown system", facts.uid === 0 ? null : facts.user, sudo]
+    .filter((part): part is string => part !== null && part !== "")
+    .join(" · ");
+  const rows: [string, string | null][] = [
+    ["System", facts.os],
+    ["Kernel", facts.kernel],
+    ["Host name", facts.hostname],
+    ["User", facts.user === null ? null : `${facts.user} (uid ${facts.uid ?? "?"})`],
+    ["Groups", facts.groups.length > 0 ? facts.groups.join(" ") : null],
+    ["Login shell", facts.login_shell],
+    ["Init", facts.init],
+    ["Packages", facts.package_manager],
+    ["Tools", facts.userland],
+    ["Container", facts.container],
+    ["Server time", facts.server_time],
+  ];
+  const details = rows.map(([name, value]) => `${name}: ${value ?? "unknown"}`).join("\n");
+  return { line, details };
 }
 
 /** The tab's Pilot, or an empty one (a tab Pilot has not spoken in yet). */
@@ -246,6 +305,8 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
   switch (event.type) {
     case "mode_changed":
       return update(state, tab, (p) => (p.mode === event.mode ? p : { ...p, mode: event.mode }));
+    case "host_facts":
+      return update(state, tab, (p) => ({ ...p, host: event.facts }));
     case "turn_started":
       return update(state, tab, (p) => {
         // This page shows its own message as it sends it; another page's (or the one a
@@ -273,7 +334,7 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
       );
     case "turn_finished":
       return update(state, tab, (p) => {
-        let next: TabPilot = { ...p, turn: null, sending: false };
+        let next: TabPilot = { ...p, turn: null, sending: false, secretWanted: false };
         if (event.status !== "completed" || event.message != null) {
           const words = turnEndWords(event.status);
           next = addItem(next, {
@@ -301,6 +362,7 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
         dangerous: event.dangerous,
         preview: event.preview ?? null,
         permission: event.permission ?? null,
+        why: event.why ?? null,
       };
       if (PLAN_TOOLS.has(event.tool)) {
         return update(state, tab, (p) => ({
@@ -346,6 +408,9 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
           return next;
         }
         next = ensureCall(next, event.call, event.outcome.tool);
+        if (awaitsSecret(event.outcome)) {
+          next = { ...next, secretWanted: true };
+        }
         return updateCall(next, event.call, (card) => ({
           ...card,
           phase: "finished",

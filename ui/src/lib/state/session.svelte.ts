@@ -29,6 +29,7 @@ import {
   modeChosen,
   modelChosen,
   questionAnswered,
+  secretEntered,
   sendFailed,
   tabPilot,
   viewButtonPressed,
@@ -195,6 +196,9 @@ export class Session {
   }
 
   input(tab: TabId, data: Uint8Array): void {
+    if (data.includes(13) || data.includes(10)) {
+      this.pilot = secretEntered(this.pilot, tab);
+    }
     const view = this.state.tabs.find((t) => t.id === tab);
     if (view?.connection.state === "connecting") {
       const waiting = this.typedAhead.get(tab) ?? [];

@@ -915,6 +915,7 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "connection_state":
     case "terminal_output":
     case "mode_changed":
+    case "host_facts":
     case "settings_changed":
     case "question_asked":
     case "prompt_requested":

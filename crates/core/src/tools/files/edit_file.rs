@@ -17,7 +17,7 @@ impl Tool for EditFile {
     const NAME: ToolName = ToolName::EditFile;
     const DESCRIPTION: &'static str = "Change parts of a text file by exact replacement: each old_text must occur exactly once unless \
          replace_all. All edits apply or none. Prefer this over write_file for existing files; read the file \
-         first.";
+         first and copy old_text exactly. `why`: one sentence for the user's approval card.";
     const TABS: &'static [TabKind] = &[TabKind::Terminal, TabKind::Storage];
     type Params = EditFileParams;
     type Found = Found;

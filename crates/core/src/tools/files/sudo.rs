@@ -132,7 +132,7 @@ async fn run_install(
                 crate::audit::shorten(&result.output, 400)
             )),
         },
-        CommandStatus::AwaitingInput => {
+        CommandStatus::AwaitingInput | CommandStatus::AwaitingSecret => {
             // Most likely sudo's password prompt: the user answers it in the terminal.
             loop {
                 if started.elapsed() >= timeout {

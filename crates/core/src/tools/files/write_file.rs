@@ -16,8 +16,8 @@ pub(crate) struct WriteFile;
 
 impl Tool for WriteFile {
     const NAME: ToolName = ToolName::WriteFile;
-    const DESCRIPTION: &'static str =
-        "Create a file or replace it whole. Read an existing file before replacing it.";
+    const DESCRIPTION: &'static str = "Create a file or replace it whole. Read an existing file before replacing it. `why`: \
+         one sentence for the user's approval card.";
     const TABS: &'static [TabKind] = &[TabKind::Terminal, TabKind::Storage];
     type Params = WriteFileParams;
     type Found = Found;

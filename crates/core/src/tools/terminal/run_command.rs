@@ -15,11 +15,15 @@ pub(crate) struct RunCommand;
 
 impl Tool for RunCommand {
     const NAME: ToolName = ToolName::RunCommand;
-    const DESCRIPTION: &'static str = "Type a command line into the user's visible terminal, press Enter and wait until the shell shows its \
-         prompt again. Returns status (completed, timed_out = still running, awaiting_input = the command asks \
-         something: answer with send_input, interrupted), the output without the echoed command and prompt, \
-         exit_code (with shell integration only), duration_ms and the detection method. Long output keeps its \
-         head and tail. Without an exit code, append `; echo \"exit=$?\"` if you need one.";
+    const DESCRIPTION: &'static str = "Type one command line into the user's visible, interactive shell, press Enter and wait until the \
+         shell shows its prompt again. One line only: no here-documents or multi-line scripts (write the script \
+         with write_file, then run it). Returns status (completed; timed_out = still running, follow it with \
+         read_screen; awaiting_input = the command asks something or a pager waits: answer or quit it with \
+         send_input; awaiting_secret = it asks for a password: only the user types it, wait with read_screen; \
+         interrupted), the output without the echoed command and prompt, exit_code (with shell integration \
+         only), duration_ms and the detection method. Long output keeps its head and tail. Without an exit \
+         code, append `; echo \"exit=$?\"` (`$status` in fish). timeout_s defaults to the connection's \
+         command timeout (in the system prompt). `why`: one sentence for the user's approval card.";
     const TABS: &'static [TabKind] = &[TabKind::Terminal];
     type Params = RunCommandParams;
     type Found = ();

@@ -7,7 +7,7 @@ use super::super::{Action, Prepared, ToolContext, to_value};
 use super::{PlannedInput, terminal};
 use crate::policy::CallFacts;
 use crate::terminal::PromptInput;
-use kaiport_protocol::tools::{SendInputParams, ToolName};
+use kaiport_protocol::tools::{Key, SendInputParams, ToolName};
 use kaiport_protocol::{ApprovalPreview, TabKind};
 use serde_json::Value;
 
@@ -16,7 +16,9 @@ pub(crate) struct SendInput;
 impl Tool for SendInput {
     const NAME: ToolName = ToolName::SendInput;
     const DESCRIPTION: &'static str = "Send text and/or one special key to the terminal without waiting for a prompt: answer a question, \
-             quit a program, move in a full-screen program. Returns the screen once output settles (at most 2 s).";
+             quit a program or pager (`q`, key esc or ctrl-c), move in a full-screen program. Never a password, \
+             passphrase or other secret: only the user types those. Returns the screen once output settles (at \
+             most 2 s). `why`: one sentence for the user's approval card.";
     const TABS: &'static [TabKind] = &[TabKind::Terminal];
     type Params = SendInputParams;
     /// What staging the keys found at the terminal.
@@ -33,7 +35,12 @@ impl Tool for SendInput {
     /// line).
     fn facts(params: &SendInputParams, found: Option<&PromptInput>) -> CallFacts {
         let text = params.text.clone().unwrap_or_default();
+        let leaves = matches!(
+            (params.text.as_deref(), params.key),
+            (Some("q"), None) | (None, Some(Key::Esc | Key::CtrlC))
+        );
         match found {
+            Some(PromptInput::NotAtPrompt) if leaves => CallFacts::LeaveProgram { text },
             None | Some(PromptInput::NotAtPrompt | PromptInput::NothingRuns) => {
                 CallFacts::TerminalInput { text }
             }
