@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the real-server SSH tests (tests/suite/ssh.rs) need on a fresh Debian/Ubuntu machine:
 # OpenSSH server and client (sshd, ssh-keygen, ssh-agent, ssh-add), sudo, and passwd/login tools
-# (useradd, chpasswd), D-Bus + gnome-keyring for the keychain tests, and Chromium for the browser
+# (useradd, chpasswd), the programs whose options the policy spec test checks, D-Bus + gnome-keyring for the keychain tests, and Chromium for the browser
 # tests (ui/e2e, driven by playwright-core; never a downloaded browser), cron, openssl, nginx and
 # docker.io (never started as a service) for the show_view tests; WebKitGTK, its WebDriver, Xvfb
 # and tauri-driver for the desktop app's tests. Idempotent: runs
@@ -54,6 +54,24 @@ done
 # notification service; rpm to read and install the .rpm (scripts/test-deb.sh).
 for package in libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev \
     webkit2gtk-driver xvfb xauth xdotool x11-utils python3-xlib dbus dunst rpm; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+# The policy spec test (crates/core/tests/policy_specs.rs) reads the --help and manual page of
+# every program with a complete spec and fails on an option its spec does not know; a program
+# that is not installed is skipped, so CI installs them all. Services these packages bring
+# (atop, mdadm's monitor, lvm2, tcpdump's apparmor profile, redis) are never started: the
+# policy-rc.d below refuses every start while apt runs.
+for package in man-db rsync moreutils mariadb-client postgresql-client redis-tools nftables ufw at \
+    parallel socat tcpdump ltrace strace ansible-core certbot time zip unzip zstd xz-utils bzip2 \
+    curl wget make git iproute2 procps psmisc sysstat lsof lm-sensors kmod pciutils usbutils \
+    iotop htop btop atop ripgrep silversearcher-ag tree info colordiff acl jq yq xxd file \
+    bsdextrautils diffutils binutils plocate wipe secure-delete sqlite3 torsocks fakeroot entr \
+    toybox fdisk gdisk parted lvm2 mdadm dosfstools xfsprogs btrfs-progs e2fsprogs kexec-tools \
+    gdb adduser passwd finger iputils-ping iputils-tracepath traceroute mtr-tiny bind9-dnsutils \
+    whois net-tools ncat netcat-openbsd sysvinit-utils init-system-helpers; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
         missing+=("$package")
     fi

@@ -16,7 +16,24 @@ use support::help::{help_text, installed, listed_options};
 
 /// Programs with a spec that Debian does not package (so the test cannot check them on a Debian
 /// machine; where one is installed anyway, as kubectl often is, its spec is checked).
-const NOT_ON_DEBIAN: &[&str] = &["dnf", "yum", "mongosh", "helm", "kubectl", "oc"];
+const NOT_ON_DEBIAN: &[&str] = &[
+    "dnf",
+    "yum",
+    "mongosh",
+    "helm",
+    "kubectl",
+    "oc",
+    "authconfig",
+    "authselect",
+    "chkconfig",
+    "catchsegv",
+    "nerdctl",
+    "csf",
+    "apf",
+    "zfs",
+    "zpool",
+    "initctl",
+];
 
 /// Where a spec's options are checked: the program, the subcommand path in its spec, and the
 /// commands whose output lists the options.
@@ -155,6 +172,92 @@ fn sources() -> Vec<Source> {
         "systemd-run",
         "strace",
         "sysctl",
+        // processes
+        "killall",
+        "skill",
+        "free",
+        "uptime",
+        "vmstat",
+        "lscpu",
+        "lsns",
+        "lsipc",
+        "lslocks",
+        "lsmem",
+        "pstree",
+        "pmap",
+        "hostname",
+        "ldd",
+        "locale",
+        "iotop",
+        "htop",
+        "lsusb",
+        "sensors",
+        // text
+        "column",
+        "diff",
+        "cmp",
+        "hexdump",
+        "rev",
+        "look",
+        "namei",
+        "getent",
+        "getfacl",
+        "whatis",
+        "apropos",
+        "info",
+        "rg",
+        "tree",
+        "file",
+        "yq",
+        // storage
+        "lsblk",
+        "blkid",
+        "findmnt",
+        "mountpoint",
+        "wipefs",
+        "blkdiscard",
+        "fdisk",
+        "sfdisk",
+        "cfdisk",
+        "mkswap",
+        "mkfs.btrfs",
+        "lvremove",
+        "vgremove",
+        "pvremove",
+        // network, remote, services
+        "netstat",
+        "traceroute",
+        "mtr",
+        "whois",
+        "ncat",
+        "tcpdump",
+        "gdb",
+        // accounts
+        "adduser",
+        "deluser",
+        "chpasswd",
+        "groupdel",
+        "groupmod",
+        "gpasswd",
+        "chsh",
+        "chfn",
+        "newusers",
+        "pwconv",
+        "grpconv",
+        "visudo",
+        "vipw",
+        "last",
+        "lastlog",
+        "w",
+        // wrappers, databases, systemd
+        "parallel",
+        "ltrace",
+        "torsocks",
+        "mysqladmin",
+        "shutdown",
+        "reboot",
+        "kexec",
+        "invoke-rc.d",
     ]
     .into_iter()
     .collect();
@@ -189,8 +292,70 @@ fn sources() -> Vec<Source> {
         help("ip", &[&["man", "ip"]]),
         help("at", &[&["man", "at"]]),
         help("ufw", &[&["man", "ufw"]]),
+        Source {
+            program: "strings",
+            path: &[],
+            help: &[&["strings", "--help"], &["man", "strings"]],
+            // The manual's name for `-NUMBER`.
+            ignore: &["-min-len"],
+        },
+        Source {
+            program: "fakeroot",
+            path: &[],
+            help: &[&["fakeroot", "--help"], &["man", "fakeroot"]],
+            // A file mode in the manual's example listing.
+            ignore: &["-rw-r--r"],
+        },
+        Source {
+            program: "lspci",
+            path: &[],
+            help: &[&["lspci", "--help"], &["man", "lspci"]],
+            // A field of the machine-readable output.
+            ignore: &["-rrev"],
+        },
+        help("ps", &[&["ps", "--help", "all"], &["man", "ps"]]),
+        help("top", &[&["top", "-h"], &["man", "top"]]),
+        help("pidof", &[&["man", "pidof"]]),
+        help("killall5", &[&["man", "killall5"]]),
+        help("iostat", &[&["man", "iostat"]]),
+        help("mpstat", &[&["man", "mpstat"]]),
+        help("sar", &[&["sar", "--help"], &["man", "sar"]]),
+        help("lsof", &[&["man", "lsof"]]),
+        help("lsmod", &[&["man", "lsmod"]]),
+        help("atop", &[&["atop", "-h"]]),
+        help("btop", &[&["btop", "--help"]]),
+        help("jq", &[&["jq", "--help"]]),
+        help("xxd", &[&["xxd", "--help"], &["man", "xxd"]]),
+        help("ag", &[&["ag", "--help"], &["man", "ag"]]),
+        help("colordiff", &[&["man", "colordiff"]]),
+        help("locate", &[&["plocate", "--help"], &["man", "plocate"]]),
+        help("atq", &[&["atq", "-V"]]),
+        help("wipe", &[&["wipe", "-h"]]),
+        help("srm", &[&["srm", "--help"], &["man", "srm"]]),
+        help("sqlite3", &[&["sqlite3", "-help"]]),
+        help("nc", &[&["nc", "-h"], &["man", "nc"]]),
+        help("socat", &[&["socat", "-h"]]),
+        help("ping", &[&["ping", "-h"], &["man", "ping"]]),
+        help("tracepath", &[&["man", "tracepath"]]),
+        help("dig", &[&["dig", "-h"], &["man", "dig"]]),
+        help("host", &[&["man", "host"]]),
+        help("arp", &[&["arp", "--help"], &["man", "arp"]]),
+        help("sshd", &[&["man", "sshd"]]),
+        help("mdadm", &[&["mdadm", "--help-options"], &["man", "mdadm"]]),
+        help("mke2fs", &[&["man", "mke2fs"]]),
+        help(
+            "mkfs.vfat",
+            &[&["mkfs.vfat", "--help"], &["man", "mkfs.vfat"]],
+        ),
+        help("mkfs.xfs", &[&["man", "mkfs.xfs"]]),
+        help("sgdisk", &[&["sgdisk", "--help"], &["man", "sgdisk"]]),
+        help("parted", &[&["parted", "--help"], &["man", "parted"]]),
+        help("finger", &[&["man", "finger"]]),
+        help("entr", &[&["man", "entr"]]),
+        help("toybox", &[&["toybox", "--help"]]),
+        help("update-rc.d", &[&["man", "update-rc.d"]]),
     ]);
-    // git and docker: every subcommand their spec lists, with its own help.
+    // git: every subcommand its spec lists, with its own help.
     for path in subcommand_paths("git") {
         let sub = path.first().copied().unwrap_or_default();
         all.push(Source {
@@ -202,31 +367,31 @@ fn sources() -> Vec<Source> {
             ignore: &["-h", "--git-path"],
         });
     }
-    for path in subcommand_paths("kubectl") {
-        let mut command: Vec<&'static str> = vec!["kubectl"];
-        command.extend(path.iter().copied());
-        command.push("--help");
-        all.push(Source {
-            program: "kubectl",
-            path,
-            help: Box::leak(vec![&*Box::leak(command.into_boxed_slice())].into_boxed_slice()),
-            ignore: &[],
-        });
-    }
+    // kubectl, docker and openssl: every subcommand path with its own help.
+    all.extend(per_subcommand("kubectl", "--help"));
     all.push(help("kubectl", &[&["kubectl", "options"]]));
-    for path in subcommand_paths("docker") {
-        let mut command: Vec<&'static str> = vec!["docker"];
-        command.extend(path.iter().copied());
-        command.push("--help");
-        all.push(Source {
-            program: "docker",
-            path,
-            help: Box::leak(vec![&*Box::leak(command.into_boxed_slice())].into_boxed_slice()),
-            ignore: &[],
-        });
-    }
+    all.extend(per_subcommand("docker", "--help"));
+    all.extend(per_subcommand("openssl", "-help"));
     all.push(help("git", &[&["git", "--help"]]));
     all
+}
+
+/// `PROGRAM PATH… HELP` for every subcommand path of a program's spec.
+fn per_subcommand(program: &'static str, help_option: &'static str) -> Vec<Source> {
+    subcommand_paths(program)
+        .into_iter()
+        .map(|path| {
+            let mut command: Vec<&'static str> = vec![program];
+            command.extend(path.iter().copied());
+            command.push(help_option);
+            Source {
+                program,
+                path,
+                help: Box::leak(vec![&*Box::leak(command.into_boxed_slice())].into_boxed_slice()),
+                ignore: &[],
+            }
+        })
+        .collect()
 }
 
 /// Every subcommand path a program's spec lists (`["container", "ls"]`), except those still

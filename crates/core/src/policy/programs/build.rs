@@ -2,6 +2,10 @@
 //! covers it); a makefile from standard input (`make -f -`) or text (`--eval`) cannot be read here
 //! and asks, as do variables that change the shell recipes run in. Compilers write their output
 //! (`-o FILE`).
+//!
+//! The compilers (gcc, g++, cc, c++, clang, clang++, rustc) stay `@loose`: their options are
+//! thousands of open-ended families (`-f…`, `-W…`, `-m…`, `--param`, `-Wl,…` passed on to the
+//! linker, `-C key=value`) that the spec format cannot list; only `-o` is judged.
 
 use super::args::Call;
 use super::spec::Spec;

@@ -5,43 +5,8 @@
 //! one only where that can never hide a command or a path from the checks.
 
 use super::args::Call;
-use super::model::Runs;
+use super::model::{Arity, Runs};
 use super::verdict::Verdict;
-
-/// Option parsing for wrappers: the index of the first argument that is not an option.
-/// `short_values`: short options that take a value; `long_values`: long options that take one.
-pub fn skip_options(args: &[String], short_values: &str, long_values: &[&str]) -> usize {
-    let mut index = 0;
-    while index < args.len() {
-        let arg = &args[index];
-        if arg == "--" {
-            return index + 1;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            if !long.contains('=') && long_values.contains(&long) {
-                index += 1;
-            }
-            index += 1;
-            continue;
-        }
-        if arg.len() > 1 && arg.starts_with('-') {
-            let cluster = &arg[1..];
-            for (position, option) in cluster.char_indices() {
-                if short_values.contains(option) {
-                    // The value is the rest of the cluster, or the next argument.
-                    if position + option.len_utf8() == cluster.len() {
-                        index += 1;
-                    }
-                    break;
-                }
-            }
-            index += 1;
-            continue;
-        }
-        return index;
-    }
-    index
-}
 
 /// The words that are not options (nor option values named in `short_values`/`long_values`).
 pub fn positional_args<'a>(
@@ -70,6 +35,51 @@ pub fn positional_args<'a>(
         index += 1;
     }
     out
+}
+
+/// An opaque reading's options: each `--long` (before `=`), each whole word the spec lists
+/// (`-ar`) and each letter of a `-cluster` must be one of the spec's spellings; after one of
+/// `extensions` (iptables' `-m`, `-j`, `-p`), long options are that extension's own.
+pub fn listed_options(call: &Call<'_>, verdict: &mut Verdict, extensions: &[&str]) {
+    let has = |spelling: &str| call.root.options.iter().any(|def| def.has(spelling));
+    let mut unknown = |spelling: &str| {
+        verdict.unprovable(format!(
+            "option {spelling} of {} is not known to kaiport's rules",
+            call.name
+        ));
+    };
+    let mut extended = false;
+    for arg in call.args {
+        if arg == "--" {
+            break;
+        }
+        if !arg.starts_with('-') || arg.len() < 2 || arg[1..].chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let word = arg.split('=').next().unwrap_or(arg);
+        if has(word) {
+            extended |= extensions.contains(&word);
+            continue;
+        }
+        if word.starts_with("--") {
+            if !extended {
+                unknown(word);
+            }
+            continue;
+        }
+        for letter in arg[1..].chars() {
+            let spelling = format!("-{letter}");
+            let Some(def) = call.root.options.iter().find(|def| def.has(&spelling)) else {
+                unknown(&spelling);
+                break;
+            };
+            extended |= extensions.contains(&spelling.as_str());
+            // `-D1000`, `-ofile`: the rest of the word is the value.
+            if def.arity != Arity::Flag {
+                break;
+            }
+        }
+    }
 }
 
 /// Words that do not start with `-`.

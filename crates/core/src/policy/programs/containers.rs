@@ -6,10 +6,11 @@
 //! host write. Dangerous: `docker system prune`, `docker volume rm/prune`, `kubectl delete`,
 //! `helm uninstall`.
 //!
-//! docker and kubectl list every subcommand and option (from their own help; `docker compose`, a
-//! plugin, is not complete yet). podman, nerdctl, oc and helm are not complete yet (`@loose`): an option
-//! they do not list is not a reason to ask, except in `run/create/exec`, where an unknown option
-//! would hide which word is the image.
+//! docker and kubectl list every subcommand and option (from their own help). Still `@loose`, as
+//! none of them could be read here: `docker compose` (a plugin Debian does not ship), podman
+//! (Debian's package was not installed to generate its docker-sized table), nerdctl, oc and helm
+//! (not packaged by Debian). For them an option they do not list is not a reason to ask, except
+//! in `run/create/exec`, where an unknown option would hide which word is the image.
 
 use super::super::paths::{lockout_match, normalise_path};
 use super::args::Call;

@@ -1249,11 +1249,47 @@ pub const SPECS: &[Spec] = &[
         hook: Some(dd),
     },
     Spec {
-        names: &["wipe", "srm"],
+        names: &["wipe"],
         family: "coreutils",
         text: "@operands args
-               @loose",
-        hook: Some(rm),
+               -a
+               -b N
+               -c
+               -D
+               -e
+               -f
+               -F
+               -h
+               -i
+               -k
+               -l LENGTH
+               -M ALGORITHM
+               -o OFFSET
+               -P PASSES
+               -Q PASSES
+               -q
+               -r
+               -R DEVICE : unprovable names a random device, or with -S c a command it runs
+               -S METHOD
+               -s
+               -T TRIES
+               -v
+               -Z
+               -X PASSES
+               -x ORDER",
+        hook: Some(destroys),
+    },
+    Spec {
+        names: &["srm"],
+        family: "coreutils",
+        text: "@operands args
+               -d
+               -f
+               -l
+               -r
+               -v
+               -z",
+        hook: Some(destroys),
     },
 ];
 
@@ -1333,10 +1369,19 @@ fn rm(call: &Call<'_>, verdict: &mut Verdict) {
             "rm -r/-f deletes without asking and cannot be undone",
         ),
         "rm" | "unlink" => verdict.dangerous(&display, "deletes files"),
-        "shred" | "wipe" | "srm" => verdict.dangerous(&display, "destroys file contents for good"),
+        "shred" => verdict.dangerous(&display, "destroys file contents for good"),
         _ => {}
     }
     for path in positional_args(args, "nu", &["iterations", "size", "remove"]) {
+        verdict.write(path, call.name, subtree, true);
+    }
+}
+
+/// `wipe` and `srm` overwrite and delete their operands for good.
+fn destroys(call: &Call<'_>, verdict: &mut Verdict) {
+    verdict.dangerous(&call.display(), "destroys file contents for good");
+    let subtree = call.has("-r");
+    for path in call.operand_texts() {
         verdict.write(path, call.name, subtree, true);
     }
 }

@@ -47,11 +47,20 @@ pub const SPECS: &[Spec] = &[
         hook: Some(at),
     },
     Spec {
-        names: &["atq", "atrm"],
+        names: &["atq"],
         family: "cron",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               -V
+               -q QUEUE
+               -o FORMAT",
+        hook: None,
+    },
+    Spec {
+        names: &["atrm"],
+        family: "cron",
+        text: "@operands args
+               -V",
         hook: Some(atrm),
     },
 ];

@@ -13,6 +13,21 @@ use super::model::Runs;
 use super::spec::Spec;
 use super::verdict::Verdict;
 
+/// The TLS options of the MariaDB and MySQL clients (`@use mysql-tls`).
+pub const BLOCKS: &[(&str, &str)] = &[(
+    "mysql-tls",
+    "--ssl
+        --ssl-ca=X : reads
+        --ssl-capath=X
+        --ssl-cert=X : reads
+        --ssl-cipher=X
+        --ssl-key=X : reads
+        --ssl-crl=X : reads
+        --ssl-crlpath=X
+        --tls-version=X
+        --ssl-verify-server-cert",
+)];
+
 pub const SPECS: &[Spec] = &[
     Spec {
         names: &["mysql", "mariadb"],
@@ -83,16 +98,7 @@ pub const SPECS: &[Spec] = &[
                --sigint-ignore
                -s, --silent
                -S X, --socket=X
-               --ssl
-               --ssl-ca=X : reads
-               --ssl-capath=X
-               --ssl-cert=X : reads
-               --ssl-cipher=X
-               --ssl-key=X : reads
-               --ssl-crl=X : reads
-               --ssl-crlpath=X
-               --tls-version=X
-               --ssl-verify-server-cert
+               @use mysql-tls
                -t, --table
                --tee=X : writes
                -n, --unbuffered
@@ -173,15 +179,98 @@ pub const SPECS: &[Spec] = &[
         names: &["mysqladmin", "mariadb-admin"],
         family: "databases",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               --print-defaults
+               --no-defaults
+               --defaults-file=X : unprovable reads client settings from a file
+               --defaults-extra-file=X : unprovable reads client settings from a file
+               --defaults-group-suffix=X
+               -c X, --count=X
+               --debug-check
+               --debug-info
+               -#[X], --debug[=X]
+               -f, --force
+               -C, --compress
+               --character-sets-dir=X : reads
+               --default-character-set=X
+               -?, --help
+               -h X, --host=X
+               -l, --local
+               -b, --no-beep
+               -p[X], --password[=X]
+               -P X, --port=X
+               --protocol=X
+               -r, --relative
+               -s, --silent
+               -S X, --socket=X
+               -i X, --sleep=X
+               @use mysql-tls
+               -u X, --user=X
+               -v, --verbose
+               -V, --version
+               -E, --vertical
+               -w[X], --wait[=X]
+               --connect-timeout=X
+               --shutdown-timeout=X
+               --wait-for-all-slaves
+               --plugin-dir=X : unprovable loads plugins from a folder
+               --default-auth=X : unprovable loads an authentication plugin",
         hook: Some(mysqladmin),
     },
     Spec {
         names: &["sqlite3"],
         family: "databases",
-        text: "@loose
-               @opaque",
+        text: "@operands args
+               -A ARGS : unprovable runs an archive command, which can write files
+               -append, --append
+               -ascii, --ascii
+               -bail, --bail
+               -batch, --batch
+               -box, --box
+               -column, --column
+               -cmd COMMAND, --cmd COMMAND
+               -csv, --csv
+               -deserialize, --deserialize
+               -echo, --echo
+               -init FILE, --init FILE : unprovable runs commands from a file
+               -header, --header
+               -noheader, --noheader
+               -help, --help
+               -html, --html
+               -interactive, --interactive
+               -json, --json
+               -line, --line
+               -list, --list
+               -lookaside SIZE, --lookaside SIZE
+               -markdown, --markdown
+               -maxsize N, --maxsize N
+               -memtrace, --memtrace
+               -mmap N, --mmap N
+               -newline SEP, --newline SEP
+               -nofollow, --nofollow
+               -nonce STRING, --nonce STRING
+               -nullvalue TEXT, --nullvalue TEXT
+               -pagecache SIZE, --pagecache SIZE
+               -quote, --quote
+               -readonly, --readonly
+               -safe, --safe
+               -separator SEP, --separator SEP
+               -stats, --stats
+               -table, --table
+               -tabs, --tabs
+               -version, --version
+               -vfs NAME, --vfs NAME
+               -zip, --zip
+               -heap SIZE, --heap SIZE
+               -utf8, --utf8
+               -unsafe-testing, --unsafe-testing
+               -multiplex, --multiplex
+               -sorterref SIZE, --sorterref SIZE
+               -vfstrace, --vfstrace
+               -hexkey KEY, --hexkey KEY
+               -key KEY, --key KEY
+               -escape MODE, --escape MODE
+               -no-rowid-in-view, --no-rowid-in-view",
         hook: Some(sqlite),
     },
     Spec {
@@ -257,8 +346,86 @@ pub const SPECS: &[Spec] = &[
     Spec {
         names: &["mongosh", "mongo"],
         family: "databases",
-        text: "@loose
-               @opaque",
+        text: "@negatable
+               @operands args
+               -h, --help
+               -u X, --username=X
+               -p X, --password=X
+               -f X, --file=X : unprovable runs a script file
+               --eval=X
+               --json[=X]
+               --oidcDumpTokens[=X]
+               --browser=X : runs *
+               --cryptSharedLibPath=X : unprovable loads a library
+               --csfleLibraryPath=X : unprovable loads a library
+               --apiVersion=X
+               --authenticationDatabase=X
+               --authenticationMechanism=X
+               --awsAccessKeyId=X
+               --awsIamSessionToken=X
+               --awsSecretAccessKey=X
+               --awsSessionToken=X
+               --db=X
+               --gssapiHostName=X
+               --gssapiServiceName=X
+               --sspiHostnameCanonicalization=X
+               --sspiRealmOverride=X
+               --jsContext=X
+               --host=X
+               --keyVaultNamespace=X
+               --kmsURL=X
+               --locale=X
+               --oidcFlows=X
+               --oidcRedirectUri=X
+               --oidcRedirectUrl=X
+               --port=X
+               --sslPEMKeyFile=X
+               --sslPEMKeyPassword=X
+               --sslCAFile=X
+               --sslCertificateSelector=X
+               --sslCRLFile=X
+               --sslDisabledProtocols=X
+               --tlsCAFile=X
+               --tlsCertificateKeyFile=X
+               --tlsCertificateKeyFilePassword=X
+               --tlsCertificateSelector=X
+               --tlsCRLFile=X
+               --tlsDisabledProtocols=X
+               --networkMessageCompressors=X
+               --apiDeprecationErrors
+               --apiStrict
+               --buildInfo
+               --build-info
+               --exposeAsyncRewriter
+               --ipv6
+               --nodb
+               --norc
+               --oidcTrustedEndpoint
+               --oidcIdTokenAsAccessToken
+               --oidcIDTokenAsAccessToken
+               --oidcNoNonce
+               --perfTests
+               --quiet
+               --retryWrites
+               --shell
+               --smokeTests
+               --skipStartupWarnings
+               --ssl
+               --sslAllowInvalidCertificates
+               --sslAllowInvalidHostnames
+               --sslFIPSMode
+               --tls
+               --tlsAllowInvalidCertificates
+               --tlsAllowInvalidHostnames
+               --tlsFIPSMode
+               --tlsUseSystemCA
+               --verbose
+               --version
+               --disableJavaScriptJIT
+               --enableJavaScriptJIT
+               --disableJavaScriptProtection
+               --enableJavaScriptProtection
+               --disableImplicitSessions",
         hook: Some(mongosh),
     },
 ];
@@ -378,8 +545,75 @@ fn dropdb(call: &Call<'_>, verdict: &mut Verdict) {
     not_read_only(call, verdict);
 }
 
+/// mysqladmin's commands, each with how many arguments it takes (`drop NAME`); a command may be
+/// shortened to any unique prefix.
+const MYSQLADMIN_COMMANDS: &[(&str, usize)] = &[
+    ("create", 1),
+    ("debug", 0),
+    ("drop", 1),
+    ("extended-status", 0),
+    ("flush-all-statistics", 0),
+    ("flush-all-status", 0),
+    ("flush-client-statistics", 0),
+    ("flush-hosts", 0),
+    ("flush-index-statistics", 0),
+    ("flush-logs", 0),
+    ("flush-privileges", 0),
+    ("flush-binary-log", 0),
+    ("flush-engine-log", 0),
+    ("flush-error-log", 0),
+    ("flush-general-log", 0),
+    ("flush-relay-log", 0),
+    ("flush-slow-log", 0),
+    ("flush-ssl", 0),
+    ("flush-status", 0),
+    ("flush-table-statistics", 0),
+    ("flush-tables", 0),
+    ("flush-threads", 0),
+    ("flush-user-statistics", 0),
+    ("flush-user-resources", 0),
+    ("kill", 1),
+    ("password", 1),
+    ("old-password", 1),
+    ("ping", 0),
+    ("processlist", 0),
+    ("reload", 0),
+    ("refresh", 0),
+    ("shutdown", 0),
+    ("status", 0),
+    ("start-all-slaves", 0),
+    ("start-slave", 0),
+    ("stop-all-slaves", 0),
+    ("stop-slave", 0),
+    ("variables", 0),
+    ("version", 0),
+];
+
 fn mysqladmin(call: &Call<'_>, verdict: &mut Verdict) {
-    let words = positional(call.args);
+    // Each operand as the command it names (a unique prefix counts), skipping their arguments.
+    let mut words: Vec<&str> = Vec::new();
+    let mut operands = call.operand_texts().into_iter();
+    while let Some(word) = operands.next() {
+        let lowered = word.to_ascii_lowercase();
+        let exact = MYSQLADMIN_COMMANDS
+            .iter()
+            .find(|(command, _)| *command == lowered);
+        let matches: Vec<&(&str, usize)> = MYSQLADMIN_COMMANDS
+            .iter()
+            .filter(|(command, _)| command.starts_with(lowered.as_str()))
+            .collect();
+        match (exact, matches.as_slice()) {
+            (Some((command, takes)), _) | (None, [(command, takes)]) => {
+                words.push(*command);
+                for _ in 0..*takes {
+                    operands.next();
+                }
+            }
+            _ => verdict.unprovable(format!(
+                "command {word} of mysqladmin is not known to kaiport's rules"
+            )),
+        }
+    }
     if words
         .iter()
         .any(|word| matches!(*word, "drop" | "shutdown"))
@@ -508,6 +742,10 @@ fn mongosh(call: &Call<'_>, verdict: &mut Verdict) {
         }
         if let Some(code) = arg.strip_prefix("--eval=") {
             sql(call, code, verdict);
+        }
+        // The shell is Node.js: `require('child_process')` runs programs.
+        if arg.contains("child_process") || arg.contains("require(") || arg.contains("process.") {
+            verdict.unprovable("`mongosh` code that loads Node.js modules can run programs");
         }
         if arg.ends_with(".js") || arg == "--file" || arg == "-f" {
             verdict.unprovable("`mongosh` runs a script file this analysis cannot read");

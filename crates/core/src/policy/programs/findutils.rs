@@ -131,9 +131,27 @@ pub const SPECS: &[Spec] = &[
         names: &["locate", "plocate", "mlocate"],
         family: "findutils",
         text: "@read-only
-               @loose
+               @operands args
+               -A, --all
+               -b, --basename
+               -c, --count
                -d DBPATH, --database=DBPATH : reads
-               -l LIMIT, -n LIMIT, --limit=LIMIT",
+               -e, --existing
+               -L, --follow
+               -P, -H, --nofollow
+               -i, --ignore-case
+               -l LIMIT, -n LIMIT, --limit=LIMIT
+               -m, --mmap
+               -0, --null
+               -N, --literal
+               -r, --regexp
+               --regex
+               -S, --statistics
+               -q, --quiet
+               -s, --stdio
+               -w, --wholename
+               -h, --help
+               -V, --version",
         hook: None,
     },
 ];

@@ -82,6 +82,9 @@ const BLOCKS: &[&[(&str, &str)]] = &[
     wrappers::BLOCKS,
     remote::BLOCKS,
     processes::BLOCKS,
+    text::BLOCKS,
+    network::BLOCKS,
+    databases::BLOCKS,
 ];
 
 /// A spec with its text read.

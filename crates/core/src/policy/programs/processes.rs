@@ -12,9 +12,21 @@ use super::spec::Spec;
 use super::verdict::Verdict;
 
 /// The options pkill and pgrep share (`@use processes-pgrep`).
-pub const BLOCKS: &[(&str, &str)] = &[(
-    "processes-pgrep",
-    "-c, --count
+pub const BLOCKS: &[(&str, &str)] = &[
+    (
+        "processes-signals",
+        "-HUP, -INT, -QUIT, -ILL, -TRAP, -ABRT, -BUS, -FPE
+        -KILL, -USR1, -SEGV, -USR2, -PIPE, -ALRM, -TERM, -STKFLT
+        -CHLD, -CONT, -STOP, -TSTP, -TTIN, -TTOU, -URG, -XCPU
+        -XFSZ, -VTALRM, -PROF, -WINCH, -IO, -POLL, -PWR, -SYS
+        -SIGHUP, -SIGINT, -SIGQUIT, -SIGILL, -SIGTRAP, -SIGABRT, -SIGBUS, -SIGFPE
+        -SIGKILL, -SIGUSR1, -SIGSEGV, -SIGUSR2, -SIGPIPE, -SIGALRM, -SIGTERM, -SIGSTKFLT
+        -SIGCHLD, -SIGCONT, -SIGSTOP, -SIGTSTP, -SIGTTIN, -SIGTTOU, -SIGURG, -SIGXCPU
+        -SIGXFSZ, -SIGVTALRM, -SIGPROF, -SIGWINCH, -SIGIO, -SIGPOLL, -SIGPWR, -SIGSYS",
+    ),
+    (
+        "processes-pgrep",
+        "-c, --count
         -f, --full
         -g X, --pgroup=X
         -G X, --group=X
@@ -37,7 +49,8 @@ pub const BLOCKS: &[(&str, &str)] = &[(
         --nslist=X
         -h, --help
         -V, --version",
-)];
+    ),
+];
 
 pub const SPECS: &[Spec] = &[
     Spec {
@@ -57,14 +70,7 @@ pub const SPECS: &[Spec] = &[
                --signal=X
                -q X, --queue=X
                -e, --echo
-               -HUP, -INT, -QUIT, -ILL, -TRAP, -ABRT, -BUS, -FPE
-               -KILL, -USR1, -SEGV, -USR2, -PIPE, -ALRM, -TERM, -STKFLT
-               -CHLD, -CONT, -STOP, -TSTP, -TTIN, -TTOU, -URG, -XCPU
-               -XFSZ, -VTALRM, -PROF, -WINCH, -IO, -POLL, -PWR, -SYS
-               -SIGHUP, -SIGINT, -SIGQUIT, -SIGILL, -SIGTRAP, -SIGABRT, -SIGBUS, -SIGFPE
-               -SIGKILL, -SIGUSR1, -SIGSEGV, -SIGUSR2, -SIGPIPE, -SIGALRM, -SIGTERM, -SIGSTKFLT
-               -SIGCHLD, -SIGCONT, -SIGSTOP, -SIGTSTP, -SIGTTIN, -SIGTTOU, -SIGURG, -SIGXCPU
-               -SIGXFSZ, -SIGVTALRM, -SIGPROF, -SIGWINCH, -SIGIO, -SIGPOLL, -SIGPWR, -SIGSYS",
+               @use processes-signals",
         hook: Some(pkill),
     },
     Spec {
@@ -81,11 +87,62 @@ pub const SPECS: &[Spec] = &[
         hook: None,
     },
     Spec {
-        names: &["killall", "killall5", "skill", "slay"],
+        names: &["killall"],
         family: "processes",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               @numeric
+               -e, --exact
+               -I, --ignore-case
+               -g, --process-group
+               -i, --interactive
+               -l, --list
+               -n X, --ns=X
+               -o X, --older-than=X
+               -q, --quiet
+               -r, --regexp
+               -s X, --signal=X
+               -u X, --user=X
+               -v, --verbose
+               -V, --version
+               -w, --wait
+               -y X, --younger-than=X
+               -Z X, --context=X
+               @use processes-signals",
+        hook: Some(pkill),
+    },
+    Spec {
+        names: &["killall5"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               @numeric
+               -o X
+               @use processes-signals",
+        hook: Some(pkill),
+    },
+    Spec {
+        names: &["skill"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               @numeric
+               -f, --fast
+               -i, --interactive
+               -l, --list
+               -L, --table
+               -n, --no-action
+               -v, --verbose
+               -w, --warnings
+               -c X, --command=X
+               -p X, --pid=X
+               -t X, --tty=X
+               -u X, --user=X
+               --ns=X
+               --nslist=X
+               -h, --help
+               -V, --version
+               @use processes-signals",
         hook: Some(pkill),
     },
     Spec {
@@ -153,22 +210,753 @@ pub const SPECS: &[Spec] = &[
         hook: None,
     },
     Spec {
-        names: &[
-            "ps", "pidof", "top", "free", "uptime", "vmstat", "iostat", "mpstat", "sensors",
-            "lscpu", "lsmod", "lspci", "lsusb", "lsof", "lsns", "lsipc", "lslocks", "lsmem",
-            "hostname", "ldd", "locale", "pstree", "iotop", "sar", "pmap",
-        ],
+        names: &["ps"],
         family: "processes",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               -A, -e
+               -a
+               -d
+               -N, --deselect
+               -C X
+               -G X, --Group=X
+               -g X, --group=X
+               -p X, --pid=X
+               --ppid=X
+               -q X, --quick-pid=X
+               -s X, --sid=X
+               -t X, --tty=X
+               -u X, --user=X
+               -U X, --User=X
+               -F
+               -f
+               --forest
+               -H
+               -j
+               -l
+               -M
+               -O X
+               -o X, --format=X
+               -P
+               -y
+               --context
+               --headers
+               --no-headers
+               --cols=X, --columns=X, --width=X
+               --rows=X, --lines=X
+               -L
+               -m
+               -T
+               -c
+               --sort=X
+               --cumulative
+               -V, --version
+               -w
+               --help[=X]
+               --info",
+        hook: Some(ps),
+    },
+    Spec {
+        names: &["pidof"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -s
+               -c
+               -n
+               -q
+               -x
+               -z
+               -d X
+               -o X",
         hook: Some(probes),
     },
     Spec {
-        names: &["htop", "btop", "atop", "glances"],
+        names: &["top"],
         family: "processes",
-        text: "@loose
-               @opaque",
+        text: "@read-only
+               @operands args
+               -b, --batch-mode
+               -c, --cmdline-toggle
+               -d X, --delay=X
+               -E X, --scale-summary-mem=X
+               -e X, --scale-task-mem=X
+               -H, --threads-show
+               -i, --idle-toggle
+               -n X, --iterations=X
+               -O, --list-fields
+               -o X, --sort-override=X
+               -p X, --pid=X
+               -S, --accum-time-toggle
+               -s, --secure-mode
+               -U X, --filter-any-user=X
+               -u X, --filter-only-euser=X
+               -w, --width[=X]
+               -1, --single-cpu-toggle
+               -h, --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["free"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -b, --bytes
+               --kilo
+               --mega
+               --giga
+               --tera
+               --peta
+               -k, --kibi
+               -m, --mebi
+               -g, --gibi
+               --tebi
+               --pebi
+               -h, --human
+               --si
+               -l, --lohi
+               -L, --line
+               -t, --total
+               -v, --committed
+               -s X, --seconds=X
+               -c X, --count=X
+               -w, --wide
+               --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["uptime"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -p, --pretty
+               -s, --since
+               -h, --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["vmstat"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -a, --active
+               -f, --forks
+               -m, --slabs
+               -n, --one-header
+               -s, --stats
+               -d, --disk
+               -D, --disk-sum
+               -p X, --partition=X
+               -S X, --unit=X
+               -w, --wide
+               -t, --timestamp
+               -y, --no-first
+               -h, --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["iostat"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -c
+               -d
+               -h
+               -k
+               -m
+               -N
+               -s
+               -t
+               -V
+               -x
+               -y
+               -z
+               -f X : reads
+               -j X
+               --compact
+               --dec=X
+               --human
+               --pretty
+               -o X
+               -H
+               -g X
+               -p",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["mpstat"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -A
+               -n
+               -T
+               -u
+               -V
+               -I X
+               -N X
+               --dec=X
+               -o X
+               -P X",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["sar"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -A
+               -B
+               -b
+               -C
+               -D
+               -d
+               --dec=X
+               --dev=X
+               -e X
+               -F
+               -f X : reads
+               --fs=X
+               -H
+               -h
+               --help
+               --human
+               -I
+               -i X
+               --iface=X
+               --int=X
+               -j X
+               -m X
+               -n X
+               -o X : writes
+               -P X
+               -p, --pretty
+               -q
+               -r
+               -S
+               -s X
+               --sadc
+               -t
+               -u
+               -V
+               -v
+               -W
+               -w
+               -x
+               -y
+               -z",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["lscpu"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -a, --all
+               -b, --online
+               -B, --bytes
+               -C, --caches[=X]
+               -c, --offline
+               -J, --json
+               -e, --extended[=X]
+               -p, --parse[=X]
+               -s X, --sysroot=X
+               -x, --hex
+               -y, --physical
+               -r, --raw
+               --hierarchic[=X]
+               --output-all
+               -h, --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["lsof"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -?, -h
+               -a
+               -A X : reads
+               -b
+               -c X
+               -C
+               -d X
+               -D X
+               -E
+               -e X
+               -f
+               -F[X]
+               -g[X]
+               -i[X]
+               -K[X]
+               -k X : reads
+               -l
+               -L[X]
+               -M
+               -n
+               -N
+               -o[X]
+               -O
+               -p X
+               -P
+               -Q
+               -r[X]
+               -R
+               -s[X]
+               -S[X]
+               -t
+               -T[X]
+               -u X
+               -U
+               -v
+               -V
+               -w
+               -x[X]
+               -X
+               -z
+               -Z[X]",
+        hook: Some(lsof),
+    },
+    Spec {
+        names: &["lsns"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -J, --json
+               -l, --list
+               -n, --noheadings
+               -o X, --output=X
+               --output-all
+               -p X, --task=X
+               -r, --raw
+               -u, --notruncate
+               -W, --nowrap
+               -t X, --type=X
+               -T[X], --tree[=X]
+               -P, --persistent
+               -Q X, --filter=X
+               -H, --list-columns
+               -h, --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["lsipc"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -m, --shmems
+               -q, --queues
+               -s, --semaphores
+               -g, --global
+               -i X, --id=X
+               --noheadings
+               --notruncate
+               --time-format=X
+               -b, --bytes
+               -c, --creator
+               -e, --export
+               -J, --json
+               -n, --newline
+               -l, --list
+               -o X, --output=X
+               -P, --numeric-perms
+               -r, --raw
+               -t, --time
+               -y, --shell
+               -h, --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["lslocks"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -b, --bytes
+               -J, --json
+               -i, --noinaccessible
+               -n, --noheadings
+               -o X, --output=X
+               --output-all
+               -p X, --pid=X
+               -r, --raw
+               -u, --notruncate
+               -H, --list-columns
+               -h, --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["lsmem"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -J, --json
+               -P, --pairs
+               -a, --all
+               -b, --bytes
+               -n, --noheadings
+               -o X, --output=X
+               --output-all
+               -r, --raw
+               -S X, --split=X
+               -s X, --sysroot=X
+               --summary[=X]
+               -h, --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["hostname"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -a, --alias
+               -A, --all-fqdns
+               -b, --boot
+               -d, --domain
+               -f, --fqdn, --long
+               -F X, --file=X : changes sets the host name from a file
+               -i, --ip-address
+               -I, --all-ip-addresses
+               -s, --short
+               -y, --yp, --nis
+               -V, --version
+               -h, --help",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["ldd"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               --help
+               --version
+               -d, --data-relocs
+               -r, --function-relocs
+               -u, --unused
+               -v, --verbose",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["locale"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -a, --all-locales
+               -m, --charmaps
+               -c, --category-name
+               -k, --keyword-name
+               -v, --verbose
+               -?, --help
+               --usage
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["pstree"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -a, --arguments
+               -A, --ascii
+               -c, --compact-not
+               -C X, --color=X
+               -g, --show-pgids
+               -G, --vt100
+               -h, --highlight-all
+               -H X, --highlight-pid=X
+               -l, --long
+               -n, --numeric-sort
+               -N X, --ns-sort=X
+               -p, --show-pids
+               -s, --show-parents
+               -S, --ns-changes
+               -t, --thread-names
+               -T, --hide-threads
+               -u, --uid-changes
+               -U, --unicode
+               -V, --version
+               -Z, --security-context",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["pmap"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -x, --extended
+               -X
+               -XX
+               -c, --read-rc
+               -C X, --read-rc-from=X : reads
+               -n, --create-rc : changes writes its settings file in the home folder
+               -N X, --create-rc-to=X : writes
+               -d, --device
+               -q, --quiet
+               -p, --show-path
+               -A X, --range=X
+               -h, --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["sensors"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -c X, --config-file=X : reads
+               -h, --help
+               -s, --set : changes applies the configuration's set statements to the hardware
+               -f, --fahrenheit
+               -A, --no-adapter
+               --bus-list
+               -u
+               -j
+               -v, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["lsmod"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -h, --help
+               -V, --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["lspci"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -m, -mm
+               -t
+               -v, -vv, -vvv
+               -k
+               -x, -xxx, -xxxx
+               -b
+               -D
+               -P, -PP
+               -n, -nn
+               -q, -qq
+               -Q
+               -s X
+               -d X
+               -i X : reads
+               -p X : reads
+               -M
+               -A X
+               -O X
+               -G
+               -H X
+               -F X : reads
+               --version",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["lsusb"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               -v, --verbose
+               -s X
+               -d X
+               -D X
+               -t, --tree
+               -V, --version
+               -h, --help",
+        hook: Some(probes),
+    },
+    Spec {
+        names: &["iotop"],
+        family: "processes",
+        text: "@read-only
+               @operands args
+               --version
+               -h, --help
+               -o, --only
+               -b, --batch
+               -n X, --iter=X
+               -d X, --delay=X
+               -p X, --pid=X
+               -u X, --user=X
+               -P, --processes
+               -a, --accumulated
+               -k, --kilobytes
+               -t, --time
+               -q, --quiet
+               --no-help",
+        hook: Some(interactive),
+    },
+    Spec {
+        names: &["htop"],
+        family: "processes",
+        text: "@operands args
+               -C, --no-color, --no-colour
+               -d X, --delay=X
+               -F X, --filter=X
+               -h, --help
+               -H, --highlight-changes[=X]
+               -M, --no-mouse
+               -p X, --pid=X
+               --readonly
+               -s X, --sort-key=X
+               -t, --tree
+               -u, --user[=X]
+               -U, --no-unicode
+               --no-meters
+               --no-function-bar
+               -V, --version",
+        hook: Some(interactive),
+    },
+    Spec {
+        names: &["btop"],
+        family: "processes",
+        text: "@operands args
+               -h, --help
+               -v, --version
+               -lc, --low-color
+               -t, --tty_on
+               --tty_off
+               -p X, --preset=X
+               --utf-force
+               --debug",
+        hook: Some(interactive),
+    },
+    Spec {
+        names: &["atop"],
+        family: "processes",
+        text: "@operands args
+               -V
+               -a
+               -R
+               -W
+               -P X
+               -J X
+               -Z
+               -L X
+               -k
+               -K
+               -f
+               -F
+               -G
+               -l
+               -y
+               -Y
+               -1
+               -x
+               -g
+               -m
+               -d
+               -n
+               -s
+               -v
+               -c
+               -X
+               -o
+               -u
+               -p
+               -j
+               -C
+               -M
+               -D
+               -N
+               -E
+               -A
+               -w X : writes
+               -r X : reads
+               -S
+               -b X
+               -e X
+               -B X
+               -z",
+        hook: Some(interactive),
+    },
+    Spec {
+        names: &["glances"],
+        family: "processes",
+        text: "@operands args
+               -h, --help
+               -V, --version
+               -d, --debug
+               -C X, --config=X : reads
+               -P X, --plugin-dir=X : unprovable loads plugins from a folder
+               --modules-list, --module-list
+               --disable-plugin=X, --disable-plugins=X
+               --enable-plugin=X, --enable-plugins=X
+               --disable-process
+               --enable-process
+               --disable-webui
+               --light, --enable-light
+               -0, --disable-irix
+               -1, --percpu
+               -2, --disable-left-sidebar
+               -3, --disable-quicklook
+               -4, --full-quicklook
+               -5, --disable-top
+               -6, --meangpu
+               --disable-history
+               --disable-bold
+               --disable-bg
+               --enable-irq
+               --enable-process-extended
+               --disable-separator
+               --sort-processes=X
+               --export=X : network sends the statistics to another system
+               --export-csv-file=X : writes
+               --export-json-file=X : writes
+               --export-process-filter=X
+               --export-csv-overwrite
+               -c X, --client=X
+               -s, --server : changes starts a server
+               --browser
+               --disable-autodiscover
+               -p X, --port=X
+               -B X, --bind=X
+               --username
+               --password
+               -u X
+               --snmp-community=X
+               --snmp-port=X
+               --snmp-version=X
+               --snmp-user=X
+               --snmp-auth=X
+               --snmp-force
+               -t X, --time=X
+               -w, --webserver : changes starts a web server
+               --cached-time=X
+               --stop-after=X
+               --open-web-browser
+               -q, --quiet
+               -f X, --process-filter=X
+               --process-short-name
+               --process-long-name
+               --stdout=X
+               --stdout-csv=X
+               --stdout-json=X
+               --issue
+               --trace-malloc
+               --memory-leak
+               --api-doc
+               --hide-kernel-threads
+               -b, --byte
+               --diskio-show-ramfs
+               --diskio-iops
+               --fahrenheit
+               --fs-free-space
+               --sparkline
+               --disable-unicode
+               --theme-white
+               --disable-check-update
+               --strftime=X
+               --fetch",
         hook: Some(interactive),
     },
 ];
@@ -301,4 +1089,40 @@ fn interactive(call: &Call<'_>, verdict: &mut Verdict) {
         "`{}` is interactive; plan mode runs only commands that end by themselves",
         call.display()
     ));
+}
+
+/// ps's BSD options are words without a dash (`ps aux`, `ps o pid,cmd p 1`): each must be known.
+fn ps(call: &Call<'_>, verdict: &mut Verdict) {
+    // The BSD letters, and those that take the next word as their value.
+    const LETTERS: &str = "arTxpqtUfjlZOosuvXHmcekLnSVwg";
+    const VALUED: &str = "pqtUOok";
+    let mut value_next = false;
+    for word in call.operand_texts() {
+        if value_next {
+            value_next = false;
+            continue;
+        }
+        if word.chars().all(|c| LETTERS.contains(c)) {
+            value_next = word.chars().last().is_some_and(|c| VALUED.contains(c));
+            continue;
+        }
+        verdict.unprovable(format!(
+            "option {word} of ps is not known to kaiport's rules"
+        ));
+    }
+    probes(call, verdict);
+}
+
+/// lsof's `+` options (`+D DIR`, `+L1`) are read as operands: each must be known.
+fn lsof(call: &Call<'_>, verdict: &mut Verdict) {
+    for word in call.operand_texts() {
+        let Some(rest) = word.strip_prefix('+') else {
+            continue;
+        };
+        if !rest.starts_with(['c', 'd', 'D', 'e', 'E', 'f', 'L', 'm', 'M', 'r', 'w']) {
+            verdict.unprovable(format!(
+                "option {word} of lsof is not known to kaiport's rules"
+            ));
+        }
+    }
 }

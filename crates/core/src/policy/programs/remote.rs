@@ -14,9 +14,10 @@ use super::spec::Spec;
 use super::verdict::{Payload, Shape, Verdict};
 
 /// Options scp and sftp share (`@use remote-copy`).
-pub const BLOCKS: &[(&str, &str)] = &[(
-    "remote-copy",
-    "-c CIPHER
+pub const BLOCKS: &[(&str, &str)] = &[
+    (
+        "remote-copy",
+        "-c CIPHER
      -D PROGRAM : runs *
      -F FILE : unprovable reads an ssh configuration file, which can name programs to run
      -i FILE : reads
@@ -25,7 +26,124 @@ pub const BLOCKS: &[(&str, &str)] = &[(
      -o OPTION
      -P PORT
      -S PROGRAM : runs+ ssh",
-)];
+    ),
+    (
+        "nc-openbsd",
+        "-4
+        -6
+        -b
+        -C
+        -D
+        -d
+        -F
+        -h
+        -I LENGTH
+        -i INTERVAL
+        -k
+        -l
+        -M TTL
+        -m MINTTL
+        -N
+        -n
+        -O LENGTH
+        -P USER
+        -p PORT
+        -q SECONDS
+        -r
+        -S
+        -s ADDRESS
+        -T KEYWORD
+        -t
+        -U
+        -u
+        -V RTABLE
+        -v
+        -W RECVLIMIT
+        -w TIMEOUT
+        -X PROTOCOL
+        -x ADDRESS
+        -Z
+        -z",
+    ),
+    (
+        "nc-traditional",
+        "-c COMMAND : runs *
+        -e FILE : runs *
+        -o FILE : writes
+        -b
+        -C
+        -g GATEWAY
+        -G POINTER
+        -h
+        -i SECONDS
+        -k
+        -l
+        -n
+        -p PORT
+        -q SECONDS
+        -r
+        -s ADDRESS
+        -T TOS
+        -t
+        -u
+        -v
+        -w SECONDS
+        -z",
+    ),
+    (
+        "ncat",
+        "-c COMMAND, --sh-exec=COMMAND : runs *
+        -e COMMAND, --exec=COMMAND : runs *
+        --lua-exec=FILE : unprovable runs a Lua program for each connection
+        -o FILE, --output=FILE : writes
+        -x FILE, --hex-dump=FILE : writes
+        -4
+        -6
+        -U, --unixsock
+        --vsock
+        -C, --crlf
+        -g HOPS
+        -G POINTER
+        -m N, --max-conns=N
+        -h, --help
+        -d TIME, --delay=TIME
+        -i TIME, --idle-timeout=TIME
+        -p PORT, --source-port=PORT
+        -s ADDRESS, --source=ADDRESS
+        -l, --listen
+        -k, --keep-open
+        -n, --nodns
+        -t, --telnet
+        -u, --udp
+        --sctp
+        -v, --verbose
+        -w TIME, --wait=TIME
+        -z
+        --append-output
+        --send-only
+        --recv-only
+        --no-shutdown
+        --allow=HOSTS
+        --allowfile=FILE : reads
+        --deny=HOSTS
+        --denyfile=FILE : reads
+        --broker
+        --chat
+        --proxy=ADDRESS
+        --proxy-type=TYPE
+        --proxy-auth=AUTH
+        --proxy-dns=TYPE
+        --ssl
+        --ssl-cert=FILE : reads
+        --ssl-key=FILE : reads
+        --ssl-verify
+        --ssl-trustfile=FILE : reads
+        --ssl-ciphers=CIPHERS
+        --ssl-servername=NAME
+        --ssl-alpn=PROTOCOLS
+        --version",
+    ),
+];
 
 pub const SPECS: &[Spec] = &[
     Spec {
@@ -777,22 +895,74 @@ pub const SPECS: &[Spec] = &[
         hook: Some(wget),
     },
     Spec {
-        names: &["nc", "ncat", "netcat", "nc.traditional", "nc.openbsd"],
+        names: &["nc.openbsd"],
         family: "remote",
         text: "@read-only
-               @loose
                @operands args
-               -e COMMAND, --exec=COMMAND : runs *
-               -c COMMAND, --sh-exec=COMMAND : runs *
-               --lua-exec=FILE : unprovable runs a Lua program for each connection
-               -o FILE, --output=FILE : writes",
+               @use nc-openbsd",
+        hook: Some(nc),
+    },
+    Spec {
+        names: &["nc.traditional"],
+        family: "remote",
+        text: "@read-only
+               @operands args
+               @use nc-traditional",
+        hook: Some(nc),
+    },
+    Spec {
+        names: &["ncat"],
+        family: "remote",
+        text: "@read-only
+               @operands args
+               @use ncat",
+        hook: Some(nc),
+    },
+    Spec {
+        // Any of the three: the options that run or write come first, as the most careful
+        // reading of a letter the variants use differently.
+        names: &["nc", "netcat"],
+        family: "remote",
+        text: "@read-only
+               @operands args
+               @use nc-traditional
+               @use ncat
+               @use nc-openbsd",
         hook: Some(nc),
     },
     Spec {
         names: &["socat"],
         family: "remote",
-        text: "@loose
-               @operands args",
+        text: "@operands args
+               -V
+               -h, -?, -hh, -??, -hhh, -???
+               -d, -dd, -ddd, -dddd
+               -D
+               -ly[FACILITY]
+               -lf LOGFILE : writes
+               -ls
+               -lp PROGNAME
+               -lu
+               -lm[FACILITY]
+               -lh
+               -v
+               -x
+               -r FILE : writes
+               -R FILE : writes
+               -b SIZE
+               -s
+               -t TIMEOUT
+               -T TIMEOUT
+               -u
+               -U
+               -g
+               -L LOCKFILE : writes
+               -W LOCKFILE : writes
+               -4
+               -6
+               -S SIGNALS
+               --statistics
+               --experimental",
         hook: Some(socat),
     },
 ];
@@ -1033,8 +1203,22 @@ fn socat(call: &Call<'_>, verdict: &mut Verdict) {
         "`{}` is not on plan mode's list of read-only commands",
         call.display()
     ));
-    for (index, arg) in call.args.iter().enumerate() {
+    for index in call.operands.iter().copied() {
+        let Some(arg) = call.args.get(index) else {
+            continue;
+        };
         let lowered = arg.to_ascii_lowercase();
+        // File addresses (`CREATE:/path`, `OPEN:…`, a bare path) may be written: the data flows
+        // both ways unless -u/-U says otherwise.
+        let head = lowered.split(',').next().unwrap_or_default();
+        let file = ["create:", "creat:", "open:", "gopen:", "file:"]
+            .iter()
+            .find_map(|prefix| head.strip_prefix(prefix).map(|_| &arg[prefix.len()..]))
+            .or_else(|| arg.starts_with(['/', '.', '~']).then_some(arg.as_str()));
+        if let Some(file) = file {
+            let path = file.split(',').next().unwrap_or_default();
+            verdict.output(path, "socat file address", false);
+        }
         for prefix in ["exec:", "system:"] {
             if lowered.starts_with(prefix) {
                 let command = arg[prefix.len()..].split(',').next().unwrap_or_default();

@@ -4,8 +4,10 @@
 //! so a forbidden command in them denies), and the builtins that change what later commands run
 //! (`eval`, `trap`, `alias`, `hash -p`, `enable -f`).
 //!
-//! The shells' own option lists are not complete yet (`@loose`): their options only decide where
-//! the command string or script file is, which the code below reads.
+//! The shells are read by the code below (`@opaque`), not by a table: their options only decide
+//! where the command string or script file is, or that startup code runs first (`fish -C`, `bash
+//! --rcfile`), which asks. Other options the code does not know are not a reason to ask yet
+//! (zsh's long option names are open-ended).
 
 use super::args::Call;
 use super::common::has_flag;
@@ -129,14 +131,23 @@ fn shell(call: &Call<'_>, verdict: &mut Verdict) {
     let mut index = 0;
     let mut command_string = false;
     let mut read_stdin = false;
+    // Startup code given on the command line (`fish -C CMD`, `bash --rcfile FILE`) runs before
+    // anything else and cannot be followed here.
+    let mut startup: Option<String> = None;
     while index < args.len() {
         let arg = &args[index];
         if arg == "--" || arg == "-" {
             index += 1;
             break;
         }
+        if call.name == "fish" && (arg == "-C" || arg.starts_with("--init-command")) {
+            startup = Some(format!(
+                "`fish {arg}` runs a command line as the shell starts"
+            ));
+        }
         if let Some(long) = arg.strip_prefix("--") {
             if matches!(long, "rcfile" | "init-file") {
+                startup = Some(format!("`{} --{long}` runs a startup file", call.name));
                 index += 1;
             }
             if long == "command" {
@@ -160,6 +171,10 @@ fn shell(call: &Call<'_>, verdict: &mut Verdict) {
             continue;
         }
         break;
+    }
+    if let Some(reason) = startup {
+        verdict.shape = Shape::Unprovable(reason);
+        return;
     }
     verdict.shape = if command_string {
         if index < args.len() {

@@ -243,48 +243,306 @@ pub const SPECS: &[Spec] = &[
         names: &["resolvectl"],
         family: "systemd",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               -4
+               -6
+               -i X, --interface=X
+               -p X, --protocol=X
+               -t X, --type=X
+               -c X, --class=X
+               --service-address=X
+               --service-txt=X
+               --cname=X
+               --validate=X
+               --synthesize=X
+               --cache=X
+               --zone=X
+               --trust-anchor=X
+               --network=X
+               --search=X
+               --stale-data=X
+               --relax-single-label=X
+               --raw[=X]
+               --legend=X
+               -j
+               --json=X
+               --no-pager
+               -h, --help
+               --version",
         hook: Some(resolvectl),
     },
     Spec {
-        names: &[
-            "service",
-            "rc-service",
-            "invoke-rc.d",
-            "sv",
-            "initctl",
-            "stop",
-            "restart",
-            "s6-svc",
-            "s6-rc",
-        ],
+        names: &["service"],
         family: "systemd",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               @posix
+               --status-all
+               --full-restart
+               -h, --help
+               --version",
         hook: Some(service),
     },
     Spec {
-        names: &["rc-update", "update-rc.d", "chkconfig"],
+        names: &["invoke-rc.d"],
         family: "systemd",
         text: "@read-only
-               @loose
-               @opaque",
+               @operands args
+               @posix
+               --quiet
+               --force
+               --try-anyway
+               --disclose-deny
+               --query
+               --no-fallback
+               --skip-systemd-native
+               --help",
+        hook: Some(service),
+    },
+    Spec {
+        names: &["rc-service"],
+        family: "systemd",
+        text: "@read-only
+               @operands args
+               @posix
+               -e, --exists
+               -i, --ifexists
+               -I, --ifinactive
+               -N, --ifnotstarted
+               -s, --ifstarted
+               -S, --ifstopped
+               -l, --list
+               -r, --resolve
+               -Z, --dry-run
+               -d, --debug
+               -C, --nocolor
+               -v, --verbose
+               -q, --quiet
+               -h, --help
+               -V, --version",
+        hook: Some(service),
+    },
+    Spec {
+        names: &["sv"],
+        family: "systemd",
+        text: "@read-only
+               @operands args
+               @posix
+               -v
+               -w SECONDS",
+        hook: Some(service),
+    },
+    Spec {
+        names: &["initctl", "stop", "restart"],
+        family: "systemd",
+        text: "@read-only
+               @operands args
+               -n, --no-wait
+               --system
+               --session
+               --user
+               --dest=NAME
+               -q, --quiet
+               -v, --verbose
+               --help
+               --version",
+        hook: Some(service),
+    },
+    Spec {
+        names: &["s6-svc"],
+        family: "systemd",
+        text: "@read-only
+               @operands args
+               @posix
+               -a
+               -b
+               -q
+               -h
+               -k
+               -t
+               -i
+               -1
+               -2
+               -p
+               -c
+               -y
+               -r
+               -P
+               -C
+               -K
+               -o
+               -d
+               -u
+               -D
+               -U
+               -x
+               -O
+               -T TIMEOUT
+               -s SIGNAL
+               -w WHAT",
+        hook: Some(service),
+    },
+    Spec {
+        names: &["s6-rc"],
+        family: "systemd",
+        text: "@read-only
+               @operands args
+               -v VERBOSITY
+               -n THROTTLE
+               -t TIMEOUT
+               -l LIVE
+               -b
+               -a
+               -u
+               -d
+               -D
+               -p
+               -E
+               -e",
+        hook: Some(service),
+    },
+    Spec {
+        names: &["rc-update"],
+        family: "systemd",
+        text: "@read-only
+               @operands args
+               -a, --all
+               -s, --stack
+               -u, --update
+               -v, --verbose
+               -C, --nocolor
+               -q, --quiet
+               -h, --help
+               -V, --version",
         hook: Some(boot_switch),
     },
     Spec {
-        names: &["shutdown", "reboot", "poweroff", "halt", "kexec"],
+        names: &["update-rc.d"],
         family: "systemd",
-        text: "@loose
-               @opaque",
+        text: "@read-only
+               @operands args
+               -f
+               -n
+               --help",
+        hook: Some(boot_switch),
+    },
+    Spec {
+        names: &["chkconfig"],
+        family: "systemd",
+        text: "@read-only
+               @operands args
+               --list
+               --add
+               --del
+               --override
+               --level=LEVELS
+               --type=TYPE
+               --no-redirect
+               --help
+               --version",
+        hook: Some(boot_switch),
+    },
+    Spec {
+        names: &["shutdown"],
+        family: "systemd",
+        text: "@operands args
+               --help
+               -H, --halt
+               -P, --poweroff
+               -r, --reboot
+               -h
+               -k
+               --no-wall
+               -c
+               --show
+               -a
+               -t SECONDS
+               -f
+               -F
+               -n
+               -q
+               -Q",
+        hook: Some(shutdown),
+    },
+    Spec {
+        names: &["reboot", "poweroff", "halt"],
+        family: "systemd",
+        text: "@operands args
+               --help
+               --halt
+               -p, --poweroff
+               --reboot
+               -f, --force
+               -w, --wtmp-only
+               -d, --no-wtmp
+               --no-wall
+               --no-sync
+               -n
+               -i
+               -h",
+        hook: Some(shutdown),
+    },
+    Spec {
+        names: &["kexec"],
+        family: "systemd",
+        text: "@operands args
+               -h, --help
+               -v, --version
+               -f, --force
+               -i, --no-checks
+               -x, --no-ifdown
+               -y, --no-sync
+               -l, --load
+               -p, --load-panic
+               -u, --unload
+               -e, --exec
+               --exec-live-update
+               -t X, --type=X
+               --mem-min=X
+               --mem-max=X
+               --reuseinitrd
+               --print-ckr-size
+               --load-preserve-context
+               --load-jump-back-helper
+               --load-live-update
+               --entry=X
+               -s, --kexec-file-syscall
+               -c, --kexec-syscall
+               -a, --kexec-syscall-auto
+               -d, --debug
+               -S, --status
+               --command-line=X
+               --reuse-cmdline
+               --module=X
+               --append=X
+               --initrd=X : reads
+               --ramdisk=X : reads
+               --dtb=X : reads
+               --args-linux
+               --args-elf
+               --args-none
+               --entry-32bit
+               --real-mode
+               --reset-vga
+               --serial=X
+               --serial-baud=X
+               --console-vga
+               --console-serial
+               --pass-memmap-cmdline
+               --noefi
+               --reuse-video-type
+               --elf32-core-headers
+               --elf64-core-headers",
         hook: Some(shutdown),
     },
     Spec {
         names: &["init", "telinit"],
         family: "systemd",
-        text: "@loose
-               @opaque",
+        text: "@operands args
+               --help
+               --no-wall
+               -t SECONDS
+               -e VAR",
         hook: Some(init),
     },
 ];
@@ -399,8 +657,9 @@ fn resolvectl(call: &Call<'_>, verdict: &mut Verdict) {
 
 /// The service and verb of a service front end: `service ssh stop`, `rc-service sshd stop`,
 /// `invoke-rc.d ssh stop`, `sv down sshd`, `initctl stop ssh`, `stop ssh` (upstart).
-fn service_verb<'a>(name: &str, args: &'a [String]) -> Option<(&'a str, &'a str)> {
-    let positional = positional(args);
+fn service_verb<'a>(name: &str, call: &Call<'a>) -> Option<(&'a str, &'a str)> {
+    let args = call.args;
+    let positional = call.operand_texts();
     match name {
         "service" | "rc-service" | "invoke-rc.d" => Some((
             *positional.first()?,
@@ -423,7 +682,7 @@ fn is_stopping_verb(verb: &str) -> bool {
 
 fn service(call: &Call<'_>, verdict: &mut Verdict) {
     let display = call.display();
-    let Some((unit, verb)) = service_verb(call.name, call.args) else {
+    let Some((unit, verb)) = service_verb(call.name, call) else {
         if !(call.name == "service" && has_any(call.args, &["--status-all"])) {
             verdict.not_read_only(format!(
                 "`{display}` is not on plan mode's list of read-only commands"

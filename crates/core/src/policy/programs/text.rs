@@ -7,11 +7,132 @@
 //! text tool is for.
 
 use super::args::Call;
-use super::common::positional;
 use super::common::run_any;
 use super::model::Runs;
 use super::spec::Spec;
 use super::verdict::Verdict;
+
+/// Options several text tools share: whatis and apropos (man-db), diff's (colordiff, zdiff), and
+/// jq's, which yq passes on to jq.
+pub const BLOCKS: &[(&str, &str)] = &[
+    (
+        "man-db-search",
+        "-d, --debug
+        -v, --verbose
+        -r, --regex
+        -w, --wildcard
+        -l, --long
+        -C FILE, --config-file=FILE : reads
+        -L LOCALE, --locale=LOCALE
+        -m SYSTEM, --systems=SYSTEM
+        -M PATH, --manpath=PATH
+        -s LIST, --sections=LIST, --section=LIST
+        -?, --help
+        --usage
+        -V, --version",
+    ),
+    (
+        "diff-options",
+        "--normal
+        -q, --brief
+        -s, --report-identical-files
+        -c
+        -C NUM
+        --context[=NUM]
+        -u
+        -U NUM
+        --unified[=NUM]
+        -e, --ed
+        -n, --rcs
+        -y, --side-by-side
+        -W NUM, --width=NUM
+        --left-column
+        --suppress-common-lines
+        -p, --show-c-function
+        -F RE, --show-function-line=RE
+        --label=LABEL
+        -t, --expand-tabs
+        -T, --initial-tab
+        --tabsize=NUM
+        --suppress-blank-empty
+        -l, --paginate
+        -r, --recursive
+        --no-dereference
+        -N, --new-file
+        --unidirectional-new-file
+        --ignore-file-name-case
+        --no-ignore-file-name-case
+        -x PAT, --exclude=PAT
+        -X FILE, --exclude-from=FILE : reads
+        -S FILE, --starting-file=FILE
+        --from-file=FILE
+        --to-file=FILE
+        -i, --ignore-case
+        -E, --ignore-tab-expansion
+        -Z, --ignore-trailing-space
+        -b, --ignore-space-change
+        -w, --ignore-all-space
+        -B, --ignore-blank-lines
+        -I RE, --ignore-matching-lines=RE
+        -a, --text
+        --strip-trailing-cr
+        -D NAME, --ifdef=NAME
+        --GTYPE-group-format=GFMT
+        --old-group-format=GFMT
+        --new-group-format=GFMT
+        --unchanged-group-format=GFMT
+        --changed-group-format=GFMT
+        --line-format=LFMT
+        --LTYPE-line-format=LFMT
+        --old-line-format=LFMT
+        --new-line-format=LFMT
+        --unchanged-line-format=LFMT
+        -d, --minimal
+        --horizon-lines=NUM
+        --speed-large-files
+        --color[=WHEN]
+        --palette=PALETTE
+        --help
+        -v, --version",
+    ),
+    (
+        "jq-options",
+        "--version
+        -h, --help
+        --build-configuration
+        --seq
+        --stream
+        --stream-errors
+        -s, --slurp
+        -R, --raw-input
+        -n, --null-input
+        -c, --compact-output
+        --tab
+        --indent=N
+        -C, --color-output
+        -M, --monochrome-output
+        -a, --ascii-output
+        --unbuffered
+        -S, --sort-keys
+        -r, --raw-output
+        --raw-output0
+        -j, --join-output
+        -b, --binary
+        -f FILE, --from-file=FILE : reads
+        -L DIR, --library-path=DIR : reads
+        -e, --exit-status
+        --arg=NAME
+        --argjson=NAME
+        --slurpfile=NAME
+        --rawfile=NAME
+        --argfile=NAME
+        --args
+        --jsonargs
+        --run-tests[=FILE]
+        --debug-dump-disasm
+        --debug-trace",
+    ),
+];
 
 pub const SPECS: &[Spec] = &[
     Spec {
@@ -161,93 +282,612 @@ pub const SPECS: &[Spec] = &[
         names: &["rg"],
         family: "text",
         text: "@read-only
-               @loose
+               @operands files
+               @negatable
                --pre=COMMAND : runs *
                --hostname-bin=COMMAND : runs *
-               -f PATTERNFILE, --file=PATTERNFILE : reads
-               --ignore-file=PATH : reads
                -e PATTERN, --regexp=PATTERN
-               -g GLOB, --glob=GLOB
-               -t TYPE, --type=TYPE
-               -T TYPE, --type-not=TYPE
+               -f PATTERNFILE, --file=PATTERNFILE : reads
                -A NUM, --after-context=NUM
+               --auto-hybrid-regex
                -B NUM, --before-context=NUM
-               -C NUM, --context=NUM
-               -m NUM, --max-count=NUM
-               -d NUM, --max-depth=NUM
-               -j NUM, --threads=NUM
-               -r REPLACEMENT, --replace=REPLACEMENT
-               -M NUM, --max-columns=NUM
-               -E ENCODING, --encoding=ENCODING
-               --type-add=TYPESPEC
+               --binary
+               --block-buffered
+               -b, --byte-offset
+               -s, --case-sensitive
                --color=WHEN
                --colors=SPEC
+               --column
+               -C NUM, --context=NUM
+               --context-separator=SEP
+               --no-context-separator
+               -c, --count
+               --count-matches
+               --crlf
+               --debug
+               --trace
+               --dfa-size-limit=NUM
+               -E ENCODING, --encoding=ENCODING
+               --engine=ENGINE
+               --field-context-separator=SEP
+               --field-match-separator=SEP
+               --files
+               -l, --files-with-matches
+               --files-without-match
+               -F, --fixed-strings
+               -L, --follow
+               --generate=KIND
+               -g GLOB, --glob=GLOB
+               --glob-case-insensitive
+               -h, --help
+               --heading
+               --hidden, -.
+               --hyperlink-format=FORMAT
+               --iglob=GLOB
+               -i, --ignore-case
+               --ignore-file=PATH : reads
+               --ignore-file-case-insensitive
+               --include-zero
+               -v, --invert-match
+               --json
+               --line-buffered
+               -n, --line-number
+               -x, --line-regexp
+               -M NUM, --max-columns=NUM
+               --max-columns-preview
+               -m NUM, --max-count=NUM
+               -d NUM, --max-depth=NUM, --maxdepth=NUM
+               --max-filesize=NUM
+               --mmap
+               -U, --multiline
+               --multiline-dotall
+               --no-config
+               -I, --no-filename
+               --no-heading
+               --no-ignore
+               --no-ignore-dot
+               --no-ignore-exclude
+               --no-ignore-files
+               --no-ignore-global
+               --no-ignore-messages
+               --no-ignore-parent
+               --no-ignore-vcs
+               -N, --no-line-number
+               --no-messages
+               --no-mmap
+               --no-pcre2-unicode
+               --pcre2-unicode
+               --no-require-git
+               --no-unicode
+               --unicode
+               -0, --null
+               --null-data
+               --one-file-system
+               -o, --only-matching
+               --passthru, --passthrough
+               --path-separator=SEP
+               -P, --pcre2
+               --pcre2-version
+               --pre-glob=GLOB
+               -p, --pretty
+               -q, --quiet
+               --regex-size-limit=NUM
+               -r REPLACEMENT, --replace=REPLACEMENT
+               -z, --search-zip
+               -S, --smart-case
                --sort=SORTBY
                --sortr=SORTBY
-               --max-filesize=NUM
-               --path-separator=SEP
-               --field-match-separator=SEP
-               --field-context-separator=SEP
-               --context-separator=SEP
-               --pre-glob=GLOB
-               --iglob=GLOB
-               --engine=ENGINE
-               --generate=KIND
-               --dfa-size-limit=NUM
-               --regex-size-limit=NUM
-               --hyperlink-format=FORMAT",
+               --sort-files
+               --stats
+               --stop-on-nonmatch
+               -a, --text
+               -j NUM, --threads=NUM
+               --trim
+               -t TYPE, --type=TYPE
+               --type-add=TYPESPEC
+               --type-clear=TYPE
+               --type-list
+               -T TYPE, --type-not=TYPE
+               -u, --unrestricted
+               -V, --version
+               --vimgrep
+               -H, --with-filename
+               -w, --word-regexp",
         hook: None,
     },
     Spec {
         names: &["ag"],
         family: "text",
         text: "@read-only
-               @loose
+               @operands files
                --pager=PAGER : runs less more most cat
                -p PATH, --path-to-ignore=PATH : reads
-               -G PATTERN, --file-search-regex=PATTERN
-               -A NUM, --after=NUM
-               -B NUM, --before=NUM
-               -C NUM, --context=NUM
-               -m NUM, --max-count=NUM
+               --ackmate
+               --affinity, --noaffinity
+               -a, --all-types
+               -A, --after[=LINES]
+               -B, --before[=LINES]
+               --break, --nobreak
+               -c, --count
+               --color, --nocolor
+               --color-line-number=X
+               --color-match=X
+               --color-path=X
+               --column
+               -C, --context[=LINES]
+               -D, --debug
                --depth=NUM
+               --filename, --nofilename
+               -f, --follow, --nofollow
+               -F, --fixed-strings
+               --group, --nogroup
+               -g PATTERN, --filename-pattern=PATTERN
+               -G PATTERN, --file-search-regex=PATTERN
+               -H, --heading, --noheading
+               --hidden
                --ignore=PATTERN
-               --workers=NUM",
+               --ignore-dir=NAME
+               -i, --ignore-case
+               -l, --files-with-matches
+               -L, --files-without-matches
+               --list-file-types
+               -m NUM, --max-count=NUM
+               --mmap, --nommap
+               --multiline, --nomultiline
+               -n, --norecurse
+               --numbers, --nonumbers
+               -o, --only-matching
+               --one-device
+               --pager=COMMAND
+               --nopager
+               --parallel
+               --print-long-lines
+               --print-all-files
+               --passthrough, --passthru
+               -Q, --literal
+               -r, --recurse
+               -s, --case-sensitive
+               -S, --smart-case
+               --search-binary
+               --silent
+               --stats
+               --stats-only
+               -t, --all-text
+               -u, --unrestricted
+               -U, --skip-vcs-ignores
+               -v, --invert-match
+               -V, --version
+               --vimgrep
+               -w, --word-regexp
+               -W NUM, --width=NUM
+               --workers=NUM
+               -z, --search-zip
+               -0, --null, --print0
+               -h, --help",
         hook: None,
     },
     Spec {
-        names: &[
-            "jq", "column", "diff", "cmp", "hexdump", "strings", "rev", "look", "tree", "file",
-            "namei", "getent", "getfacl", "lsattr", "whatis", "apropos", "info", "numfmt", "od",
-            "colordiff", "zdiff", "zcmp",
-        ],
+        names: &["jq"],
         family: "text",
         text: "@read-only
-               @loose
-               @operands files",
+               @operands args
+               @use jq-options",
+        hook: None,
+    },
+    Spec {
+        names: &["column"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               -t, --table
+               -n X, --table-name=X
+               -O X, --table-order=X
+               -N X, --table-columns=X
+               -l X, --table-columns-limit=X
+               -E X, --table-noextreme=X
+               -d, --table-noheadings
+               -e, --table-header-repeat
+               -H X, --table-hide=X
+               -R X, --table-right=X
+               -T X, --table-truncate=X
+               -W X, --table-wrap=X
+               -L, --keep-empty-lines
+               -J, --json
+               -r X, --tree=X
+               -i X, --tree-id=X
+               -p X, --tree-parent=X
+               -c X, --output-width=X
+               -o X, --output-separator=X
+               -s X, --separator=X
+               -x, --fillrows
+               -h, --help
+               -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["diff"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               @use diff-options",
+        hook: None,
+    },
+    Spec {
+        names: &["colordiff"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               --difftype=TYPE
+               --verifymode
+               @use diff-options",
+        hook: None,
+    },
+    Spec {
+        names: &["cmp", "zcmp"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               -b, --print-bytes
+               -i SKIP, --ignore-initial=SKIP
+               -l, --verbose
+               -n LIMIT, --bytes=LIMIT
+               -s, --quiet, --silent
+               --help
+               -v, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["zdiff"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               @use diff-options",
+        hook: None,
+    },
+    Spec {
+        names: &["hexdump", "hd"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               -b, --one-byte-octal
+               -X, --one-byte-hex
+               -c, --one-byte-char
+               -C, --canonical
+               -d, --two-bytes-decimal
+               -o, --two-bytes-octal
+               -x, --two-bytes-hex
+               -L, --color[=WHEN]
+               -e FORMAT, --format=FORMAT
+               -f FILE, --format-file=FILE : reads
+               -n LENGTH, --length=LENGTH
+               -s OFFSET, --skip=OFFSET
+               -v, --no-squeezing
+               -h, --help
+               -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["strings"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               @numeric
+               -a, --all
+               -d, --data
+               -f, --print-file-name
+               -n MIN, --bytes=MIN
+               -t RADIX, --radix=RADIX
+               -w, --include-all-whitespace
+               -o
+               -T BFDNAME, --target=BFDNAME
+               -e ENCODING, --encoding=ENCODING
+               --unicode=HOW
+               -U HOW
+               -s SEP, --output-separator=SEP
+               -h, --help
+               -v, -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["rev"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               -0, --zero
+               -h, --help
+               -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["look"],
+        family: "text",
+        text: "@read-only
+               @operands args
+               -a, --alternative
+               -d, --alphanum
+               -f, --ignore-case
+               -t CHAR, --terminate=CHAR
+               -h, --help
+               -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["tree"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               -a
+               -d
+               -l
+               -f
+               -x
+               -L LEVEL
+               -R : changes writes an index file in each folder (with -H)
+               -P PATTERN
+               -I PATTERN
+               --gitignore
+               --gitfile=FILE : reads
+               --ignore-case
+               --matchdirs
+               --metafirst
+               --prune
+               --info
+               --infofile=FILE : reads
+               --noreport
+               --charset=CHARSET
+               --filelimit=NUM
+               -o FILE : writes
+               -q
+               -N
+               -Q
+               -p
+               -u
+               -g
+               -s
+               -h
+               --si
+               --du
+               -D
+               --timefmt=FORMAT
+               -F
+               --inodes
+               --device
+               -v
+               -t
+               -c
+               -U
+               -r
+               --dirsfirst
+               --filesfirst
+               --sort=TYPE
+               -i
+               -A
+               -S
+               -n
+               -C
+               -X
+               -J
+               -H BASEHREF
+               -T TITLE
+               --nolinks
+               --hintro=FILE : reads
+               --houtro=FILE : reads
+               --fromfile
+               --fflinks
+               --version
+               --help",
+        hook: None,
+    },
+    Spec {
+        names: &["file"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               --help
+               -v, --version
+               -m LIST, --magic-file=LIST : reads
+               -z, --uncompress
+               -Z, --uncompress-noreport
+               -b, --brief
+               -c, --checking-printout
+               -e TEST, --exclude=TEST
+               --exclude-quiet=TEST
+               -f FILE, --files-from=FILE : reads
+               -F SEP, --separator=SEP
+               -i, --mime
+               --apple
+               --extension
+               --mime-type
+               --mime-encoding
+               -k, --keep-going
+               -l, --list
+               -L, --dereference
+               -h, --no-dereference
+               -n, --no-buffer
+               -N, --no-pad
+               -0, --print0
+               -p, --preserve-date
+               -P NAME=VALUE, --parameter=NAME=VALUE
+               -r, --raw
+               -s, --special-files
+               -S, --no-sandbox
+               -C, --compile : changes writes a compiled magic file
+               -d, --debug
+               -E",
+        hook: None,
+    },
+    Spec {
+        names: &["namei"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               -x, --mountpoints
+               -m, --modes
+               -o, --owners
+               -l, --long
+               -n, --nosymlinks
+               -v, --vertical
+               -Z, --context
+               -h, --help
+               -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["getent"],
+        family: "text",
+        text: "@read-only
+               @operands args
+               -A, --no-addrconfig
+               -i, --no-idn
+               -s CONFIG, --service=CONFIG
+               -?, --help
+               --usage
+               -V, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["getfacl"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               -a, --access
+               -d, --default
+               -c, --omit-header
+               -e, --all-effective
+               -E, --no-effective
+               -s, --skip-base
+               -R, --recursive
+               -L, --logical
+               -P, --physical
+               -t, --tabular
+               -n, --numeric
+               --one-file-system
+               -p, --absolute-names
+               -v, --version
+               -h, --help",
+        hook: None,
+    },
+    Spec {
+        names: &["lsattr"],
+        family: "text",
+        text: "@read-only
+               @operands files
+               -R
+               -V
+               -a
+               -d
+               -l
+               -p
+               -v",
+        hook: None,
+    },
+    Spec {
+        names: &["whatis"],
+        family: "text",
+        text: "@read-only
+               @operands args
+               @use man-db-search",
+        hook: None,
+    },
+    Spec {
+        names: &["apropos"],
+        family: "text",
+        text: "@read-only
+               @operands args
+               @use man-db-search
+               -e, --exact
+               -a, --and",
+        hook: None,
+    },
+    Spec {
+        names: &["info"],
+        family: "text",
+        text: "@read-only
+               @operands args
+               -a, --all
+               -k STRING, --apropos=STRING
+               -d DIR, --directory=DIR
+               -f MANUAL, --file=MANUAL
+               -h, --help
+               --index-search=STRING
+               -n NODENAME, --node=NODENAME
+               -o FILE, --output=FILE : writes
+               -O, --show-options, --usage
+               --subnodes
+               -v VAR=VALUE, --variable=VAR=VALUE
+               --version
+               -w, --where, --location
+               --dribble=FILE : writes
+               --restore=FILE : reads
+               --init-file=FILE : reads
+               -R, --raw-escapes
+               --no-raw-escapes
+               --vi-keys
+               --strict-node-location
+               -x N, --debug=N
+               -b, --speech-friendly",
         hook: None,
     },
     Spec {
         names: &["yq"],
         family: "text",
         text: "@read-only
-               @loose
-               -i, --inplace : changes edits the files in place
-               --from-file=FILE : reads",
+               @operands args
+               -h, --help
+               --version
+               -y, --yaml-output, --yml-output
+               -Y, --yaml-roundtrip, --yml-roundtrip
+               --yaml-output-grammar-version=VERSION, --yml-out-ver=VERSION
+               -w WIDTH, --width=WIDTH
+               --indentless-lists, --indentless
+               --explicit-start
+               --explicit-end
+               --xml-output, -x
+               --xml-item-depth=DEPTH
+               --xml-dtd
+               --xml-root=NAME
+               --xml-force-list=NAME
+               --toml-output, -t
+               -o FORMAT, --output-format=FORMAT
+               -p FORMAT, --input-format=FORMAT
+               -P, --prettyPrint
+               -I N, --indent=N
+               -N, --no-doc
+               -0, --nul-output
+               --expression=EXPR
+               --front-matter=MODE
+               --header-preprocess
+               -v, --verbose
+               -i, --in-place, --inplace : changes edits the files in place
+               --from-file=FILE : reads
+               -s EXPR, --split-exp=EXPR : unprovable writes files named by an expression (the Go yq), or reads its input as one array (the Python yq)
+               @use jq-options",
         hook: Some(yq),
     },
     Spec {
         names: &["xxd"],
         family: "text",
         text: "@read-only
-               @loose
-               -r, -revert : changes writes the binary form
+               @operands files
+               -a, -autoskip
+               -b, -bits
+               -C, -capitalize
                -c COLS, -cols COLS
+               -E, -EBCDIC
+               -e
                -g BYTES, -groupsize BYTES
+               -h, -help
+               -i, -include
                -l LEN, -len LEN
                -n NAME, -name NAME
                -o OFFSET
-               -s SEEK, -seek SEEK",
+               -p, -ps, -postscript, -plain
+               -r, -revert : changes writes the binary form
+               -R WHEN
+               -d
+               -s SEEK, -seek SEEK
+               -u
+               -v, -version",
         hook: Some(xxd),
     },
 ];
@@ -262,7 +902,7 @@ fn yq(call: &Call<'_>, verdict: &mut Verdict) {
 
 /// `xxd IN OUT` writes OUT.
 fn xxd(call: &Call<'_>, verdict: &mut Verdict) {
-    let words = positional(call.args);
+    let words = call.operand_texts();
     if let Some(output) = words.get(1) {
         verdict.output(output, "xxd output", false);
         verdict.not_read_only(format!(

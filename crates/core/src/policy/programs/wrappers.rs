@@ -6,7 +6,8 @@
 //! take a value, and then the word taken for the command would not be the command.
 
 use super::args::Call;
-use super::common::{skip_assignments, skip_options};
+use super::common::skip_assignments;
+use super::model::Arity;
 use super::spec::Spec;
 use super::verdict::{Payload, Shape, Verdict};
 
@@ -538,20 +539,31 @@ pub const SPECS: &[Spec] = &[
         text: "@read-only
                @operands command
                @posix
-               @loose
+               -a COLUMN, --align=COLUMN
+               -A N
+               -b, --no-signals
+               -c
+               -C, --demangle
+               -D MASK, --debug=MASK
+               -e FILTER
+               -f
+               -F FILE, --config=FILE : reads
+               -h, --help
+               -i
+               -l PATTERN, --library=PATTERN
+               -L
+               -n N, --indent=N
                -o FILE, --output=FILE : writes
                -p PID
-               -u USER
-               -e FILTER
+               -r
                -s SIZE
-               -a COLUMN
-               -n N
-               -l LIBRARY
-               -x FILTER
-               -F FILE
-               -w N
-               -A N
-               -b",
+               -S
+               -t, -tt, -ttt
+               -T
+               -u USER
+               -V, --version
+               -w N, --where=N
+               -x FILTER",
         hook: None,
     },
     Spec {
@@ -600,23 +612,109 @@ pub const SPECS: &[Spec] = &[
         hook: None,
     },
     Spec {
-        names: &[
-            "unbuffer",
-            "catchsegv",
-            "torsocks",
-            "eatmydata",
-            "nocache",
-            "fakeroot",
-            "entr",
-            "coproc",
-            "busybox",
-            "toybox",
-        ],
+        names: &["unbuffer"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -p",
+        hook: None,
+    },
+    Spec {
+        names: &["catchsegv", "eatmydata"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix",
+        hook: None,
+    },
+    Spec {
+        names: &["torsocks"],
         family: "wrappers",
         text: "@operands command
                @posix
-               @loose",
-        hook: Some(loose_wrapper),
+               -h, --help
+               --shell : changes opens a shell
+               --version
+               -d, --debug
+               -q, --quiet
+               -u NAME, --user=NAME
+               -p PASS, --pass=PASS
+               -i, --isolate
+               -6, --ipv6
+               -a HOST, --address=HOST
+               -P PORT, --port=PORT",
+        hook: Some(torsocks),
+    },
+    Spec {
+        names: &["nocache"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -n N",
+        hook: None,
+    },
+    Spec {
+        names: &["fakeroot"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -l LIBRARY, --lib=LIBRARY : unprovable loads a library into the programs it runs
+               -f PROGRAM, --faked=PROGRAM : runs *
+               -i FILE : reads
+               -s FILE : writes
+               -u, --unknown-is-real
+               -b FD, --fd-base=FD
+               -h, --help
+               -v, --version",
+        hook: None,
+    },
+    Spec {
+        names: &["entr"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -a
+               -c
+               -d
+               -n
+               -p
+               -r
+               -s
+               -z",
+        hook: Some(entr),
+    },
+    Spec {
+        names: &["coproc"],
+        family: "wrappers",
+        text: "@operands command
+               @posix",
+        hook: None,
+    },
+    Spec {
+        names: &["busybox"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               --list
+               --list-full
+               --install : changes installs links to its applets
+               -s
+               --help",
+        hook: Some(busybox),
+    },
+    Spec {
+        names: &["toybox"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               --long
+               --help
+               --version",
+        hook: None,
     },
     Spec {
         names: &["proxychains", "proxychains4"],
@@ -630,8 +728,165 @@ pub const SPECS: &[Spec] = &[
     Spec {
         names: &["parallel"],
         family: "wrappers",
-        text: "@loose
-               @opaque",
+        text: "@operands args
+               @posix
+               -0, --null
+               -a FILE, --arg-file=FILE : reads
+               --arg-file-sep=SEP
+               --arg-sep=SEP
+               --bar
+               --basefile=FILE, --bf=FILE
+               --basenamereplace=STR, --bnr=STR
+               --basenameextensionreplace=STR, --bner=STR
+               --bin=EXPR : unprovable evaluates Perl code
+               --bg
+               --block=SIZE, --block-size=SIZE
+               --block-timeout=DURATION, --bt=DURATION
+               --cat
+               --cleanup
+               --color
+               --color-failed, --cf
+               --colsep=REGEXP, -C REGEXP
+               --compress
+               --compress-program=PROGRAM : runs gzip pigz lz4 lzop zstd xz bzip2 pbzip2 pxz plzip lzip
+               --decompress-program=PROGRAM : runs gzip pigz lz4 lzop zstd xz bzip2 pbzip2 pxz plzip lzip
+               --csv
+               --ctag
+               --ctagstring=STR
+               --delay=DURATION
+               -d DELIM, --delimiter=DELIM
+               --dirnamereplace=STR, --dnr=STR
+               --dry-run
+               -E STR
+               --eof[=STR], -e[STR]
+               --embed
+               --env=VAR
+               --eta
+               --fg
+               --fifo
+               --filter=FILTER : unprovable evaluates Perl code
+               --filter-hosts
+               --gnu
+               --group
+               --group-by=VAL : unprovable may evaluate Perl code
+               --help, -h
+               --halt-on-error=VAL, --halt=VAL
+               --header=REGEXP
+               --hostgroups, --hgrp
+               -I STR
+               --replace[=STR], -i[STR]
+               --joblog=FILE, --jl=FILE : writes
+               --jobs=N, -j N, --max-procs=N, -P N
+               --keep-order, -k
+               -L N
+               --max-lines[=N], -l[N]
+               --limit=COMMAND : runs *
+               --latest-line, --ll
+               --line-buffer, --lb
+               --link, --xapply
+               --load=LOAD
+               --controlmaster, -M
+               -m
+               --memfree=SIZE
+               --memsuspend=SIZE
+               --minversion=VERSION
+               --max-args=N, -n N
+               --max-replace-args=N, -N N
+               --nonall
+               --onall
+               --open-tty, -o
+               --output-as-files, --outputasfiles, --files
+               --pipe, --spreadstdin
+               --pipe-part
+               --plain
+               --plus
+               --process-slot-var=NAME
+               --progress
+               --max-line-length-allowed
+               --number-of-cpus
+               --number-of-cores
+               --number-of-sockets
+               --number-of-threads
+               --no-keep-order
+               --nice=N
+               --interactive, -p
+               --parens=STR
+               --profile=NAME, -J NAME : unprovable reads options from a profile file
+               --quote, -q
+               --no-run-if-empty, -r
+               --noswap
+               --record-env
+               --recstart=STR
+               --recend=STR
+               --regexp
+               --remove-rec-sep, --removerecsep, --rrs
+               --results=NAME, --res=NAME : writes-into
+               --resume
+               --resume-failed
+               --retry-failed
+               --retries=N
+               --return=FILE : writes
+               --round-robin, --round
+               --rpl=TAG : unprovable evaluates Perl code
+               --rsync-opts=OPTIONS
+               --max-chars=N, -s N
+               --show-limits
+               --semaphore
+               --semaphore-name=NAME, --id=NAME
+               --semaphore-timeout=SECS, --st=SECS
+               --seqreplace=STR
+               --session
+               --shard=EXPR : unprovable may evaluate Perl code
+               --shebang, --hashbang
+               --shebang-wrap
+               --shell-completion=SHELL
+               --shell-quote
+               --shuf
+               --skip-first-line
+               --sql=URL : changes writes to a database
+               --sql-master=URL : changes writes to a database
+               --sql-and-worker=URL : changes writes to a database
+               --sql-worker=URL : changes writes to a database
+               --ssh=COMMAND : runs+ ssh
+               --ssh-delay=DURATION, --sshdelay=DURATION
+               --sshlogin=LOGIN, -S LOGIN, --login=LOGIN : network runs the commands on other hosts
+               --sshloginfile=FILE, --slf=FILE : network runs the commands on the hosts a file names
+               --slotreplace=STR
+               --silent
+               --template=FILE, --tmpl=FILE : writes
+               --tty
+               --tag
+               --tagstring=STR
+               --tee
+               --term-seq=SEQ, --termseq=SEQ
+               --total-jobs=N, --total=N
+               --tmpdir=DIR : writes-into
+               --tmux
+               --tmuxpane
+               --timeout=DURATION
+               --verbose, -t
+               --transfer
+               --transferfile=FILE, --tf=FILE
+               --trc=FILE
+               --trim=SIDES
+               --ungroup, -u
+               --extensionreplace=STR, --er=STR
+               --use-sockets-instead-of-threads
+               --use-cores-instead-of-threads
+               --use-cpus-instead-of-cores
+               -v
+               --version, -V
+               --workdir=DIR, --wd=DIR
+               --wait
+               --exit, -x
+               -X
+               --xargs
+               --no-notice
+               --will-cite
+               --citation
+               --bibtex
+               --max-procs-file=FILE : reads
+               --_parset=TYPE",
         hook: Some(parallel_hook),
     },
     Spec {
@@ -879,16 +1134,36 @@ fn command_builtin(call: &Call<'_>, verdict: &mut Verdict) {
 
 /// Wrappers whose own options are not listed yet: the first word that is not an option is the
 /// command.
-fn loose_wrapper(call: &Call<'_>, verdict: &mut Verdict) {
-    let start = skip_options(call.args, "", &[]);
-    verdict.shape = if start < call.args.len() {
-        Shape::Wrapper {
-            inner_starts: start,
-            note: None,
+/// `torsocks on`, `off`, `show`: its own commands, not programs it runs.
+fn torsocks(call: &Call<'_>, verdict: &mut Verdict) {
+    let first = call
+        .operands
+        .first()
+        .and_then(|index| call.args.get(*index));
+    if first.is_some_and(|word| matches!(word.as_str(), "on" | "off" | "show" | "sh")) {
+        verdict.shape = Shape::Plain;
+    }
+}
+
+/// `entr -s 'make test'`: the utility is a shell command line.
+fn entr(call: &Call<'_>, verdict: &mut Verdict) {
+    if call.has("-s")
+        && let Some(first) = call.operands.first()
+    {
+        verdict.shape = Shape::Shell {
+            payload: Payload::Argument(*first),
+        };
+    }
+}
+
+/// `busybox --install DIR` names a folder, not an applet.
+fn busybox(call: &Call<'_>, verdict: &mut Verdict) {
+    if call.has("--install") {
+        verdict.shape = Shape::Plain;
+        if let Some(dir) = call.operand_texts().iter().find(|word| **word != "-s") {
+            verdict.output(dir, "busybox --install", true);
         }
-    } else {
-        Shape::Plain
-    };
+    }
 }
 
 fn tmux(call: &Call<'_>, verdict: &mut Verdict) {
@@ -931,81 +1206,85 @@ fn screen(call: &Call<'_>, verdict: &mut Verdict) {
 }
 
 fn parallel_hook(call: &Call<'_>, verdict: &mut Verdict) {
-    parallel(call.args, verdict);
+    parallel(call, verdict);
     verdict.not_read_only(format!(
         "`{}` is not on plan mode's list of read-only commands",
         call.display()
     ));
 }
 
-/// GNU parallel: the command template (with arguments added), commands given after `:::`, or
-/// commands read from standard input.
-fn parallel(args: &[String], fx: &mut Verdict) {
-    let values = [
-        "-j",
-        "-P",
-        "--jobs",
-        "-S",
-        "--sshlogin",
-        "--slf",
-        "--sshloginfile",
-        "-a",
-        "--arg-file",
-        "-d",
-        "--delimiter",
-        "-I",
-        "-N",
-        "-n",
-        "--max-args",
-        "-L",
-        "-l",
-        "--max-lines",
-        "--colsep",
-        "-C",
-        "--results",
-        "--res",
-        "--joblog",
-        "--tmpdir",
-        "--delay",
-        "--timeout",
-        "--retries",
-        "--halt",
-        "--memfree",
-        "--load",
-        "-E",
-        "--eof",
-        "--basefile",
-        "--bf",
-        "--return",
-        "--workdir",
-        "--wd",
-        "--env",
-        "--tagstring",
-        "--block",
-        "--seqreplace",
-        "--shebang-wrap",
-        "--termseq",
-        "--sshdelay",
-        "--limit",
-        "--rpl",
-        "--plus",
-    ];
+/// Where GNU parallel's command template starts: after its options, each read with the spec's
+/// arity, except Perl's optional values (`-i`, `-e`: the next word unless it is an option; `-l`:
+/// the next word if it is a number), which the spec cannot say.
+fn parallel_template_start(call: &Call<'_>) -> usize {
+    let args = call.args;
+    let arity = |spelling: &str| {
+        call.root
+            .options
+            .iter()
+            .find(|def| def.has(spelling))
+            .map(|def| def.arity)
+    };
     let mut index = 0;
     while let Some(arg) = args.get(index) {
-        if arg == "--" || !arg.starts_with('-') || arg.starts_with(":::") {
+        if arg == "--" || !arg.starts_with('-') || arg == "-" || arg.starts_with(":::") {
             break;
         }
-        if values.contains(&arg.as_str()) {
-            index += 2;
-            continue;
-        }
-        if arg.starts_with("--") && !arg.contains('=') && !PARALLEL_FLAGS.contains(&arg.as_str()) {
-            fx.unprovable(format!(
-                "`parallel {arg}` is an option this analysis does not know, so which words are the command cannot be told"
-            ));
-        }
-        index += 1;
+        let next = args.get(index + 1);
+        let optional = |number: bool| {
+            next.is_some_and(|word| {
+                if number {
+                    !word.is_empty() && word.chars().all(|c| c.is_ascii_digit())
+                } else {
+                    !word.starts_with('-')
+                }
+            })
+        };
+        let takes_next = match arg.as_str() {
+            "-i" | "--replace" | "-e" | "--eof" => optional(false),
+            "-l" | "--max-lines" => optional(true),
+            long if long.starts_with("--") => {
+                !long.contains('=') && arity(long) == Some(Arity::Value)
+            }
+            word if arity(word).is_some() => arity(word) == Some(Arity::Value),
+            cluster => {
+                // `-kj 4`: the first letter that takes a value takes the rest, or the next word.
+                let letters = &cluster[1..];
+                let mut takes = false;
+                for (position, letter) in letters.char_indices() {
+                    let at_end = position + letter.len_utf8() == letters.len();
+                    match letter {
+                        'i' | 'e' => {
+                            takes = at_end && optional(false);
+                            break;
+                        }
+                        'l' => {
+                            takes = at_end && optional(true);
+                            break;
+                        }
+                        _ => match arity(&format!("-{letter}")) {
+                            Some(Arity::Value) => {
+                                takes = at_end;
+                                break;
+                            }
+                            Some(Arity::Optional) => break,
+                            _ => {}
+                        },
+                    }
+                }
+                takes
+            }
+        };
+        index += if takes_next { 2 } else { 1 };
     }
+    index
+}
+
+/// GNU parallel: the command template (with arguments added), commands given after `:::`, or
+/// commands read from standard input.
+fn parallel(call: &Call<'_>, fx: &mut Verdict) {
+    let args = call.args;
+    let mut index = parallel_template_start(call);
     if args.get(index).is_some_and(|arg| arg == "--") {
         index += 1;
     }
@@ -1034,42 +1313,3 @@ fn parallel(args: &[String], fx: &mut Verdict) {
         fx.commands_on_stdin = true;
     }
 }
-
-const PARALLEL_FLAGS: &[&str] = &[
-    "--pipe",
-    "--keep-order",
-    "--group",
-    "--ungroup",
-    "--line-buffer",
-    "--tag",
-    "--progress",
-    "--bar",
-    "--eta",
-    "--dry-run",
-    "--verbose",
-    "--null",
-    "--quote",
-    "--no-notice",
-    "--will-cite",
-    "--xargs",
-    "--nonall",
-    "--onall",
-    "--halt-on-error",
-    "--trim",
-    "--shuf",
-    "--citation",
-    "--version",
-    "--help",
-    "--lb",
-    "--silent",
-    "--files",
-    "--compress",
-    "--fg",
-    "--bg",
-    "--semaphore",
-    "--linebuffer",
-    "--header",
-    "--transfer",
-    "--cleanup",
-    "--trc",
-];
