@@ -230,6 +230,7 @@ async fn a_saved_connection_opens_with_its_settings_and_its_calls_are_audited() 
             call,
             decision: ApprovalDecision::AllowForConnection,
             reason: None,
+            command: None,
             automatic: false,
         })
         .await;

@@ -1356,6 +1356,7 @@ impl Terminal {
             truncated: gap,
             screen,
             note: verdict.note,
+            edited_by_user: None,
         }
     }
 
