@@ -155,6 +155,8 @@ fn sources() -> Vec<Source> {
         "systemd-run",
         "strace",
         "sysctl",
+        "patch",
+        "ed",
     ]
     .into_iter()
     .collect();
@@ -189,6 +191,13 @@ fn sources() -> Vec<Source> {
         help("ip", &[&["man", "ip"]]),
         help("at", &[&["man", "at"]]),
         help("ufw", &[&["man", "ufw"]]),
+        Source {
+            program: "gpg",
+            path: &[],
+            help: &[&["gpg", "--help"], &["man", "gpg"]],
+            // Operators of `--import-filter` expressions, listed in the manual like options.
+            ignore: &["-le", "-lt", "-gt", "-ge"],
+        },
     ]);
     // git and docker: every subcommand their spec lists, with its own help.
     for path in subcommand_paths("git") {

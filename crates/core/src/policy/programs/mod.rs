@@ -28,9 +28,11 @@ mod databases;
 mod editors;
 mod findutils;
 pub mod git;
+mod gpg;
 pub mod model;
 mod network;
 mod packages;
+mod patch;
 mod processes;
 mod remote;
 mod services;
@@ -73,6 +75,8 @@ const FAMILIES: &[&[Spec]] = &[
     cron::SPECS,
     build::SPECS,
     services::SPECS,
+    patch::SPECS,
+    gpg::SPECS,
 ];
 
 /// Blocks of option lines several specs share (`@use NAME`).
@@ -314,6 +318,11 @@ fn copy_writes(call: &Call<'_>, verdict: &mut Verdict) {
             .rsplit('/')
             .next()
             .unwrap_or(source);
+        if base == "{}" && !recursive {
+            // A name `xargs -I {}` or `find -exec` gives: a file copied into the destination,
+            // which is judged itself (a folder it might name is not copied without `-r`).
+            continue;
+        }
         verdict.write(
             &format!("{}/{base}", destination.trim_end_matches('/')),
             call.name,
