@@ -29,6 +29,7 @@ mod editors;
 mod findutils;
 pub mod git;
 mod gpg;
+mod interactive;
 pub mod model;
 mod network;
 mod packages;
@@ -57,6 +58,7 @@ pub use verdict::{Embedded, Judged, Payload, Run, Shape, Verdict, WriteSpec};
 const FAMILIES: &[&[Spec]] = &[
     wrappers::SPECS,
     shells::SPECS,
+    interactive::SPECS,
     findutils::SPECS,
     coreutils::SPECS,
     archives::SPECS,
@@ -86,6 +88,7 @@ const BLOCKS: &[&[(&str, &str)]] = &[
     wrappers::BLOCKS,
     remote::BLOCKS,
     processes::BLOCKS,
+    interactive::BLOCKS,
 ];
 
 /// A spec with its text read.
