@@ -2,7 +2,8 @@
 //!
 //! Decision order, strictest first:
 //! 1. a forbidden command anywhere in the line (after unwrapping `sudo`, `bash -c`, `find -exec`,
-//!    `$( )`, …) → deny;
+//!    `$( )`, …) → deny; so is a re-run of the shell's history (`!!`, `^a^b`, `fc -s`) where the
+//!    connection forbids any command;
 //! 2. plan mode and the call could change something → deny (plan mode runs only read-only tools
 //!    and the forms the program specs call read-only, [`programs`]);
 //! 3. dangerous commands (built-in list + `extra_dangerous_commands`), changes that can lock the
@@ -512,6 +513,20 @@ fn forbidden(analysis: &Analysis, settings: &ConnectionSettings) -> Option<(Stri
     })
 }
 
+/// A re-run of the shell's history where the connection forbids commands: what it runs is not
+/// in the line and may be one of them (`echo rm F` first, then `^echo ^`), so it is refused.
+fn forbidden_rerun(analysis: &Analysis, settings: &ConnectionSettings) -> Option<String> {
+    if settings.forbidden_commands.is_empty() {
+        return None;
+    }
+    analysis.reruns.first().map(|why| {
+        format!(
+            "{why}; this connection forbids some commands, and an earlier line run again could be one of them, \
+             so re-running the history is refused here. Write the command out in full instead."
+        )
+    })
+}
+
 fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Decision {
     let analysis = analyse(line);
     if let Some((command, pattern)) = forbidden(&analysis, settings) {
@@ -521,6 +536,9 @@ fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Deci
                  Do not try another way to run it; ask the user to run it themselves if it is really needed."
             ),
         };
+    }
+    if let Some(reason) = forbidden_rerun(&analysis, settings) {
+        return Decision::Deny { reason };
     }
     if mode == Mode::Plan {
         return match plan_mode_check(&analysis) {
@@ -702,6 +720,54 @@ mod tests {
         ] {
             assert_eq!(verdict(line, Mode::Autopilot, &rules), "ask", "{line}");
         }
+    }
+
+    #[test]
+    fn history_reruns_are_refused_where_commands_are_forbidden() {
+        let forbidding = settings(&["rm"], &[]);
+        let open = settings(&[], &[]);
+        for line in [
+            "!!",
+            "^echo ^",
+            "ls\n^a^b",
+            "fc -s 'echo '=",
+            "fc",
+            "r",
+            "sudo !!",
+        ] {
+            assert_eq!(
+                verdict(line, Mode::Autopilot, &forbidding),
+                "deny",
+                "{line}"
+            );
+            assert_eq!(verdict(line, Mode::Autopilot, &open), "ask", "{line}");
+            assert_eq!(verdict(line, Mode::Plan, &open), "deny", "{line}");
+        }
+        for line in ["fc -l", "history", "echo '!!'", "echo a^b"] {
+            assert_eq!(
+                verdict(line, Mode::Autopilot, &forbidding),
+                "allow",
+                "{line}"
+            );
+        }
+        // Typed into a running program, `!` is not the shell's history: it asks.
+        let context = PolicyContext::new(Mode::Autopilot, &forbidding, TabKind::Terminal);
+        let typed = decide(
+            &CallFacts::TerminalInput {
+                text: ":w !sudo tee %".to_owned(),
+            },
+            context,
+        );
+        assert!(
+            matches!(
+                typed,
+                Decision::Ask {
+                    dangerous: true,
+                    ..
+                }
+            ),
+            "{typed:?}"
+        );
     }
 
     #[test]
