@@ -737,3 +737,33 @@ async fn the_host_probe_tells_what_the_server_is() {
     tab.marker_round_trip("probe").await.unwrap();
     assert!(!tab.terminal_text().contains("lslink="));
 }
+
+/// A command that starts an interpreter ends the wait at the interpreter's prompt, which is not
+/// taken for the shell's: the note says the next line would go into it; leaving it gives the
+/// shell back.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interpreter_prompt_is_not_the_shells() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    let started = tab
+        .ok("run_command", json!({"command": "python3 -q", "timeout_s": 60}))
+        .await
+        .unwrap();
+    assert_eq!(started["status"], "awaiting_input", "{started}");
+    assert!(
+        started["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("python's, not the shell's"),
+        "{started}"
+    );
+    tab.ok("send_input", json!({"text": "exit()", "key": "enter"}))
+        .await
+        .unwrap();
+    let back = tab
+        .ok("run_command", json!({"command": "echo shell-$((40 + 2))"}))
+        .await
+        .unwrap();
+    assert_eq!(back["status"], "completed", "{back}");
+    assert_eq!(back["output"].as_str().unwrap_or_default().trim(), "shell-42");
+}

@@ -118,6 +118,42 @@ pub fn looks_like_pager(line: &str) -> bool {
     !trimmed.is_empty() && PAGER_LINES.as_ref().is_some_and(|re| re.is_match(trimmed))
 }
 
+static REPL_PROMPTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?:(?P<python>>>>|\.\.\.)",
+        r"|(?P<mysql>(?:mysql|MariaDB \[[^\]]*\])>)",
+        r"|(?P<psql>[A-Za-z0-9_.-]+(?:=|-|\(|')[#>])",
+        r"|(?P<sqlite>sqlite>)",
+        r"|(?P<redis>redis(?: [0-9.:]+)?>|[0-9.]+:[0-9]+>)",
+        r"|(?P<irb>irb\([^)]*\):[0-9:]+[>*])",
+        r"|(?P<node>>)",
+        r")\s*$",
+    ))
+    .ok()
+});
+
+/// The interpreter whose prompt the cursor line is (`>>> ` python, `mysql> `, `postgres=# `,
+/// `sqlite> `, `redis 127.0.0.1:6379> `, `irb(main):001:0> `, a bare `> ` of node, mongosh or
+/// the shell's own continuation):
+/// after a command that started one, the next line typed goes into it, not to the shell.
+pub fn repl_prompt(line: &str) -> Option<&'static str> {
+    let captures = REPL_PROMPTS.as_ref()?.captures(line.trim_end())?;
+    [
+        ("python", "python"),
+        ("mysql", "mysql"),
+        ("psql", "psql"),
+        ("sqlite", "sqlite3"),
+        ("redis", "redis-cli"),
+        ("irb", "irb"),
+        (
+            "node",
+            "an interpreter (node, mongosh) or the shell's continuation prompt (an unclosed quote)",
+        ),
+    ]
+    .into_iter()
+    .find_map(|(group, name)| captures.name(group).map(|_| name))
+}
+
 /// Whether the command line itself runs something that silently waits for a line of input on the
 /// terminal (a bare `read`), which no screen text can reveal.
 pub fn command_reads_terminal(command: &str) -> bool {
@@ -156,6 +192,39 @@ mod tests {
             assert!(!looks_like_prompt(line, None), "{line:?}");
         }
         assert!(looks_like_prompt("weird prompt ", Some("weird prompt")));
+    }
+
+    #[test]
+    fn interpreter_prompts() {
+        for (line, name) in [
+            (">>> ", "python"),
+            ("... ", "python"),
+            ("mysql> ", "mysql"),
+            ("MariaDB [shop]> ", "mysql"),
+            ("postgres=# ", "psql"),
+            ("app=> ", "psql"),
+            ("postgres-# ", "psql"),
+            ("sqlite> ", "sqlite3"),
+            ("redis 127.0.0.1:6379> ", "redis-cli"),
+            ("127.0.0.1:6379> ", "redis-cli"),
+            ("irb(main):001:0> ", "irb"),
+            (
+                "> ",
+                "an interpreter (node, mongosh) or the shell's continuation prompt (an unclosed quote)",
+            ),
+        ] {
+            assert_eq!(repl_prompt(line), Some(name), "{line:?}");
+        }
+        for line in [
+            "user@host:~$ ",
+            "root@srv:/etc# ",
+            "% ",
+            "~/src ❯ ",
+            "[me@box ~]$",
+            "PS C:\\> ",
+        ] {
+            assert_eq!(repl_prompt(line), None, "{line:?}");
+        }
     }
 
     #[test]

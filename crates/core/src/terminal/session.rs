@@ -43,7 +43,7 @@ use super::keys::encode_key_for;
 use super::marks::{Mark, MarkKind, MarkScanner};
 use super::prompt::{
     command_reads_terminal, ends_like_prompt, looks_like_pager, looks_like_prompt,
-    looks_like_question, looks_like_secret_prompt,
+    looks_like_question, looks_like_secret_prompt, repl_prompt,
 };
 use super::render::{render_output, render_text};
 use super::scrollback::ScrollbackLog;
@@ -792,6 +792,30 @@ impl RunContext {
                      next time add --no-pager or `| cat` to the command"
                         .to_owned(),
                 ),
+                from,
+                to: None,
+                drop_echo: output_start.is_none(),
+                drop_prompt: false,
+                marks_lost: false,
+            });
+        }
+        let is_session_prompt = state.session_prompt.as_deref().is_some_and(|prompt| {
+            !prompt.trim().is_empty() && before.trim_end() == prompt.trim_end()
+        });
+        if !is_session_prompt && let Some(interpreter) = repl_prompt(&before) {
+            return Some(Verdict {
+                status: CommandStatus::AwaitingInput,
+                detection: if self.integration {
+                    Detection::ShellIntegration
+                } else {
+                    Detection::Heuristic
+                },
+                exit_code: None,
+                note: Some(format!(
+                    "the prompt is {interpreter}'s, not the shell's: the next run_command would be \
+                     typed into it. Use send_input there, or leave it first (`\\q`, `exit`, \
+                     `exit()` or key \"ctrl-d\"; for an unclosed quote, key \"ctrl-c\")"
+                )),
                 from,
                 to: None,
                 drop_echo: output_start.is_none(),
