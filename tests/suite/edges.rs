@@ -172,14 +172,20 @@ async fn an_upload_into_a_prefix_needs_no_folder_marker() {
     );
 }
 
-/// The "left out" line of a huge output counts what the terminal did not keep as well as what
-/// the tool cut (item 9): kept lines plus left-out lines are every line the command printed.
-#[tokio::test(flavor = "multi_thread")]
-async fn left_out_counts_add_up_for_a_huge_output() {
+/// An SSH terminal tab in autopilot on a fresh sshd (kept alive by the caller).
+async fn autopilot_on_sshd() -> (Sshd, EngineHarness) {
     let sshd = Sshd::start().unwrap();
     let tab = EngineHarness::open_sshd(&sshd, ConnectionSettings::default(), Mode::Autopilot)
         .await
         .unwrap();
+    (sshd, tab)
+}
+
+/// The "left out" line of a huge output counts what the terminal did not keep as well as what
+/// the tool cut (item 9): kept lines plus left-out lines are every line the command printed.
+#[tokio::test(flavor = "multi_thread")]
+async fn left_out_counts_add_up_for_a_huge_output() {
+    let (_sshd, tab) = autopilot_on_sshd().await;
     let lines: u64 = 1_000_000;
     let result = tab
         .ok(
@@ -203,4 +209,55 @@ async fn left_out_counts_add_up_for_a_huge_output() {
     assert!(output.contains(&format!("[… {left_out} lines")));
     assert!(output.starts_with("1\n2\n"));
     assert!(output.ends_with(&format!("\n{lines}")));
+}
+
+/// Text Pilot left at the shell prompt (send_input without Enter) is reported to it as its own
+/// staged text, not as "the user has typed"; once the user types into the line, it is theirs.
+#[tokio::test(flavor = "multi_thread")]
+async fn text_pilot_left_at_the_prompt_is_reported_as_its_own() {
+    let (_sshd, tab) = autopilot_on_sshd().await;
+    tab.ok("send_input", json!({"text": "echo staged-by-pilot"}))
+        .await
+        .unwrap();
+    let outcome = tab
+        .call("run_command", json!({"command": "echo next"}))
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, ToolStatus::Error, "{outcome:?}");
+    let error = outcome.error.unwrap_or_default();
+    assert!(
+        error.contains("\"echo staged-by-pilot\", which you typed with send_input"),
+        "{error}"
+    );
+    assert!(!error.contains("the user has typed"), "{error}");
+    // Pilot runs what it staged; the next command then runs as usual.
+    let ran = tab.ok("send_input", json!({"key": "enter"})).await.unwrap();
+    assert!(ran["screen"].as_str().unwrap().contains("staged-by-pilot"));
+    let next = tab
+        .ok("run_command", json!({"command": "echo next"}))
+        .await
+        .unwrap();
+    assert_eq!(next["output"].as_str().unwrap().trim(), "next");
+    // Staged again, and the user types into the line: now it is the user's, never typed over.
+    tab.ok("send_input", json!({"text": "echo again"}))
+        .await
+        .unwrap();
+    tab.engine
+        .handle(Op::TerminalInput {
+            tab: tab.tab.clone(),
+            data: b" mine".to_vec(),
+        })
+        .await;
+    tab.output_shows("echo again mine", std::time::Duration::from_secs(30))
+        .await
+        .unwrap();
+    let outcome = tab
+        .call("run_command", json!({"command": "echo next"}))
+        .await
+        .unwrap();
+    let error = outcome.error.unwrap_or_default();
+    assert!(
+        error.contains("the user has typed \"echo again mine\""),
+        "{error}"
+    );
 }
