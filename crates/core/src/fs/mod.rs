@@ -20,6 +20,7 @@ mod local;
 mod sftp;
 
 pub use confined::ConfinedLocal;
+pub(crate) use confined::resolve_existing;
 pub use local::LocalFiles;
 pub(crate) use local::write_target as local_write_target;
 pub use sftp::SftpFiles;

@@ -237,7 +237,7 @@ fn glob_lockout_match(path: &str) -> Option<&'static str> {
     })
 }
 
-fn glob_components(pattern: &[&str], path: &[&str]) -> bool {
+pub(super) fn glob_components(pattern: &[&str], path: &[&str]) -> bool {
     match pattern.split_first() {
         None => path.is_empty(),
         Some((&"**", rest)) => (0..=path.len()).any(|skip| glob_components(rest, &path[skip..])),
