@@ -281,6 +281,18 @@ impl ModelServer {
         format!("http://127.0.0.1:{}/v1", self.port)
     }
 
+    /// Model settings choosing this server as the OpenAI-compatible provider (`Op::SendMessage`).
+    pub fn openai_settings(&self) -> kaiport_protocol::ModelSettings {
+        kaiport_protocol::ModelSettings {
+            provider: kaiport_protocol::ProviderKind::Openai,
+            base_url: Some(self.openai_url()),
+            model: "scripted".to_owned(),
+            api_key_env: None,
+            context_tokens: None,
+            max_output_tokens: None,
+        }
+    }
+
     /// A `pilot.toml` choosing this server as the OpenAI-compatible provider, with `model` and
     /// the API key from the variable `api_key_env`.
     pub fn pilot_toml(&self, model: &str, api_key_env: &str) -> String {

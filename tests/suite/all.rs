@@ -14,4 +14,5 @@ mod saved;
 mod ssh;
 mod storage;
 mod storage_big;
+mod this_computer;
 mod views;

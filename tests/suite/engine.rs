@@ -746,7 +746,10 @@ async fn an_interpreter_prompt_is_not_the_shells() {
     let sshd = Sshd::start().unwrap();
     let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
     let started = tab
-        .ok("run_command", json!({"command": "python3 -q", "timeout_s": 60}))
+        .ok(
+            "run_command",
+            json!({"command": "python3 -q", "timeout_s": 60}),
+        )
         .await
         .unwrap();
     assert_eq!(started["status"], "awaiting_input", "{started}");
@@ -765,5 +768,8 @@ async fn an_interpreter_prompt_is_not_the_shells() {
         .await
         .unwrap();
     assert_eq!(back["status"], "completed", "{back}");
-    assert_eq!(back["output"].as_str().unwrap_or_default().trim(), "shell-42");
+    assert_eq!(
+        back["output"].as_str().unwrap_or_default().trim(),
+        "shell-42"
+    );
 }

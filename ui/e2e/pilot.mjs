@@ -618,7 +618,9 @@ export function pilotTests(test, h) {
         steps: [
           {
             respond: {
-              text: 'Look: <img src="x" onerror="window.pwned = 1"> and <script>window.pwned = 2</script> **safe**',
+              text:
+                'Look: <img src="x" onerror="window.pwned = 1"> and <script>window.pwned = 2</script> **safe** ' +
+                "![tracker pixel](http://127.0.0.1:9/pixel.png)",
               chunk_delay_ms: 5,
             },
           },
@@ -648,6 +650,14 @@ export function pilotTests(test, h) {
         if (await page.evaluate(() => window.pwned !== undefined)) {
           throw new Error("model text ran script in the page");
         }
+        // A remote image is its alt text, never a request (not even one the CSP would block).
+        const remote = await panel(page)
+          .locator("img")
+          .evaluateAll((images) => images.filter((image) => !image.src.startsWith("data:")).length);
+        if (remote !== 0) {
+          throw new Error(`${remote} remote image(s) left in Pilot's text`);
+        }
+        await panel(page).getByText("tracker pixel").waitFor();
         // Hidden, then shown again.
         await panel(page).getByRole("button", { name: "Hide Pilot" }).click();
         await page.getByRole("button", { name: "Show Pilot" }).waitFor();

@@ -144,6 +144,17 @@ impl Inner {
             let resolved = tools::links::resolve_command_writes(line, &resources).await;
             decision = crate::policy::judge_resolved_writes(decision, &resolved);
         }
+        // Changes to this computer (a storage tab's local side, the local terminal tab's files)
+        // are judged against its start-up, ssh, git and PATH files.
+        if let CallFacts::Changes { changes } = &prepared.facts {
+            let whole_tab_here = matches!(tab.target, TabTarget::Local);
+            decision = crate::policy::this_computer::judge_changes(
+                decision,
+                changes,
+                &self.config.this_computer,
+                whole_tab_here,
+            );
+        }
         // Plan calls that may go ahead get their cards before the approval is asked.
         #[cfg(feature = "plan")]
         if !matches!(decision, Decision::Deny { .. }) {

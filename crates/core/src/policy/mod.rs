@@ -7,7 +7,8 @@
 //! 2. plan mode and the call could change something → deny (plan mode runs only read-only tools
 //!    and the forms the program specs call read-only, [`programs`]);
 //! 3. dangerous commands (built-in list + `extra_dangerous_commands`), changes that can lock the
-//!    user out ([`paths::LOCKOUT_PATHS`], firewall/network/sshd commands), deletes and
+//!    user out ([`paths::LOCKOUT_PATHS`], firewall/network/sshd commands), changes to this
+//!    computer's start-up, ssh, git, autostart and `PATH` files ([`this_computer`]), deletes and
 //!    replacements where the rules say so, data from a more sensitive connection written to a
 //!    less sensitive one, and anything [`analysis`] cannot prove → ask, autopilot included;
 //! 4. every command on the allowed list → allow; autopilot → allow; otherwise → ask.
@@ -27,6 +28,7 @@ pub mod check;
 pub mod paths;
 pub mod programs;
 pub mod rules;
+pub mod this_computer;
 
 pub use analysis::{Analysis, SimpleCommand, Write, analyse, normalise_name};
 
@@ -336,19 +338,16 @@ pub fn judge_resolved_writes(
             )),
         })
         .collect();
+    escalate(decision, reasons)
+}
+
+/// `decision` made a dangerous ask with `reasons` added, unless it denies or `reasons` is empty.
+fn escalate(decision: Decision, reasons: Vec<String>) -> Decision {
     if reasons.is_empty() {
         return decision;
     }
     match decision {
-        Decision::Allow { reasons: own, .. } => {
-            let mut all = own;
-            all.extend(reasons);
-            Decision::Ask {
-                reasons: all,
-                dangerous: true,
-            }
-        }
-        Decision::Ask { reasons: own, .. } => {
+        Decision::Allow { reasons: own, .. } | Decision::Ask { reasons: own, .. } => {
             let mut all = own;
             all.extend(reasons);
             Decision::Ask {

@@ -286,6 +286,21 @@ impl<'a> Meeting<'a> {
 }
 
 /// Characters that make a name a pattern the shell expands.
+/// Whether the components of `path` match those of `pattern`, `**` standing for any number of
+/// them (this computer's start-up places, `super::this_computer`).
+pub(super) fn glob_components(pattern: &[&str], path: &[&str]) -> bool {
+    match pattern.split_first() {
+        None => path.is_empty(),
+        Some((&"**", rest)) => (0..=path.len()).any(|skip| glob_components(rest, &path[skip..])),
+        Some((first, rest)) => match path.split_first() {
+            Some((name, path_rest)) => {
+                glob_matches(first, name) && glob_components(rest, path_rest)
+            }
+            None => false,
+        },
+    }
+}
+
 fn has_wildcard(name: &str) -> bool {
     name.contains(['*', '?', '['])
 }

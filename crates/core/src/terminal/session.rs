@@ -9,7 +9,8 @@
 //!
 //! This module never interprets what a command means (that is the policy's job), never caps the
 //! output for the model (the tool layer does), and never types into the shell while a full-screen
-//! program is open or the user has typed a partial line.
+//! program is open or the user has typed a partial line. A partial line Pilot left there itself
+//! (send_input without Enter) is reported to it as its own, not as the user's typing.
 //!
 //! Rules that keep the end of a command honest:
 //! - **Only kaiport's own marks end a command.** With [`ShellIntegrationMode::Inject`] the
@@ -147,6 +148,11 @@ struct State {
     marks_live: bool,
     /// A command we typed may still be running (timed out, awaiting input, interrupted).
     busy: bool,
+    /// send_input left keys at the shell prompt without running them. `Some(false)`: what the
+    /// line holds was typed by Pilot alone; `Some(true)`: the user typed into it too (or it held
+    /// their text before). Cleared once the prompt is empty again. Tells Pilot's own unsubmitted
+    /// text from the user's, which it must never type over.
+    staged_by_pilot: Option<bool>,
     /// A line feed came after the last `B` mark: the line typed at that prompt was accepted.
     /// Shells without a `C` mark (POSIX sh) only tell a running command apart this way.
     line_fed_since_prompt: bool,
@@ -981,6 +987,7 @@ impl Terminal {
             session_prompt: None,
             marks_live: false,
             busy: false,
+            staged_by_pilot: None,
             line_fed_since_prompt: false,
             shell: None,
             mode: settings.shell_integration,
@@ -1399,11 +1406,15 @@ impl Terminal {
                 match state.prompt_state(now, quiet_period) {
                     PromptState::Empty => {
                         state.busy = false;
+                        state.staged_by_pilot = None;
                         return Ok(());
                     }
                     PromptState::FullScreen => return Err(TerminalError::FullScreenActive),
                     PromptState::Typed(text) if !state.busy => {
-                        return Err(TerminalError::InputLinePending { text });
+                        return Err(match state.staged_by_pilot {
+                            Some(false) => TerminalError::StagedLinePending { text },
+                            Some(true) | None => TerminalError::InputLinePending { text },
+                        });
                     }
                     PromptState::Typed(_) | PromptState::NotAtPrompt => {
                         if now >= deadline {
@@ -1541,9 +1552,38 @@ impl Terminal {
         if let Some(closed) = self.closed() {
             return Err(TerminalError::from_closed(&closed));
         }
+        self.note_staging(staged);
         self.send(staged.remaining.clone()).await?;
         self.settle(Instant::now()).await;
         Ok(self.screen())
+    }
+
+    /// Remembers whether the keys about to be sent leave Pilot's own text at the prompt.
+    fn note_staging(&self, staged: &StagedInput) {
+        let quiet_period = self.shared.settings.quiet_period;
+        let mut state = self.lock();
+        let ends_run = staged
+            .remaining
+            .last()
+            .is_some_and(|byte| SUBMIT_BYTES.contains(byte));
+        match &staged.found {
+            PromptInput::NotAtPrompt => {}
+            PromptInput::Runs { .. } => state.staged_by_pilot = None,
+            PromptInput::Unknown { .. } if ends_run => state.staged_by_pilot = None,
+            PromptInput::NothingRuns | PromptInput::Unknown { .. } => {
+                state.flush_mirror();
+                let empty = matches!(
+                    state.prompt_state(Instant::now(), quiet_period),
+                    PromptState::Empty
+                );
+                state.staged_by_pilot = match (empty, state.staged_by_pilot) {
+                    (true, _) => Some(false),
+                    // The line held text already: Pilot's stays Pilot's, the user's the user's.
+                    (false, Some(user_too)) => Some(user_too),
+                    (false, None) => Some(true),
+                };
+            }
+        }
     }
 
     /// Takes back what [`Terminal::stage_input`] typed at the prompt (the call was refused):
@@ -1556,6 +1596,7 @@ impl Terminal {
             tracing::debug!(%err, "could not discard the staged line");
             return;
         }
+        self.lock().staged_by_pilot = None;
         // Until the shell has drawn its fresh prompt the staged text is still on the screen, and
         // the next call would take it for the user's typing (on a loaded machine the redraw can
         // come late). Wait for the empty prompt, briefly; never mark the terminal busy here: a
@@ -1622,8 +1663,15 @@ impl Terminal {
 
     /// Keystrokes from the UI, passed to the shell unchanged.
     pub async fn user_input(&self, bytes: &[u8]) -> Result<(), TerminalError> {
-        if let Some(closed) = &self.lock().closed {
-            return Err(TerminalError::from_closed(closed));
+        {
+            let mut state = self.lock();
+            if let Some(closed) = &state.closed {
+                return Err(TerminalError::from_closed(closed));
+            }
+            // Whatever Pilot left at the prompt is now the user's line too.
+            if state.staged_by_pilot.is_some() {
+                state.staged_by_pilot = Some(true);
+            }
         }
         self.send(bytes.to_vec()).await
     }
