@@ -27,8 +27,8 @@ async fn stty_size(tab: &EngineHarness) -> String {
 
 /// The pty gets the size the page draws: a page asks for a tab first and fits its terminal
 /// after, so the resize comes while the tab connects, and the shell must start at that size
-/// (not the one the tab was asked for with). A later resize reaches it too, and no size is
-/// taken beyond what the engine accepts. SSH and local tabs.
+/// (not the one the tab was asked for with). A later resize reaches it too, and a size beyond
+/// what the engine accepts is refused with an error. SSH and local tabs.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_shell_starts_at_the_size_given_while_connecting() {
     let sshd = Sshd::start().unwrap();
@@ -49,7 +49,17 @@ async fn the_shell_starts_at_the_size_given_while_connecting() {
         };
         tab.engine.handle(resize(120, 40)).await;
         assert_eq!(stty_size(&tab).await, "40 120", "{target:?}");
+        // Beyond what the engine accepts: refused with an error naming the tab, the size kept.
         tab.engine.handle(resize(u16::MAX, u16::MAX)).await;
+        let refused = |event: &Event| {
+            matches!(event, Event::Error { tab: Some(errored), message }
+                if *errored == tab.tab && message.contains("resize refused: cols (65535)"))
+        };
+        tab.event("the refusal", Duration::from_secs(5), refused)
+            .await
+            .unwrap();
+        assert_eq!(stty_size(&tab).await, "40 120", "{target:?}");
+        tab.engine.handle(resize(1000, 1000)).await;
         assert_eq!(stty_size(&tab).await, "1000 1000", "{target:?}");
     }
 }

@@ -68,9 +68,9 @@ pub(super) struct TerminalSize {
 }
 
 impl TerminalSize {
-    /// The most columns or rows a page or model may ask for: the screen mirror allocates every
-    /// cell, so 65535 x 65535 from a hostile or broken page would take gigabytes.
-    const MAX: u16 = 1000;
+    /// The most columns or rows: ops asking for more are refused before they get here
+    /// ([`crate::limits`]); this clamp only keeps the mirror bounded should one ever slip by.
+    const MAX: u16 = crate::limits::MAX_TERMINAL_SIZE;
 
     /// `cols` x `rows`, each at most [`Self::MAX`]; 0 means unknown (a pty nobody sized says
     /// 0 x 0) and gives the classic 80 x 24.
