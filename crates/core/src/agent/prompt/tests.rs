@@ -444,9 +444,16 @@ const RUBRIC: &[Item] = &[
         needs: &["`systemctl`, `journalctl` and `git` start `less`"],
     },
     Item {
-        says: "A REPL prompt means the next line goes into the interpreter",
+        says: "A REPL prompt means input goes into the interpreter and run_command waits until it is left",
         cases: ALL_TERMINALS,
-        needs: &["`mysql>`", "`postgres=#`", "`>>>`", "mysql -e"],
+        needs: &[
+            "`mysql>`",
+            "`postgres=#`",
+            "`>>>`",
+            "mysql -e",
+            "run_command is refused",
+            "until you leave it",
+        ],
     },
     Item {
         says: "Shell state persists: no exit, su -, sudo -i",
