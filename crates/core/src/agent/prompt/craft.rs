@@ -123,7 +123,9 @@ pub fn changes(compact: bool) -> &'static str {
          when needed and when the user agreed to the interruption.\n\
          - Verify after: the service is active (`systemctl is-active UNIT`), listening (`ss -ltnp`), \
          answering (`curl -sS -o /dev/null -w '%{http_code}' URL`), and its log is clean \
-         (`journalctl -u UNIT -n 50 --no-pager`). If it is not, roll back from the backup, validate, \
+         (`journalctl -u UNIT -n 50 --no-pager`). A reload reaches the workers a moment later and the \
+         old ones still answer meanwhile: check for the change itself (the new answer), with a short \
+         retry, not just a 200. If it is not, roll back from the backup, validate, \
          reload, and tell the user.\n\
          - Make steps idempotent: check before you add (`grep -q` before appending a line), `mkdir -p`, \
          a file in `/etc/cron.d/` rather than appending to a crontab, `install -m 644 SRC DEST`.\n\

@@ -277,9 +277,13 @@ const RUBRIC: &[Item] = &[
         needs: &["sudo probably works", "only the user types"],
     },
     Item {
-        says: "A user in no sudo group is told sudo will probably be refused",
+        says: "A user in no sudo group is told sudo needs a sudoers rule kaiport cannot see, and a refusal is final",
         cases: &["ssh zsh autopilot"],
-        needs: &["sudo will probably be refused"],
+        needs: &[
+            "works only if a sudoers rule names this user",
+            "a refusal",
+            "is final",
+        ],
     },
     Item {
         says: "Root is told no sudo is needed and to be careful",
