@@ -11,6 +11,7 @@ mod links;
 mod pilot_setup;
 mod policy;
 mod saved;
+mod scenarios;
 mod ssh;
 mod storage;
 mod storage_big;

@@ -767,7 +767,7 @@ async fn an_interpreter_prompt_is_not_the_shells() {
         started["note"]
             .as_str()
             .unwrap_or_default()
-            .contains("python's, not the shell's"),
+            .contains("an interpreter (REPL) is open"),
         "{started}"
     );
     tab.ok("send_input", json!({"text": "exit()", "key": "enter"}))

@@ -741,7 +741,18 @@ test("a key's passphrase is asked in a masked field and never comes back to the 
   }
 });
 
-pilotTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
+pilotTests(test, {
+  startWithFirstLine,
+  until,
+  runInTerminal,
+  activeTab,
+  terminalText,
+  OUTPUT,
+  KAIPORT,
+  SSHD,
+  ROOT: root,
+  TIMEOUT,
+});
 viewTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
 registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT });
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });

@@ -297,6 +297,12 @@ export class Xterm implements Screen {
     return this.#host.getBoundingClientRect();
   }
 
+  cursorRow(): number | null {
+    const buffer = this.#term.buffer.active;
+    const row = buffer.baseY + buffer.cursorY - buffer.viewportY;
+    return row >= 0 && row < this.#term.rows ? row : null;
+  }
+
   dispose(): void {
     this.#disposed = true;
     for (const stop of this.#stops.splice(0)) {

@@ -43,8 +43,8 @@ use super::integration::{self, ShellKind};
 use super::keys::encode_key_for;
 use super::marks::{Mark, MarkKind, MarkScanner};
 use super::prompt::{
-    command_reads_terminal, ends_like_prompt, looks_like_pager, looks_like_prompt,
-    looks_like_question, looks_like_secret_prompt, repl_prompt,
+    command_reads_terminal, ends_like_prompt, looks_like_interpreter_prompt, looks_like_pager,
+    looks_like_prompt, looks_like_question, looks_like_secret_prompt,
 };
 use super::render::{render_output, render_text};
 use super::scrollback::ScrollbackLog;
@@ -575,7 +575,8 @@ impl State {
         if !after.trim().is_empty() {
             return PromptState::Typed(after.trim().to_owned());
         }
-        if looks_like_prompt(&before, self.session_prompt.as_deref()) {
+        let session = self.session_prompt.as_deref();
+        if looks_like_prompt(&before, session) && !looks_like_interpreter_prompt(&before, session) {
             return PromptState::Empty;
         }
         if let Some(prompt) = self.session_prompt.as_deref()
@@ -707,6 +708,27 @@ struct RunContext {
 }
 
 impl RunContext {
+    /// The command waits for a person or a key (`AwaitingInput`, `AwaitingSecret`): `note` says
+    /// what to do; the output runs from `from` to now, the echoed line dropped when no mark
+    /// showed where output starts (`drop_echo`).
+    fn waiting(&self, status: CommandStatus, note: &str, from: u64, drop_echo: bool) -> Verdict {
+        Verdict {
+            status,
+            detection: if self.integration {
+                Detection::ShellIntegration
+            } else {
+                Detection::Heuristic
+            },
+            exit_code: None,
+            note: Some(note.to_owned()),
+            from,
+            to: None,
+            drop_echo,
+            drop_prompt: false,
+            marks_lost: false,
+        }
+    }
+
     /// One look at the state: `Some` when the command finished or waits for input.
     fn evaluate(&mut self, state: &State, now: Instant) -> Option<Verdict> {
         let marks: Vec<&MarkRecord> = state
@@ -762,72 +784,39 @@ impl RunContext {
         }
         if state.mirror.screen().alternate_screen() {
             // A full-screen program (less, vim, top) is waiting for keys.
-            return Some(Verdict {
-                status: CommandStatus::AwaitingInput,
-                detection: if self.integration {
-                    Detection::ShellIntegration
-                } else {
-                    Detection::Heuristic
-                },
-                exit_code: None,
-                note: Some(
-                    "a full-screen program is open (alternate screen): read it with read_screen, \
-                     control or quit it with send_input (e.g. key \"esc\", text \"q\" or \":q\" \
-                     then key \"enter\")"
-                        .to_owned(),
-                ),
+            return Some(self.waiting(
+                CommandStatus::AwaitingInput,
+                "a full-screen program is open (alternate screen): read it with read_screen, \
+                 control or quit it with send_input (e.g. key \"esc\", text \"q\" or \":q\" \
+                 then key \"enter\")",
                 from,
-                to: None,
-                drop_echo: output_start.is_none(),
-                drop_prompt: false,
-                marks_lost: false,
-            });
+                output_start.is_none(),
+            ));
         }
         let (before, _) = state.cursor_line();
         if looks_like_pager(&before) {
-            return Some(Verdict {
-                status: CommandStatus::AwaitingInput,
-                detection: if self.integration {
-                    Detection::ShellIntegration
-                } else {
-                    Detection::Heuristic
-                },
-                exit_code: None,
-                note: Some(
-                    "a pager (less, more) waits for a key: send_input text \"q\" to leave it; \
-                     next time add --no-pager or `| cat` to the command"
-                        .to_owned(),
-                ),
+            return Some(self.waiting(
+                CommandStatus::AwaitingInput,
+                "a pager (less, more) waits for a key: send_input text \"q\" to leave it; \
+                 next time add --no-pager or `| cat` to the command",
                 from,
-                to: None,
-                drop_echo: output_start.is_none(),
-                drop_prompt: false,
-                marks_lost: false,
-            });
+                output_start.is_none(),
+            ));
         }
-        let is_session_prompt = state.session_prompt.as_deref().is_some_and(|prompt| {
-            !prompt.trim().is_empty() && before.trim_end() == prompt.trim_end()
-        });
-        if !is_session_prompt && let Some(interpreter) = repl_prompt(&before) {
-            return Some(Verdict {
-                status: CommandStatus::AwaitingInput,
-                detection: if self.integration {
-                    Detection::ShellIntegration
-                } else {
-                    Detection::Heuristic
-                },
-                exit_code: None,
-                note: Some(format!(
-                    "the prompt is {interpreter}'s, not the shell's: the next run_command would be \
-                     typed into it. Use send_input there, or leave it first (`\\q`, `exit`, \
-                     `exit()` or key \"ctrl-d\"; for an unclosed quote, key \"ctrl-c\")"
-                )),
+        if looks_like_interpreter_prompt(&before, state.session_prompt.as_deref()) {
+            // Not the shell's prompt come back: the command started a REPL (sqlite3, python3),
+            // whose line editor looks like a shell's: it is no prompt to run commands at.
+            return Some(self.waiting(
+                CommandStatus::AwaitingInput,
+                "an interpreter (REPL) is open and waits at its prompt: what is typed goes to \
+                 it, not to the shell, and run_command is refused until you leave it \
+                 (send_input `exit()`, `.quit`, `\\q` or `exit` then key \"enter\", or key \
+                 \"ctrl-d\"; a bare `>` may also be the shell asking for the rest of an \
+                 unfinished line: key \"ctrl-c\"); next time prefer a one-shot form \
+                 (`sqlite3 DB 'SQL'`, `python3 -c`, `mysql -e`, `psql -c`)",
                 from,
-                to: None,
-                drop_echo: output_start.is_none(),
-                drop_prompt: false,
-                marks_lost: false,
-            });
+                output_start.is_none(),
+            ));
         }
         let at_prompt = looks_like_prompt(&before, state.session_prompt.as_deref());
         // With integration, the marks track this command until a line editor waits again
@@ -863,47 +852,23 @@ impl RunContext {
         self.fallback_since = None;
         let line_is_blank = before.trim().is_empty();
         if looks_like_secret_prompt(&before) {
-            return Some(Verdict {
-                status: CommandStatus::AwaitingSecret,
-                detection: if self.integration {
-                    Detection::ShellIntegration
-                } else {
-                    Detection::Heuristic
-                },
-                exit_code: None,
-                note: Some(
-                    "the command asks for a password, passphrase or PIN: only the user types it. \
-                     Tell the user to type it in the terminal, then wait with read_screen until \
-                     the prompt is gone. Never send_input a secret or ask for one with ask_user."
-                        .to_owned(),
-                ),
+            return Some(self.waiting(
+                CommandStatus::AwaitingSecret,
+                "the command asks for a password, passphrase or PIN: only the user types it. \
+                 Tell the user to type it in the terminal, then wait with read_screen until \
+                 the prompt is gone. Never send_input a secret or ask for one with ask_user.",
                 from,
-                to: None,
-                drop_echo: output_start.is_none(),
-                drop_prompt: false,
-                marks_lost: false,
-            });
+                output_start.is_none(),
+            ));
         }
         if looks_like_question(&before) || (self.reads_terminal && line_is_blank) {
-            return Some(Verdict {
-                status: CommandStatus::AwaitingInput,
-                detection: if self.integration {
-                    Detection::ShellIntegration
-                } else {
-                    Detection::Heuristic
-                },
-                exit_code: None,
-                note: Some(
-                    "the command waits for input: answer with send_input (text, then key \
-                     \"enter\"), or stop it with key \"ctrl-c\""
-                        .to_owned(),
-                ),
+            return Some(self.waiting(
+                CommandStatus::AwaitingInput,
+                "the command waits for input: answer with send_input (text, then key \
+                 \"enter\"), or stop it with key \"ctrl-c\"",
                 from,
-                to: None,
-                drop_echo: output_start.is_none(),
-                drop_prompt: false,
-                marks_lost: false,
-            });
+                output_start.is_none(),
+            ));
         }
         None
     }
