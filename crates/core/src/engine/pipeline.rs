@@ -533,7 +533,12 @@ const MAX_WHY: usize = 300;
 /// The call's `why` argument as a card may show it (see `Event::ApprovalRequested::why`).
 fn why_of(args: &Value) -> Option<String> {
     let raw = args.get("why")?.as_str()?;
-    let cleaned = crate::views::text::clean_line(raw);
+    // The model's words go on a card: no control characters (escapes), no bidi overrides.
+    let cleaned: String = raw
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .filter(|c| !matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+        .collect();
     let trimmed = cleaned.trim();
     (!trimmed.is_empty()).then(|| trimmed.chars().take(MAX_WHY).collect())
 }

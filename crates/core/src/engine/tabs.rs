@@ -277,13 +277,26 @@ impl Inner {
     /// tells what it found, unless the tab connected again meanwhile. Runs after `Connected`,
     /// so it never delays the first prompt.
     async fn probe_host(&self, entry: &Tab, resources: &TabResources, generation: u64) {
-        let host = match &resources.ssh {
-            Some(ssh) => crate::views::ViewHost::Ssh(ssh),
-            None => crate::views::ViewHost::Local,
+        #[cfg(feature = "show-view")]
+        let facts = {
+            let host = match &resources.ssh {
+                Some(ssh) => crate::views::ViewHost::Ssh(ssh),
+                None => crate::views::ViewHost::Local,
+            };
+            tokio::select! {
+                facts = crate::views::host_facts::probe(host, &entry.closing) => facts,
+                () = entry.closing.cancelled() => return,
+            }
         };
-        let facts = tokio::select! {
-            facts = crate::views::host_facts::probe(host, &entry.closing) => facts,
-            () = entry.closing.cancelled() => return,
+        // The probe runs on the views' runner, which builds without show-view (phones) leave
+        // out: the facts then say so instead of staying "not probed yet".
+        #[cfg(not(feature = "show-view"))]
+        let facts = {
+            let _ = resources;
+            HostFacts {
+                probe_error: Some("this build of kaiport has no host probe".to_owned()),
+                ..HostFacts::default()
+            }
         };
         if entry.generation.load(Ordering::SeqCst) != generation {
             return;
