@@ -3,7 +3,8 @@
 # OpenSSH server and client (sshd, ssh-keygen, ssh-agent, ssh-add), sudo, and passwd/login tools
 # (useradd, chpasswd), the programs whose options the policy spec test checks, D-Bus + gnome-keyring for the keychain tests, and Chromium for the browser
 # tests (ui/e2e, driven by playwright-core; never a downloaded browser), cron, openssl, nginx and
-# docker.io (never started as a service) for the show_view tests; WebKitGTK, its WebDriver, Xvfb
+# docker.io (never started as a service) for the show_view tests; sqlite3, python3, curl, psmisc
+# and less for the Pilot scenarios; WebKitGTK, its WebDriver, Xvfb
 # and tauri-driver for the desktop app's tests. Idempotent: runs
 # `apt-get update` and installs only when something is missing.
 # Must run as root. Never starts a system sshd service: the test fixtures start their own.
@@ -32,10 +33,19 @@ declare -A needed=(
     # The browser tests (ui/e2e).
     [/usr/bin/chromium]=chromium
     # show_view's tests (tests/suite/views.rs): a crontab of the test user, certificates made
-    # with openssl, an nginx site read with nginx -T (never started: policy-rc.d below).
+    # with openssl, an nginx site read with nginx -T (the package's service is never started:
+    # policy-rc.d below; the Pilot scenarios run a private nginx of their own).
     [/usr/bin/crontab]=cron
     [/usr/bin/openssl]=openssl
     [/usr/sbin/nginx]=nginx-light
+    # The Pilot scenarios (tests/suite/scenarios.rs): REPLs, a service answering HTTP, a package
+    # lock watched with fuser, a pager, processes run as the login user.
+    [/usr/bin/sqlite3]=sqlite3
+    [/usr/bin/python3]=python3
+    [/usr/bin/curl]=curl
+    [/usr/bin/fuser]=psmisc
+    [/usr/bin/less]=less
+    [/usr/bin/setpriv]=util-linux
     # A private Docker engine per test (tests/src/dockerd.rs), images from busybox, never pulled.
     [/usr/sbin/dockerd]=docker.io
     [/bin/busybox]=busybox-static

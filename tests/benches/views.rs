@@ -200,6 +200,9 @@ fn start_docker(group: &str) -> Result<Dockerd> {
     Ok(dockerd)
 }
 
+/// Printed after the remote command: proof that ssh connected and ran it.
+const RAN: &str = "kaiport-bench-ran";
+
 /// Runs `remote` with OpenSSH's `ssh` (a new connection each time, as a person would).
 fn ssh(sshd: &Sshd, known_hosts: &str, remote: &str) -> Result<()> {
     let output = Command::new("ssh")
@@ -210,16 +213,16 @@ fn ssh(sshd: &Sshd, known_hosts: &str, remote: &str) -> Result<()> {
         .args(["-o", &format!("UserKnownHostsFile={known_hosts}")])
         .args(["-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes"])
         .arg(format!("{}@127.0.0.1", sshd.user()))
-        .arg(remote)
+        .arg(format!("{remote}\necho {RAN}"))
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .status()
+        .output()
         .context("running ssh")?;
-    // A view's command may fail (no permission, not installed) and still count as run; ssh's
-    // own failure (255) means the comparison is void.
-    if output.code() == Some(255) {
-        bail!("ssh could not connect to the fixture");
+    // A view's command may fail (no permission, not installed; `pacman -Qu` without a pacman
+    // database exits 255 like ssh's own failure) and still count as run; only a connection that
+    // never ran it voids the comparison.
+    if !String::from_utf8_lossy(&output.stdout).ends_with(&format!("{RAN}\n")) {
+        bail!("ssh could not connect to the fixture ({})", output.status);
     }
     Ok(())
 }

@@ -18,6 +18,9 @@
 //! - [`secret_service::SecretService`]: a real Secret Service (gnome-keyring-daemon on a private
 //!   D-Bus session bus) for the keychain code.
 //!
+//! - [`nginx::PrivateNginx`]: an nginx with its own prefix, configuration, pid file and port in a
+//!   temp dir, run as the sshd fixture's login user; never the machine's own nginx.
+//!
 //! - [`dockerd::Dockerd`]: a real Docker engine with its own data and socket in a temp dir, for
 //!   show_view's docker views; images imported from a local busybox tarball, never pulled.
 //!
@@ -29,6 +32,7 @@ pub mod engine_harness;
 pub mod faulty_proxy;
 pub mod interaction;
 pub mod model_server;
+pub mod nginx;
 pub mod secret_service;
 pub mod sshd;
 pub mod storage_servers;
@@ -54,4 +58,69 @@ pub fn files_under(dir: &std::path::Path) -> std::io::Result<Vec<std::path::Path
         }
     }
     Ok(found)
+}
+
+/// `program` to be run as `user` (the sshd fixture's login user, for processes its shell must be
+/// able to signal): through `setpriv` with the user's own groups when the tests run as root,
+/// as it is otherwise (then the current user is the login user).
+pub fn command_as(user: &str, program: &str) -> anyhow::Result<std::process::Command> {
+    if !sshd::is_root() || user == "root" {
+        return Ok(std::process::Command::new(program));
+    }
+    let mut command = std::process::Command::new("setpriv");
+    command
+        .arg(format!("--reuid={user}"))
+        .arg(format!("--regid={}", primary_group(user)?))
+        .args(["--init-groups", "--"])
+        .arg(program);
+    Ok(command)
+}
+
+fn primary_group(user: &str) -> anyhow::Result<String> {
+    let out = std::process::Command::new("id")
+        .args(["-g", user])
+        .output()?;
+    if !out.status.success() {
+        anyhow::bail!("no user {user}");
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Gives `path` and everything under it to `user` (as root; otherwise the files are the
+/// current user's already).
+pub fn give_to(path: &std::path::Path, user: &str) -> anyhow::Result<()> {
+    if !sshd::is_root() {
+        return Ok(());
+    }
+    let status = std::process::Command::new("chown")
+        .arg("-R")
+        .arg(format!("{user}:{}", primary_group(user)?))
+        .arg(path)
+        .status()?;
+    if !status.success() {
+        anyhow::bail!("chown -R {user} {} failed", path.display());
+    }
+    Ok(())
+}
+
+/// `GET path` from 127.0.0.1:`port` over HTTP/1.0: the status and the body.
+pub fn http_get(port: u16, path: &str) -> anyhow::Result<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect((sshd::LOCALHOST, port))?;
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(5)))?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n")?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("no HTTP status in {head:?}"))?;
+    Ok((status, body.to_owned()))
+}
+
+/// A port on 127.0.0.1 that was free a moment ago.
+pub fn free_port() -> anyhow::Result<u16> {
+    sshd::free_port()
 }

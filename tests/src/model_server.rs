@@ -8,11 +8,14 @@
 //! asked: text in pieces, tool calls with their arguments split across chunks (or malformed, or
 //! naming unknown tools), error statuses with `retry-after` (the next request must wait it out,
 //! as a real API would insist; one that does not is a failure), a connection dropped or stalled
-//! mid-stream, and the quirks of OpenAI-compatible servers. Every request is recorded
+//! mid-stream, and the quirks of OpenAI-compatible servers. An answer may be held until the test
+//! opens a gate ([`Respond::after_gate`]), so what a person does between two model steps (type a
+//! password) happens before the model's next move, not in a race with it. Every request is recorded
 //! ([`ModelServer::requests`]) so tests can assert what the model was sent. It is the only
 //! stand-in kaiport's tests use: no model API is reachable from the test machines.
 //!
-//! Run by hand: `cargo run -p kaiport-tests --bin kaiport-model-server -- SCRIPT.json`.
+//! Run by hand: `cargo run -p kaiport-tests --bin kaiport-model-server -- SCRIPT.json` (a line
+//! `open NAME` on its stdin opens a gate).
 
 use anyhow::{Context, Result};
 use axum::body::{Body, Bytes};
@@ -98,7 +101,15 @@ pub struct Respond {
     /// `finish_reason: "stop"` after tool calls (as some local servers do).
     #[serde(default)]
     pub openai_quirks: bool,
+    /// Hold the answer until the test opens this gate ([`ModelServer::open_gate`]): a model
+    /// that is still thinking while the test does what a person would (type a password).
+    /// After [`GATE_HANG_GUARD`] the request fails instead.
+    #[serde(default)]
+    pub after_gate: Option<String>,
 }
+
+/// How long an answer waits for its gate before the step counts as failed.
+pub const GATE_HANG_GUARD: Duration = Duration::from_secs(120);
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -188,6 +199,8 @@ impl RecordedRequest {
 
 struct Shared {
     script: Script,
+    /// Gates the test opened ([`Respond::after_gate`]).
+    gates: std::collections::HashSet<String>,
     next: usize,
     requests: Vec<RecordedRequest>,
     failures: Vec<String>,
@@ -196,6 +209,13 @@ struct Shared {
 }
 
 type SharedState = Arc<Mutex<Shared>>;
+
+/// What the handlers share.
+#[derive(Clone)]
+struct Served {
+    state: SharedState,
+    gate_opened: Arc<tokio::sync::Notify>,
+}
 
 fn lock(state: &SharedState) -> std::sync::MutexGuard<'_, Shared> {
     state
@@ -207,6 +227,7 @@ fn lock(state: &SharedState) -> std::sync::MutexGuard<'_, Shared> {
 pub struct ModelServer {
     port: u16,
     state: SharedState,
+    gate_opened: Arc<tokio::sync::Notify>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -221,19 +242,24 @@ impl ModelServer {
         let port = listener.local_addr()?.port();
         let state: SharedState = Arc::new(Mutex::new(Shared {
             script,
+            gates: Default::default(),
             next: 0,
             requests: Vec::new(),
             failures: Vec::new(),
             not_before: None,
         }));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let gate_opened = Arc::new(tokio::sync::Notify::new());
         let app = axum::Router::new()
             .route("/v1/messages", axum::routing::post(handle))
             .route("/chat/completions", axum::routing::post(handle))
             .route("/v1/chat/completions", axum::routing::post(handle))
             .route("/v1/models", axum::routing::get(models))
             .route("/models", axum::routing::get(models))
-            .with_state(state.clone());
+            .with_state(Served {
+                state: state.clone(),
+                gate_opened: gate_opened.clone(),
+            });
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
@@ -257,6 +283,7 @@ impl ModelServer {
         Ok(ModelServer {
             port,
             state,
+            gate_opened,
             stop: Some(stop),
             thread: Some(thread),
         })
@@ -281,6 +308,18 @@ impl ModelServer {
         format!("http://127.0.0.1:{}/v1", self.port)
     }
 
+    /// Model settings choosing this server as the OpenAI-compatible provider (`Op::SendMessage`).
+    pub fn openai_settings(&self) -> kaiport_protocol::ModelSettings {
+        kaiport_protocol::ModelSettings {
+            provider: kaiport_protocol::ProviderKind::Openai,
+            base_url: Some(self.openai_url()),
+            model: "scripted".to_owned(),
+            api_key_env: None,
+            context_tokens: None,
+            max_output_tokens: None,
+        }
+    }
+
     /// A `pilot.toml` choosing this server as the OpenAI-compatible provider, with `model` and
     /// the API key from the variable `api_key_env`.
     pub fn pilot_toml(&self, model: &str, api_key_env: &str) -> String {
@@ -298,6 +337,12 @@ impl ModelServer {
     /// Failed expectations and requests beyond the script.
     pub fn failures(&self) -> Vec<String> {
         lock(&self.state).failures.clone()
+    }
+
+    /// Opens the gate `name`: answers held for it ([`Respond::after_gate`]) go out.
+    pub fn open_gate(&self, name: &str) {
+        lock(&self.state).gates.insert(name.to_owned());
+        self.gate_opened.notify_waiters();
     }
 
     /// Steps not used yet.
@@ -319,8 +364,8 @@ impl Drop for ModelServer {
 }
 
 /// The model list, in the shape both APIs share (`data[].id`), behind the same key check.
-async fn models(State(state): State<SharedState>, headers: HeaderMap) -> Response {
-    let shared = lock(&state);
+async fn models(State(served): State<Served>, headers: HeaderMap) -> Response {
+    let shared = lock(&served.state);
     // `/v1/models` is both APIs' path (an OpenAI base URL ends in /v1): either header will do.
     let key_ok = ["anthropic", "openai"]
         .iter()
@@ -360,11 +405,12 @@ fn key_given(script: &Script, headers: &HeaderMap, protocol: &str) -> bool {
 }
 
 async fn handle(
-    State(state): State<SharedState>,
+    State(served): State<Served>,
     headers: HeaderMap,
     uri: Uri,
     body: Bytes,
 ) -> Response {
+    let state = served.state;
     // Taken before this server parses the body, so its own parsing is not counted as the
     // client's time.
     let received = Instant::now();
@@ -437,6 +483,13 @@ async fn handle(
         return error_response(protocol, 400, "no step", None);
     };
     let respond = step.respond;
+    if let Some(gate) = &respond.after_gate
+        && !gate_opens(&state, &served.gate_opened, gate).await
+    {
+        let failure = format!("the gate {gate:?} was not opened within {GATE_HANG_GUARD:?}");
+        lock(&state).failures.push(failure.clone());
+        return error_response(protocol, 400, &failure, None);
+    }
     if let Some(status) = respond.status {
         let message = respond
             .error_message
@@ -449,6 +502,21 @@ async fn handle(
         _ => openai_events(&respond),
     };
     stream(events, &respond, finished)
+}
+
+/// Waits until the test opened `gate` (false after [`GATE_HANG_GUARD`]).
+async fn gate_opens(state: &SharedState, opened: &tokio::sync::Notify, gate: &str) -> bool {
+    let deadline = tokio::time::Instant::now() + GATE_HANG_GUARD;
+    loop {
+        // Made before the look, so an opening in between is not missed.
+        let notified = opened.notified();
+        if lock(state).gates.contains(gate) {
+            return true;
+        }
+        if tokio::time::timeout_at(deadline, notified).await.is_err() {
+            return false;
+        }
+    }
 }
 
 fn header(headers: &HeaderMap, name: &str) -> Option<String> {

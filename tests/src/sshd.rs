@@ -413,7 +413,7 @@ impl Drop for SshAgent {
     }
 }
 
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     static ROOT: OnceLock<bool> = OnceLock::new();
     *ROOT.get_or_init(|| {
         Command::new("id")
@@ -527,7 +527,8 @@ fn set_mode(path: &Path, mode: u32) -> Result<()> {
         .with_context(|| format!("chmod {mode:o} {}", path.display()))
 }
 
-fn free_port() -> Result<u16> {
+/// A port on 127.0.0.1 that was free a moment ago.
+pub(crate) fn free_port() -> Result<u16> {
     let listener = TcpListener::bind((LOCALHOST, 0))?;
     Ok(listener.local_addr()?.port())
 }
@@ -671,7 +672,7 @@ pub(crate) fn kill_pids(pids: &[u32]) {
 }
 
 /// Sends `signal` (as `kill` takes it: `-KILL`, `-STOP`) to `pids`.
-fn signal_pids(signal: &str, pids: &[u32]) {
+pub(crate) fn signal_pids(signal: &str, pids: &[u32]) {
     if pids.is_empty() {
         return;
     }

@@ -74,6 +74,8 @@ pub struct StorageServer {
     child: Option<Child>,
     /// The SFTP server (its first run; [`StorageServer::restart`] runs sshd as `child`).
     sshd: Option<crate::sshd::Sshd>,
+    /// Environment of the server's process (the fixtures' switches, e.g. `FTPD_HOSTILE_NAMES`).
+    env: Vec<(String, String)>,
 }
 
 fn free_port() -> Result<u16> {
@@ -89,6 +91,11 @@ fn tests_dir() -> PathBuf {
 impl StorageServer {
     /// Starts a server of `kind` on a free port of 127.0.0.1.
     pub fn start(kind: StorageKind) -> Result<StorageServer> {
+        StorageServer::start_with_env(kind, &[])
+    }
+
+    /// [`StorageServer::start`] with `env` set for the server's process (not for SFTP).
+    pub fn start_with_env(kind: StorageKind, env: &[(&str, &str)]) -> Result<StorageServer> {
         let dir = tempfile::Builder::new()
             .prefix("kaiport-storage-")
             .tempdir()?;
@@ -113,6 +120,10 @@ impl StorageServer {
             dir,
             child: None,
             sshd: None,
+            env: env
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+                .collect(),
         };
         // Another process may take the free port between the probe and the server's bind.
         let mut attempts = 0;
@@ -166,6 +177,7 @@ impl StorageServer {
             dir,
             child: None,
             sshd: Some(sshd),
+            env: Vec::new(),
         })
     }
 
@@ -357,6 +369,7 @@ impl StorageServer {
     fn spawn(&mut self) -> Result<()> {
         let log = std::fs::File::create(self.dir.path().join("server.log"))?;
         let mut command = self.command();
+        command.envs(self.env.iter().map(|(name, value)| (name, value)));
         command
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)

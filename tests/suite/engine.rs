@@ -27,8 +27,8 @@ async fn stty_size(tab: &EngineHarness) -> String {
 
 /// The pty gets the size the page draws: a page asks for a tab first and fits its terminal
 /// after, so the resize comes while the tab connects, and the shell must start at that size
-/// (not the one the tab was asked for with). A later resize reaches it too, and no size is
-/// taken beyond what the engine accepts. SSH and local tabs.
+/// (not the one the tab was asked for with). A later resize reaches it too, and a size beyond
+/// what the engine accepts is refused with an error. SSH and local tabs.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_shell_starts_at_the_size_given_while_connecting() {
     let sshd = Sshd::start().unwrap();
@@ -49,7 +49,17 @@ async fn the_shell_starts_at_the_size_given_while_connecting() {
         };
         tab.engine.handle(resize(120, 40)).await;
         assert_eq!(stty_size(&tab).await, "40 120", "{target:?}");
+        // Beyond what the engine accepts: refused with an error naming the tab, the size kept.
         tab.engine.handle(resize(u16::MAX, u16::MAX)).await;
+        let refused = |event: &Event| {
+            matches!(event, Event::Error { tab: Some(errored), message }
+                if *errored == tab.tab && message.contains("resize refused: cols (65535)"))
+        };
+        tab.event("the refusal", Duration::from_secs(5), refused)
+            .await
+            .unwrap();
+        assert_eq!(stty_size(&tab).await, "40 120", "{target:?}");
+        tab.engine.handle(resize(1000, 1000)).await;
         assert_eq!(stty_size(&tab).await, "1000 1000", "{target:?}");
     }
 }
@@ -736,4 +746,40 @@ async fn the_host_probe_tells_what_the_server_is() {
     // Nothing of the probe was typed into the user's terminal.
     tab.marker_round_trip("probe").await.unwrap();
     assert!(!tab.terminal_text().contains("lslink="));
+}
+
+/// A command that starts an interpreter ends the wait at the interpreter's prompt, which is not
+/// taken for the shell's: the note says the next line would go into it; leaving it gives the
+/// shell back.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interpreter_prompt_is_not_the_shells() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, ConnectionSettings::default(), Mode::Autopilot).await;
+    let started = tab
+        .ok(
+            "run_command",
+            json!({"command": "python3 -q", "timeout_s": 60}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(started["status"], "awaiting_input", "{started}");
+    assert!(
+        started["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("an interpreter (REPL) is open"),
+        "{started}"
+    );
+    tab.ok("send_input", json!({"text": "exit()", "key": "enter"}))
+        .await
+        .unwrap();
+    let back = tab
+        .ok("run_command", json!({"command": "echo shell-$((40 + 2))"}))
+        .await
+        .unwrap();
+    assert_eq!(back["status"], "completed", "{back}");
+    assert_eq!(
+        back["output"].as_str().unwrap_or_default().trim(),
+        "shell-42"
+    );
 }

@@ -66,7 +66,7 @@ fn uploads_left(tab: &EngineHarness) -> Vec<String> {
         .collect()
 }
 
-fn start_server() -> Option<Sshd> {
+pub(super) fn start_server() -> Option<Sshd> {
     let sshd = Sshd::start_with(SshdConfig {
         sudo_asks_password: true,
         ..SshdConfig::default()

@@ -128,14 +128,7 @@ async fn a_turn_running_through_a_suspension_ends_with_a_note_to_the_user_and_th
     )
     .await
     .unwrap();
-    let settings = ModelSettings {
-        provider: ProviderKind::Openai,
-        base_url: Some(model.openai_url()),
-        model: "scripted".to_owned(),
-        api_key_env: None,
-        context_tokens: None,
-        max_output_tokens: None,
-    };
+    let settings = model.openai_settings();
     let send = |text: &str| Op::SendMessage {
         tab: tab.tab.clone(),
         text: text.to_owned(),

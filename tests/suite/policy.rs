@@ -15,7 +15,7 @@ async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) -> EngineHa
         .unwrap()
 }
 
-fn approvals_asked(tab: &EngineHarness) -> Vec<(Vec<String>, Risk)> {
+pub(super) fn approvals_asked(tab: &EngineHarness) -> Vec<(Vec<String>, Risk)> {
     tab.events()
         .into_iter()
         .filter_map(|event| match event {

@@ -479,7 +479,7 @@ async fn cron_reads_the_users_crontab_and_cron_d_with_next_runs() {
 }
 
 /// Makes `name`.pem in `dir`: valid for `days`, or (days None) expired in 2020.
-fn certificate(dir: &Path, name: &str, days: Option<u32>) -> PathBuf {
+pub(super) fn certificate(dir: &Path, name: &str, days: Option<u32>) -> PathBuf {
     let key = dir.join(format!("{name}.key"));
     let pem = dir.join(format!("{name}.pem"));
     let subject = format!("/CN={name}.kaiport.invalid");

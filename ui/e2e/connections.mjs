@@ -1,9 +1,10 @@
 // Browser tests for saved connections, the ~/.ssh/config import, Connection settings, the audit
-// log, the password / keyboard-interactive / changed-host-key prompts, and what a page on another
-// origin can do. Registered by run.mjs, which gives the helpers and runs them with the others.
+// log, the password / keyboard-interactive / changed-host-key prompts, and what a server or a
+// page on another port of this host can do. Registered by run.mjs, which gives the helpers and
+// runs them with the others.
 
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
 import { join } from "node:path";
 
 export function register({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT }) {
@@ -63,13 +64,16 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
   }
 
   /** Runs tool calls through the engine's whole pipeline from this page (Op::RunTool over a
-   * second WebSocket of the page, as a front end would), denying any approval; resolves with
-   * each call's `tool_finished`. */
+   * second WebSocket of the page, with the token its tab keeps, as a front end would), denying
+   * any approval; resolves with each call's `tool_finished`. */
   function runTools(page, tab, calls) {
     return page.evaluate(
       ({ tab, calls, timeout }) =>
         new Promise((resolve, reject) => {
-          const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/ws`);
+          const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/ws`, [
+            "kaiport",
+            `kaiport.token.${sessionStorage.getItem("kaiport.token")}`,
+          ]);
           const finished = {};
           const timer = setTimeout(
             () => reject(new Error(`no tool_finished in time: ${JSON.stringify(finished)}`)),
@@ -265,7 +269,10 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     await page.evaluate(
       (op) =>
         new Promise((resolve, reject) => {
-          const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/ws`);
+          const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/ws`, [
+            "kaiport",
+            `kaiport.token.${sessionStorage.getItem("kaiport.token")}`,
+          ]);
           ws.onopen = () => ws.send(JSON.stringify(op));
           ws.onmessage = (m) => {
             const event = typeof m.data === "string" ? JSON.parse(m.data) : null;
@@ -276,6 +283,7 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
               reject(new Error(event.message));
             }
           };
+          ws.onerror = () => reject(new Error("the page's WebSocket failed"));
         }),
       {
         type: "save_connection",
@@ -551,26 +559,62 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     }
   });
 
-  test("a page on another origin, or without the token, cannot open the WebSocket", async ({
+  test("a server on another port of this host gets nothing from the browser that opens the WebSocket", async ({
     page,
-    context,
     served,
   }) => {
-    // The cookie is in this browser; 127.0.0.1 on another port is the same site, so the browser
-    // sends the SameSite=Strict cookie along: only the Origin check can refuse it.
+    // Pilot's answer may link to another port of 127.0.0.1: the same site, so the browser sends
+    // that port whatever it would send this host. A logger there records every request; a
+    // plain client then replays each (it sets Origin itself) to open the WebSocket.
     await page.goto(served.url);
     await page.getByRole("navigation", { name: "Connections" }).waitFor();
-    const other = createServer((_, response) => {
+    const seen = [];
+    const logger = createServer((request, response) => {
+      seen.push({ url: request.url, headers: request.headers });
       response.writeHead(200, { "content-type": "text/html" });
-      response.end("<!doctype html><title>elsewhere</title><p>another origin</p>");
+      response.end("<!doctype html><title>elsewhere</title><p>another port</p>");
     });
-    await new Promise((r) => other.listen(0, "127.0.0.1", r));
+    await new Promise((r) => logger.listen(0, "127.0.0.1", r));
+    const elsewhere = `http://127.0.0.1:${logger.address().port}`;
     try {
-      const attempt = (url) =>
+      // As a link in the page would (the page's CSP lets it fetch nothing from elsewhere).
+      await page.evaluate((url) => {
+        const link = document.createElement("a");
+        link.href = `${url}/linked`;
+        link.textContent = "a link in Pilot's answer";
+        document.body.append(link);
+        link.click();
+      }, elsewhere);
+      await page.waitForURL(`${elsewhere}/linked`);
+      if (!seen.some((r) => r.url === "/linked")) {
+        throw new Error(`the logger saw ${JSON.stringify(seen.map((r) => r.url))}`);
+      }
+      const carried = JSON.stringify(seen);
+      if (carried.includes(served.token)) {
+        throw new Error(`the token reached another port: ${carried.slice(0, 300)}`);
+      }
+      // Each request replayed, with this server's Origin, everything it carried and the
+      // subprotocol (without a token, which it never saw): refused.
+      for (const request of seen) {
+        const status = await upgradeStatus(served.port, { ...request.headers, "sec-websocket-protocol": "kaiport" });
+        if (status !== 401) {
+          throw new Error(`replaying ${request.url} got ${status}, not 401`);
+        }
+      }
+      // The replay can tell: with the token it opens.
+      const opened = await upgradeStatus(served.port, {
+        "sec-websocket-protocol": `kaiport, kaiport.token.${served.token}`,
+      });
+      if (opened !== 101) {
+        throw new Error(`with the token the WebSocket gave ${opened}`);
+      }
+
+      // From the browser: the token opens the socket from the server's own page only.
+      const attempt = (protocols) =>
         page.evaluate(
-          (url) =>
+          ({ url, protocols }) =>
             new Promise((resolve) => {
-              const ws = new WebSocket(url);
+              const ws = new WebSocket(url, protocols);
               const frames = [];
               ws.onmessage = (m) => {
                 // One frame is enough to know it opened.
@@ -579,35 +623,59 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
               ws.onclose = (e) => resolve({ opened: frames.length > 0, code: e.code, frames });
               setTimeout(() => resolve({ opened: frames.length > 0, code: "timeout", frames }), 5000);
             }),
-          url,
+          { url: `ws://127.0.0.1:${served.port}/ws`, protocols },
         );
-      // The same attempt from the server's own page gets events: the check below can fail.
-      const own = await attempt(`ws://127.0.0.1:${served.port}/ws`);
-      if (!own.opened) {
-        throw new Error(`the server's own page got no events (${own.code})`);
-      }
-      await page.goto(`http://127.0.0.1:${other.address().port}/`);
-      const foreign = await attempt(`ws://127.0.0.1:${served.port}/ws`);
+      const right = ["kaiport", `kaiport.token.${served.token}`];
+      const foreign = await attempt(right);
       if (foreign.opened) {
         throw new Error(`a page on another origin got events: ${foreign.frames[0]?.slice(0, 200)}`);
       }
-      const wrong = await attempt(`ws://127.0.0.1:${served.port}/ws?token=${"0".repeat(served.token.length)}`);
-      if (wrong.opened) {
-        throw new Error("a wrong token opened the WebSocket");
+      await page.goto(served.url);
+      await page.getByRole("navigation", { name: "Connections" }).waitFor();
+      const own = await attempt(right);
+      if (!own.opened) {
+        throw new Error(`the server's own page got no events (${own.code})`);
       }
-      // Without the cookie, even from the server's own origin.
-      await context.clearCookies();
-      const response = await page.goto(`http://127.0.0.1:${served.port}/`);
-      if (response?.status() !== 401) {
-        throw new Error(`status ${response?.status()}`);
-      }
-      const tokenless = await attempt(`ws://127.0.0.1:${served.port}/ws`);
-      if (tokenless.opened) {
-        throw new Error("the WebSocket opened without the token");
+      for (const protocols of [[], ["kaiport"], ["kaiport", `kaiport.token.${"0".repeat(served.token.length)}`]]) {
+        const refused = await attempt(protocols);
+        if (refused.opened) {
+          throw new Error(`the WebSocket opened with ${JSON.stringify(protocols)}`);
+        }
       }
       await page.screenshot({ path: join(OUTPUT, "websocket-refused.png") });
     } finally {
-      other.close();
+      logger.close();
     }
+  });
+}
+
+/** The HTTP status of a WebSocket upgrade to `/ws` on `port` from a plain client with this
+ * server's Origin and `headers` (as received elsewhere: a replay). */
+function upgradeStatus(port, headers) {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({
+      host: "127.0.0.1",
+      port,
+      path: "/ws",
+      headers: {
+        ...headers,
+        host: `127.0.0.1:${port}`,
+        origin: `http://127.0.0.1:${port}`,
+        connection: "Upgrade",
+        upgrade: "websocket",
+        "sec-websocket-version": "13",
+        "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+      },
+    });
+    request.on("upgrade", (response, socket) => {
+      socket.destroy();
+      resolve(response.statusCode);
+    });
+    request.on("response", (response) => {
+      response.resume();
+      resolve(response.statusCode);
+    });
+    request.on("error", reject);
+    request.end();
   });
 }

@@ -46,6 +46,11 @@ export function pilotKit(h) {
     let modelOut = "";
     const rest = createInterface({ input: model.child.stdout });
     rest.on("line", (line) => (modelOut += `${line}\n`));
+    /** Lets the model's answers held for `gate` (`after_gate`) go out, once the server says so. */
+    async function openGate(gate) {
+      model.child.stdin.write(`open ${gate}\n`);
+      await until(`the gate ${gate} open`, async () => modelOut.split("\n").includes(`opened ${gate}`));
+    }
     const baseUrl = model.line.match(/--base-url (\S+)/)?.[1];
     const env = { ...process.env, KAIPORT_HOME: home, HOME: home, SHELL: "/bin/bash", PS1: "\\$ ", [KEY_VAR]: KEY };
     // Without the model flags, Pilot is set up in the page as a new user would.
@@ -59,7 +64,7 @@ export function pilotKit(h) {
         cwd: home,
       });
       const url = serve.line.trim();
-      await body({ url, home, baseUrl });
+      await body({ url, home, baseUrl, openGate });
     } finally {
       if (serve !== undefined) {
         serve.child.kill("SIGINT");
@@ -125,7 +130,7 @@ export function pilotKit(h) {
  * Registers the Pilot tests with run.mjs's `test`. `h` carries run.mjs's helpers and paths.
  */
 export function pilotTests(test, h) {
-  const { until, activeTab, OUTPUT, TIMEOUT } = h;
+  const { until, activeTab, startWithFirstLine, terminalText, OUTPUT, SSHD, TIMEOUT } = h;
   const { withPilot, openLocal, openSsh, message, panel, turnDone } = pilotKit(h);
 
   /** A directory the sshd fixture's user owns (files Pilot changes over SSH). */
@@ -546,6 +551,106 @@ export function pilotTests(test, h) {
       },
     );
     rmSync(dir, { recursive: true, force: true });
+  test("Pilot: a sudo password prompt shows the banner; the password typed in the terminal reaches sudo and the turn goes on", async ({
+    page,
+  }) => {
+    // A server of its own whose login user's sudo asks for the password every time.
+    const server = await startWithFirstLine(SSHD, ["--sudo-password"], { env: process.env });
+    const sshd = JSON.parse(server.line);
+    const dir = userDir(sshd.user);
+    const file = join(dir, "root-only.conf");
+    writeFileSync(file, "token_ttl = 3600\n");
+    chmodSync(file, 0o600);
+    const frames = [];
+    page.on("websocket", (ws) =>
+      ws.on("framereceived", (f) =>
+        frames.push(typeof f.payload === "string" ? f.payload : f.payload.toString("latin1")),
+      ),
+    );
+    const script = {
+      steps: [
+        {
+          respond: {
+            tool_calls: [
+              { name: "run_command", arguments: { command: `sudo cat ${file}`, why: "Read the root-only setting" } },
+            ],
+          },
+        },
+        {
+          expect: { last_result_contains: ['"status":"awaiting_secret"', "only the user types it"] },
+          respond: {
+            text: "sudo asks for your password: please type it in the terminal. I'll wait.",
+            tool_calls: [{ name: "read_screen", arguments: {} }],
+          },
+        },
+        // The next look waits until the test has typed the password (the gate).
+        {
+          expect: { last_result_contains: ["[sudo] password for"] },
+          respond: { after_gate: "typed", tool_calls: [{ name: "read_screen", arguments: {} }] },
+        },
+        {
+          expect: { last_result_contains: ["token_ttl = 3600"], body_excludes: [sshd.password] },
+          respond: { text: "token_ttl is 3600 seconds." },
+        },
+      ],
+    };
+    let modelOut;
+    try {
+      modelOut = await withPilot(script, async ({ url, openGate }) => {
+        await openSsh(page, url, sshd);
+        const tab = await activeTab(page);
+        await message(page, "what is token_ttl in root-only.conf?");
+        const card = panel(page).getByRole("article", { name: /^run_command sudo cat/ });
+        await card.getByRole("button", { name: "Approve" }).click();
+        const banner = page
+          .locator(`#tab-panel-${tab}`)
+          .getByRole("alert")
+          .filter({ hasText: "Type the password here" });
+        await banner.waitFor();
+        await panel(page).getByText("please type it in the terminal").waitFor();
+        // The terminal has the focus: the keys go to sudo's prompt.
+        await until("the terminal focused", () =>
+          page.evaluate(() => document.activeElement?.classList.contains("xterm-helper-textarea") ?? false),
+        );
+        await until("sudo's prompt", async () =>
+          ((await terminalText(page, tab)) ?? "").includes(`[sudo] password for ${sshd.user}`),
+        );
+        await page.screenshot({ path: join(OUTPUT, "pilot-sudo-password-banner.png") });
+        // Near the top of a fresh terminal (no scrollback yet), the notice floats below: the
+        // prompt's line stays in sight.
+        const row = ((await terminalText(page, tab)) ?? "").split("\n").findIndex((l) => l.includes("[sudo] password"));
+        const grid = await page.locator(`#tab-panel-${tab} .xterm-screen`).boundingBox();
+        const size = await page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+        const notice = await banner.boundingBox();
+        const promptBottom = grid.y + ((row + 1) * grid.height) / size.rows;
+        if (row < 0 || notice === null || notice.y < promptBottom) {
+          throw new Error(`the notice covers the prompt: ${JSON.stringify({ row, promptBottom, notice })}`);
+        }
+        await banner.screenshot({ path: join(OUTPUT, "pilot-sudo-password-banner-close.png") });
+        await page.keyboard.type(sshd.password);
+        await page.keyboard.press("Enter");
+        await banner.waitFor({ state: "detached" });
+        await until("sudo to print the file", async () =>
+          ((await terminalText(page, tab)) ?? "").includes("token_ttl = 3600"),
+        );
+        await openGate("typed");
+        await panel(page).getByText("token_ttl is 3600 seconds.").waitFor();
+        await turnDone(page);
+        await page.screenshot({ path: join(OUTPUT, "pilot-sudo-password-done.png") });
+      });
+    } finally {
+      server.child.stdin.end("\n");
+      await new Promise((r) => (server.child.exitCode !== null ? r() : server.child.once("exit", r)));
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // The password went to sudo only: not to the model, not echoed back to the page.
+    if (modelOut.includes(sshd.password)) {
+      throw new Error("the password reached the model");
+    }
+    const leaked = frames.filter((frame) => frame.includes(sshd.password));
+    if (leaked.length > 0) {
+      throw new Error(`the password came back to the page: ${leaked[0].slice(0, 200)}`);
+    }
   });
 
   test("Pilot: a file read the connection refuses asks; allowing it for the connection changes its settings", async ({
@@ -834,7 +939,9 @@ export function pilotTests(test, h) {
         steps: [
           {
             respond: {
-              text: 'Look: <img src="x" onerror="window.pwned = 1"> and <script>window.pwned = 2</script> **safe**',
+              text:
+                'Look: <img src="x" onerror="window.pwned = 1"> and <script>window.pwned = 2</script> **safe** ' +
+                "![tracker pixel](http://127.0.0.1:9/pixel.png)",
               chunk_delay_ms: 5,
             },
           },
@@ -864,6 +971,14 @@ export function pilotTests(test, h) {
         if (await page.evaluate(() => window.pwned !== undefined)) {
           throw new Error("model text ran script in the page");
         }
+        // A remote image is its alt text, never a request (not even one the CSP would block).
+        const remote = await panel(page)
+          .locator("img")
+          .evaluateAll((images) => images.filter((image) => !image.src.startsWith("data:")).length);
+        if (remote !== 0) {
+          throw new Error(`${remote} remote image(s) left in Pilot's text`);
+        }
+        await panel(page).getByText("tracker pixel").waitFor();
         // Hidden, then shown again.
         await panel(page).getByRole("button", { name: "Hide Pilot" }).click();
         await page.getByRole("button", { name: "Show Pilot" }).waitFor();

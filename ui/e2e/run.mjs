@@ -6,11 +6,11 @@
 //   KAIPORT_BIN=… KAIPORT_SSHD_BIN=… CHROMIUM=… to use other builds.
 
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { pilotTests } from "./pilot.mjs";
 import { register as registerConnections } from "./connections.mjs";
@@ -128,29 +128,104 @@ function test(name, body, contextOptions = {}) {
   tests.push({ name, body, contextOptions });
 }
 
-test("the token becomes an HttpOnly cookie and leaves the address bar", async ({ page, context, served }) => {
+test("the token leaves the address bar, and no cookie carries it", async ({ page, context, served }) => {
   await page.goto(served.url);
   await page.getByRole("navigation", { name: "Connections" }).waitFor();
-  const url = new URL(page.url());
-  if (url.search !== "" || page.url().includes(served.token)) {
+  if (page.url() !== `http://127.0.0.1:${served.port}/`) {
     throw new Error(`the token is still in the address: ${page.url()}`);
   }
+  // A cookie would go to every port of this host.
   const cookies = await context.cookies();
-  const cookie = cookies.find((c) => c.value === served.token);
-  if (!cookie?.httpOnly || cookie.sameSite !== "Strict") {
-    throw new Error(`cookie: ${JSON.stringify(cookies)}`);
+  if (cookies.length > 0) {
+    throw new Error(`cookies: ${JSON.stringify(cookies)}`);
   }
-  const tokenVisible = await page.evaluate((token) => document.cookie.includes(token), served.token);
-  if (tokenVisible) {
-    throw new Error("the page's script can read the token");
+  // The tab keeps it for a reload (sessionStorage, which no other origin reads).
+  const kept = await page.evaluate(() => sessionStorage.getItem("kaiport.token"));
+  if (kept !== served.token) {
+    throw new Error("the tab did not keep the token");
   }
   await page.screenshot({ path: join(OUTPUT, "empty.png") });
 });
 
-test("a page without the token gets nothing", async ({ page, served }) => {
+test("a page without the token says where to find it and opens no WebSocket", async ({ page, served }) => {
+  const sockets = [];
+  page.on("websocket", (ws) => sockets.push(ws.url()));
   const response = await page.goto(`http://127.0.0.1:${served.port}/`);
-  if (response?.status() !== 401) {
+  if (response?.status() !== 200) {
     throw new Error(`status ${response?.status()}`);
+  }
+  await page.getByRole("heading", { name: "kaiport needs its address" }).waitFor();
+  await page.getByText("#token=").waitFor();
+  if (sockets.length > 0 || (await page.getByRole("navigation", { name: "Connections" }).count()) > 0) {
+    throw new Error(`a page without the token went on: ${JSON.stringify(sockets)}`);
+  }
+  await page.screenshot({ path: join(OUTPUT, "no-token.png") });
+});
+
+test("the printed URL opens in a second tab too, and again in a tab already open", async ({
+  page,
+  context,
+  served,
+}) => {
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).waitFor();
+  const second = await context.newPage();
+  const third = await context.newPage();
+  try {
+    await second.goto(served.url);
+    await second.getByRole("navigation", { name: "Connections" }).waitFor();
+    await second.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+    // A tab opened without the fragment has no token (each tab keeps its own).
+    await third.goto(`http://127.0.0.1:${served.port}/`);
+    await third.getByRole("heading", { name: "kaiport needs its address" }).waitFor();
+    // The printed URL in that same tab changes only the fragment: it takes effect at once.
+    await third.goto(served.url);
+    await third.getByRole("navigation", { name: "Connections" }).waitFor();
+    await third.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+    if (third.url() !== `http://127.0.0.1:${served.port}/`) {
+      throw new Error(`the token is still in the address: ${third.url()}`);
+    }
+  } finally {
+    await second.close();
+    await third.close();
+  }
+});
+
+test("--open starts the browser on a private page that leads to the UI", async ({ page }) => {
+  // xdg-open here writes down its command line; the page it is given is opened in Chromium.
+  const own = mkdtempSync(join(tmpdir(), "kaiport-e2e-open-"));
+  const bin = join(own, "bin");
+  const runtime = join(own, "run");
+  mkdirSync(bin);
+  mkdirSync(runtime, { mode: 0o700 });
+  const argv = join(own, "argv");
+  writeFileSync(
+    join(bin, "xdg-open"),
+    `#!/bin/sh\nprintf '%s\\n' "$@" > '${argv}.part' && mv '${argv}.part' '${argv}'\n`,
+  );
+  chmodSync(join(bin, "xdg-open"), 0o755);
+  const env = { ...process.env, KAIPORT_HOME: own, HOME: own, PATH: `${bin}:/usr/bin:/bin`, XDG_RUNTIME_DIR: runtime };
+  const serve = await startWithFirstLine(KAIPORT, ["serve", "--open"], { env, cwd: own });
+  try {
+    const url = new URL(serve.line.trim());
+    const token = new URLSearchParams(url.hash.replace(/^#/, "")).get("token");
+    await until("the browser started", async () => existsSync(argv));
+    const args = readFileSync(argv, "utf8");
+    if (args.includes(token)) {
+      throw new Error(`the token is on the browser's command line: ${args}`);
+    }
+    const opener = args.trim();
+    if ((statSync(opener).mode & 0o777) !== 0o600) {
+      throw new Error(`${opener} can be read by others`);
+    }
+    await page.goto(pathToFileURL(opener).href);
+    await page.waitForURL(`http://127.0.0.1:${url.port}/`);
+    await page.getByRole("navigation", { name: "Connections" }).waitFor();
+    await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+  } finally {
+    serve.child.kill("SIGINT");
+    await new Promise((r) => (serve.child.exitCode !== null ? r() : serve.child.once("exit", r)));
+    await removeHome(own);
   }
 });
 
@@ -666,7 +741,18 @@ test("a key's passphrase is asked in a masked field and never comes back to the 
   }
 });
 
-pilotTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
+pilotTests(test, {
+  startWithFirstLine,
+  until,
+  runInTerminal,
+  activeTab,
+  terminalText,
+  OUTPUT,
+  KAIPORT,
+  SSHD,
+  ROOT: root,
+  TIMEOUT,
+});
 viewTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
 registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT });
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
@@ -693,7 +779,8 @@ async function main() {
   });
   const url = servedProcess.line.trim();
   const parsed = new URL(url);
-  const served = { url, port: Number(parsed.port), token: parsed.searchParams.get("token") ?? "", home };
+  const token = new URLSearchParams(parsed.hash.replace(/^#/, "")).get("token") ?? "";
+  const served = { url, port: Number(parsed.port), token, home };
   const sshdProcess = await startWithFirstLine(SSHD, [], { env: process.env });
   const sshd = JSON.parse(sshdProcess.line);
 

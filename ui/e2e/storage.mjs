@@ -37,11 +37,16 @@ const RATE = 4 * 1024 * 1024;
  * ~35, ~50, ~70, ~85, 100 % (on a busy machine fewer, bigger steps). */
 const BIG = 48 * 1024 * 1024;
 
+/** Names the server adds to the listing of every folder called `hostile`: joined to it, each
+ * would be another place. */
+const HOSTILE_NAMES = ["..", "../escape.txt", "sub/../../up.txt"];
+
 /** Starts pyftpdlib on `port` serving `data`; resolves once it listens. */
 function spawnFtpd(port, data, timeout) {
   const child = spawn("python3", [FTPD, String(port), data, USER, PASSWORD], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, FTPD_BYTES_PER_SECOND: String(RATE) },
+    // A folder called `hostile` also lists names a hostile server could send (tests/fixtures/ftpd.py).
+    env: { ...process.env, FTPD_BYTES_PER_SECOND: String(RATE), FTPD_HOSTILE_NAMES: JSON.stringify(HOSTILE_NAMES) },
   });
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
@@ -507,6 +512,35 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
         }
       }
       await page.screenshot({ path: join(OUTPUT, "storage-folder-upload.png") });
+    }),
+  );
+
+  test(
+    "storage: a folder download from a server listing `..` and `a/../b` copies the rest and ends as failed, naming them",
+    withFtp(async ({ page, served, ftp }) => {
+      mkdirSync(join(ftp.data, "hostile"));
+      writeFileSync(join(ftp.data, "hostile", "good.txt"), "good\n");
+      writeFileSync(join(ftp.data, "escape.txt"), "outside\n");
+      const { local, remote } = await openFtpTab(page, served, ftp);
+      await row(remote, "hostile").click();
+      await remote.getByRole("button", { name: "Download" }).click();
+      const item = transfer(page, "hostile/");
+      await item.getByText("failed", { exact: true }).waitFor({ timeout: 30_000 });
+      const status = page.getByRole("status").filter({ hasText: /not copied/ });
+      await status.waitFor();
+      const said = (await status.textContent()) ?? "";
+      if (!said.startsWith("Failed: ") || !said.includes("3 entries the server listed were not copied")) {
+        throw new Error(`the status line says: ${said}`);
+      }
+      await row(local, "hostile").waitFor();
+      if (readFileSync(join(ftp.local, "hostile", "good.txt"), "utf8") !== "good\n") {
+        throw new Error("the good file was not copied");
+      }
+      const landed = readdirSync(ftp.local).sort().join(",");
+      if (landed !== "hostile" || readdirSync(join(ftp.local, "hostile")).join(",") !== "good.txt") {
+        throw new Error(`this computer's folder holds ${landed}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, "storage-hostile-folder.png") });
     }),
   );
 

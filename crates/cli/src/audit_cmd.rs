@@ -1,6 +1,11 @@
 //! `kaiport audit`: where the audit log is and what its last lines say, one line per tool call.
+//!
+//! The log holds text from the model and from servers: nothing from it reaches the terminal raw.
+//! Control characters and bidirectional overrides are shown as `\u{9b}` in the summary, and as
+//! JSON escapes with `--json` (lines written raw by an older kaiport included).
 
 use crate::connection::ConnectionOptions;
+use kaiport_core::audit::{escape_for_terminal, escape_json_line};
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
@@ -39,16 +44,23 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
     };
     let lines: Vec<&str> = text.lines().collect();
     for line in &lines[lines.len().saturating_sub(args.lines)..] {
-        if args.json {
-            out!("{line}");
-            continue;
-        }
-        let Ok(record) = serde_json::from_str::<serde_json::Value>(line) else {
-            out!("(unreadable line) {line}");
+        let record = serde_json::from_str::<serde_json::Value>(line);
+        let Ok(record) = record else {
+            let shown = escape_for_terminal(line);
+            if args.json {
+                out!("{shown}");
+            } else {
+                out!("(unreadable line) {shown}");
+            }
             continue;
         };
-        let field = |name: &str| record[name].as_str().unwrap_or("-").to_owned();
-        let args = record["args"].to_string();
+        if args.json {
+            out!("{}", escape_json_line(line));
+            continue;
+        }
+        let field =
+            |name: &str| escape_for_terminal(record[name].as_str().unwrap_or("-")).into_owned();
+        let args = escape_for_terminal(&record["args"].to_string()).into_owned();
         let args = if args.chars().count() > 80 {
             format!("{}…", args.chars().take(80).collect::<String>())
         } else {

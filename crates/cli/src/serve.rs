@@ -2,24 +2,33 @@
 //! `/ws` that carries `Op`s and `Event`s as JSON text frames and terminal bytes as binary frames
 //! (`[tab id length][tab id][bytes]`, both ways).
 //!
-//! Security, as notebook servers do it: it listens on 127.0.0.1 on a free port unless told
-//! otherwise (and warns when the address is not loopback); each start makes a random 256-bit
-//! token, printed in the URL on the first line of stdout. The first request with the token gets
-//! an HttpOnly, SameSite=Strict cookie and is redirected to the same page without it; every
-//! request and the WebSocket upgrade without the cookie get 401. The upgrade also needs an
-//! `Origin` that is this server, and on loopback the `Host` must be a loopback name (no DNS
-//! rebinding).
+//! Security: it listens on 127.0.0.1 on a free port unless told otherwise (and warns when the
+//! address is not loopback); each start makes a random 256-bit token, printed on the first line
+//! of stdout in the URL's fragment (`/#token=…`), which browsers never send to a server. The
+//! page keeps it in `sessionStorage` (a reload and a duplicated tab keep it; another site never
+//! sees it) and presents it as a WebSocket subprotocol (`kaiport.token.…`) when it opens `/ws`.
+//! Nothing a browser sends by itself — no cookie, no address, no header — is a credential:
+//! a page on another port of this host (the same site, so it gets this host's cookies) cannot
+//! open the WebSocket. The upgrade also needs an `Origin` that is this server, and on loopback
+//! every request's `Host` must be a loopback name (no DNS rebinding). The UI's files hold no
+//! secret and are served to anyone who may reach the server.
+//!
+//! `--open` never puts the token on a command line (other users can read those): it writes a
+//! page only this user can read, which sends the browser on to the URL, and opens that file.
+//!
+//! The HTTP server gives a client [`HEADER_READ_TIMEOUT`] to send a request's headers, so slow
+//! or silent connections cannot pile up.
 //!
 //! One engine serves every page: events go to all of them, and a page that connects (or
 //! reconnects) first gets the engine's hello, the open tabs with their state and recent output,
 //! and the prompts still waiting. Ctrl-C closes the tabs and stops; the audit log is written and
-//! flushed line by line as calls end, so nothing of it waits for the exit.
+//! flushed line by line as calls end, so nothing of it waits for the exit. It must never log,
+//! print or store the token anywhere but the first line of stdout and the `--open` page.
 
 use crate::connection::ConnectionOptions;
 use crate::pilot::{ModelFlags, model_settings};
 use anyhow::Context;
 use axum::Router;
-use axum::body::Body;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -28,14 +37,23 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use kaiport_hub::{Bridge, Frame};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 /// The documents folder's name in the data folder (phone feature set).
 const DOCUMENTS_FOLDER: &str = "Documents";
+
+/// How long a client has to send a request's headers (an idle kept-alive connection too).
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The WebSocket subprotocol the page asks for, and the server answers with.
+const PROTOCOL: &str = "kaiport";
+/// The page presents the token as one more subprotocol: this, then the token.
+const TOKEN_PROTOCOL: &str = "kaiport.token.";
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
@@ -87,7 +105,6 @@ fn ws_message(frame: &Frame) -> Message {
 struct Server {
     bridge: Arc<Bridge>,
     token: String,
-    cookie: String,
     /// Where it listens; on loopback, the `Host` a request names must be a loopback name.
     listen: SocketAddr,
     shutdown: CancellationToken,
@@ -151,7 +168,6 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let server = Arc::new(Server {
         bridge,
         token: new_token(),
-        cookie: format!("kaiport_token_{}", listen.port()),
         listen,
         shutdown: CancellationToken::new(),
     });
@@ -161,14 +177,16 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     } else {
         listen
     };
-    let url = format!("http://{shown}/?token={}", server.token);
+    let url = format!("http://{shown}/#token={}", server.token);
     // Listened for before the URL is out: a Ctrl-C right after it still closes the tabs.
     let stop_signal = stop_signal();
     out!("{url}");
     say!("kaiport serve: open the URL above in a browser; Ctrl-C stops the server");
-    if args.open {
-        open_browser(&url);
-    }
+    let opener = if args.open {
+        open_browser(&url, listen.port())
+    } else {
+        None
+    };
 
     let app = Router::new()
         .route("/ws", get(upgrade))
@@ -180,11 +198,12 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         stop_signal.await;
         stop.cancel();
     });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(server.shutdown.clone().cancelled_owned())
-        .await
-        .context("the server failed")?;
+    serve_http(listener, app, server.shutdown.clone()).await;
 
+    if let Some(opener) = opener {
+        // The browser has read it long ago, or never will: the token goes with this run.
+        let _ = std::fs::remove_file(opener);
+    }
     let closed = server.bridge.close_all().await;
     say!(
         "kaiport serve: stopped ({} tab{} closed)",
@@ -192,6 +211,56 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         if closed == 1 { "" } else { "s" }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Serves `app` on `listener` until `shutdown`, HTTP/1.1 with WebSocket upgrades; each
+/// connection must send a request's headers within [`HEADER_READ_TIMEOUT`]. On shutdown it
+/// stops accepting, lets requests under way finish (a little while at most) and returns; the
+/// pages' WebSockets close themselves.
+async fn serve_http(listener: tokio::net::TcpListener, app: Router, shutdown: CancellationToken) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    // Every connection's task holds a receiver: when all are gone, all connections are.
+    let (all_done, connection_done) = tokio::sync::watch::channel(());
+    loop {
+        let stream = tokio::select! {
+            () = shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    // Out of file descriptors, say: wait a moment instead of spinning.
+                    tracing::debug!("kaiport serve: cannot accept a connection: {error}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let shutdown = shutdown.clone();
+        let done = connection_done.clone();
+        tokio::spawn(async move {
+            let _done = done;
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT);
+            let connection = builder
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades();
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                // A failed connection (a client gone, too slow) concerns nobody else.
+                _ = connection.as_mut() => {}
+                () = shutdown.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+        });
+    }
+    drop(listener);
+    drop(connection_done);
+    // A client that reads an answer slowly does not hold up the stop for long.
+    let _ = tokio::time::timeout(Duration::from_secs(5), all_done.closed()).await;
 }
 
 /// Ctrl-C or SIGTERM, listened for from this call on (`tokio::signal::ctrl_c` would only start
@@ -241,8 +310,77 @@ fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     }
 }
 
-/// Starts the default browser on `url`; says so when it cannot (the URL is on stdout).
-fn open_browser(url: &str) {
+/// Where the `--open` page goes: the user's runtime folder (only theirs), else kaiport's folder
+/// in their cache folder.
+fn opener_dir() -> Option<PathBuf> {
+    dirs::runtime_dir().or_else(|| dirs::cache_dir().map(|cache| cache.join("kaiport")))
+}
+
+/// A page that sends the browser on to `url` (the token in its fragment), as a notebook server
+/// does: the browser is started on this file, so no command line carries the token.
+fn opener_page(url: &str) -> String {
+    let url: String = url
+        .chars()
+        .map(|c| match c {
+            '&' => "&amp;".to_owned(),
+            '"' => "&quot;".to_owned(),
+            '<' => "&lt;".to_owned(),
+            '>' => "&gt;".to_owned(),
+            c => c.to_string(),
+        })
+        .collect();
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"referrer\" content=\"no-referrer\">\
+         <meta http-equiv=\"refresh\" content=\"0;url={url}\">\
+         <title>Opening kaiport</title></head>\
+         <body><p>Opening <a href=\"{url}\">kaiport</a>…</p></body></html>\n"
+    )
+}
+
+/// Writes the [`opener_page`] into `dir` (made if missing, for this user alone), readable and
+/// writable by this user alone; its path.
+fn write_opener(dir: &Path, port: u16, url: &str) -> std::io::Result<PathBuf> {
+    use std::io::Write as _;
+    let mut folder = std::fs::DirBuilder::new();
+    folder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
+    folder.create(dir)?;
+    let path = dir.join(format!("kaiport-serve-{port}.html"));
+    let mut options = std::fs::OpenOptions::new();
+    // A new file (never through a link someone left there), 0600 from the start.
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = match options.open(&path) {
+        // Left by a run on this port that was killed before it could remove it.
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::remove_file(&path)?;
+            options.open(&path)?
+        }
+        opened => opened?,
+    };
+    file.write_all(opener_page(url).as_bytes())?;
+    Ok(path)
+}
+
+/// Starts the default browser on a page that leads to `url`; says so when it cannot (the URL is
+/// on stdout). The page's path, to remove when the server stops.
+fn open_browser(url: &str, port: u16) -> Option<PathBuf> {
+    let written = opener_dir()
+        .ok_or_else(|| "there is no runtime or cache folder".to_owned())
+        .and_then(|dir| write_opener(&dir, port, url).map_err(|error| error.to_string()));
+    let page = match written {
+        Ok(page) => page,
+        Err(problem) => {
+            say!(
+                "kaiport serve: cannot write the page that opens the browser ({problem}); open \
+                 the URL above yourself"
+            );
+            return None;
+        }
+    };
     let mut command = if cfg!(target_os = "macos") {
         std::process::Command::new("open")
     } else if cfg!(windows) {
@@ -253,7 +391,7 @@ fn open_browser(url: &str) {
         std::process::Command::new("xdg-open")
     };
     command
-        .arg(url)
+        .arg(&page)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
@@ -265,30 +403,21 @@ fn open_browser(url: &str) {
                     say!("kaiport serve: could not open a browser; open the URL above yourself");
                 }
             });
+            Some(page)
         }
-        Err(_) => say!("kaiport serve: no browser to open; open the URL above yourself"),
+        Err(_) => {
+            let _ = std::fs::remove_file(&page);
+            say!("kaiport serve: no browser to open; open the URL above yourself");
+            None
+        }
     }
 }
 
-/// The value of cookie `name` in the request, if any.
-fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
+/// The token a page presents among its WebSocket subprotocols, if any.
+fn presented_token<'a>(protocols: impl Iterator<Item = &'a HeaderValue>) -> Option<&'a str> {
+    protocols
         .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value)
-}
-
-/// The `token` query parameter, if any.
-fn query_token(query: Option<&str>) -> Option<&str> {
-    query?
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .find(|(key, _)| *key == "token")
-        .map(|(_, value)| value)
+        .find_map(|protocol| protocol.strip_prefix(TOKEN_PROTOCOL))
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response {
@@ -300,53 +429,25 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
         .into_response()
 }
 
-/// Every request: the `Host` on loopback, then the token (exchanged for the cookie) or the
-/// cookie.
+/// Every request: on loopback, the `Host` must be a loopback name; every answer gets the
+/// security headers. The token is checked where it matters, on the WebSocket ([`upgrade`]).
 async fn guard(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
-    if is_loopback(server.listen.ip()) && !loopback_host(request.headers(), server.listen.port()) {
-        return plain(
+    let mut response = if is_loopback(server.listen.ip())
+        && !loopback_host(request.headers(), server.listen.port())
+    {
+        plain(
             StatusCode::FORBIDDEN,
             "kaiport serve answers only to 127.0.0.1, localhost and [::1].\n",
-        );
-    }
-    if let Some(token) = query_token(request.uri().query()) {
-        if !same_secret(token, &server.token) {
-            return plain(StatusCode::UNAUTHORIZED, NOT_AUTHORIZED);
-        }
-        // Exchange: the cookie, and the same page without the token in the address bar.
-        let path = request.uri().path().to_owned();
-        let cookie = format!(
-            "{}={}; HttpOnly; SameSite=Strict; Path=/",
-            server.cookie, server.token
-        );
-        let mut response = Response::new(Body::empty());
-        *response.status_mut() = StatusCode::SEE_OTHER;
-        let headers = response.headers_mut();
-        if let Ok(value) = HeaderValue::from_str(&cookie) {
-            headers.insert(header::SET_COOKIE, value);
-        }
-        if let Ok(value) = HeaderValue::from_str(&path) {
-            headers.insert(header::LOCATION, value);
-        }
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        headers.insert(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        );
-        return response;
-    }
-    match cookie(request.headers(), &server.cookie) {
-        Some(value) if same_secret(value, &server.token) => {
-            let mut response = next.run(request).await;
-            secure_headers(response.headers_mut());
-            response
-        }
-        _ => plain(StatusCode::UNAUTHORIZED, NOT_AUTHORIZED),
-    }
+        )
+    } else {
+        next.run(request).await
+    };
+    secure_headers(response.headers_mut());
+    response
 }
 
 const NOT_AUTHORIZED: &str = "Not authorized. Open the URL that `kaiport serve` printed \
-(with its ?token=…) in this browser.\n";
+(it ends in #token=…) in this browser.\n";
 
 /// Whether `Host` names this server by a loopback name.
 fn loopback_host(headers: &HeaderMap, port: u16) -> bool {
@@ -435,7 +536,7 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
-/// `/ws`: past the guard (cookie), the page must come from this server.
+/// `/ws`: the page must come from this server and present the token as a subprotocol.
 async fn upgrade(
     State(server): State<Arc<Server>>,
     headers: HeaderMap,
@@ -447,7 +548,13 @@ async fn upgrade(
             "The WebSocket is only for pages of this server.\n",
         );
     }
+    match presented_token(upgrade.requested_protocols()) {
+        Some(token) if same_secret(token, &server.token) => {}
+        _ => return plain(StatusCode::UNAUTHORIZED, NOT_AUTHORIZED),
+    }
+    // The answer names `kaiport`, never the token.
     upgrade
+        .protocols([PROTOCOL])
         .max_message_size(MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| page(server, socket))
 }
@@ -518,22 +625,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cookies_and_tokens_are_found_by_exact_name() {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::COOKIE,
-            HeaderValue::from_static("a=1; kaiport_token_80x=no; kaiport_token_80=yes"),
-        );
-        assert_eq!(cookie(&headers, "kaiport_token_80"), Some("yes"));
-        assert_eq!(cookie(&headers, "kaiport_token_8"), None);
-        assert_eq!(query_token(Some("x=1&token=abc")), Some("abc"));
-        assert_eq!(query_token(Some("tokens=abc")), None);
-        assert_eq!(query_token(None), None);
+    fn the_token_is_found_among_the_subprotocols_only_by_its_prefix() {
+        let values = |list: &[&'static str]| -> Vec<HeaderValue> {
+            list.iter().map(|v| HeaderValue::from_static(v)).collect()
+        };
+        let offered = values(&["kaiport", "kaiport.token.abc"]);
+        assert_eq!(presented_token(offered.iter()), Some("abc"));
+        let other = values(&["kaiport", "kaiport.tokenabc", "x.kaiport.token.abc"]);
+        assert_eq!(presented_token(other.iter()), None);
+        assert_eq!(presented_token(std::iter::empty()), None);
         assert!(same_secret("abc", "abc"));
         assert!(!same_secret("abc", "abd"));
         assert!(!same_secret("abc", "abcd"));
         assert_eq!(new_token().len(), 64);
         assert_ne!(new_token(), new_token());
+    }
+
+    #[test]
+    fn the_opener_page_leads_to_the_url_and_only_this_user_reads_it() {
+        let url = "http://127.0.0.1:4711/#token=00ff";
+        let page = opener_page(url);
+        assert!(page.contains("content=\"0;url=http://127.0.0.1:4711/#token=00ff\""));
+        assert!(opener_page("http://x/\"><script>").contains("&quot;&gt;&lt;script&gt;"));
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("run");
+        let path = write_opener(&folder, 4711, url).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), page);
+        // A file left by an earlier run on this port is replaced.
+        let again = write_opener(&folder, 4711, "http://127.0.0.1:4711/#token=11").unwrap();
+        assert_eq!(again, path);
+        assert!(std::fs::read_to_string(&path).unwrap().contains("token=11"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&path), 0o600);
+            assert_eq!(mode(&folder), 0o700);
+        }
     }
 
     #[test]

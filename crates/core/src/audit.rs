@@ -5,6 +5,12 @@
 //! [`redact_args`] first. A line is written with a single `write` on an append-only file, and a
 //! partial last line left by a crash is cut off when the log is opened again, so the file is
 //! always a sequence of whole lines.
+//!
+//! Text in a line comes from the model and from servers. Characters a terminal acts on or that
+//! reorder what it shows — C1 controls (U+009B is CSI to xterm.js), bidirectional overrides,
+//! isolates and marks — are never written raw: [`escape_json_line`] writes them as JSON escapes
+//! (`\u009b`, the same value to a reader), and [`escape_for_terminal`] shows them as `\u{9b}`
+//! wherever the log is printed.
 
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
@@ -111,8 +117,9 @@ impl AuditLog {
             path: self.path.clone(),
             source,
         };
-        let mut line = serde_json::to_vec(record)
+        let line = serde_json::to_string(record)
             .map_err(|error| write_error(std::io::Error::other(error)))?;
+        let mut line = escape_json_line(&line).into_owned().into_bytes();
         line.push(b'\n');
         let mut file = self
             .file
@@ -239,6 +246,58 @@ pub fn shorten(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// Characters that act on a terminal or reorder text on screen although JSON carries them raw:
+/// DEL, the C1 controls, the bidirectional embeddings, overrides and isolates, and the direction
+/// marks (LRM, RLM, ALM).
+fn hides_or_acts(c: char) -> bool {
+    matches!(
+        c,
+        '\u{7f}'..='\u{9f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{61c}'
+    )
+}
+
+/// A line of JSON with [`hides_or_acts`] characters written as JSON escapes (`\u009b`): the
+/// same JSON value, but nothing in the text a terminal or an editor acts on. (Raw, they can only
+/// be inside strings in valid JSON, where an escape means the same.)
+pub fn escape_json_line(line: &str) -> std::borrow::Cow<'_, str> {
+    escape_where(line, hides_or_acts, |c| format!("\\u{:04x}", u32::from(c)))
+}
+
+/// Text from the log as a terminal may print it: every control character (C0, DEL, C1) and
+/// every bidirectional override, isolate or mark shown as `\u{9b}`.
+pub fn escape_for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_where(
+        text,
+        |c| c.is_control() || hides_or_acts(c),
+        |c| format!("\\u{{{:x}}}", u32::from(c)),
+    )
+}
+
+/// `text` with each character `unsafe_char` picks replaced by `escape` of it.
+fn escape_where(
+    text: &str,
+    unsafe_char: impl Fn(char) -> bool,
+    escape: impl Fn(char) -> String,
+) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(&unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&escape(c));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The current time as the audit log writes it.
 pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
@@ -338,6 +397,45 @@ mod tests {
             .collect();
         assert_eq!(tools, vec!["run_command", "read_screen", "send_input"]);
         assert!(text.ends_with('\n'));
+    }
+
+    #[test]
+    fn terminal_controls_and_bidi_overrides_are_never_written_or_shown_raw() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ai-audit.jsonl");
+        let log = AuditLog::open(&path).unwrap();
+        let hostile = "a\u{9b}31mb\u{202e}txt.exe\u{2066}c\u{200f}d\u{61c}e\u{1b}[2Jf\u{85}g";
+        let mut line = record("run_command");
+        line.connection = format!("host{hostile}");
+        line.args = json!({"command": hostile});
+        log.append(&line).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for raw in [
+            '\u{9b}', '\u{202e}', '\u{2066}', '\u{200f}', '\u{61c}', '\u{1b}', '\u{85}',
+        ] {
+            assert!(!text.contains(raw), "{raw:?} raw in {text:?}");
+        }
+        assert!(text.contains(r"a\u009b31mb\u202etxt.exe"), "{text}");
+        // The same value to a reader.
+        let back: AuditRecord = serde_json::from_str(text.trim_end()).unwrap();
+        assert_eq!(back.args["command"], hostile);
+        assert_eq!(read_recent(&path, 1).unwrap(), vec![line]);
+        // Printed: visible, one escape per character; plain text stays as it is.
+        assert_eq!(
+            escape_for_terminal(hostile),
+            r"a\u{9b}31mb\u{202e}txt.exe\u{2066}c\u{200f}d\u{61c}e\u{1b}[2Jf\u{85}g"
+        );
+        assert!(matches!(
+            escape_for_terminal("ls -la /tmp — ünïcode"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        // A line an older kaiport wrote raw is still valid JSON once escaped.
+        let old = json!({ "tool": format!("x{hostile}") }).to_string();
+        assert!(old.contains('\u{9b}'));
+        let escaped = escape_json_line(&old);
+        assert!(!escaped.contains('\u{9b}'));
+        let value: Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(value["tool"], format!("x{hostile}"));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! new tabs. Reads the environment only; never writes a file.
 
 use crate::connect::profiles::PROFILES_FILE;
+use crate::policy::this_computer::ThisComputer;
 use kaiport_protocol::ConnectionSettings;
 use std::path::{Path, PathBuf};
 
@@ -38,6 +39,9 @@ pub struct EngineConfig {
     /// never the whole device. Created when the engine starts. None: the front end names the
     /// folders (`TabTarget::Storage::local_roots`). Told to front ends in `Hello`.
     pub documents_dir: Option<PathBuf>,
+    /// This computer's start-up, ssh, git, autostart and `PATH` files, which Pilot changes only
+    /// when asked (`policy::this_computer`): the user's own by default.
+    pub this_computer: ThisComputer,
 }
 
 impl EngineConfig {
@@ -65,6 +69,7 @@ impl EngineConfig {
             known_hosts,
             default_settings: ConnectionSettings::default(),
             documents_dir: None,
+            this_computer: ThisComputer::from_env(),
         })
     }
 }
@@ -80,6 +85,7 @@ impl EngineConfig {
             known_hosts: dir.join("known_hosts"),
             default_settings: ConnectionSettings::default(),
             documents_dir: None,
+            this_computer: ThisComputer::from_env(),
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod connect;
 pub mod engine;
 pub mod fs;
 pub mod lifecycle;
+pub mod limits;
 pub mod llm;
 pub mod output;
 pub mod pending;

@@ -304,6 +304,9 @@ const HELP_SOURCES: &[(&str, &[&str], &[&str])] = &[
     ("docker", &["run"], &["docker", "run", "--help"]),
     ("docker", &["build"], &["docker", "build", "--help"]),
     ("docker", &["save"], &["docker", "save", "--help"]),
+    ("patch", &[], &["patch", "--help"]),
+    ("ed", &[], &["ed", "--help"]),
+    ("gpg", &[], &["gpg", "--help"]),
 ];
 
 /// (program, subcommand path, option) from the installed programs' help, read once.

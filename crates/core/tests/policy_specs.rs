@@ -258,6 +258,8 @@ fn sources() -> Vec<Source> {
         "reboot",
         "kexec",
         "invoke-rc.d",
+        "patch",
+        "ed",
     ]
     .into_iter()
     .collect();
@@ -354,6 +356,13 @@ fn sources() -> Vec<Source> {
         help("entr", &[&["man", "entr"]]),
         help("toybox", &[&["toybox", "--help"]]),
         help("update-rc.d", &[&["man", "update-rc.d"]]),
+        Source {
+            program: "gpg",
+            path: &[],
+            help: &[&["gpg", "--help"], &["man", "gpg"]],
+            // Operators of `--import-filter` expressions, listed in the manual like options.
+            ignore: &["-le", "-lt", "-gt", "-ge"],
+        },
     ]);
     // git: every subcommand its spec lists, with its own help.
     for path in subcommand_paths("git") {

@@ -382,6 +382,52 @@ async fn terminal_refuses_multiline_and_pending_input() {
     );
 }
 
+/// Text Pilot left at the prompt (send_input without Enter) is reported as its own, never as
+/// the user's typing; once the user types into the line too, it is theirs.
+#[tokio::test]
+async fn pilots_own_unsubmitted_text_is_not_the_users() {
+    let f = fake("plain_prompt.bin", vec![], ShellIntegrationMode::DetectOnly);
+    let terminal = &f.terminal;
+    terminal.wait_ready(5 * SECOND).await.unwrap();
+    let refusal = || async {
+        terminal
+            .run_command("ls", SECOND, CancellationToken::new())
+            .await
+            .unwrap_err()
+    };
+    let stage = |text: &'static str, shown: &'static str| async move {
+        let staged = terminal.stage_input(Some(text), None).await.unwrap();
+        terminal.send_staged(&staged).await.unwrap();
+        wait_until(|| terminal.screen().screen.ends_with(shown)).await;
+    };
+    stage("ls -l", "ls -l").await;
+    let staged = refusal().await;
+    assert_eq!(
+        staged,
+        TerminalError::StagedLinePending {
+            text: "ls -l".to_owned()
+        }
+    );
+    let message = staged.to_string();
+    assert!(message.contains("which you typed"), "{message}");
+    assert!(!message.contains("the user has typed"), "{message}");
+    // More text from Pilot: still its own.
+    stage("a", "ls -la").await;
+    assert!(matches!(
+        refusal().await,
+        TerminalError::StagedLinePending { .. }
+    ));
+    // The user types into it: the line is theirs now, and never typed over.
+    terminal.user_input(b"h").await.unwrap();
+    wait_until(|| terminal.screen().screen.ends_with("ls -lah")).await;
+    assert_eq!(
+        refusal().await,
+        TerminalError::InputLinePending {
+            text: "ls -lah".to_owned()
+        }
+    );
+}
+
 #[tokio::test]
 async fn terminal_connection_lost_interrupts_the_command() {
     let mut reply = b"sleep 100\r\n".to_vec();

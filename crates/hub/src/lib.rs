@@ -579,15 +579,41 @@ impl Drop for Bridge {
     }
 }
 
-/// Logs go to stderr, quiet by default (`KAIPORT_LOG=debug` for details). Every line passes
-/// through the secret scrubber (`kaiport_core::redact`), whichever crate wrote it.
+/// Crates that log what passes over the wire — WebSocket frames (in clear and in hex), SSH and
+/// SFTP packets, HTTP messages, the desktop window's IPC — and with it typed keystrokes and
+/// answered passwords, at debug or trace level. Their lines are kept at info and above,
+/// whatever `KAIPORT_LOG` asks (README, "Logs"): the scrubber masks only the secrets it was
+/// told of, and keystrokes at a `read -s` prompt are none of those.
+pub const WIRE_LOG_TARGETS: [&str; 9] = [
+    "tungstenite",
+    "tokio_tungstenite",
+    "axum",
+    "hyper",
+    "hyper_util",
+    "h2",
+    "russh",
+    "russh_sftp",
+    "tauri::ipc",
+];
+
+/// Logs go to stderr, quiet by default (`KAIPORT_LOG=debug` for details; never below info for
+/// [`WIRE_LOG_TARGETS`]). Every line passes through the secret scrubber
+/// (`kaiport_core::redact`), whichever crate wrote it.
 pub fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("KAIPORT_LOG")
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::filter::{FilterExt as _, LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let chosen = tracing_subscriber::EnvFilter::try_from_env("KAIPORT_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    // A second filter that must agree, so no directive in KAIPORT_LOG can lift the caps.
+    let wire = Targets::new()
+        .with_default(LevelFilter::TRACE)
+        .with_targets(WIRE_LOG_TARGETS.map(|target| (target, LevelFilter::INFO)));
+    let lines = tracing_subscriber::fmt::layer()
         .with_writer(|| ScrubbedLine(Vec::new()))
-        .init();
+        .with_filter(chosen.and(wire));
+    tracing_subscriber::registry().with(lines).init();
 }
 
 /// One log line, collected whole and written to stderr with every known secret masked.

@@ -552,6 +552,22 @@ pub struct ListDirResult {
     pub entries: Vec<DirEntry>,
     /// Entries beyond the 500 returned.
     pub omitted: u64,
+    /// Names the server listed that kaiport does not use (not in `entries`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<RefusedEntry>,
+}
+
+/// A name in a server's listing that kaiport refuses to use as a name in that folder: `.` or
+/// `..` as a file, a name holding `/` or a NUL byte, an empty name (from a broken or hostile
+/// server). Joined to the folder's path it would be another place.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct RefusedEntry {
+    /// The folder whose listing held it.
+    pub folder: String,
+    /// The name as listed.
+    pub name: String,
+    /// Why it is refused, in words.
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
@@ -597,6 +613,10 @@ pub struct FindFilesResult {
     /// More matched than the limit.
     pub truncated: bool,
     pub entries_scanned: u64,
+    /// Names in the listings walked that kaiport refused (neither matched nor entered): a copy
+    /// of the folder built from `matches` is missing them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<RefusedEntry>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]

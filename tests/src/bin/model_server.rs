@@ -1,6 +1,7 @@
 //! `kaiport-model-server SCRIPT.json`: run the scripted model server by hand on 127.0.0.1 (see
-//! `kaiport_tests::model_server`). Prints the base URLs, serves until Enter is pressed, then
-//! prints every request it got (as JSON lines) and any failed expectations.
+//! `kaiport_tests::model_server`). Prints the base URLs, serves until an empty line (or the end of
+//! stdin), then prints every request it got (as JSON lines) and any failed expectations. A line
+//! `open NAME` opens the gate NAME (answers held with `after_gate`) and prints `opened NAME`.
 
 use anyhow::{Context, Result, bail};
 use kaiport_tests::model_server::ModelServer;
@@ -22,8 +23,16 @@ fn main() -> Result<()> {
         server.openai_url()
     );
     println!("press Enter to stop");
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        match line.trim().strip_prefix("open ") {
+            Some(gate) => {
+                server.open_gate(gate.trim());
+                println!("opened {}", gate.trim());
+            }
+            None => break,
+        }
+    }
     for request in server.requests() {
         println!(
             "{}",

@@ -5,7 +5,9 @@
 //! stdin closes or a line arrives, and stops sshd.
 //!
 //! `--password` / `--keyboard-interactive` start a server that takes only that way of logging
-//! in (no public keys), for the password and keyboard-interactive prompts.
+//! in (no public keys), for the password and keyboard-interactive prompts. `--sudo-password`
+//! logs in (with the keys, as always) as the user whose sudo asks for its password (the printed
+//! `password`), for sudo prompts the person answers in the terminal.
 
 use anyhow::Result;
 use kaiport_tests::sshd::{KEY_PASSPHRASE, Sshd, SshdConfig, TEST_PASSWORD};
@@ -15,13 +17,20 @@ fn main() -> Result<()> {
     let mut config = SshdConfig::default();
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
-            "--password" => config.password = true,
-            "--keyboard-interactive" => config.keyboard_interactive = true,
+            "--password" => {
+                config.password = true;
+                config.no_publickey = true;
+            }
+            "--keyboard-interactive" => {
+                config.keyboard_interactive = true;
+                config.no_publickey = true;
+            }
+            "--sudo-password" => config.sudo_asks_password = true,
             other => anyhow::bail!(
-                "unknown argument {other:?}; kaiport-sshd takes --password and --keyboard-interactive"
+                "unknown argument {other:?}; kaiport-sshd takes --password, \
+                 --keyboard-interactive and --sudo-password"
             ),
         }
-        config.no_publickey = true;
     }
     let sshd = Sshd::start_with(config)?;
     println!(

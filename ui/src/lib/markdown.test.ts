@@ -68,6 +68,32 @@ describe("Pilot's markdown", () => {
     expect(globalThis.pwned).toBeUndefined();
   });
 
+  it("shows remote images as their alt text and keeps inline ones", async () => {
+    const inline = "data:image/png;base64,iVBORw0KGgo=";
+    const holder = await show(
+      [
+        "![tracking pixel](https://evil.example/pixel.png?who=me)",
+        '<img src="http://evil.example/a.png" alt="spy picture">',
+        '<img src="//evil.example/b.png" alt="no scheme">',
+        '<img src=" https://evil.example/c.png">',
+        `<img src="${inline}" srcset="https://evil.example/d.png 2x" alt="inline">`,
+        `<picture><source srcset="https://evil.example/e.png"><img src="${inline}" alt="pictured"></picture>`,
+        '<video poster="https://evil.example/f.png" src="https://evil.example/g.mp4"></video>',
+        '<audio src="https://evil.example/h.mp3"></audio>',
+        '<table background="https://evil.example/i.png"><tr><td>cell</td></tr></table>',
+      ].join("\n\n"),
+    );
+    const html = holder.innerHTML;
+    expect(html).not.toContain("evil.example");
+    expect(html).not.toMatch(/<(picture|source|video|audio)|srcset|poster|background/i);
+    const sources = [...holder.querySelectorAll("img")].map((image) => image.getAttribute("src"));
+    expect(sources).toEqual([inline, inline]);
+    expect(holder.textContent).toContain("tracking pixel");
+    expect(holder.textContent).toContain("spy picture");
+    expect(holder.textContent).toContain("no scheme");
+    expect(holder.textContent).toContain("cell");
+  });
+
   it("opens links outside the app without telling them where from", async () => {
     const anchor = (await show("[docs](https://example.org/x)")).querySelector("a");
     expect(anchor?.getAttribute("href")).toBe("https://example.org/x");

@@ -445,6 +445,11 @@ export type FindFilesResult = {
 	/**  More matched than the limit. */
 	truncated: boolean,
 	entries_scanned: number,
+	/**
+	 *  Names in the listings walked that kaiport refused (neither matched nor entered): a copy
+	 *  of the folder built from `matches` is missing them.
+	 */
+	refused?: RefusedEntry[],
 };
 
 export type FoundEntry = {
@@ -523,6 +528,8 @@ export type ListDirResult = {
 	entries: DirEntry[],
 	/**  Entries beyond the 500 returned. */
 	omitted: number,
+	/**  Names the server listed that kaiport does not use (not in `entries`). */
+	refused?: RefusedEntry[],
 };
 
 export type LoadAverage = {
@@ -910,6 +917,20 @@ export type ReadFileResult = {
 	truncated?: Truncation | null,
 	/**  Set when the file is not valid UTF-8 (invalid bytes shown as U+FFFD). */
 	encoding_note?: string | null,
+};
+
+/**
+ *  A name in a server's listing that kaiport refuses to use as a name in that folder: `.` or
+ *  `..` as a file, a name holding `/` or a NUL byte, an empty name (from a broken or hostile
+ *  server). Joined to the folder's path it would be another place.
+ */
+export type RefusedEntry = {
+	/**  The folder whose listing held it. */
+	folder: string,
+	/**  The name as listed. */
+	name: string,
+	/**  Why it is refused, in words. */
+	reason: string,
 };
 
 export type RenameParams = {

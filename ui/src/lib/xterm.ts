@@ -26,6 +26,9 @@ import {
   type XtermInternals,
 } from "./state/terminal";
 
+/** The most columns or rows the engine takes (`MAX_TERMINAL_SIZE` in crates/core/src/limits.rs). */
+const MAX_TERMINAL_SIZE = 1000;
+
 const DARK: ITheme = {
   background: "#16181d",
   foreground: "#d8dee9",
@@ -196,7 +199,14 @@ export class Xterm implements Screen {
     } catch {
       return null;
     }
-    return { cols: this.#term.cols, rows: this.#term.rows };
+    // The engine refuses a larger terminal (crates/core/src/limits.rs): a huge pane at a tiny
+    // font draws at most this many.
+    const cols = Math.min(this.#term.cols, MAX_TERMINAL_SIZE);
+    const rows = Math.min(this.#term.rows, MAX_TERMINAL_SIZE);
+    if (cols !== this.#term.cols || rows !== this.#term.rows) {
+      this.#term.resize(cols, rows);
+    }
+    return { cols, rows };
   }
 
   focus(): void {
@@ -285,6 +295,12 @@ export class Xterm implements Screen {
 
   pane(): Box {
     return this.#host.getBoundingClientRect();
+  }
+
+  cursorRow(): number | null {
+    const buffer = this.#term.buffer.active;
+    const row = buffer.baseY + buffer.cursorY - buffer.viewportY;
+    return row >= 0 && row < this.#term.rows ? row : null;
   }
 
   dispose(): void {

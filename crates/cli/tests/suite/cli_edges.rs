@@ -79,3 +79,58 @@ fn a_closed_stderr_or_stdout_is_not_a_crash() {
     let output = with_closed(command, true);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
 }
+
+/// Characters a terminal acts on (C1 controls: U+009B is CSI to xterm.js) or that reorder what it
+/// shows (bidirectional overrides and isolates) reach neither the audit log nor `kaiport audit`'s
+/// output raw; the log stays valid JSON with the same values.
+#[test]
+fn the_audit_log_never_holds_or_prints_terminal_controls_raw() {
+    let home = tempfile::tempdir().unwrap();
+    let hostile = "echo a\u{9b}31mb\u{202e}gpj.exe\u{2066}c\u{200e}d\u{61c}e";
+    let call = serde_json::json!({ "command": hostile }).to_string();
+    let output = kaiport(home.path())
+        .args(["tool", "local", "run_command", &call])
+        .output()
+        .unwrap();
+    assert_ne!(output.status.code(), Some(101), "{output:?}");
+    let log = home.path().join("ai-audit.jsonl");
+    let written = std::fs::read_to_string(&log).unwrap();
+    let raw = ['\u{9b}', '\u{202e}', '\u{2066}', '\u{200e}', '\u{61c}'];
+    assert!(!written.contains(raw), "{written:?}");
+    let line: serde_json::Value = serde_json::from_str(written.lines().next().unwrap()).unwrap();
+    assert_eq!(line["args"]["command"], hostile);
+    // A line an older kaiport wrote with the characters raw, and a broken one with ESC.
+    let old = format!(
+        "{}\n{{\"time\":\"x\u{1b}[2J\u{9b}\n",
+        serde_json::json!({"time": "t", "connection": format!("evil\u{9b}2J\u{202e}"), "tool": "run_command", "args": {"command": hostile}})
+    );
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .and_then(|mut file| std::io::Write::write_all(&mut file, old.as_bytes()))
+        .unwrap();
+    for json in [false, true] {
+        let mut command = kaiport(home.path());
+        command.args(["audit"]);
+        if json {
+            command.arg("--json");
+        }
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        let shown = String::from_utf8(output.stdout).unwrap();
+        assert!(!shown.contains(raw), "{shown:?}");
+        assert!(!shown.contains('\u{1b}'), "{shown:?}");
+        assert_eq!(shown.lines().count(), 3, "{shown}");
+        if json {
+            assert!(shown.contains(r"a\u009b31mb\u202egpj.exe"), "{shown}");
+            for line in shown.lines().take(2) {
+                let value: serde_json::Value = serde_json::from_str(line).unwrap();
+                assert_eq!(value["args"]["command"], hostile);
+            }
+        } else {
+            assert!(shown.contains(r"a\u{9b}31mb\u{202e}gpj.exe"), "{shown}");
+            assert!(shown.contains(r"evil\u{9b}2J\u{202e}"), "{shown}");
+            assert!(shown.contains(r"(unreadable line) {"), "{shown}");
+        }
+    }
+}

@@ -165,3 +165,61 @@ fn explain_names_the_spec_and_the_option_that_decided() {
     );
     assert!(stdout.contains("spec: tar (archives)"), "{stdout}");
 }
+
+/// The holes closed in the policy explain what decided them: the spec that found the unknown
+/// files of a patch, the lock-out reason of a home folder's mode, and the history re-run or
+/// prompt expansion that a forbidden rule refuses.
+#[test]
+fn explain_shows_why_the_new_lockout_and_shell_cases_stop() {
+    let explain = |rules: &[&str], line: &str| -> Value {
+        let mut args = vec!["policy", "explain", "--mode", "autopilot", "--json"];
+        args.extend_from_slice(rules);
+        args.extend(["--", line]);
+        let (code, stdout, stderr) = kaiport(&args, "");
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str(&stdout).unwrap()
+    };
+    let report = explain(&[], "patch -p0 < p.patch");
+    assert_eq!(report["decision"], "ask");
+    let patch = &report["commands"][0];
+    assert_eq!(patch["spec"], "patch");
+    assert_eq!(patch["spec_complete"], true);
+    assert!(
+        patch["unknown"][0]
+            .as_str()
+            .unwrap()
+            .contains("changes the files its patch text names"),
+        "{patch}"
+    );
+
+    let report = explain(&[], "chmod 777 /home/alice");
+    assert_eq!(report["decision"], "ask");
+    assert!(
+        report["commands"][0]["lockout"][0]
+            .as_str()
+            .unwrap()
+            .contains("a home or .ssh folder"),
+        "{report}"
+    );
+
+    let report = explain(&["--forbidden", "rm"], "fc -s 'echo '=");
+    assert_eq!(report["decision"], "deny");
+    assert_eq!(report["commands"][0]["spec"], "interactive");
+    assert!(
+        report["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("re-running the history is refused"),
+        "{report}"
+    );
+
+    let report = explain(&["--forbidden", "rm"], "x='$(rm F)'; echo ${x@P}");
+    assert_eq!(report["decision"], "deny");
+    let commands: Vec<&str> = report["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|command| command["command"].as_str())
+        .collect();
+    assert!(commands.contains(&"rm F"), "{commands:?}");
+}

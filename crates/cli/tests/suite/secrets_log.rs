@@ -1,7 +1,7 @@
 //! No secret reaches a log line at any level: `kaiport tool` with `KAIPORT_LOG=trace` against
 //! every storage kind and an SSH password login, its stderr and stdout searched for the secret
-//! (issue "Keep the promise", item 8). The trace output must be there, or the test proves
-//! nothing.
+//! in clear and encoded. The trace output must be there, or the test proves nothing. (Secrets
+//! typed into a page of `kaiport serve`: serve.rs.)
 
 use kaiport_tests::sshd::{Sshd, SshdConfig, TEST_PASSWORD};
 use kaiport_tests::storage_servers::{StorageKind, StorageServer};
@@ -30,17 +30,44 @@ fn assert_no_secret(what: &str, output: &Output, secret: &str) {
         stdout.contains("\"status\":\"ok\"") || stdout.contains("\"status\": \"ok\""),
         "{what}: the call failed:\n{stdout}\n{stderr}"
     );
+    assert_trace_was_on(what, &stderr);
+    for form in encodings(secret) {
+        for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+            assert!(
+                !text.contains(&form),
+                "{what}: the secret is in {stream} as {form:?}"
+            );
+        }
+    }
+}
+
+/// The log was written at trace level, or a test that finds no secret in it proves nothing.
+/// The libraries that log wire data stay at info whatever is asked (README, "Logs"), so the
+/// trace lines are few: one is enough.
+pub(super) fn assert_trace_was_on(what: &str, stderr: &str) {
     assert!(
-        stderr.lines().filter(|line| line.contains("TRACE")).count() > 10,
+        stderr.lines().any(|line| line.contains("TRACE")),
         "{what}: no trace output, so nothing was tested:\n{stderr}"
     );
-    let encoded: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-    for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
-        assert!(
-            !text.contains(secret) && !text.contains(&encoded),
-            "{what}: the secret is in {stream}"
-        );
-    }
+}
+
+/// The ways a log line may write `secret`: as text, URL-encoded, its bytes in hex (either case,
+/// run together or apart) and in decimal (a byte slice's `Debug`).
+pub(super) fn encodings(secret: &str) -> Vec<String> {
+    let bytes = secret.as_bytes();
+    let hex: Vec<String> = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    let decimal: Vec<String> = bytes.iter().map(u8::to_string).collect();
+    let encoded: String = url::form_urlencoded::byte_serialize(bytes).collect();
+    vec![
+        secret.to_owned(),
+        encoded.clone(),
+        encoded.replace('+', "%20"),
+        hex.concat(),
+        hex.concat().to_uppercase(),
+        hex.join(" "),
+        hex.join(", "),
+        decimal.join(", "),
+    ]
 }
 
 #[test]

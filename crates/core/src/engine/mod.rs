@@ -140,9 +140,16 @@ impl Engine {
 
     /// Handle one op. Quick ops (input, resize, answers) are done when this returns, so their
     /// order is kept; long ones (connecting, tool calls) continue in the background and report
-    /// through events.
+    /// through events. An op past a limit of [`crate::limits`] is refused whole with an `Error`.
     pub async fn handle(&self, op: Op) {
         let inner = &self.inner;
+        if let Err(refused) = crate::limits::check(&op) {
+            inner.emit(Event::Error {
+                tab: refused.tab.clone(),
+                message: refused.to_string(),
+            });
+            return;
+        }
         match op {
             Op::OpenTab {
                 tab,

@@ -195,6 +195,17 @@ impl Inner {
             let resolved = tools::links::resolve_command_writes(line, &resources).await;
             decision = crate::policy::judge_resolved_writes(decision, &resolved);
         }
+        // Changes to this computer (a storage tab's local side, the local terminal tab's files)
+        // are judged against its start-up, ssh, git and PATH files.
+        if let CallFacts::Changes { changes } = &prepared.facts {
+            let whole_tab_here = matches!(tab.target, TabTarget::Local);
+            decision = crate::policy::this_computer::judge_changes(
+                decision,
+                changes,
+                &self.config.this_computer,
+                whole_tab_here,
+            );
+        }
         // Plan calls that may go ahead get their cards before the approval is asked.
         #[cfg(feature = "plan")]
         if !matches!(decision, Decision::Deny { .. }) {
@@ -652,7 +663,12 @@ fn why_of(args: &Value) -> Option<String> {
 /// One line of someone's words (the model's `why`, the user's deny reason) cleaned of control
 /// characters and cut; `None` when nothing is left.
 fn user_words(raw: &str) -> Option<String> {
-    let cleaned = crate::views::text::clean_line(raw);
+    // Shown on a card: no control characters (escapes), no bidi overrides.
+    let cleaned: String = raw
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .filter(|c| !matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+        .collect();
     let trimmed = cleaned.trim();
     (!trimmed.is_empty()).then(|| trimmed.chars().take(MAX_WHY).collect())
 }

@@ -68,9 +68,9 @@ pub(super) struct TerminalSize {
 }
 
 impl TerminalSize {
-    /// The most columns or rows a page or model may ask for: the screen mirror allocates every
-    /// cell, so 65535 x 65535 from a hostile or broken page would take gigabytes.
-    const MAX: u16 = 1000;
+    /// The most columns or rows: ops asking for more are refused before they get here
+    /// ([`crate::limits`]); this clamp only keeps the mirror bounded should one ever slip by.
+    const MAX: u16 = crate::limits::MAX_TERMINAL_SIZE;
 
     /// `cols` x `rows`, each at most [`Self::MAX`]; 0 means unknown (a pty nobody sized says
     /// 0 x 0) and gives the classic 80 x 24.
@@ -277,13 +277,26 @@ impl Inner {
     /// tells what it found, unless the tab connected again meanwhile. Runs after `Connected`,
     /// so it never delays the first prompt.
     async fn probe_host(&self, entry: &Tab, resources: &TabResources, generation: u64) {
-        let host = match &resources.ssh {
-            Some(ssh) => crate::views::ViewHost::Ssh(ssh),
-            None => crate::views::ViewHost::Local,
+        #[cfg(feature = "show-view")]
+        let facts = {
+            let host = match &resources.ssh {
+                Some(ssh) => crate::views::ViewHost::Ssh(ssh),
+                None => crate::views::ViewHost::Local,
+            };
+            tokio::select! {
+                facts = crate::views::host_facts::probe(host, &entry.closing) => facts,
+                () = entry.closing.cancelled() => return,
+            }
         };
-        let facts = tokio::select! {
-            facts = crate::views::host_facts::probe(host, &entry.closing) => facts,
-            () = entry.closing.cancelled() => return,
+        // The probe runs on the views' runner, which builds without show-view (phones) leave
+        // out: the facts then say so instead of staying "not probed yet".
+        #[cfg(not(feature = "show-view"))]
+        let facts = {
+            let _ = resources;
+            HostFacts {
+                probe_error: Some("this build of kaiport has no host probe".to_owned()),
+                ..HostFacts::default()
+            }
         };
         if entry.generation.load(Ordering::SeqCst) != generation {
             return;

@@ -20,6 +20,7 @@ mod local;
 mod sftp;
 
 pub use confined::ConfinedLocal;
+pub(crate) use confined::resolve_existing;
 pub use local::LocalFiles;
 pub(crate) use local::write_target as local_write_target;
 pub use sftp::SftpFiles;
@@ -543,6 +544,20 @@ pub fn split_parent(path: &str) -> (&str, &str) {
     }
 }
 
+/// Why a name a server listed is not used as a name in a folder, if it is not: it would be
+/// another place once joined to the folder's path (`..`, `a/../../b`), or is no name at all.
+/// `.` and `..` as folders are the folder itself and its parent, which SFTP and FTP servers list
+/// in every folder; the transports leave those out before this is asked.
+pub fn refused_name(name: &str) -> Option<&'static str> {
+    match name {
+        "" => Some("an empty name"),
+        "." | ".." => Some("`.` or `..` as a name, which would be another folder"),
+        _ if name.contains('/') => Some("a name holding `/`, which would be another path"),
+        _ if name.contains('\0') => Some("a name holding a NUL byte"),
+        _ => None,
+    }
+}
+
 /// `dir` joined with `name` using `/`.
 pub fn join(dir: &str, name: &str) -> String {
     if dir.ends_with('/') {
@@ -614,5 +629,15 @@ mod tests {
         assert_eq!(join("/a", "x"), "/a/x");
         let temp = temp_name_beside("/srv/app/config.yml");
         assert!(temp.starts_with("/srv/app/.config.yml.kaiport-"), "{temp}");
+    }
+
+    #[test]
+    fn names_that_would_be_another_place_are_refused() {
+        for name in ["", ".", "..", "../escape", "a/b", "/etc", "x\0y"] {
+            assert!(refused_name(name).is_some(), "{name:?}");
+        }
+        for name in ["a", ".hidden", "..x", "x..", "a b", "a\\b", "ünï"] {
+            assert_eq!(refused_name(name), None, "{name:?}");
+        }
     }
 }

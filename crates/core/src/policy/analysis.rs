@@ -100,6 +100,10 @@ pub struct Analysis {
     pub writes: Vec<Write>,
     /// What could not be proven (each a sentence for the user and the model).
     pub unprovable: Vec<String>,
+    /// Why the line runs earlier command lines again from the shell's history (`!!`, `^a^b`,
+    /// `fc -s`): each is in `unprovable` too. What they run may be anything the connection
+    /// forbids, so the policy refuses them where it forbids commands.
+    pub reruns: Vec<String>,
 }
 
 /// Longest line analysed; longer lines are unprovable (and take no time).
@@ -175,9 +179,11 @@ pub fn analyse(line: &str) -> Analysis {
         file_runs: Vec::new(),
         empties_output: false,
         safe_vars: Vec::new(),
+        values: Vec::new(),
     };
     if let Some(reason) = history_expansion(line) {
-        walker.unprovable(reason);
+        walker.unprovable(reason.clone());
+        walker.out.reruns.push(reason);
     }
     walker.script(line, &Frame::default());
     walker.check_file_runs();
@@ -269,6 +275,9 @@ struct Walker {
     /// Variables this line set to a literal value with nothing an arithmetic evaluation could
     /// run (`n=5`, `for f in a b`): reading them in `$(( ))` is safe.
     safe_vars: Vec<String>,
+    /// Variables this line set to a value known here (`x='$(rm F)'`): where the shell evaluates
+    /// a value as code (`${x@P}`, arithmetic, `${!x}`), the commands in it are analysed.
+    values: Vec<(String, String)>,
     /// Parser work left for this line (see [`PARSE_BUDGET`]).
     parse_budget: u32,
     /// When parsing stops whatever the count says (see [`PARSE_FUSE`]).
@@ -799,12 +808,27 @@ impl Walker {
             self.substitutions(value, src);
         }
         let name = name.split('[').next().unwrap_or_default().to_owned();
+        let value = value_node.map(|value| word_value(value, src));
         if !prefix {
             let literal = value_node.is_none_or(|value| {
                 matches!(value.kind(), "word" | "number" | "raw_string")
                     && !text(value, src).contains(['[', '$', '`', '('])
             });
             self.set_safe(&name, literal);
+            let known = match &value {
+                None => Some(String::new()),
+                Some(value) if !value.dynamic && !value.obscured => Some(value.text.clone()),
+                Some(_) => None,
+            };
+            self.set_value(&name, known);
+        }
+        if let Some(value) = &value {
+            match name.as_str() {
+                // Run, or expanded with `$(…)` in them, at every prompt from now on.
+                "PROMPT_COMMAND" => self.script(&value.text, &Frame::default()),
+                "PS0" | "PS1" | "PS2" | "PS4" => self.code_in_text(&value.text),
+                _ => {}
+            }
         }
         if is_command_variable(&name)
             && let Some(value) = node.child_by_field_name("value")
@@ -939,11 +963,81 @@ impl Walker {
             self.unprovable(format!(
                 "arithmetic evaluates `{name}`: a value such as `a[$(cmd)]` in it would run cmd, and what it holds is only known when it runs"
             ));
+            self.evaluated_value(name);
         }
     }
 
     fn is_safe(&self, name: &str) -> bool {
         SAFE_SPECIALS.contains(&name) || self.safe_vars.iter().any(|safe| safe == name)
+    }
+
+    /// Remember what a variable holds (`None`: only known when it runs).
+    fn set_value(&mut self, name: &str, value: Option<String>) {
+        self.values.retain(|(known, _)| known != name);
+        if let Some(value) = value
+            && !name.is_empty()
+        {
+            self.values.push((name.to_owned(), value));
+        }
+    }
+
+    /// The shell evaluates a variable's value as code here: when this line set it, the commands
+    /// in the value are analysed (so a forbidden one is denied; it asks anyway).
+    fn evaluated_value(&mut self, name: &str) {
+        let value = self
+            .values
+            .iter()
+            .find(|(known, _)| known == name)
+            .map(|(_, value)| value.clone());
+        if let Some(value) = value {
+            self.code_in_text(&value);
+        }
+    }
+
+    /// The command substitutions (`$(…)`, backticks) in text the shell expands later, analysed.
+    fn code_in_text(&mut self, content: &str) {
+        if self.depth > MAX_DEPTH {
+            self.unprovable("shell commands nested too deeply to analyse");
+            return;
+        }
+        self.depth += 1;
+        let mut open: Option<usize> = None;
+        let mut escaped = false;
+        for (index, c) in content.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '`' => match open.take() {
+                    Some(start) => self.script(&content[start..index], &Frame::default()),
+                    None => open = Some(index + 1),
+                },
+                _ => {}
+            }
+        }
+        let mut rest = content;
+        while let Some(start) = rest.find("$(") {
+            let after = &rest[start + 2..];
+            let mut depth = 1;
+            let end = after.char_indices().find_map(|(index, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(index)
+            });
+            match end {
+                Some(end) => {
+                    self.script(&after[..end], &Frame::default());
+                    rest = &after[end..];
+                }
+                None => {
+                    self.unprovable("text the shell expands later has an unterminated `$(`");
+                    break;
+                }
+            }
+        }
+        self.depth -= 1;
     }
 
     fn set_safe(&mut self, name: &str, safe: bool) {
@@ -997,9 +1091,22 @@ impl Walker {
         let raw = text(node, src);
         let raw = raw.trim();
         if raw.ends_with("@P}") {
-            self.unprovable(format!(
-                "`{raw}` expands a value as a prompt, which runs any `$(…)` in it"
-            ));
+            let name: String = raw
+                .trim_start_matches("${")
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            // A value this line set without `$` or backticks expands to itself.
+            let plain = self
+                .values
+                .iter()
+                .any(|(known, value)| *known == name && !value.contains(['$', '`']));
+            if !plain {
+                self.unprovable(format!(
+                    "`{raw}` expands a value as a prompt, which runs any `$(…)` in it"
+                ));
+            }
+            self.evaluated_value(&name);
         }
         if let Some(rest) = raw.strip_prefix("${!") {
             let name: String = rest
@@ -1015,6 +1122,7 @@ impl Walker {
                 self.unprovable(format!(
                     "`{raw}` expands the variable named by `{name}`'s value; a name such as `a[$(cmd)]` would run cmd"
                 ));
+                self.evaluated_value(&name);
             }
         }
     }
@@ -1106,42 +1214,7 @@ impl Walker {
                 Part::Node(child) if child.kind() == "heredoc_content" => text(child, src),
                 Part::Node(_) => continue,
             };
-            let mut open: Option<usize> = None;
-            let mut escaped = false;
-            for (index, c) in content.char_indices() {
-                match c {
-                    _ if escaped => escaped = false,
-                    '\\' => escaped = true,
-                    '`' => match open.take() {
-                        Some(start) => self.script(&content[start..index], &Frame::default()),
-                        None => open = Some(index + 1),
-                    },
-                    _ => {}
-                }
-            }
-            let mut rest = content.as_str();
-            while let Some(start) = rest.find("$(") {
-                let after = &rest[start + 2..];
-                let mut depth = 1;
-                let end = after.char_indices().find_map(|(index, c)| {
-                    match c {
-                        '(' => depth += 1,
-                        ')' => depth -= 1,
-                        _ => {}
-                    }
-                    (depth == 0).then_some(index)
-                });
-                match end {
-                    Some(end) => {
-                        self.script(&after[..end], &Frame::default());
-                        rest = &after[end..];
-                    }
-                    None => {
-                        self.unprovable("a here-document has an unterminated `$(`");
-                        break;
-                    }
-                }
-            }
+            self.code_in_text(&content);
         }
     }
 
@@ -1288,18 +1361,24 @@ impl Walker {
         texts.push(name.clone());
         texts.extend(words.iter().skip(1).map(|word| word.text.clone()));
         let args = &words[1..];
-        if name == "coproc" && args.len() >= 2 && matches!(args[1].text.as_str(), "{" | "(") {
-            // `coproc NAME { cmd; }`: tree-sitter-bash reads the group as words.
-            let body: Vec<String> = args[2..]
+        let group = args
+            .iter()
+            .take(2)
+            .position(|word| matches!(word.text.as_str(), "{" | "("));
+        if name == "coproc"
+            && let Some(open) = group
+        {
+            // `coproc [NAME] { cmd; }`: tree-sitter-bash reads `coproc`, the name, the brace and
+            // the group's first command as one command's words (the rest of the group as the
+            // commands they are). That first command is analysed like any other.
+            let body: Vec<Word> = args[open + 1..]
                 .iter()
-                .map(|word| word.text.clone())
-                .filter(|text| !matches!(text.as_str(), "}" | ")"))
+                .filter(|word| !matches!(word.text.as_str(), "}" | ")"))
+                .cloned()
                 .collect();
             let mut inner = frame.clone();
-            inner
-                .wrappers
-                .push(vec![name.clone(), args[0].text.clone()]);
-            self.script(&body.join(" "), &inner);
+            inner.wrappers.push(texts[..open + 1].to_vec());
+            self.simple(body, &inner);
             return;
         }
         if !first.dynamic {
@@ -1497,6 +1576,15 @@ impl Walker {
         let args = &words[1..];
         for reason in &verdict.unprovable {
             self.unprovable(reason.clone());
+        }
+        if verdict.reruns_history {
+            let reason = format!(
+                "`{}` runs earlier command lines again from the shell's history",
+                texts.join(" ")
+            );
+            if !self.out.reruns.contains(&reason) {
+                self.out.reruns.push(reason);
+            }
         }
         if verdict.commands_on_stdin && !matches!(frame.stdin, Stdin::Terminal) {
             self.unprovable(format!(
@@ -2016,7 +2104,8 @@ fn expand_argument_braces(words: Vec<Word>) -> Vec<Word> {
 /// an earlier command line, which this line does not show. `!` is expanded anywhere but inside
 /// single quotes or after a backslash, unless a blank, `=`, `(` or the end follows it.
 fn history_expansion(line: &str) -> Option<String> {
-    if line.trim_start().starts_with('^') {
+    // The terminal's shell reads each line of the text by itself: `^` may start any of them.
+    if line.lines().any(|line| line.trim_start().starts_with('^')) {
         return Some(
             "`^old^new` repeats the previous command line with a change (history expansion); what it runs is not in this line"
                 .to_owned(),

@@ -104,5 +104,11 @@ pub fn check(
         &settings,
         request.tab.unwrap_or(TabKind::Terminal),
     );
-    Ok(CheckAnswer::from_decision(decide(&facts, context)))
+    let mut decision = decide(&facts, context);
+    // A storage tab's local side is this computer, the one `kaiport policy check` runs on.
+    if let CallFacts::Changes { changes } = &facts {
+        let here = super::this_computer::ThisComputer::from_env();
+        decision = super::this_computer::judge_changes(decision, changes, &here, false);
+    }
+    Ok(CheckAnswer::from_decision(decision))
 }

@@ -2,11 +2,13 @@
 //!
 //! Decision order, strictest first:
 //! 1. a forbidden command anywhere in the line (after unwrapping `sudo`, `bash -c`, `find -exec`,
-//!    `$( )`, …) → deny;
+//!    `$( )`, …) → deny; so is a re-run of the shell's history (`!!`, `^a^b`, `fc -s`) where the
+//!    connection forbids any command;
 //! 2. plan mode and the call could change something → deny (plan mode runs only read-only tools
 //!    and the forms the program specs call read-only, [`programs`]);
 //! 3. dangerous commands (built-in list + `extra_dangerous_commands`), changes that can lock the
-//!    user out ([`paths::LOCKOUT_PATHS`], firewall/network/sshd commands), deletes and
+//!    user out ([`paths::LOCKOUT_PATHS`], firewall/network/sshd commands), changes to this
+//!    computer's start-up, ssh, git, autostart and `PATH` files ([`this_computer`]), deletes and
 //!    replacements where the rules say so, data from a more sensitive connection written to a
 //!    less sensitive one, and anything [`analysis`] cannot prove → ask, autopilot included;
 //! 4. every command on the allowed list → allow; autopilot → allow; otherwise → ask.
@@ -26,6 +28,7 @@ pub mod check;
 pub mod paths;
 pub mod programs;
 pub mod rules;
+pub mod this_computer;
 
 pub use analysis::{Analysis, SimpleCommand, Write, analyse, normalise_name};
 
@@ -412,6 +415,12 @@ pub fn judge_resolved_writes(
             )),
         })
         .collect();
+    escalate(decision, found)
+}
+
+/// `decision` made an ask with `found`'s reasons added, as risky as the riskiest of them,
+/// unless it denies or nothing was found.
+fn escalate(decision: Decision, found: Vec<(String, Risk)>) -> Decision {
     let Some(found_risk) = found.iter().map(|(_, risk)| *risk).max() else {
         return decision;
     };
@@ -593,6 +602,20 @@ fn forbidden(analysis: &Analysis, settings: &ConnectionSettings) -> Option<(Stri
     })
 }
 
+/// A re-run of the shell's history where the connection forbids commands: what it runs is not
+/// in the line and may be one of them (`echo rm F` first, then `^echo ^`), so it is refused.
+fn forbidden_rerun(analysis: &Analysis, settings: &ConnectionSettings) -> Option<String> {
+    if settings.forbidden_commands.is_empty() {
+        return None;
+    }
+    analysis.reruns.first().map(|why| {
+        format!(
+            "{why}; this connection forbids some commands, and an earlier line run again could be one of them, \
+             so re-running the history is refused here. Write the command out in full instead."
+        )
+    })
+}
+
 fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Decision {
     let analysis = analyse(line);
     if let Some((command, pattern)) = forbidden(&analysis, settings) {
@@ -602,6 +625,9 @@ fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Deci
                  Do not try another way to run it; ask the user to run it themselves if it is really needed."
             ),
         };
+    }
+    if let Some(reason) = forbidden_rerun(&analysis, settings) {
+        return Decision::Deny { reason };
     }
     if mode == Mode::Plan {
         return match plan_mode_check(&analysis) {
@@ -842,6 +868,54 @@ mod tests {
         ] {
             assert_eq!(verdict(line, Mode::Autopilot, &rules), "ask", "{line}");
         }
+    }
+
+    #[test]
+    fn history_reruns_are_refused_where_commands_are_forbidden() {
+        let forbidding = settings(&["rm"], &[]);
+        let open = settings(&[], &[]);
+        for line in [
+            "!!",
+            "^echo ^",
+            "ls\n^a^b",
+            "fc -s 'echo '=",
+            "fc",
+            "r",
+            "sudo !!",
+        ] {
+            assert_eq!(
+                verdict(line, Mode::Autopilot, &forbidding),
+                "deny",
+                "{line}"
+            );
+            assert_eq!(verdict(line, Mode::Autopilot, &open), "ask", "{line}");
+            assert_eq!(verdict(line, Mode::Plan, &open), "deny", "{line}");
+        }
+        for line in ["fc -l", "history", "echo '!!'", "echo a^b"] {
+            assert_eq!(
+                verdict(line, Mode::Autopilot, &forbidding),
+                "allow",
+                "{line}"
+            );
+        }
+        // Typed into a running program, `!` is not the shell's history: it asks.
+        let context = PolicyContext::new(Mode::Autopilot, &forbidding, TabKind::Terminal);
+        let typed = decide(
+            &CallFacts::TerminalInput {
+                text: ":w !sudo tee %".to_owned(),
+            },
+            context,
+        );
+        assert!(
+            matches!(
+                typed,
+                Decision::Ask {
+                    dangerous: true,
+                    ..
+                }
+            ),
+            "{typed:?}"
+        );
     }
 
     #[test]

@@ -3,10 +3,12 @@
 //! [`normalise_path`] turns what a command or tool names (`//etc/./ssh/../ssh/sshd_config`,
 //! `~/.ssh/authorized_keys`, `$HOME/.ssh`, a path relative to a `cd` earlier in the line) into one
 //! spelling; [`lockout_match`] says whether changing that path can cut off access (sshd config,
-//! authorized_keys, sudoers, PAM, accounts, firewall, network, fstab, the ssh units).
+//! authorized_keys, sudoers, PAM, accounts, firewall, network, fstab, the ssh units), and
+//! [`is_key_folder`] whether its mode and owner matter to sshd (home and `.ssh` folders).
 //!
 //! This module must never answer "harmless" for a path it could not resolve: a relative path in
-//! an unknown folder is compared by its trailing components, a glob by its literal prefix.
+//! an unknown folder may lie anywhere, and a pattern (`authorized_key?`, `.ss[h]`, `{a,b}`)
+//! matches whatever it could expand to.
 
 /// The files and folders whose change can lock the user out (docs/policy.md). `**` matches any
 /// number of folders, `*` any part of one name. `~` is any user's home folder.
@@ -23,6 +25,9 @@ pub const LOCKOUT_PATHS: &[&str] = &[
     "/root/.ssh/authorized_keys*",
     "/home/*/.ssh",
     "/home/*/.ssh/authorized_keys*",
+    // Any other user's `.ssh` folder (`/srv/git`, `/var/lib/jenkins`): the folder itself and its
+    // keys. Above such a folder only its path names it (a folder is not known to be a home).
+    "**/.ssh",
     "**/.ssh/authorized_keys*",
     "/etc/sudoers",
     "/etc/sudoers.d",
@@ -168,33 +173,39 @@ fn strip_home(path: &str) -> Option<&str> {
     }
 }
 
-/// Characters that make a path a pattern the shell expands.
-fn is_glob(path: &str) -> bool {
-    path.contains(['*', '?', '[', '{'])
-}
+/// Most words one path's brace groups are expanded into; past it each group counts as `*`.
+const MAX_BRACE_WORDS: usize = 64;
 
 /// The lock-out entry that `path` (already normalised) falls under, if any. With `subtree`,
-/// a folder that contains a lock-out path counts too (`rm -r /etc`, `mv /etc/ssh /tmp`).
+/// a folder that contains a lock-out path counts too (`rm -r /etc`, `mv /etc/ssh /tmp`,
+/// `cp -rT evil /home/alice`).
+///
+/// `path` may be a pattern the shell expands (`authorized_key?`, `.ss[h]`, `authorized_{keys,x}`):
+/// it matches when any name it could expand to does. A path relative to a folder the analysis
+/// does not know may lie anywhere: it matches when it could be the end of an entry, or (with
+/// `subtree`) a folder above one that the entry names literally (`home` may be `/home`). The
+/// current folder itself (`.`) is not judged here.
 pub fn lockout_match(path: &str, subtree: bool) -> Option<&'static str> {
-    let path_parts = components(path);
-    if is_glob(path) {
-        return glob_lockout_match(path);
+    expand_braces(path)
+        .iter()
+        .find_map(|alternative| lockout_match_one(alternative, subtree))
+}
+
+fn lockout_match_one(path: &str, subtree: bool) -> Option<&'static str> {
+    let relative = !(path.starts_with('/') || path.starts_with('~'));
+    let mut parts = components(path);
+    if relative {
+        // `..` above an unknown folder leads to another unknown folder.
+        parts.retain(|part| !matches!(*part, "." | ".."));
+        if parts.is_empty() {
+            return None;
+        }
+        // It may lie below any folder.
+        parts.insert(0, "**");
     }
     LOCKOUT_PATHS.iter().copied().find(|entry| {
         let pattern = components(entry);
-        if path.starts_with('/') || path.starts_with('~') {
-            if glob_components(&pattern, &path_parts) {
-                return true;
-            }
-            // `~/.ssh` patterns also hold for any absolute home folder and vice versa.
-            if path.starts_with('~') && entry.starts_with("/home/") {
-                return false;
-            }
-            subtree && is_ancestor(&path_parts, &pattern)
-        } else {
-            // Relative to an unknown folder: the trailing components decide.
-            suffix_matches(&pattern, &path_parts)
-        }
+        Meeting::new(&parts, &pattern, subtree, relative).meet()
     })
 }
 
@@ -206,93 +217,261 @@ fn components(path: &str) -> Vec<&str> {
     parts
 }
 
-/// The part of a path or entry before its first wildcard.
-fn literal_prefix(path: &str) -> &str {
-    let end = path.find(['*', '?', '[', '{']).unwrap_or(path.len());
-    &path[..end]
+/// Whether a path (its components) and a lock-out entry can name the same file, or (with
+/// `subtree`) the path a folder above one the entry names. `**` (in either) stands for any
+/// number of components; names may hold wildcards on both sides. A relative path must meet a
+/// name of the entry before the entry's `**` may take its components (`x` is not below
+/// `/etc/sudoers.d/**`, `sudoers.d/x` is).
+struct Meeting<'a> {
+    path: &'a [&'a str],
+    entry: &'a [&'a str],
+    subtree: bool,
+    relative: bool,
+    /// Answers already found, by (path index, entry index, above, anchored).
+    memo: Vec<Option<bool>>,
 }
 
-/// A glob may expand to anything under its literal prefix; a relative glob in an unknown folder
-/// is compared by its last name.
-fn glob_lockout_match(path: &str) -> Option<&'static str> {
-    let literal = literal_prefix(path);
-    if path.starts_with('/') || path.starts_with('~') {
-        return LOCKOUT_PATHS.iter().copied().find(|entry| {
-            let entry_literal = literal_prefix(entry);
-            // The pattern can grow into the entry (`/etc/ss*` → `/etc/ssh`), or it lies where the
-            // entry's own wildcard reaches (`/etc/sudoers.d/*`); a plain entry names one file or
-            // folder, not what is next to it (`/etc/ssh/ssh_config*` is not `/etc/ssh`).
-            entry_literal.starts_with(literal)
-                || (entry_literal.len() > 1
-                    && entry.contains('*')
-                    && literal.starts_with(entry_literal))
-        });
+impl<'a> Meeting<'a> {
+    fn new(path: &'a [&'a str], entry: &'a [&'a str], subtree: bool, relative: bool) -> Self {
+        let size = (path.len() + 1) * (entry.len() + 1) * 4;
+        Meeting {
+            path,
+            entry,
+            subtree,
+            relative,
+            memo: vec![None; size],
+        }
     }
-    let last = path.rsplit('/').next().unwrap_or(path);
-    let last = last.replace(['?', '['], "*");
-    let last = last.split(['{', ']', '}']).next().unwrap_or("*").to_owned() + "*";
-    LOCKOUT_PATHS.iter().copied().find(|entry| {
-        let name = entry.rsplit('/').next().unwrap_or(entry);
-        !name.contains('*') && glob_name(&last, name)
-    })
+
+    fn meet(&mut self) -> bool {
+        self.at(0, 0, false, !self.relative)
+    }
+
+    /// `above`: the last path component met an entry component that names a folder on the way
+    /// to the entry (not one `**` swallowed), so the path may be a folder above the rest.
+    /// `anchored`: a path component met a name of the entry.
+    fn at(&mut self, i: usize, j: usize, above: bool, anchored: bool) -> bool {
+        let key =
+            ((i * (self.entry.len() + 1) + j) * 2 + usize::from(above)) * 2 + usize::from(anchored);
+        if let Some(known) = self.memo[key] {
+            return known;
+        }
+        let found = self.step(i, j, above, anchored);
+        self.memo[key] = Some(found);
+        found
+    }
+
+    fn step(&mut self, i: usize, j: usize, above: bool, anchored: bool) -> bool {
+        let (path, entry) = (self.path, self.entry);
+        match (path.get(i), entry.get(j)) {
+            (None, None) => true,
+            (None, Some(&"**")) => self.at(i, j + 1, above, anchored),
+            (None, Some(_)) => self.subtree && above,
+            (Some(_), None) => false,
+            (Some(&"**"), Some(_)) => {
+                self.at(i + 1, j, false, anchored) || self.at(i, j + 1, false, anchored)
+            }
+            (Some(_), Some(&"**")) => {
+                self.at(i, j + 1, above, anchored)
+                    || (anchored && self.at(i + 1, j, false, anchored))
+            }
+            (Some(name), Some(want)) => {
+                // A folder only known by its trailing names is above an entry only where the
+                // entry names that folder literally (`home`, `.ssh`), not through a wildcard.
+                let names_folder = !self.relative || !has_wildcard(want);
+                names_meet(name, want) && self.at(i + 1, j + 1, names_folder, true)
+            }
+        }
+    }
 }
 
-fn glob_components(pattern: &[&str], path: &[&str]) -> bool {
+/// Characters that make a name a pattern the shell expands.
+/// Whether the components of `path` match those of `pattern`, `**` standing for any number of
+/// them (this computer's start-up places, `super::this_computer`).
+pub(super) fn glob_components(pattern: &[&str], path: &[&str]) -> bool {
     match pattern.split_first() {
         None => path.is_empty(),
         Some((&"**", rest)) => (0..=path.len()).any(|skip| glob_components(rest, &path[skip..])),
         Some((first, rest)) => match path.split_first() {
-            Some((name, path_rest)) => glob_name(first, name) && glob_components(rest, path_rest),
+            Some((name, path_rest)) => {
+                glob_matches(first, name) && glob_components(rest, path_rest)
+            }
             None => false,
         },
     }
 }
 
-/// `*` in one component: any run of characters.
-fn glob_name(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == name,
-        Some((prefix, rest)) => {
-            let Some(after) = name.strip_prefix(prefix) else {
-                return false;
-            };
-            if rest.is_empty() {
-                return true;
-            }
-            (0..=after.len())
-                .filter(|index| after.is_char_boundary(*index))
-                .any(|index| glob_name(rest, &after[index..]))
+fn has_wildcard(name: &str) -> bool {
+    name.contains(['*', '?', '['])
+}
+
+/// Whether two names, either of which may hold `*`, `?` and `[…]`, can be the same name. Two
+/// patterns are compared by what they must start and end with, which may say yes where the
+/// exact answer is no, never the other way round.
+fn names_meet(name: &str, want: &str) -> bool {
+    match (has_wildcard(name), has_wildcard(want)) {
+        (false, false) => name == want,
+        (false, true) => glob_matches(want, name),
+        (true, false) => glob_matches(name, want),
+        (true, true) => {
+            let (name_start, name_end) = literal_ends(name);
+            let (want_start, want_end) = literal_ends(want);
+            (name_start.starts_with(want_start) || want_start.starts_with(name_start))
+                && (name_end.ends_with(want_end) || want_end.ends_with(name_end))
         }
     }
 }
 
-/// `path` is a folder above something the pattern names (literally, up to its first wildcard).
-fn is_ancestor(path: &[&str], pattern: &[&str]) -> bool {
-    path.len() < pattern.len()
-        && path
-            .iter()
-            .zip(pattern)
-            .all(|(have, want)| !want.contains('*') && have == want)
+/// The literal text before the first wildcard and after the last one.
+fn literal_ends(pattern: &str) -> (&str, &str) {
+    let start = pattern
+        .find(['*', '?', '['])
+        .map_or(pattern, |end| &pattern[..end]);
+    let end = pattern
+        .rfind(['*', '?', ']'])
+        .map_or(pattern, |at| &pattern[at + 1..]);
+    (start, end)
 }
 
-/// A relative path whose components could be the end of the pattern.
-fn suffix_matches(pattern: &[&str], path: &[&str]) -> bool {
-    let path: Vec<&str> = path.iter().copied().filter(|part| *part != "..").collect();
-    if path.is_empty() || path == ["."] {
-        return false;
+/// Shell glob matching of one name: `*`, `?`, `[…]` (with `!`/`^` negation and ranges). A
+/// leading dot is matched by wildcards too (as with `dotglob`): stricter, never looser.
+pub fn glob_matches(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    let mut memo = vec![None; (pattern.len() + 1) * (name.len() + 1)];
+    glob_at(&pattern, &name, 0, 0, &mut memo)
+}
+
+fn glob_at(pattern: &[char], name: &[char], p: usize, n: usize, memo: &mut [Option<bool>]) -> bool {
+    let key = p * (name.len() + 1) + n;
+    if let Some(known) = memo[key] {
+        return known;
     }
-    let pattern: Vec<&str> = pattern
-        .iter()
-        .copied()
-        .filter(|part| *part != "**")
-        .collect();
-    if path.len() > pattern.len() {
-        return false;
+    let found = match pattern.get(p) {
+        None => n == name.len(),
+        Some('*') => {
+            glob_at(pattern, name, p + 1, n, memo)
+                || (n < name.len() && glob_at(pattern, name, p, n + 1, memo))
+        }
+        Some('?') => n < name.len() && glob_at(pattern, name, p + 1, n + 1, memo),
+        Some('[') => match pattern[p + 1..]
+            .iter()
+            .skip(1)
+            .position(|c| *c == ']')
+            .map(|at| p + 2 + at)
+        {
+            // An unclosed `[` is a plain character.
+            None => name.get(n) == Some(&'[') && glob_at(pattern, name, p + 1, n + 1, memo),
+            Some(close) => match name.get(n) {
+                None => false,
+                Some(first) => {
+                    let class = &pattern[p + 1..close];
+                    let (negated, class) = match class.split_first() {
+                        Some(('!' | '^', class)) => (true, class),
+                        _ => (false, class),
+                    };
+                    let mut inside = false;
+                    let mut index = 0;
+                    while index < class.len() {
+                        if index + 2 < class.len() && class[index + 1] == '-' {
+                            inside |= (class[index]..=class[index + 2]).contains(first);
+                            index += 3;
+                        } else {
+                            inside |= class[index] == *first;
+                            index += 1;
+                        }
+                    }
+                    inside != negated && glob_at(pattern, name, close + 1, n + 1, memo)
+                }
+            },
+        },
+        Some(c) => name.get(n) == Some(c) && glob_at(pattern, name, p + 1, n + 1, memo),
+    };
+    memo[key] = Some(found);
+    found
+}
+
+/// The words bash's brace expansion makes of a path (`authorized_{keys,x}` → two; nested and
+/// several groups too). `{a..z}` sequences, `{}` (the name `find -exec` or `xargs -I` puts
+/// there), and groups past [`MAX_BRACE_WORDS`] words become `*`: they match whatever the group
+/// could make.
+fn expand_braces(path: &str) -> Vec<String> {
+    let mut words = vec![path.to_owned()];
+    let mut index = 0;
+    while index < words.len() {
+        match first_group(&words[index]) {
+            None => index += 1,
+            Some((open, close, alternatives)) => {
+                let word = words.remove(index);
+                let (before, after) = (&word[..open], &word[close + 1..]);
+                if alternatives.is_empty() || words.len() + alternatives.len() > MAX_BRACE_WORDS {
+                    words.insert(index, format!("{before}*{after}"));
+                } else {
+                    for (offset, alternative) in alternatives.iter().enumerate() {
+                        words.insert(index + offset, format!("{before}{alternative}{after}"));
+                    }
+                }
+            }
+        }
     }
-    let tail = &pattern[pattern.len() - path.len()..];
-    tail.iter()
-        .zip(&path)
-        .all(|(want, have)| *want != "/" && *want != "~" && glob_name(want, have))
+    words
+}
+
+/// The first `{…}` group bash would expand: its braces' byte offsets and its alternatives
+/// (empty for a `{x..y}` sequence and `{}`). Another group without a top-level comma is literal
+/// text.
+fn first_group(word: &str) -> Option<(usize, usize, Vec<String>)> {
+    let bytes = word.as_bytes();
+    for (open, byte) in bytes.iter().enumerate() {
+        if *byte != b'{' {
+            continue;
+        }
+        let mut depth = 0;
+        let mut commas = Vec::new();
+        for (at, inner) in bytes.iter().enumerate().skip(open) {
+            match inner {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let body = &word[open + 1..at];
+                        if !commas.is_empty() {
+                            let mut alternatives = Vec::new();
+                            let mut start = open + 1;
+                            for comma in &commas {
+                                alternatives.push(word[start..*comma].to_owned());
+                                start = comma + 1;
+                            }
+                            alternatives.push(word[start..at].to_owned());
+                            return Some((open, at, alternatives));
+                        }
+                        // `{}` is where `find -exec` and `xargs -I {}` put names only known
+                        // when they run: any name.
+                        if body.is_empty() || body.contains("..") {
+                            return Some((open, at, Vec::new()));
+                        }
+                        break;
+                    }
+                }
+                b',' if depth == 1 => commas.push(at),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// Folders whose mode and owner sshd checks before it trusts the keys in them (`StrictModes`):
+/// a home folder (`~`, `/root`, `/home/NAME`), a `.ssh` folder anywhere, and the current folder
+/// or one above it (the terminal starts in the home folder). A `chmod 777` or `chown` of one of
+/// them can stop every key login of that user.
+pub fn is_key_folder(path: &str) -> bool {
+    let parts = components(path);
+    let last = parts.last().copied().unwrap_or(".");
+    matches!(path, "~" | "/root" | "." | "..")
+        || path.ends_with("/..")
+        || (parts.len() == 3 && parts[0] == "/" && parts[1] == "home")
+        || names_meet(last, ".ssh")
 }
 
 #[cfg(test)]
@@ -372,5 +551,96 @@ mod tests {
         assert!(lockout_match("/etc/ss*", false).is_some());
         assert!(lockout_match("/etc/*", false).is_some());
         assert_eq!(lockout_match("/var/log/*.log", false), None);
+    }
+
+    #[test]
+    fn any_users_ssh_folder_and_the_folders_above_it() {
+        // Another user's `.ssh` folder (only the `**` rules name it): the folder and its keys.
+        for path in [
+            "/srv/git/.ssh",
+            "/var/lib/jenkins/.ssh/authorized_keys2",
+            ".ssh",
+            "git/.ssh",
+        ] {
+            assert!(lockout_match(path, false).is_some(), "{path}");
+        }
+        assert_eq!(
+            lockout_match("/var/lib/jenkins/.ssh/known_hosts", false),
+            None
+        );
+        assert_eq!(lockout_match("~/.ssh/config", false), None);
+        // Above a lock-out path, for writes below it: a wildcard in the entry counts.
+        for path in ["/home/alice", "/root", "~", "/srv/git/.ssh", "/", "/home"] {
+            assert!(lockout_match(path, true).is_some(), "{path}");
+        }
+        for path in ["/home/alice/project", "/srv/app", "/tmp/build"] {
+            assert_eq!(lockout_match(path, true), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn patterns_match_what_they_could_expand_to() {
+        for path in [
+            "/srv/git/.ssh/authorized_key?",
+            "/srv/git/.ss[h]/authorized_keys",
+            "/srv/git/.ssh/authorized_{keys,x}",
+            "/srv/git/.ssh/authorized_{x,{y,keys}}",
+            "/srv/*/.ssh/authorized_keys",
+            "/srv/git/*/authorized_keys",
+            "/srv/git/.ssh/*",
+            "/etc/ssh/sshd_conf{a..z}g",
+            "authorized_key?",
+            ".ss[h]/authorized_keys",
+            "/root/.s*",
+        ] {
+            assert!(lockout_match(path, false).is_some(), "{path}");
+        }
+        for path in [
+            "/srv/app/*.log",
+            "/srv/git/.ssh/known_{hosts,hosts.old}",
+            "/srv/app/{a,b}.conf",
+            "/etc/ssh/ssh_config.d/*.conf",
+        ] {
+            assert_eq!(lockout_match(path, false), None, "{path}");
+        }
+        assert!(glob_matches("authorized_key[s2]", "authorized_keys"));
+        assert!(!glob_matches("authorized_key[!s]", "authorized_keys"));
+        assert!(names_meet("authorized_key?", "authorized_keys*"));
+        assert!(!names_meet("known_*", "authorized_keys*"));
+        assert_eq!(
+            expand_braces("a{b,c{d,e}}f"),
+            ["abf", "acdf", "acef"].map(str::to_owned)
+        );
+        assert_eq!(expand_braces("${x}"), ["${x}"]);
+    }
+
+    #[test]
+    fn relative_folders_may_lie_anywhere() {
+        // Below it, a folder an entry names literally: `home` may be /home, `etc` /etc.
+        for path in ["home", "etc", "git/.ssh", ".ssh"] {
+            assert!(lockout_match(path, true).is_some(), "{path}");
+        }
+        // A name an entry only reaches through a wildcard, and the current folder, are not.
+        for path in ["alice", "build", "a.txt", ".", "..", "src/lib/x"] {
+            assert_eq!(lockout_match(path, true), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn key_folders_are_home_and_ssh_folders() {
+        for path in [
+            "~",
+            "/root",
+            "/home/alice",
+            "/srv/git/.ssh",
+            ".ssh",
+            ".",
+            "..",
+        ] {
+            assert!(is_key_folder(path), "{path}");
+        }
+        for path in ["/home/alice/project", "/srv/git", "/home", "notes"] {
+            assert!(!is_key_folder(path), "{path}");
+        }
     }
 }

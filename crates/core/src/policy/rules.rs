@@ -12,7 +12,7 @@
 //! could expand to it; allowed patterns never match a glob.
 
 use super::analysis::{SimpleCommand, Write, normalise_name};
-use super::paths::lockout_match;
+use super::paths::{glob_matches, lockout_match};
 
 /// A pattern in the form a user types it: `rm`, `systemctl restart`, `rm -rf`.
 fn pattern_words(pattern: &str) -> Vec<String> {
@@ -63,47 +63,6 @@ pub fn matches_loosely(pattern: &str, words: &[String]) -> bool {
         }
     }
     true
-}
-
-/// Shell glob matching of one name: `*`, `?`, `[…]` (with `!`/`^` negation and ranges).
-fn glob_matches(pattern: &str, name: &str) -> bool {
-    let pattern: Vec<char> = pattern.chars().collect();
-    let name: Vec<char> = name.chars().collect();
-    glob_at(&pattern, &name)
-}
-
-fn glob_at(pattern: &[char], name: &[char]) -> bool {
-    match pattern.split_first() {
-        None => name.is_empty(),
-        Some(('*', rest)) => (0..=name.len()).any(|skip| glob_at(rest, &name[skip..])),
-        Some(('?', rest)) => !name.is_empty() && glob_at(rest, &name[1..]),
-        Some(('[', rest)) => {
-            let Some(close) = rest.iter().skip(1).position(|c| *c == ']').map(|i| i + 1) else {
-                return name.first() == Some(&'[') && glob_at(rest, &name[1..]);
-            };
-            let Some((first, name_rest)) = name.split_first() else {
-                return false;
-            };
-            let class = &rest[..close];
-            let (negated, class) = match class.split_first() {
-                Some(('!' | '^', class)) => (true, class),
-                _ => (false, class),
-            };
-            let mut found = false;
-            let mut index = 0;
-            while index < class.len() {
-                if index + 2 < class.len() && class[index + 1] == '-' {
-                    found |= (class[index]..=class[index + 2]).contains(first);
-                    index += 3;
-                } else {
-                    found |= class[index] == *first;
-                    index += 1;
-                }
-            }
-            found != negated && glob_at(&rest[close + 1..], name_rest)
-        }
-        Some((c, rest)) => name.first() == Some(c) && glob_at(rest, &name[1..]),
-    }
 }
 
 /// Exact-prefix match for allowed patterns.

@@ -544,7 +544,9 @@ impl FileAccess for FtpFiles {
         let entries = self.list_server(&self.server_path(path), path).await?;
         Ok(entries
             .iter()
-            .filter(|entry| entry.name() != "." && entry.name() != "..")
+            // The folder itself and its parent; a *file* called `..` is kept for the walks to
+            // refuse and report (fs::refused_name).
+            .filter(|entry| !(matches!(entry.name(), "." | "..") && entry.is_directory()))
             .map(|entry| DirItem {
                 name: entry.name().to_owned(),
                 metadata: metadata_of(entry),

@@ -122,6 +122,13 @@ pub enum TerminalError {
          wait and try again, or ask the user"
     )]
     InputLinePending { text: String },
+    /// Text Pilot itself typed at the prompt with send_input (without Enter) is still there.
+    #[error(
+        "the prompt still holds {text:?}, which you typed with send_input without pressing Enter \
+         (the user did not type it); run it with send_input key \"enter\" (it is checked first), \
+         or clear it with send_input key \"ctrl-c\", then try again"
+    )]
+    StagedLinePending { text: String },
     /// The shell is not at a prompt (a command still runs, or waits for input).
     #[error(
         "the terminal is not at a prompt (a command is still running or waiting for input; the \

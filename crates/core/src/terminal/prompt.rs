@@ -1,5 +1,5 @@
 //! Heuristics on screen text, for shells without shell integration: does the cursor line look
-//! like a shell prompt, and does it look like a program waiting for an answer.
+//! like a shell prompt, an interpreter's prompt, or a program waiting for an answer.
 //!
 //! Pure functions on strings; they never touch the mirror or the shell. They are guesses by
 //! nature and the callers always combine them with "output has been quiet".
@@ -51,6 +51,33 @@ pub fn looks_like_prompt(line: &str, session_prompt: Option<&str>) -> bool {
     trimmed.chars().count() <= 120
         && USER_AT_HOST.as_ref().is_some_and(|re| re.is_match(trimmed))
         && !trimmed.contains(' ')
+}
+
+static INTERPRETER_PROMPTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(>>>|\.\.\.|>|->|sqlite>|\.\.\.>|mysql>|MariaDB \[[^\]]*\]>|php >|s?ftp>|scala>|ghci>",
+        r"|[\w.-]+[=(-][#>]", // psql: `postgres=#`, `app=>`, `postgres-#`
+        r"|(redis )?[\w.-]+:\d+(\[\d+\])?>", // redis-cli: `127.0.0.1:6379>`
+        r"|irb\([^)]*\):\d+:\d+[>*\x22'`]|pry\([^)]*\)>|iex\(\d+\)>)$",
+    ))
+    .ok()
+});
+
+/// Whether the cursor line is an interpreter's prompt (a REPL: `>>>`, `sqlite>`, `mysql>`,
+/// `postgres=#`, `irb(main):001:0>`, a bare `>` of node or a shell's continuation line), where
+/// the next line typed goes to the interpreter, not the shell. They end in `>` or `#`, so
+/// [`looks_like_prompt`] takes them for a shell's: callers ask this first. A line that is the
+/// session's own prompt is the shell's.
+pub fn looks_like_interpreter_prompt(line: &str, session_prompt: Option<&str>) -> bool {
+    let trimmed = line.trim();
+    if trimmed.is_empty()
+        || session_prompt.is_some_and(|session| session.trim() == trimmed && !session.is_empty())
+    {
+        return false;
+    }
+    INTERPRETER_PROMPTS
+        .as_ref()
+        .is_some_and(|re| re.is_match(trimmed))
 }
 
 /// Phrases that mean "a program asks something" wherever they are on the line.
@@ -211,6 +238,46 @@ mod tests {
         for line in ["", "building", "step 3/4", "http://x", "user@host:~$ "] {
             assert!(!looks_like_question(line), "{line:?}");
         }
+    }
+
+    #[test]
+    fn interpreters() {
+        for line in [
+            ">>> ",
+            "... ",
+            "sqlite> ",
+            "   ...> ",
+            "mysql> ",
+            "MariaDB [shop]> ",
+            "    -> ",
+            "postgres=# ",
+            "app=> ",
+            "postgres-# ",
+            "127.0.0.1:6379> ",
+            "redis 127.0.0.1:6379[2]> ",
+            "irb(main):001:0> ",
+            "> ",
+            "php > ",
+            "sftp> ",
+            "iex(1)> ",
+        ] {
+            assert!(looks_like_interpreter_prompt(line, None), "{line:?}");
+        }
+        for line in [
+            "",
+            "user@host:~$ ",
+            "root@srv:/etc# ",
+            "me@box ~> ",
+            "% ",
+            "~/src ❯ ",
+            "PS C:\\> ",
+            "[me@box ~]$",
+            "build> step 3",
+        ] {
+            assert!(!looks_like_interpreter_prompt(line, None), "{line:?}");
+        }
+        // A shell whose own prompt looks like one is still the shell.
+        assert!(!looks_like_interpreter_prompt("> ", Some("> ")));
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //!
 //! This module never interprets what a command means (that is the policy's job), never caps the
 //! output for the model (the tool layer does), and never types into the shell while a full-screen
-//! program is open or the user has typed a partial line.
+//! program is open or the user has typed a partial line. A partial line Pilot left there itself
+//! (send_input without Enter) is reported to it as its own, not as the user's typing.
 //!
 //! Rules that keep the end of a command honest:
 //! - **Only kaiport's own marks end a command.** With [`ShellIntegrationMode::Inject`] the
@@ -42,8 +43,8 @@ use super::integration::{self, ShellKind};
 use super::keys::encode_key_for;
 use super::marks::{Mark, MarkKind, MarkScanner};
 use super::prompt::{
-    command_reads_terminal, ends_like_prompt, looks_like_pager, looks_like_prompt,
-    looks_like_question, looks_like_secret_prompt,
+    command_reads_terminal, ends_like_prompt, looks_like_interpreter_prompt, looks_like_pager,
+    looks_like_prompt, looks_like_question, looks_like_secret_prompt,
 };
 use super::render::{render_output, render_text};
 use super::scrollback::ScrollbackLog;
@@ -147,6 +148,11 @@ struct State {
     marks_live: bool,
     /// A command we typed may still be running (timed out, awaiting input, interrupted).
     busy: bool,
+    /// send_input left keys at the shell prompt without running them. `Some(false)`: what the
+    /// line holds was typed by Pilot alone; `Some(true)`: the user typed into it too (or it held
+    /// their text before). Cleared once the prompt is empty again. Tells Pilot's own unsubmitted
+    /// text from the user's, which it must never type over.
+    staged_by_pilot: Option<bool>,
     /// A line feed came after the last `B` mark: the line typed at that prompt was accepted.
     /// Shells without a `C` mark (POSIX sh) only tell a running command apart this way.
     line_fed_since_prompt: bool,
@@ -569,7 +575,8 @@ impl State {
         if !after.trim().is_empty() {
             return PromptState::Typed(after.trim().to_owned());
         }
-        if looks_like_prompt(&before, self.session_prompt.as_deref()) {
+        let session = self.session_prompt.as_deref();
+        if looks_like_prompt(&before, session) && !looks_like_interpreter_prompt(&before, session) {
             return PromptState::Empty;
         }
         if let Some(prompt) = self.session_prompt.as_deref()
@@ -701,6 +708,27 @@ struct RunContext {
 }
 
 impl RunContext {
+    /// The command waits for a person or a key (`AwaitingInput`, `AwaitingSecret`): `note` says
+    /// what to do; the output runs from `from` to now, the echoed line dropped when no mark
+    /// showed where output starts (`drop_echo`).
+    fn waiting(&self, status: CommandStatus, note: &str, from: u64, drop_echo: bool) -> Verdict {
+        Verdict {
+            status,
+            detection: if self.integration {
+                Detection::ShellIntegration
+            } else {
+                Detection::Heuristic
+            },
+            exit_code: None,
+            note: Some(note.to_owned()),
+            from,
+            to: None,
+            drop_echo,
+            drop_prompt: false,
+            marks_lost: false,
+        }
+    }
+
     /// One look at the state: `Some` when the command finished or waits for input.
     fn evaluate(&mut self, state: &State, now: Instant) -> Option<Verdict> {
         let marks: Vec<&MarkRecord> = state
@@ -756,48 +784,39 @@ impl RunContext {
         }
         if state.mirror.screen().alternate_screen() {
             // A full-screen program (less, vim, top) is waiting for keys.
-            return Some(Verdict {
-                status: CommandStatus::AwaitingInput,
-                detection: if self.integration {
-                    Detection::ShellIntegration
-                } else {
-                    Detection::Heuristic
-                },
-                exit_code: None,
-                note: Some(
-                    "a full-screen program is open (alternate screen): read it with read_screen, \
-                     control or quit it with send_input (e.g. key \"esc\", text \"q\" or \":q\" \
-                     then key \"enter\")"
-                        .to_owned(),
-                ),
+            return Some(self.waiting(
+                CommandStatus::AwaitingInput,
+                "a full-screen program is open (alternate screen): read it with read_screen, \
+                 control or quit it with send_input (e.g. key \"esc\", text \"q\" or \":q\" \
+                 then key \"enter\")",
                 from,
-                to: None,
-                drop_echo: output_start.is_none(),
-                drop_prompt: false,
-                marks_lost: false,
-            });
+                output_start.is_none(),
+            ));
         }
         let (before, _) = state.cursor_line();
         if looks_like_pager(&before) {
-            return Some(Verdict {
-                status: CommandStatus::AwaitingInput,
-                detection: if self.integration {
-                    Detection::ShellIntegration
-                } else {
-                    Detection::Heuristic
-                },
-                exit_code: None,
-                note: Some(
-                    "a pager (less, more) waits for a key: send_input text \"q\" to leave it; \
-                     next time add --no-pager or `| cat` to the command"
-                        .to_owned(),
-                ),
+            return Some(self.waiting(
+                CommandStatus::AwaitingInput,
+                "a pager (less, more) waits for a key: send_input text \"q\" to leave it; \
+                 next time add --no-pager or `| cat` to the command",
                 from,
-                to: None,
-                drop_echo: output_start.is_none(),
-                drop_prompt: false,
-                marks_lost: false,
-            });
+                output_start.is_none(),
+            ));
+        }
+        if looks_like_interpreter_prompt(&before, state.session_prompt.as_deref()) {
+            // Not the shell's prompt come back: the command started a REPL (sqlite3, python3),
+            // whose line editor looks like a shell's: it is no prompt to run commands at.
+            return Some(self.waiting(
+                CommandStatus::AwaitingInput,
+                "an interpreter (REPL) is open and waits at its prompt: what is typed goes to \
+                 it, not to the shell, and run_command is refused until you leave it \
+                 (send_input `exit()`, `.quit`, `\\q` or `exit` then key \"enter\", or key \
+                 \"ctrl-d\"; a bare `>` may also be the shell asking for the rest of an \
+                 unfinished line: key \"ctrl-c\"); next time prefer a one-shot form \
+                 (`sqlite3 DB 'SQL'`, `python3 -c`, `mysql -e`, `psql -c`)",
+                from,
+                output_start.is_none(),
+            ));
         }
         let at_prompt = looks_like_prompt(&before, state.session_prompt.as_deref());
         // With integration, the marks track this command until a line editor waits again
@@ -833,47 +852,23 @@ impl RunContext {
         self.fallback_since = None;
         let line_is_blank = before.trim().is_empty();
         if looks_like_secret_prompt(&before) {
-            return Some(Verdict {
-                status: CommandStatus::AwaitingSecret,
-                detection: if self.integration {
-                    Detection::ShellIntegration
-                } else {
-                    Detection::Heuristic
-                },
-                exit_code: None,
-                note: Some(
-                    "the command asks for a password, passphrase or PIN: only the user types it. \
-                     Tell the user to type it in the terminal, then wait with read_screen until \
-                     the prompt is gone. Never send_input a secret or ask for one with ask_user."
-                        .to_owned(),
-                ),
+            return Some(self.waiting(
+                CommandStatus::AwaitingSecret,
+                "the command asks for a password, passphrase or PIN: only the user types it. \
+                 Tell the user to type it in the terminal, then wait with read_screen until \
+                 the prompt is gone. Never send_input a secret or ask for one with ask_user.",
                 from,
-                to: None,
-                drop_echo: output_start.is_none(),
-                drop_prompt: false,
-                marks_lost: false,
-            });
+                output_start.is_none(),
+            ));
         }
         if looks_like_question(&before) || (self.reads_terminal && line_is_blank) {
-            return Some(Verdict {
-                status: CommandStatus::AwaitingInput,
-                detection: if self.integration {
-                    Detection::ShellIntegration
-                } else {
-                    Detection::Heuristic
-                },
-                exit_code: None,
-                note: Some(
-                    "the command waits for input: answer with send_input (text, then key \
-                     \"enter\"), or stop it with key \"ctrl-c\""
-                        .to_owned(),
-                ),
+            return Some(self.waiting(
+                CommandStatus::AwaitingInput,
+                "the command waits for input: answer with send_input (text, then key \
+                 \"enter\"), or stop it with key \"ctrl-c\"",
                 from,
-                to: None,
-                drop_echo: output_start.is_none(),
-                drop_prompt: false,
-                marks_lost: false,
-            });
+                output_start.is_none(),
+            ));
         }
         None
     }
@@ -957,6 +952,7 @@ impl Terminal {
             session_prompt: None,
             marks_live: false,
             busy: false,
+            staged_by_pilot: None,
             line_fed_since_prompt: false,
             shell: None,
             mode: settings.shell_integration,
@@ -1376,11 +1372,15 @@ impl Terminal {
                 match state.prompt_state(now, quiet_period) {
                     PromptState::Empty => {
                         state.busy = false;
+                        state.staged_by_pilot = None;
                         return Ok(());
                     }
                     PromptState::FullScreen => return Err(TerminalError::FullScreenActive),
                     PromptState::Typed(text) if !state.busy => {
-                        return Err(TerminalError::InputLinePending { text });
+                        return Err(match state.staged_by_pilot {
+                            Some(false) => TerminalError::StagedLinePending { text },
+                            Some(true) | None => TerminalError::InputLinePending { text },
+                        });
                     }
                     PromptState::Typed(_) | PromptState::NotAtPrompt => {
                         if now >= deadline {
@@ -1518,9 +1518,38 @@ impl Terminal {
         if let Some(closed) = self.closed() {
             return Err(TerminalError::from_closed(&closed));
         }
+        self.note_staging(staged);
         self.send(staged.remaining.clone()).await?;
         self.settle(Instant::now()).await;
         Ok(self.screen())
+    }
+
+    /// Remembers whether the keys about to be sent leave Pilot's own text at the prompt.
+    fn note_staging(&self, staged: &StagedInput) {
+        let quiet_period = self.shared.settings.quiet_period;
+        let mut state = self.lock();
+        let ends_run = staged
+            .remaining
+            .last()
+            .is_some_and(|byte| SUBMIT_BYTES.contains(byte));
+        match &staged.found {
+            PromptInput::NotAtPrompt => {}
+            PromptInput::Runs { .. } => state.staged_by_pilot = None,
+            PromptInput::Unknown { .. } if ends_run => state.staged_by_pilot = None,
+            PromptInput::NothingRuns | PromptInput::Unknown { .. } => {
+                state.flush_mirror();
+                let empty = matches!(
+                    state.prompt_state(Instant::now(), quiet_period),
+                    PromptState::Empty
+                );
+                state.staged_by_pilot = match (empty, state.staged_by_pilot) {
+                    (true, _) => Some(false),
+                    // The line held text already: Pilot's stays Pilot's, the user's the user's.
+                    (false, Some(user_too)) => Some(user_too),
+                    (false, None) => Some(true),
+                };
+            }
+        }
     }
 
     /// Takes back what [`Terminal::stage_input`] typed at the prompt (the call was refused):
@@ -1533,6 +1562,7 @@ impl Terminal {
             tracing::debug!(%err, "could not discard the staged line");
             return;
         }
+        self.lock().staged_by_pilot = None;
         // Until the shell has drawn its fresh prompt the staged text is still on the screen, and
         // the next call would take it for the user's typing (on a loaded machine the redraw can
         // come late). Wait for the empty prompt, briefly; never mark the terminal busy here: a
@@ -1599,8 +1629,15 @@ impl Terminal {
 
     /// Keystrokes from the UI, passed to the shell unchanged.
     pub async fn user_input(&self, bytes: &[u8]) -> Result<(), TerminalError> {
-        if let Some(closed) = &self.lock().closed {
-            return Err(TerminalError::from_closed(closed));
+        {
+            let mut state = self.lock();
+            if let Some(closed) = &state.closed {
+                return Err(TerminalError::from_closed(closed));
+            }
+            // Whatever Pilot left at the prompt is now the user's line too.
+            if state.staged_by_pilot.is_some() {
+                state.staged_by_pilot = Some(true);
+            }
         }
         self.send(bytes.to_vec()).await
     }

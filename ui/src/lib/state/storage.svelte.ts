@@ -28,6 +28,7 @@ import {
   callStarted,
   followUpStarted,
   folderPlan,
+  refusedWords,
   isUserCall,
   cancelRequested,
   confirmationAnswered,
@@ -336,6 +337,7 @@ export class StorageDesk {
       this.state = callFailed(this.state, tab, event.call, `Failed: ${gather.what}: ${plan.error}`);
       return;
     }
+    const refused = refusedWords(plan.refused);
     this.run(
       tab,
       { tool: "execute_plan", args: { ops: plan.ops } },
@@ -344,6 +346,7 @@ export class StorageDesk {
         direction: gather.direction,
         what: gather.what,
         folder: { name, destination: gather.destination, bytes: plan.bytes },
+        ...(refused === null ? {} : { refused }),
       },
       event.call,
     );

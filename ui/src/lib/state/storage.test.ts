@@ -10,6 +10,7 @@ import {
   crumbs,
   finishedCleared,
   folderPlan,
+  refusedWords,
   formatBytes,
   formatDuration,
   formatRate,
@@ -428,6 +429,7 @@ describe("copying a folder", () => {
       ],
       leftOut: 1,
       bytes: 2,
+      refused: [],
     });
     expect(
       folderPlan(
@@ -441,6 +443,100 @@ describe("copying a folder", () => {
       ],
       leftOut: 0,
       bytes: 1,
+      refused: [],
+    });
+  });
+
+  it("copies nothing the server listed under a name that is another place, and names it", () => {
+    const download = { ...gather, direction: "download", folder: "/drop/hostile", destination: "/home/ann" } as const;
+    const outcome = ok("find_files", {
+      matches: [
+        { path: "/drop/hostile/good.txt", kind: "file", size: 5 },
+        { path: "/drop/hostile/../escape.txt", kind: "file", size: 7 },
+        { path: "/drop/hostile/./x", kind: "file", size: 1 },
+        { path: "/drop/other/y", kind: "file", size: 1 },
+        { path: "/drop/hostile//z", kind: "file", size: 1 },
+      ],
+      truncated: false,
+      entries_scanned: 7,
+      refused: [
+        { folder: "/drop/hostile", name: "..", reason: "`.` or `..` as a name, which would be another folder" },
+        { folder: "/drop/hostile", name: "a/../../b", reason: "a name holding `/`, which would be another path" },
+      ],
+    });
+    const plan = folderPlan(download, outcome);
+    if ("error" in plan) throw new Error(plan.error);
+    expect(plan.ops).toEqual([
+      { op: "make_dir", path: "/home/ann/hostile", side: "local" },
+      { op: "download", remote_path: "/drop/hostile/good.txt", local_dir: "/home/ann/hostile" },
+    ]);
+    expect(plan.bytes).toBe(5);
+    // The server's refusals first, then the paths outside (in the order of the walk's sort).
+    expect(plan.refused.slice(0, 2)).toEqual([
+      '".." in /drop/hostile (`.` or `..` as a name, which would be another folder)',
+      '"a/../../b" in /drop/hostile (a name holding `/`, which would be another path)',
+    ]);
+    expect([...plan.refused.slice(2)].sort()).toEqual(
+      [
+        '"/drop/hostile/../escape.txt" (not a path inside /drop/hostile)',
+        '"/drop/hostile//z" (not a path inside /drop/hostile)',
+        '"/drop/hostile/./x" (not a path inside /drop/hostile)',
+        '"/drop/other/y" (not a path inside /drop/hostile)',
+      ].sort(),
+    );
+    expect(refusedWords(plan.refused)).toBe(
+      '6 entries the server listed were not copied: ".." in /drop/hostile (`.` or `..` as a name, which would be another folder) and 5 more',
+    );
+    expect(refusedWords([])).toBeNull();
+  });
+
+  it("ends a copy that left refused entries behind, or had a step dropped, as failed, never done", () => {
+    const allDone = ok("execute_plan", {
+      dropped: [],
+      outcomes: [
+        { index: 0, status: "done", message: "created" },
+        { index: 1, status: "done", message: "downloaded" },
+      ],
+    });
+    let state = callStarted(opened(), TAB, "user-7", {
+      kind: "transfer",
+      direction: "download",
+      what: "download folder hostile",
+      folder: { name: "hostile", destination: "/home/ann", bytes: 5 },
+      refused: '1 entry the server listed was not copied: ".." in /drop/hostile',
+    });
+    state = apply(
+      state,
+      { type: "tool_requested", tab: TAB, call: "user-7", tool: "execute_plan", args: { ops: [] } },
+      finished("user-7", allDone),
+    );
+    expect(transfers(state)[0]).toMatchObject({ status: "failed", error: expect.stringContaining('".."') });
+    expect(state.tabs[TAB]?.status).toEqual({
+      text: 'Failed: download folder hostile: 1 entry the server listed was not copied: ".." in /drop/hostile',
+      error: true,
+    });
+    // A step the engine dropped (a path with `..`) is not "done" either.
+    state = callStarted(opened(), TAB, "user-8", {
+      kind: "transfer",
+      direction: "download",
+      what: "download folder logs",
+      folder: { name: "logs", destination: "/home/ann", bytes: 5 },
+    });
+    state = apply(
+      state,
+      { type: "tool_requested", tab: TAB, call: "user-8", tool: "execute_plan", args: { ops: [] } },
+      finished(
+        "user-8",
+        ok("execute_plan", {
+          dropped: [{ index: 2, reason: "download: `..` is not allowed in local paths" }],
+          outcomes: [{ index: 0, status: "done", message: "created" }],
+        }),
+      ),
+    );
+    expect(transfers(state)[0]).toMatchObject({ status: "failed" });
+    expect(state.tabs[TAB]?.status).toEqual({
+      text: "Failed: download folder logs: a step was not run: download: `..` is not allowed in local paths",
+      error: true,
     });
   });
 

@@ -93,6 +93,9 @@ export type UserCall =
       direction: Direction | null;
       what: string;
       folder?: { name: string; destination: string; bytes: number };
+      /** A folder copy: what the server listed that was not copied (`folderPlan`'s `refused`),
+       * in words; the copy then ends as failed, however its steps went. */
+      refused?: string;
     }
   /** find_files over a folder to copy: the plan that copies it follows (`folderPlan`). */
   | { kind: "gather"; direction: Direction; folder: string; destination: string; what: string };
@@ -657,7 +660,8 @@ function newTransfer(call: CallId, direction: Direction | null, name: string, de
   };
 }
 
-/** The first failed operation of a finished plan (its status is ok all the same), in words. */
+/** The first failed operation of a finished plan, or the steps the engine dropped from it (its
+ * status is ok all the same), in words. */
 function failedPlanOp(outcome: ToolOutcome): string | null {
   const result = outcome.result as Partial<ExecutePlanResult> | null | undefined;
   if (result == null || !Array.isArray(result.outcomes)) {
@@ -665,10 +669,22 @@ function failedPlanOp(outcome: ToolOutcome): string | null {
   }
   const failed = result.outcomes.find((op) => op.status === "failed");
   if (failed === undefined) {
-    return null;
+    const dropped = Array.isArray(result.dropped) ? result.dropped : [];
+    const [first] = dropped;
+    if (first === undefined) {
+      return null;
+    }
+    const more = dropped.length > 1 ? ` (${dropped.length - 1} more steps not run)` : "";
+    return `a step was not run: ${first.reason}${more}`;
   }
   const skipped = result.outcomes.filter((op) => op.status === "skipped").length;
   return skipped > 0 ? `${failed.message} (${skipped} more not done)` : failed.message;
+}
+
+/** What of a folder copy was refused before it started (`UserCall.refused`), for calls that
+ * have it. */
+function refusedPart(what: UserCall | undefined): string | null {
+  return what?.kind === "transfer" ? (what.refused ?? null) : null;
 }
 
 function outcomeMessage(outcome: ToolOutcome): string {
@@ -709,6 +725,7 @@ function previewLines(preview: ApprovalPreview | null | undefined): string[] {
 
 function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): StorageTab {
   const what = view.calls[call];
+  const failedPart = (): string | null => failedPlanOp(outcome) ?? refusedPart(what);
   const calls = { ...view.calls };
   delete calls[call];
   let next: StorageTab = {
@@ -721,7 +738,7 @@ function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): Storage
       }
       switch (outcome.status) {
         case "ok": {
-          const failed = failedPlanOp(outcome);
+          const failed = failedPart();
           if (failed !== null) {
             return { ...t, status: "failed", error: failed, cancelling: false, current: null };
           }
@@ -771,7 +788,7 @@ function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): Storage
     });
   } else if (what !== undefined) {
     const subject = what.what;
-    const failed = outcome.status === "ok" ? failedPlanOp(outcome) : null;
+    const failed = outcome.status === "ok" ? failedPart() : null;
     switch (outcome.status) {
       case "ok":
         if (what.kind === "gather") {
@@ -950,13 +967,27 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
 /** The most operations one execute_plan takes (the engine's MAX_PLAN_OPS). */
 export const MAX_PLAN_OPS = 200;
 
+/** The path of `path` below `folder` (`a/b`), or null when it is not below it or a step of it
+ * is not a name (`..`, `.`, empty): joined to the copy's folder it would be another place. */
+function pathBelow(folder: string, path: string): string | null {
+  const base = folder.replace(/\/+$/, "");
+  if (!path.startsWith(`${base}/`)) {
+    return null;
+  }
+  const relative = path.slice(base.length + 1);
+  const steps = relative.split("/");
+  return steps.some((step) => step === "" || step === "." || step === ".." || step.includes("\0")) ? null : relative;
+}
+
 /** The plan that copies the folder `gather` found (its find_files result) into the other side:
  * the folder itself, the folders in it, then every file; links and others are left out and
- * counted. An error in words when it cannot be one plan. */
+ * counted. What the server listed under a name that is another place (find_files' `refused`, a
+ * path not inside the folder) is not copied and is named in `refused`. An error in words when it
+ * cannot be one plan. */
 export function folderPlan(
   gather: Extract<UserCall, { kind: "gather" }>,
   outcome: ToolOutcome,
-): { ops: PlanOp[]; leftOut: number; bytes: number } | { error: string } {
+): { ops: PlanOp[]; leftOut: number; bytes: number; refused: string[] } | { error: string } {
   const result = outcome.result as Partial<FindFilesResult> | null | undefined;
   if (outcome.status !== "ok" || result == null || !Array.isArray(result.matches)) {
     return { error: outcomeMessage(outcome) };
@@ -966,23 +997,28 @@ export function folderPlan(
     return { error: `${name} holds too many files and folders to copy at once; copy its folders one by one.` };
   }
   const top = joinPath(gather.destination, name);
-  const into = (path: string): string => {
-    const relative = path.slice(gather.folder.length).replace(/^\/+/, "");
-    return relative === "" ? top : joinPath(top, relative);
-  };
   const otherSide: Side = gather.direction === "upload" ? "remote" : "local";
   const ops: PlanOp[] = [{ op: "make_dir", path: top, side: otherSide }];
   const files: PlanOp[] = [];
+  const refused: string[] = (Array.isArray(result.refused) ? result.refused : []).map(
+    (entry) => `${JSON.stringify(entry.name)} in ${entry.folder} (${entry.reason})`,
+  );
   let leftOut = 0;
   let bytes = 0;
   // Parents before children, so each folder exists before what goes into it.
   const matches = [...result.matches].sort((a, b) => a.path.localeCompare(b.path));
   for (const found of matches) {
+    const relative = pathBelow(gather.folder, found.path);
+    if (relative === null) {
+      refused.push(`${JSON.stringify(found.path)} (not a path inside ${gather.folder})`);
+      continue;
+    }
+    const into = (below: string): string => (below === "" ? top : joinPath(top, below));
     if (found.kind === "dir") {
-      ops.push({ op: "make_dir", path: into(found.path), side: otherSide });
+      ops.push({ op: "make_dir", path: into(relative), side: otherSide });
     } else if (found.kind === "file") {
       bytes += found.size;
-      const folder = into(parentPath(found.path));
+      const folder = into(relative.includes("/") ? parentPath(relative) : "");
       files.push(
         gather.direction === "upload"
           ? { op: "upload", local_path: found.path, remote_dir: folder }
@@ -998,7 +1034,19 @@ export function folderPlan(
       error: `${name} needs ${all.length} steps to copy, more than ${MAX_PLAN_OPS} at once; copy its folders one by one.`,
     };
   }
-  return { ops: all, leftOut, bytes };
+  return { ops: all, leftOut, bytes, refused };
+}
+
+/** A folder copy's refused entries (`folderPlan`'s `refused`) in one sentence. */
+export function refusedWords(refused: string[]): string | null {
+  const [first] = refused;
+  if (first === undefined) {
+    return null;
+  }
+  const more = refused.length > 1 ? ` and ${refused.length - 1} more` : "";
+  const count =
+    refused.length === 1 ? "1 entry the server listed was" : `${refused.length} entries the server listed were`;
+  return `${count} not copied: ${first}${more}`;
 }
 
 /** Whether an approval of a call the user started here is put to the user once more. The

@@ -81,6 +81,7 @@ class FakeScreen implements Screen {
   parseLater = false;
   unparsed: (() => void)[] = [];
   words: Record<string, string> = {};
+  cursor: number | null = 0;
 
   constructor(readonly options: ScreenOptions) {
     this.fontSize = options.fontSize;
@@ -160,6 +161,9 @@ class FakeScreen implements Screen {
   }
   pane(): Box {
     return { left: 0, top: 0, width: 800, height: 480 };
+  }
+  cursorRow(): number | null {
+    return this.cursor;
   }
   dispose(): void {
     this.disposed = true;

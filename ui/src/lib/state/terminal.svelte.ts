@@ -22,6 +22,7 @@ import {
   MIN_FONT_SIZE,
   SLEEP_AFTER_MS,
   copyButtonAt,
+  noticeBelow,
   shortcut,
   zoomedFontSize,
   type KeyPress,
@@ -221,6 +222,13 @@ export class TerminalModel implements TerminalSink {
 
   focus(): void {
     this.#screen?.focus();
+  }
+
+  /** Whether a notice over the terminal should go below, leaving the cursor's line (a prompt
+   * the user answers) in sight. */
+  noticeBelow(): boolean {
+    const screen = this.#screen;
+    return screen !== undefined && noticeBelow(screen.cursorRow(), screen.rows);
   }
 
   /** The page's link to kaiport is open (again): ops sent while it was down are lost, so the

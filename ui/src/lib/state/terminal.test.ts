@@ -5,6 +5,7 @@ import {
   MIN_FONT_SIZE,
   cellAt,
   copyButtonAt,
+  noticeBelow,
   plainState,
   shortcut,
   zoomedFontSize,
@@ -60,6 +61,16 @@ describe("touch geometry", () => {
     expect(copyButtonAt(200, 300, pane)).toEqual({ x: 200, y: 144 });
     expect(copyButtonAt(390, 300, pane)).toEqual({ x: 310, y: 144 });
     expect(copyButtonAt(-5, 110, pane)).toEqual({ x: 4, y: 4 });
+  });
+});
+
+describe("a notice over the terminal", () => {
+  it("goes below when the cursor's line is in the top half, else above, and above when unseen", () => {
+    expect(noticeBelow(0, 24)).toBe(true);
+    expect(noticeBelow(11, 24)).toBe(true);
+    expect(noticeBelow(12, 24)).toBe(false);
+    expect(noticeBelow(23, 24)).toBe(false);
+    expect(noticeBelow(null, 24)).toBe(false);
   });
 });
 

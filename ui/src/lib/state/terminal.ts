@@ -197,6 +197,15 @@ export interface Screen {
   selectWordAt(x: number, y: number): boolean;
   /** The pane the terminal is drawn in. */
   pane(): Box;
+  /** The cursor's row on the screen (0 at the top), or null while the view is scrolled away
+   * from it. */
+  cursorRow(): number | null;
   /** Ends xterm.js, its add-ons and its listeners. */
   dispose(): void;
+}
+
+/** Where a notice floating over the terminal goes so that it does not cover the cursor's line
+ * (a password prompt): below when the cursor is in the top half, else above. */
+export function noticeBelow(cursorRow: number | null, rows: number): boolean {
+  return cursorRow !== null && cursorRow < rows / 2;
 }

@@ -11,7 +11,10 @@ class FakeSocket implements SocketLike {
   onclose: ((event: unknown) => void) | null = null;
   onerror: ((event: unknown) => void) | null = null;
   onmessage: ((event: { data: unknown }) => void) | null = null;
-  constructor(readonly url: string) {}
+  constructor(
+    readonly url: string,
+    readonly protocols: string[],
+  ) {}
   send(data: string | Uint8Array): void {
     this.sent.push(data);
   }
@@ -33,8 +36,9 @@ function harness() {
   const timers: { callback: () => void; ms: number }[] = [];
   const transport = new WebSocketTransport({
     url: "ws://127.0.0.1:1/ws",
-    socket: (url) => {
-      const socket = new FakeSocket(url);
+    protocols: ["kaiport", "kaiport.token.abc"],
+    socket: (url, protocols) => {
+      const socket = new FakeSocket(url, protocols);
       sockets.push(socket);
       return socket;
     },
@@ -82,6 +86,16 @@ describe("the WebSocket transport", () => {
     expect(received.filter((m) => m.kind !== "link")).toEqual([
       { kind: "output", tab: "t1", data: new Uint8Array([104, 105]) },
       { kind: "event", event: { type: "tab_closed", tab: "t1" } },
+    ]);
+  });
+
+  it("asks for the token's subprotocols on every connection", () => {
+    const { sockets, timers } = harness();
+    sockets[0]?.drop();
+    timers[0]?.callback();
+    expect(sockets.map((socket) => socket.protocols)).toEqual([
+      ["kaiport", "kaiport.token.abc"],
+      ["kaiport", "kaiport.token.abc"],
     ]);
   });
 

@@ -1,7 +1,8 @@
 // The WebSocket transport of `kaiport serve`: JSON text frames carry ops and events, binary frames
 // carry terminal bytes (see `encodeTerminalFrame`). The link reconnects by itself, waiting a
 // little longer after each failure; the server replays the open tabs and recent output on every
-// connection, so a reconnect loses nothing the user can see.
+// connection, so a reconnect loses nothing the user can see. The page proves it may drive the
+// engine by the server's token among the WebSocket's subprotocols (`socketProtocols`, token.ts).
 
 import type { TabId } from "../ids";
 import type { Event, Op } from "../protocol";
@@ -19,11 +20,13 @@ export interface SocketLike {
   close(): void;
 }
 
-export type SocketFactory = (url: string) => SocketLike;
+export type SocketFactory = (url: string, protocols: string[]) => SocketLike;
 
 export interface WebSocketTransportOptions {
   /** Where the engine listens, e.g. `ws://127.0.0.1:4711/ws`. */
   url: string;
+  /** The subprotocols to ask for (`socketProtocols(token)`). */
+  protocols?: string[];
   /** Default: the browser's WebSocket. */
   socket?: SocketFactory;
   /** Timers (tests use fake ones). */
@@ -57,7 +60,7 @@ export class WebSocketTransport extends Subscribers implements Transport {
   constructor(options: WebSocketTransportOptions) {
     super();
     this.options = {
-      socket: options.socket ?? ((url) => new WebSocket(url) as unknown as SocketLike),
+      socket: options.socket ?? ((url, protocols) => new WebSocket(url, protocols) as unknown as SocketLike),
       setTimeout: options.setTimeout ?? ((callback, ms) => globalThis.setTimeout(callback, ms)),
       clearTimeout:
         options.clearTimeout ??
@@ -66,6 +69,7 @@ export class WebSocketTransport extends Subscribers implements Transport {
       maxDelayMs: options.maxDelayMs ?? 5000,
       maxQueued: options.maxQueued ?? 256,
       url: options.url,
+      protocols: options.protocols ?? [],
     };
     this.delayMs = this.options.initialDelayMs;
     this.connect();
@@ -106,7 +110,7 @@ export class WebSocketTransport extends Subscribers implements Transport {
       return;
     }
     this.setStatus("connecting");
-    const socket = this.options.socket(this.options.url);
+    const socket = this.options.socket(this.options.url, this.options.protocols);
     socket.binaryType = "arraybuffer";
     this.socket = socket;
     socket.onopen = () => {

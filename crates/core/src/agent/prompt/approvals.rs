@@ -147,6 +147,13 @@ pub fn section(
     if tools.contains(&ToolName::RunCommand) {
         command_lines(&mut out, mode, settings, &baseline, kind);
     }
+    if kind == TabKind::Storage && mode != Mode::Plan {
+        out.push_str(
+            "- Changes on this computer to its start-up, ssh, shell, git, autostart and PATH files \
+             (`~/.ssh/`, `~/.bashrc`, `~/.profile`, `~/.gitconfig`, `~/.config/autostart/`, \
+             `~/.local/bin/`, …) always ask, in every mode.\n",
+        );
+    }
     let (runs, asks) = (&groups[0].1, &groups[1].1);
     if asks.contains(&"run_command")
         && runs

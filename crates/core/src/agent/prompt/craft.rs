@@ -16,8 +16,8 @@ pub fn terminal(shell: Option<&str>, compact: bool) -> String {
              - No pagers or editors: `--no-pager`, `| cat`, `PAGER=cat`; if a pager shows (`:`, `(END)`, \
              `--More--`), send_input `q`. `systemctl status`/`journalctl` with `--no-pager`; limit output \
              (`| head -n 50`, `-n 100`).\n\
-             - A prompt like `mysql>`, `postgres=#`, `>>>` means an interpreter is open: the next line goes \
-             into it. Prefer `mysql -e`, `psql -c`, `python3 -c`; leave with `\\q`, `exit()` or Ctrl-D.\n\
+             - A prompt like `mysql>`, `postgres=#`, `>>>` means an interpreter is open: input goes into it \
+             and run_command is refused until you leave it. Prefer `mysql -e`, `psql -c`, `python3 -c`; leave with `\\q`, `exit()` or Ctrl-D.\n\
              - One line, no here-documents: write a file with write_file, then run it.\n\
              - Never put a password or token on a command line (history, `ps`).\n",
         );
@@ -35,7 +35,8 @@ pub fn terminal(shell: Option<&str>, compact: bool) -> String {
              - Editors and full-screen programs (vim, nano, top, htop, less, watch) take over the screen: \
              use read_file/edit_file instead of editors, `top -b -n 1`, `ps aux --sort=-%cpu | head`.\n\
              - Interpreters: a prompt like `mysql>`, `MariaDB [db]>`, `postgres=#`, `redis>`, `>>>`, `irb>`, \
-             `>` (mongosh) means a REPL is open and the next run_command is typed into it, not the shell. \
+             `>` (mongosh) means a REPL is open: what you type goes into it, not the shell, and run_command \
+             is refused (not at a prompt) until you leave it. \
              Prefer one-shot forms (`mysql -e`, `psql -c`, `redis-cli PING`, `python3 -c`); leave a REPL \
              with `\\q`, `exit`, `exit()` or Ctrl-D (send_input).\n\
              - One line per call; chain with `&&`. No here-documents or multi-line scripts: write the script \
@@ -122,7 +123,9 @@ pub fn changes(compact: bool) -> &'static str {
          when needed and when the user agreed to the interruption.\n\
          - Verify after: the service is active (`systemctl is-active UNIT`), listening (`ss -ltnp`), \
          answering (`curl -sS -o /dev/null -w '%{http_code}' URL`), and its log is clean \
-         (`journalctl -u UNIT -n 50 --no-pager`). If it is not, roll back from the backup, validate, \
+         (`journalctl -u UNIT -n 50 --no-pager`). A reload reaches the workers a moment later and the \
+         old ones still answer meanwhile: check for the change itself (the new answer), with a short \
+         retry, not just a 200. If it is not, roll back from the backup, validate, \
          reload, and tell the user.\n\
          - Make steps idempotent: check before you add (`grep -q` before appending a line), `mkdir -p`, \
          a file in `/etc/cron.d/` rather than appending to a crontab, `install -m 644 SRC DEST`.\n\

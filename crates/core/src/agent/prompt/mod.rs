@@ -159,8 +159,12 @@ fn host(out: &mut String, facts: Option<&HostFacts>) {
             "in a sudo group, so sudo probably works; it may ask for a password, which only the user types"
                 .to_owned()
         }
+        // A sudoers rule may name the user outside any group, and the probe never runs sudo
+        // (it must not ask or log anything): it cannot tell.
         (_, Some(false)) => {
-            "in no sudo/wheel/admin group: sudo will probably be refused; say so rather than trying"
+            "in no sudo/wheel/admin group, so sudo works only if a sudoers rule names this user \
+             (kaiport cannot see that); when a task needs sudo, say so and try it once: a refusal \
+             (`not in the sudoers file`, `not allowed`) is final"
                 .to_owned()
         }
         _ => "sudo rights unknown".to_owned(),

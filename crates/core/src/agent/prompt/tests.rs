@@ -277,9 +277,13 @@ const RUBRIC: &[Item] = &[
         needs: &["sudo probably works", "only the user types"],
     },
     Item {
-        says: "A user in no sudo group is told sudo will probably be refused",
+        says: "A user in no sudo group is told sudo needs a sudoers rule kaiport cannot see, and a refusal is final",
         cases: &["ssh zsh autopilot"],
-        needs: &["sudo will probably be refused"],
+        needs: &[
+            "works only if a sudoers rule names this user",
+            "a refusal",
+            "is final",
+        ],
     },
     Item {
         says: "Root is told no sudo is needed and to be careful",
@@ -444,9 +448,16 @@ const RUBRIC: &[Item] = &[
         needs: &["`systemctl`, `journalctl` and `git` start `less`"],
     },
     Item {
-        says: "A REPL prompt means the next line goes into the interpreter",
+        says: "A REPL prompt means input goes into the interpreter and run_command waits until it is left",
         cases: ALL_TERMINALS,
-        needs: &["`mysql>`", "`postgres=#`", "`>>>`", "mysql -e"],
+        needs: &[
+            "`mysql>`",
+            "`postgres=#`",
+            "`>>>`",
+            "mysql -e",
+            "run_command is refused",
+            "until you leave it",
+        ],
     },
     Item {
         says: "Shell state persists: no exit, su -, sudo -i",

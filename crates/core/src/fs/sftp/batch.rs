@@ -15,6 +15,7 @@ use super::{SftpFiles, map_error, metadata_from};
 use crate::fs::{DirItem, FsError};
 use futures::FutureExt;
 use futures::stream::{self, BoxStream, FuturesOrdered, FuturesUnordered, StreamExt};
+use kaiport_protocol::tools::EntryKind;
 use russh_sftp::client::RawSftpSession;
 use russh_sftp::client::error::Error as SftpError;
 use russh_sftp::protocol::{FileAttributes, OpenFlags, StatusCode};
@@ -72,7 +73,12 @@ pub(super) async fn list_dir(
                     names
                         .files
                         .into_iter()
-                        .filter(|file| file.filename != "." && file.filename != "..")
+                        // The folder itself and its parent; anything else called so is
+                        // kept for the walks to refuse and report (fs::refused_name).
+                        .filter(|file| {
+                            !(matches!(file.filename.as_str(), "." | "..")
+                                && metadata_from(&file.attrs).kind == EntryKind::Dir)
+                        })
                         .map(|file| DirItem {
                             metadata: metadata_from(&file.attrs),
                             name: file.filename,

@@ -4,7 +4,8 @@
 //! ask mode, like any option that writes), `tar -x` writes into its folder, `gzip F` replaces F.
 //! Another effect through an option asks: `tar --to-command`, `--checkpoint-action=exec`,
 //! `-I PROG` other than a compressor, `zip -TT` other than unzip run programs; `tar
-//! --remove-files` and `zip -m` delete what they archived (dangerous).
+//! --remove-files` and `zip -m` delete what they archived (dangerous, and each file deleted is a
+//! change the lock-out rules judge).
 
 use super::args::Call;
 use super::model::Runs;
@@ -534,6 +535,27 @@ fn tar(call: &Call<'_>, verdict: &mut Verdict) {
     if creates && let Some(archive) = call.value("--file") {
         verdict.output(archive, format!("{name} --file"), false);
     }
+    if call.has("--remove-files") {
+        // The files it archives are deleted: each is a change like `rm -r` of it, read from each
+        // `-C` folder given (or the current one).
+        let mut folders: Vec<&str> = call
+            .values("--directory")
+            .into_iter()
+            .map(|(folder, _)| folder)
+            .collect();
+        if folders.is_empty() {
+            folders.push(".");
+        }
+        for file in call.operand_texts() {
+            for folder in &folders {
+                verdict.output(
+                    &in_folder(folder, file),
+                    format!("{name} --remove-files"),
+                    true,
+                );
+            }
+        }
+    }
     if call.has("--extract") {
         let folder = call.value("--directory").unwrap_or(".");
         match call.value("--one-top-level") {
@@ -547,10 +569,26 @@ fn tar(call: &Call<'_>, verdict: &mut Verdict) {
     }
 }
 
+/// `file` as seen from `folder` (an absolute or home path stays itself).
+fn in_folder(folder: &str, file: &str) -> String {
+    if folder == "." || file.starts_with('/') || file.starts_with('~') {
+        file.to_owned()
+    } else {
+        format!("{}/{file}", folder.trim_end_matches('/'))
+    }
+}
+
 fn zip(call: &Call<'_>, verdict: &mut Verdict) {
     let read_only = call.has("--show-files") || (call.operands.len() <= 1 && call.has("--test"));
     if read_only {
         return;
+    }
+    if call.has("--move") {
+        // The files it zips are deleted.
+        let subtree = call.has("--recurse-paths") || call.has("--recurse-patterns");
+        for file in call.operand_texts().iter().skip(1) {
+            verdict.output(file, "zip --move", subtree);
+        }
     }
     if let Some(archive) = call.operand_texts().first() {
         verdict.output(archive, "zip (archive)", false);

@@ -6,6 +6,7 @@
 //! Dangerous forms decided here: `rm -r`/`-f`, every delete and truncation, `mv` onto
 //! `/dev/null`, a copy of `/dev/null` or `/dev/zero` over a file, `dd` onto a device or from
 //! `/dev/zero`, and `chmod`/`chown`/`chgrp` of `/` or a top-level system folder (any mode).
+//! Lock-out: `chmod`/`chown`/`chgrp` of a home or `.ssh` folder (any mode).
 
 use super::args::Call;
 use super::common::{
@@ -13,6 +14,7 @@ use super::common::{
 };
 use super::spec::Spec;
 use super::verdict::Verdict;
+use crate::policy::paths::{is_key_folder, normalise_path};
 
 /// Option lines several of these programs share (`@use NAME` in their text).
 pub const BLOCKS: &[(&str, &str)] = &[
@@ -1477,10 +1479,25 @@ fn chown(call: &Call<'_>, verdict: &mut Verdict) {
 }
 
 /// Mode and owner changes: each file is written; `/` or a top-level system folder, with any mode,
-/// breaks the system (`chmod 000 /`, `chown -R nobody /usr`).
+/// breaks the system (`chmod 000 /`, `chown -R nobody /usr`); a home or `.ssh` folder's mode or
+/// owner decides whether sshd still trusts the keys in it (`chmod 777 /home/alice`).
 fn permissions(display: &str, how: &str, files: &[&str], recursive: bool, verdict: &mut Verdict) {
     for file in files {
         verdict.write(file, how, recursive, true);
+        let path = normalise_path(file, None);
+        if is_key_folder(&path) {
+            let what = if path == "." || path == ".." || path.ends_with("/..") {
+                "the terminal's folder or one above it, which may be a home folder"
+            } else {
+                "a home or .ssh folder"
+            };
+            verdict.lockout(
+                display,
+                &format!(
+                    "changes the mode or owner of {file}, {what} (sshd stops trusting the keys in a folder others can write to)"
+                ),
+            );
+        }
     }
     if files.iter().any(|file| is_system_folder(file)) {
         verdict.dangerous(

@@ -1,6 +1,8 @@
 //! Editors: vim and its relatives, nano, emacs, ed, … The files an editor is given are files it
 //! may write (a change to a lock-out file asks); `vim -c`/`+cmd` run editor commands: `:!cmd` is
-//! analysed as if typed and asked, other Ex commands it cannot follow ask, script files ask.
+//! analysed as if typed and asked, other Ex commands it cannot follow ask, script files ask. ed
+//! has a complete spec of its own (its `-s` takes no value) and reads its commands from standard
+//! input: fed anything but the terminal, it asks.
 
 use super::args::Call;
 use super::common::positional_args;
@@ -29,8 +31,25 @@ pub const SPECS: &[Spec] = &[
         hook: Some(vim_hook),
     },
     Spec {
+        names: &["ed", "red"],
+        family: "editors",
+        text: "@operands files
+               -h, --help
+               -V, --version
+               -E, --extended-regexp
+               -G, --traditional
+               -l, --loose-exit-status
+               -p STRING, --prompt=STRING
+               -q, --quiet, --silent
+               -r, --restricted
+               -s, --script
+               -v, --verbose
+               --strip-trailing-cr",
+        hook: Some(ed),
+    },
+    Spec {
         names: &[
-            "nano", "emacs", "ed", "joe", "micro", "mcedit", "pico", "sudoedit", "mg", "jed",
+            "nano", "emacs", "joe", "micro", "mcedit", "pico", "sudoedit", "mg", "jed",
         ],
         family: "editors",
         text: "@loose
@@ -46,6 +65,23 @@ fn editor(call: &Call<'_>, verdict: &mut Verdict) {
         .filter(|arg| !arg.starts_with('+'))
     {
         verdict.output(file, how.clone(), false);
+    }
+    verdict.not_read_only(format!(
+        "`{}` is not on plan mode's list of read-only commands",
+        call.display()
+    ));
+}
+
+/// ed: the file it is given is a file it writes (`w`), its commands come from standard input
+/// (`ed -s F < script` runs what the script says, `!cmd` included), and a file name starting with
+/// `!` reads a shell command's output.
+fn ed(call: &Call<'_>, verdict: &mut Verdict) {
+    verdict.commands_on_stdin = true;
+    for (file, index) in call.operand_texts().into_iter().zip(call.operands.clone()) {
+        match file.strip_prefix('!') {
+            Some(command) => run_any(verdict, command, "ed !command", Some(index), false),
+            None => verdict.output(file, format!("{} (editor)", call.name), false),
+        }
     }
     verdict.not_read_only(format!(
         "`{}` is not on plan mode's list of read-only commands",

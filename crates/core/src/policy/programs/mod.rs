@@ -28,9 +28,12 @@ mod databases;
 mod editors;
 mod findutils;
 pub mod git;
+mod gpg;
+mod interactive;
 pub mod model;
 mod network;
 mod packages;
+mod patch;
 mod processes;
 mod remote;
 mod services;
@@ -55,6 +58,7 @@ pub use verdict::{Embedded, Judged, Payload, Run, Shape, Verdict, WriteSpec};
 const FAMILIES: &[&[Spec]] = &[
     wrappers::SPECS,
     shells::SPECS,
+    interactive::SPECS,
     findutils::SPECS,
     coreutils::SPECS,
     archives::SPECS,
@@ -73,6 +77,8 @@ const FAMILIES: &[&[Spec]] = &[
     cron::SPECS,
     build::SPECS,
     services::SPECS,
+    patch::SPECS,
+    gpg::SPECS,
 ];
 
 /// Blocks of option lines several specs share (`@use NAME`).
@@ -85,6 +91,7 @@ const BLOCKS: &[&[(&str, &str)]] = &[
     text::BLOCKS,
     network::BLOCKS,
     databases::BLOCKS,
+    interactive::BLOCKS,
 ];
 
 /// A spec with its text read.
@@ -317,6 +324,11 @@ fn copy_writes(call: &Call<'_>, verdict: &mut Verdict) {
             .rsplit('/')
             .next()
             .unwrap_or(source);
+        if base == "{}" && !recursive {
+            // A name `xargs -I {}` or `find -exec` gives: a file copied into the destination,
+            // which is judged itself (a folder it might name is not copied without `-r`).
+            continue;
+        }
         verdict.write(
             &format!("{}/{base}", destination.trim_end_matches('/')),
             call.name,

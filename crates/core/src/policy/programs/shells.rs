@@ -75,8 +75,6 @@ pub const SPECS: &[Spec] = &[
             "disown",
             "times",
             "caller",
-            "compgen",
-            "complete",
             "help",
             "logout",
             "getopts",
@@ -86,9 +84,7 @@ pub const SPECS: &[Spec] = &[
             "suspend",
             "set",
             "shopt",
-            "history",
             "umask",
-            "bind",
         ],
         family: "shells",
         text: "@opaque
@@ -447,17 +443,7 @@ fn shell_builtins(call: &Call<'_>, verdict: &mut Verdict) {
     let changes = match call.name {
         "set" => !(args.is_empty() || args.iter().all(|arg| arg == "-o" || arg == "+o")),
         "shopt" => !(args.is_empty() || has_flag(args, 'p', "")),
-        "history" => args
-            .iter()
-            .any(|arg| arg.starts_with('-') && arg[1..].chars().any(|c| "cdrwans".contains(c))),
         "umask" | "ulimit" => positional().next().is_some(),
-        "bind" => {
-            if has_flag(args, 'x', "") {
-                verdict.shape =
-                    Shape::Unprovable("`bind -x` makes a key run a shell command later".to_owned());
-            }
-            true
-        }
         _ => false,
     };
     if changes {

@@ -142,6 +142,8 @@ pub struct Verdict {
     pub replace: Option<String>,
     /// `ln`: what the links point to, and the folder a relative target is read from.
     pub links: Option<(Vec<String>, Option<String>)>,
+    /// Runs earlier command lines again from the shell's history (`fc -s`, zsh's `r`).
+    pub reruns_history: bool,
     pub judged: Judged,
 }
 

@@ -4,10 +4,13 @@
 //! at once as the transport says it can take (over SFTP every listing is independent on the
 //! wire, so this hides round trips). Links are reported, never followed, so a walk cannot leave
 //! the tree or loop. search_files hands files to [`FileAccess::read_files`] while the walk is
-//! still going, and gets them back in walk order.
+//! still going, and gets them back in walk order. A name that would be another place once
+//! joined to its folder's path (`..`, `a/../../b`: [`refused_name`]) is never visited, entered or
+//! listed; list_dir and find_files report it as refused, so a copy built from them can say it is
+//! incomplete.
 
 use super::text::looks_binary;
-use crate::fs::{DirItem, FileAccess, FsError, Metadata, join};
+use crate::fs::{DirItem, FileAccess, FsError, Metadata, join, refused_name};
 use futures::channel::mpsc;
 use futures::stream::{self, FuturesOrdered, StreamExt};
 use kaiport_protocol::tools::*;
@@ -49,6 +52,26 @@ struct WalkOutcome {
     unreadable: Vec<String>,
     /// Folders (below the root) with nothing in them.
     empty: Vec<String>,
+    /// Names that were not used (see the module docs).
+    refused: Vec<RefusedEntry>,
+}
+
+/// `items` without the names that are not used, which go to `refused`.
+fn keep_usable(dir: &str, items: Vec<DirItem>, refused: &mut Vec<RefusedEntry>) -> Vec<DirItem> {
+    items
+        .into_iter()
+        .filter(|item| match refused_name(&item.name) {
+            None => true,
+            Some(reason) => {
+                refused.push(RefusedEntry {
+                    folder: dir.to_owned(),
+                    name: item.name.clone(),
+                    reason: reason.to_owned(),
+                });
+                false
+            }
+        })
+        .collect()
 }
 
 fn describe(tool: ToolName, error: &FsError) -> String {
@@ -92,7 +115,7 @@ async fn walk(
             break;
         };
         let mut items = match listing {
-            Ok(items) => items,
+            Ok(items) => keep_usable(&dir, items, &mut outcome.refused),
             Err(error) if dir == root => return Err(describe(tool, &error)),
             Err(_) => {
                 outcome.unreadable.push(dir);
@@ -153,8 +176,9 @@ fn permission_string(mode: u32) -> String {
 
 pub(super) async fn list_dir(files: &dyn FileAccess, path: &str) -> Result<ListDirResult, String> {
     const TOOL: ToolName = ToolName::ListDir;
+    let mut refused = Vec::new();
     let mut items = match files.read_dir(path).await {
-        Ok(items) => items,
+        Ok(items) => keep_usable(path, items, &mut refused),
         Err(error) => {
             // Say "not a folder" rather than the server's generic failure.
             if let Ok(found) = files.metadata(path).await
@@ -190,6 +214,7 @@ pub(super) async fn list_dir(files: &dyn FileAccess, path: &str) -> Result<ListD
         path: path.to_owned(),
         entries,
         omitted,
+        refused,
     })
 }
 
@@ -269,7 +294,7 @@ pub(super) async fn find_files(
     let mut matches = Vec::new();
     let mut truncated = false;
     let mut scanned = 0u64;
-    walk(TOOL, files, &params.path, max_depth, |walked| {
+    let outcome = walk(TOOL, files, &params.path, max_depth, |walked| {
         scanned += 1;
         let meta: &Metadata = &walked.item.metadata;
         let modified = meta.modified.unwrap_or(i64::MIN);
@@ -301,6 +326,7 @@ pub(super) async fn find_files(
         matches,
         truncated,
         entries_scanned: scanned,
+        refused: outcome.refused,
     })
 }
 
