@@ -358,12 +358,6 @@ export function pilotTests(test, h) {
     }
   }
 
-  /** The visible text of the terminal of the tab shown. */
-  async function terminalText(page) {
-    const tab = await activeTab(page);
-    return (await page.evaluate((id) => window.kaiport.terminalText(id), tab)) ?? "";
-  }
-
   test("Pilot: approval cards in words: Always allow, the rule in Connection settings, Edit before running, a deny reason", async ({
     page,
     sshd,
@@ -450,7 +444,9 @@ export function pilotTests(test, h) {
         await third.getByRole("button", { name: "Approve" }).click();
         await third.getByText("ok", { exact: true }).waitFor();
         await until("the edited line in the terminal", async () =>
-          (await terminalText(page)).split("\n").some((line) => line.trim() === "edited-23"),
+          ((await terminalText(page, await activeTab(page))) ?? "")
+            .split("\n")
+            .some((line) => line.trim() === "edited-23"),
         );
         await third.getByText("echo edited-$((20+3))").waitFor();
 
@@ -551,6 +547,8 @@ export function pilotTests(test, h) {
       },
     );
     rmSync(dir, { recursive: true, force: true });
+  });
+
   test("Pilot: a sudo password prompt shows the banner; the password typed in the terminal reaches sudo and the turn goes on", async ({
     page,
   }) => {

@@ -907,13 +907,7 @@ mod tests {
             context,
         );
         assert!(
-            matches!(
-                typed,
-                Decision::Ask {
-                    dangerous: true,
-                    ..
-                }
-            ),
+            matches!(typed, Decision::Ask { risk, .. } if risk.is_dangerous()),
             "{typed:?}"
         );
     }

@@ -290,12 +290,13 @@ pub fn judge_changes(
             }
         }
     }
-    // Start-up files of this computer are treated like lock-out files.
+    // Like lock-out files they ask in every mode, but they run programs rather than cut the user
+    // off from a server: dangerous, not a lock-out (a card would say "Can lock you out").
     escalate(
         decision,
         reasons
             .into_iter()
-            .map(|reason| (reason, Risk::Lockout))
+            .map(|reason| (reason, Risk::Dangerous))
             .collect(),
     )
 }
@@ -406,7 +407,7 @@ mod tests {
         let config = home.path().join(".ssh/config");
         let asked = judge_changes(allow(), &[change(&config, Side::Local)], &computer, false);
         assert!(
-            matches!(&asked, Decision::Ask { dangerous: true, reasons } if reasons[0].contains("ProxyCommand")),
+            matches!(&asked, Decision::Ask { risk: Risk::Dangerous, reasons } if reasons[0].contains("ProxyCommand")),
             "{asked:?}"
         );
         // The server's own ~/.ssh is the server's business (and its lock-out rules').
@@ -417,7 +418,7 @@ mod tests {
         assert!(matches!(
             local_tab,
             Decision::Ask {
-                dangerous: true,
+                risk: Risk::Dangerous,
                 ..
             }
         ));
@@ -437,7 +438,7 @@ mod tests {
         assert!(matches!(
             judge_changes(allow(), &[rename], &computer, false),
             Decision::Ask {
-                dangerous: true,
+                risk: Risk::Dangerous,
                 ..
             }
         ));
