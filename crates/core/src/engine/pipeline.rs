@@ -663,14 +663,19 @@ fn why_of(args: &Value) -> Option<String> {
 /// One line of someone's words (the model's `why`, the user's deny reason) cleaned of control
 /// characters and cut; `None` when nothing is left.
 fn user_words(raw: &str) -> Option<String> {
-    // Shown on a card: no control characters (escapes), no bidi overrides.
+    // Shown on a card: no control characters (escapes), no bidi overrides. Line breaks and tabs
+    // separate words; a bell or an escape between them is dropped, not turned into a space.
     let cleaned: String = raw
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .filter(|c| !matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+        .filter_map(|c| match c {
+            '\n' | '\r' | '\t' => Some(' '),
+            c if c.is_control() => None,
+            '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => None,
+            c => Some(c),
+        })
         .collect();
-    let trimmed = cleaned.trim();
-    (!trimmed.is_empty()).then(|| trimmed.chars().take(MAX_WHY).collect())
+    let words = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!words.is_empty()).then(|| words.chars().take(MAX_WHY).collect())
 }
 
 /// The user's edited command line put in place of the model's (run_command only): `Ok(None)`
