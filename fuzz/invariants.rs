@@ -228,7 +228,7 @@ pub fn judged_as_known(
 /// Invariant 2 for one line: the decision agrees with the analysis.
 pub fn agrees_with_analysis(line: &str, settings: &ConnectionSettings) -> Result<(), String> {
     let analysis = analyse(line);
-    let must_ask = must_ask_reasons(&analysis, settings);
+    let (must_ask, _) = must_ask_reasons(&analysis, settings);
     let forbidden = analysis
         .commands
         .iter()

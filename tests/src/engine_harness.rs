@@ -22,6 +22,10 @@ pub enum Approvals {
     Automatic,
     /// Leave them pending (for cancel tests).
     Ignore,
+    /// Approve with the command line edited into this one (as on the card).
+    EditCommand(&'static str),
+    /// Deny with this reason for the model.
+    DenyBecause(&'static str),
 }
 
 /// An engine with one tab, answering what it asks per the test's wishes.
@@ -165,21 +169,30 @@ impl EngineHarness {
                         }
                         Event::ApprovalRequested { call, .. } => {
                             let answer = *approvals.lock().unwrap_or_else(|p| p.into_inner());
+                            let (approve, deny) =
+                                (ApprovalDecision::Approve, ApprovalDecision::Deny);
                             let decision = match answer {
-                                Approvals::Approve => Some((ApprovalDecision::Approve, false)),
-                                Approvals::Deny => Some((ApprovalDecision::Deny, false)),
+                                Approvals::Approve => Some((approve, None, None, false)),
+                                Approvals::Deny => Some((deny, None, None, false)),
                                 Approvals::AllowForConnection => {
-                                    Some((ApprovalDecision::AllowForConnection, false))
+                                    Some((ApprovalDecision::AllowForConnection, None, None, false))
                                 }
-                                Approvals::Automatic => Some((ApprovalDecision::Approve, true)),
+                                Approvals::Automatic => Some((approve, None, None, true)),
                                 Approvals::Ignore => None,
+                                Approvals::EditCommand(line) => {
+                                    Some((approve, None, Some(line.to_owned()), false))
+                                }
+                                Approvals::DenyBecause(why) => {
+                                    Some((deny, Some(why.to_owned()), None, false))
+                                }
                             };
-                            if let Some((decision, automatic)) = decision {
+                            if let Some((decision, reason, command, automatic)) = decision {
                                 engine
                                     .handle(Op::Approve {
                                         call: call.clone(),
                                         decision,
-                                        reason: None,
+                                        reason,
+                                        command,
                                         automatic,
                                     })
                                     .await;

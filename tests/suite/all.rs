@@ -1,6 +1,7 @@
 //! End-to-end suites against real servers started by the fixtures in `kaiport-tests`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod approvals;
 mod documents;
 mod edges;
 mod engine;

@@ -126,7 +126,7 @@ async fn read_file_limits_binary_encodings_and_permission() {
                     event,
                     Event::ApprovalRequested {
                         permission: Some(Permission::FileContents),
-                        dangerous: false,
+                        risk: Risk::Routine,
                         ..
                     }
                 )

@@ -15,13 +15,11 @@ async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) -> EngineHa
         .unwrap()
 }
 
-pub(super) fn approvals_asked(tab: &EngineHarness) -> Vec<(Vec<String>, bool)> {
+pub(super) fn approvals_asked(tab: &EngineHarness) -> Vec<(Vec<String>, Risk)> {
     tab.events()
         .into_iter()
         .filter_map(|event| match event {
-            Event::ApprovalRequested {
-                reasons, dangerous, ..
-            } => Some((reasons, dangerous)),
+            Event::ApprovalRequested { reasons, risk, .. } => Some((reasons, risk)),
             _ => None,
         })
         .collect()
@@ -101,8 +99,8 @@ async fn autopilot_stops_for_lockout_changes() {
         assert_eq!(outcome.status, ToolStatus::Denied, "{line}");
         let asked = approvals_asked(&tab);
         assert_eq!(asked.len(), before + 1, "{line}: no approval asked");
-        let (reasons, dangerous) = asked.last().unwrap();
-        assert!(dangerous, "{line}");
+        let (reasons, risk) = asked.last().unwrap();
+        assert_eq!(*risk, Risk::Lockout, "{line}");
         assert!(
             reasons.iter().any(|reason| reason.contains("lock you out")),
             "{line}: {reasons:?}"

@@ -225,14 +225,14 @@ async fn a_saved_connection_opens_with_its_settings_and_its_calls_are_audited() 
     })
     .await;
     assert!(reasons[0].contains("This saved connection"), "{reasons:?}");
-    engine
-        .handle(Op::Approve {
-            call,
-            decision: ApprovalDecision::AllowForConnection,
-            reason: None,
-            automatic: false,
-        })
-        .await;
+    let for_the_connection = |call| Op::Approve {
+        call,
+        decision: ApprovalDecision::AllowForConnection,
+        reason: None,
+        command: None,
+        automatic: false,
+    };
+    engine.handle(for_the_connection(call)).await;
     // The call's end and, through the UpdateConnectionSettings path (which answers with the
     // saved connections), the saved settings: in either order.
     let (mut outcome, mut listed_now) = (None, None);
@@ -256,6 +256,30 @@ async fn a_saved_connection_opens_with_its_settings_and_its_calls_are_audited() 
             send_file_contents: true,
             ..settings.clone()
         }
+    );
+
+    // "Always allow this command": the offered rule goes into the saved settings the same way.
+    engine
+        .handle(Op::RunTool {
+            tab: "t1".to_owned(),
+            call: "c3".to_owned(),
+            tool: "run_command".to_owned(),
+            args: json!({"command": "df -P /"}),
+        })
+        .await;
+    let (call, rule) = next(&mut events, |event| match event {
+        Event::ApprovalRequested {
+            call, allow_rule, ..
+        } => Some((call, allow_rule)),
+        _ => None,
+    })
+    .await;
+    assert_eq!(rule.as_deref(), Some("df"));
+    engine.handle(for_the_connection(call)).await;
+    let listed_now = next(&mut events, listed).await;
+    assert_eq!(
+        listed_now[0].settings.allowed_commands,
+        vec!["df".to_owned()]
     );
 
     engine

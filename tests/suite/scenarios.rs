@@ -599,7 +599,7 @@ async fn disk_full_hunt_finds_the_big_file_and_deletes_only_after_approval() {
         .await;
     let Event::ApprovalRequested {
         call,
-        dangerous,
+        risk,
         why,
         preview,
         ..
@@ -607,7 +607,7 @@ async fn disk_full_hunt_finds_the_big_file_and_deletes_only_after_approval() {
     else {
         unreachable!()
     };
-    assert!(dangerous);
+    assert_eq!(risk, Risk::Dangerous);
     assert_eq!(why.as_deref(), Some("Free 24 MB: the 2023 database dump"));
     assert_eq!(
         preview,
@@ -624,6 +624,7 @@ async fn disk_full_hunt_finds_the_big_file_and_deletes_only_after_approval() {
             call,
             decision: ApprovalDecision::Approve,
             reason: None,
+            command: None,
             automatic: false,
         })
         .await;

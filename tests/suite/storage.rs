@@ -309,14 +309,14 @@ async fn every_tool(kind: StorageKind) {
             Event::ApprovalRequested {
                 tool,
                 preview: Some(ApprovalPreview::Operations { lines }),
-                dangerous,
+                risk,
                 ..
-            } if tool == "delete" => Some((lines, dangerous)),
+            } if tool == "delete" => Some((lines, risk)),
             _ => None,
         })
         .next_back()
         .unwrap();
-    assert!(preview.1, "delete is dangerous");
+    assert_eq!(preview.1, Risk::Dangerous, "delete is dangerous");
     assert!(preview.0[0].contains("with 4 files"), "{:?}", preview.0);
     let top = names(&tab, "/", "remote").await;
     assert!(!top.contains(&"up".to_owned()), "{kind:?} {top:?}");

@@ -138,8 +138,8 @@ async fn pilot_cannot_plant_start_up_files_on_this_computer_unasked() {
     // Every one of them was put to the user, as dangerous, with the reason.
     let asked = super::policy::approvals_asked(&tab);
     assert_eq!(asked.len(), planted.len(), "{asked:?}");
-    for (reasons, dangerous) in &asked {
-        assert!(dangerous, "{reasons:?}");
+    for (reasons, risk) in &asked {
+        assert_eq!(*risk, Risk::Dangerous, "{reasons:?}");
         assert!(
             reasons
                 .iter()

@@ -385,7 +385,10 @@ export function mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT, TIM
           const approve = card.getByRole("button", { name: "Approve" });
           await approve.waitFor();
           await fingerSized(approve, "Approve");
-          await fingerSized(card.getByRole("button", { name: "Deny" }), "Deny");
+          for (const name of ["Deny", "Edit before running", "Always allow this command on this connection"]) {
+            await fingerSized(card.getByRole("button", { name }), name);
+          }
+          await fingerSized(card.getByRole("textbox", { name: "Reason (sent to Pilot)" }), "Reason (sent to Pilot)");
           await page.screenshot({ path: join(OUTPUT, "phone-pilot-approval.png") });
           await approve.tap();
           await card.getByText("ok", { exact: true }).waitFor();

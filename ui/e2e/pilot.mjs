@@ -237,11 +237,9 @@ export function pilotTests(test, h) {
         await message(page, "run the check");
         const card = panel(page).getByRole("article", { name: /^run_command echo e2e/ });
         await card.getByRole("button", { name: "Approve" }).waitFor();
-        // The waiting card took focus; its reasons and the command are shown.
+        // The waiting card took focus; it says what will happen and shows the command.
         await until("the card focused", () => card.evaluate((el) => el === document.activeElement));
-        if (!(await card.getByRole("list", { name: "Why it asks" }).isVisible())) {
-          throw new Error("the approval says not why it asks");
-        }
+        await card.getByText("Run in this computer’s terminal").waitFor();
         await card.getByLabel("Command").getByText(command).waitFor();
         await page.screenshot({ path: join(OUTPUT, "pilot-approval.png") });
         await card.getByRole("button", { name: "Approve" }).click();
@@ -324,7 +322,7 @@ export function pilotTests(test, h) {
         await page.reload();
         await panel(page).getByText("make the file").waitFor();
         await card.getByRole("button", { name: "Deny" }).click();
-        await card.getByText("denied", { exact: true }).waitFor();
+        await card.getByText("you denied it", { exact: true }).waitFor();
         await turnDone(page);
         await panel(page).getByText("left it alone").waitFor();
         await card.getByRole("button", { expanded: false }).click();
@@ -332,6 +330,219 @@ export function pilotTests(test, h) {
         await page.screenshot({ path: join(OUTPUT, "pilot-denied.png") });
         if (existsSync(target)) {
           throw new Error("the denied command ran");
+        }
+      },
+    );
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The page at a phone's width (390 px) with Pilot's sheet open, for a screenshot of the card
+   * that waits, then back to the desktop size. */
+  async function phoneShot(page, name) {
+    const desktop = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 760 });
+    await animationFrames(page, 2);
+    // The sheet may have opened for the card that waits; else the header's Pilot button opens it.
+    const close = page.getByRole("button", { name: "Close Pilot" });
+    if (!(await close.isVisible())) {
+      await page.getByRole("button", { name: /^Pilot( \d+ waiting)?$/ }).click();
+    }
+    await close.waitFor();
+    await animationFrames(page, 2);
+    await page.screenshot({ path: join(OUTPUT, name) });
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    await page.getByRole("button", { name: "Close Pilot" }).click();
+    await page.setViewportSize(desktop);
+    if (width > 390) {
+      throw new Error(`${name}: the page is ${width} px wide at 390 px`);
+    }
+  }
+
+  test("Pilot: approval cards in words: Always allow, the rule in Connection settings, Edit before running, a deny reason", async ({
+    page,
+    sshd,
+  }) => {
+    const dir = userDir(sshd.user);
+    const target = join(dir, "must-not-exist");
+    const check = "df -P /";
+    await withPilot(
+      {
+        steps: [
+          {
+            respond: {
+              text: "Let me look at the disk.",
+              tool_calls: [{ name: "run_command", arguments: { command: check, why: "To see how full the disk is." } }],
+            },
+          },
+          {
+            expect: { last_result_contains: ["Filesystem"] },
+            respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
+          },
+          { expect: { last_result_contains: ["Filesystem"] }, respond: { text: "The disk has room." } },
+          {
+            expect: { body_contains: ["once more"] },
+            respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
+          },
+          {
+            expect: { last_result_contains: ["edited_by_user", "edited-23"] },
+            respond: { tool_calls: [{ name: "run_command", arguments: { command: `touch ${target}` } }] },
+          },
+          {
+            expect: { last_result_contains: ["the user denied this call: not today, thanks"] },
+            respond: { text: "Understood: not today." },
+          },
+        ],
+      },
+      async ({ url }) => {
+        await openSsh(page, url, sshd);
+        await message(page, "how full is the disk?");
+        const cards = panel(page).getByRole("article", { name: `run_command ${check}` });
+        // A routine card: what happens in words, Pilot's reason, the command once, no boilerplate.
+        const first = cards.first();
+        await first.getByRole("button", { name: "Approve" }).waitFor();
+        await first.getByText(/^Run in .+’s terminal$/).waitFor();
+        await first.getByText("Pilot: “To see how full the disk is.”").waitFor();
+        if ((await first.getByText(check, { exact: true }).count()) !== 1) {
+          throw new Error("the card does not show the command exactly once");
+        }
+        if ((await first.getByRole("list", { name: "Why it asks" }).count()) !== 0) {
+          throw new Error("a routine card lists the policy's routine reason");
+        }
+        await first.getByText("adds df to its allowed commands").waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-card-routine.png") });
+        await phoneShot(page, "pilot-card-routine-phone.png");
+        await first.getByRole("button", { name: "Always allow this command on this connection" }).click();
+        await first.getByText("ok", { exact: true }).waitFor();
+        // The same call again runs without a card: a rule allowed it.
+        const second = cards.nth(1);
+        await second.getByText("ok", { exact: true }).waitFor();
+        await panel(page).getByText("The disk has room.").waitFor();
+        await turnDone(page);
+        await second.getByRole("button", { expanded: false }).click();
+        await second.getByText("allowed by a rule").waitFor();
+        // The rule is in Connection settings; taking it out there undoes it.
+        await page.getByRole("button", { name: "Connection settings", exact: true }).click();
+        const settings = page.getByRole("dialog", { name: "Connection settings" });
+        const allowed = settings.getByLabel("Allowed commands");
+        await until("the rule in the settings", async () => (await allowed.inputValue()) === "df");
+        await page.screenshot({ path: join(OUTPUT, "pilot-always-allow-settings.png") });
+        await allowed.fill("");
+        await settings.getByRole("button", { name: "Save settings" }).click();
+        await settings.waitFor({ state: "hidden" });
+
+        // Without the rule it asks again: the user edits the line, and their line runs.
+        await message(page, "once more");
+        const third = cards.nth(2);
+        await third.getByRole("button", { name: "Edit before running" }).click();
+        const box = third.getByRole("textbox", { name: "Command" });
+        if ((await box.inputValue()) !== check) {
+          throw new Error(`the command box starts with ${await box.inputValue()}`);
+        }
+        await box.fill("echo edited-$((20+3))");
+        await page.screenshot({ path: join(OUTPUT, "pilot-card-edit.png") });
+        await phoneShot(page, "pilot-card-edit-phone.png");
+        await third.getByRole("button", { name: "Approve" }).click();
+        await third.getByText("ok", { exact: true }).waitFor();
+        await until("the edited line in the terminal", async () =>
+          ((await terminalText(page, await activeTab(page))) ?? "")
+            .split("\n")
+            .some((line) => line.trim() === "edited-23"),
+        );
+        await third.getByText("echo edited-$((20+3))").waitFor();
+
+        // A deny with a reason: the model gets it; the card says it in the user's words.
+        const touch = panel(page).getByRole("article", { name: /^run_command touch/ });
+        await touch.getByRole("button", { name: "Deny" }).waitFor();
+        await touch.getByRole("textbox", { name: "Reason (sent to Pilot)" }).fill("not today, thanks");
+        await page.screenshot({ path: join(OUTPUT, "pilot-card-deny-reason.png") });
+        await touch.getByRole("button", { name: "Deny" }).click();
+        await touch.getByText("you denied it", { exact: true }).waitFor();
+        await turnDone(page);
+        await panel(page).getByText("Understood: not today.").waitFor();
+        await touch.getByRole("button", { expanded: false }).click();
+        await touch.getByText("You denied it: “not today, thanks”").scrollIntoViewIfNeeded();
+        await page.screenshot({ path: join(OUTPUT, "pilot-card-denied.png") });
+        if (existsSync(target)) {
+          throw new Error("the denied command ran");
+        }
+      },
+    );
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("Pilot: a dangerous card focuses Deny; a lock-out card asks a second time", async ({ page }) => {
+    const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-risk-"));
+    const junk = join(dir, "junk");
+    writeFileSync(junk, "keep me\n");
+    const keys = join(dir, ".ssh/authorized_keys");
+    const lockout = `mkdir -p ${dir}/.ssh && echo e2e-key-91 >> ${keys}`;
+    await withPilot(
+      {
+        steps: [
+          {
+            respond: {
+              tool_calls: [{ name: "run_command", arguments: { command: `rm -rf ${junk}`, why: "It is junk." } }],
+            },
+          },
+          {
+            expect: { last_result_contains: ["denied"] },
+            respond: {
+              tool_calls: [{ name: "run_command", arguments: { command: lockout, why: "To let the key in." } }],
+            },
+          },
+          { expect: { last_result_contains: ['"exit_code":0'] }, respond: { text: "The key is in." } },
+        ],
+      },
+      async ({ url }) => {
+        await openLocal(page, url);
+        await message(page, "tidy up and add the key");
+        const danger = panel(page).getByRole("article", { name: /^run_command rm -rf/ });
+        const deny = danger.getByRole("button", { name: "Deny" });
+        await deny.waitFor();
+        await danger.getByText("Dangerous", { exact: true }).waitFor();
+        await phoneShot(page, "pilot-card-dangerous-phone.png");
+        await until("Deny focused", () => deny.evaluate((el) => el === document.activeElement));
+        const order = await danger
+          .locator(".actions button")
+          .evaluateAll((buttons) =>
+            buttons.map((b) => `${b.textContent.trim()}${b.classList.contains("primary") ? "*" : ""}`),
+          );
+        if (order[0] !== "Deny*" || order[1] !== "Approve") {
+          throw new Error(`a dangerous card's buttons: ${order.join(", ")}`);
+        }
+        if (
+          (await danger.getByRole("button", { name: "Always allow this command on this connection" }).count()) !== 0
+        ) {
+          throw new Error("a dangerous card offers Always allow");
+        }
+        await danger.getByRole("list", { name: "Why it asks" }).waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-card-dangerous.png") });
+        // Enter on the focused button denies.
+        await page.keyboard.press("Enter");
+        await danger.getByText("you denied it", { exact: true }).waitFor();
+        if (readFileSync(junk, "utf8") !== "keep me\n") {
+          throw new Error("the denied rm ran");
+        }
+
+        const lock = panel(page).getByRole("article", { name: /^run_command mkdir -p/ });
+        await lock.getByText("Can lock you out", { exact: true }).waitFor();
+        await lock.getByRole("button", { name: "Approve" }).click();
+        const confirm = lock.getByRole("group", { name: "Confirm the change" });
+        const back = confirm.getByRole("button", { name: "Go back" });
+        await until("Go back focused", () => back.evaluate((el) => el === document.activeElement));
+        await page.screenshot({ path: join(OUTPUT, "pilot-card-lockout-confirm.png") });
+        await phoneShot(page, "pilot-card-lockout-confirm-phone.png");
+        // Going back leaves it waiting; only "Yes, change it" makes the change.
+        await back.click();
+        await lock.getByRole("button", { name: "Approve" }).click();
+        if (existsSync(keys)) {
+          throw new Error("the lock-out change ran before its second confirmation");
+        }
+        await confirm.getByRole("button", { name: "Yes, change it" }).click();
+        await lock.getByText("ok", { exact: true }).waitFor();
+        await turnDone(page);
+        if (readFileSync(keys, "utf8").trim() !== "e2e-key-91") {
+          throw new Error("the approved lock-out change did not run");
         }
       },
     );
@@ -704,10 +915,11 @@ export function pilotTests(test, h) {
         if ((await page.locator(`#tab-button-${first}`).count()) !== 1) {
           throw new Error("Keep open closed the tab");
         }
-        // Back on the tab: the badge goes, the waiting card has focus.
+        // Back on the tab: the badge goes, the waiting card has focus (a write to /proc is
+        // dangerous: its Deny has it).
         await badged.click();
         const card = panel(page).getByRole("article", { name: /^run_command touch/ });
-        await until("the card focused", () => card.evaluate((el) => el === document.activeElement));
+        await until("the card focused", () => card.evaluate((el) => el.contains(document.activeElement)));
         if (/waiting/.test((await badged.textContent()) ?? "")) {
           throw new Error("the visible tab still has a badge");
         }

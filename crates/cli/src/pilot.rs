@@ -158,6 +158,26 @@ impl Transcript {
     }
 }
 
+/// Ctrl-C presses from this call on, none lost: one listener for the whole run. A
+/// `tokio::signal::ctrl_c()` made afresh for each wait sees only the presses after it is first
+/// polled, so a press that came while an event was being handled went unseen and the turn ran on.
+fn interrupts() -> tokio::sync::mpsc::UnboundedReceiver<()> {
+    let (press, presses) = tokio::sync::mpsc::unbounded_channel();
+    #[cfg(unix)]
+    let listener = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt());
+    #[cfg(windows)]
+    let listener = tokio::signal::windows::ctrl_c();
+    tokio::spawn(async move {
+        #[cfg(any(unix, windows))]
+        if let Ok(mut listener) = listener {
+            while listener.recv().await.is_some() && press.send(()).is_ok() {}
+            return;
+        }
+        while tokio::signal::ctrl_c().await.is_ok() && press.send(()).is_ok() {}
+    });
+    presses
+}
+
 fn short(text: &str, max: usize) -> String {
     let one_line = text.replace('\n', " ");
     if one_line.chars().count() <= max {
@@ -179,6 +199,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
     )
     .await?;
     engine.set_unattended();
+    let mut presses = interrupts();
     let mut transcript = Transcript {
         json: args.json,
         at_line_start: true,
@@ -190,7 +211,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
     loop {
         let event = tokio::select! {
             event = events.recv() => event,
-            _ = tokio::signal::ctrl_c() => {
+            Some(()) = presses.recv() => {
                 interrupts += 1;
                 if interrupts > 1 || !turn_started {
                     say!("\nkaiport: stopped");

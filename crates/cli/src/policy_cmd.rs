@@ -164,6 +164,7 @@ fn explain_line(args: ExplainArgs) -> Result<ExitCode> {
     let report = json!({
         "decision": answer.decision,
         "dangerous": answer.dangerous,
+        "risk": answer.risk,
         "reasons": answer.reasons,
         "commands": commands,
         "writes": writes,
@@ -187,7 +188,9 @@ fn explanation_text(report: &Value, mode: Mode) -> String {
             .unwrap_or_default()
     };
     let mut lines = Vec::new();
-    let dangerous = if report["dangerous"].as_bool() == Some(true) {
+    let dangerous = if report["risk"] == "lockout" {
+        " (can lock you out)"
+    } else if report["dangerous"].as_bool() == Some(true) {
         " (dangerous)"
     } else {
         ""

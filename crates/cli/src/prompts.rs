@@ -6,7 +6,7 @@
 use kaiport_core::Engine;
 use kaiport_protocol::{
     ApprovalDecision, ApprovalPreview, Event, HostFacts, Op, Permission, Prompt, PromptAnswer,
-    ToolOutcome,
+    Risk, ToolOutcome,
 };
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -45,6 +45,7 @@ impl Answerer {
                     call: call.clone(),
                     decision,
                     reason,
+                    command: None,
                     automatic,
                 }
             }
@@ -52,17 +53,17 @@ impl Answerer {
                 call,
                 tool,
                 reasons,
-                dangerous,
+                risk,
                 preview,
                 ..
             } => {
-                let (decision, reason, automatic) = self
-                    .approval(tool, reasons, *dangerous, preview.as_ref())
-                    .await;
+                let (decision, reason, automatic) =
+                    self.approval(tool, reasons, *risk, preview.as_ref()).await;
                 Op::Approve {
                     call: call.clone(),
                     decision,
                     reason,
+                    command: None,
                     automatic,
                 }
             }
@@ -141,13 +142,15 @@ impl Answerer {
         &self,
         tool: &str,
         reasons: &[String],
-        dangerous: bool,
+        risk: Risk,
         preview: Option<&ApprovalPreview>,
     ) -> (ApprovalDecision, Option<String>, bool) {
-        let mut text = format!(
-            "\n{} {tool} needs your approval",
-            if dangerous { "⚠ DANGEROUS:" } else { "?" }
-        );
+        let mark = match risk {
+            Risk::Routine => "?",
+            Risk::Dangerous => "⚠ DANGEROUS:",
+            Risk::Lockout => "⚠ CAN LOCK YOU OUT:",
+        };
+        let mut text = format!("\n{mark} {tool} needs your approval");
         for reason in reasons {
             text.push_str(&format!("\n  - {reason}"));
         }
@@ -155,7 +158,7 @@ impl Answerer {
             Some(ApprovalPreview::Command { command }) => {
                 text.push_str(&format!("\n  $ {command}"))
             }
-            Some(ApprovalPreview::Diff { path, unified }) => {
+            Some(ApprovalPreview::Diff { path, unified, .. }) => {
                 text.push_str(&format!("\n  {path}:\n{unified}"))
             }
             Some(ApprovalPreview::Operations { lines }) => {
@@ -173,6 +176,18 @@ impl Answerer {
             return (ApprovalDecision::Approve, None, true);
         }
         match ask_line(format!("{text}\nApprove? [y/N] ")).await {
+            Some(answer) if matches!(answer.trim(), "y" | "Y" | "yes") && risk == Risk::Lockout => {
+                // A change that can cut the user off is confirmed twice.
+                let again = ask_line(
+                    "This can lock you out of the server. Type yes to make the change: ".to_owned(),
+                )
+                .await;
+                if again.as_deref().map(str::trim) == Some("yes") {
+                    (ApprovalDecision::Approve, None, false)
+                } else {
+                    (ApprovalDecision::Deny, None, false)
+                }
+            }
             Some(answer) if matches!(answer.trim(), "y" | "Y" | "yes") => {
                 (ApprovalDecision::Approve, None, false)
             }

@@ -230,6 +230,11 @@ pub fn redact_args(args: &Value) -> Value {
     }
 }
 
+/// A string as the audit log keeps it (cut like the arguments' strings).
+pub fn shorten_logged(text: &str) -> String {
+    shorten(text, MAX_LOGGED_CHARS)
+}
+
 /// `text` cut to `max_chars` characters, with a note of how much was cut.
 pub fn shorten(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
@@ -319,7 +324,9 @@ mod tests {
             status: ToolStatus::Ok,
             result: None,
             error: None,
+            edited_command: None,
             duration_ms: 3,
+            waited_ms: None,
         }
     }
 

@@ -106,10 +106,12 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
             call,
             decision: _,
             reason,
+            command,
             automatic: _,
         } => {
             c.op("approve").text("the call id", call, MAX_ID_BYTES)?;
             c.optional("the reason", reason.as_deref(), MAX_TEXT_BYTES)?;
+            c.optional("the edited command", command.as_deref(), MAX_PATH_BYTES)?;
         }
         Op::AnswerQuestion { call, answer } => {
             c.op("answer_question")

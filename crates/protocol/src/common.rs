@@ -28,6 +28,29 @@ pub enum DecidedBy {
     Automatic,
 }
 
+/// How much is at stake in a call that asks (`Event::ApprovalRequested::risk`), strictest last.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema, Type,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Risk {
+    /// An ordinary change: it asks because the mode says every change asks.
+    Routine,
+    /// Dangerous, destructive or not understood (unknown options, unreadable lines, links that
+    /// could not be followed): asks in every mode, autopilot included.
+    Dangerous,
+    /// Can cut the user off from the server (sshd, firewall, network, sudoers, keys): asks in
+    /// every mode; a front end confirms it twice.
+    Lockout,
+}
+
+impl Risk {
+    /// Dangerous or worse.
+    pub fn is_dangerous(self) -> bool {
+        self >= Risk::Dangerous
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {

@@ -1,6 +1,6 @@
 //! What the engine tells front ends.
 
-use crate::common::{CallId, DecidedBy, PromptId, TabId, ToolStatus, Verdict};
+use crate::common::{CallId, DecidedBy, PromptId, Risk, TabId, ToolStatus, Verdict};
 use crate::facts::HostFacts;
 use crate::pilot::{ModelChoice, ModelSettings, ProviderKind, TurnStatus};
 use crate::saved::{AuditEntry, SavedConnection, SshConfigHost};
@@ -37,10 +37,22 @@ pub enum ConnectionState {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ApprovalPreview {
-    Command { command: String },
-    Diff { path: String, unified: String },
-    Operations { lines: Vec<String> },
-    Text { text: String },
+    Command {
+        command: String,
+    },
+    Diff {
+        path: String,
+        unified: String,
+        /// The file does not exist yet: the call creates it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        new_file: bool,
+    },
+    Operations {
+        lines: Vec<String>,
+    },
+    Text {
+        text: String,
+    },
 }
 
 /// The result object the model gets for one tool call.
@@ -166,8 +178,12 @@ pub enum Event {
         tab: TabId,
         call: CallId,
         tool: String,
+        /// Why it asks, in the policy's words (the audit keeps them). The plain ask-mode reasons
+        /// ("runs a command in the terminal") come with `risk` routine.
         reasons: Vec<String>,
-        dangerous: bool,
+        /// What is at stake: routine, dangerous, or a change that can lock the user out (a front
+        /// end confirms that twice and never makes Approve its default).
+        risk: Risk,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         preview: Option<ApprovalPreview>,
         /// Set when the connection's settings refuse the call and the user may allow it: the
@@ -179,6 +195,12 @@ pub enum Event {
         /// control characters and cut; the model's words, not kaiport's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         why: Option<String>,
+        /// run_command, routine: the allowed-commands rule (`systemctl status`) that would let
+        /// this line run without asking from now on. The card offers it; `AllowForConnection`
+        /// adds it to the connection's settings (and the saved connection's). Never set for
+        /// dangerous or lock-out calls.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        allow_rule: Option<String>,
     },
     ToolRunning {
         tab: TabId,

@@ -54,9 +54,11 @@ pub enum TabTarget {
 pub enum ApprovalDecision {
     Approve,
     Deny,
-    /// Approve, and turn on for the connection the permission the call asked for
-    /// (`Event::ApprovalRequested::permission`): in the tab's settings and, for a saved
-    /// connection, in its saved settings. Only a person may give it (never `automatic`).
+    /// Approve, and for the connection from now on: turn on the permission the call asked for
+    /// (`Event::ApprovalRequested::permission`), or add its `allow_rule` to the allowed
+    /// commands; in the tab's settings and, for a saved connection, in its saved settings. Only
+    /// a person may give it (`automatic` approves the call alone, or not at all for a
+    /// permission).
     AllowForConnection,
 }
 
@@ -142,8 +144,15 @@ pub enum Op {
     Approve {
         call: CallId,
         decision: ApprovalDecision,
+        /// Deny: the user's reason, which the model gets with the refusal (and the audit log
+        /// keeps).
         #[serde(default)]
         reason: Option<String>,
+        /// Approve, run_command only: the command line as the user edited it on the card. It runs
+        /// instead of the model's (still refused when a forbidden rule matches it); the audit log
+        /// keeps both lines and the model's result says the user edited it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
         /// True when the front end answered by a standing instruction (`--yes`, nobody at the
         /// terminal) rather than a person deciding now. Recorded in the audit log.
         #[serde(default)]

@@ -61,5 +61,13 @@ pub struct AuditEntry {
     pub result: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The command line that ran when the user edited it on the approval card (`args` keeps
+    /// the one the model asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_command: Option<String>,
+    /// How long the call did its work, not counting the wait for the user's approval.
     pub duration_ms: u64,
+    /// How long the call waited for the user's approval, when it asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waited_ms: Option<u64>,
 }

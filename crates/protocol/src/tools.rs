@@ -183,6 +183,10 @@ pub struct RunCommandResult {
     /// A hint for what to do next, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Set when the user edited the command on the approval card: the line that ran instead of
+    /// the one asked for (the output is that line's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_by_user: Option<String>,
 }
 
 /// A special key for send_input.

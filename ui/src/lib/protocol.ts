@@ -5,14 +5,18 @@
 /**  The user's answer to a pending approval. */
 export type ApprovalDecision = "approve" | "deny" | 
 /**
- *  Approve, and turn on for the connection the permission the call asked for
- *  (`Event::ApprovalRequested::permission`): in the tab's settings and, for a saved
- *  connection, in its saved settings. Only a person may give it (never `automatic`).
+ *  Approve, and for the connection from now on: turn on the permission the call asked for
+ *  (`Event::ApprovalRequested::permission`), or add its `allow_rule` to the allowed
+ *  commands; in the tab's settings and, for a saved connection, in its saved settings. Only
+ *  a person may give it (`automatic` approves the call alone, or not at all for a
+ *  permission).
  */
 "allow_for_connection";
 
 /**  What the user is shown before approving. */
-export type ApprovalPreview = { kind: "command"; command: string } | { kind: "diff"; path: string; unified: string } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string };
+export type ApprovalPreview = { kind: "command"; command: string } | { kind: "diff"; path: string; unified: string; 
+/**  The file does not exist yet: the call creates it. */
+new_file?: boolean } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string };
 
 /**  One line of the audit log (`ai-audit.jsonl`): one tool call, however it ended. */
 export type AuditEntry = {
@@ -38,7 +42,15 @@ export type AuditEntry = {
 	 */
 	result?: Value | null,
 	error?: string | null,
+	/**
+	 *  The command line that ran when the user edited it on the approval card (`args` keeps
+	 *  the one the model asked for).
+	 */
+	edited_command?: string | null,
+	/**  How long the call did its work, not counting the wait for the user's approval. */
 	duration_ms: number,
+	/**  How long the call waited for the user's approval, when it asked. */
+	waited_ms?: number | null,
 };
 
 /**  What a view button does; the engine derives its command from this alone. */
@@ -250,7 +262,17 @@ documents: string | null } | { type: "tab_opened"; tab: string; kind: TabKind; t
 /**  A tool card appears. */
 { type: "tool_requested"; tab: string; call: string; tool: string; args: Value } | 
 /**  The call waits for the user's `Op::Approve`. */
-{ type: "approval_requested"; tab: string; call: string; tool: string; reasons: string[]; dangerous: boolean; preview?: ApprovalPreview | null; 
+{ type: "approval_requested"; tab: string; call: string; tool: string; 
+/**
+ *  Why it asks, in the policy's words (the audit keeps them). The plain ask-mode reasons
+ *  ("runs a command in the terminal") come with `risk` routine.
+ */
+reasons: string[]; 
+/**
+ *  What is at stake: routine, dangerous, or a change that can lock the user out (a front
+ *  end confirms that twice and never makes Approve its default).
+ */
+risk: Risk; preview?: ApprovalPreview | null; 
 /**
  *  Set when the connection's settings refuse the call and the user may allow it: the
  *  card offers "just this once" (`Approve`) and "for this connection"
@@ -261,7 +283,14 @@ permission?: Permission | null;
  *  The model's own one-sentence reason for the call (its `why` argument), cleaned of
  *  control characters and cut; the model's words, not kaiport's.
  */
-why?: string | null } | { type: "tool_running"; tab: string; call: string } | 
+why?: string | null; 
+/**
+ *  run_command, routine: the allowed-commands rule (`systemctl status`) that would let
+ *  this line run without asking from now on. The card offers it; `AllowForConnection`
+ *  adds it to the connection's settings (and the saved connection's). Never set for
+ *  dangerous or lock-out calls.
+ */
+allow_rule?: string | null } | { type: "tool_running"; tab: string; call: string } | 
 /**  ask_user: the call waits for `Op::AnswerQuestion`. Never answered automatically. */
 { type: "question_asked"; tab: string; call: string; question: string; options: string[] } | { type: "tool_finished"; tab: string; call: string; outcome: ToolOutcome; verdict: Verdict; decided_by?: DecidedBy | null; duration_ms: number } | 
 /**  The engine needs an answer from the user (`Op::AnswerPrompt`). */
@@ -612,7 +641,18 @@ export type Op =
  */
 { type: "run_tool"; tab: string; call: string; tool: string; args: Value } | 
 /**  Answer a pending approval. Answered by `ToolRunning`/`ToolFinished` of that call. */
-{ type: "approve"; call: string; decision: ApprovalDecision; reason?: string | null; 
+{ type: "approve"; call: string; decision: ApprovalDecision; 
+/**
+ *  Deny: the user's reason, which the model gets with the refusal (and the audit log
+ *  keeps).
+ */
+reason?: string | null; 
+/**
+ *  Approve, run_command only: the command line as the user edited it on the card. It runs
+ *  instead of the model's (still refused when a forbidden rule matches it); the audit log
+ *  keeps both lines and the model's result says the user edited it.
+ */
+command?: string | null; 
 /**
  *  True when the front end answered by a standing instruction (`--yes`, nobody at the
  *  terminal) rather than a person deciding now. Recorded in the audit log.
@@ -899,6 +939,21 @@ export type RenameParams = {
 	side?: Side | null,
 };
 
+/**  How much is at stake in a call that asks (`Event::ApprovalRequested::risk`), strictest last. */
+export type Risk = 
+/**  An ordinary change: it asks because the mode says every change asks. */
+"routine" | 
+/**
+ *  Dangerous, destructive or not understood (unknown options, unreadable lines, links that
+ *  could not be followed): asks in every mode, autopilot included.
+ */
+"dangerous" | 
+/**
+ *  Can cut the user off from the server (sshd, firewall, network, sudoers, keys): asks in
+ *  every mode; a front end confirms it twice.
+ */
+"lockout";
+
 export type RunCommandResult = {
 	status: CommandStatus,
 	/**
@@ -915,6 +970,11 @@ export type RunCommandResult = {
 	screen?: string | null,
 	/**  A hint for what to do next, when there is one. */
 	note?: string | null,
+	/**
+	 *  Set when the user edited the command on the approval card: the line that ran instead of
+	 *  the one asked for (the output is that line's).
+	 */
+	edited_by_user?: string | null,
 };
 
 /**

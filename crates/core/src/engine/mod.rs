@@ -29,7 +29,7 @@ use crate::audit::AuditLog;
 use crate::pending::Pending;
 use crate::tools::{self, TabResources};
 use kaiport_protocol::*;
-use pipeline::{Approval, error_outcome};
+use pipeline::{Approval, Ran, error_outcome};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -244,6 +244,7 @@ impl Engine {
                 call,
                 decision,
                 reason,
+                command,
                 automatic,
             } => {
                 let by = if automatic {
@@ -256,6 +257,7 @@ impl Engine {
                     Approval {
                         decision,
                         reason,
+                        command,
                         by,
                     },
                 ) {
@@ -479,10 +481,7 @@ impl Engine {
             &connection,
             &call,
             &args,
-            outcome,
-            Verdict::Deny,
-            None,
-            Vec::new(),
+            Ran::ended(outcome, Verdict::Deny, None, Vec::new()),
             started,
         )
     }
@@ -494,6 +493,27 @@ impl Engine {
         {
             token.cancel();
         }
+    }
+}
+
+/// Why a command line the user chose themselves (a view button, a command edited on its
+/// approval card) may not run: only what the connection forbids outright stops it. `None`: it
+/// may run.
+fn forbidden_for_user(
+    line: &str,
+    settings: &ConnectionSettings,
+    tab_kind: TabKind,
+) -> Option<String> {
+    use crate::policy::{CallFacts, Decision, PolicyContext, decide};
+    let context = PolicyContext::new(Mode::Ask, settings, tab_kind);
+    match decide(
+        &CallFacts::Command {
+            line: line.to_owned(),
+        },
+        context,
+    ) {
+        Decision::Deny { reason } => Some(reason),
+        Decision::Allow { .. } | Decision::Ask { .. } => None,
     }
 }
 

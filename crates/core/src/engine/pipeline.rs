@@ -13,14 +13,76 @@ use kaiport_protocol::tools::{AskUserParams, AskUserResult};
 use kaiport_protocol::*;
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// The answer to one approval.
 pub(super) struct Approval {
     pub(super) decision: ApprovalDecision,
     pub(super) reason: Option<String>,
+    /// The command line as the user edited it (`Op::Approve::command`).
+    pub(super) command: Option<String>,
     pub(super) by: DecidedBy,
+}
+
+/// How one call was decided and how it ended: what its `ToolFinished` and audit line say.
+pub(super) struct Ran {
+    pub(super) outcome: ToolOutcome,
+    pub(super) verdict: Verdict,
+    pub(super) decided_by: Option<DecidedBy>,
+    pub(super) reasons: Vec<String>,
+    /// The line that ran when the user edited the command on the card.
+    pub(super) edited_command: Option<String>,
+    /// How long the call waited for the user's approval (not part of its duration).
+    pub(super) waited: Option<Duration>,
+}
+
+impl Ran {
+    /// A call that ended without an approval wait or an edit.
+    pub(super) fn ended(
+        outcome: ToolOutcome,
+        verdict: Verdict,
+        decided_by: Option<DecidedBy>,
+        reasons: Vec<String>,
+    ) -> Ran {
+        Ran {
+            outcome,
+            verdict,
+            decided_by,
+            reasons,
+            edited_command: None,
+            waited: None,
+        }
+    }
+}
+
+/// What "for this connection" (`ApprovalDecision::AllowForConnection`) turns on.
+enum Grant {
+    Permission(Permission),
+    /// An allowed-commands rule (`Event::ApprovalRequested::allow_rule`).
+    AllowRule(String),
+}
+
+impl Grant {
+    /// Applies it to a connection's settings.
+    fn apply(&self, settings: &mut ConnectionSettings) {
+        match self {
+            Grant::Permission(Permission::FileContents) => settings.send_file_contents = true,
+            Grant::AllowRule(rule) => {
+                if !settings.allowed_commands.contains(rule) {
+                    settings.allowed_commands.push(rule.clone());
+                }
+            }
+        }
+    }
+
+    /// What was allowed, in the words of the audit line ("… for this tab").
+    fn words(&self) -> String {
+        match self {
+            Grant::Permission(Permission::FileContents) => "file contents".to_owned(),
+            Grant::AllowRule(rule) => format!("the command `{rule}`"),
+        }
+    }
 }
 
 impl Inner {
@@ -50,31 +112,20 @@ impl Inner {
                 "",
                 &call,
                 &args,
-                outcome,
-                Verdict::Deny,
-                None,
-                Vec::new(),
+                Ran::ended(outcome, Verdict::Deny, None, Vec::new()),
                 started,
             );
         };
         let cancel = tab.closing.child_token();
         lock(&tab.calls).insert(call.clone(), cancel.clone());
-        let (outcome, verdict, decided_by, reasons) = self
+        let mut ran = self
             .decide_and_execute(&tab, &call, &tool, &args, &cancel)
             .await;
         lock(&tab.calls).remove(&call);
-        let outcome = self.transfers.ended(&tab_id, &call, &tool, &args, outcome);
-        self.finish(
-            &tab_id,
-            &tab.connection,
-            &call,
-            &args,
-            outcome,
-            verdict,
-            decided_by,
-            reasons,
-            started,
-        )
+        ran.outcome = self
+            .transfers
+            .ended(&tab_id, &call, &tool, &args, ran.outcome);
+        self.finish(&tab_id, &tab.connection, &call, &args, ran, started)
     }
 
     pub(super) async fn decide_and_execute(
@@ -84,9 +135,9 @@ impl Inner {
         tool: &str,
         args: &Value,
         cancel: &CancellationToken,
-    ) -> (ToolOutcome, Verdict, Option<DecidedBy>, Vec<String>) {
+    ) -> Ran {
         let fail = |message: String| {
-            (
+            Ran::ended(
                 error_outcome(tool, ToolStatus::Error, message),
                 Verdict::Deny,
                 None,
@@ -174,20 +225,33 @@ impl Inner {
         if let Some(permission) = permission {
             decision = Decision::Ask {
                 reasons: vec![permission_reason(permission, tab.profile.is_some())],
-                dangerous: false,
+                risk: Risk::Routine,
             };
         }
+        let mut waited = None;
+        let mut edited_command = None;
+        let mut action = prepared.action;
         let (decided_by, reasons) = match decision {
             Decision::Deny { reason } => {
                 // What preparing did (send_input's staged line) is taken back on every refusal.
-                tools::abandon(&prepared.action, &context).await;
+                tools::abandon(&action, &context).await;
                 let outcome = error_outcome(tool, ToolStatus::Denied, reason.clone());
-                return (outcome, Verdict::Deny, Some(DecidedBy::Rule), vec![reason]);
+                return Ran::ended(outcome, Verdict::Deny, Some(DecidedBy::Rule), vec![reason]);
             }
             Decision::Allow { by, reasons } => (by, reasons),
-            Decision::Ask { reasons, dangerous } => {
+            Decision::Ask { reasons, risk } => {
+                // "Always allow" is offered for a routine command line alone.
+                let allow_rule = match (&prepared.facts, risk, permission) {
+                    (CallFacts::Command { line }, Risk::Routine, None)
+                        if matches!(action, Action::RunCommand(_)) =>
+                    {
+                        crate::policy::allow_rule(line, policy)
+                    }
+                    _ => None,
+                };
                 // 4. Approval: waits for the user, without a time limit; cancel ends it.
                 let preview = prepared.preview.clone();
+                let asked = Instant::now();
                 let answer = self
                     .approvals
                     .ask(call.clone(), cancel, || {
@@ -196,13 +260,39 @@ impl Inner {
                             call: call.clone(),
                             tool: tool.to_owned(),
                             reasons: reasons.clone(),
-                            dangerous,
+                            risk,
                             preview,
                             permission,
                             why: why_of(args),
+                            allow_rule: allow_rule.clone(),
                         });
                     })
                     .await;
+                waited = Some(asked.elapsed());
+                let ended = |outcome, verdict, decided_by, reasons| Ran {
+                    waited,
+                    ..Ran::ended(outcome, verdict, decided_by, reasons)
+                };
+                // The user's own line, when they edited the command (a person only).
+                let edit = match &answer {
+                    Ok(Approval {
+                        decision: ApprovalDecision::Approve | ApprovalDecision::AllowForConnection,
+                        command: Some(line),
+                        by,
+                        ..
+                    }) => Some((line.clone(), *by)),
+                    _ => None,
+                };
+                if let Some((line, by)) = edit {
+                    match user_command(&mut action, line, by, &settings, tab.kind) {
+                        Ok(line) => edited_command = line,
+                        Err(message) => {
+                            tools::abandon(&action, &context).await;
+                            let outcome = error_outcome(tool, ToolStatus::Denied, message);
+                            return ended(outcome, Verdict::Ask, Some(by), reasons);
+                        }
+                    }
+                }
                 match answer {
                     // Only a person gives a permission, never a standing instruction.
                     Ok(Approval {
@@ -218,7 +308,7 @@ impl Inner {
                              folder_report, or ask the user to allow file contents"
                                 .to_owned(),
                         );
-                        return (outcome, Verdict::Ask, Some(DecidedBy::Automatic), reasons);
+                        return ended(outcome, Verdict::Ask, Some(DecidedBy::Automatic), reasons);
                     }
                     Ok(Approval {
                         decision: ApprovalDecision::Approve,
@@ -231,8 +321,19 @@ impl Inner {
                         ..
                     }) => {
                         let mut reasons = reasons;
-                        if let Some(permission) = permission {
-                            reasons.push(self.grant(tab, permission));
+                        // The rule was shown for the model's line: an edited line gets no rule,
+                        // nor does an answer no person gave.
+                        let grant = match (permission, allow_rule) {
+                            (Some(permission), _) => Some(Grant::Permission(permission)),
+                            (None, Some(rule))
+                                if edited_command.is_none() && by == DecidedBy::User =>
+                            {
+                                Some(Grant::AllowRule(rule))
+                            }
+                            _ => None,
+                        };
+                        if let Some(grant) = grant {
+                            reasons.push(self.grant(tab, &grant));
                         }
                         (by, reasons)
                     }
@@ -240,33 +341,36 @@ impl Inner {
                         decision: ApprovalDecision::Deny,
                         reason,
                         by,
+                        ..
                     }) => {
-                        let message = match reason {
-                            Some(reason) if !reason.trim().is_empty() => {
-                                format!("the user denied this call: {reason}")
-                            }
-                            _ => "the user denied this call".to_owned(),
+                        let message = match reason.as_deref().and_then(user_words) {
+                            Some(reason) => format!("the user denied this call: {reason}"),
+                            None => "the user denied this call".to_owned(),
                         };
                         #[cfg(feature = "plan")]
-                        self.plan_refused(&tab.id, &prepared.action);
-                        tools::abandon(&prepared.action, &context).await;
+                        self.plan_refused(&tab.id, &action);
+                        tools::abandon(&action, &context).await;
                         let outcome = error_outcome(tool, ToolStatus::Denied, message);
-                        return (outcome, Verdict::Ask, Some(by), reasons);
+                        return ended(outcome, Verdict::Ask, Some(by), reasons);
                     }
                     Err(NoAnswer::Cancelled | NoAnswer::Abandoned) => {
                         #[cfg(feature = "plan")]
-                        self.plan_refused(&tab.id, &prepared.action);
-                        tools::abandon(&prepared.action, &context).await;
+                        self.plan_refused(&tab.id, &action);
+                        tools::abandon(&action, &context).await;
                         let outcome = error_outcome(
                             tool,
                             ToolStatus::Cancelled,
                             "cancelled while waiting for approval".to_owned(),
                         );
-                        return (outcome, Verdict::Ask, None, reasons);
+                        return ended(outcome, Verdict::Ask, None, reasons);
                     }
                 }
             }
         };
+        let mut reasons = reasons;
+        if edited_command.is_some() {
+            reasons.push("the user edited the command before approving it".to_owned());
+        }
         let verdict = match decided_by {
             DecidedBy::User | DecidedBy::Automatic => Verdict::Ask,
             DecidedBy::Rule | DecidedBy::Autopilot => Verdict::Allow,
@@ -280,7 +384,7 @@ impl Inner {
             tab: tab.id.clone(),
             call: call.clone(),
         });
-        let outcome = match prepared.action {
+        let outcome = match action {
             Action::AskUser(params) => self.ask_user(tab, call, tool, params, cancel).await,
             #[cfg(feature = "plan")]
             action @ (Action::ProposePlan(_) | Action::UpdatePlan(_)) => {
@@ -300,10 +404,21 @@ impl Inner {
                 Err(message) => error_outcome(tool, ToolStatus::Error, message),
             },
         };
+        let mut outcome = outcome;
+        if let (Some(line), Some(Value::Object(result))) = (&edited_command, &mut outcome.result) {
+            result.insert("edited_by_user".to_owned(), Value::String(line.clone()));
+        }
         if outcome.result.is_some() {
             lock(&self.taint).record(&tab.connection, settings.sensitivity);
         }
-        (outcome, verdict, Some(decided_by), reasons)
+        Ran {
+            outcome,
+            verdict,
+            decided_by: Some(decided_by),
+            reasons,
+            edited_command,
+            waited,
+        }
     }
 
     /// propose_plan / update_plan once allowed: the plan book records it; approving a proposal
@@ -351,14 +466,14 @@ impl Inner {
         }
     }
 
-    /// Turns `permission` on for the tab, and for the saved connection it was opened from through
-    /// the same queue as `Op::UpdateConnectionSettings`. Returns the line for the audit record.
-    fn grant(self: &Arc<Self>, tab: &Tab, permission: Permission) -> String {
+    /// Turns `grant` on for the tab, and for the saved connection it was opened from through the
+    /// same queue as `Op::UpdateConnectionSettings` (so Connection settings shows it and takes it
+    /// back). Returns the line for the audit record.
+    fn grant(self: &Arc<Self>, tab: &Tab, grant: &Grant) -> String {
+        let what = grant.words();
         let settings = {
             let mut settings = lock(&tab.settings);
-            match permission {
-                Permission::FileContents => settings.send_file_contents = true,
-            }
+            grant.apply(&mut settings);
             settings.clone()
         };
         self.emit(Event::SettingsChanged {
@@ -366,7 +481,7 @@ impl Inner {
             settings,
         });
         let Some(profile) = &tab.profile else {
-            return "the user allowed file contents for this tab".to_owned();
+            return format!("the user allowed {what} for this tab");
         };
         match crate::connect::profiles::ProfileStore::load(&self.config.profiles_path)
             .map_err(|error| error.to_string())
@@ -378,24 +493,22 @@ impl Inner {
                     .map_err(|error| error.to_string())
             }) {
             Ok(mut saved) => {
-                match permission {
-                    Permission::FileContents => saved.send_file_contents = true,
-                }
+                grant.apply(&mut saved);
                 self.saved_op(Op::UpdateConnectionSettings {
                     name: profile.clone(),
                     settings: saved,
                 });
-                format!("the user allowed file contents for the saved connection {profile}")
+                format!("the user allowed {what} for the saved connection {profile}")
             }
             Err(error) => {
                 self.emit(Event::Error {
                     tab: Some(tab.id.clone()),
                     message: format!(
-                        "file contents are allowed in this tab, but the saved connection {profile} \
-                         could not be changed: {error}"
+                        "{what} allowed in this tab, but the saved connection {profile} could not be \
+                         changed: {error}"
                     ),
                 });
-                "the user allowed file contents for this tab".to_owned()
+                format!("the user allowed {what} for this tab")
             }
         }
     }
@@ -443,13 +556,19 @@ impl Inner {
         connection: &str,
         call: &str,
         args: &Value,
-        outcome: ToolOutcome,
-        verdict: Verdict,
-        decided_by: Option<DecidedBy>,
-        reasons: Vec<String>,
+        ran: Ran,
         started: Instant,
     ) -> ToolOutcome {
-        let duration_ms = started.elapsed().as_millis() as u64;
+        let Ran {
+            outcome,
+            verdict,
+            decided_by,
+            reasons,
+            edited_command,
+            waited,
+        } = ran;
+        // The card's duration counts the work, not the time the approval card waited.
+        let duration_ms = millis(started.elapsed().saturating_sub(waited.unwrap_or_default()));
         let record = AuditRecord {
             time: now_rfc3339(),
             tab: tab.to_owned(),
@@ -463,7 +582,9 @@ impl Inner {
             status: outcome.status,
             result: crate::audit::result_summary(outcome.result.as_ref()),
             error: outcome.error.clone(),
+            edited_command: edited_command.map(|line| crate::audit::shorten_logged(&line)),
             duration_ms,
+            waited_ms: waited.map(millis),
         };
         let recorded = self.audit.append(&record);
         if let Err(error) = &recorded {
@@ -527,18 +648,70 @@ pub(super) fn error_outcome(tool: &str, status: ToolStatus, message: String) -> 
     }
 }
 
-/// Longest `why` shown on an approval card (characters).
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Longest `why` shown on an approval card, and longest deny reason passed on (characters).
 const MAX_WHY: usize = 300;
 
 /// The call's `why` argument as a card may show it (see `Event::ApprovalRequested::why`).
 fn why_of(args: &Value) -> Option<String> {
-    let raw = args.get("why")?.as_str()?;
-    // The model's words go on a card: no control characters (escapes), no bidi overrides.
+    user_words(args.get("why")?.as_str()?)
+}
+
+/// One line of someone's words (the model's `why`, the user's deny reason) cleaned of control
+/// characters and cut; `None` when nothing is left.
+fn user_words(raw: &str) -> Option<String> {
+    // Shown on a card: no control characters (escapes), no bidi overrides. Line breaks and tabs
+    // separate words; a bell or an escape between them is dropped, not turned into a space.
     let cleaned: String = raw
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .filter(|c| !matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+        .filter_map(|c| match c {
+            '\n' | '\r' | '\t' => Some(' '),
+            c if c.is_control() => None,
+            '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => None,
+            c => Some(c),
+        })
         .collect();
-    let trimmed = cleaned.trim();
-    (!trimmed.is_empty()).then(|| trimmed.chars().take(MAX_WHY).collect())
+    let words = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!words.is_empty()).then(|| words.chars().take(MAX_WHY).collect())
+}
+
+/// The user's edited command line put in place of the model's (run_command only): `Ok(None)`
+/// when it is the same line, `Ok(Some(line))` when it replaced it, `Err` (for the model) when it
+/// may not run. The user approved their own line, so only what the connection forbids outright
+/// stops it, as for a view button.
+fn user_command(
+    action: &mut Action,
+    line: String,
+    by: DecidedBy,
+    settings: &ConnectionSettings,
+    tab_kind: TabKind,
+) -> Result<Option<String>, String> {
+    let Action::RunCommand(params) = action else {
+        return Err(
+            "the approval came with an edited command, but only run_command's line can be edited; nothing ran"
+                .to_owned(),
+        );
+    };
+    if line == params.command {
+        return Ok(None);
+    }
+    if by != DecidedBy::User {
+        return Err("an automatic approval cannot edit the command; nothing ran".to_owned());
+    }
+    if line.trim().is_empty() || line.contains(['\n', '\r']) {
+        return Err(
+            "the user edited the command into something that is not one command line; nothing ran"
+                .to_owned(),
+        );
+    }
+    if let Some(reason) = super::forbidden_for_user(&line, settings, tab_kind) {
+        return Err(format!(
+            "the user edited the command to `{line}`, which was refused: {reason}"
+        ));
+    }
+    params.command = line.clone();
+    Ok(Some(line))
 }

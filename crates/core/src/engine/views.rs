@@ -5,7 +5,6 @@
 use super::Inner;
 use super::tabs::Tab;
 use crate::audit::{AuditRecord, now_rfc3339, redact_args};
-use crate::policy::{CallFacts, Decision, PolicyContext, decide};
 use crate::tools;
 use kaiport_protocol::*;
 use std::sync::Arc;
@@ -49,7 +48,9 @@ impl Inner {
             status,
             result: None,
             error: message.clone(),
+            edited_command: None,
             duration_ms: started.elapsed().as_millis() as u64,
+            waited_ms: None,
         };
         if let Err(error) = self.audit.append(&record) {
             self.emit(Event::Error {
@@ -85,15 +86,8 @@ impl Inner {
                 ),
             ));
         }
-        let settings = tab.settings();
         // The user confirmed it: only what the connection forbids outright still stops it.
-        let context = PolicyContext::new(Mode::Ask, &settings, tab.kind);
-        if let Decision::Deny { reason } = decide(
-            &CallFacts::Command {
-                line: derived.clone(),
-            },
-            context,
-        ) {
+        if let Some(reason) = super::forbidden_for_user(&derived, &tab.settings(), tab.kind) {
             return Err((ToolStatus::Denied, reason));
         }
         let Some(session) = self.connected(&tab.id) else {

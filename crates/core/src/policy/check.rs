@@ -7,7 +7,7 @@
 //! derives a tool's facts itself.
 
 use super::{CallFacts, Decision, PolicyContext, decide};
-use kaiport_protocol::{ConnectionSettings, Mode, TabKind};
+use kaiport_protocol::{ConnectionSettings, Mode, Risk, TabKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -42,9 +42,12 @@ pub struct CheckAnswer {
     /// `allow`, `ask` or `deny`.
     pub decision: String,
     pub reasons: Vec<String>,
-    /// Ask only: the approval is marked dangerous (never answered by autopilot).
+    /// Ask only: the approval is marked dangerous or lock-out (never answered by autopilot).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dangerous: bool,
+    /// Ask only: what is at stake (`routine`, `dangerous`, `lockout`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<Risk>,
 }
 
 impl CheckAnswer {
@@ -54,16 +57,19 @@ impl CheckAnswer {
                 decision: "allow".to_owned(),
                 reasons,
                 dangerous: false,
+                risk: None,
             },
-            Decision::Ask { reasons, dangerous } => CheckAnswer {
+            Decision::Ask { reasons, risk } => CheckAnswer {
                 decision: "ask".to_owned(),
                 reasons,
-                dangerous,
+                dangerous: risk.is_dangerous(),
+                risk: Some(risk),
             },
             Decision::Deny { reason } => CheckAnswer {
                 decision: "deny".to_owned(),
                 reasons: vec![reason],
                 dangerous: false,
+                risk: None,
             },
         }
     }

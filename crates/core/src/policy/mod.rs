@@ -33,7 +33,7 @@ pub mod this_computer;
 pub use analysis::{Analysis, SimpleCommand, Write, analyse, normalise_name};
 
 use kaiport_protocol::tools::Side;
-use kaiport_protocol::{ConnectionSettings, DecidedBy, Mode, Sensitivity, TabKind};
+use kaiport_protocol::{ConnectionSettings, DecidedBy, Mode, Risk, Sensitivity, TabKind};
 
 /// What the policy decided for one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +44,8 @@ pub enum Decision {
     },
     Ask {
         reasons: Vec<String>,
-        dangerous: bool,
+        /// What is at stake (dangerous and lock-out calls ask in every mode).
+        risk: Risk,
     },
     Deny {
         reason: String,
@@ -273,7 +274,7 @@ pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
                         "Pilot proposes a plan with {steps} steps; approving it ends plan mode and lets Pilot carry it out \
                          (in ask mode: each change still asks)"
                     )],
-                    dangerous: false,
+                    risk: Risk::Routine,
                 }
             } else {
                 Decision::Deny {
@@ -287,7 +288,7 @@ pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
             reasons: vec![format!(
                 "Pilot adds a step to the approved plan: {title:?}; it is only part of the plan once you confirm it"
             )],
-            dangerous: false,
+            risk: Risk::Routine,
         },
         CallFacts::Changes { changes } => decide_changes(changes, mode, tab_kind),
         CallFacts::Command { line } => decide_command(line, mode, settings),
@@ -303,14 +304,83 @@ pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
         CallFacts::UnreadLine { text, reason } => {
             match decide_terminal_input(text, mode, settings) {
                 deny @ Decision::Deny { .. } => deny,
+                // What the typed text itself risks stays on the card with it.
+                Decision::Ask {
+                    reasons: typed,
+                    risk,
+                } if risk.is_dangerous() => Decision::Ask {
+                    reasons: std::iter::once(reason.clone()).chain(typed).collect(),
+                    risk,
+                },
                 Decision::Allow { .. } | Decision::Ask { .. } => Decision::Ask {
                     reasons: vec![reason.clone()],
-                    dangerous: true,
+                    risk: Risk::Dangerous,
                 },
             }
         }
     };
     apply_taint(decision, facts, context)
+}
+
+/// The allowed-commands rule that would let `line` run without asking from now on, for the
+/// approval card's "Always allow this command on this connection"
+/// (`Event::ApprovalRequested::allow_rule`): the program and its subcommands as typed
+/// (`systemctl status`, `df`). `None` unless the line is one command and that rule really lets it
+/// through under `context` — so never for dangerous, lock-out or unprovable lines, writes that
+/// ask, or another connection's data — and never a bare program whose spec has subcommands (the
+/// rule would cover all of them).
+pub fn allow_rule(line: &str, context: PolicyContext<'_>) -> Option<String> {
+    let analysis = analyse(line);
+    let [command] = analysis.commands.as_slice() else {
+        return None;
+    };
+    let (name, args) = command.words.split_first()?;
+    let plain = |word: &str| {
+        !word.is_empty()
+            && !word.starts_with('-')
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'))
+    };
+    if !plain(name) {
+        return None;
+    }
+    let mut rule = vec![name.clone()];
+    for ((sub, _), arg) in programs::explain(&command.words)
+        .subcommands
+        .iter()
+        .zip(args)
+    {
+        if sub != arg || !plain(arg) {
+            break;
+        }
+        rule.push(arg.clone());
+    }
+    let has_subcommands = programs::registry()
+        .find(name)
+        .and_then(|entry| entry.table.as_ref().ok())
+        .is_some_and(|table| !table.root.subs.is_empty());
+    if rule.len() == 1 && has_subcommands {
+        return None;
+    }
+    let rule = rule.join(" ");
+    let mut settings = context.settings.clone();
+    settings.allowed_commands.push(rule.clone());
+    let with_rule = PolicyContext {
+        settings: &settings,
+        ..context
+    };
+    let facts = CallFacts::Command {
+        line: line.to_owned(),
+    };
+    matches!(
+        decide(&facts, with_rule),
+        Decision::Allow {
+            by: DecidedBy::Rule,
+            ..
+        }
+    )
+    .then_some(rule)
 }
 
 /// Adds what the server said about a command's write targets to a decision (see
@@ -321,40 +391,49 @@ pub fn judge_resolved_writes(
     decision: Decision,
     resolved: &[(String, bool, Resolved)],
 ) -> Decision {
-    let reasons: Vec<String> = resolved
+    let found: Vec<(String, Risk)> = resolved
         .iter()
         .filter_map(|(path, subtree, resolved)| match resolved {
             Resolved::To(real) => {
                 let real = paths::normalise_path(real, None);
                 paths::lockout_match(&real, *subtree).map(|entry| {
-                    format!(
-                        "writes to {path}, which is really {real} (links followed on the server); that can lock you \
-                         out of the server (protected: {entry}); this always asks"
+                    (
+                        format!(
+                            "writes to {path}, which is really {real} (links followed on the server); that can lock \
+                             you out of the server (protected: {entry}); this always asks"
+                        ),
+                        Risk::Lockout,
                     )
                 })
             }
-            Resolved::Unknown(why) => Some(format!(
-                "writes to {path}, and where links on the server lead could not be checked ({why}); this always asks"
+            Resolved::Unknown(why) => Some((
+                format!(
+                    "writes to {path}, and where links on the server lead could not be checked ({why}); this always \
+                     asks"
+                ),
+                Risk::Dangerous,
             )),
         })
         .collect();
-    escalate(decision, reasons)
+    escalate(decision, found)
 }
 
-/// `decision` made a dangerous ask with `reasons` added, unless it denies or `reasons` is empty.
-fn escalate(decision: Decision, reasons: Vec<String>) -> Decision {
-    if reasons.is_empty() {
+/// `decision` made an ask with `found`'s reasons added, as risky as the riskiest of them,
+/// unless it denies or nothing was found.
+fn escalate(decision: Decision, found: Vec<(String, Risk)>) -> Decision {
+    let Some(found_risk) = found.iter().map(|(_, risk)| *risk).max() else {
         return decision;
-    }
+    };
+    let reasons = found.into_iter().map(|(reason, _)| reason);
     match decision {
-        Decision::Allow { reasons: own, .. } | Decision::Ask { reasons: own, .. } => {
-            let mut all = own;
-            all.extend(reasons);
-            Decision::Ask {
-                reasons: all,
-                dangerous: true,
-            }
-        }
+        Decision::Allow { reasons: own, .. } => Decision::Ask {
+            reasons: own.into_iter().chain(reasons).collect(),
+            risk: found_risk,
+        },
+        Decision::Ask { reasons: own, risk } => Decision::Ask {
+            reasons: own.into_iter().chain(reasons).collect(),
+            risk: risk.max(found_risk),
+        },
         deny @ Decision::Deny { .. } => deny,
     }
 }
@@ -387,15 +466,12 @@ fn apply_taint(decision: Decision, facts: &CallFacts, context: PolicyContext<'_>
             reasons.push(reason);
             Decision::Ask {
                 reasons,
-                dangerous: false,
+                risk: Risk::Routine,
             }
         }
-        Decision::Ask {
-            mut reasons,
-            dangerous,
-        } => {
+        Decision::Ask { mut reasons, risk } => {
             reasons.push(reason);
-            Decision::Ask { reasons, dangerous }
+            Decision::Ask { reasons, risk }
         }
         deny @ Decision::Deny { .. } => deny,
     }
@@ -428,7 +504,7 @@ fn decide_changes(changes: &[FileChange], mode: Mode, tab_kind: TabKind) -> Deci
         reasons.extend(lockout);
         return Decision::Ask {
             reasons,
-            dangerous: true,
+            risk: Risk::Lockout,
         };
     }
     let unresolved = changes
@@ -437,7 +513,7 @@ fn decide_changes(changes: &[FileChange], mode: Mode, tab_kind: TabKind) -> Deci
     if unresolved {
         return Decision::Ask {
             reasons: summary,
-            dangerous: true,
+            risk: Risk::Dangerous,
         };
     }
     // Storage tabs: changing what exists always asks.
@@ -446,7 +522,11 @@ fn decide_changes(changes: &[FileChange], mode: Mode, tab_kind: TabKind) -> Deci
     if always_asks {
         return Decision::Ask {
             reasons: summary,
-            dangerous: destroys,
+            risk: if destroys {
+                Risk::Dangerous
+            } else {
+                Risk::Routine
+            },
         };
     }
     match mode {
@@ -456,15 +536,16 @@ fn decide_changes(changes: &[FileChange], mode: Mode, tab_kind: TabKind) -> Deci
         },
         Mode::Ask | Mode::Plan => Decision::Ask {
             reasons: summary,
-            dangerous: false,
+            risk: Risk::Routine,
         },
     }
 }
 
-/// The reasons a command line must ask whatever the mode: unprovable parts, dangerous commands,
-/// dangerous writes and lock-out changes.
-pub fn must_ask_reasons(analysis: &Analysis, settings: &ConnectionSettings) -> Vec<String> {
+/// The reasons a command line must ask whatever the mode — unprovable parts, dangerous commands,
+/// dangerous writes and lock-out changes — with what is at stake (`Routine` when there are none).
+pub fn must_ask_reasons(analysis: &Analysis, settings: &ConnectionSettings) -> (Vec<String>, Risk) {
     let mut reasons: Vec<String> = analysis.unprovable.clone();
+    let mut lockout = false;
     for command in &analysis.commands {
         reasons.extend(command.judged.dangerous.iter().cloned());
         if let Some(pattern) = rules::first_loose_match(command, &settings.extra_dangerous_commands)
@@ -474,10 +555,12 @@ pub fn must_ask_reasons(analysis: &Analysis, settings: &ConnectionSettings) -> V
                 command.display()
             ));
         }
+        lockout |= !command.judged.lockout.is_empty();
         reasons.extend(command.judged.lockout.iter().cloned());
     }
     for write in &analysis.writes {
         if let Some(reason) = rules::lockout_write(write) {
+            lockout = true;
             reasons.push(reason);
         } else if let Some(reason) = rules::dangerous_write(write) {
             reasons.push(reason);
@@ -485,7 +568,14 @@ pub fn must_ask_reasons(analysis: &Analysis, settings: &ConnectionSettings) -> V
     }
     let mut seen = std::collections::HashSet::new();
     reasons.retain(|reason| seen.insert(reason.clone()));
-    reasons
+    let risk = if lockout {
+        Risk::Lockout
+    } else if reasons.is_empty() {
+        Risk::Routine
+    } else {
+        Risk::Dangerous
+    };
+    (reasons, risk)
 }
 
 /// Plan mode: `Err` with the reason when something in the line could change anything.
@@ -553,11 +643,11 @@ fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Deci
             },
         };
     }
-    let must_ask = must_ask_reasons(&analysis, settings);
+    let (must_ask, risk) = must_ask_reasons(&analysis, settings);
     if !must_ask.is_empty() {
         return Decision::Ask {
             reasons: must_ask,
-            dangerous: true,
+            risk,
         };
     }
     let all_allowed = !analysis.commands.is_empty()
@@ -578,7 +668,7 @@ fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Deci
     if all_allowed && !changes.is_empty() && mode == Mode::Ask {
         return Decision::Ask {
             reasons: changes,
-            dangerous: false,
+            risk: Risk::Routine,
         };
     }
     if all_allowed {
@@ -592,9 +682,11 @@ fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Deci
             by: DecidedBy::Autopilot,
             reasons: Vec::new(),
         },
+        // The plain ask-mode reason: the approval card leaves it out
+        // (ui/src/lib/state/pilot-cards.ts, `ROUTINE_REASONS`).
         Mode::Ask | Mode::Plan => Decision::Ask {
             reasons: vec!["runs a command in the terminal".to_owned()],
-            dangerous: false,
+            risk: Risk::Routine,
         },
     }
 }
@@ -625,11 +717,11 @@ fn decide_terminal_input(text: &str, mode: Mode, settings: &ConnectionSettings) 
     typed
         .unprovable
         .retain(|reason| !reason.contains("could not be parsed"));
-    let must_ask = must_ask_reasons(&typed, settings);
+    let (must_ask, risk) = must_ask_reasons(&typed, settings);
     if !must_ask.is_empty() {
         return Decision::Ask {
             reasons: must_ask,
-            dangerous: true,
+            risk,
         };
     }
     match mode {
@@ -637,9 +729,10 @@ fn decide_terminal_input(text: &str, mode: Mode, settings: &ConnectionSettings) 
             by: DecidedBy::Autopilot,
             reasons: Vec::new(),
         },
+        // The plain ask-mode reason: the approval card leaves it out.
         Mode::Ask | Mode::Plan => Decision::Ask {
             reasons: vec!["types into the terminal".to_owned()],
-            dangerous: false,
+            risk: Risk::Routine,
         },
     }
 }
@@ -694,6 +787,62 @@ mod tests {
             verdict("grep -r \"rm -rf\" /var/log", Mode::Autopilot, &rules),
             "allow"
         );
+    }
+
+    #[test]
+    fn the_always_allow_rule_is_the_program_and_its_subcommand() {
+        let rule = |line: &str, mode, rules: &ConnectionSettings| {
+            allow_rule(line, PolicyContext::new(mode, rules, TabKind::Terminal))
+        };
+        let none = settings(&[], &[]);
+        for (line, want) in [
+            ("systemctl status nginx", Some("systemctl status")),
+            ("df -h /", Some("df")),
+            ("git log --oneline -5", Some("git log")),
+            ("ls -la /etc", Some("ls")),
+            // A program with subcommands, given none: a rule would cover every one.
+            ("systemctl", None),
+            // Dangerous, lock-out, unprovable, several commands, writes that ask.
+            ("rm -rf /tmp/x", None),
+            ("ufw disable", None),
+            ("eval \"$x\"", None),
+            ("ls | grep x", None),
+            ("echo hi > /tmp/x", None),
+        ] {
+            assert_eq!(rule(line, Mode::Ask, &none).as_deref(), want, "{line}");
+        }
+        // Taint asks whatever the rule says: no rule is offered then.
+        let tainted = PolicyContext {
+            data_seen: Some(Sensitivity::Restricted),
+            ..PolicyContext::new(Mode::Ask, &none, TabKind::Terminal)
+        };
+        assert_eq!(allow_rule("df -h", tainted), None);
+        // What the rule is offered for runs without asking once it is there.
+        let with = settings(&[], &["systemctl status"]);
+        assert_eq!(verdict("systemctl status nginx", Mode::Ask, &with), "allow");
+        // A forbidden line gets no rule.
+        assert_eq!(rule("df -h", Mode::Ask, &settings(&["df"], &[])), None);
+    }
+
+    #[test]
+    fn risk_tells_lockout_from_dangerous() {
+        let rules = settings(&[], &[]);
+        let risk = |line: &str| match decide(
+            &CallFacts::Command {
+                line: line.to_owned(),
+            },
+            PolicyContext::new(Mode::Ask, &rules, TabKind::Terminal),
+        ) {
+            Decision::Ask { risk, .. } => Some(risk),
+            _ => None,
+        };
+        assert_eq!(risk("df -h"), Some(Risk::Routine));
+        assert_eq!(risk("rm -rf /tmp/x"), Some(Risk::Dangerous));
+        assert_eq!(
+            risk("echo 'PermitRootLogin yes' >> /etc/ssh/sshd_config"),
+            Some(Risk::Lockout)
+        );
+        assert_eq!(risk("ufw disable"), Some(Risk::Lockout));
     }
 
     #[test]
@@ -758,13 +907,7 @@ mod tests {
             context,
         );
         assert!(
-            matches!(
-                typed,
-                Decision::Ask {
-                    dangerous: true,
-                    ..
-                }
-            ),
+            matches!(typed, Decision::Ask { risk, .. } if risk.is_dangerous()),
             "{typed:?}"
         );
     }
@@ -831,8 +974,8 @@ mod tests {
         ] {
             let through = Some(Resolved::To(target.to_owned()));
             match decide(&edit(through), context) {
-                Decision::Ask { reasons, dangerous } => {
-                    assert!(dangerous);
+                Decision::Ask { reasons, risk } => {
+                    assert_eq!(risk, Risk::Lockout);
                     let reasons = reasons.join(" ");
                     assert!(
                         reasons.contains("through a link") && reasons.contains(target),
@@ -846,7 +989,7 @@ mod tests {
         assert!(matches!(
             decide(&edit(unknown), context),
             Decision::Ask {
-                dangerous: true,
+                risk: Risk::Dangerous,
                 ..
             }
         ));
@@ -873,7 +1016,7 @@ mod tests {
         assert!(matches!(
             judge_resolved_writes(allow(), &lockout),
             Decision::Ask {
-                dangerous: true,
+                risk: Risk::Lockout,
                 ..
             }
         ));
@@ -885,7 +1028,7 @@ mod tests {
         assert!(matches!(
             judge_resolved_writes(allow(), &unknown),
             Decision::Ask {
-                dangerous: true,
+                risk: Risk::Dangerous,
                 ..
             }
         ));
@@ -912,7 +1055,8 @@ mod tests {
         ) {
             Decision::Allow { .. } => "allow",
             Decision::Ask {
-                dangerous: true, ..
+                risk: Risk::Dangerous,
+                ..
             } => "ask-dangerous",
             Decision::Ask { .. } => "ask",
             Decision::Deny { .. } => "deny",

@@ -15,6 +15,7 @@
 //! resolve: what does not exist yet is compared as named.
 
 use super::{ChangeKind, Decision, FileChange, escalate, paths::glob_components};
+use kaiport_protocol::Risk;
 use kaiport_protocol::tools::Side;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
@@ -289,7 +290,15 @@ pub fn judge_changes(
             }
         }
     }
-    escalate(decision, reasons)
+    // Like lock-out files they ask in every mode, but they run programs rather than cut the user
+    // off from a server: dangerous, not a lock-out (a card would say "Can lock you out").
+    escalate(
+        decision,
+        reasons
+            .into_iter()
+            .map(|reason| (reason, Risk::Dangerous))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -398,7 +407,7 @@ mod tests {
         let config = home.path().join(".ssh/config");
         let asked = judge_changes(allow(), &[change(&config, Side::Local)], &computer, false);
         assert!(
-            matches!(&asked, Decision::Ask { dangerous: true, reasons } if reasons[0].contains("ProxyCommand")),
+            matches!(&asked, Decision::Ask { risk: Risk::Dangerous, reasons } if reasons[0].contains("ProxyCommand")),
             "{asked:?}"
         );
         // The server's own ~/.ssh is the server's business (and its lock-out rules').
@@ -409,7 +418,7 @@ mod tests {
         assert!(matches!(
             local_tab,
             Decision::Ask {
-                dangerous: true,
+                risk: Risk::Dangerous,
                 ..
             }
         ));
@@ -429,7 +438,7 @@ mod tests {
         assert!(matches!(
             judge_changes(allow(), &[rename], &computer, false),
             Decision::Ask {
-                dangerous: true,
+                risk: Risk::Dangerous,
                 ..
             }
         ));

@@ -1352,6 +1352,7 @@ impl Terminal {
             truncated: gap,
             screen,
             note: verdict.note,
+            edited_by_user: None,
         }
     }
 

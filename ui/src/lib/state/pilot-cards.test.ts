@@ -1,7 +1,19 @@
 import { describe, expect, it } from "vitest";
-import type { Event } from "../protocol";
+import type { ApprovalPreview, Event, Value } from "../protocol";
 import { applyPilotEvent, initialPilot, tabPilot } from "./pilot";
-import { cardDetails, cardStatus, duration, isDangerousOperation, isLeftOutMarker, shortArgs } from "./pilot-cards";
+import {
+  approvalHeadline,
+  cardDetails,
+  cardStatus,
+  duration,
+  editedCommand,
+  endingWords,
+  isDangerousOperation,
+  isLeftOutMarker,
+  notableReasons,
+  riskLook,
+  shortArgs,
+} from "./pilot-cards";
 
 function card(...events: Event[]) {
   const state = events.reduce(applyPilotEvent, initialPilot());
@@ -101,5 +113,124 @@ describe("what a tool card says", () => {
     expect(isDangerousOperation("1. delete /backups/old (storage)")).toBe(true);
     expect(isDangerousOperation("upload a.txt to /b/a.txt, 3 KB, REPLACING the existing file")).toBe(true);
     expect(isDangerousOperation("make folder /b (storage)")).toBe(false);
+  });
+});
+
+describe("what an approval card says", () => {
+  it("says what will happen, in words, for each tool", () => {
+    const words = (tool: string, args: Value, preview: ApprovalPreview | null = null) =>
+      approvalHeadline(tool, args, preview, "web1");
+    expect(words("run_command", { command: "df -h" })).toBe("Run in web1’s terminal");
+    expect(words("send_input", { text: "y" })).toBe("Type into web1’s terminal");
+    expect(words("edit_file", { path: "/etc/nginx/nginx.conf", edits: [] })).toBe("Change /etc/nginx/nginx.conf");
+    const diff = (newFile: boolean): ApprovalPreview => ({
+      kind: "diff",
+      path: "/srv/a",
+      unified: "",
+      new_file: newFile,
+    });
+    expect(words("write_file", { path: "/srv/a", content: "x" }, diff(true))).toBe("Create /srv/a");
+    expect(words("write_file", { path: "/srv/a", content: "x" }, diff(false))).toBe("Replace /srv/a");
+    expect(words("write_file", { path: "/srv/a", content: "x" })).toBe("Replace /srv/a");
+    expect(words("make_dir", { path: "/srv/new" })).toBe("Create the folder /srv/new");
+    expect(words("rename", { from: "/a", to: "/b" })).toBe("Rename /a to /b");
+    expect(words("delete", { path: "/old" })).toBe("Delete /old");
+    expect(words("delete", { path: "/old", recursive: true })).toBe("Delete /old and everything in it");
+    expect(words("upload", { local_path: "~/a.tgz", remote_dir: "/srv" })).toBe("Upload ~/a.tgz to /srv");
+    expect(words("download", { remote_path: "/srv/a", local_dir: "~" })).toBe("Download /srv/a to ~");
+    expect(words("execute_plan", { ops: [{}, {}] })).toBe("Carry out 2 file operations");
+    expect(words("something_new", {})).toBe("Let Pilot use something_new");
+  });
+
+  it("shows the policy's reasons only when they are more than routine", () => {
+    expect(notableReasons({ reasons: ["runs a command in the terminal"], risk: "routine" })).toEqual([]);
+    expect(notableReasons({ reasons: ["types into the terminal"], risk: "routine" })).toEqual([]);
+    // A file change the headline already says.
+    expect(notableReasons({ reasons: ["edits /srv/a"], risk: "routine" })).toEqual([]);
+    expect(notableReasons({ reasons: ["replaces the existing file /srv/a"], risk: "routine" })).toEqual([]);
+    // Kept: dangerous, lock-out, unknown options, other connections' data, writes, links.
+    const kept = [
+      "`rm -rf /srv/x` deletes files",
+      "changes /etc/ssh/sshd_config, which can lock you out of the server (protected: /etc/ssh); this always asks",
+      "option --frobnicate of tar is not known to kaiport's rules",
+      "this session has seen data from a connection labelled restricted and this connection is labelled public: the call could copy that data here",
+      "redirection writes to /tmp/x",
+      "edits /tmp/l/notes (through a link: the file changed is /srv/notes)",
+    ];
+    expect(notableReasons({ reasons: kept, risk: "routine" })).toEqual(kept);
+    // What a dangerous call changes stays with its warning.
+    expect(notableReasons({ reasons: ["deletes /srv/a and everything in it"], risk: "dangerous" })).toEqual([
+      "deletes /srv/a and everything in it",
+    ]);
+    expect(
+      notableReasons({ reasons: ["runs a command in the terminal", "edits /etc/hosts"], risk: "dangerous" }),
+    ).toEqual(["edits /etc/hosts"]);
+  });
+
+  it("marks dangerous and lock-out calls, puts Deny first, and confirms a lock-out twice", () => {
+    expect(riskLook("routine")).toEqual({ label: null, denyFirst: false, confirmTwice: false });
+    expect(riskLook("dangerous")).toEqual({ label: "Dangerous", denyFirst: true, confirmTwice: false });
+    expect(riskLook("lockout")).toEqual({ label: "Can lock you out", denyFirst: true, confirmTwice: true });
+  });
+
+  it("keeps the approval's risk and the rule Always allow adds", () => {
+    const asked = card(requested, {
+      type: "approval_requested",
+      tab: "t",
+      call: "c",
+      tool: "run_command",
+      reasons: ["runs a command in the terminal"],
+      risk: "routine",
+      preview: { kind: "command", command: "seq 1 100000" },
+      allow_rule: "seq",
+    });
+    expect(asked.approval).toMatchObject({ risk: "routine", allowRule: "seq" });
+  });
+
+  it("tells the user's own Deny and Cancel in people's words, not the model's", () => {
+    const ended = (status: "denied" | "cancelled", error: string, decidedBy: "user" | "rule" | null) =>
+      card(requested, {
+        type: "tool_finished",
+        tab: "t",
+        call: "c",
+        outcome: { tool: "run_command", status, error },
+        verdict: "ask",
+        ...(decidedBy !== null ? { decided_by: decidedBy } : {}),
+        duration_ms: 0,
+      });
+    const denied = ended("denied", "the user denied this call: not on a Friday", "user");
+    expect(cardStatus(denied)).toEqual({ status: "declined", word: "you denied it", shape: "⊘" });
+    expect(endingWords(denied)).toBe("You denied it: “not on a Friday”");
+    expect(endingWords(ended("denied", "the user denied this call", "user"))).toBe("You denied it.");
+    expect(endingWords(ended("cancelled", "cancelled while waiting for approval", null))).toBe(
+      "Cancelled before it ran.",
+    );
+    // A rule's refusal is not the user's: its reason stays.
+    expect(endingWords(ended("denied", "rm is forbidden", "rule"))).toBeNull();
+  });
+
+  it("shows the line the user ran instead of Pilot's", () => {
+    const ran = card(requested, {
+      type: "tool_finished",
+      tab: "t",
+      call: "c",
+      outcome: {
+        tool: "run_command",
+        status: "ok",
+        result: {
+          status: "completed",
+          output: "1\n",
+          duration_ms: 3,
+          detection: "shell_integration",
+          edited_by_user: "seq 1 1",
+        },
+      },
+      verdict: "ask",
+      decided_by: "user",
+      duration_ms: 5,
+    });
+    expect(editedCommand(ran)).toBe("seq 1 1");
+    expect(cardDetails(ran).facts).toContain("you edited the command before it ran; Pilot asked for: seq 1 100000");
+    expect(editedCommand(card(requested))).toBeNull();
   });
 });

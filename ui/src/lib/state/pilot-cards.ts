@@ -1,20 +1,34 @@
-// What a tool card says about its call, in words: the short arguments of the collapsed card, the
-// status word and shape, and the facts of the expanded card (detection, exit code, files read,
-// output and what was left out of it). Pure functions of the card.
+// What a tool card says about its call, in words: what an approval will do ("Run in web1's
+// terminal"), which of the policy's reasons are worth showing, how much is at stake, the short
+// arguments of the collapsed card, the status word and shape, and the facts of the expanded card
+// (detection, exit code, files read, output and what was left out of it). Pure functions of the
+// card.
 
 import type {
+  ApprovalPreview,
   Detection,
   EditFileResult,
   ReadFileResult,
+  Risk,
   RunCommandResult,
   SearchFilesResult,
   Truncation,
   Value,
   WriteFileResult,
 } from "../protocol";
-import type { CallCard } from "./pilot";
+import type { Approval, CallCard } from "./pilot";
 
-export type CardStatus = "waiting" | "asking" | "requested" | "running" | "ok" | "error" | "denied" | "cancelled";
+export type CardStatus =
+  | "waiting"
+  | "asking"
+  | "requested"
+  | "running"
+  | "ok"
+  | "error"
+  | "denied"
+  /** The user said no themselves: their own choice, not an alarm. */
+  | "declined"
+  | "cancelled";
 
 /** The status as a word and a shape (never colour alone). */
 export function cardStatus(card: CallCard): { status: CardStatus; word: string; shape: string } {
@@ -30,6 +44,7 @@ const STATUS_WORDS: Record<CardStatus, string> = {
   ok: "ok",
   error: "error",
   denied: "denied",
+  declined: "you denied it",
   cancelled: "cancelled",
 };
 
@@ -41,6 +56,7 @@ const STATUS_SHAPES: Record<CardStatus, string> = {
   ok: "✓",
   error: "✕",
   denied: "⊘",
+  declined: "⊘",
   cancelled: "■",
 };
 
@@ -55,8 +71,121 @@ function statusOf(card: CallCard): CardStatus {
     case "running":
       return "running";
     case "finished":
+      if (card.outcome?.status === "denied" && card.decidedBy === "user") {
+        return "declined";
+      }
       return card.outcome?.status ?? "ok";
   }
+}
+
+/** "web1's terminal": whose terminal, in words. */
+function possessive(place: string): string {
+  return `${place}’s`;
+}
+
+/** What an approval card says will happen, in words: "Run in web1's terminal", "Change
+ * /etc/nginx/nginx.conf", "Upload ./a.tgz to /srv". `place` names the tab ("web1", "this
+ * computer"). */
+export function approvalHeadline(tool: string, args: Value, preview: ApprovalPreview | null, place: string): string {
+  const fields = object(args) ?? {};
+  const field = (name: string) => text(fields[name]) ?? "";
+  switch (tool) {
+    case "run_command":
+      return `Run in ${possessive(place)} terminal`;
+    case "send_input":
+      return `Type into ${possessive(place)} terminal`;
+    case "edit_file":
+      return `Change ${field("path")}`;
+    case "write_file":
+      return `${preview?.kind === "diff" && preview.new_file === true ? "Create" : "Replace"} ${field("path")}`;
+    case "make_dir":
+      return `Create the folder ${field("path")}`;
+    case "rename":
+      return `Rename ${field("from")} to ${field("to")}`;
+    case "delete":
+      return fields["recursive"] === true ? `Delete ${field("path")} and everything in it` : `Delete ${field("path")}`;
+    case "upload":
+      return `Upload ${field("local_path")} to ${field("remote_dir")}`;
+    case "download":
+      return `Download ${field("remote_path")} to ${field("local_dir")}`;
+    case "execute_plan": {
+      const ops = Array.isArray(fields["ops"]) ? fields["ops"].length : 0;
+      return `Carry out ${ops} file ${ops === 1 ? "operation" : "operations"}`;
+    }
+    default:
+      return `Let Pilot use ${tool}`;
+  }
+}
+
+/** The policy's plain ask-mode reasons (crates/core/src/policy/mod.rs): a card that shows the
+ * command already says them. */
+export const ROUTINE_REASONS: ReadonlySet<string> = new Set([
+  "runs a command in the terminal",
+  "types into the terminal",
+]);
+
+/** A file change described as what the headline already says ("edits /etc/x"), not a link or
+ * anything else the user should read. */
+const RESTATED_CHANGE =
+  /^(creates( the folder)?|replaces the existing file|edits|renames \S.* to|copies a file to) \S(?!.*\(through a link)/;
+
+/** The policy's reasons worth showing on an approval card: not the routine ones the card says
+ * anyway, but whatever makes this call dangerous or can lock the user out, what the rules could
+ * not tell (unknown options), other connections' data, writes and links. */
+export function notableReasons(approval: Pick<Approval, "reasons" | "risk">): string[] {
+  return approval.reasons.filter(
+    (reason) => !ROUTINE_REASONS.has(reason) && !(approval.risk === "routine" && RESTATED_CHANGE.test(reason)),
+  );
+}
+
+/** How an approval card looks and acts for what is at stake. */
+export interface RiskLook {
+  /** The mark beside the headline, or null for a routine call. */
+  label: string | null;
+  /** Deny comes first, as the primary button, and takes the focus; Approve is never the
+   * default. */
+  denyFirst: boolean;
+  /** Approving asks once more ("Yes, change it"). */
+  confirmTwice: boolean;
+}
+
+export function riskLook(risk: Risk): RiskLook {
+  switch (risk) {
+    case "routine":
+      return { label: null, denyFirst: false, confirmTwice: false };
+    case "dangerous":
+      return { label: "Dangerous", denyFirst: true, confirmTwice: false };
+    case "lockout":
+      return { label: "Can lock you out", denyFirst: true, confirmTwice: true };
+  }
+}
+
+/** The engine's words for a denial by the user, before their reason. */
+const USER_DENIED = "the user denied this call";
+
+/** A call that did not run because of the user (denied, cancelled), in their words rather than
+ * the message the model got; null for anything else. */
+export function endingWords(card: CallCard): string | null {
+  const outcome = card.outcome;
+  if (outcome === null) {
+    return null;
+  }
+  if (outcome.status === "denied" && card.decidedBy === "user") {
+    const error = outcome.error ?? "";
+    const reason = error.startsWith(`${USER_DENIED}: `) ? error.slice(USER_DENIED.length + 2) : "";
+    return reason === "" ? "You denied it." : `You denied it: “${reason}”`;
+  }
+  if (outcome.status === "cancelled") {
+    return card.decidedBy === null ? "Cancelled before it ran." : "Cancelled.";
+  }
+  return null;
+}
+
+/** The line the user ran instead of Pilot's, when they edited it on the approval card. */
+export function editedCommand(card: CallCard): string | null {
+  const result = card.outcome?.result;
+  const fields = result == null ? null : object(result);
+  return fields === null ? null : text(fields["edited_by_user"]);
 }
 
 function object(value: Value): { [key: string]: Value } | null {
@@ -124,7 +253,8 @@ export interface CardDetails {
   /** How the end of a command was detected, in words. */
   detection: string | null;
   exitCode: number | null;
-  /** The command's own duration (the card's duration counts the approval wait too). */
+  /** The command's own duration (the card's duration also counts the checks around it, never
+   * the wait for approval). */
   commandMs: number | null;
   filesRead: string[];
   /** The output (or file content) in monospace, with the "left out" marker line in it. */
@@ -178,6 +308,12 @@ export function cardDetails(card: CallCard): CardDetails {
       }
       if (typeof run.note === "string") {
         details.facts.push(run.note);
+      }
+      if (typeof run.edited_by_user === "string") {
+        const asked = text(object(card.args)?.["command"]);
+        details.facts.push(
+          `you edited the command before it ran${asked !== null ? `; Pilot asked for: ${asked}` : ""}`,
+        );
       }
       if (typeof run.screen === "string" && details.output === "") {
         details.output = run.screen;

@@ -88,7 +88,7 @@ describe("Pilot's event → state reducer", () => {
         call: "c1",
         tool: "run_command",
         reasons: ["rm is dangerous"],
-        dangerous: true,
+        risk: "dangerous",
         preview: { kind: "command", command: "rm -rf /tmp/x" },
       },
     );
@@ -122,11 +122,11 @@ describe("Pilot's event → state reducer", () => {
         call: "r1",
         tool: "read_file",
         reasons: ["This tab does not send file contents to the AI"],
-        dangerous: false,
+        risk: "routine",
         permission: "file_contents",
       },
       { type: "tool_requested", tab: "t", call: "c2", tool: "run_command", args: { command: "ls" } },
-      { type: "approval_requested", tab: "t", call: "c2", tool: "run_command", reasons: [], dangerous: false },
+      { type: "approval_requested", tab: "t", call: "c2", tool: "run_command", reasons: [], risk: "routine" },
     );
     expect(tabPilot(state, "t").calls["r1"]?.approval?.permission).toBe("file_contents");
     expect(tabPilot(state, "t").calls["c2"]?.approval?.permission).toBeNull();
@@ -164,7 +164,7 @@ describe("Pilot's event → state reducer", () => {
         call: "p1",
         tool: "propose_plan",
         reasons: ["a plan needs your approval"],
-        dangerous: false,
+        risk: "routine",
         preview: { kind: "operations", lines: ["1. step 1", "2. step 2"] },
       },
     );
@@ -188,7 +188,7 @@ describe("Pilot's event → state reducer", () => {
         duration_ms: 5,
       },
       { type: "plan_updated", tab: "t", plan: plan("approved", ["done", "running"]) },
-      { type: "approval_requested", tab: "t", call: "u1", tool: "update_plan", reasons: [], dangerous: false },
+      { type: "approval_requested", tab: "t", call: "u1", tool: "update_plan", reasons: [], risk: "routine" },
     );
     pilot = tabPilot(state, "t");
     expect(pilot.items).toHaveLength(1);

@@ -16,6 +16,7 @@ import type {
   ModelSettings,
   Permission,
   PlanCard,
+  Risk,
   ToolOutcome,
   ToolStatus,
   TurnStatus,
@@ -40,12 +41,15 @@ export type CallPhase =
 
 export interface Approval {
   reasons: string[];
-  dangerous: boolean;
+  /** What is at stake: routine, dangerous, or a change that can lock the user out. */
+  risk: Risk;
   preview: ApprovalPreview | null;
   /** Set when only the connection's settings refuse the call and the user may allow it. */
   permission: Permission | null;
   /** The model's own reason for the call (its words, shown as such). */
   why: string | null;
+  /** run_command: the allowed-commands rule "Always allow" adds (`systemctl status`). */
+  allowRule: string | null;
 }
 
 /** A view button the user confirmed, and how it ended (`view_button_finished`). */
@@ -359,10 +363,11 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
     case "approval_requested": {
       const approval: Approval = {
         reasons: event.reasons,
-        dangerous: event.dangerous,
+        risk: event.risk,
         preview: event.preview ?? null,
         permission: event.permission ?? null,
         why: event.why ?? null,
+        allowRule: event.allow_rule ?? null,
       };
       if (PLAN_TOOLS.has(event.tool)) {
         return update(state, tab, (p) => ({

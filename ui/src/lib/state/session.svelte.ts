@@ -266,10 +266,23 @@ export class Session {
     this.transport.send({ type: "save_model_settings", settings, api_key: apiKey });
   }
 
-  /** Approve or deny a call, a plan or an added plan step. */
-  approve(tab: TabId, call: CallId, decision: ApprovalDecision): void {
+  /** Approve or deny a call, a plan or an added plan step; a deny may carry the user's reason
+   * for Pilot, an approval of run_command the line as the user edited it. */
+  approve(
+    tab: TabId,
+    call: CallId,
+    decision: ApprovalDecision,
+    { reason = null, command = null }: { reason?: string | null; command?: string | null } = {},
+  ): void {
     this.pilot = decided(this.pilot, tab, call, decision);
-    this.transport.send({ type: "approve", call, decision, reason: null });
+    const cleaned = reason?.trim() ?? "";
+    this.transport.send({
+      type: "approve",
+      call,
+      decision,
+      reason: cleaned === "" ? null : cleaned,
+      ...(command !== null ? { command } : {}),
+    });
   }
 
   /** Answer an ask_user question; null is "Don't answer". */

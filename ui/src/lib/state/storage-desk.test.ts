@@ -76,7 +76,7 @@ describe("a storage tab's session", () => {
       call: make.call,
       tool: "make_dir",
       reasons: ["creates the folder /new"],
-      dangerous: false,
+      risk: "routine",
     });
     expect(transport.ops.at(-1)).toEqual({
       type: "approve",
@@ -95,7 +95,7 @@ describe("a storage tab's session", () => {
       call: del.call,
       tool: "delete",
       reasons: ["deletes /old"],
-      dangerous: true,
+      risk: "dangerous",
     });
     expect(transport.ops.at(-1)).toBe(del);
     expect(session.storage.state.tabs[tab]?.confirmations.map((c) => c.call)).toEqual([del.call]);
@@ -136,7 +136,7 @@ describe("a storage tab's session", () => {
       call: "toolu_1",
       tool: "make_dir",
       reasons: [],
-      dangerous: false,
+      risk: "routine",
     });
     expect(transport.ops.length).toBe(before);
   });

@@ -608,7 +608,7 @@ describe("confirmations", () => {
     call,
     tool,
     reasons: [`${tool} asks`],
-    dangerous,
+    risk: dangerous ? "dangerous" : "routine",
     preview: { kind: "operations", lines: ["delete /x (3 files)"] },
   });
 

@@ -869,7 +869,7 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
           call: event.call,
           tool: event.tool,
           reasons: event.reasons,
-          dangerous: event.dangerous,
+          dangerous: event.risk !== "routine",
           lines: previewLines(event.preview),
         };
         return { ...view, confirmations: [...view.confirmations, confirmation] };
@@ -1054,7 +1054,7 @@ export function refusedWords(refused: string[]): string | null {
  * name typed in its dialog, a copy to a free name); a delete, and whatever the policy marks
  * dangerous (replacing or destroying data), is confirmed with the engine's own account of it. */
 export function needsConfirmation(event: Extract<Event, { type: "approval_requested" }>): boolean {
-  return event.dangerous || event.tool === "delete";
+  return event.risk !== "routine" || event.tool === "delete";
 }
 
 /** The list_dir to send after a listing arrived, when the local pane still walks down the way

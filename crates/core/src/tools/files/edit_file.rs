@@ -84,6 +84,7 @@ impl Tool for EditFile {
             preview: Some(ApprovalPreview::Diff {
                 path: params.path.clone(),
                 unified,
+                new_file: false,
             }),
             action: Action::WriteFile(Box::new(PlannedWrite {
                 tool: TOOL,

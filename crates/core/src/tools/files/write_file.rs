@@ -80,11 +80,13 @@ impl Tool for WriteFile {
         let (target, resolved) = resolution?;
         let unified = unified_diff(path, &before_text, &content);
         let (lines_added, lines_removed) = count_changes(&before_text, &content);
+        let new_file = kind == ChangeKind::Create;
         Ok(Prepared {
             facts: Self::facts(&params, Some(&Found { kind, resolved })),
             preview: Some(ApprovalPreview::Diff {
                 path: params.path.clone(),
                 unified,
+                new_file,
             }),
             action: Action::WriteFile(Box::new(PlannedWrite {
                 tool: TOOL,
