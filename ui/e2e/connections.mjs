@@ -516,7 +516,7 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     }
   });
 
-  test("a changed host key is refused, says what it means, and offers no way to connect anyway", async ({
+  test("a changed host key is refused with both fingerprints and replaced only by typing the new one", async ({
     page,
     served,
     home,
@@ -537,23 +537,41 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       const alert = page.getByRole("alertdialog", { name: "Host key changed" });
       await alert.waitFor();
       const text = (await alert.textContent()) ?? "";
-      for (const words of ["did not connect", "intercepting", "SHA256:", "known_hosts"]) {
+      for (const words of ["did not connect", "intercepting", "Fingerprint now", "Stored fingerprint", "known_hosts"]) {
         if (!text.includes(words)) {
           throw new Error(`the dialog does not say "${words}": ${text}`);
         }
       }
-      const buttons = await alert.getByRole("button").allTextContents();
-      if (buttons.length !== 1 || buttons[0].trim() !== "Close") {
-        throw new Error(`the dialog offers more than Close: ${buttons}`);
+      if ((text.match(/SHA256:/g) ?? []).length < 2) {
+        throw new Error(`the dialog does not show both fingerprints: ${text}`);
+      }
+      const buttons = (await alert.getByRole("button").allTextContents()).map((b) => b.trim());
+      if (buttons.join("|") !== "Replace the stored key…|Close") {
+        throw new Error(`the dialog offers other buttons: ${buttons}`);
       }
       await page.screenshot({ path: join(OUTPUT, "host-key-changed.png") });
-      await alert.getByRole("button", { name: "Close" }).click();
-      await page.getByRole("tab", { name: /failed/, selected: true }).waitFor();
-      await page.getByText("Host key changed: not connected").waitFor();
-      if ((await page.getByRole("button", { name: /Reconnect|Trust|Connect anyway/ }).count()) !== 0) {
-        throw new Error("the page offers to connect anyway");
+      // Replacing needs the new fingerprint's last 8 characters typed: never one click.
+      const now = (await alert.locator("dd").nth(1).textContent())?.trim() ?? "";
+      await alert.getByRole("button", { name: "Replace the stored key…" }).click();
+      const replace = alert.getByRole("button", { name: "Replace the stored key", exact: true });
+      if (!(await replace.isDisabled())) {
+        throw new Error("the key can be replaced without typing its fingerprint");
       }
-      await page.screenshot({ path: join(OUTPUT, "host-key-changed-tab.png") });
+      const field = alert.getByLabel(/last 8 characters/);
+      const before = readFileSync(join(home, "known_hosts"), "utf8");
+      await field.fill("AAAAAAAA");
+      await replace.click();
+      await alert.getByRole("alert").filter({ hasText: "nothing was replaced" }).waitFor();
+      if (readFileSync(join(home, "known_hosts"), "utf8") !== before) {
+        throw new Error("a wrong confirmation changed known_hosts");
+      }
+      await page.screenshot({ path: join(OUTPUT, "host-key-wrong-confirmation.png") });
+      await field.fill(now.slice(-8));
+      await replace.click();
+      // Replaced: the dialog goes and the tab connects again.
+      await alert.waitFor({ state: "detached" });
+      await runInTerminal(page, "echo replaced-$((6*7))", "replaced-42");
+      await page.screenshot({ path: join(OUTPUT, "host-key-replaced.png") });
     } finally {
       await server.stop();
     }
