@@ -6,6 +6,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import { join } from "node:path";
+import { freePort } from "./wait.mjs";
 
 export function register({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT }) {
   /** Records every frame the page receives (text as is, binary as latin1). */
@@ -307,6 +308,52 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     await sidebar.getByRole("button", { name: "Delete e2e-s3" }).click();
     await sidebar.getByRole("group", { name: "Delete e2e-s3?" }).getByRole("button", { name: "Delete" }).click();
     await s3.waitFor({ state: "detached" });
+  });
+
+  test("a saved connection's forwards open with its tab and are listed in it", async ({ page, served, home }) => {
+    const server = await ownSshd([]);
+    const file = join(home, "connections.toml");
+    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+    // A page on this machine answers through the forward.
+    const target = createServer((_, response) => response.end("through the forward"));
+    await new Promise((resolvePromise) => target.listen(0, "127.0.0.1", resolvePromise));
+    const port = await freePort();
+    writeFileSync(
+      file,
+      `[[connection]]\nname = "e2e-forwards"\nkind = "ssh"\nhost = "127.0.0.1"\nport = ${server.port}\n` +
+        `user = "${server.user}"\nidentity_files = ["${server.key}"]\n` +
+        `forwards = [{ kind = "local", listen_port = ${port}, to_host = "127.0.0.1", to_port = ${target.address().port} }]\n`,
+    );
+    try {
+      await page.goto(served.url);
+      const sidebar = page.getByRole("navigation", { name: "Connections" });
+      await sidebar.getByRole("button", { name: "Open e2e-forwards (SSH)" }).click();
+      const list = page.getByRole("region", { name: "Forwards" });
+      await trustUntil(page, "the forward listening", async () =>
+        ((await list.textContent().catch(() => "")) ?? "").includes(`listening on 127.0.0.1:${port}`),
+      );
+      const body = await new Promise((resolvePromise, reject) => {
+        httpRequest({ host: "127.0.0.1", port, path: "/" }, (response) => {
+          let text = "";
+          response.on("data", (chunk) => (text += chunk));
+          response.on("end", () => resolvePromise(text));
+        })
+          .on("error", reject)
+          .end();
+      });
+      if (body !== "through the forward") {
+        throw new Error(`the forward answered: ${body}`);
+      }
+      const text = (await list.textContent()) ?? "";
+      if (!text.includes(`-L ${port} → 127.0.0.1:${target.address().port}`)) {
+        throw new Error(`the list does not say which forward: ${text}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, "forwards-list.png") });
+    } finally {
+      writeFileSync(file, before);
+      target.close();
+      await server.stop();
+    }
   });
 
   test("many saved connections can be filtered in the sidebar", async ({ page, served, home }) => {
