@@ -15,7 +15,8 @@
 //! (`KAIPORT_BIN` to choose another). `KAIPORT_BENCH_SMALL=1` shrinks the data sets.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use kaiport_tests::bench_timing::{compare, kaiport_bin, median};
 use kaiport_tests::sshd::Sshd;
 use kaiport_tests::storage_servers::{STORAGE_PASSWORD, STORAGE_USER, StorageKind, StorageServer};
 use std::os::unix::fs::PermissionsExt;
@@ -32,16 +33,7 @@ struct Row {
 
 fn main() -> Result<()> {
     let small = std::env::var_os("KAIPORT_BENCH_SMALL").is_some();
-    let kaiport = std::env::var_os("KAIPORT_BIN").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/kaiport"),
-        PathBuf::from,
-    );
-    if !kaiport.exists() {
-        bail!(
-            "{} is missing: cargo build --release -p kaiport-cli first",
-            kaiport.display()
-        );
-    }
+    let kaiport = kaiport_bin()?;
     let home = tempfile::tempdir()?;
     let sshd = Sshd::start()?;
     let known_hosts = home.path().join("known_hosts");
@@ -350,37 +342,6 @@ fn run_allowing(mut command: Command, also: i32) -> Result<()> {
             String::from_utf8_lossy(&output.stderr)
         ),
     }
-}
-
-/// Times each side `runs` times after one warm-up run each, interleaved and each first in turn,
-/// so a busy moment on the machine falls on both sides rather than on one.
-fn compare(
-    runs: usize,
-    mut ours: impl FnMut() -> Result<()>,
-    mut theirs: impl FnMut() -> Result<()>,
-) -> Result<(Duration, Duration)> {
-    ours().context("warm-up run (kaiport)")?;
-    theirs().context("warm-up run (reference)")?;
-    let mut ours_times = Vec::with_capacity(runs);
-    let mut theirs_times = Vec::with_capacity(runs);
-    for round in 0..runs {
-        for kaiport_turn in [round % 2 == 0, round % 2 != 0] {
-            let started = Instant::now();
-            if kaiport_turn {
-                ours()?;
-                ours_times.push(started.elapsed());
-            } else {
-                theirs()?;
-                theirs_times.push(started.elapsed());
-            }
-        }
-    }
-    Ok((median(&mut ours_times), median(&mut theirs_times)))
-}
-
-fn median(times: &mut [Duration]) -> Duration {
-    times.sort();
-    times[times.len() / 2]
 }
 
 /// Flushes dirty pages and, as root, empties the page cache. Says so in the output when it

@@ -24,12 +24,17 @@
 //! - [`dockerd::Dockerd`]: a real Docker engine with its own data and socket in a temp dir, for
 //!   show_view's docker views; images imported from a local busybox tarball, never pulled.
 //!
+//! - [`bench_timing`]: two sides of a benchmark timed interleaved, medians.
+//! - [`http_page::serve`]: a one-page HTTP server, for what reaches a server through a forward.
+//!
 //! Every server binds to 127.0.0.1 only; every started process is stopped by its PID. Run
 //! `scripts/install-test-deps.sh` (as root) first on a fresh machine.
 
+pub mod bench_timing;
 pub mod dockerd;
 pub mod engine_harness;
 pub mod faulty_proxy;
+pub mod http_page;
 pub mod interaction;
 pub mod model_server;
 pub mod nginx;

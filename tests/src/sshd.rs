@@ -330,6 +330,34 @@ impl Sshd {
         }
     }
 
+    /// The SHA256 fingerprint of the server's ed25519 host key, as `ssh-keygen -l` prints it.
+    pub fn host_fingerprint(&self) -> Result<String> {
+        let out = Command::new("ssh-keygen")
+            .arg("-lf")
+            .arg(self.dir().join("ssh_host_ed25519_key.pub"))
+            .output()
+            .context("running ssh-keygen")?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        match text.split_whitespace().nth(1) {
+            Some(fingerprint) => Ok(fingerprint.to_owned()),
+            None => bail!("ssh-keygen -l printed no fingerprint: {text}"),
+        }
+    }
+
+    /// Stops sshd, gives it new host keys (as a reinstalled server has) and starts it again on
+    /// the same port: clients that trusted the old keys now see them changed.
+    pub fn restart_with_new_host_keys(&mut self) -> Result<()> {
+        self.kill();
+        for kind in ["ed25519", "rsa", "ecdsa"] {
+            let key = self.dir().join(format!("ssh_host_{kind}_key"));
+            std::fs::remove_file(&key)?;
+            std::fs::remove_file(pub_path(&key))?;
+            keygen(&key, kind, "")?;
+        }
+        self.child = Some(spawn_sshd(self.dir.path(), self.port)?);
+        Ok(())
+    }
+
     /// Kills sshd and every process it started (connection handlers, shells) at once, as if the
     /// server died: clients see their TCP connections drop. Idempotent.
     pub fn kill(&mut self) {

@@ -295,32 +295,32 @@ async fn a_saved_connection_opens_with_its_settings_and_its_calls_are_audited() 
         .await;
 }
 
+/// A server whose key changed (restarted with new host keys): the tab is refused with both
+/// fingerprints and the stored line; replacing the key needs the new fingerprint typed (a wrong
+/// one replaces nothing), the right one replaces just that line, the tab then connects, and
+/// both attempts are audit lines.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_changed_host_key_is_told_and_the_tab_fails() {
-    let sshd = Sshd::start().unwrap();
+async fn a_changed_host_key_is_refused_and_replaced_only_deliberately() {
+    let mut sshd = Sshd::start().unwrap();
     let home = tempfile::tempdir().unwrap();
     let config = EngineConfig::in_dir(home.path());
-    // Another ed25519 key for this server, as after a reinstall (or an attack).
-    let other = std::fs::read_to_string(sshd.keys.ed25519.with_extension("pub")).unwrap();
-    let mut fields = other.split_whitespace();
-    let (algo, blob) = (fields.next().unwrap(), fields.next().unwrap());
-    std::fs::write(
-        &config.known_hosts,
-        format!("[127.0.0.1]:{} {algo} {blob}\n", sshd.port()),
-    )
-    .unwrap();
+    std::fs::write(&config.known_hosts, sshd.known_hosts_lines().unwrap()).unwrap();
+    let old = sshd.host_fingerprint().unwrap();
+    sshd.restart_with_new_host_keys().unwrap();
+    let new = sshd.host_fingerprint().unwrap();
+    assert_ne!(old, new);
+    let before = std::fs::read_to_string(&config.known_hosts).unwrap();
     let known_hosts = config.known_hosts.display().to_string();
-    let (engine, mut events) = Engine::new(config).unwrap();
-    engine
-        .handle(Op::OpenTab {
-            tab: "t1".to_owned(),
-            target: ssh_target(&sshd),
-            cols: 100,
-            rows: 30,
-            settings: None,
-            mode: None,
-        })
-        .await;
+    let (engine, mut events) = Engine::new(config.clone()).unwrap();
+    let open = |tab: &str| Op::OpenTab {
+        tab: tab.to_owned(),
+        target: ssh_target(&sshd),
+        cols: 100,
+        rows: 30,
+        settings: None,
+        mode: None,
+    };
+    engine.handle(open("t1")).await;
     let changed = next(&mut events, |event| match event {
         Event::HostKeyChanged {
             tab,
@@ -328,24 +328,36 @@ async fn a_changed_host_key_is_told_and_the_tab_fails() {
             port,
             key_type,
             fingerprint,
+            old_fingerprint,
             known_hosts,
             line,
-        } => Some((tab, host, port, key_type, fingerprint, known_hosts, line)),
+        } => Some((
+            tab,
+            host,
+            port,
+            key_type,
+            fingerprint,
+            old_fingerprint,
+            known_hosts,
+            line,
+        )),
         Event::PromptRequested { prompt, .. } => panic!("asked instead of refusing: {prompt:?}"),
         _ => None,
     })
     .await;
     assert_eq!(
-        (&changed.0, &changed.1, changed.2, &changed.5, changed.6),
+        changed,
         (
-            &"t1".to_owned(),
-            &"127.0.0.1".to_owned(),
+            "t1".to_owned(),
+            "127.0.0.1".to_owned(),
             sshd.port(),
-            &known_hosts,
+            "ED25519".to_owned(),
+            new.clone(),
+            old.clone(),
+            known_hosts.clone(),
             1
         )
     );
-    assert!(changed.4.starts_with("SHA256:"), "{changed:?}");
     let failed = next(&mut events, |event| match event {
         Event::ConnectionState {
             state: ConnectionState::Failed { error },
@@ -354,5 +366,80 @@ async fn a_changed_host_key_is_told_and_the_tab_fails() {
         _ => None,
     })
     .await;
-    assert!(failed.contains("changed"), "{failed}");
+    assert!(failed.contains(&old) && failed.contains(&new), "{failed}");
+
+    let replace = |confirmation: &str| Op::ReplaceHostKey {
+        tab: Some("t1".to_owned()),
+        host: "127.0.0.1".to_owned(),
+        port: sshd.port(),
+        confirmation: confirmation.to_owned(),
+    };
+    let answer = |event: Event| match event {
+        Event::HostKeyReplaced {
+            line,
+            old_fingerprint,
+            fingerprint,
+            ..
+        } => Some(Ok((line, old_fingerprint, fingerprint))),
+        Event::Error { message, .. } => Some(Err(message)),
+        _ => None,
+    };
+    // The old key's tail, a near miss and an empty answer replace nothing.
+    let tail = |fp: &str| fp[fp.len() - 8..].to_owned();
+    let near_miss = format!("{}x", &tail(&new)[..7]);
+    for wrong in [tail(&old), near_miss, String::new()] {
+        engine.handle(replace(&wrong)).await;
+        let refused = next(&mut events, answer).await.unwrap_err();
+        assert!(refused.starts_with("nothing was replaced"), "{refused}");
+        assert!(refused.contains(&new), "{refused}");
+        assert_eq!(
+            std::fs::read_to_string(&config.known_hosts).unwrap(),
+            before
+        );
+    }
+    engine.handle(replace(&tail(&new))).await;
+    let (line, removed, added) = next(&mut events, answer).await.unwrap();
+    assert_eq!((removed, added.as_str()), (old.clone(), new.as_str()));
+    let after = std::fs::read_to_string(&config.known_hosts).unwrap();
+    // Only the ed25519 line went; the other types' lines stay, and the new key is the last.
+    assert_eq!(after.lines().count(), before.lines().count());
+    assert_eq!(line as usize, after.lines().count());
+    assert_eq!(
+        after.lines().take(2).collect::<Vec<_>>(),
+        before.lines().skip(1).take(2).collect::<Vec<_>>()
+    );
+
+    engine.handle(open("t2")).await;
+    next(&mut events, |event| match event {
+        Event::ConnectionState {
+            tab,
+            state: ConnectionState::Connected,
+        } if tab == "t2" => Some(()),
+        Event::ConnectionState {
+            tab,
+            state: ConnectionState::Failed { error },
+        } if tab == "t2" => panic!("{error}"),
+        _ => None,
+    })
+    .await;
+    let audit = kaiport_core::audit::read_recent(&config.audit_path, 100).unwrap();
+    let statuses: Vec<ToolStatus> = audit
+        .iter()
+        .filter(|entry| entry.tool == "replace_host_key")
+        .map(|entry| entry.status)
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            ToolStatus::Denied,
+            ToolStatus::Denied,
+            ToolStatus::Denied,
+            ToolStatus::Ok
+        ]
+    );
+    engine
+        .handle(Op::CloseTab {
+            tab: "t2".to_owned(),
+        })
+        .await;
 }

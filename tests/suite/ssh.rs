@@ -385,13 +385,17 @@ async fn changed_host_key_is_refused_naming_the_line() {
     assert!((2..=4).contains(&line), "{message}");
     assert!(
         message.starts_with(&format!(
-            "host key for 127.0.0.1:{} changed: known_hosts line {line} of {} has a different {key_type} key",
+            "host key for 127.0.0.1:{} changed: line {line} of {} holds the {key_type} key SHA256:",
             sshd.port(),
             known_hosts.display()
         )),
         "{message}"
     );
-    assert!(message.contains("remove that line"), "{message}");
+    assert!(
+        message.contains("but the server now shows SHA256:"),
+        "{message}"
+    );
+    assert!(message.contains("replace the stored key"), "{message}");
     assert_eq!(
         interaction.asked(),
         Vec::<String>::new(),

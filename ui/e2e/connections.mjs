@@ -6,6 +6,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import { join } from "node:path";
+import { freePort } from "./wait.mjs";
 
 export function register({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT }) {
   /** Records every frame the page receives (text as is, binary as latin1). */
@@ -309,6 +310,52 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     await s3.waitFor({ state: "detached" });
   });
 
+  test("a saved connection's forwards open with its tab and are listed in it", async ({ page, served, home }) => {
+    const server = await ownSshd([]);
+    const file = join(home, "connections.toml");
+    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+    // A page on this machine answers through the forward.
+    const target = createServer((_, response) => response.end("through the forward"));
+    await new Promise((resolvePromise) => target.listen(0, "127.0.0.1", resolvePromise));
+    const port = await freePort();
+    writeFileSync(
+      file,
+      `[[connection]]\nname = "e2e-forwards"\nkind = "ssh"\nhost = "127.0.0.1"\nport = ${server.port}\n` +
+        `user = "${server.user}"\nidentity_files = ["${server.key}"]\n` +
+        `forwards = [{ kind = "local", listen_port = ${port}, to_host = "127.0.0.1", to_port = ${target.address().port} }]\n`,
+    );
+    try {
+      await page.goto(served.url);
+      const sidebar = page.getByRole("navigation", { name: "Connections" });
+      await sidebar.getByRole("button", { name: "Open e2e-forwards (SSH)" }).click();
+      const list = page.getByRole("region", { name: "Forwards" });
+      await trustUntil(page, "the forward listening", async () =>
+        ((await list.textContent().catch(() => "")) ?? "").includes(`listening on 127.0.0.1:${port}`),
+      );
+      const body = await new Promise((resolvePromise, reject) => {
+        httpRequest({ host: "127.0.0.1", port, path: "/" }, (response) => {
+          let text = "";
+          response.on("data", (chunk) => (text += chunk));
+          response.on("end", () => resolvePromise(text));
+        })
+          .on("error", reject)
+          .end();
+      });
+      if (body !== "through the forward") {
+        throw new Error(`the forward answered: ${body}`);
+      }
+      const text = (await list.textContent()) ?? "";
+      if (!text.includes(`-L ${port} → 127.0.0.1:${target.address().port}`)) {
+        throw new Error(`the list does not say which forward: ${text}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, "forwards-list.png") });
+    } finally {
+      writeFileSync(file, before);
+      target.close();
+      await server.stop();
+    }
+  });
+
   test("many saved connections can be filtered in the sidebar", async ({ page, served, home }) => {
     const file = join(home, "connections.toml");
     const before = existsSync(file) ? readFileSync(file, "utf8") : "";
@@ -516,7 +563,7 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     }
   });
 
-  test("a changed host key is refused, says what it means, and offers no way to connect anyway", async ({
+  test("a changed host key is refused with both fingerprints and replaced only by typing the new one", async ({
     page,
     served,
     home,
@@ -537,23 +584,41 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       const alert = page.getByRole("alertdialog", { name: "Host key changed" });
       await alert.waitFor();
       const text = (await alert.textContent()) ?? "";
-      for (const words of ["did not connect", "intercepting", "SHA256:", "known_hosts"]) {
+      for (const words of ["did not connect", "intercepting", "Fingerprint now", "Stored fingerprint", "known_hosts"]) {
         if (!text.includes(words)) {
           throw new Error(`the dialog does not say "${words}": ${text}`);
         }
       }
-      const buttons = await alert.getByRole("button").allTextContents();
-      if (buttons.length !== 1 || buttons[0].trim() !== "Close") {
-        throw new Error(`the dialog offers more than Close: ${buttons}`);
+      if ((text.match(/SHA256:/g) ?? []).length < 2) {
+        throw new Error(`the dialog does not show both fingerprints: ${text}`);
+      }
+      const buttons = (await alert.getByRole("button").allTextContents()).map((b) => b.trim());
+      if (buttons.join("|") !== "Replace the stored key…|Close") {
+        throw new Error(`the dialog offers other buttons: ${buttons}`);
       }
       await page.screenshot({ path: join(OUTPUT, "host-key-changed.png") });
-      await alert.getByRole("button", { name: "Close" }).click();
-      await page.getByRole("tab", { name: /failed/, selected: true }).waitFor();
-      await page.getByText("Host key changed: not connected").waitFor();
-      if ((await page.getByRole("button", { name: /Reconnect|Trust|Connect anyway/ }).count()) !== 0) {
-        throw new Error("the page offers to connect anyway");
+      // Replacing needs the new fingerprint's last 8 characters typed: never one click.
+      const now = (await alert.locator("dd").nth(1).textContent())?.trim() ?? "";
+      await alert.getByRole("button", { name: "Replace the stored key…" }).click();
+      const replace = alert.getByRole("button", { name: "Replace the stored key", exact: true });
+      if (!(await replace.isDisabled())) {
+        throw new Error("the key can be replaced without typing its fingerprint");
       }
-      await page.screenshot({ path: join(OUTPUT, "host-key-changed-tab.png") });
+      const field = alert.getByLabel(/last 8 characters/);
+      const before = readFileSync(join(home, "known_hosts"), "utf8");
+      await field.fill("AAAAAAAA");
+      await replace.click();
+      await alert.getByRole("alert").filter({ hasText: "nothing was replaced" }).waitFor();
+      if (readFileSync(join(home, "known_hosts"), "utf8") !== before) {
+        throw new Error("a wrong confirmation changed known_hosts");
+      }
+      await page.screenshot({ path: join(OUTPUT, "host-key-wrong-confirmation.png") });
+      await field.fill(now.slice(-8));
+      await replace.click();
+      // Replaced: the dialog goes and the tab connects again.
+      await alert.waitFor({ state: "detached" });
+      await runInTerminal(page, "echo replaced-$((6*7))", "replaced-42");
+      await page.screenshot({ path: join(OUTPUT, "host-key-replaced.png") });
     } finally {
       await server.stop();
     }

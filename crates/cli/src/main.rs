@@ -12,6 +12,8 @@
 //! - `kaiport pilot CONNECTION "task"`: Pilot working on a task, with approvals at the prompt.
 //! - `kaiport models show | set-key | forget-key`: Pilot's model settings and API keys.
 //! - `kaiport serve [--open]`: the UI in a browser, over a WebSocket to this engine.
+//! - `kaiport forward CONNECTION -L/-R/-D …`: port forwards until Ctrl-C;
+//!   `kaiport known-hosts replace HOST[:PORT] --fingerprint SHA256:…`: a changed host key.
 //!
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
 //! SSH, terminals or policy.
@@ -47,6 +49,7 @@ macro_rules! out {
 mod audit_cmd;
 mod connection;
 mod connections;
+mod forward;
 mod models;
 mod pilot;
 mod policy_cmd;
@@ -79,7 +82,14 @@ enum Command {
         connection: String,
         #[command(flatten)]
         options: connection::ConnectionOptions,
+        #[command(flatten)]
+        forwards: forward::ForwardOptions,
     },
+    /// Port forwards on an SSH connection (-L, -R, -D as in ssh), until Ctrl-C.
+    Forward(forward::ForwardArgs),
+    /// The known_hosts file: replace a server's changed host key, deliberately.
+    #[command(subcommand, name = "known-hosts")]
+    KnownHosts(forward::KnownHostsCommand),
     /// List the tools of this build.
     Tools {
         /// Print the tools with their JSON schemas, as sent to the model.
@@ -125,6 +135,7 @@ fn main() -> ExitCode {
     let command = cli.command.unwrap_or(Command::Shell {
         connection: "local".to_owned(),
         options: connection::ConnectionOptions::default(),
+        forwards: forward::ForwardOptions::default(),
     });
     let result = match command {
         Command::Tools { json } => tool::list_tools(json),
@@ -136,10 +147,13 @@ fn main() -> ExitCode {
         Command::Pilot(args) => runtime.block_on(pilot::run(args)),
         Command::Models(command) => models::run(command),
         Command::Serve(args) => runtime.block_on(serve::run(args)),
+        Command::Forward(args) => runtime.block_on(forward::run(args)),
+        Command::KnownHosts(command) => runtime.block_on(forward::known_hosts(command)),
         Command::Shell {
             connection,
             options,
-        } => runtime.block_on(shell::run(&connection, &options)),
+            forwards,
+        } => runtime.block_on(shell::run(&connection, &options, &forwards)),
     };
     match result {
         Ok(code) => code,

@@ -398,6 +398,8 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             | Event::AuditLog { .. }
             | Event::AuditRecorded { .. }
             | Event::HostKeyChanged { .. }
+            | Event::HostKeyReplaced { .. }
+            | Event::ForwardState { .. }
             | Event::ToolRunning { .. }
             | Event::ContextUsage { .. }
             | Event::Models { .. }

@@ -3,8 +3,9 @@
 //! The terminal is put in raw mode only while connected, and always restored.
 
 use crate::connection::{ConnectionOptions, open_tab};
+use crate::forward::{ForwardOptions, describe_report};
 use anyhow::Context;
-use kaiport_protocol::{ConnectionState, Event, Op};
+use kaiport_protocol::{ConnectionState, Event, ForwardStatus, Op};
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
@@ -26,8 +27,17 @@ impl Drop for RawMode {
     }
 }
 
-pub async fn run(connection: &str, options: &ConnectionOptions) -> anyhow::Result<ExitCode> {
+pub async fn run(
+    connection: &str,
+    options: &ConnectionOptions,
+    forwards: &ForwardOptions,
+) -> anyhow::Result<ExitCode> {
+    if !forwards.all().is_empty() && connection == "local" {
+        anyhow::bail!("-L, -R and -D need an SSH connection");
+    }
+    forwards.warn_if_exposed();
     let (engine, mut events, answerer) = open_tab(connection, options, TAB, None, false).await?;
+    let mut forwards_opened = false;
     let interactive = std::io::stdin().is_terminal();
     let mut raw_mode = None;
     let (input_tx, mut input_rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
@@ -53,6 +63,16 @@ pub async fn run(connection: &str, options: &ConnectionOptions) -> anyhow::Resul
                             raw_mode = Some(RawMode::enable()?);
                         }
                         spawn_stdin_reader(input_tx.clone());
+                        if !forwards_opened {
+                            forwards_opened = true;
+                            forwards.open(&engine, TAB).await;
+                        }
+                    }
+                    // Only what needs attention: the terminal is the shell's.
+                    Event::ForwardState { forward, .. } => {
+                        if matches!(forward.status, ForwardStatus::Failed { .. }) {
+                            say_inline!("\r\nkaiport: {}\r\n", describe_report(&forward));
+                        }
                     }
                     Event::ConnectionState { state: ConnectionState::Failed { error }, .. } => {
                         say!("kaiport: could not connect to {connection}: {error}");

@@ -178,6 +178,8 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::AuditLog { .. }
             | Event::AuditRecorded { .. }
             | Event::HostKeyChanged { .. }
+            | Event::HostKeyReplaced { .. }
+            | Event::ForwardState { .. }
             | Event::ToolRequested { .. }
             | Event::ToolRunning { .. }
             | Event::PlanProposed { .. }

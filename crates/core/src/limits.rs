@@ -77,6 +77,33 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
             }
         }
         Op::CloseTab { tab } => c.op("close_tab").tab(tab)?,
+        Op::OpenForward { tab, forward } => {
+            c.op("open_forward").tab(tab)?;
+            c.optional(
+                "the bind address",
+                forward.bind_address.as_deref(),
+                MAX_NAME_BYTES,
+            )?;
+            c.optional(
+                "the destination host",
+                forward.to_host.as_deref(),
+                MAX_NAME_BYTES,
+            )?;
+        }
+        Op::CloseForward { tab, id: _ } => c.op("close_forward").tab(tab)?,
+        Op::ReplaceHostKey {
+            tab,
+            host,
+            port: _,
+            confirmation,
+        } => {
+            c.op("replace_host_key");
+            if let Some(tab) = tab {
+                c.tab(tab)?;
+            }
+            c.text("the host", host, MAX_NAME_BYTES)?;
+            c.text("the confirmation", confirmation, MAX_NAME_BYTES)?;
+        }
         Op::ReconnectTab { tab } => c.op("reconnect_tab").tab(tab)?,
         Op::TerminalInput { tab, data } => {
             c.op("terminal_input").tab(tab)?;

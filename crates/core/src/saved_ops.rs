@@ -82,6 +82,9 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             // The engine routes only the ops above here.
             Op::OpenTab { .. }
             | Op::CloseTab { .. }
+            | Op::OpenForward { .. }
+            | Op::CloseForward { .. }
+            | Op::ReplaceHostKey { .. }
             | Op::ReconnectTab { .. }
             | Op::TerminalInput { .. }
             | Op::Resize { .. }

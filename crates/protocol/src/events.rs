@@ -2,6 +2,7 @@
 
 use crate::common::{CallId, DecidedBy, PromptId, Risk, TabId, ToolStatus, Verdict};
 use crate::facts::HostFacts;
+use crate::forwards::ForwardReport;
 use crate::pilot::{ModelChoice, ModelSettings, ProviderKind, TurnStatus};
 use crate::saved::{AuditEntry, SavedConnection, SshConfigHost};
 use crate::settings::{ConnectionSettings, Mode};
@@ -149,6 +150,13 @@ pub enum Event {
     HostFacts {
         tab: TabId,
         facts: HostFacts,
+    },
+    /// A port forward of a tab changed: opened, listening, a connection opened or closed,
+    /// traffic (at most about once a second while bytes move), failed, waiting for the tab to
+    /// reconnect, closed.
+    ForwardState {
+        tab: TabId,
+        forward: ForwardReport,
     },
     /// Raw terminal bytes, in order.
     TerminalOutput {
@@ -387,6 +395,21 @@ pub enum Event {
         key_type: String,
         /// The SHA256 fingerprint the server shows now.
         fingerprint: String,
+        /// The SHA256 fingerprint of the key stored on `line`.
+        #[serde(default)]
+        old_fingerprint: String,
+        known_hosts: String,
+        line: u32,
+    },
+    /// `ReplaceHostKey` replaced the stored key of `host:port`: `known_hosts` now holds the
+    /// key with `fingerprint` (on `line`), the old one is gone.
+    HostKeyReplaced {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab: Option<TabId>,
+        host: String,
+        port: u16,
+        fingerprint: String,
+        old_fingerprint: String,
         known_hosts: String,
         line: u32,
     },

@@ -8,6 +8,7 @@
 pub mod common;
 pub mod events;
 pub mod facts;
+pub mod forwards;
 pub mod ops;
 pub mod pilot;
 pub mod saved;
@@ -18,6 +19,7 @@ pub mod views;
 pub use common::*;
 pub use events::*;
 pub use facts::HostFacts;
+pub use forwards::*;
 pub use ops::*;
 pub use pilot::*;
 pub use saved::*;

@@ -1,6 +1,7 @@
 //! What a front end asks of the engine. Each variant's doc names the events that answer it.
 
 use crate::common::{CallId, PromptId, TabId};
+use crate::forwards::ForwardSpec;
 use crate::pilot::ModelSettings;
 use crate::settings::{ConnectionSettings, Mode};
 use crate::views::ViewButton;
@@ -115,6 +116,25 @@ pub enum Op {
     },
     /// Close a tab. Answered by `TabClosed`.
     CloseTab { tab: TabId },
+    /// Open a port forward on an SSH terminal tab (on its connection now, and again on every
+    /// reconnect until it is closed). Answered by `ForwardState` (starting, then listening or
+    /// failed), again at each change; an `Error` when the tab is no SSH tab.
+    OpenForward { tab: TabId, forward: ForwardSpec },
+    /// Close one of a tab's forwards. Answered by `ForwardState` with status `closed`.
+    CloseForward { tab: TabId, id: u32 },
+    /// Replace the host key `known_hosts` holds for `host:port` with the one the server shows
+    /// now, after a `HostKeyChanged` refusal. The engine fetches the server's key again and
+    /// replaces nothing unless `confirmation` is that key's SHA256 fingerprint, whole or its
+    /// last 8 characters, as the user typed it (never filled in by a front end: a changed key is
+    /// never one click away). Answered by `HostKeyReplaced`, or an `Error` saying why nothing
+    /// was replaced. Audited either way.
+    ReplaceHostKey {
+        #[serde(default)]
+        tab: Option<TabId>,
+        host: String,
+        port: u16,
+        confirmation: String,
+    },
     /// Connect a tab again (its connection dropped or failed): the same tab on a new
     /// connection, with its settings, mode and Pilot conversation. Answered by
     /// `ConnectionState` (connecting, then connected or failed).

@@ -257,6 +257,12 @@ documents: string | null } | { type: "tab_opened"; tab: string; kind: TabKind; t
  *  `Connected`).
  */
 { type: "host_facts"; tab: string; facts: HostFacts } | 
+/**
+ *  A port forward of a tab changed: opened, listening, a connection opened or closed,
+ *  traffic (at most about once a second while bytes move), failed, waiting for the tab to
+ *  reconnect, closed.
+ */
+{ type: "forward_state"; tab: string; forward: ForwardReport } | 
 /**  Raw terminal bytes, in order. */
 { type: "terminal_output"; tab: string; data: number[] } | { type: "tab_closed"; tab: string } | { type: "mode_changed"; tab: string; mode: Mode } | { type: "settings_changed"; tab: string; settings: ConnectionSettings } | 
 /**  A tool card appears. */
@@ -393,7 +399,14 @@ problem?: string | null } |
  */
 { type: "host_key_changed"; tab: string; host: string; port: number; key_type: string; 
 /**  The SHA256 fingerprint the server shows now. */
-fingerprint: string; known_hosts: string; line: number };
+fingerprint: string; 
+/**  The SHA256 fingerprint of the key stored on `line`. */
+old_fingerprint?: string; known_hosts: string; line: number } | 
+/**
+ *  `ReplaceHostKey` replaced the stored key of `host:port`: `known_hosts` now holds the
+ *  key with `fingerprint` (on `line`), the old one is gone.
+ */
+{ type: "host_key_replaced"; tab?: string | null; host: string; port: number; fingerprint: string; old_fingerprint: string; known_hosts: string; line: number };
 
 /**
  *  Run up to 200 operations after one approval. Operations that are malformed are dropped and
@@ -451,6 +464,71 @@ export type FindFilesResult = {
 	 */
 	refused?: RefusedEntry[],
 };
+
+/**  Which way a forward carries connections. */
+export type ForwardKind = 
+/**
+ *  `-L`: a listener on this computer; each connection goes through the server to
+ *  `to_host:to_port`, as the server resolves it.
+ */
+"local" | 
+/**
+ *  `-R`: the server listens; each connection comes back through SSH and goes to
+ *  `to_host:to_port`, as this computer resolves it.
+ */
+"remote" | 
+/**  `-D`: a SOCKS5 proxy on this computer; each CONNECT goes through the server. */
+"dynamic";
+
+/**  One forward's state and traffic, as told by `Event::ForwardState`. */
+export type ForwardReport = {
+	/**  The engine's id for the forward within its tab (for `Op::CloseForward`). */
+	id: number,
+	spec: ForwardSpec,
+	status: ForwardStatus,
+	/**  Connections through it now. */
+	open_connections: number,
+	/**  Connections through it since it was opened. */
+	total_connections: number,
+	/**  Bytes from the side that connected to the destination. */
+	bytes_sent: number,
+	/**  Bytes from the destination back. */
+	bytes_received: number,
+};
+
+/**  One forward, as the user asked for it. */
+export type ForwardSpec = {
+	kind: ForwardKind,
+	/**
+	 *  Where the listener binds: on this computer for local and dynamic (default
+	 *  `127.0.0.1`), on the server for remote (default: the server's loopback).
+	 */
+	bind_address?: string | null,
+	/**  The port listened on (remote: 0 lets the server choose). */
+	listen_port: number,
+	/**  Where connections go (local and remote; none for dynamic). */
+	to_host?: string | null,
+	to_port?: number | null,
+};
+
+/**  Where a forward is in its life. */
+export type ForwardStatus = 
+/**  Being set up (binding, or asking the server). */
+{ state: "starting" } | 
+/**
+ *  Taking connections; `address` is where (`127.0.0.1:8080`, or the server's side for a
+ *  remote forward, with the port the server chose).
+ */
+{ state: "listening"; address: string } | 
+/**
+ *  The tab's connection is down: a local listener stays bound and refuses connections
+ *  until the tab reconnects, when the forward comes back by itself.
+ */
+{ state: "waiting" } | 
+/**  The forward could not be set up or broke; `error` names the port and what to do. */
+{ state: "failed"; error: string } | 
+/**  Closed by the user or with the tab. */
+{ state: "closed" };
 
 export type FoundEntry = {
 	path: string,
@@ -617,6 +695,23 @@ export type Op =
 { type: "open_tab"; tab: string; target: TabTarget; cols: number; rows: number; settings?: ConnectionSettings | null; mode?: Mode | null } | 
 /**  Close a tab. Answered by `TabClosed`. */
 { type: "close_tab"; tab: string } | 
+/**
+ *  Open a port forward on an SSH terminal tab (on its connection now, and again on every
+ *  reconnect until it is closed). Answered by `ForwardState` (starting, then listening or
+ *  failed), again at each change; an `Error` when the tab is no SSH tab.
+ */
+{ type: "open_forward"; tab: string; forward: ForwardSpec } | 
+/**  Close one of a tab's forwards. Answered by `ForwardState` with status `closed`. */
+{ type: "close_forward"; tab: string; id: number } | 
+/**
+ *  Replace the host key `known_hosts` holds for `host:port` with the one the server shows
+ *  now, after a `HostKeyChanged` refusal. The engine fetches the server's key again and
+ *  replaces nothing unless `confirmation` is that key's SHA256 fingerprint, whole or its
+ *  last 8 characters, as the user typed it (never filled in by a front end: a changed key is
+ *  never one click away). Answered by `HostKeyReplaced`, or an `Error` saying why nothing
+ *  was replaced. Audited either way.
+ */
+{ type: "replace_host_key"; tab?: string | null; host: string; port: number; confirmation: string } | 
 /**
  *  Connect a tab again (its connection dropped or failed): the same tab on a new
  *  connection, with its settings, mode and Pilot conversation. Answered by

@@ -1,4 +1,5 @@
 mod cli_edges;
+mod forward_cli;
 mod keychain_cli;
 mod pilot;
 mod policy_cli;

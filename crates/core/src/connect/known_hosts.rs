@@ -7,7 +7,9 @@
 //!
 //! This module never decides to trust a key on its own: it reports [`HostKeyStatus`] and the caller
 //! (the SSH connect path) asks the user about unknown keys and refuses changed or revoked ones.
-//! It never rewrites or removes existing lines; [`append`] only adds one at the end.
+//! [`append`] only adds a line at the end. Only [`replace`] removes one: the line holding a
+//! host's changed key, and only after the user confirmed the new key's fingerprint (see
+//! `Op::ReplaceHostKey`); every other line stays as it was.
 
 use std::fs::OpenOptions;
 use std::io::{Read, Write};
@@ -198,6 +200,82 @@ pub fn append(path: &Path, host: &str, port: u16, key: &PublicKey) -> Result<(),
     Ok(())
 }
 
+/// The key recorded on `line` (1-based) of the file at `path`, if that line holds one.
+pub fn key_on_line(path: &Path, line: usize) -> Option<PublicKey> {
+    let text = std::fs::read_to_string(path).ok()?;
+    parse(&text)
+        .into_iter()
+        .find(|entry| entry.line == line)
+        .map(|entry| entry.key)
+}
+
+/// What [`replace`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replaced {
+    /// The line now holding the new key (1-based).
+    pub line: usize,
+    /// The fingerprints of the keys removed.
+    pub removed: Vec<String>,
+}
+
+/// Replaces the key `known_hosts` holds for `host:port` with `key`: the lines recording that
+/// host alone (plain or hashed) with a different key of the same type are removed, and a line
+/// for `key` is added at the end. A line that also names other hosts or patterns is kept (the
+/// new line, checked first for an exact key, then vouches for this host). Written to a temp file
+/// beside it and renamed, so the file is never half-written.
+pub fn replace(
+    path: &Path,
+    host: &str,
+    port: u16,
+    key: &PublicKey,
+) -> Result<Replaced, KnownHostsError> {
+    let read_err = |source| KnownHostsError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let write_err = |source| KnownHostsError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let text = std::fs::read_to_string(path).map_err(read_err)?;
+    let name = host_entry_name(host, port);
+    let entries = parse(&text);
+    let mut stale: Vec<&Entry> = Vec::new();
+    for entry in &entries {
+        let alone = entry.hosts.starts_with("|1|")
+            || entry.hosts.eq_ignore_ascii_case(&name)
+            || (port == DEFAULT_SSH_PORT && entry.hosts.eq_ignore_ascii_case(host));
+        if entry.marker == Marker::None
+            && alone
+            && hosts_match(&entry.hosts, &name)
+            && same_key_type(&entry.key, key)
+            && entry.key.key_data() != key.key_data()
+        {
+            stale.push(entry);
+        }
+    }
+    let removed: Vec<String> = stale.iter().map(|e| fingerprint_sha256(&e.key)).collect();
+    let mut kept: Vec<&str> = text
+        .lines()
+        .enumerate()
+        .filter(|(index, _)| !stale.iter().any(|e| e.line == index + 1))
+        .map(|(_, line)| line)
+        .collect();
+    let new_line = known_hosts_line(host, port, key)?;
+    kept.push(&new_line);
+    let line = kept.len();
+    let mut out = kept.join("\n");
+    out.push('\n');
+    let temp = path.with_extension("kaiport-new");
+    std::fs::write(&temp, out).map_err(write_err)?;
+    // The file keeps its mode (known_hosts may be 0600).
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&temp, meta.permissions());
+    }
+    std::fs::rename(&temp, path).map_err(write_err)?;
+    Ok(Replaced { line, removed })
+}
+
 fn same_key_type(a: &PublicKey, b: &PublicKey) -> bool {
     // RSA keys compare as one type whatever signature hash the server negotiated.
     match (a.algorithm(), b.algorithm()) {
@@ -381,6 +459,41 @@ mod tests {
         assert_eq!(
             check_text(&text, "example.org", 2200, &key(ED_A)),
             HostKeyStatus::Unknown
+        );
+    }
+
+    #[test]
+    fn replace_removes_only_the_changed_line_and_adds_the_new_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("known_hosts");
+        let text = format!(
+            "# kept\nother ssh-ed25519 {ED_B}\n[h]:2222 ssh-ed25519 {ED_B}\n[h]:2222 ecdsa-sha2-nistp256 {ECDSA}\nh,g ssh-ed25519 {ED_B}\n"
+        );
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(
+            check(&path, "h", 2222, &key(ED_A)).unwrap(),
+            HostKeyStatus::Changed {
+                line: 3,
+                key_type: "ED25519".into()
+            }
+        );
+        assert_eq!(
+            fingerprint_sha256(&key_on_line(&path, 3).unwrap()),
+            fingerprint_sha256(&key(ED_B))
+        );
+        let replaced = replace(&path, "h", 2222, &key(ED_A)).unwrap();
+        assert_eq!(replaced.removed, vec![fingerprint_sha256(&key(ED_B))]);
+        let after = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(replaced.line, 5);
+        assert_eq!(
+            after,
+            format!(
+                "# kept\nother ssh-ed25519 {ED_B}\n[h]:2222 ecdsa-sha2-nistp256 {ECDSA}\nh,g ssh-ed25519 {ED_B}\n[h]:2222 ssh-ed25519 {ED_A}\n"
+            )
+        );
+        assert_eq!(
+            check(&path, "h", 2222, &key(ED_A)).unwrap(),
+            HostKeyStatus::Known { line: 5 }
         );
     }
 

@@ -48,6 +48,7 @@ pub fn saved_connection(profile: &ConnectionProfile) -> Result<SavedConnection, 
             user,
             identity_files,
             proxy_jump,
+            ..
         } => TabTarget::Ssh {
             host: host.clone(),
             port: *port,
@@ -133,6 +134,8 @@ pub fn profile_for(
                 user: user.trim().to_owned(),
                 identity_files: identity_files.clone(),
                 proxy_jump: jump_hosts.clone(),
+                // Kept from the saved profile by `save` when it is replaced.
+                forwards: Vec::new(),
             }
         }
         TabTarget::Storage {
@@ -298,8 +301,15 @@ pub fn save(
     replace: bool,
     secrets: impl FnOnce() -> Result<SecretStore, super::secrets::SecretError>,
 ) -> Result<(), LibraryError> {
-    let profile = profile_for(name, target, settings)?;
+    let mut profile = profile_for(name, target, settings)?;
     let mut store = ProfileStore::load(profiles)?;
+    // The connection form has no forwards: a replaced SSH profile keeps the ones it had.
+    if let (Some(ProfileKind::Ssh { forwards: kept, .. }), ProfileKind::Ssh { forwards, .. }) = (
+        store.get(&profile.name).map(|old| &old.kind),
+        &mut profile.kind,
+    ) {
+        forwards.clone_from(kept);
+    }
     if !replace && store.get(&profile.name).is_some() {
         return Err(LibraryError::Invalid(format!(
             "a connection named {:?} exists already; choose another name",

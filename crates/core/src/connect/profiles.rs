@@ -11,6 +11,10 @@
 //! user = "deploy"
 //! identity_files = ["~/.ssh/id_ed25519"]
 //! proxy_jump = ["bastion"]          # profile names or user@host:port, first hop first
+//! forwards = [                      # opened with every tab (kaiport_protocol::ForwardSpec)
+//!   { kind = "local", listen_port = 8080, to_host = "localhost", to_port = 80 },
+//!   { kind = "dynamic", listen_port = 1080 },
+//! ]
 //! [connection.settings]             # per-connection settings (ConnectionSettings's names)
 //! send_file_contents = false
 //! ```
@@ -99,6 +103,9 @@ pub enum ProfileKind {
         /// Jump hosts, first hop first: profile names or `user@host:port`.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         proxy_jump: Vec<String>,
+        /// Port forwards opened with every tab on this connection (see [`crate::forward`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        forwards: Vec<kaiport_protocol::ForwardSpec>,
     },
     /// An S3 bucket (AWS or S3-compatible).
     S3(S3Profile),
@@ -357,6 +364,7 @@ impl ProfileStore {
             user,
             identity_files,
             proxy_jump,
+            ..
         } = &profile.kind
         else {
             return Err(ProfileError::NotSsh(
@@ -604,6 +612,7 @@ command_timeout_s = 90
                 user: "u".into(),
                 identity_files: vec![],
                 proxy_jump: vec![],
+                forwards: vec![],
             },
             settings: serde_json::Map::new(),
         });

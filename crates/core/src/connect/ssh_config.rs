@@ -4,7 +4,9 @@
 //! Its options are looked up like `ssh` does: all `Host` blocks matching the alias (including
 //! wildcard ones such as `Host *`) in file order, first value wins; `IdentityFile` collects every
 //! value. Read: `HostName` (with `%h`), `User`, `Port`, `IdentityFile` (`~` expanded), `ProxyJump`
-//! (comma-separated hops, `none`), `Include` (relative to `~/.ssh`, `*`/`?` in file names).
+//! (comma-separated hops, `none`), `Include` (relative to `~/.ssh`, `*`/`?` in file names),
+//! `LocalForward` / `RemoteForward` / `DynamicForward` (every one, as the profile's `forwards`;
+//! one that does not parse is skipped with a log line).
 //! `Match` blocks and other keywords are skipped.
 //!
 //! Read-only: this module never writes to the SSH config and never connects.
@@ -265,6 +267,7 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
     let mut port: Option<u16> = None;
     let mut proxy_jump: Option<Vec<String>> = None;
     let mut identity_files: Vec<String> = Vec::new();
+    let mut forwards: Vec<kaiport_protocol::ForwardSpec> = Vec::new();
     for block in blocks.iter().filter(|b| b.matches(alias)) {
         for (key, args) in &block.options {
             let Some(first) = args.first() else { continue };
@@ -276,6 +279,19 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
                     let path = expand_tilde(first).to_string_lossy().into_owned();
                     if !identity_files.contains(&path) {
                         identity_files.push(path);
+                    }
+                }
+                "localforward" | "remoteforward" | "dynamicforward" => {
+                    use kaiport_protocol::ForwardKind;
+                    let kind = match key.as_str() {
+                        "localforward" => ForwardKind::Local,
+                        "remoteforward" => ForwardKind::Remote,
+                        _ => ForwardKind::Dynamic,
+                    };
+                    match crate::forward::spec::parse_config(kind, args) {
+                        Ok(spec) if !forwards.contains(&spec) => forwards.push(spec),
+                        Ok(_) => {}
+                        Err(error) => tracing::info!(host = alias, %error, "forward skipped"),
                     }
                 }
                 "proxyjump" if proxy_jump.is_none() => {
@@ -302,6 +318,7 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
             user: user.or_else(current_user).unwrap_or_default(),
             identity_files,
             proxy_jump: proxy_jump.unwrap_or_default(),
+            forwards,
         },
         settings: serde_json::Map::new(),
     }
@@ -329,9 +346,50 @@ mod tests {
                 user: user.into(),
                 identity_files: ids.iter().map(|s| s.to_string()).collect(),
                 proxy_jump: jumps.iter().map(|s| s.to_string()).collect(),
+                forwards: Vec::new(),
             },
             settings: serde_json::Map::new(),
         }
+    }
+
+    #[test]
+    fn forwards_are_imported_every_one() {
+        use kaiport_protocol::{ForwardKind, ForwardSpec};
+        let text = "
+Host web
+  LocalForward 8080 localhost:80
+  LocalForward 127.0.0.1:5433 db.internal:5432
+  RemoteForward 9000 localhost:3000
+  DynamicForward 1080
+  LocalForward nonsense
+Host *
+  DynamicForward 1080
+";
+        let profiles = parse_ssh_config(text).unwrap();
+        let ProfileKind::Ssh { forwards, .. } = &profiles[0].kind else {
+            panic!("not ssh")
+        };
+        let spec = |kind, bind: Option<&str>, port, to: Option<(&str, u16)>| ForwardSpec {
+            kind,
+            bind_address: bind.map(str::to_owned),
+            listen_port: port,
+            to_host: to.map(|t| t.0.to_owned()),
+            to_port: to.map(|t| t.1),
+        };
+        assert_eq!(
+            forwards,
+            &vec![
+                spec(ForwardKind::Local, None, 8080, Some(("localhost", 80))),
+                spec(
+                    ForwardKind::Local,
+                    Some("127.0.0.1"),
+                    5433,
+                    Some(("db.internal", 5432))
+                ),
+                spec(ForwardKind::Remote, None, 9000, Some(("localhost", 3000))),
+                spec(ForwardKind::Dynamic, None, 1080, None),
+            ]
+        );
     }
 
     #[test]

@@ -11,11 +11,15 @@
 //! - [`transfers`]: the running, failed and cut transfers;
 //! - [`prompts`]: connection prompts (host keys, passwords) as events;
 //! - [`views`]: the buttons of a server view;
-//! - [`foreground`]: what coming back from the background checks.
+//! - [`foreground`]: what coming back from the background checks;
+//! - [`forwards`]: a tab's port forwards as ops, events and audit lines;
+//! - [`host_keys`]: replacing a changed host key, deliberately.
 //!
 //! Pilot sees the engine only through [`crate::agent::PilotHost`].
 
 mod foreground;
+mod forwards;
+mod host_keys;
 mod pipeline;
 mod prompts;
 mod tabs;
@@ -49,6 +53,17 @@ pub const SCROLLBACK_LINES: usize = 10_000;
 /// The events of one engine, in order. Unbounded so the shell pump never blocks on a slow front
 /// end; front ends drain it continuously.
 pub type EventStream = mpsc::UnboundedReceiver<Event>;
+
+/// One line of [`Inner::audit_user_action`].
+struct UserAction {
+    tab: Option<TabId>,
+    connection: String,
+    tool: &'static str,
+    call: String,
+    args: Value,
+    status: ToolStatus,
+    error: Option<String>,
+}
 
 /// The engine. Cheap to clone; all clones drive the same tabs.
 #[derive(Clone)]
@@ -162,6 +177,19 @@ impl Engine {
                 inner.open_tab(tab, target, cols, rows, settings, mode);
             }
             Op::CloseTab { tab } => inner.close_tab(&tab).await,
+            Op::OpenForward { tab, forward } => inner.open_forward(&tab, forward).await,
+            Op::CloseForward { tab, id } => inner.close_forward(&tab, id),
+            Op::ReplaceHostKey {
+                tab,
+                host,
+                port,
+                confirmation,
+            } => {
+                let inner = inner.clone();
+                tokio::spawn(async move {
+                    inner.replace_host_key(tab, host, port, confirmation).await;
+                });
+            }
             Op::ReconnectTab { tab } => inner.reconnect_tab(&tab),
             Op::PressViewButton { tab, call, button } => {
                 inner.press_view_button(&tab, &call, button).await;
@@ -585,6 +613,37 @@ impl Inner {
         });
         // Sending fails only once the worker is gone with the engine.
         let _ = queue.send(op);
+    }
+
+    /// The audit line of something the user did outside a tool call (a port forward, a
+    /// replaced host key): decided by the user, `Denied` counted as a deny. A failed write is
+    /// told as an `Error` of `tab`.
+    fn audit_user_action(&self, action: UserAction) {
+        let record = crate::audit::AuditRecord {
+            time: crate::audit::now_rfc3339(),
+            tab: action.tab.clone().unwrap_or_default(),
+            connection: action.connection,
+            tool: action.tool.to_owned(),
+            call: action.call,
+            args: action.args,
+            decision: if action.status == ToolStatus::Denied {
+                Verdict::Deny
+            } else {
+                Verdict::Allow
+            },
+            decided_by: Some(DecidedBy::User),
+            reasons: Vec::new(),
+            status: action.status,
+            result: None,
+            error: action.error,
+            duration_ms: 0,
+        };
+        if let Err(error) = self.audit.append(&record) {
+            self.emit(Event::Error {
+                tab: action.tab,
+                message: error.to_string(),
+            });
+        }
     }
 
     /// What the user's own typing or resizing met. A shell that is gone was told already, in

@@ -58,6 +58,8 @@ pub(super) struct Tab {
     /// What the host probe found for the current connection; None until it answered (and
     /// again while the tab reconnects).
     pub(super) host_facts: Mutex<Option<HostFacts>>,
+    /// The tab's port forwards (SSH terminal tabs); they follow it across reconnects.
+    pub(super) forwards: Arc<crate::forward::TabForwards>,
 }
 
 /// A terminal's columns and rows, as the engine accepts them.
@@ -173,6 +175,7 @@ impl Inner {
             closing: CancellationToken::new(),
             size: Mutex::new(TerminalSize::clamped(cols, rows)),
             host_facts: Mutex::new(None),
+            forwards: super::forwards::tab_forwards(Arc::downgrade(self), tab.clone()),
         });
         lock(&self.tabs).insert(tab.clone(), entry.clone());
         self.emit(Event::TabOpened {
@@ -184,7 +187,12 @@ impl Inner {
             tab: tab.clone(),
             state: ConnectionState::Connecting,
         });
+        let profile = entry.profile.clone();
         self.start_connecting(entry, resolved.map(|(target, _)| target), None);
+        if let Some(profile) = profile {
+            let inner = self.clone();
+            tokio::spawn(async move { inner.open_profile_forwards(&tab, &profile).await });
+        }
     }
 
     /// `Op::ReconnectTab`: the same tab on a new connection, its settings, mode and Pilot
@@ -195,6 +203,7 @@ impl Inner {
             return;
         };
         let old = entry.session_tx.send_replace(None);
+        entry.forwards.set_session(None);
         *lock(&entry.host_facts) = None;
         self.emit(Event::ConnectionState {
             tab: entry.id.clone(),
@@ -246,6 +255,11 @@ impl Inner {
                 },
             };
             entry.session_tx.send_replace(Some(result.clone()));
+            if let Ok(resources) = &result
+                && resources.terminal.is_some()
+            {
+                entry.forwards.set_session(resources.ssh.clone());
+            }
             // A resize that came after the pty opened and before the tab counted as connected
             // found no terminal to resize: give it now.
             if let Ok(resources) = &result
@@ -590,6 +604,7 @@ impl Inner {
             endpoint,
             key_type,
             fingerprint,
+            old_fingerprint,
             known_hosts,
             line,
         } = &error
@@ -604,6 +619,7 @@ impl Inner {
                 port,
                 key_type: key_type.clone(),
                 fingerprint: fingerprint.clone(),
+                old_fingerprint: old_fingerprint.clone(),
                 known_hosts: known_hosts.display().to_string(),
                 line: u32::try_from(*line).unwrap_or(u32::MAX),
             });
@@ -619,6 +635,7 @@ impl Inner {
             return;
         };
         found.closing.cancel();
+        self.close_forwards(&found);
         self.transfers.forget_tab(tab);
         #[cfg(feature = "plan")]
         self.plans.forget(tab);

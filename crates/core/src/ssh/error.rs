@@ -40,15 +40,18 @@ pub enum SshError {
     },
     /// known_hosts has a different key of the same type for this host.
     #[error(
-        "host key for {endpoint} changed: known_hosts line {line} of {} has a different {key_type} \
-         key (the server now shows {fingerprint}). If the server was reinstalled, remove that line; \
-         otherwise someone may be intercepting the connection.",
+        "host key for {endpoint} changed: line {line} of {} holds the {key_type} key \
+         {old_fingerprint}, but the server now shows {fingerprint}. Someone may be intercepting \
+         the connection; if the server's administrator confirms its key changed, replace the \
+         stored key (`kaiport known-hosts replace`, or \"Replace the stored key\").",
         known_hosts.display()
     )]
     HostKeyChanged {
         endpoint: String,
         key_type: String,
         fingerprint: String,
+        /// The fingerprint of the key stored on `line`.
+        old_fingerprint: String,
         known_hosts: PathBuf,
         line: usize,
     },

@@ -35,6 +35,8 @@ pub(super) struct ClientHandler {
     pub(super) refusal: Arc<Mutex<Option<SshError>>>,
     pub(super) phase: watch::Sender<HandshakePhase>,
     pub(super) close_reason: CloseReason,
+    /// Where connections of the server's listeners go (remote forwards).
+    pub(super) remote_forwards: super::session::RemoteForwards,
     /// Dropped with the handler when russh's session task ends: receivers then see the close.
     pub(super) _alive: watch::Sender<()>,
 }
@@ -65,6 +67,9 @@ impl ClientHandler {
                 endpoint,
                 key_type,
                 fingerprint,
+                old_fingerprint: known_hosts::key_on_line(&self.known_hosts, line)
+                    .map(|old| known_hosts::fingerprint_sha256(&old))
+                    .unwrap_or_default(),
                 known_hosts: self.known_hosts.clone(),
                 line,
             }),
@@ -115,6 +120,45 @@ impl client::Handler for ClientHandler {
             PublicKeyOrCertificate::Certificate(cert) => PublicKey::from(cert.public_key().clone()),
         };
         Ok(self.verify(&key).await)
+    }
+
+    /// A connection to one of the server's listeners: accepted only for a port this session
+    /// asked for, and handed to that forward.
+    async fn server_channel_open_forwarded_tcpip(
+        &mut self,
+        channel: russh::Channel<client::Msg>,
+        connected_address: &str,
+        connected_port: u32,
+        originator_address: &str,
+        originator_port: u32,
+        reply: client::ChannelOpenHandle,
+        _session: &mut client::Session,
+    ) -> Result<(), Self::Error> {
+        let sender = self
+            .remote_forwards
+            .lock()
+            .ok()
+            .and_then(|forwards| forwards.get(&connected_port).cloned());
+        let Some(sender) = sender.filter(|sender| !sender.is_closed()) else {
+            tracing::debug!(
+                address = connected_address,
+                port = connected_port,
+                "forwarded connection for no forward: refused"
+            );
+            reply
+                .reject(russh::ChannelOpenFailure::AdministrativelyProhibited)
+                .await;
+            return Ok(());
+        };
+        reply.accept().await;
+        let connection = super::session::ForwardedConnection {
+            stream: channel.into_stream(),
+            originator: format!("{originator_address}:{originator_port}"),
+        };
+        if sender.send(connection).is_err() {
+            tracing::debug!(port = connected_port, "remote forward closed meanwhile");
+        }
+        Ok(())
     }
 
     async fn disconnected(

@@ -2,13 +2,14 @@
 //! on it. Each hop runs a [`ClientHandler`] (host keys, end of connection) and is authenticated by
 //! [`super::auth`].
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use russh::client::{self, Msg};
 use russh::{ChannelMsg, ChannelStream, Disconnect};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use super::handler::{ClientHandler, CloseReason, HandshakePhase};
 use super::{ConnectInteraction, ExecOutput, SshError, SshOptions, SshTarget};
@@ -34,6 +35,67 @@ struct Inner {
     endpoint: String,
     alive: watch::Receiver<()>,
     close_reason: CloseReason,
+    remote_forwards: RemoteForwards,
+}
+
+/// The server's listeners this connection asked for (`tcpip-forward`), by the port the server
+/// listens on: where the connections it sends back go.
+pub(super) type RemoteForwards =
+    Arc<Mutex<HashMap<u32, mpsc::UnboundedSender<ForwardedConnection>>>>;
+
+/// A connection the server accepted on a remote forward's port and sent back through SSH.
+pub struct ForwardedConnection {
+    pub stream: ChannelStream<Msg>,
+    /// Who connected to the server's port (`address:port`, as the server says).
+    pub originator: String,
+}
+
+/// A listener on the server ([`SshSession::remote_forward`]): connections arrive with
+/// [`RemoteListener::accept`]. [`RemoteListener::cancel`] asks the server to stop listening;
+/// dropping it only stops taking connections (the server's are refused).
+pub struct RemoteListener {
+    session: SshSession,
+    address: String,
+    port: u32,
+    connections: mpsc::UnboundedReceiver<ForwardedConnection>,
+}
+
+impl RemoteListener {
+    /// The port the server listens on (the one it chose when asked for 0).
+    pub fn port(&self) -> u16 {
+        u16::try_from(self.port).unwrap_or(0)
+    }
+
+    /// The next connection; `None` once the SSH connection is gone.
+    pub async fn accept(&mut self) -> Option<ForwardedConnection> {
+        self.connections.recv().await
+    }
+
+    /// Asks the server to stop listening (a connection already gone is fine).
+    pub async fn cancel(self) {
+        self.forget();
+        if let Err(e) = self
+            .session
+            .inner
+            .handle
+            .cancel_tcpip_forward(self.address.clone(), self.port)
+            .await
+        {
+            tracing::debug!(port = self.port, error = %e, "cancel tcpip-forward: connection gone");
+        }
+    }
+
+    fn forget(&self) {
+        if let Ok(mut forwards) = self.session.inner.remote_forwards.lock() {
+            forwards.remove(&self.port);
+        }
+    }
+}
+
+impl Drop for RemoteListener {
+    fn drop(&mut self) {
+        self.forget();
+    }
 }
 
 impl std::fmt::Debug for SshSession {
@@ -51,6 +113,7 @@ struct Hop {
     handle: client::Handle<ClientHandler>,
     alive: watch::Receiver<()>,
     close_reason: CloseReason,
+    remote_forwards: RemoteForwards,
 }
 
 impl SshSession {
@@ -105,7 +168,84 @@ impl SshSession {
                 endpoint: target.endpoint(),
                 alive: hop.alive,
                 close_reason: hop.close_reason,
+                remote_forwards: hop.remote_forwards,
             }),
+        })
+    }
+
+    /// Opens a `direct-tcpip` channel: the server connects to `host:port` (resolving the name
+    /// itself) and the channel carries that connection. `originator` is who asked, as told to
+    /// the server.
+    pub async fn open_direct_tcpip(
+        &self,
+        host: &str,
+        port: u16,
+        originator: std::net::SocketAddr,
+    ) -> Result<ChannelStream<Msg>, SshError> {
+        let channel = self
+            .inner
+            .handle
+            .channel_open_direct_tcpip(
+                host.to_owned(),
+                u32::from(port),
+                originator.ip().to_string(),
+                u32::from(originator.port()),
+            )
+            .await
+            .map_err(|e| self.channel_error(&format!("connect to {host}:{port}"), e))?;
+        Ok(channel.into_stream())
+    }
+
+    /// Asks the server to listen on `address:port` (`tcpip-forward`; port 0 lets it choose)
+    /// and send each connection back. Refused when the port is taken there or the server does
+    /// not allow forwarding.
+    pub async fn remote_forward(
+        &self,
+        address: &str,
+        port: u16,
+    ) -> Result<RemoteListener, SshError> {
+        let (sender, connections) = mpsc::unbounded_channel();
+        let register = |port: u32, sender: mpsc::UnboundedSender<ForwardedConnection>| {
+            if let Ok(mut forwards) = self.inner.remote_forwards.lock() {
+                forwards.insert(port, sender);
+            }
+        };
+        // Registered before asking, so a connection that comes at once is not refused.
+        if port != 0 {
+            register(u32::from(port), sender.clone());
+        }
+        let asked = self
+            .inner
+            .handle
+            .tcpip_forward(address.to_owned(), u32::from(port))
+            .await;
+        let bound = match asked {
+            Ok(0) => u32::from(port),
+            Ok(bound) => bound,
+            Err(error) => {
+                if let Ok(mut forwards) = self.inner.remote_forwards.lock() {
+                    forwards.remove(&u32::from(port));
+                }
+                return Err(match error {
+                    russh::Error::RequestDenied => SshError::Refused {
+                        endpoint: self.inner.endpoint.clone(),
+                        what: format!(
+                            "listen on port {port} of {address} (the port is in use there, or \
+                             the server does not allow remote forwarding)"
+                        ),
+                    },
+                    other => self.channel_error("ask for a remote forward", other),
+                });
+            }
+        };
+        if port == 0 {
+            register(bound, sender);
+        }
+        Ok(RemoteListener {
+            session: self.clone(),
+            address: address.to_owned(),
+            port: bound,
+            connections,
         })
     }
 
@@ -287,6 +427,62 @@ impl SshSession {
     }
 }
 
+/// The host key `target` shows now (its jump hosts are not used: the target is dialled
+/// directly). The handshake stops at the key: nothing is trusted, recorded or authenticated.
+pub async fn fetch_host_key(
+    target: &SshTarget,
+    options: &SshOptions,
+) -> Result<russh::keys::PublicKey, SshError> {
+    struct KeyGrabber(Arc<Mutex<Option<russh::keys::PublicKey>>>);
+    impl client::Handler for KeyGrabber {
+        type Error = russh::Error;
+        async fn check_server_key(
+            &mut self,
+            key: &russh::keys::PublicKeyOrCertificate,
+        ) -> Result<bool, Self::Error> {
+            let key = match key {
+                russh::keys::PublicKeyOrCertificate::PublicKey { key, .. } => key.clone(),
+                russh::keys::PublicKeyOrCertificate::Certificate(cert) => {
+                    russh::keys::PublicKey::from(cert.public_key().clone())
+                }
+            };
+            if let Ok(mut slot) = self.0.lock() {
+                *slot = Some(key);
+            }
+            // Refused: the handshake ends here.
+            Ok(false)
+        }
+    }
+    let endpoint = target.endpoint();
+    let stream = tcp_connect(target, options.connect_timeout).await?;
+    let seen = Arc::new(Mutex::new(None));
+    let handshake = client::connect_stream(
+        Arc::new(client_config(options)),
+        stream,
+        KeyGrabber(seen.clone()),
+    );
+    let outcome = tokio::time::timeout(options.connect_timeout, handshake).await;
+    if let Some(key) = seen.lock().ok().and_then(|mut slot| slot.take()) {
+        return Ok(key);
+    }
+    Err(match outcome {
+        Err(_) => SshError::Timeout {
+            endpoint,
+            seconds: options.connect_timeout.as_secs(),
+        },
+        Ok(Err(russh::Error::IO(source))) => SshError::Connect { endpoint, source },
+        Ok(Err(source)) => SshError::Protocol {
+            endpoint,
+            doing: "fetching the host key",
+            source,
+        },
+        Ok(Ok(_)) => SshError::ConnectionLost {
+            endpoint,
+            reason: "the server showed no host key".to_owned(),
+        },
+    })
+}
+
 fn client_config(options: &SshOptions) -> client::Config {
     let keepalive = (!options.keepalive_interval.is_zero()).then_some(options.keepalive_interval);
     client::Config {
@@ -380,7 +576,9 @@ where
     let (alive_tx, alive_rx) = watch::channel(());
     let refusal = Arc::new(Mutex::new(None));
     let close_reason: CloseReason = Arc::new(Mutex::new(None));
+    let remote_forwards = RemoteForwards::default();
     let handler = ClientHandler {
+        remote_forwards: remote_forwards.clone(),
         host: target.host.clone(),
         port: target.port,
         known_hosts: options.known_hosts.clone(),
@@ -428,6 +626,7 @@ where
         handle,
         alive: alive_rx,
         close_reason,
+        remote_forwards,
     })
 }
 

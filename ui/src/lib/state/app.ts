@@ -265,6 +265,8 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "audit_log":
     case "audit_recorded":
     case "host_key_changed":
+    case "host_key_replaced":
+    case "forward_state": // a terminal tab's forwards: not shown in this version of the page
       return state;
     default: {
       // A new event type fails to compile here; one from a newer engine is ignored.

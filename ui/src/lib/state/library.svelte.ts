@@ -104,6 +104,13 @@ export class Library {
     return this.request({ type: "delete_connection", name }, "saved_connections");
   }
 
+  /** Replace the stored host key of `host:port` with the server's: `confirmation` is what the
+   * user typed (the new fingerprint's last 8 characters); the engine checks it against the key
+   * the server shows now. Null when replaced, else why not. */
+  replaceHostKey(host: string, port: number, confirmation: string): Promise<string | null> {
+    return this.request({ type: "replace_host_key", tab: null, host, port, confirmation }, "host_key_replaced");
+  }
+
   readSshConfig(): Promise<string | null> {
     return this.request({ type: "read_ssh_config" }, "ssh_config_hosts");
   }

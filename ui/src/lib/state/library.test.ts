@@ -64,6 +64,7 @@ describe("the saved connections reducer", () => {
       port: 2222,
       key_type: "ED25519",
       fingerprint: "SHA256:new",
+      old_fingerprint: "SHA256:old",
       known_hosts: "/h/known_hosts",
       line: 3,
     };
@@ -75,6 +76,7 @@ describe("the saved connections reducer", () => {
         port: 2222,
         keyType: "ED25519",
         fingerprint: "SHA256:new",
+        oldFingerprint: "SHA256:old",
         knownHosts: "/h/known_hosts",
         line: 3,
       },

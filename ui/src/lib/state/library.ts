@@ -11,6 +11,8 @@ export interface HostKeyChange {
   port: number;
   keyType: string;
   fingerprint: string;
+  /** The fingerprint of the key stored on `line` ("" from an engine that does not say). */
+  oldFingerprint: string;
   knownHosts: string;
   line: number;
 }
@@ -57,11 +59,18 @@ export function applyLibraryEvent(state: LibraryState, event: Event): LibrarySta
         port: event.port,
         keyType: event.key_type,
         fingerprint: event.fingerprint,
+        oldFingerprint: event.old_fingerprint ?? "",
         knownHosts: event.known_hosts,
         line: event.line,
       };
       return { ...state, hostKeyChanges: [...state.hostKeyChanges.filter((c) => c.tab !== event.tab), change] };
     }
+    case "host_key_replaced":
+      // The stored key is the server's now: its refusals are settled.
+      return {
+        ...state,
+        hostKeyChanges: state.hostKeyChanges.filter((c) => c.host !== event.host || c.port !== event.port),
+      };
     case "tab_closed":
       return state.hostKeyChanges.some((c) => c.tab === event.tab)
         ? { ...state, hostKeyChanges: state.hostKeyChanges.filter((c) => c.tab !== event.tab) }

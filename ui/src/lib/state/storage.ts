@@ -953,6 +953,8 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "audit_log":
     case "audit_recorded":
     case "host_key_changed":
+    case "host_key_replaced":
+    case "forward_state": // a terminal tab's forwards: not shown in this version of the page
     case "view_shown":
     case "view_button_finished":
       return state;

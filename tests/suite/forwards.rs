@@ -1,0 +1,355 @@
+//! Port forwards on an SSH tab against a real sshd (`GatewayPorts no`, the default): a local
+//! forward to a tiny HTTP server started here, a remote forward reached on the server's
+//! loopback, a SOCKS5 forward driven by `curl --socks5-hostname`, a forward coming back after
+//! the tab reconnects, a port already in use, and a saved connection's forwards.
+
+use kaiport_protocol::*;
+use kaiport_tests::engine_harness::EngineHarness;
+use kaiport_tests::sshd::Sshd;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const QUICK: Duration = Duration::from_secs(30);
+
+fn http_server(body: &'static str) -> u16 {
+    kaiport_tests::http_page::serve(body).unwrap()
+}
+
+fn free_port() -> u16 {
+    kaiport_tests::http_page::free_port().unwrap()
+}
+
+async fn open_forward(tab: &EngineHarness, forward: ForwardSpec) {
+    tab.engine
+        .handle(Op::OpenForward {
+            tab: tab.tab.clone(),
+            forward,
+        })
+        .await;
+}
+
+/// GET / from 127.0.0.1:`port`, the whole answer.
+async fn fetch(port: u16) -> String {
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    stream
+        .write_all(b"GET / HTTP/1.0\r\nHost: test\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(QUICK, stream.read_to_string(&mut answer))
+        .await
+        .expect("the answer hung")
+        .unwrap();
+    answer
+}
+
+fn local(port: u16, to_port: u16) -> ForwardSpec {
+    ForwardSpec {
+        kind: ForwardKind::Local,
+        bind_address: None,
+        listen_port: port,
+        to_host: Some("localhost".to_owned()),
+        to_port: Some(to_port),
+    }
+}
+
+/// The first report after the `after`th event for which `wanted` holds, waited for.
+async fn forward_state(
+    tab: &EngineHarness,
+    what: &str,
+    after: usize,
+    wanted: impl Fn(&ForwardReport) -> bool,
+) -> ForwardReport {
+    let deadline = tokio::time::Instant::now() + QUICK;
+    let event = loop {
+        let found =
+            tab.events().into_iter().skip(after).find(
+                |event| matches!(event, Event::ForwardState { forward, .. } if wanted(forward)),
+            );
+        if let Some(event) = found {
+            break event;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no {what} within {QUICK:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    match event {
+        Event::ForwardState { forward, .. } => forward,
+        _ => unreachable!(),
+    }
+}
+
+fn listening(report: &ForwardReport) -> bool {
+    matches!(report.status, ForwardStatus::Listening { .. })
+}
+
+async fn open(sshd: &Sshd) -> EngineHarness {
+    EngineHarness::open_sshd(sshd, ConnectionSettings::default(), Mode::Ask)
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_forward_reaches_a_server_behind_the_ssh_server() {
+    let sshd = Sshd::start().unwrap();
+    let http = http_server("hello through -L");
+    let tab = open(&sshd).await;
+    let port = free_port();
+    open_forward(&tab, local(port, http)).await;
+    let report = forward_state(&tab, "listening", 0, listening).await;
+    assert_eq!(
+        report.status,
+        ForwardStatus::Listening {
+            address: format!("127.0.0.1:{port}")
+        }
+    );
+    let answer = fetch(port).await;
+    assert!(answer.ends_with("hello through -L"), "{answer}");
+    let done = forward_state(&tab, "the traffic", 0, |f| {
+        f.total_connections == 1 && f.open_connections == 0 && f.bytes_received > 0
+    })
+    .await;
+    assert!(done.bytes_sent > 0, "{done:?}");
+    // Opened and closed, each an audit line.
+    tab.engine
+        .handle(Op::CloseForward {
+            tab: tab.tab.clone(),
+            id: report.id,
+        })
+        .await;
+    forward_state(&tab, "closed", 0, |f| f.status == ForwardStatus::Closed).await;
+    assert!(
+        tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+    );
+    let audit = tab.audit().unwrap();
+    let actions: Vec<(&str, &str)> = audit
+        .iter()
+        .filter(|line| line["tool"] == "port_forward")
+        .map(|line| {
+            (
+                line["args"]["action"].as_str().unwrap(),
+                line["args"]["forward"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let described = format!("-L {port}:localhost:{http}");
+    assert_eq!(
+        actions,
+        vec![("open", described.as_str()), ("close", described.as_str())]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_forward_is_reached_on_the_servers_loopback() {
+    let sshd = Sshd::start().unwrap();
+    let http = http_server("hello through -R");
+    let tab = open(&sshd).await;
+    let port = free_port();
+    open_forward(
+        &tab,
+        ForwardSpec {
+            kind: ForwardKind::Remote,
+            ..local(port, http)
+        },
+    )
+    .await;
+    let report = forward_state(&tab, "listening", 0, listening).await;
+    assert!(
+        matches!(&report.status, ForwardStatus::Listening { address } if address.contains(&port.to_string())),
+        "{report:?}"
+    );
+    // sshd (GatewayPorts no) listens on its loopback: connect there, as a program on the
+    // server would.
+    let answer = fetch(port).await;
+    assert!(answer.ends_with("hello through -R"), "{answer}");
+    forward_state(&tab, "the traffic", 0, |f| {
+        f.total_connections == 1 && f.bytes_received > 0
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dynamic_forward_is_a_socks5_proxy_resolving_names_on_the_server() {
+    let sshd = Sshd::start().unwrap();
+    let http = http_server("hello through -D");
+    let tab = open(&sshd).await;
+    let port = free_port();
+    open_forward(
+        &tab,
+        ForwardSpec {
+            kind: ForwardKind::Dynamic,
+            bind_address: None,
+            listen_port: port,
+            to_host: None,
+            to_port: None,
+        },
+    )
+    .await;
+    forward_state(&tab, "listening", 0, listening).await;
+    let curl = tokio::process::Command::new("curl")
+        .args(["-sS", "--max-time", "20", "--socks5-hostname"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg(format!("http://localhost:{http}/"))
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        curl.status.success(),
+        "{}",
+        String::from_utf8_lossy(&curl.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&curl.stdout), "hello through -D");
+    // A SOCKS BIND is refused with "command not supported" (reply code 7).
+    let mut socks = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    socks.write_all(&[5, 1, 0]).await.unwrap();
+    let mut chosen = [0u8; 2];
+    socks.read_exact(&mut chosen).await.unwrap();
+    assert_eq!(chosen, [5, 0]);
+    socks
+        .write_all(&[5, 2, 0, 1, 127, 0, 0, 1, 0, 80])
+        .await
+        .unwrap();
+    let mut reply = [0u8; 2];
+    socks.read_exact(&mut reply).await.unwrap();
+    assert_eq!(reply, [5, 7]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forwards_come_back_when_the_tab_reconnects() {
+    let sshd = Sshd::start().unwrap();
+    let http = http_server("hello again");
+    let tab = open(&sshd).await;
+    let port = free_port();
+    open_forward(&tab, local(port, http)).await;
+    forward_state(&tab, "listening", 0, listening).await;
+    let remote = free_port();
+    open_forward(
+        &tab,
+        ForwardSpec {
+            kind: ForwardKind::Remote,
+            ..local(remote, http)
+        },
+    )
+    .await;
+    forward_state(&tab, "the remote one listening", 0, |f| {
+        listening(f) && f.spec.kind == ForwardKind::Remote
+    })
+    .await;
+    let dropped = tab.events().len();
+    sshd.kill_connections();
+    forward_state(&tab, "waiting", dropped, |f| {
+        f.status == ForwardStatus::Waiting && f.spec.kind == ForwardKind::Local
+    })
+    .await;
+    tab.event("the drop", QUICK, |event| {
+        matches!(
+            event,
+            Event::ConnectionState {
+                state: ConnectionState::Disconnected { .. },
+                ..
+            }
+        )
+    })
+    .await
+    .unwrap();
+    let before = tab.events().len();
+    tab.engine
+        .handle(Op::ReconnectTab {
+            tab: tab.tab.clone(),
+        })
+        .await;
+    forward_state(&tab, "local listening again", before, |f| {
+        listening(f) && f.spec.kind == ForwardKind::Local
+    })
+    .await;
+    forward_state(&tab, "remote listening again", before, |f| {
+        listening(f) && f.spec.kind == ForwardKind::Remote
+    })
+    .await;
+    assert!(fetch(port).await.ends_with("hello again"));
+    assert!(fetch(remote).await.ends_with("hello again"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_port_in_use_is_refused_naming_it() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd).await;
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    open_forward(&tab, local(port, 80)).await;
+    let error = tab
+        .event("the refusal", QUICK, |event| {
+            matches!(event, Event::Error { .. })
+        })
+        .await
+        .unwrap();
+    let Event::Error {
+        tab: Some(on),
+        message,
+    } = error
+    else {
+        panic!("{error:?}")
+    };
+    assert_eq!(on, tab.tab);
+    assert!(
+        message.contains(&format!("port {port} on 127.0.0.1 is already in use")),
+        "{message}"
+    );
+    // A second forward of the tab on a port it forwards already is refused the same way.
+    drop(taken);
+    for _ in 0..2 {
+        open_forward(&tab, local(port, 81)).await;
+    }
+    tab.event("the duplicate", QUICK, |event| {
+        matches!(event, Event::Error { message, .. } if message.contains(&format!("already forwards port {port}")))
+    })
+    .await
+    .unwrap();
+    let refused = tab
+        .audit()
+        .unwrap()
+        .into_iter()
+        .filter(|line| line["tool"] == "port_forward" && line["status"] == "error")
+        .count();
+    assert_eq!(refused, 2);
+}
+
+/// A saved connection's `forwards` open with its tab, with no op from the front end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_saved_connections_forwards_open_with_its_tab() {
+    let sshd = Sshd::start().unwrap();
+    let http = http_server("hello from a saved forward");
+    let port = free_port();
+    let known_hosts = sshd.dir().join("profile_known_hosts");
+    sshd.write_known_hosts(&known_hosts).unwrap();
+    let profile = format!(
+        "[[connection]]\nname = \"fwd\"\nkind = \"ssh\"\nhost = \"127.0.0.1\"\nport = {}\nuser = \"{}\"\n\
+         identity_files = [\"{}\"]\nforwards = [{{ kind = \"local\", listen_port = {port}, \
+         to_host = \"localhost\", to_port = {http} }}]\n",
+        sshd.port(),
+        sshd.user(),
+        sshd.keys.ed25519.display()
+    );
+    let tab = EngineHarness::open_configured(
+        TabTarget::Profile {
+            name: "fwd".to_owned(),
+        },
+        Some(known_hosts),
+        ConnectionSettings::default(),
+        Mode::Ask,
+        None,
+        |config, _| std::fs::write(&config.profiles_path, &profile).unwrap(),
+    )
+    .await
+    .unwrap();
+    forward_state(&tab, "listening", 0, listening).await;
+    assert!(fetch(port).await.ends_with("hello from a saved forward"));
+}
