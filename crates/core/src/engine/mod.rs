@@ -636,7 +636,9 @@ impl Inner {
             status: action.status,
             result: None,
             error: action.error,
+            edited_command: None,
             duration_ms: 0,
+            waited_ms: None,
         };
         if let Err(error) = self.audit.append(&record) {
             self.emit(Event::Error {
