@@ -78,6 +78,7 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
         }
         Op::CloseTab { tab } => c.op("close_tab").tab(tab)?,
         Op::ReconnectTab { tab } => c.op("reconnect_tab").tab(tab)?,
+        Op::CancelReconnect { tab } => c.op("cancel_reconnect").tab(tab)?,
         Op::TerminalInput { tab, data } => {
             c.op("terminal_input").tab(tab)?;
             c.bytes("the input", data.len(), MAX_INPUT_BYTES)?;

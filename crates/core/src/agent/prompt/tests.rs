@@ -71,6 +71,7 @@ fn terminal(
         host,
         live: LiveFacts {
             connected: true,
+            reconnecting: false,
             shell,
             integration,
             size: Some((120, 40)),
