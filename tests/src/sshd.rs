@@ -176,6 +176,17 @@ impl Sshd {
         self.child.as_ref().map(Child::id)
     }
 
+    /// A tab on this server, logging in as [`Sshd::user`] with the ed25519 key.
+    pub fn tab_target(&self) -> kaiport_protocol::TabTarget {
+        kaiport_protocol::TabTarget::Ssh {
+            host: LOCALHOST.to_owned(),
+            port: self.port,
+            user: self.user.clone(),
+            identity_files: vec![self.keys.ed25519.display().to_string()],
+            jump_hosts: Vec::new(),
+        }
+    }
+
     /// A target for this server as the test user with the ed25519 client key.
     pub fn target(&self) -> SshTarget {
         let mut target = SshTarget::new(LOCALHOST, self.port, self.user.clone());

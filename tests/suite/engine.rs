@@ -164,14 +164,7 @@ async fn a_reconnected_tab_is_the_same_tab() {
 pub(crate) fn ssh_target(sshd: &Sshd) -> (TabTarget, std::path::PathBuf) {
     let known_hosts = sshd.dir().join("engine_known_hosts");
     sshd.write_known_hosts(&known_hosts).unwrap();
-    let target = TabTarget::Ssh {
-        host: "127.0.0.1".to_owned(),
-        port: sshd.port(),
-        user: sshd.user().to_owned(),
-        identity_files: vec![sshd.keys.ed25519.display().to_string()],
-        jump_hosts: Vec::new(),
-    };
-    (target, known_hosts)
+    (sshd.tab_target(), known_hosts)
 }
 
 fn without_integration() -> ConnectionSettings {
