@@ -122,6 +122,9 @@ async fn a_lost_connection_comes_back_by_itself_with_the_output_kept() {
     let text = tab.terminal_text();
     let (before, after) = (text.find("before-42"), text.find("after-42"));
     assert!(before.is_some() && before < after, "{text}");
+    // And says the shell after it is a new one.
+    let note = text.find("A new shell will start here");
+    assert!(before < note && note < after, "{text}");
     assert!(
         !states(&tab)
             .iter()
@@ -147,6 +150,7 @@ async fn a_shell_that_exits_is_not_reconnected() {
     assert!(reason.contains("exited"), "{reason}");
     // Decided when the end was told: nothing else follows it.
     assert!(!states(&tab).iter().any(reconnecting), "{:?}", states(&tab));
+    assert!(!tab.terminal_text().contains("[kaiport]"));
     assert!(!tab.engine.tab_info(&tab.tab).unwrap().live.reconnecting);
 }
 

@@ -66,6 +66,10 @@ pub(super) struct Tab {
     told_end: AtomicU64,
 }
 
+/// Written into a terminal whose connection was lost, before kaiport connects it again.
+const NEW_SHELL_NOTE: &str = "\r\n\x1b[2m[kaiport] The connection was lost; reconnecting. A new \
+     shell will start here: what ran in this one has ended.\x1b[0m\r\n";
+
 /// An automatic reconnect under way: cancelled by `Op::CancelReconnect`, `Op::ReconnectTab`
 /// or closing the tab.
 pub(super) struct Reconnecting {
@@ -363,6 +367,11 @@ impl Inner {
             });
             return;
         }
+        // In the terminal itself, where the user looks: the next prompt is another shell's.
+        self.emit(Event::TerminalOutput {
+            tab: entry.id.clone(),
+            data: NEW_SHELL_NOTE.as_bytes().to_vec(),
+        });
         let cancel = entry.closing.child_token();
         let previous = lock(&entry.reconnecting).replace(Reconnecting {
             cancel: cancel.clone(),
