@@ -350,7 +350,9 @@ impl Inner {
         closed: &ShellClosed,
     ) {
         let Some(entry) = self.tab(tab) else { return };
+        // An automatic attempt's connection that ends before it is told: the attempt sees it.
         if entry.generation.load(Ordering::SeqCst) != generation
+            || lock(&entry.reconnecting).is_some()
             || entry.told_end.fetch_max(generation, Ordering::SeqCst) >= generation
         {
             return;
@@ -420,25 +422,39 @@ impl Inner {
                 result = connecting => result,
                 () = cancel.cancelled() => return,
             };
-            match result {
-                Ok(resources) => break (Ok(resources), generation),
-                Err(failure) if failure.lasting => break (Err(failure.message), generation),
-                Err(failure) => {
-                    reason = failure.message;
-                    if let Some(running) = lock(&entry.reconnecting).as_mut() {
-                        running.reason = reason.clone();
-                    }
-                }
-            }
-        };
-        {
+            // Under the lock, so an end of this attempt's connection is either seen here or
+            // told by `connection_ended` once the reconnect is over.
             let mut running = lock(&entry.reconnecting);
-            // Cancelled between the attempt's end and now: the cancel told.
             if running.is_none() || cancel.is_cancelled() {
+                // Cancelled meanwhile: the cancel told.
                 return;
             }
-            *running = None;
-        }
+            let ended = match &result {
+                Ok(resources) => resources.terminal.as_ref().and_then(|t| t.closed()),
+                Err(_) => None,
+            };
+            let failure = match (result, ended) {
+                (Ok(resources), None) => {
+                    *running = None;
+                    break (Ok(resources), generation);
+                }
+                // A shell that ends as it starts will do so again.
+                (Ok(_), Some(closed @ ShellClosed::Exited { .. })) => ConnectFailure {
+                    message: describe_closed(&closed),
+                    lasting: true,
+                },
+                (Ok(_), Some(closed)) => ConnectFailure::from(describe_closed(&closed)),
+                (Err(failure), _) => failure,
+            };
+            if failure.lasting {
+                *running = None;
+                break (Err(failure.message), generation);
+            }
+            reason = failure.message;
+            if let Some(running) = running.as_mut() {
+                running.reason = reason.clone();
+            }
+        };
         *lock(&entry.host_facts) = None;
         let dead = entry.session.borrow().clone();
         if let Some(Ok(dead)) = dead {
