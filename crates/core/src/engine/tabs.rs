@@ -64,6 +64,9 @@ pub(super) struct Tab {
     /// The last connection (generation) whose end was told: the check on coming back and the
     /// shell's own end both report one drop.
     told_end: AtomicU64,
+    /// The connection an automatic reconnect made and is telling (`Connected`): its end, if it
+    /// comes meanwhile, is told after that.
+    telling: AtomicU64,
 }
 
 /// Written into a terminal whose connection was lost, before kaiport connects it again.
@@ -224,6 +227,7 @@ impl Inner {
             host_facts: Mutex::new(None),
             reconnecting: Mutex::new(None),
             told_end: AtomicU64::new(0),
+            telling: AtomicU64::new(0),
         });
         lock(&self.tabs).insert(tab.clone(), entry.clone());
         self.emit(Event::TabOpened {
@@ -298,7 +302,7 @@ impl Inner {
     /// Tells how connecting `generation` went (unless the tab connected again meanwhile), and
     /// starts the host probe on a terminal that connected.
     async fn tell_connected(
-        &self,
+        self: &Arc<Self>,
         entry: &Tab,
         result: Result<Arc<TabResources>, String>,
         generation: u64,
@@ -333,6 +337,17 @@ impl Inner {
             tab: entry.id.clone(),
             state,
         });
+        // An end held back while this was told (see `connection_ended`) is told now, after it.
+        if entry
+            .telling
+            .compare_exchange(generation, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+            && let Ok(resources) = &result
+            && let Some(closed) = resources.terminal.as_ref().and_then(|t| t.closed())
+        {
+            self.connection_ended(&entry.id, generation, &closed);
+            return;
+        }
         if let Ok(resources) = result
             && resources.terminal.is_some()
         {
@@ -350,9 +365,11 @@ impl Inner {
         closed: &ShellClosed,
     ) {
         let Some(entry) = self.tab(tab) else { return };
-        // An automatic attempt's connection that ends before it is told: the attempt sees it.
+        // An automatic attempt's connection that ends before it is told: the attempt sees it,
+        // or `tell_connected` tells it after `Connected`.
         if entry.generation.load(Ordering::SeqCst) != generation
             || lock(&entry.reconnecting).is_some()
+            || entry.telling.load(Ordering::SeqCst) == generation
             || entry.told_end.fetch_max(generation, Ordering::SeqCst) >= generation
         {
             return;
@@ -435,6 +452,7 @@ impl Inner {
             };
             let failure = match (result, ended) {
                 (Ok(resources), None) => {
+                    entry.telling.store(generation, Ordering::SeqCst);
                     *running = None;
                     break (Ok(resources), generation);
                 }
