@@ -24,7 +24,11 @@
 //! - [`dockerd::Dockerd`]: a real Docker engine with its own data and socket in a temp dir, for
 //!   show_view's docker views; images imported from a local busybox tarball, never pulled.
 //!
-//! Every server binds to 127.0.0.1 only; every started process is stopped by its PID. Run
+//! - [`netns::TestNet`]: a network namespace of the test's own, joined by a veth pair whose
+//!   link the test cuts and restores; [`sshd::Sshd::start_in`] runs sshd inside it.
+//!
+//! Every server binds to 127.0.0.1 only (or to the address inside a test's own namespace);
+//! every started process is stopped by its PID. Run
 //! `scripts/install-test-deps.sh` (as root) first on a fresh machine.
 
 pub mod dockerd;
@@ -32,6 +36,7 @@ pub mod engine_harness;
 pub mod faulty_proxy;
 pub mod interaction;
 pub mod model_server;
+pub mod netns;
 pub mod nginx;
 pub mod secret_service;
 pub mod sshd;

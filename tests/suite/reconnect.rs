@@ -2,7 +2,7 @@
 //! connection drops") against a real sshd: a terminal whose connection is lost comes back by
 //! itself with its output kept; a shell that exits stays closed; a changed host key stops the
 //! attempts with `Failed`; `Op::CancelReconnect` stops them; keepalives find a silent server
-//! within the dead-peer time.
+//! (frozen, or behind a cut link in a network namespace) within the dead-peer time.
 
 use kaiport_core::EngineConfig;
 use kaiport_protocol::*;
@@ -34,6 +34,25 @@ async fn open_quick(sshd: &Sshd) -> EngineHarness {
         config.reconnect.first_delay = Duration::from_millis(100);
     })
     .await
+}
+
+/// A tab whose engine counts a server silent for 2 s as gone, and tries again quickly.
+async fn open_watchful(sshd: &Sshd) -> EngineHarness {
+    open(sshd, |config| {
+        config.reconnect.dead_peer = Duration::from_secs(2);
+        config.reconnect.first_delay = Duration::from_millis(100);
+    })
+    .await
+}
+
+/// Waits for the tab's second `Connected` and proves its shell takes commands.
+async fn back_again(tab: &EngineHarness) {
+    nth_state(tab, "connected again", 2, connected).await;
+    let result = tab
+        .ok("run_command", json!({"command": "echo back"}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"].as_str().unwrap().trim(), "back");
 }
 
 /// The tab's known_hosts file (see `engine::ssh_target`).
@@ -250,11 +269,7 @@ async fn cancel_during_the_wait_leaves_the_tab_disconnected() {
 #[tokio::test(flavor = "multi_thread")]
 async fn keepalives_find_a_silent_server_within_the_dead_peer_time() {
     let sshd = Sshd::start().unwrap();
-    let tab = open(&sshd, |config| {
-        config.reconnect.dead_peer = Duration::from_secs(2);
-        config.reconnect.first_delay = Duration::from_millis(100);
-    })
-    .await;
+    let tab = open_watchful(&sshd).await;
     // The processes serving the tab stop answering and close nothing, as behind a dead link.
     sshd.freeze_connections();
     let ConnectionState::Reconnecting { reason, .. } =
@@ -264,10 +279,28 @@ async fn keepalives_find_a_silent_server_within_the_dead_peer_time() {
     };
     assert!(reason.contains("connection was lost"), "{reason}");
     // sshd itself was not frozen: the tab logs in again.
-    nth_state(&tab, "connected again", 2, connected).await;
-    let result = tab
-        .ok("run_command", json!({"command": "echo back"}))
+    back_again(&tab).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cut_link_is_found_by_keepalives_and_the_tab_comes_back_with_it() {
+    // Declared first, dropped last: sshd stops before its namespace goes.
+    let net = kaiport_tests::netns::TestNet::create().unwrap();
+    let sshd = Sshd::start_in(&net).unwrap();
+    let tab = open_watchful(&sshd).await;
+    tab.ok("run_command", json!({"command": "echo over-the-link"}))
         .await
         .unwrap();
-    assert_eq!(result["output"].as_str().unwrap().trim(), "back");
+    net.link(false).unwrap();
+    let ConnectionState::Reconnecting { reason, .. } =
+        nth_state(&tab, "the drop found by keepalives", 1, reconnecting).await
+    else {
+        unreachable!()
+    };
+    assert!(reason.contains("connection was lost"), "{reason}");
+    // While the link is down, attempts fail and go on.
+    nth_state(&tab, "a failed attempt", 2, reconnecting).await;
+    assert_eq!(states(&tab).iter().filter(|s| connected(s)).count(), 1);
+    net.link(true).unwrap();
+    back_again(&tab).await;
 }
