@@ -41,6 +41,7 @@ fn tab(kind: TabKind) -> TabInfo {
         }),
         live: LiveFacts {
             connected: true,
+            reconnecting: false,
             shell: Some("bash"),
             integration: true,
             size: Some((120, 40)),

@@ -26,8 +26,11 @@
 //!
 //! - [`bench_timing`]: two sides of a benchmark timed interleaved, medians.
 //! - [`http_page::serve`]: a one-page HTTP server, for what reaches a server through a forward.
+//! - [`netns::TestNet`]: a network namespace of the test's own, joined by a veth pair whose
+//!   link the test cuts and restores; [`sshd::Sshd::start_in`] runs sshd inside it.
 //!
-//! Every server binds to 127.0.0.1 only; every started process is stopped by its PID. Run
+//! Every server binds to 127.0.0.1 only (or to the address inside a test's own namespace);
+//! every started process is stopped by its PID. Run
 //! `scripts/install-test-deps.sh` (as root) first on a fresh machine.
 
 pub mod bench_timing;
@@ -37,6 +40,7 @@ pub mod faulty_proxy;
 pub mod http_page;
 pub mod interaction;
 pub mod model_server;
+pub mod netns;
 pub mod nginx;
 pub mod secret_service;
 pub mod sshd;

@@ -71,7 +71,11 @@ pub struct SshdConfig {
 #[derive(Debug)]
 pub struct Sshd {
     dir: TempDir,
+    /// The address it listens on: 127.0.0.1, or its network namespace's.
+    host: String,
     port: u16,
+    /// The network namespace it runs in, if any.
+    netns: Option<String>,
     child: Option<Child>,
     user: String,
     /// The client keys of this fixture.
@@ -92,6 +96,26 @@ impl Sshd {
     /// Starts a server with `config` whose sessions get the environment variables `env`
     /// (sshd's `SetEnv`), e.g. `DOCKER_HOST` for a test's own Docker engine.
     pub fn start_with_env(config: SshdConfig, env: &[(&str, &str)]) -> Result<Sshd> {
+        Sshd::start_at(config, env, LOCALHOST, None)
+    }
+
+    /// Starts a server (public keys only) inside `net`'s namespace, on its address there: the
+    /// test can cut the link to it ([`crate::netns::TestNet::link`]).
+    pub fn start_in(net: &crate::netns::TestNet) -> Result<Sshd> {
+        Sshd::start_at(
+            SshdConfig::default(),
+            &[],
+            &net.inner_addr,
+            Some(net.name.as_str()),
+        )
+    }
+
+    fn start_at(
+        config: SshdConfig,
+        env: &[(&str, &str)],
+        host: &str,
+        netns: Option<&str>,
+    ) -> Result<Sshd> {
         let user = if config.sudo_asks_password {
             ensure_sudo_password_user()?
         } else {
@@ -138,12 +162,14 @@ impl Sshd {
         let mut last_error = None;
         for _ in 0..START_ATTEMPTS {
             let port = free_port()?;
-            write_config(dir.path(), port, &user, config, env)?;
-            match spawn_sshd(dir.path(), port) {
+            write_config(dir.path(), host, port, &user, config, env)?;
+            match spawn_sshd(dir.path(), host, port, netns) {
                 Ok(child) => {
                     return Ok(Sshd {
                         dir,
+                        host: host.to_owned(),
                         port,
+                        netns: netns.map(str::to_owned),
                         child: Some(child),
                         user,
                         keys,
@@ -176,9 +202,20 @@ impl Sshd {
         self.child.as_ref().map(Child::id)
     }
 
+    /// A tab on this server, logging in as [`Sshd::user`] with the ed25519 key.
+    pub fn tab_target(&self) -> kaiport_protocol::TabTarget {
+        kaiport_protocol::TabTarget::Ssh {
+            host: self.host.clone(),
+            port: self.port,
+            user: self.user.clone(),
+            identity_files: vec![self.keys.ed25519.display().to_string()],
+            jump_hosts: Vec::new(),
+        }
+    }
+
     /// A target for this server as the test user with the ed25519 client key.
     pub fn target(&self) -> SshTarget {
-        let mut target = SshTarget::new(LOCALHOST, self.port, self.user.clone());
+        let mut target = SshTarget::new(&self.host, self.port, self.user.clone());
         target.identity_files = vec![self.keys.ed25519.clone()];
         target
     }
@@ -202,8 +239,9 @@ impl Sshd {
     ) -> kaiport_protocol::TabTarget {
         kaiport_protocol::TabTarget::Storage {
             url: format!(
-                "sftp://{}@{LOCALHOST}:{}{}",
+                "sftp://{}@{}:{}{}",
                 self.user,
+                self.host,
                 self.port,
                 folder.display()
             ),
@@ -215,7 +253,7 @@ impl Sshd {
 
     /// A target with no identity files (for password / agent tests).
     pub fn target_without_keys(&self) -> SshTarget {
-        SshTarget::new(LOCALHOST, self.port, self.user.clone())
+        SshTarget::new(&self.host, self.port, self.user.clone())
     }
 
     /// `known_hosts` lines (one per host key: ed25519, RSA, ECDSA) for this server.
@@ -228,7 +266,7 @@ impl Sshd {
             let (Some(algo), Some(blob)) = (fields.next(), fields.next()) else {
                 bail!("malformed host public key for {kind}");
             };
-            writeln!(out, "[{LOCALHOST}]:{} {algo} {blob}", self.port)?;
+            writeln!(out, "[{}]:{} {algo} {blob}", self.host, self.port)?;
         }
         Ok(out)
     }
@@ -354,7 +392,12 @@ impl Sshd {
             std::fs::remove_file(pub_path(&key))?;
             keygen(&key, kind, "")?;
         }
-        self.child = Some(spawn_sshd(self.dir.path(), self.port)?);
+        self.child = Some(spawn_sshd(
+            self.dir.path(),
+            &self.host,
+            self.port,
+            self.netns.as_deref(),
+        )?);
         Ok(())
     }
 
@@ -563,6 +606,7 @@ pub(crate) fn free_port() -> Result<u16> {
 
 fn write_config(
     dir: &Path,
+    host: &str,
     port: u16,
     user: &str,
     config: SshdConfig,
@@ -572,7 +616,7 @@ fn write_config(
     let d = dir.display();
     let text = format!(
         "Port {port}
-ListenAddress {LOCALHOST}
+ListenAddress {host}
 HostKey {d}/ssh_host_ed25519_key
 HostKey {d}/ssh_host_rsa_key
 HostKey {d}/ssh_host_ecdsa_key
@@ -610,9 +654,18 @@ Subsystem sftp internal-sftp
     Ok(())
 }
 
-fn spawn_sshd(dir: &Path, port: u16) -> Result<Child> {
+fn spawn_sshd(dir: &Path, host: &str, port: u16, netns: Option<&str>) -> Result<Child> {
     let log = std::fs::File::create(dir.join("sshd.log"))?;
-    let mut child = Command::new(SSHD)
+    // `ip netns exec` runs sshd in place (same process), so its children stay its descendants.
+    let mut command = match netns {
+        Some(name) => {
+            let mut command = Command::new("ip");
+            command.args(["netns", "exec", name, SSHD]);
+            command
+        }
+        None => Command::new(SSHD),
+    };
+    let mut child = command
         .arg("-D")
         .arg("-e")
         .arg("-f")
@@ -628,7 +681,7 @@ fn spawn_sshd(dir: &Path, port: u16) -> Result<Child> {
             let log = std::fs::read_to_string(dir.join("sshd.log")).unwrap_or_default();
             bail!("sshd exited at start ({status}): {log}");
         }
-        if banner_ok(port) {
+        if banner_ok(host, port) {
             return Ok(child);
         }
         if Instant::now() > deadline {
@@ -641,8 +694,8 @@ fn spawn_sshd(dir: &Path, port: u16) -> Result<Child> {
 }
 
 /// Whether an SSH server answers on the port.
-fn banner_ok(port: u16) -> bool {
-    let Ok(mut stream) = TcpStream::connect((LOCALHOST, port)) else {
+fn banner_ok(host: &str, port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect((host, port)) else {
         return false;
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));

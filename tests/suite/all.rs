@@ -12,6 +12,7 @@ mod lifecycle;
 mod links;
 mod pilot_setup;
 mod policy;
+mod reconnect;
 mod saved;
 mod scenarios;
 mod ssh;

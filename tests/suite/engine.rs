@@ -84,7 +84,8 @@ async fn a_reconnected_tab_is_the_same_tab() {
             rows: 33,
         })
         .await;
-    // The server ends the shell's session: the tab drops.
+    // The server ends the shell's session: the tab drops (and would come back by itself;
+    // Reconnect does it now).
     tab.engine
         .handle(Op::TerminalInput {
             tab: tab.tab.clone(),
@@ -95,7 +96,7 @@ async fn a_reconnected_tab_is_the_same_tab() {
         matches!(
             event,
             Event::ConnectionState {
-                state: ConnectionState::Disconnected { .. },
+                state: ConnectionState::Disconnected { .. } | ConnectionState::Reconnecting { .. },
                 ..
             }
         )
@@ -160,17 +161,10 @@ async fn a_reconnected_tab_is_the_same_tab() {
 }
 
 /// The fixture as an SSH tab's target, and a known_hosts file that trusts it.
-fn ssh_target(sshd: &Sshd) -> (TabTarget, std::path::PathBuf) {
+pub(crate) fn ssh_target(sshd: &Sshd) -> (TabTarget, std::path::PathBuf) {
     let known_hosts = sshd.dir().join("engine_known_hosts");
     sshd.write_known_hosts(&known_hosts).unwrap();
-    let target = TabTarget::Ssh {
-        host: "127.0.0.1".to_owned(),
-        port: sshd.port(),
-        user: sshd.user().to_owned(),
-        identity_files: vec![sshd.keys.ed25519.display().to_string()],
-        jump_hosts: Vec::new(),
-    };
-    (target, known_hosts)
+    (sshd.tab_target(), known_hosts)
 }
 
 fn without_integration() -> ConnectionSettings {
@@ -353,16 +347,18 @@ async fn a_dropped_connection_interrupts_the_waiting_call() {
             .as_ref()
             .is_some_and(|result| result["status"] == "interrupted");
     assert!(interrupted, "{outcome:?}");
-    let disconnected = tab.events().iter().any(|event| {
+    // The server is gone: the tab tries again by itself.
+    tab.event("reconnecting", Duration::from_secs(20), |event| {
         matches!(
             event,
             Event::ConnectionState {
-                state: ConnectionState::Disconnected { .. },
+                state: ConnectionState::Reconnecting { .. },
                 ..
             }
         )
-    });
-    assert!(disconnected);
+    })
+    .await
+    .unwrap();
     // Later calls fail at once with a clear error instead of hanging.
     let outcome = tokio::time::timeout(
         Duration::from_secs(10),

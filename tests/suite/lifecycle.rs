@@ -13,11 +13,12 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 use std::time::Duration;
 
+/// The tab dropped (and, by default, reconnects by itself).
 fn dropped(event: &Event) -> bool {
     matches!(
         event,
         Event::ConnectionState {
-            state: ConnectionState::Disconnected { .. },
+            state: ConnectionState::Reconnecting { .. },
             ..
         }
     )
@@ -61,7 +62,7 @@ async fn a_server_gone_silent_in_the_background_is_dropped_within_two_seconds_of
         .await
         .unwrap();
     let Event::ConnectionState {
-        state: ConnectionState::Disconnected { reason },
+        state: ConnectionState::Reconnecting { reason, .. },
         ..
     } = event
     else {

@@ -641,8 +641,8 @@ test(
         }
       }
     }
-    /** Ends the shell's SSH session on the server's side, so the tab drops, then reconnects it:
-     * the same tab, in its place, with what it showed before. */
+    /** Ends the shell's SSH session on the server's side, so the tab drops and connects again by
+     * itself: the same tab, in its place, with what it showed before. */
     async function dropAndReconnect(what) {
       const before = await activeTab(page);
       const marker = `before-drop-${Date.now()}`;
@@ -650,13 +650,13 @@ test(
       await page.getByRole("region", { name: "Terminal" }).click();
       await page.keyboard.type("kill -9 $PPID");
       await page.keyboard.press("Enter");
-      await page.getByRole("button", { name: "Reconnect" }).click();
-      await until(
-        `${what}: connected again`,
-        async () => !(await page.getByRole("button", { name: "Reconnect" }).isVisible()),
-      );
+      await page
+        .getByRole("status")
+        .getByText(/^Reconnecting/)
+        .waitFor();
+      await until(`${what}: connected again`, async () => (await page.getByRole("status").count()) === 0);
       if ((await activeTab(page)) !== before) {
-        throw new Error(`${what}: Reconnect made another tab`);
+        throw new Error(`${what}: reconnecting made another tab`);
       }
       const text = (await terminalText(page, before)) ?? "";
       if (!text.includes(marker)) {
@@ -672,7 +672,7 @@ test(
     }
     await dropAndReconnect("the ad-hoc connection");
     await sizesAgree("the ad-hoc connection after Reconnect");
-    // The drop was told in the tab's own status line; nothing of it stays after Reconnect.
+    // The drop was told in the tab's own status line; nothing of it stays after reconnecting.
     const alerts = await page.getByRole("alert").allTextContents();
     if (alerts.length > 0) {
       throw new Error(`notices stay after Reconnect: ${JSON.stringify(alerts)}`);
@@ -767,6 +767,42 @@ export async function stopAll({ browser, sshdProcess, servedProcess, home }) {
   await new Promise((r) => (sshdProcess.child.exitCode !== null ? r() : sshdProcess.child.once("exit", r)));
   await removeHome(home);
 }
+
+test("a lost connection shows Reconnecting in N s with Cancel; Cancel leaves it dropped with Reconnect", async ({
+  page,
+  served,
+}) => {
+  // A server of its own, stopped halfway: every attempt then fails and the waits grow.
+  const own = await startWithFirstLine(SSHD, [], { env: process.env });
+  const server = JSON.parse(own.line);
+  try {
+    await page.goto(served.url);
+    const form = await fillConnectionForm(page, { port: server.port, user: server.user, key: server.key });
+    await form.getByRole("button", { name: "Connect" }).click();
+    const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+    await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+    await runInTerminal(page, "echo kept-$((40+2))", "kept-42");
+    const tab = await activeTab(page);
+    own.child.stdin.write("stop\n");
+    const status = page.getByRole("status");
+    await status.getByText(/^Reconnecting in \d+ s…$/).waitFor();
+    await status.getByText(/attempt 2/).waitFor();
+    await page.getByRole("tab", { name: /reconnecting/, selected: true }).waitFor();
+    await page.screenshot({ path: join(OUTPUT, "reconnecting.png") });
+    await status.getByRole("button", { name: "Cancel reconnecting" }).click();
+    await status.getByRole("button", { name: "Reconnect", exact: true }).waitFor();
+    await page.getByRole("tab", { name: /dropped/, selected: true }).waitFor();
+    if ((await status.getByText(/^Reconnecting/).count()) !== 0) {
+      throw new Error("the countdown stays after Cancel");
+    }
+    if (!((await terminalText(page, tab)) ?? "").includes("kept-42")) {
+      throw new Error("the scrollback from before the drop is gone");
+    }
+    await page.screenshot({ path: join(OUTPUT, "reconnect-cancelled.png") });
+  } finally {
+    own.child.stdin.end();
+  }
+});
 
 async function main() {
   rmSync(OUTPUT, { recursive: true, force: true });

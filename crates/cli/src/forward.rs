@@ -169,13 +169,22 @@ pub async fn run(args: ForwardArgs) -> anyhow::Result<ExitCode> {
                         }
                     }
                     Event::ConnectionState { state: ConnectionState::Failed { error }, .. } => {
-                        if !opened {
+                        // The engine's own reconnect gives up only on what waiting cannot mend
+                        // (a changed host key, a refused login).
+                        if !opened || engine.config().reconnect.automatic {
                             say!("kaiport: could not connect to {}: {error}", args.connection);
+                            engine.handle(Op::CloseTab { tab: TAB.to_owned() }).await;
                             return Ok(ExitCode::FAILURE);
                         }
                         say!("kaiport: reconnecting failed: {error}; trying again in {} s", reconnect_wait.as_secs());
                         reconnect_at = Some(tokio::time::Instant::now() + reconnect_wait);
                         reconnect_wait = (reconnect_wait * 2).min(MAX_RECONNECT_WAIT);
+                    }
+                    Event::ConnectionState {
+                        state: ConnectionState::Reconnecting { in_ms, reason, .. },
+                        ..
+                    } => {
+                        say!("kaiport: {reason}; reconnecting in {} s", in_ms.div_ceil(1000));
                     }
                     Event::ConnectionState { state: ConnectionState::Disconnected { reason }, .. } => {
                         say!("kaiport: {reason}; reconnecting");

@@ -258,6 +258,10 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 state: ConnectionState::Disconnected { reason },
                 ..
             } => say!("kaiport: {reason}"),
+            Event::ConnectionState {
+                state: ConnectionState::Reconnecting { in_ms, reason, .. },
+                ..
+            } => say!("kaiport: {reason}; reconnecting in {} s…", in_ms.div_ceil(1000)),
             // Answered by `Answerer::respond` above.
             Event::PromptRequested { .. }
             | Event::ApprovalRequested { .. }

@@ -40,6 +40,8 @@ pub async fn run(
     let mut forwards_opened = false;
     let interactive = std::io::stdin().is_terminal();
     let mut raw_mode = None;
+    // Connected again after a drop: the reader is still there.
+    let mut reading = false;
     let (input_tx, mut input_rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
     let mut stdout = std::io::stdout();
     #[cfg(unix)]
@@ -59,10 +61,13 @@ pub async fn run(
                         stdout.flush()?;
                     }
                     Event::ConnectionState { state: ConnectionState::Connected, .. } => {
-                        if interactive {
+                        if interactive && raw_mode.is_none() {
                             raw_mode = Some(RawMode::enable()?);
                         }
-                        spawn_stdin_reader(input_tx.clone());
+                        if !reading {
+                            reading = true;
+                            spawn_stdin_reader(input_tx.clone());
+                        }
                         if !forwards_opened {
                             forwards_opened = true;
                             forwards.open(&engine, TAB).await;
@@ -73,6 +78,13 @@ pub async fn run(
                         if matches!(forward.status, ForwardStatus::Failed { .. }) {
                             say_inline!("\r\nkaiport: {}\r\n", describe_report(&forward));
                         }
+                    }
+                    Event::ConnectionState {
+                        state: ConnectionState::Reconnecting { in_ms, reason, .. },
+                        ..
+                    } => {
+                        let seconds = in_ms.div_ceil(1000);
+                        say_inline!("\r\nkaiport: {reason}; reconnecting in {seconds} s…\r\n");
                     }
                     Event::ConnectionState { state: ConnectionState::Failed { error }, .. } => {
                         say!("kaiport: could not connect to {connection}: {error}");

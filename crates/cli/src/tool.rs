@@ -106,10 +106,11 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         match event {
+            // Once: connected again after a drop is not a second call.
             Event::ConnectionState {
                 state: ConnectionState::Connected,
                 ..
-            } => {
+            } if !call_started => {
                 call_started = true;
                 engine
                     .handle(Op::RunTool {
@@ -133,6 +134,10 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             } => {
                 say!("kaiport: {reason}");
             }
+            Event::ConnectionState {
+                state: ConnectionState::Reconnecting { in_ms, reason, .. },
+                ..
+            } => say!("kaiport: {reason}; reconnecting in {} s…", in_ms.div_ceil(1000)),
             // Answered by `Answerer::respond` above.
             Event::PromptRequested { .. }
             | Event::ApprovalRequested { .. }
@@ -165,7 +170,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             Event::Hello { .. }
             | Event::TabOpened { .. }
             | Event::ConnectionState {
-                state: ConnectionState::Connecting,
+                state: ConnectionState::Connecting | ConnectionState::Connected,
                 ..
             }
             | Event::TerminalOutput { .. }

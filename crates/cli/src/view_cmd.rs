@@ -57,6 +57,7 @@ pub async fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
     let (engine, mut events, answerer) =
         open_tab(&args.connection, &args.options, TAB, Some(Mode::Ask), false).await?;
     let mut report = None;
+    let mut asked = false;
     let mut interrupts = std::pin::pin!(tokio::signal::ctrl_c());
     loop {
         let event = tokio::select! {
@@ -74,10 +75,12 @@ pub async fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         match event {
+            // Once: connected again after a drop does not show the view twice.
             Event::ConnectionState {
                 state: ConnectionState::Connected,
                 ..
-            } => {
+            } if !asked => {
+                asked = true;
                 engine
                     .handle(Op::RunTool {
                         tab: TAB.to_owned(),

@@ -1,10 +1,17 @@
 //! Where the engine keeps its files (config, data, audit log, known hosts) and the defaults for
-//! new tabs. Reads the environment only; never writes a file.
+//! new tabs, and what the engine does when a terminal's connection drops ([`ReconnectConfig`]).
+//! Reads the environment only; never writes a file.
 
 use crate::connect::profiles::PROFILES_FILE;
 use crate::policy::this_computer::ThisComputer;
 use kaiport_protocol::ConnectionSettings;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The environment variable that turns automatic reconnecting off (`off`) or on (`on`).
+pub const RECONNECT_ENV: &str = "KAIPORT_RECONNECT";
+/// The environment variable with the dead-peer time in whole seconds.
+pub const DEAD_PEER_ENV: &str = "KAIPORT_DEAD_PEER_SECONDS";
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -14,6 +21,12 @@ pub enum EngineError {
         "cannot find a home folder for kaiport's files; set KAIPORT_HOME to a folder kaiport may use"
     )]
     NoHome,
+    #[error("{name}={value:?} is not valid: {expected}")]
+    BadSetting {
+        name: &'static str,
+        value: String,
+        expected: &'static str,
+    },
     #[error("cannot create the documents folder {path}: {source}")]
     Documents {
         path: PathBuf,
@@ -42,6 +55,99 @@ pub struct EngineConfig {
     /// This computer's start-up, ssh, git, autostart and `PATH` files, which Pilot changes only
     /// when asked (`policy::this_computer`): the user's own by default.
     pub this_computer: ThisComputer,
+    /// What happens when a terminal tab's connection drops.
+    pub reconnect: ReconnectConfig,
+}
+
+/// Engine-wide: how a dropped SSH terminal tab is noticed and connected again
+/// (docs/architecture.md, "When a connection drops").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReconnectConfig {
+    /// Connect a terminal tab whose connection was lost again by itself (not one whose shell
+    /// exited). Default on; `KAIPORT_RECONNECT=off` turns it off.
+    pub automatic: bool,
+    /// How long a silent server is given before its connection counts as lost: keepalives go
+    /// out every quarter of it and the fourth unanswered one ends the connection. Default 15 s;
+    /// `KAIPORT_DEAD_PEER_SECONDS`.
+    pub dead_peer: Duration,
+    /// The wait before the first attempt; it doubles with each failed attempt up to
+    /// [`ReconnectConfig::MAX_DELAY`].
+    pub first_delay: Duration,
+}
+
+impl ReconnectConfig {
+    /// The longest wait between two attempts, which go on while the tab is open.
+    pub const MAX_DELAY: Duration = Duration::from_secs(30);
+    /// The shortest dead-peer time accepted: keepalives more often than every half second
+    /// would be noise on a slow link.
+    pub const MIN_DEAD_PEER: Duration = Duration::from_secs(2);
+    /// Unanswered keepalives that end a connection (the one after them is not sent).
+    pub const KEEPALIVE_MAX: usize = 3;
+
+    /// The wait before attempt `attempt` (from 1): 1, 2, 4, 8, 16, then 30 s by default.
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let doubled = self
+            .first_delay
+            .saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
+        doubled.min(Self::MAX_DELAY)
+    }
+
+    /// How often a keepalive goes out when the server is quiet.
+    pub fn keepalive_interval(&self) -> Duration {
+        self.dead_peer.max(Self::MIN_DEAD_PEER) / (Self::KEEPALIVE_MAX as u32 + 1)
+    }
+
+    /// The defaults, changed by `KAIPORT_RECONNECT` and `KAIPORT_DEAD_PEER_SECONDS` when set.
+    pub fn from_environment() -> Result<ReconnectConfig, EngineError> {
+        let read = |name: &'static str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self::from_values(read(RECONNECT_ENV), read(DEAD_PEER_ENV))
+    }
+
+    fn from_values(
+        automatic: Option<String>,
+        dead_peer: Option<String>,
+    ) -> Result<ReconnectConfig, EngineError> {
+        let mut config = ReconnectConfig::default();
+        if let Some(value) = automatic {
+            config.automatic = match value.trim().to_ascii_lowercase().as_str() {
+                "on" | "1" | "true" | "yes" => true,
+                "off" | "0" | "false" | "no" => false,
+                _ => {
+                    return Err(EngineError::BadSetting {
+                        name: RECONNECT_ENV,
+                        value,
+                        expected: "on or off",
+                    });
+                }
+            };
+        }
+        if let Some(value) = dead_peer {
+            let seconds = value
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|seconds| (2..=3600).contains(seconds));
+            let Some(seconds) = seconds else {
+                return Err(EngineError::BadSetting {
+                    name: DEAD_PEER_ENV,
+                    value,
+                    expected: "whole seconds from 2 to 3600",
+                });
+            };
+            config.dead_peer = Duration::from_secs(seconds);
+        }
+        Ok(config)
+    }
+}
+
+impl Default for ReconnectConfig {
+    fn default() -> Self {
+        ReconnectConfig {
+            automatic: true,
+            dead_peer: Duration::from_secs(15),
+            first_delay: Duration::from_secs(1),
+        }
+    }
 }
 
 impl EngineConfig {
@@ -70,6 +176,7 @@ impl EngineConfig {
             default_settings: ConnectionSettings::default(),
             documents_dir: None,
             this_computer: ThisComputer::from_env(),
+            reconnect: ReconnectConfig::from_environment()?,
         })
     }
 }
@@ -86,6 +193,44 @@ impl EngineConfig {
             default_settings: ConnectionSettings::default(),
             documents_dir: None,
             this_computer: ThisComputer::from_env(),
+            reconnect: ReconnectConfig::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reconnect_waits_double_up_to_thirty_seconds() {
+        let config = ReconnectConfig::default();
+        let waits: Vec<u64> = (1..=8).map(|n| config.delay(n).as_secs()).collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 30, 30, 30]);
+        assert_eq!(config.delay(u32::MAX), ReconnectConfig::MAX_DELAY);
+    }
+
+    #[test]
+    fn the_dead_peer_time_is_four_keepalive_intervals() {
+        let config = ReconnectConfig::default();
+        assert_eq!(config.keepalive_interval(), Duration::from_millis(3750));
+    }
+
+    #[test]
+    fn reconnect_settings_come_from_their_variables_and_bad_ones_are_refused() {
+        let config = ReconnectConfig::from_values(Some("off".into()), Some("8".into())).unwrap();
+        assert!(!config.automatic);
+        assert_eq!(config.dead_peer, Duration::from_secs(8));
+        assert!(ReconnectConfig::from_values(None, None).unwrap().automatic);
+        for (automatic, dead_peer) in [(Some("maybe"), None), (None, Some("1")), (None, Some("x"))]
+        {
+            let error = ReconnectConfig::from_values(
+                automatic.map(str::to_owned),
+                dead_peer.map(str::to_owned),
+            )
+            .unwrap_err();
+            assert!(error.to_string().contains("is not valid"), "{error}");
         }
     }
 }

@@ -105,6 +105,7 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
             c.text("the confirmation", confirmation, MAX_NAME_BYTES)?;
         }
         Op::ReconnectTab { tab } => c.op("reconnect_tab").tab(tab)?,
+        Op::CancelReconnect { tab } => c.op("cancel_reconnect").tab(tab)?,
         Op::TerminalInput { tab, data } => {
             c.op("terminal_input").tab(tab)?;
             c.bytes("the input", data.len(), MAX_INPUT_BYTES)?;

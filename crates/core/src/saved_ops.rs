@@ -86,6 +86,7 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::CloseForward { .. }
             | Op::ReplaceHostKey { .. }
             | Op::ReconnectTab { .. }
+            | Op::CancelReconnect { .. }
             | Op::TerminalInput { .. }
             | Op::Resize { .. }
             | Op::SetMode { .. }

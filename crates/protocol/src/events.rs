@@ -32,6 +32,14 @@ pub enum ConnectionState {
     Failed {
         error: String,
     },
+    /// The connection dropped and the engine connects the tab again by itself: attempt
+    /// `attempt` (from 1) starts in `in_ms` milliseconds. `reason` says why the last one ended
+    /// (the drop, or why the previous attempt failed). `Op::CancelReconnect` stops it.
+    Reconnecting {
+        attempt: u32,
+        in_ms: u32,
+        reason: String,
+    },
 }
 
 /// What the user is shown before approving.

@@ -139,6 +139,9 @@ pub enum Op {
     /// connection, with its settings, mode and Pilot conversation. Answered by
     /// `ConnectionState` (connecting, then connected or failed).
     ReconnectTab { tab: TabId },
+    /// Stop the automatic reconnect of a tab (`ConnectionState` `reconnecting`): no further
+    /// attempt. Answered by `ConnectionState` `disconnected` (the front end offers "Reconnect").
+    CancelReconnect { tab: TabId },
     /// Keystrokes from the user, as the bytes the terminal sends (not always UTF-8: a terminal
     /// in another locale, xterm's mouse reports). Answered by `TerminalOutput` as the shell
     /// echoes.

@@ -121,7 +121,13 @@ export type ConnectionState = { state: "connecting" } | { state: "connected" } |
 /**  The connection ended; `reason` says why in words a user understands. */
 { state: "disconnected"; reason: string } | 
 /**  Connecting failed. */
-{ state: "failed"; error: string };
+{ state: "failed"; error: string } | 
+/**
+ *  The connection dropped and the engine connects the tab again by itself: attempt
+ *  `attempt` (from 1) starts in `in_ms` milliseconds. `reason` says why the last one ended
+ *  (the drop, or why the previous attempt failed). `Op::CancelReconnect` stops it.
+ */
+{ state: "reconnecting"; attempt: number; in_ms: number; reason: string };
 
 export type ContainerRow = {
 	id: string,
@@ -718,6 +724,11 @@ export type Op =
  *  `ConnectionState` (connecting, then connected or failed).
  */
 { type: "reconnect_tab"; tab: string } | 
+/**
+ *  Stop the automatic reconnect of a tab (`ConnectionState` `reconnecting`): no further
+ *  attempt. Answered by `ConnectionState` `disconnected` (the front end offers "Reconnect").
+ */
+{ type: "cancel_reconnect"; tab: string } | 
 /**
  *  Keystrokes from the user, as the bytes the terminal sends (not always UTF-8: a terminal
  *  in another locale, xterm's mouse reports). Answered by `TerminalOutput` as the shell

@@ -767,11 +767,11 @@ fn an_ssh_connection_dropped_mid_turn_is_reported_to_the_model() {
         // The next call fails at once with what to do, and the model hears it.
         assert_eq!(outcomes[1]["status"], "error");
         let error = outcomes[1]["error"].as_str().unwrap();
-        assert!(error.contains("until the user reconnects it"), "{error}");
+        assert!(error.contains("until it is connected again"), "{error}");
         assert!(
             last_request(&model)
                 .raw
-                .contains("until the user reconnects it"),
+                .contains("until it is connected again"),
             "the model was not told"
         );
         let audit = finished.audit();

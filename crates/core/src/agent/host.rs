@@ -34,6 +34,8 @@ pub struct TabInfo {
 pub struct LiveFacts {
     /// The tab is connected (terminal or storage).
     pub connected: bool,
+    /// The connection dropped and the engine is connecting the tab again by itself.
+    pub reconnecting: bool,
     /// The interactive shell kaiport detected (`bash`, `zsh`, `fish`, `sh`); None when it did
     /// not answer the detection (csh, a REPL, a shell on a router) or integration is off.
     pub shell: Option<&'static str>,

@@ -2,12 +2,13 @@
 //! connection is asked to answer; after a suspension, running turns end with a note and
 //! transfers that stay still are cut.
 
-use super::tabs::{Tab, describe_closed};
+use super::tabs::Tab;
 use super::{Engine, Inner, lock};
 use crate::shell_io::ShellClosed;
 use crate::ssh::SshSession;
 use kaiport_protocol::*;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 impl Inner {
@@ -46,10 +47,11 @@ impl Inner {
     }
 
     /// Asks the server of `tab` to answer now; one that does not is given up: its transfers are
-    /// cut and a terminal tab is reported dropped (its "Reconnect" opens a new connection). A
+    /// cut and a terminal tab is reported dropped (and connected again by itself, or by its
+    /// "Reconnect"). A
     /// connection already gone was reported when it went (or, in a storage tab, is opened
     /// again on its next use).
-    pub(super) async fn check_connection(&self, tab: &Arc<Tab>, ssh: &SshSession) {
+    pub(super) async fn check_connection(self: &Arc<Self>, tab: &Arc<Tab>, ssh: &SshSession) {
         if ssh.is_closed() || ssh.answers_within(crate::lifecycle::CHECK_TIMEOUT).await {
             return;
         }
@@ -61,18 +63,14 @@ impl Inner {
                 crate::lifecycle::transfer_on_lost_connection(),
             );
         }
+        let generation = tab.generation.load(Ordering::SeqCst);
         ssh.abandon(reason.clone()).await;
         if tab.kind == TabKind::Terminal {
-            // Worded as the shell's own end will be (it follows with the same words).
+            // Worded as the shell's own end will be (which then is not told again).
             let closed = ShellClosed::ConnectionLost {
                 reason: ssh.close_reason().unwrap_or(reason),
             };
-            self.emit(Event::ConnectionState {
-                tab: tab.id.clone(),
-                state: ConnectionState::Disconnected {
-                    reason: describe_closed(&closed),
-                },
-            });
+            self.connection_ended(&tab.id, generation, &closed);
         }
     }
 

@@ -6,7 +6,7 @@
 //! Every path — denied, failed, cancelled, timed out — ends with an outcome for the model, a
 //! `ToolFinished` event and an audit line. The engine never knows which front end is attached.
 //!
-//! - [`tabs`]: opening, connecting and closing tabs;
+//! - [`tabs`]: opening, connecting (again, by itself after a drop) and closing tabs;
 //! - [`pipeline`]: the path of one tool call, to its audit line;
 //! - [`transfers`]: the running, failed and cut transfers;
 //! - [`prompts`]: connection prompts (host keys, passwords) as events;
@@ -191,6 +191,7 @@ impl Engine {
                 });
             }
             Op::ReconnectTab { tab } => inner.reconnect_tab(&tab),
+            Op::CancelReconnect { tab } => inner.cancel_reconnect(&tab),
             Op::PressViewButton { tab, call, button } => {
                 inner.press_view_button(&tab, &call, button).await;
             }
@@ -448,12 +449,16 @@ impl Engine {
             Some(Ok(resources)) => Some(resources.clone()),
             _ => None,
         };
+        let reconnecting = lock(&found.reconnecting).is_some();
         let mut live = LiveFacts {
-            connected: resources.is_some(),
+            connected: resources.is_some() && !reconnecting,
+            reconnecting,
             watched: !self.inner.unattended.load(Ordering::Relaxed),
             ..LiveFacts::default()
         };
-        if let Some(terminal) = resources.as_ref().and_then(|r| r.terminal.as_ref()) {
+        if let Some(terminal) = resources.as_ref().and_then(|r| r.terminal.as_ref())
+            && !reconnecting
+        {
             live.shell = terminal.shell_kind().map(|shell| shell.name());
             live.integration = terminal.integration_active();
             live.size = Some(terminal.size());

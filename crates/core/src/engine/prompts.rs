@@ -41,6 +41,9 @@ impl Inner {
 pub(super) struct EnginePrompts {
     pub(super) inner: Arc<Inner>,
     pub(super) tab: TabId,
+    /// An automatic reconnect: a host key the tab did not know before is refused without
+    /// asking (nobody asked to connect; the attempt stops with `Failed`).
+    pub(super) automatic: bool,
 }
 
 #[async_trait::async_trait]
@@ -52,6 +55,9 @@ impl ConnectInteraction for EnginePrompts {
         key_type: &str,
         fingerprint_sha256: &str,
     ) -> bool {
+        if self.automatic {
+            return false;
+        }
         let prompt = Prompt::UnknownHostKey {
             host: host.to_owned(),
             port,

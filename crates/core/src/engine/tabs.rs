@@ -1,5 +1,6 @@
 //! Tabs: opening one (resolving its target, connecting in the background at the size the page
-//! draws), the session a tool call waits for, and closing it. Never runs a tool.
+//! draws), the session a tool call waits for, connecting a dropped one again (by itself, with
+//! backoff, unless the failure cannot get better by waiting), and closing it. Never runs a tool.
 
 use super::prompts::EnginePrompts;
 use super::{CONNECT_TIMEOUT, Inner, SCROLLBACK_LINES, lock};
@@ -60,6 +61,57 @@ pub(super) struct Tab {
     pub(super) host_facts: Mutex<Option<HostFacts>>,
     /// The tab's port forwards (SSH terminal tabs); they follow it across reconnects.
     pub(super) forwards: Arc<crate::forward::TabForwards>,
+    /// The automatic reconnect under way, if any (`ConnectionState::Reconnecting`).
+    pub(super) reconnecting: Mutex<Option<Reconnecting>>,
+    /// The last connection (generation) whose end was told: the check on coming back and the
+    /// shell's own end both report one drop.
+    told_end: AtomicU64,
+    /// The connection an automatic reconnect made and is telling (`Connected`): its end, if it
+    /// comes meanwhile, is told after that.
+    telling: AtomicU64,
+}
+
+/// Written into a terminal whose connection was lost, before kaiport connects it again.
+const NEW_SHELL_NOTE: &str = "\r\n\x1b[2m[kaiport] The connection was lost; reconnecting. A new \
+     shell will start here: what ran in this one has ended.\x1b[0m\r\n";
+
+/// An automatic reconnect under way: cancelled by `Op::CancelReconnect`, `Op::ReconnectTab`
+/// or closing the tab.
+pub(super) struct Reconnecting {
+    cancel: CancellationToken,
+    /// Why the last connection or attempt ended; what "Disconnected" says after a cancel.
+    reason: String,
+}
+
+/// Why connecting failed, and whether waiting can help (a changed host key or a refused login
+/// stays so: an automatic reconnect stops on it).
+#[derive(Debug, Clone)]
+pub(super) struct ConnectFailure {
+    message: String,
+    lasting: bool,
+}
+
+impl From<String> for ConnectFailure {
+    fn from(message: String) -> Self {
+        ConnectFailure {
+            message,
+            lasting: false,
+        }
+    }
+}
+
+/// Failures no later attempt can get past without the user: the host key, the login.
+fn lasting(error: &crate::ssh::SshError) -> bool {
+    use crate::ssh::SshError;
+    matches!(
+        error,
+        SshError::HostKeyNotAccepted { .. }
+            | SshError::HostKeyChanged { .. }
+            | SshError::HostKeyRevoked { .. }
+            | SshError::KnownHosts { .. }
+            | SshError::AuthFailed { .. }
+            | SshError::NoUsableAuthMethod { .. }
+    )
 }
 
 /// A terminal's columns and rows, as the engine accepts them.
@@ -176,6 +228,9 @@ impl Inner {
             size: Mutex::new(TerminalSize::clamped(cols, rows)),
             host_facts: Mutex::new(None),
             forwards: super::forwards::tab_forwards(Arc::downgrade(self), tab.clone()),
+            reconnecting: Mutex::new(None),
+            told_end: AtomicU64::new(0),
+            telling: AtomicU64::new(0),
         });
         lock(&self.tabs).insert(tab.clone(), entry.clone());
         self.emit(Event::TabOpened {
@@ -202,6 +257,10 @@ impl Inner {
             self.no_such_tab(tab);
             return;
         };
+        // Now rather than at the automatic attempt's time.
+        if let Some(automatic) = lock(&entry.reconnecting).take() {
+            automatic.cancel.cancel();
+        }
         let old = entry.session_tx.send_replace(None);
         entry.forwards.set_session(None);
         *lock(&entry.host_facts) = None;
@@ -229,61 +288,235 @@ impl Inner {
         let inner = self.clone();
         tokio::spawn(async move {
             if let Some(old) = old {
-                if let Some(terminal) = &old.terminal {
-                    terminal.close().await;
-                }
-                if let Some(ssh) = &old.ssh {
-                    ssh.disconnect().await;
-                }
+                close_resources(&old).await;
             }
             let connecting = async {
                 let target = resolved?;
-                inner.connect(&entry, target, generation).await
+                inner.connect(&entry, target, generation, false).await
             };
             let result = tokio::select! {
                 result = connecting => result,
-                () = entry.closing.cancelled() => Err("the tab was closed while connecting".to_owned()),
+                () = entry.closing.cancelled() => Err("the tab was closed while connecting".to_owned().into()),
             };
-            if entry.generation.load(Ordering::SeqCst) != generation {
-                // Reconnected again meanwhile: that connection tells.
+            inner
+                .tell_connected(
+                    &entry,
+                    result.map_err(|failure| failure.message),
+                    generation,
+                )
+                .await;
+        });
+    }
+
+    /// Tells how connecting `generation` went (unless the tab connected again meanwhile), and
+    /// starts the host probe on a terminal that connected.
+    async fn tell_connected(
+        self: &Arc<Self>,
+        entry: &Tab,
+        result: Result<Arc<TabResources>, String>,
+        generation: u64,
+    ) {
+        if entry.generation.load(Ordering::SeqCst) != generation {
+            // Reconnected again meanwhile: that connection tells.
+            return;
+        }
+        let state = match &result {
+            Ok(_) => ConnectionState::Connected,
+            Err(error) => ConnectionState::Failed {
+                error: error.clone(),
+            },
+        };
+        entry.session_tx.send_replace(Some(result.clone()));
+        if let Ok(resources) = &result
+            && resources.terminal.is_some()
+        {
+            entry.forwards.set_session(resources.ssh.clone());
+        }
+        // A resize that came after the pty opened and before the tab counted as connected
+        // found no terminal to resize: give it now.
+        if let Ok(resources) = &result
+            && let Some(terminal) = &resources.terminal
+        {
+            let wanted = *lock(&entry.size);
+            if terminal.size() != (wanted.cols, wanted.rows)
+                && let Err(error) = terminal.resize(wanted.cols, wanted.rows).await
+            {
+                self.emit(Event::Error {
+                    tab: Some(entry.id.clone()),
+                    message: error.to_string(),
+                });
+            }
+        }
+        self.emit(Event::ConnectionState {
+            tab: entry.id.clone(),
+            state,
+        });
+        // An end held back while this was told (see `connection_ended`) is told now, after it.
+        if entry
+            .telling
+            .compare_exchange(generation, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+            && let Ok(resources) = &result
+            && let Some(closed) = resources.terminal.as_ref().and_then(|t| t.closed())
+        {
+            self.connection_ended(&entry.id, generation, &closed);
+            return;
+        }
+        if let Ok(resources) = result
+            && resources.terminal.is_some()
+        {
+            self.probe_host(entry, &resources, generation).await;
+        }
+    }
+
+    /// The end of connection `generation` of `tab`, told once: a lost SSH connection of a
+    /// terminal tab is connected again by itself (when the engine does that), anything else
+    /// (the shell exited) leaves the tab disconnected with its Reconnect.
+    pub(super) fn connection_ended(
+        self: &Arc<Self>,
+        tab: &str,
+        generation: u64,
+        closed: &ShellClosed,
+    ) {
+        let Some(entry) = self.tab(tab) else { return };
+        // An automatic attempt's connection that ends before it is told: the attempt sees it,
+        // or `tell_connected` tells it after `Connected`.
+        if entry.generation.load(Ordering::SeqCst) != generation
+            || lock(&entry.reconnecting).is_some()
+            || entry.telling.load(Ordering::SeqCst) == generation
+            || entry.told_end.fetch_max(generation, Ordering::SeqCst) >= generation
+        {
+            return;
+        }
+        let reason = describe_closed(closed);
+        let automatic = self.config.reconnect.automatic
+            && matches!(closed, ShellClosed::ConnectionLost { .. })
+            && entry.kind == TabKind::Terminal
+            && !matches!(entry.target, TabTarget::Local);
+        if !automatic {
+            self.emit(Event::ConnectionState {
+                tab: entry.id.clone(),
+                state: ConnectionState::Disconnected { reason },
+            });
+            return;
+        }
+        // Local listeners stay bound and refuse connections until the tab is back.
+        entry.forwards.set_session(None);
+        // In the terminal itself, where the user looks: the next prompt is another shell's.
+        self.emit(Event::TerminalOutput {
+            tab: entry.id.clone(),
+            data: NEW_SHELL_NOTE.as_bytes().to_vec(),
+        });
+        let cancel = entry.closing.child_token();
+        let previous = lock(&entry.reconnecting).replace(Reconnecting {
+            cancel: cancel.clone(),
+            reason: reason.clone(),
+        });
+        if let Some(previous) = previous {
+            previous.cancel.cancel();
+        }
+        let inner = self.clone();
+        tokio::spawn(async move { inner.reconnect_automatically(entry, reason, cancel).await });
+    }
+
+    /// Connects `entry` again after its connection was lost: waits (1, 2, 4, 8, 16, then 30 s
+    /// by default), tries, and goes on until it is connected, a failure cannot get better by
+    /// waiting (`Failed`), or `cancel`. Until then the tab keeps its dead connection, so calls
+    /// fail at once saying the connection was lost rather than waiting.
+    async fn reconnect_automatically(
+        self: Arc<Self>,
+        entry: Arc<Tab>,
+        mut reason: String,
+        cancel: CancellationToken,
+    ) {
+        let policy = self.config.reconnect;
+        let mut attempt: u32 = 0;
+        let (result, generation) = loop {
+            attempt = attempt.saturating_add(1);
+            let delay = policy.delay(attempt);
+            self.emit(Event::ConnectionState {
+                tab: entry.id.clone(),
+                state: ConnectionState::Reconnecting {
+                    attempt,
+                    in_ms: u32::try_from(delay.as_millis()).unwrap_or(u32::MAX),
+                    reason: reason.clone(),
+                },
+            });
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {}
+                () = cancel.cancelled() => return,
+            }
+            let generation = entry.generation.fetch_add(1, Ordering::SeqCst) + 1;
+            let connecting = async {
+                let (target, _) = self.resolve_target(&entry.target)?;
+                self.connect(&entry, target, generation, true).await
+            };
+            let result = tokio::select! {
+                result = connecting => result,
+                () = cancel.cancelled() => return,
+            };
+            // Under the lock, so an end of this attempt's connection is either seen here or
+            // told by `connection_ended` once the reconnect is over.
+            let mut running = lock(&entry.reconnecting);
+            if running.is_none() || cancel.is_cancelled() {
+                // Cancelled meanwhile: the cancel told.
                 return;
             }
-            let state = match &result {
-                Ok(_) => ConnectionState::Connected,
-                Err(error) => ConnectionState::Failed {
-                    error: error.clone(),
-                },
+            let ended = match &result {
+                Ok(resources) => resources.terminal.as_ref().and_then(|t| t.closed()),
+                Err(_) => None,
             };
-            entry.session_tx.send_replace(Some(result.clone()));
-            if let Ok(resources) = &result
-                && resources.terminal.is_some()
-            {
-                entry.forwards.set_session(resources.ssh.clone());
-            }
-            // A resize that came after the pty opened and before the tab counted as connected
-            // found no terminal to resize: give it now.
-            if let Ok(resources) = &result
-                && let Some(terminal) = &resources.terminal
-            {
-                let wanted = *lock(&entry.size);
-                if terminal.size() != (wanted.cols, wanted.rows)
-                    && let Err(error) = terminal.resize(wanted.cols, wanted.rows).await
-                {
-                    inner.emit(Event::Error {
-                        tab: Some(entry.id.clone()),
-                        message: error.to_string(),
-                    });
+            let failure = match (result, ended) {
+                (Ok(resources), None) => {
+                    entry.telling.store(generation, Ordering::SeqCst);
+                    *running = None;
+                    break (Ok(resources), generation);
                 }
+                // A shell that ends as it starts will do so again.
+                (Ok(_), Some(closed @ ShellClosed::Exited { .. })) => ConnectFailure {
+                    message: describe_closed(&closed),
+                    lasting: true,
+                },
+                (Ok(_), Some(closed)) => ConnectFailure::from(describe_closed(&closed)),
+                (Err(failure), _) => failure,
+            };
+            if failure.lasting {
+                *running = None;
+                break (Err(failure.message), generation);
             }
-            inner.emit(Event::ConnectionState {
-                tab: entry.id.clone(),
-                state,
+            reason = failure.message;
+            if let Some(running) = running.as_mut() {
+                running.reason = reason.clone();
+            }
+        };
+        *lock(&entry.host_facts) = None;
+        let dead = entry.session.borrow().clone();
+        if let Some(Ok(dead)) = dead {
+            tokio::spawn(async move { close_resources(&dead).await });
+        }
+        self.tell_connected(&entry, result, generation).await;
+    }
+
+    /// `Op::CancelReconnect`: the automatic reconnect stops; the tab stays disconnected.
+    pub(super) fn cancel_reconnect(&self, tab: &str) {
+        let Some(entry) = self.tab(tab) else {
+            self.no_such_tab(tab);
+            return;
+        };
+        let running = lock(&entry.reconnecting).take();
+        let Some(running) = running else {
+            self.emit(Event::Error {
+                tab: Some(tab.to_owned()),
+                message: "this tab is not reconnecting".to_owned(),
             });
-            if let Ok(resources) = result
-                && resources.terminal.is_some()
-            {
-                inner.probe_host(&entry, &resources, generation).await;
-            }
+            return;
+        };
+        running.cancel.cancel();
+        self.emit(Event::ConnectionState {
+            tab: entry.id.clone(),
+            state: ConnectionState::Disconnected {
+                reason: running.reason,
+            },
         });
     }
 
@@ -420,7 +653,8 @@ impl Inner {
         tab: &Arc<Tab>,
         target: ResolvedTarget,
         generation: u64,
-    ) -> Result<Arc<TabResources>, String> {
+        automatic: bool,
+    ) -> Result<Arc<TabResources>, ConnectFailure> {
         // The pty and the screen mirror start at one size; a resize after this is reconciled once
         // the tab counts as connected (`open_tab`).
         let (io, ssh, size) = match target {
@@ -432,27 +666,26 @@ impl Inner {
             } => {
                 return self
                     .connect_storage(tab, &url, user, &local_roots, identity_files)
-                    .await;
+                    .await
+                    .map_err(ConnectFailure::from);
             }
             ResolvedTarget::Local => {
                 let size = *lock(&tab.size);
                 (open_local_shell(size.cols, size.rows)?, None, size)
             }
             ResolvedTarget::Ssh(target) => {
-                let options = SshOptions {
-                    known_hosts: self.config.known_hosts.clone(),
-                    connect_timeout: CONNECT_TIMEOUT,
-                    keepalive_interval: Duration::from_secs(15),
-                    keepalive_max: 3,
-                    use_agent: true,
-                };
+                let options = self.ssh_options();
                 let interaction = Arc::new(EnginePrompts {
                     inner: self.clone(),
                     tab: tab.id.clone(),
+                    automatic,
                 });
                 let session = SshSession::connect(&target, &options, interaction)
                     .await
-                    .map_err(|error| self.connect_error(&tab.id, error))?;
+                    .map_err(|error| ConnectFailure {
+                        lasting: lasting(&error),
+                        message: self.connect_error(&tab.id, error),
+                    })?;
                 // The size the page asked for while the connection was made.
                 let size = *lock(&tab.size);
                 let io = session
@@ -487,12 +720,9 @@ impl Inner {
                         tab: tab.clone(),
                         data,
                     }),
-                    TerminalNotice::Closed(closed) => inner.emit(Event::ConnectionState {
-                        tab: tab.clone(),
-                        state: ConnectionState::Disconnected {
-                            reason: describe_closed(&closed),
-                        },
-                    }),
+                    TerminalNotice::Closed(closed) => {
+                        inner.connection_ended(&tab, generation, &closed);
+                    }
                 }
             })
         };
@@ -530,6 +760,7 @@ impl Inner {
         let interaction = Arc::new(EnginePrompts {
             inner: self.clone(),
             tab: tab.id.clone(),
+            automatic: false,
         });
         let roots: Vec<PathBuf> = local_roots.iter().map(PathBuf::from).collect();
         let local = if roots.is_empty() {
@@ -548,13 +779,7 @@ impl Inner {
                     identity_files,
                     jump_hosts: Vec::new(),
                 };
-                let options = SshOptions {
-                    known_hosts: self.config.known_hosts.clone(),
-                    connect_timeout: CONNECT_TIMEOUT,
-                    keepalive_interval: Duration::from_secs(15),
-                    keepalive_max: 3,
-                    use_agent: true,
-                };
+                let options = self.ssh_options();
                 // Opened now (so wrong credentials fail the tab) and again when the server
                 // was lost (storage::sftp_storage).
                 let connector: crate::storage::sftp_storage::SftpConnector = Arc::new(move || {
@@ -595,6 +820,18 @@ impl Inner {
             files: Some(files),
             local_files: local,
         }))
+    }
+
+    /// How SSH connections are made: keepalives find a dead server within the engine's
+    /// dead-peer time.
+    fn ssh_options(&self) -> SshOptions {
+        SshOptions {
+            known_hosts: self.config.known_hosts.clone(),
+            connect_timeout: CONNECT_TIMEOUT,
+            keepalive_interval: self.config.reconnect.keepalive_interval(),
+            keepalive_max: crate::config::ReconnectConfig::KEEPALIVE_MAX,
+            use_agent: true,
+        }
     }
 
     /// A failed SSH connect in words; a changed host key is also told as `HostKeyChanged`, so
@@ -641,16 +878,21 @@ impl Inner {
         self.plans.forget(tab);
         let state = found.session.borrow().clone();
         if let Some(Ok(session)) = state {
-            if let Some(terminal) = &session.terminal {
-                terminal.close().await;
-            }
-            if let Some(ssh) = &session.ssh {
-                ssh.disconnect().await;
-            }
+            close_resources(&session).await;
         }
         self.emit(Event::TabClosed {
             tab: tab.to_owned(),
         });
+    }
+}
+
+/// Ends a connection the tab no longer uses: its shell, then its SSH session.
+async fn close_resources(resources: &TabResources) {
+    if let Some(terminal) = &resources.terminal {
+        terminal.close().await;
+    }
+    if let Some(ssh) = &resources.ssh {
+        ssh.disconnect().await;
     }
 }
 

@@ -92,7 +92,7 @@ pub enum TerminalError {
     /// The connection to the server dropped.
     #[error(
         "the connection to the server was lost: {reason}; nothing can run in this tab until \
-         the user reconnects it"
+         it is connected again (kaiport reconnects by itself, or the user reconnects it)"
     )]
     ConnectionLost { reason: String },
     /// No prompt appeared in time after connecting.

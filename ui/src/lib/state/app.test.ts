@@ -3,7 +3,9 @@ import type { Event } from "../protocol";
 import {
   applyEvent,
   initialState,
+  connectionWords,
   promptAnswered,
+  reconnectWords,
   shortTitle,
   tabClosing,
   tabOpening,
@@ -118,6 +120,20 @@ describe("the event → state reducer", () => {
       ["b", "connecting"],
     ]);
     expect(state.active).toBe("a");
+  });
+
+  it("counts down a reconnect's wait in whole seconds, then says it is trying", () => {
+    expect(reconnectWords(4000, 0)).toBe("Reconnecting in 4 s…");
+    expect(reconnectWords(4000, 1200)).toBe("Reconnecting in 3 s…");
+    expect(reconnectWords(1000, 999)).toBe("Reconnecting in 1 s…");
+    expect(reconnectWords(1000, 1000)).toBe("Reconnecting…");
+    expect(reconnectWords(1000, 5000)).toBe("Reconnecting…");
+    const state = apply(tabOpening(initialState(), "a", { kind: "local" }, "a"), {
+      type: "connection_state",
+      tab: "a",
+      state: { state: "reconnecting", attempt: 2, in_ms: 2000, reason: "the connection was lost" },
+    });
+    expect(connectionWords(state.tabs[0]!.connection)).toBe("reconnecting");
   });
 
   it("keeps the last few errors as notices", () => {

@@ -277,6 +277,13 @@ export function applyEvent(state: AppState, event: Event): AppState {
   }
 }
 
+/** The line above a reconnecting tab's terminal: the wait left of the engine's `in_ms`,
+ * `elapsedMs` after it was told, in whole seconds rounded up. */
+export function reconnectWords(inMs: number, elapsedMs: number): string {
+  const left = Math.ceil(Math.max(0, inMs - elapsedMs) / 1000);
+  return left > 0 ? `Reconnecting in ${left} s…` : "Reconnecting…";
+}
+
 /** A tab's connection state in words, for its tab and the line above the terminal. */
 export function connectionWords(state: ConnectionState): string {
   switch (state.state) {
@@ -288,6 +295,8 @@ export function connectionWords(state: ConnectionState): string {
       return "dropped";
     case "failed":
       return "failed";
+    case "reconnecting":
+      return "reconnecting";
     default: {
       const unknown: never = state;
       void unknown;

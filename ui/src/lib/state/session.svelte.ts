@@ -175,6 +175,11 @@ export class Session {
     this.transport.send({ type: "reconnect_tab", tab });
   }
 
+  /** Stop the engine's automatic reconnect of `tab`: it stays dropped, with "Reconnect". */
+  cancelReconnect(tab: TabId): void {
+    this.transport.send({ type: "cancel_reconnect", tab });
+  }
+
   /** Close a tab; while Pilot works in it, ask first (`force` once the user said yes). */
   close(tab: TabId, force = false): void {
     if (!force && isBusy(this.pilot, tab)) {

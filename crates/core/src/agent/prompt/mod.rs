@@ -202,6 +202,13 @@ fn host(out: &mut String, facts: Option<&HostFacts>) {
 /// What the engine knows of the terminal now.
 fn live(out: &mut String, tab: &TabInfo) {
     let live = &tab.live;
+    if live.reconnecting {
+        out.push_str(
+            "- The connection dropped and kaiport is reconnecting by itself: calls fail until it is \
+             back. Tell the user; do not retry in a loop.\n",
+        );
+        return;
+    }
     if !live.connected {
         out.push_str(
             "- The terminal is not connected right now: calls wait for it (or fail if it cannot connect).\n",

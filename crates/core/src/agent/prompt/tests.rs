@@ -71,6 +71,7 @@ fn terminal(
         host,
         live: LiveFacts {
             connected: true,
+            reconnecting: false,
             shell,
             integration,
             size: Some((120, 40)),
@@ -832,4 +833,28 @@ fn the_allowed_list_claims_hold() {
         command_outcome("df --no-such-option", Mode::Ask, &settings, kind),
         Outcome::Asks
     );
+}
+
+#[test]
+fn a_reconnecting_terminal_is_said_to_be_reconnecting() {
+    let mut tab = terminal(
+        Mode::Ask,
+        Some(debian("alice", 1000, &["alice"])),
+        Some("bash"),
+        true,
+    );
+    tab.live.connected = false;
+    tab.live.reconnecting = true;
+    let case = Case {
+        name: "reconnecting",
+        tab,
+        ledger: Ledger::default(),
+        style: Style::for_context(200_000),
+    };
+    let prompt = render(&case);
+    assert!(
+        prompt.contains("kaiport is reconnecting by itself"),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("shell integration is on"), "{prompt}");
 }

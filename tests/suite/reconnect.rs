@@ -1,0 +1,306 @@
+//! Automatic reconnect (`ConnectionState::Reconnecting`, docs/architecture.md "When a
+//! connection drops") against a real sshd: a terminal whose connection is lost comes back by
+//! itself with its output kept; a shell that exits stays closed; a changed host key stops the
+//! attempts with `Failed`; `Op::CancelReconnect` stops them; keepalives find a silent server
+//! (frozen, or behind a cut link in a network namespace) within the dead-peer time.
+
+use kaiport_core::EngineConfig;
+use kaiport_protocol::*;
+use kaiport_tests::engine_harness::EngineHarness;
+use kaiport_tests::sshd::Sshd;
+use serde_json::json;
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// A terminal tab on `sshd` whose engine was configured by `configure`.
+async fn open(sshd: &Sshd, configure: impl FnOnce(&mut EngineConfig)) -> EngineHarness {
+    let (target, known_hosts) = super::engine::ssh_target(sshd);
+    EngineHarness::open_configured(
+        target,
+        Some(known_hosts),
+        ConnectionSettings::default(),
+        Mode::Autopilot,
+        None,
+        |config, _| configure(config),
+    )
+    .await
+    .unwrap()
+}
+
+/// A tab whose attempts come 100, 200, 400 ms… apart.
+async fn open_quick(sshd: &Sshd) -> EngineHarness {
+    open(sshd, |config| {
+        config.reconnect.first_delay = Duration::from_millis(100);
+    })
+    .await
+}
+
+/// A tab whose engine counts a server silent for 2 s as gone, and tries again quickly.
+async fn open_watchful(sshd: &Sshd) -> EngineHarness {
+    open(sshd, |config| {
+        config.reconnect.dead_peer = Duration::from_secs(2);
+        config.reconnect.first_delay = Duration::from_millis(100);
+    })
+    .await
+}
+
+/// Waits for the tab's second `Connected` and proves its shell takes commands.
+async fn back_again(tab: &EngineHarness) {
+    nth_state(tab, "connected again", 2, connected).await;
+    let result = tab
+        .ok("run_command", json!({"command": "echo back"}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"].as_str().unwrap().trim(), "back");
+}
+
+/// The tab's known_hosts file (see `engine::ssh_target`).
+fn known_hosts(sshd: &Sshd) -> std::path::PathBuf {
+    sshd.dir().join("engine_known_hosts")
+}
+
+/// The error of the tab's first `Failed`, once there is one; no prompt may have been shown.
+async fn failed_without_asking(tab: &EngineHarness) -> String {
+    let failed = nth_state(tab, "failed", 1, |state| {
+        matches!(state, ConnectionState::Failed { .. })
+    })
+    .await;
+    assert!(
+        !tab.events()
+            .iter()
+            .any(|event| matches!(event, Event::PromptRequested { .. }))
+    );
+    match failed {
+        ConnectionState::Failed { error } => error,
+        _ => unreachable!(),
+    }
+}
+
+fn states(tab: &EngineHarness) -> Vec<ConnectionState> {
+    tab.events()
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::ConnectionState { state, .. } => Some(state),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Waits for the `n`th (from 1) connection state that `wanted` matches.
+async fn nth_state(
+    tab: &EngineHarness,
+    what: &str,
+    n: usize,
+    wanted: impl Fn(&ConnectionState) -> bool,
+) -> ConnectionState {
+    tab.event(what, WAIT, |_| {
+        states(tab).iter().filter(|state| wanted(state)).count() >= n
+    })
+    .await
+    .unwrap();
+    states(tab)
+        .into_iter()
+        .filter(|state| wanted(state))
+        .nth(n - 1)
+        .unwrap()
+}
+
+fn reconnecting(state: &ConnectionState) -> bool {
+    matches!(state, ConnectionState::Reconnecting { .. })
+}
+
+fn connected(state: &ConnectionState) -> bool {
+    matches!(state, ConnectionState::Connected)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lost_connection_comes_back_by_itself_with_the_output_kept() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, |_| {}).await;
+    tab.ok("run_command", json!({"command": "echo before-$((6 * 7))"}))
+        .await
+        .unwrap();
+    // The processes serving the tab die; sshd itself still takes logins.
+    sshd.kill_connections();
+    let ConnectionState::Reconnecting {
+        attempt, reason, ..
+    } = nth_state(&tab, "reconnecting", 1, reconnecting).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(attempt, 1);
+    assert!(reason.contains("connection was lost"), "{reason}");
+    nth_state(&tab, "connected again", 2, connected).await;
+    let result = tab
+        .ok("run_command", json!({"command": "echo after-$((6 * 7))"}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"].as_str().unwrap().trim(), "after-42");
+    // The tab's output, as a page replays it, still has what came before the drop.
+    let text = tab.terminal_text();
+    let (before, after) = (text.find("before-42"), text.find("after-42"));
+    assert!(before.is_some() && before < after, "{text}");
+    // And says the shell after it is a new one.
+    let note = text.find("A new shell will start here");
+    assert!(before < note && note < after, "{text}");
+    assert!(
+        !states(&tab)
+            .iter()
+            .any(|state| matches!(state, ConnectionState::Disconnected { .. })),
+        "{:?}",
+        states(&tab)
+    );
+    assert!(!tab.engine.tab_info(&tab.tab).unwrap().live.reconnecting);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shell_that_exits_is_not_reconnected() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, |_| {}).await;
+    tab.type_line("exit").await;
+    let ConnectionState::Disconnected { reason } = nth_state(&tab, "the shell's end", 1, |state| {
+        matches!(state, ConnectionState::Disconnected { .. })
+    })
+    .await
+    else {
+        unreachable!()
+    };
+    assert!(reason.contains("exited"), "{reason}");
+    // Decided when the end was told: nothing else follows it.
+    assert!(!states(&tab).iter().any(reconnecting), "{:?}", states(&tab));
+    assert!(!tab.terminal_text().contains("[kaiport]"));
+    assert!(!tab.engine.tab_info(&tab.tab).unwrap().live.reconnecting);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_key_changed_between_attempts_stops_them_as_failed() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open_quick(&sshd).await;
+    // known_hosts now has another key for this server, as after someone took its address.
+    let other = std::fs::read_to_string(sshd.keys.unauthorized.with_extension("pub")).unwrap();
+    let mut fields = other.split_whitespace();
+    let (algo, blob) = (fields.next().unwrap(), fields.next().unwrap());
+    std::fs::write(
+        known_hosts(&sshd),
+        format!("[127.0.0.1]:{} {algo} {blob}\n", sshd.port()),
+    )
+    .unwrap();
+    sshd.kill_connections();
+    let error = failed_without_asking(&tab).await;
+    assert!(error.contains("changed"), "{error}");
+    assert!(
+        tab.events()
+            .iter()
+            .any(|event| matches!(event, Event::HostKeyChanged { .. }))
+    );
+    // One attempt: a changed key does not get better by waiting.
+    assert_eq!(states(&tab).iter().filter(|s| reconnecting(s)).count(), 1);
+    assert!(!tab.engine.tab_info(&tab.tab).unwrap().live.reconnecting);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_host_key_stops_the_attempts_without_asking() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open_quick(&sshd).await;
+    std::fs::write(known_hosts(&sshd), "").unwrap();
+    sshd.kill_connections();
+    let error = failed_without_asking(&tab).await;
+    assert!(error.contains("not trusted"), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancel_during_the_wait_leaves_the_tab_disconnected() {
+    let mut sshd = Sshd::start().unwrap();
+    let tab = open_quick(&sshd).await;
+    // The whole server goes: every attempt fails, and they go on.
+    sshd.kill();
+    let ConnectionState::Reconnecting { reason, .. } =
+        nth_state(&tab, "the second attempt's wait", 2, reconnecting).await
+    else {
+        unreachable!()
+    };
+    assert!(reason.contains("cannot connect"), "{reason}");
+    // Pilot sees it in its facts, and a call fails at once saying so.
+    let info = tab.engine.tab_info(&tab.tab).unwrap();
+    assert!(info.live.reconnecting && !info.live.connected);
+    let outcome = tab.call("run_command", json!({"command": "true"})).await;
+    let outcome = outcome.unwrap();
+    assert_eq!(outcome.status, ToolStatus::Error);
+    assert!(
+        outcome
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("connection to the server was lost"),
+        "{outcome:?}"
+    );
+    tab.engine
+        .handle(Op::CancelReconnect {
+            tab: tab.tab.clone(),
+        })
+        .await;
+    let ConnectionState::Disconnected { reason } = nth_state(&tab, "disconnected", 1, |state| {
+        matches!(state, ConnectionState::Disconnected { .. })
+    })
+    .await
+    else {
+        unreachable!()
+    };
+    assert!(reason.contains("cannot connect"), "{reason}");
+    let after_cancel = states(&tab).len();
+    // Attempts were 100, 200, 400 ms apart: a few of those go by without one.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(states(&tab).len(), after_cancel, "{:?}", states(&tab));
+    assert!(!tab.engine.tab_info(&tab.tab).unwrap().live.reconnecting);
+    // Cancelling again says there is nothing to cancel.
+    tab.engine
+        .handle(Op::CancelReconnect {
+            tab: tab.tab.clone(),
+        })
+        .await;
+    tab.event("the refusal", WAIT, |event| {
+        matches!(event, Event::Error { message, .. } if message.contains("not reconnecting"))
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn keepalives_find_a_silent_server_within_the_dead_peer_time() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open_watchful(&sshd).await;
+    // The processes serving the tab stop answering and close nothing, as behind a dead link.
+    sshd.freeze_connections();
+    let ConnectionState::Reconnecting { reason, .. } =
+        nth_state(&tab, "the drop found by keepalives", 1, reconnecting).await
+    else {
+        unreachable!()
+    };
+    assert!(reason.contains("connection was lost"), "{reason}");
+    // sshd itself was not frozen: the tab logs in again.
+    back_again(&tab).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cut_link_is_found_by_keepalives_and_the_tab_comes_back_with_it() {
+    // Declared first, dropped last: sshd stops before its namespace goes.
+    let net = kaiport_tests::netns::TestNet::create().unwrap();
+    let sshd = Sshd::start_in(&net).unwrap();
+    let tab = open_watchful(&sshd).await;
+    tab.ok("run_command", json!({"command": "echo over-the-link"}))
+        .await
+        .unwrap();
+    net.link(false).unwrap();
+    let ConnectionState::Reconnecting { reason, .. } =
+        nth_state(&tab, "the drop found by keepalives", 1, reconnecting).await
+    else {
+        unreachable!()
+    };
+    assert!(reason.contains("connection was lost"), "{reason}");
+    // While the link is down, attempts fail and go on.
+    nth_state(&tab, "a failed attempt", 2, reconnecting).await;
+    assert_eq!(states(&tab).iter().filter(|s| connected(s)).count(), 1);
+    net.link(true).unwrap();
+    back_again(&tab).await;
+}
