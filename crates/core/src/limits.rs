@@ -77,6 +77,7 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
             }
         }
         Op::CloseTab { tab } => c.op("close_tab").tab(tab)?,
+        Op::MoveTab { tab, index: _ } => c.op("move_tab").tab(tab)?,
         Op::ReconnectTab { tab } => c.op("reconnect_tab").tab(tab)?,
         Op::TerminalInput { tab, data } => {
             c.op("terminal_input").tab(tab)?;

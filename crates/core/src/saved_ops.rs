@@ -82,6 +82,7 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             // The engine routes only the ops above here.
             Op::OpenTab { .. }
             | Op::CloseTab { .. }
+            | Op::MoveTab { .. }
             | Op::ReconnectTab { .. }
             | Op::TerminalInput { .. }
             | Op::Resize { .. }

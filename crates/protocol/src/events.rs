@@ -146,6 +146,11 @@ pub enum Event {
     TabClosed {
         tab: TabId,
     },
+    /// The order of the open tabs changed (`Op::MoveTab`): every tab, in the order every
+    /// window shows them. A tab opens at the end; closing one keeps the others' order.
+    TabsReordered {
+        tabs: Vec<TabId>,
+    },
     ModeChanged {
         tab: TabId,
         mode: Mode,

@@ -113,6 +113,9 @@ pub enum Op {
     },
     /// Close a tab. Answered by `TabClosed`.
     CloseTab { tab: TabId },
+    /// Move a tab to `index` in the one order of tabs every window shows (an index past the
+    /// end moves it last). Answered by `TabsReordered`; an `Error` when there is no such tab.
+    MoveTab { tab: TabId, index: u32 },
     /// Connect a tab again (its connection dropped or failed): the same tab on a new
     /// connection, with its settings, mode and Pilot conversation. Answered by
     /// `ConnectionState` (connecting, then connected or failed).

@@ -246,7 +246,12 @@ documents: string | null } | { type: "tab_opened"; tab: string; kind: TabKind; t
  */
 { type: "host_facts"; tab: string; facts: HostFacts } | 
 /**  Raw terminal bytes, in order. */
-{ type: "terminal_output"; tab: string; data: number[] } | { type: "tab_closed"; tab: string } | { type: "mode_changed"; tab: string; mode: Mode } | { type: "settings_changed"; tab: string; settings: ConnectionSettings } | 
+{ type: "terminal_output"; tab: string; data: number[] } | { type: "tab_closed"; tab: string } | 
+/**
+ *  The order of the open tabs changed (`Op::MoveTab`): every tab, in the order every
+ *  window shows them. A tab opens at the end; closing one keeps the others' order.
+ */
+{ type: "tabs_reordered"; tabs: string[] } | { type: "mode_changed"; tab: string; mode: Mode } | { type: "settings_changed"; tab: string; settings: ConnectionSettings } | 
 /**  A tool card appears. */
 { type: "tool_requested"; tab: string; call: string; tool: string; args: Value } | 
 /**  The call waits for the user's `Op::Approve`. */
@@ -588,6 +593,11 @@ export type Op =
 { type: "open_tab"; tab: string; target: TabTarget; cols: number; rows: number; settings?: ConnectionSettings | null; mode?: Mode | null } | 
 /**  Close a tab. Answered by `TabClosed`. */
 { type: "close_tab"; tab: string } | 
+/**
+ *  Move a tab to `index` in the one order of tabs every window shows (an index past the
+ *  end moves it last). Answered by `TabsReordered`; an `Error` when there is no such tab.
+ */
+{ type: "move_tab"; tab: string; index: number } | 
 /**
  *  Connect a tab again (its connection dropped or failed): the same tab on a new
  *  connection, with its settings, mode and Pilot conversation. Answered by

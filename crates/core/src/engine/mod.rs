@@ -60,6 +60,8 @@ struct Inner {
     config: EngineConfig,
     events: mpsc::UnboundedSender<Event>,
     tabs: Mutex<HashMap<TabId, Arc<Tab>>>,
+    /// The open tabs in the one order every window shows (`Op::MoveTab`).
+    order: Mutex<Vec<TabId>>,
     approvals: Pending<CallId, Approval>,
     questions: Pending<CallId, Option<String>>,
     prompts: Pending<PromptId, PromptAnswer>,
@@ -107,6 +109,7 @@ impl Engine {
                 config,
                 events,
                 tabs: Mutex::new(HashMap::new()),
+                order: Mutex::default(),
                 approvals: Pending::default(),
                 questions: Pending::default(),
                 prompts: Pending::default(),
@@ -162,6 +165,7 @@ impl Engine {
                 inner.open_tab(tab, target, cols, rows, settings, mode);
             }
             Op::CloseTab { tab } => inner.close_tab(&tab).await,
+            Op::MoveTab { tab, index } => inner.move_tab(&tab, index),
             Op::ReconnectTab { tab } => inner.reconnect_tab(&tab),
             Op::PressViewButton { tab, call, button } => {
                 inner.press_view_button(&tab, &call, button).await;
