@@ -561,11 +561,9 @@ impl Bridge {
             Op::OpenTab {
                 tab, cols, rows, ..
             } => self.hub.sizes().opened(page, tab, (*cols, *rows)),
+            // Another page typed last: its size stays the pty's, this one is only noted.
             Op::Resize { tab, cols, rows } => {
-                let told = self.hub.sizes().resized(page, tab, (*cols, *rows));
-                if told.is_none() {
-                    return None;
-                }
+                self.hub.sizes().resized(page, tab, (*cols, *rows))?;
             }
             Op::TerminalInput { tab, .. } => self.follow_typist(page, tab).await,
             Op::SendMessage { model, .. } if model.is_none() => model.clone_from(&self.model),
