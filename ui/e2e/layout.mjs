@@ -111,9 +111,14 @@ export function layoutTests({
         if ((await activeTab(page)) !== b) throw new Error("the menu's choice is not shown");
         // By keyboard: arrows in the menu, Escape gives the focus back to its button.
         await page.getByRole("button", { name: "All tabs" }).click();
+        const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
+        // The tab shown is the menu's focused item; ArrowDown goes to the next.
+        await page.waitForFunction(() => document.activeElement?.getAttribute("aria-checked") === "true");
         await page.keyboard.press("ArrowDown");
+        await page.waitForFunction(() => document.activeElement?.getAttribute("aria-checked") === "false");
         await page.keyboard.press("Escape");
         await menu.waitFor({ state: "detached" });
+        if ((await focused()) !== "▾") throw new Error(`the focus went to ${await focused()}`);
 
         // Ctrl+Shift+PageDown moves the tab shown one place right, in both windows.
         await page.keyboard.press("Control+Shift+PageDown");
