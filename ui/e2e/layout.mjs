@@ -241,10 +241,16 @@ export function layoutTests({
       const form = page.getByRole("dialog", { name: "New connection" });
       await fingerSized(form.getByRole("button", { name: "Connect" }), "Connect");
       await fingerSized(form.getByRole("button", { name: "Cancel" }), "Cancel");
-      // A port nobody listens on: the failure's line fits the screen, its button in sight.
+      // A key file that is not there is caught in the form.
       await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
       await form.getByLabel("Port").fill("9");
       await form.getByLabel("User").fill("nobody");
+      await form.getByLabel("Key file").fill("/nonexistent/kaiport/id_missing");
+      await form.getByRole("button", { name: "Connect" }).tap();
+      await form.getByRole("alert").getByText("key file not found: /nonexistent/kaiport/id_missing").waitFor();
+      await page.screenshot({ path: join(OUTPUT, "phone-key-file-not-found.png") });
+      // A port nobody listens on: the failure's line fits the screen, its button in sight.
+      await form.getByLabel("Key file").fill("");
       await form.getByRole("button", { name: "Connect" }).tap();
       const reconnect = page.getByRole("button", { name: "Reconnect" });
       await reconnect.waitFor();

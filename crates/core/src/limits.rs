@@ -77,6 +77,10 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
             }
         }
         Op::CloseTab { tab } => c.op("close_tab").tab(tab)?,
+        Op::CheckKeyFile { path } => {
+            c.op("check_key_file")
+                .text("the path", path, MAX_PATH_BYTES)?
+        }
         Op::MoveTab { tab, index: _ } => c.op("move_tab").tab(tab)?,
         Op::ReconnectTab { tab } => c.op("reconnect_tab").tab(tab)?,
         Op::TerminalInput { tab, data } => {

@@ -83,6 +83,7 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             Op::OpenTab { .. }
             | Op::CloseTab { .. }
             | Op::MoveTab { .. }
+            | Op::CheckKeyFile { .. }
             | Op::ReconnectTab { .. }
             | Op::TerminalInput { .. }
             | Op::Resize { .. }

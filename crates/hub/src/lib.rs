@@ -566,6 +566,13 @@ impl Bridge {
                 self.hub.sizes().resized(page, tab, (*cols, *rows))?;
             }
             Op::TerminalInput { tab, .. } => self.follow_typist(page, tab).await,
+            // The answer is for the form that asked, not every page (a path past the limit goes
+            // on to the engine, which refuses it).
+            Op::CheckKeyFile { path } if path.len() <= kaiport_core::limits::MAX_PATH_BYTES => {
+                let problem = kaiport_core::ssh::key_file_problem(path).await;
+                let path = std::mem::take(path);
+                return Frame::event(&Event::KeyFileChecked { path, problem });
+            }
             Op::SendMessage { model, .. } if model.is_none() => model.clone_from(&self.model),
             // The front end's model is not the engine's: answered here, to this page.
             Op::ListModels if self.model.is_some() => {

@@ -113,6 +113,10 @@ pub enum Op {
     },
     /// Close a tab. Answered by `TabClosed`.
     CloseTab { tab: TabId },
+    /// Whether a key file the user typed (a leading `~` is the home folder) can be read where
+    /// the engine runs: the "New connection" form asks before it connects. Answered by
+    /// `KeyFileChecked`.
+    CheckKeyFile { path: String },
     /// Move a tab to `index` in the one order of tabs every window shows (an index past the
     /// end moves it last). Answered by `TabsReordered`; an `Error` when there is no such tab.
     MoveTab { tab: TabId, index: u32 },

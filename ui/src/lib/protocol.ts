@@ -248,6 +248,11 @@ documents: string | null } | { type: "tab_opened"; tab: string; kind: TabKind; t
 /**  Raw terminal bytes, in order. */
 { type: "terminal_output"; tab: string; data: number[] } | { type: "tab_closed"; tab: string } | 
 /**
+ *  The answer to `Op::CheckKeyFile`: `problem` is None when the file can be read, else
+ *  what is wrong ("key file not found: PATH").
+ */
+{ type: "key_file_checked"; path: string; problem: string | null } | 
+/**
  *  The order of the open tabs changed (`Op::MoveTab`): every tab, in the order every
  *  window shows them. A tab opens at the end; closing one keeps the others' order.
  */
@@ -593,6 +598,12 @@ export type Op =
 { type: "open_tab"; tab: string; target: TabTarget; cols: number; rows: number; settings?: ConnectionSettings | null; mode?: Mode | null } | 
 /**  Close a tab. Answered by `TabClosed`. */
 { type: "close_tab"; tab: string } | 
+/**
+ *  Whether a key file the user typed (a leading `~` is the home folder) can be read where
+ *  the engine runs: the "New connection" form asks before it connects. Answered by
+ *  `KeyFileChecked`.
+ */
+{ type: "check_key_file"; path: string } | 
 /**
  *  Move a tab to `index` in the one order of tabs every window shows (an index past the
  *  end moves it last). Answered by `TabsReordered`; an `Error` when there is no such tab.

@@ -166,6 +166,10 @@ impl Engine {
             }
             Op::CloseTab { tab } => inner.close_tab(&tab).await,
             Op::MoveTab { tab, index } => inner.move_tab(&tab, index),
+            Op::CheckKeyFile { path } => {
+                let problem = crate::ssh::key_file_problem(&path).await;
+                inner.emit(Event::KeyFileChecked { path, problem });
+            }
             Op::ReconnectTab { tab } => inner.reconnect_tab(&tab),
             Op::PressViewButton { tab, call, button } => {
                 inner.press_view_button(&tab, &call, button).await;

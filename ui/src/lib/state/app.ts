@@ -297,6 +297,7 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "model_settings_saved": // the "Pilot settings" dialog's answers: pilot-setup.ts
     case "model_tested":
     case "provider_models":
+    case "key_file_checked": // the "New connection" form's question: library.ts
     case "saved_connections": // saved connections, the ssh config import and the audit log: library.ts
     case "ssh_config_hosts":
     case "audit_log":
