@@ -17,6 +17,7 @@ import { register as registerConnections } from "./connections.mjs";
 import { storageTests } from "./storage.mjs";
 import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
+import { layoutTests } from "./layout.mjs";
 import { armFrame, freePort as closedPort, removeHome, roundTrip, until as waitUntil, watchLinks } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -757,6 +758,7 @@ viewTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, K
 registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT });
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
 mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT: root, TIMEOUT, CHROMIUM_ARGS });
+layoutTests({ test, until, activeTab, terminalText, fillConnectionForm, startWithFirstLine, KAIPORT, OUTPUT });
 
 /** Closes the browser, stops sshd and `kaiport serve` (Ctrl-C) and removes the test's home. */
 export async function stopAll({ browser, sshdProcess, servedProcess, home }) {
@@ -852,7 +854,7 @@ async function main() {
       page.on("pageerror", (error) => errors.push(String(error)));
       const started = Date.now();
       try {
-        await body({ page, context, served, sshd, home });
+        await body({ page, context, browser, served, sshd, home });
         if (errors.length > 0) {
           throw new Error(`errors in the page: ${errors.join("; ")}`);
         }

@@ -394,6 +394,8 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             }
             | Event::TerminalOutput { .. }
             | Event::TabClosed { .. }
+            | Event::TabsReordered { .. }
+            | Event::KeyFileChecked { .. }
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }
             // Answers to ops these front ends do not send; a changed host key also fails the tab.

@@ -573,6 +573,12 @@ fn same_origin(headers: &HeaderMap) -> bool {
 
 /// One page's WebSocket: the replay, then events out and ops in until either side stops.
 async fn page(server: Arc<Server>, mut socket: WebSocket) {
+    let id = server.bridge.page();
+    serve_page(&server, &mut socket, id).await;
+    server.bridge.page_left(id);
+}
+
+async fn serve_page(server: &Server, socket: &mut WebSocket, id: kaiport_hub::PageId) {
     let mut follow = server.bridge.hub.follow();
     loop {
         tokio::select! {
@@ -600,13 +606,13 @@ async fn page(server: Arc<Server>, mut socket: WebSocket) {
             message = socket.recv(), if !follow.replay_waiting() => match message {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
                 Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = server.bridge.text_from_page(text.as_str()).await
+                    if let Some(reply) = server.bridge.text_from(id, text.as_str()).await
                         && socket.send(ws_message(&reply)).await.is_err()
                     {
                         return;
                     }
                 }
-                Some(Ok(Message::Binary(bytes))) => server.bridge.input_from_page(&bytes).await,
+                Some(Ok(Message::Binary(bytes))) => server.bridge.input_from(id, &bytes).await,
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
             },
         }

@@ -104,6 +104,11 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
             c.text("the host", host, MAX_NAME_BYTES)?;
             c.text("the confirmation", confirmation, MAX_NAME_BYTES)?;
         }
+        Op::CheckKeyFile { path } => {
+            c.op("check_key_file")
+                .text("the path", path, MAX_PATH_BYTES)?
+        }
+        Op::MoveTab { tab, index: _ } => c.op("move_tab").tab(tab)?,
         Op::ReconnectTab { tab } => c.op("reconnect_tab").tab(tab)?,
         Op::CancelReconnect { tab } => c.op("cancel_reconnect").tab(tab)?,
         Op::TerminalInput { tab, data } => {

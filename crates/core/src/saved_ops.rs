@@ -85,6 +85,8 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::OpenForward { .. }
             | Op::CloseForward { .. }
             | Op::ReplaceHostKey { .. }
+            | Op::MoveTab { .. }
+            | Op::CheckKeyFile { .. }
             | Op::ReconnectTab { .. }
             | Op::CancelReconnect { .. }
             | Op::TerminalInput { .. }

@@ -12,6 +12,7 @@
 //!   frames in batches, and the replay again when the page fell behind. `kaiport serve` and the
 //!   desktop app both feed their pages from it.
 //! - [`Busy`] says which Pilot turns and transfers are under way (a window asks before closing).
+//! - [`sizes`] decides whose terminal size a tab's pty takes when several pages show it.
 //!
 //! Nothing here knows SSH, policy or storage; a front end only moves frames.
 
@@ -19,8 +20,13 @@ use bytes::Bytes;
 use kaiport_core::{Engine, EngineConfig, EngineError};
 use kaiport_protocol::{ConnectionState, Event, ModelSettings, Op, TabId};
 use std::collections::{BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::broadcast;
+
+pub mod sizes;
+pub use sizes::PageId;
+use sizes::Sizes;
 
 /// Terminal output kept per tab for pages that connect later.
 pub const REPLAY_BYTES: usize = 256 * 1024;
@@ -297,6 +303,7 @@ impl Busy {
 pub struct Hub {
     replay: Mutex<Replay>,
     frames: broadcast::Sender<Arc<Frame>>,
+    sizes: Mutex<Sizes>,
 }
 
 impl Default for Hub {
@@ -310,6 +317,7 @@ impl Hub {
         Hub {
             replay: Mutex::new(Replay::default()),
             frames: broadcast::channel(FRAMES_BEHIND).0,
+            sizes: Mutex::default(),
         }
     }
 
@@ -371,9 +379,18 @@ impl Hub {
                 }
                 Event::TabClosed { tab } => {
                     replay.tabs.retain(|known| &known.id != tab);
+                    self.sizes().closed(tab);
                     replay
                         .prompts
                         .retain(|(_, prompt_tab, _)| prompt_tab.as_ref() != Some(tab));
+                }
+                Event::TabsReordered { tabs } => {
+                    // A page that connects later gets the tabs in this order.
+                    replay.tabs.sort_by_key(|known| {
+                        tabs.iter()
+                            .position(|id| *id == known.id)
+                            .unwrap_or(usize::MAX)
+                    });
                 }
                 Event::PromptRequested { tab, prompt_id, .. } => {
                     replay
@@ -414,6 +431,12 @@ impl Hub {
         }
         // No page connected is fine: the replay keeps what matters.
         let _ = self.frames.send(Arc::new(frame));
+    }
+
+    fn sizes(&self) -> MutexGuard<'_, Sizes> {
+        self.sizes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub fn prompt_answered(&self, prompt: &str) {
@@ -484,6 +507,8 @@ pub struct Bridge {
     /// The model for every tab, when the front end chose one (else the engine's settings file).
     model: Option<ModelSettings>,
     pump: tokio::task::JoinHandle<()>,
+    /// The next [`Bridge::page`]'s number (0 is [`Bridge::op_from_page`]'s one window).
+    next_page: AtomicU64,
 }
 
 impl Bridge {
@@ -510,12 +535,44 @@ impl Bridge {
             hub,
             model,
             pump,
+            next_page: AtomicU64::new(1),
         }))
     }
 
-    /// An op from a page; the reply for that page alone when there is one.
-    pub async fn op_from_page(&self, mut op: Op) -> Option<Frame> {
+    /// A new page attached: the id its ops and keystrokes come with ([`Bridge::op_from`]).
+    pub fn page(&self) -> PageId {
+        PageId(self.next_page.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The page went away: its terminal sizes no longer count.
+    pub fn page_left(&self, page: PageId) {
+        self.hub.sizes().left(page);
+    }
+
+    /// An op from the front end's only page (the desktop window); see [`Bridge::op_from`].
+    pub async fn op_from_page(&self, op: Op) -> Option<Frame> {
+        self.op_from(PageId(0), op).await
+    }
+
+    /// An op from `page`; the reply for that page alone when there is one. A resize reaches
+    /// the engine only when the pty takes this page's size ([`sizes`]).
+    pub async fn op_from(&self, page: PageId, mut op: Op) -> Option<Frame> {
         match &mut op {
+            Op::OpenTab {
+                tab, cols, rows, ..
+            } => self.hub.sizes().opened(page, tab, (*cols, *rows)),
+            // Another page typed last: its size stays the pty's, this one is only noted.
+            Op::Resize { tab, cols, rows } => {
+                self.hub.sizes().resized(page, tab, (*cols, *rows))?;
+            }
+            Op::TerminalInput { tab, .. } => self.follow_typist(page, tab).await,
+            // The answer is for the form that asked, not every page (a path past the limit goes
+            // on to the engine, which refuses it).
+            Op::CheckKeyFile { path } if path.len() <= kaiport_core::limits::MAX_PATH_BYTES => {
+                let problem = kaiport_core::ssh::key_file_problem(path).await;
+                let path = std::mem::take(path);
+                return Frame::event(&Event::KeyFileChecked { path, problem });
+            }
             Op::SendMessage { model, .. } if model.is_none() => model.clone_from(&self.model),
             // The front end's model is not the engine's: answered here, to this page.
             Op::ListModels if self.model.is_some() => {
@@ -535,10 +592,20 @@ impl Bridge {
         None
     }
 
-    /// An op from a page as JSON text; a malformed one gets an error event for that page.
-    pub async fn text_from_page(&self, text: &str) -> Option<Frame> {
+    /// The pty of `tab` takes `page`'s size when `page` types into it and another page's size
+    /// was the pty's.
+    async fn follow_typist(&self, page: PageId, tab: &str) {
+        let size = self.hub.sizes().typed(page, tab);
+        if let Some((cols, rows)) = size {
+            let tab = tab.to_owned();
+            self.engine.handle(Op::Resize { tab, cols, rows }).await;
+        }
+    }
+
+    /// An op from `page` as JSON text; a malformed one gets an error event for that page.
+    pub async fn text_from(&self, page: PageId, text: &str) -> Option<Frame> {
         match serde_json::from_str::<Op>(text) {
-            Ok(op) => self.op_from_page(op).await,
+            Ok(op) => self.op_from(page, op).await,
             Err(error) => {
                 // serde's message can quote the input (a typed password): only where it failed.
                 let message = format!(
@@ -551,11 +618,12 @@ impl Bridge {
         }
     }
 
-    /// Terminal input from a page (a [`terminal_frame`]).
-    pub async fn input_from_page(&self, frame: &[u8]) {
+    /// Terminal input from `page` (a [`terminal_frame`]).
+    pub async fn input_from(&self, page: PageId, frame: &[u8]) {
         let Some((tab, data)) = parse_terminal_frame(frame) else {
             return;
         };
+        self.follow_typist(page, tab).await;
         let op = Op::TerminalInput {
             tab: tab.to_owned(),
             data: data.to_vec(),

@@ -270,3 +270,33 @@ async fn a_page_follows_the_replay_then_batches_and_starts_again_when_behind() {
         vec![("t".to_owned(), b"d".to_vec())]
     );
 }
+
+/// A page that connects after tabs were moved gets them in the engine's order.
+#[test]
+fn the_replay_opens_tabs_in_the_order_they_were_moved_to() {
+    let hub = Hub::new();
+    for tab in ["a", "b", "c"] {
+        hub.publish(Event::TabOpened {
+            tab: tab.into(),
+            kind: kaiport_protocol::TabKind::Terminal,
+            title: tab.into(),
+        });
+    }
+    hub.publish(Event::TabsReordered {
+        tabs: vec!["c".into(), "a".into(), "b".into()],
+    });
+    let opened: Vec<String> = hub
+        .join()
+        .0
+        .iter()
+        .filter_map(|frame| match frame {
+            Frame::Text(text) => serde_json::from_str::<Event>(text).ok(),
+            Frame::Binary(_) => None,
+        })
+        .filter_map(|event| match event {
+            Event::TabOpened { tab, .. } => Some(tab),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(opened, ["c", "a", "b"]);
+}

@@ -174,6 +174,17 @@ pub enum Event {
     TabClosed {
         tab: TabId,
     },
+    /// The answer to `Op::CheckKeyFile`: `problem` is None when the file can be read, else
+    /// what is wrong ("key file not found: PATH").
+    KeyFileChecked {
+        path: String,
+        problem: Option<String>,
+    },
+    /// The order of the open tabs changed (`Op::MoveTab`): every tab, in the order every
+    /// window shows them. A tab opens at the end; closing one keeps the others' order.
+    TabsReordered {
+        tabs: Vec<TabId>,
+    },
     ModeChanged {
         tab: TabId,
         mode: Mode,

@@ -135,6 +135,13 @@ pub enum Op {
         port: u16,
         confirmation: String,
     },
+    /// Whether a key file the user typed (a leading `~` is the home folder) can be read where
+    /// the engine runs: the "New connection" form asks before it connects. Answered by
+    /// `KeyFileChecked`.
+    CheckKeyFile { path: String },
+    /// Move a tab to `index` in the one order of tabs every window shows (an index past the
+    /// end moves it last). Answered by `TabsReordered`; an `Error` when there is no such tab.
+    MoveTab { tab: TabId, index: u32 },
     /// Connect a tab again (its connection dropped or failed): the same tab on a new
     /// connection, with its settings, mode and Pilot conversation. Answered by
     /// `ConnectionState` (connecting, then connected or failed).

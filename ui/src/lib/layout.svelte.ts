@@ -1,13 +1,16 @@
 // The screen the UI is on, as CSS media queries say (docs/ui-contract.md): a phone (< 600 px
-// wide), a tablet or narrow window (< 900 px: no sidebar column), and whether the main pointer
+// wide), a tablet or narrow window (< 900 px, or < 1100 px in portrait: no sidebar column, Pilot
+// over the terminal, storage actions folded into a menu), and whether the main pointer
 // is a finger (touch targets of 44 px, the extra-keys row, pinch and long-press in the
 // terminal). Sizes and input, never the platform: an iPad with a keyboard and trackpad is a
 // tablet with a fine pointer.
 
 /** Phone: one column. */
 export const PHONE_QUERY = "(max-width: 599.98px)";
-/** Below the desktop layout: the sidebar is a drawer. */
-export const NARROW_QUERY = "(max-width: 899.98px)";
+/** Below the desktop layout: the sidebar is a drawer, Pilot an overlay, and the terminal takes
+ * the whole width. A tablet held upright (1024 px) is here too: beside a sidebar and Pilot's
+ * column its terminal would be 45 columns. */
+export const NARROW_QUERY = "(max-width: 899.98px), (orientation: portrait) and (max-width: 1099.98px)";
 /** A finger is the main pointer (or the only one). */
 export const TOUCH_QUERY = "(pointer: coarse)";
 

@@ -270,7 +270,17 @@ documents: string | null } | { type: "tab_opened"; tab: string; kind: TabKind; t
  */
 { type: "forward_state"; tab: string; forward: ForwardReport } | 
 /**  Raw terminal bytes, in order. */
-{ type: "terminal_output"; tab: string; data: number[] } | { type: "tab_closed"; tab: string } | { type: "mode_changed"; tab: string; mode: Mode } | { type: "settings_changed"; tab: string; settings: ConnectionSettings } | 
+{ type: "terminal_output"; tab: string; data: number[] } | { type: "tab_closed"; tab: string } | 
+/**
+ *  The answer to `Op::CheckKeyFile`: `problem` is None when the file can be read, else
+ *  what is wrong ("key file not found: PATH").
+ */
+{ type: "key_file_checked"; path: string; problem: string | null } | 
+/**
+ *  The order of the open tabs changed (`Op::MoveTab`): every tab, in the order every
+ *  window shows them. A tab opens at the end; closing one keeps the others' order.
+ */
+{ type: "tabs_reordered"; tabs: string[] } | { type: "mode_changed"; tab: string; mode: Mode } | { type: "settings_changed"; tab: string; settings: ConnectionSettings } | 
 /**  A tool card appears. */
 { type: "tool_requested"; tab: string; call: string; tool: string; args: Value } | 
 /**  The call waits for the user's `Op::Approve`. */
@@ -718,6 +728,17 @@ export type Op =
  *  was replaced. Audited either way.
  */
 { type: "replace_host_key"; tab?: string | null; host: string; port: number; confirmation: string } | 
+/**
+ *  Whether a key file the user typed (a leading `~` is the home folder) can be read where
+ *  the engine runs: the "New connection" form asks before it connects. Answered by
+ *  `KeyFileChecked`.
+ */
+{ type: "check_key_file"; path: string } | 
+/**
+ *  Move a tab to `index` in the one order of tabs every window shows (an index past the
+ *  end moves it last). Answered by `TabsReordered`; an `Error` when there is no such tab.
+ */
+{ type: "move_tab"; tab: string; index: number } | 
 /**
  *  Connect a tab again (its connection dropped or failed): the same tab on a new
  *  connection, with its settings, mode and Pilot conversation. Answered by

@@ -75,6 +75,8 @@ struct Inner {
     config: EngineConfig,
     events: mpsc::UnboundedSender<Event>,
     tabs: Mutex<HashMap<TabId, Arc<Tab>>>,
+    /// The open tabs in the one order every window shows (`Op::MoveTab`).
+    order: Mutex<Vec<TabId>>,
     approvals: Pending<CallId, Approval>,
     questions: Pending<CallId, Option<String>>,
     prompts: Pending<PromptId, PromptAnswer>,
@@ -122,6 +124,7 @@ impl Engine {
                 config,
                 events,
                 tabs: Mutex::new(HashMap::new()),
+                order: Mutex::default(),
                 approvals: Pending::default(),
                 questions: Pending::default(),
                 prompts: Pending::default(),
@@ -189,6 +192,11 @@ impl Engine {
                 tokio::spawn(async move {
                     inner.replace_host_key(tab, host, port, confirmation).await;
                 });
+            }
+            Op::MoveTab { tab, index } => inner.move_tab(&tab, index),
+            Op::CheckKeyFile { path } => {
+                let problem = crate::ssh::key_file_problem(&path).await;
+                inner.emit(Event::KeyFileChecked { path, problem });
             }
             Op::ReconnectTab { tab } => inner.reconnect_tab(&tab),
             Op::CancelReconnect { tab } => inner.cancel_reconnect(&tab),

@@ -233,6 +233,7 @@ impl Inner {
             telling: AtomicU64::new(0),
         });
         lock(&self.tabs).insert(tab.clone(), entry.clone());
+        lock(&self.order).push(tab.clone());
         self.emit(Event::TabOpened {
             tab: tab.clone(),
             kind: entry.kind,
@@ -871,6 +872,7 @@ impl Inner {
             self.no_such_tab(tab);
             return;
         };
+        lock(&self.order).retain(|known| known != tab);
         found.closing.cancel();
         self.close_forwards(&found);
         self.transfers.forget_tab(tab);
@@ -893,6 +895,27 @@ async fn close_resources(resources: &TabResources) {
     }
     if let Some(ssh) = &resources.ssh {
         ssh.disconnect().await;
+    }
+}
+
+impl Inner {
+    /// `Op::MoveTab`: `tab` to `index` in the order (past the end: last), told to every window.
+    pub(super) fn move_tab(&self, tab: &str, index: u32) {
+        let tabs = {
+            let mut order = lock(&self.order);
+            let Some(from) = order.iter().position(|known| known == tab) else {
+                drop(order);
+                self.no_such_tab(tab);
+                return;
+            };
+            let moved = order.remove(from);
+            let to = usize::try_from(index)
+                .unwrap_or(usize::MAX)
+                .min(order.len());
+            order.insert(to, moved);
+            order.clone()
+        };
+        self.emit(Event::TabsReordered { tabs });
     }
 }
 
@@ -929,5 +952,70 @@ pub(super) fn describe_closed(closed: &ShellClosed) -> String {
         } => format!("the shell exited with status {status}"),
         ShellClosed::Exited { status: None } => "the shell exited".to_owned(),
         ShellClosed::ConnectionLost { reason } => format!("the connection was lost: {reason}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Engine, EngineConfig};
+    use kaiport_protocol::{Event, Op, TabTarget};
+    use pretty_assertions::assert_eq;
+
+    /// The next `TabsReordered` (or `Error`) on the stream, skipping the tabs' other events.
+    async fn order(events: &mut crate::EventStream) -> Result<Vec<String>, String> {
+        loop {
+            match events.recv().await {
+                Some(Event::TabsReordered { tabs }) => return Ok(tabs),
+                Some(Event::Error { message, .. }) => return Err(message),
+                Some(_) => {}
+                None => return Err("the stream ended".to_owned()),
+            }
+        }
+    }
+
+    /// One order for every window: a tab moves to an index (past the end: last), a closed tab
+    /// leaves the others in their order, an unknown tab is an error.
+    #[tokio::test(flavor = "current_thread")]
+    async fn tabs_move_in_one_order_and_keep_it_when_one_closes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (engine, mut events) = Engine::new(EngineConfig::in_dir(dir.path())).unwrap();
+        for tab in ["a", "b", "c"] {
+            // A saved connection that does not exist: the tab opens (and fails) offline.
+            let target = TabTarget::Profile {
+                name: "nowhere".to_owned(),
+            };
+            engine
+                .handle(Op::OpenTab {
+                    tab: tab.to_owned(),
+                    target,
+                    cols: 80,
+                    rows: 24,
+                    settings: None,
+                    mode: None,
+                })
+                .await;
+        }
+        let move_tab = |tab: &str, index| Op::MoveTab {
+            tab: tab.to_owned(),
+            index,
+        };
+        engine.handle(move_tab("c", 0)).await;
+        assert_eq!(order(&mut events).await.unwrap(), ["c", "a", "b"]);
+        engine.handle(move_tab("c", 99)).await;
+        assert_eq!(order(&mut events).await.unwrap(), ["a", "b", "c"]);
+        engine
+            .handle(Op::CloseTab {
+                tab: "b".to_owned(),
+            })
+            .await;
+        engine.handle(move_tab("a", 1)).await;
+        assert_eq!(order(&mut events).await.unwrap(), ["c", "a"]);
+        engine.handle(move_tab("b", 0)).await;
+        assert!(
+            order(&mut events)
+                .await
+                .unwrap_err()
+                .contains("no tab \"b\"")
+        );
     }
 }

@@ -112,6 +112,30 @@ impl Default for SshOptions {
     }
 }
 
+/// What keeps the key file `path` (as the user typed it: a leading `~` is the home folder) from
+/// being read here, in words for the form that asked; None when it can be. Reads at most the
+/// file's first byte, never its contents into anything kept.
+pub async fn key_file_problem(path: &str) -> Option<String> {
+    let expanded = crate::connect::paths::expand_tilde(path);
+    match tokio::fs::metadata(&expanded).await {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Some(format!("key file not found: {}", expanded.display()))
+        }
+        Err(error) => Some(format!("key file {}: {error}", expanded.display())),
+        Ok(meta) if meta.is_dir() => Some(format!(
+            "{} is a folder, not a key file",
+            expanded.display()
+        )),
+        Ok(_) => match tokio::fs::File::open(&expanded).await {
+            Ok(_) => None,
+            Err(error) => Some(format!(
+                "key file {} cannot be read: {error}",
+                expanded.display()
+            )),
+        },
+    }
+}
+
 /// The private keys OpenSSH tries by default, those of them that exist: `~/.ssh/id_ed25519`,
 /// `id_ecdsa`, `id_rsa`. For front ends that want OpenSSH's behaviour when a profile names none.
 pub fn default_identity_files() -> Vec<PathBuf> {
@@ -161,4 +185,24 @@ pub struct ExecOutput {
     pub stderr: Vec<u8>,
     /// The command's exit status; `None` when it ended by a signal or the server did not say.
     pub exit_status: Option<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_file_problem;
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_key_file_is_found_or_the_problem_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("id_test");
+        std::fs::write(&key, "not really a key").unwrap();
+        assert_eq!(key_file_problem(&key.display().to_string()).await, None);
+        let missing = dir.path().join("id_missing").display().to_string();
+        assert_eq!(
+            key_file_problem(&missing).await,
+            Some(format!("key file not found: {missing}"))
+        );
+        let folder = key_file_problem(&dir.path().display().to_string()).await;
+        assert!(folder.is_some_and(|problem| problem.contains("is a folder")));
+    }
 }

@@ -6,6 +6,9 @@ import {
   connectionWords,
   promptAnswered,
   reconnectWords,
+  movedIndex,
+  promptAnswered,
+  promptsHere,
   shortTitle,
   tabClosing,
   tabOpening,
@@ -63,6 +66,7 @@ describe("the event → state reducer", () => {
         kind: "terminal",
         title: "local shell",
         target: { kind: "local" },
+        askedHere: true,
         connection: { state: "connected" },
       },
     ]);
@@ -74,6 +78,32 @@ describe("the event → state reducer", () => {
     expect(state.tabs.map((t) => t.id)).toEqual(["t9"]);
     expect(state.tabs[0]?.target).toBeNull();
     expect(state.active).toBe("t9");
+  });
+
+  it("shows the tabs in the engine's one order, those it does not name after them", () => {
+    let state = initialState();
+    for (const id of ["a", "b", "c", "d"]) {
+      state = tabOpening(state, id, { kind: "local" }, id);
+    }
+    state = apply(state, { type: "tabs_reordered", tabs: ["c", "a", "b"] });
+    expect(state.tabs.map((t) => t.id)).toEqual(["c", "a", "b", "d"]);
+    expect(movedIndex(state, "c", -1)).toBeNull();
+    expect(movedIndex(state, "c", 1)).toBe(1);
+    expect(movedIndex(state, "d", 1)).toBeNull();
+  });
+
+  it("asks a connection's prompt in the page that opened the tab, mentions it elsewhere", () => {
+    const opened: Event = { type: "tab_opened", tab: "t1", kind: "terminal", title: "web1" };
+    // Another page opened t1: the prompt is not this page's to answer, until the user says so.
+    let elsewhere = apply(initialState(), opened, hostKey);
+    expect(promptsHere(elsewhere, []).here).toEqual([]);
+    expect(promptsHere(elsewhere, []).elsewhere.map((p) => p.promptId)).toEqual(["p1"]);
+    expect(promptsHere(elsewhere, ["p1"]).here.map((p) => p.promptId)).toEqual(["p1"]);
+    // Reconnecting it here makes its next prompts this page's.
+    elsewhere = apply(tabReconnecting(elsewhere, "t1"), hostKey);
+    expect(promptsHere(elsewhere, []).here.map((p) => p.promptId)).toEqual(["p1"]);
+    const here = apply(tabOpening(initialState(), "t1", { kind: "local" }, "web1"), opened, hostKey);
+    expect(promptsHere(here, []).here.map((p) => p.promptId)).toEqual(["p1"]);
   });
 
   it("moves to the neighbour when the visible tab closes", () => {

@@ -18,6 +18,9 @@ export interface TabView {
   title: string;
   /** What the tab was opened on, when this page opened it (for "Reconnect"). */
   target: TabTarget | null;
+  /** This page opened or reconnected the tab: the prompts of its connection (host key,
+   * password) are asked here; other pages only say that one waits. */
+  askedHere: boolean;
   connection: ConnectionState;
 }
 
@@ -93,6 +96,7 @@ export function tabOpening(state: AppState, tab: TabId, target: TabTarget, title
     kind: target.kind === "storage" ? "storage" : "terminal",
     title: uniqueTitle(state.tabs, tab, shortTitle(title)),
     target,
+    askedHere: true,
     connection: { state: "connecting" },
   };
   return { ...state, tabs: [...state.tabs.filter((t) => t.id !== tab), view], active: tab };
@@ -101,12 +105,30 @@ export function tabOpening(state: AppState, tab: TabId, target: TabTarget, title
 /** The user asked to connect `tab` again: it connects, in its place; what went wrong with the
  * old connection (its notices, its prompts) is over. */
 export function tabReconnecting(state: AppState, tab: TabId): AppState {
-  const next = updateTab(state, tab, (t) => ({ ...t, connection: { state: "connecting" } }));
+  const next = updateTab(state, tab, (t) => ({ ...t, askedHere: true, connection: { state: "connecting" } }));
   return {
     ...next,
     prompts: next.prompts.filter((p) => p.tab !== tab),
     notices: next.notices.filter((n) => n.tab !== tab),
   };
+}
+
+/** The engine's one order of tabs (every window shows it): the tabs this page knows in that
+ * order, any it does not name after them as they were. */
+export function tabsReordered(state: AppState, order: TabId[]): AppState {
+  const place = (tab: TabView) => {
+    const index = order.indexOf(tab.id);
+    return index < 0 ? order.length : index;
+  };
+  // A stable sort keeps the unnamed ones in their order.
+  return { ...state, tabs: [...state.tabs].sort((a, b) => place(a) - place(b)) };
+}
+
+/** Where tab `tab` goes when moved `by` places (-1 left, +1 right), or null at an end. */
+export function movedIndex(state: AppState, tab: TabId, by: number): number | null {
+  const from = state.tabs.findIndex((t) => t.id === tab);
+  const to = from + by;
+  return from < 0 || to < 0 || to >= state.tabs.length ? null : to;
 }
 
 export function activate(state: AppState, tab: TabId): AppState {
@@ -120,6 +142,18 @@ export function tabClosing(state: AppState, tab: TabId): AppState {
 
 export function promptAnswered(state: AppState, promptId: PromptId): AppState {
   return { ...state, prompts: state.prompts.filter((p) => p.promptId !== promptId) };
+}
+
+/** The prompts this page asks (about no tab, a tab it opened or reconnected, or one the user
+ * chose to answer here, `answerHere`) and those another window asked for, which this page
+ * only mentions. */
+export function promptsHere(
+  state: AppState,
+  answerHere: readonly PromptId[],
+): { here: PendingPrompt[]; elsewhere: PendingPrompt[] } {
+  const ours = (p: PendingPrompt) =>
+    p.tab === null || answerHere.includes(p.promptId) || state.tabs.some((t) => t.id === p.tab && t.askedHere);
+  return { here: state.prompts.filter(ours), elsewhere: state.prompts.filter((p) => !ours(p)) };
 }
 
 /** The notices to show with `active`: its own and those about no tab. */
@@ -204,6 +238,7 @@ export function applyEvent(state: AppState, event: Event): AppState {
         kind: event.kind,
         title,
         target: null,
+        askedHere: false,
         connection: { state: "connecting" },
       };
       return { ...state, tabs: [...state.tabs, view], active: state.active ?? event.tab };
@@ -222,6 +257,8 @@ export function applyEvent(state: AppState, event: Event): AppState {
     }
     case "tab_closed":
       return removeTab(state, event.tab);
+    case "tabs_reordered":
+      return tabsReordered(state, event.tabs);
     case "prompt_requested": {
       if (state.prompts.some((p) => p.promptId === event.prompt_id)) {
         return state;
@@ -260,6 +297,7 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "model_settings_saved": // the "Pilot settings" dialog's answers: pilot-setup.ts
     case "model_tested":
     case "provider_models":
+    case "key_file_checked": // the "New connection" form's question: library.ts
     case "saved_connections": // saved connections, the ssh config import and the audit log: library.ts
     case "ssh_config_hosts":
     case "audit_log":

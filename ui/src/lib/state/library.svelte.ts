@@ -100,6 +100,12 @@ export class Library {
     return problem ?? this.delete(previous);
   }
 
+  /** Whether the key file `path` can be read where the engine runs: null, else what is wrong
+   * ("key file not found: …"). */
+  checkKeyFile(path: string): Promise<string | null> {
+    return this.request({ type: "check_key_file", path }, "key_file_checked");
+  }
+
   delete(name: string): Promise<string | null> {
     return this.request({ type: "delete_connection", name }, "saved_connections");
   }

@@ -93,6 +93,13 @@ describe("the saved connections reducer", () => {
     });
     expect(answers({ type: "error", tab: "t1", message: "tab trouble" }, "saved_connections")).toBeNull();
     expect(answers({ type: "tab_closed", tab: "t1" }, "saved_connections")).toBeNull();
+    // A key file the engine cannot read is the form's error; one it can is fine.
+    const checked = (problem: string | null): Event => ({ type: "key_file_checked", path: "~/k", problem });
+    expect(answers(checked(null), "key_file_checked")).toEqual({ ok: true });
+    expect(answers(checked("key file not found: /h/k"), "key_file_checked")).toEqual({
+      ok: false,
+      message: "key file not found: /h/k",
+    });
   });
 });
 

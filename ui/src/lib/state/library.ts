@@ -82,6 +82,9 @@ export function applyLibraryEvent(state: LibraryState, event: Event): LibrarySta
 
 /** The answer an op of this module waits for: its event, or an `error` outside any tab. */
 export function answers(event: Event, awaited: Event["type"]): { ok: true } | { ok: false; message: string } | null {
+  if (event.type === "key_file_checked" && awaited === "key_file_checked" && event.problem !== null) {
+    return { ok: false, message: event.problem };
+  }
   if (event.type === awaited) {
     return { ok: true };
   }

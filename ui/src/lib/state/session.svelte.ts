@@ -18,6 +18,7 @@ import {
   tabClosing,
   tabOpening,
   tabReconnecting,
+  tabsReordered,
   type AppState,
 } from "./app";
 import {
@@ -194,6 +195,18 @@ export class Session {
     this.state = tabClosing(this.state, tab);
     this.output.forget(tab);
     this.transport.send({ type: "close_tab", tab });
+  }
+
+  /** Move `tab` to `index` in the one order every window shows: here at once, the engine
+   * tells every page (`tabs_reordered`). */
+  moveTab(tab: TabId, index: number): void {
+    const order = this.state.tabs.map((t) => t.id).filter((id) => id !== tab);
+    if (order.length === this.state.tabs.length) {
+      return;
+    }
+    order.splice(Math.max(0, Math.min(index, order.length)), 0, tab);
+    this.state = tabsReordered(this.state, order);
+    this.transport.send({ type: "move_tab", tab, index });
   }
 
   activate(tab: TabId): void {

@@ -929,6 +929,8 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
       );
     case "hello":
     case "tab_opened":
+    case "tabs_reordered":
+    case "key_file_checked":
     case "connection_state":
     case "terminal_output":
     case "mode_changed":
