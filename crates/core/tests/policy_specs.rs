@@ -357,6 +357,44 @@ fn sources() -> Vec<Source> {
         help("toybox", &[&["toybox", "--help"]]),
         help("update-rc.d", &[&["man", "update-rc.d"]]),
         Source {
+            program: "gcc",
+            path: &[],
+            help: &[
+                &["gcc", "--help"],
+                &["gcc", "--help=common"],
+                &["gcc", "--help=optimizers"],
+                &["gcc", "--help=warnings"],
+                &["gcc", "--help=target"],
+                &["gcc", "--help=params"],
+                &["gcc", "--help=c"],
+                &["gcc", "--help=c++"],
+                &["gcc", "--help=undocumented"],
+                &["gcc", "--help=joined"],
+                &["gcc", "--help=separate"],
+                &["man", "gcc"],
+            ],
+            // A value of -finit-real, listed on a line of its own.
+            ignore: &["-inf"],
+        },
+        Source {
+            program: "clang",
+            path: &[],
+            help: &[&["clang", "--help-hidden"], &["man", "clang"]],
+            // The help reader stops at `+` (`-fc++-abi`, listed in full in the spec) and at a
+            // folder name in a description (`gcc{,-cross}`).
+            ignore: &[
+                "-fc",
+                "-fno-c",
+                "-fexperimental-relative-c",
+                "-fno-experimental-relative-c",
+                "-cross",
+            ],
+        },
+        help("rustc", &[&["rustc", "--help", "-v"], &["man", "rustc"]]),
+        help("vim", &[&["vim", "--help"], &["man", "vim"]]),
+        help("nano", &[&["nano", "--help"], &["man", "nano"]]),
+        help("emacs", &[&["emacs", "--help"], &["man", "emacs"]]),
+        Source {
             program: "gpg",
             path: &[],
             help: &[&["gpg", "--help"], &["man", "gpg"]],
