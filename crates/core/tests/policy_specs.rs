@@ -32,6 +32,7 @@ const NOT_ON_DEBIAN: &[&str] = &[
     "apf",
     "zfs",
     "zpool",
+    "apk",
     "initctl",
 ];
 
@@ -419,6 +420,8 @@ fn sources() -> Vec<Source> {
     all.push(help("kubectl", &[&["kubectl", "options"]]));
     all.extend(per_subcommand("docker", "--help"));
     all.extend(per_subcommand("openssl", "-help"));
+    all.extend(per_subcommand("snap", "--help"));
+    all.push(help("snap", &[&["snap", "help", "--all"]]));
     all.push(help("git", &[&["git", "--help"]]));
     all
 }
