@@ -307,6 +307,15 @@ const HELP_SOURCES: &[(&str, &[&str], &[&str])] = &[
     ("patch", &[], &["patch", "--help"]),
     ("ed", &[], &["ed", "--help"]),
     ("gpg", &[], &["gpg", "--help"]),
+    ("gcc", &[], &["gcc", "--help"]),
+    ("gcc", &[], &["gcc", "--help=common"]),
+    ("clang", &[], &["clang", "--help"]),
+    ("rustc", &[], &["rustc", "--help", "-v"]),
+    ("vim", &[], &["vim", "--help"]),
+    ("nano", &[], &["nano", "--help"]),
+    ("emacs", &[], &["emacs", "--help"]),
+    ("snap", &["install"], &["snap", "install", "--help"]),
+    ("snap", &["remove"], &["snap", "remove", "--help"]),
 ];
 
 /// (program, subcommand path, option) from the installed programs' help, read once.

@@ -32,6 +32,7 @@ const NOT_ON_DEBIAN: &[&str] = &[
     "apf",
     "zfs",
     "zpool",
+    "apk",
     "initctl",
 ];
 
@@ -294,6 +295,36 @@ fn sources() -> Vec<Source> {
         help("ip", &[&["man", "ip"]]),
         help("at", &[&["man", "at"]]),
         help("ufw", &[&["man", "ufw"]]),
+        // Firewalls and interfaces.
+        help("iptables", &[&["iptables", "-h"], &["man", "iptables"]]),
+        help("ip6tables", &[&["ip6tables", "-h"], &["man", "ip6tables"]]),
+        help("ebtables", &[&["ebtables", "-h"], &["man", "ebtables"]]),
+        help("arptables", &[&["arptables", "-h"], &["man", "arptables"]]),
+        help(
+            "iptables-restore",
+            &[&["iptables-restore", "-h"], &["man", "iptables-restore"]],
+        ),
+        help("iptables-apply", &[&["man", "iptables-apply"]]),
+        help("nft", &[&["nft", "--help"], &["man", "nft"]]),
+        help("firewall-cmd", &[&["firewall-cmd", "--help"]]),
+        help(
+            "firewall-offline-cmd",
+            &[&["firewall-offline-cmd", "--help"]],
+        ),
+        help("ipset", &[&["ipset", "-h"], &["man", "ipset"]]),
+        help("ss", &[&["ss", "--help"], &["man", "ss"]]),
+        help("tc", &[&["man", "tc"]]),
+        help("ifconfig", &[&["man", "ifconfig"]]),
+        help("route", &[&["route", "--help"], &["man", "route"]]),
+        help("ifup", &[&["ifup", "--help"], &["man", "ifup"]]),
+        help("dhclient", &[&["man", "dhclient"]]),
+        help("netplan", &[&["netplan", "--help"]]),
+        help(
+            "networkctl",
+            &[&["networkctl", "--help"], &["man", "networkctl"]],
+        ),
+        help("nmcli", &[&["nmcli", "--help"], &["man", "nmcli"]]),
+        help("wpa_cli", &[&["man", "wpa_cli"]]),
         Source {
             program: "strings",
             path: &[],
@@ -357,6 +388,44 @@ fn sources() -> Vec<Source> {
         help("toybox", &[&["toybox", "--help"]]),
         help("update-rc.d", &[&["man", "update-rc.d"]]),
         Source {
+            program: "gcc",
+            path: &[],
+            help: &[
+                &["gcc", "--help"],
+                &["gcc", "--help=common"],
+                &["gcc", "--help=optimizers"],
+                &["gcc", "--help=warnings"],
+                &["gcc", "--help=target"],
+                &["gcc", "--help=params"],
+                &["gcc", "--help=c"],
+                &["gcc", "--help=c++"],
+                &["gcc", "--help=undocumented"],
+                &["gcc", "--help=joined"],
+                &["gcc", "--help=separate"],
+                &["man", "gcc"],
+            ],
+            // A value of -finit-real, listed on a line of its own.
+            ignore: &["-inf"],
+        },
+        Source {
+            program: "clang",
+            path: &[],
+            help: &[&["clang", "--help-hidden"], &["man", "clang"]],
+            // The help reader stops at `+` (`-fc++-abi`, listed in full in the spec) and at a
+            // folder name in a description (`gcc{,-cross}`).
+            ignore: &[
+                "-fc",
+                "-fno-c",
+                "-fexperimental-relative-c",
+                "-fno-experimental-relative-c",
+                "-cross",
+            ],
+        },
+        help("rustc", &[&["rustc", "--help", "-v"], &["man", "rustc"]]),
+        help("vim", &[&["vim", "--help"], &["man", "vim"]]),
+        help("nano", &[&["nano", "--help"], &["man", "nano"]]),
+        help("emacs", &[&["emacs", "--help"], &["man", "emacs"]]),
+        Source {
             program: "gpg",
             path: &[],
             help: &[&["gpg", "--help"], &["man", "gpg"]],
@@ -381,6 +450,8 @@ fn sources() -> Vec<Source> {
     all.push(help("kubectl", &[&["kubectl", "options"]]));
     all.extend(per_subcommand("docker", "--help"));
     all.extend(per_subcommand("openssl", "-help"));
+    all.extend(per_subcommand("snap", "--help"));
+    all.push(help("snap", &[&["snap", "help", "--all"]]));
     all.push(help("git", &[&["git", "--help"]]));
     all
 }

@@ -1706,6 +1706,14 @@ impl Walker {
             judged,
         };
         self.apply_writes(&verdict.writes, &command.words, frame);
+        for (folder, how) in &verdict.into_folders {
+            // After a literal `cd` the folder is known and its writes were judged by path.
+            if self.cwd_path().is_none() {
+                self.unprovable(format!(
+                    "{how} writes files it does not name into `{folder}`, the terminal's current folder, which kaiport does not know (it may be a home folder or /etc/ssh)"
+                ));
+            }
+        }
         if frame.more_args_unknown {
             // Arguments supplied later (`xargs rm`, `find -exec rm {}`) may name any file.
             let mut with_unknown = command.words.clone();

@@ -461,16 +461,43 @@ fn first_group(word: &str) -> Option<(usize, usize, Vec<String>)> {
     None
 }
 
+/// Folders that hold users' home folders, here or on other systems: `/home/alice`, gitolite's
+/// `/srv/git`, Jenkins' `/var/lib/jenkins`, macOS's `/Users/alice`, the BSDs' `/usr/home/alice`.
+/// kaiport does not read the server's user database, so any folder right below one of them is
+/// taken for a home.
+pub const HOME_ROOTS: &[&str] = &[
+    "/home",
+    "/srv",
+    "/var/lib",
+    "/var/home",
+    "/Users",
+    "/usr/home",
+    "/export/home",
+];
+
+/// Home folders that are not below a home root: root's and www-data's.
+const HOMES: &[&str] = &["/root", "/var/www"];
+
+/// A folder that holds home folders ([`HOME_ROOTS`]).
+pub fn is_home_root(path: &str) -> bool {
+    HOME_ROOTS.contains(&path.trim_end_matches('/'))
+}
+
 /// Folders whose mode and owner sshd checks before it trusts the keys in them (`StrictModes`):
-/// a home folder (`~`, `/root`, `/home/NAME`), a `.ssh` folder anywhere, and the current folder
-/// or one above it (the terminal starts in the home folder). A `chmod 777` or `chown` of one of
-/// them can stop every key login of that user.
+/// a home folder (`~`, `/root`, a folder right below a [`HOME_ROOTS`] entry), a `.ssh` folder
+/// anywhere, and the current folder or one above it (the terminal starts in the home folder). A
+/// `chmod 777` or `chown` of one of them can stop every key login of that user.
 pub fn is_key_folder(path: &str) -> bool {
     let parts = components(path);
     let last = parts.last().copied().unwrap_or(".");
-    matches!(path, "~" | "/root" | "." | "..")
+    let below_home_root = path
+        .trim_end_matches('/')
+        .rsplit_once('/')
+        .is_some_and(|(parent, name)| !name.is_empty() && is_home_root(parent));
+    matches!(path, "~" | "." | "..")
+        || HOMES.contains(&path.trim_end_matches('/'))
         || path.ends_with("/..")
-        || (parts.len() == 3 && parts[0] == "/" && parts[1] == "home")
+        || below_home_root
         || names_meet(last, ".ssh")
 }
 
@@ -639,7 +666,17 @@ mod tests {
         ] {
             assert!(is_key_folder(path), "{path}");
         }
-        for path in ["/home/alice/project", "/srv/git", "/home", "notes"] {
+        // A folder right below a home root may be a home: gitolite's, Jenkins', macOS's.
+        for path in ["/srv/git", "/var/lib/jenkins", "/var/www", "/Users/alice"] {
+            assert!(is_key_folder(path), "{path}");
+        }
+        for path in [
+            "/home/alice/project",
+            "/srv/git/hooks",
+            "/home",
+            "/srv",
+            "notes",
+        ] {
             assert!(!is_key_folder(path), "{path}");
         }
     }

@@ -564,7 +564,10 @@ fn tar(call: &Call<'_>, verdict: &mut Verdict) {
                 format!("{name} (extract)"),
                 true,
             ),
-            None => verdict.output(folder, format!("{name} (extract)"), true),
+            None => {
+                verdict.output(folder, format!("{name} (extract)"), true);
+                verdict.into_folder(folder, format!("`{name} -x`"));
+            }
         }
     }
 }

@@ -297,6 +297,9 @@ fn read_option<'t>(call: &mut Call<'t>, levels: &[&'t Level], index: usize, loos
         });
         return next;
     }
+    if levels.first().is_some_and(|level| level.joined) {
+        return read_joined(call, levels, index, unknown);
+    }
     if levels.first().is_some_and(|level| level.numeric)
         && arg[1..].chars().all(|c| c.is_ascii_digit())
     {
@@ -335,6 +338,55 @@ fn read_option<'t>(call: &mut Call<'t>, levels: &[&'t Level], index: usize, loos
                 return index + 1;
             }
         }
+    }
+    index + 1
+}
+
+/// A compiler-style option (see [`Level::joined`]) that is not a whole listed word: `-fno-X` of a
+/// listed `-fX`, or a listed option with its value joined (`-Idir`, `-std=c11`, `-Wl,-O1`).
+fn read_joined<'t>(
+    call: &mut Call<'t>,
+    levels: &[&'t Level],
+    index: usize,
+    unknown: impl Fn(&mut Call<'t>, &str, bool),
+) -> usize {
+    let arg = &call.args[index];
+    let all = || levels.iter().flat_map(|level| level.options.iter());
+    for family in ["-f", "-W", "-m"] {
+        if let Some(rest) = arg
+            .strip_prefix(family)
+            .and_then(|rest| rest.strip_prefix("no-"))
+        {
+            let positive = format!("{family}{rest}");
+            let base = positive
+                .split_once('=')
+                .map_or(positive.as_str(), |(name, _)| name);
+            if all().any(|def| def.has(base)) {
+                // It only turns a known option off.
+                return index + 1;
+            }
+        }
+    }
+    // The longest listed name with a value that starts the word: `-fplugin-arg-…` is not
+    // `-fplugin`, and a listed flag never takes a joined value.
+    let best = all()
+        .filter(|def| def.arity != Arity::Flag)
+        .flat_map(|def| def.names.iter().map(move |name| (def, name)))
+        .filter(|(_, name)| !name.starts_with("--") && arg.starts_with(name.as_str()))
+        .max_by_key(|(_, name)| name.len());
+    match best {
+        Some((def, name)) => {
+            // `-std=c11`, `-fuse-ld=lld`: the value is what follows the `=`.
+            let joined = &arg[name.len()..];
+            let value = joined.strip_prefix('=').unwrap_or(joined).to_owned();
+            call.options.push(Found {
+                def,
+                spelling: name.clone(),
+                value: Some(value),
+                index,
+            });
+        }
+        None => unknown(call, arg, false),
     }
     index + 1
 }

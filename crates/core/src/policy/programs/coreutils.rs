@@ -14,7 +14,7 @@ use super::common::{
 };
 use super::spec::Spec;
 use super::verdict::Verdict;
-use crate::policy::paths::{is_key_folder, normalise_path};
+use crate::policy::paths::{is_home_root, is_key_folder, normalise_path};
 
 /// Option lines several of these programs share (`@use NAME` in their text).
 pub const BLOCKS: &[(&str, &str)] = &[
@@ -1495,6 +1495,16 @@ fn permissions(display: &str, how: &str, files: &[&str], recursive: bool, verdic
                 display,
                 &format!(
                     "changes the mode or owner of {file}, {what} (sshd stops trusting the keys in a folder others can write to)"
+                ),
+            );
+        }
+    }
+    for file in files {
+        if recursive && is_home_root(&normalise_path(file, None)) {
+            verdict.lockout(
+                display,
+                &format!(
+                    "changes the mode or owner of every folder in {file}, which holds home folders (sshd stops trusting the keys in a folder others can write to)"
                 ),
             );
         }

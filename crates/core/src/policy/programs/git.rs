@@ -1996,7 +1996,20 @@ fn git(call: &Call<'_>, verdict: &mut Verdict) {
         }
     };
     match sub {
-        "checkout" | "restore" | "switch" => tree(verdict, &operands),
+        "checkout" | "restore" | "switch" => {
+            tree(verdict, &operands);
+            // `git checkout .`, `git restore :/`: every file below the folder, names unknown.
+            for operand in &operands {
+                let whole = operand
+                    .trim_start_matches(":/")
+                    .trim_start_matches(":(top)");
+                if whole.is_empty() || matches!(whole, "*" | "**" | "./*") {
+                    verdict.into_folder(&dir, &how);
+                } else if !dir.starts_with('/') && !dir.starts_with('~') {
+                    verdict.into_folder(&join(&dir, operand), &how);
+                }
+            }
+        }
         "rm" if !call.has("--cached") => tree(verdict, &operands),
         "mv" => tree(verdict, &operands),
         "merge" | "rebase" | "pull" | "cherry-pick" | "revert" | "am" | "sparse-checkout" => {

@@ -173,6 +173,10 @@ pub struct Level {
     /// A first operand that is not one of its subcommands is an operand (by default, a level
     /// with subcommands takes it for a subcommand kaiport does not know, and asks).
     pub subs_optional: bool,
+    /// Compiler style (`gcc -std=c11 -Idir -Wl,-O1 -fno-pic`): options are single-dash words that
+    /// never cluster; an option with a value also takes it joined (the longest listed name that
+    /// starts the word), and `-fno-X`, `-Wno-X`, `-mno-X` only turn a listed `-fX`, … off.
+    pub joined: bool,
 }
 
 impl Level {
@@ -264,6 +268,7 @@ pub fn read_table_with(text: &str, shared: &[(&str, &str)]) -> Result<Table, Str
                 "loose" => level.loose = true,
                 "subs-optional" => level.subs_optional = true,
                 "negatable" => level.negatable = true,
+                "joined" => level.joined = true,
                 "anywhere" => table.anywhere = true,
                 "bundled" => table.bundled = true,
                 other => return Err(format!("unknown directive @{other}")),

@@ -95,6 +95,36 @@ pub const BLOCKS: &[(&str, &str)] = &[
         --path-service=X
         --service=X, --set-short=X
         --list-all
+        --add-destination=X
+        --add-entry=X
+        --add-helper=X
+        --add-include=X
+        --get-destinations
+        --get-entries
+        --get-family
+        --get-includes
+        --get-module
+        --get-protocols
+        --get-service-helpers
+        --get-source-ports
+        --query-destination=X
+        --query-entry=X
+        --query-helper=X
+        --query-include=X
+        --remove-destination=X
+        --remove-entry=X
+        --remove-helper=X
+        --remove-include=X
+        --set-destination=X
+        --set-family=X
+        --set-module=X
+        --add-entries-from-file=FILE : reads
+        --remove-entries-from-file=FILE : reads
+        --new-helper-from-file=FILE : reads
+        --new-icmptype-from-file=FILE : reads
+        --new-ipset-from-file=FILE : reads
+        --new-policy-from-file=FILE : reads
+        --new-service-from-file=FILE : reads
         --timeout=X
         --get-target
         --set-target=X
@@ -251,7 +281,7 @@ pub const SPECS: &[Spec] = &[
                -n, --numeric
                -x, --exact
                --line-numbers
-               --modprobe=COMMAND : runs *
+               -M, --modprobe=COMMAND : runs *
                -V, --version",
         hook: Some(iptables),
     },
@@ -294,7 +324,84 @@ pub const SPECS: &[Spec] = &[
                --atomic-file
                --atomic-init
                --atomic-commit
-               --atomic-save",
+               --atomic-save
+               # Match and target extensions (ebtables(8)): what the rule matches and does; the
+               # command (-A, -D, -P, …) decides what it changes.
+               --among-dst-file=FILE : reads
+               --among-src-file=FILE : reads
+               --802_3-sap
+               --802_3-type
+               --among-dst
+               --among-src
+               --arp-htype
+               --arp-ip-dst
+               --arp-ip-src
+               --arp-mac-dst
+               --arp-mac-src
+               --arp-opcode
+               --arp-ptype
+               --arpreply-mac
+               --arpreply-target
+               --dnat-target
+               --ip-destination
+               --ip-destination-port
+               --ip-protocol
+               --ip-source
+               --ip-source-port
+               --ip-tos
+               --ip6-destination
+               --ip6-destination-port
+               --ip6-icmp-type
+               --ip6-protocol
+               --ip6-source
+               --ip6-source-port
+               --ip6-tclass
+               --limit
+               --limit-burst
+               --log
+               --log-arp
+               --log-ip
+               --log-ip6
+               --log-level
+               --log-prefix
+               --mark
+               --mark-and
+               --mark-or
+               --mark-set
+               --mark-target
+               --mark-xor
+               --nflog
+               --nflog-group
+               --nflog-prefix
+               --nflog-range
+               --nflog-threshold
+               --pkttype-type
+               --redirect-target
+               --set-counter
+               --snat-arp
+               --snat-target
+               --stp-flags
+               --stp-forward-delay
+               --stp-hello-time
+               --stp-max-age
+               --stp-msg-age
+               --stp-port
+               --stp-root-addr
+               --stp-root-cost
+               --stp-root-prio
+               --stp-sender-addr
+               --stp-sender-prio
+               --stp-type
+               --to-destination
+               --to-source
+               --ulog
+               --ulog-cprange
+               --ulog-nlgroup
+               --ulog-prefix
+               --ulog-qthreshold
+               --vlan-encap
+               --vlan-id
+               --vlan-prio",
         hook: Some(iptables),
     },
     Spec {
@@ -307,7 +414,7 @@ pub const SPECS: &[Spec] = &[
                -d, --destination-ip, --dst-ip
                --source-mac, --src-mac
                --destination-mac, --dst-mac
-               --h-length
+               -l, --h-length
                --opcode
                --h-type
                --proto-type
@@ -321,7 +428,12 @@ pub const SPECS: &[Spec] = &[
                -x, --exact
                --line-numbers
                --modprobe=COMMAND : runs *
-               -V, --version",
+               -V, --version
+               --wait
+               # Targets (arptables(8)): mangle, mark and classify.
+               --mangle-ip-s, --mangle-ip-d, --mangle-mac-s, --mangle-mac-d, --mangle-target
+               --set-mark, --and-mark, --or-mark, --xor-mark, --set-xmark, --set-class
+               --match",
         hook: Some(iptables),
     },
     Spec {
@@ -365,7 +477,8 @@ pub const SPECS: &[Spec] = &[
         names: &["firewall-offline-cmd"],
         family: "network",
         text: "@opaque
-               @use firewall-cmd",
+               @use firewall-cmd
+               -s SERVICE",
         hook: Some(replaces_firewall),
     },
     Spec {
@@ -442,7 +555,7 @@ pub const SPECS: &[Spec] = &[
                -0
                -o, -oneline
                -r, -resolve
-               -n, -netns NETNS
+               -n, -net, -netns NETNS
                -N, -Numeric
                -a, -all
                -c, -color
@@ -501,6 +614,9 @@ pub const SPECS: &[Spec] = &[
                -q
                -w
                -nw
+               -n
+               -g RELAY
+               -4o6 PORT
                -p PORT
                -D TYPE
                --dad-wait-time=SECONDS
@@ -680,7 +796,7 @@ pub const SPECS: &[Spec] = &[
                -c, -color
                -b, -batch FILE : lockout runs traffic control commands from a file
                -force
-               -n, -netns NETNS
+               -n, -net, -netns NETNS
                -N, -Numeric
                -nm, -name, -names
                -cf, -conf PATH

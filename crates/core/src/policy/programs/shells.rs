@@ -452,4 +452,41 @@ fn shell_builtins(call: &Call<'_>, verdict: &mut Verdict) {
             call.display()
         ));
     }
+    if matches!(call.name, "mapfile" | "readarray")
+        && let Some(callback) = mapfile_callback(args)
+    {
+        verdict.unprovable(format!(
+            "`{} -C {callback}` runs the callback (shell code) as it reads lines; what it does cannot be checked here",
+            call.name
+        ));
+    }
+}
+
+/// The callback of `mapfile -C CALLBACK` (also `-tC cb`, `-Ccb`); its other options with a value
+/// are `-d -n -O -s -u -c`.
+fn mapfile_callback(args: &[String]) -> Option<String> {
+    let mut index = 0;
+    while index < args.len() {
+        let arg = &args[index];
+        if arg == "--" || !arg.starts_with('-') || arg == "-" {
+            return None;
+        }
+        for (position, letter) in arg.char_indices().skip(1) {
+            if "dnOsucC".contains(letter) {
+                let rest = &arg[position + 1..];
+                let value = if rest.is_empty() {
+                    index += 1;
+                    args.get(index).cloned().unwrap_or_default()
+                } else {
+                    rest.to_owned()
+                };
+                if letter == 'C' {
+                    return Some(value);
+                }
+                break;
+            }
+        }
+        index += 1;
+    }
+    None
 }

@@ -2,10 +2,12 @@
 //! ZFS/LVM/RAID storage are dangerous; `mount` and the block-device listings read.
 //!
 //! Each program lists its options (from its help and manual). zfs and zpool (OpenZFS, which
-//! Debian ships outside main) keep the reading by verb and stay `@loose`.
+//! Debian ships outside main) list every subcommand and option of OpenZFS's manual pages:
+//! `destroy`, `rollback`, `receive -F`, `zpool create/add/attach/replace/labelclear` are
+//! dangerous, `zfs program` and `zpool status/iostat -c` run code and ask.
 
 use super::args::Call;
-use super::common::{has_any, has_short, positional};
+use super::common::{has_any, has_short};
 use super::spec::Spec;
 use super::verdict::Verdict;
 
@@ -362,12 +364,16 @@ pub const SPECS: &[Spec] = &[
         hook: Some(partition),
     },
     Spec {
-        names: &["zpool", "zfs"],
+        names: &["zfs"],
         family: "storage",
-        text: "@read-only
-               @loose
-               @opaque",
-        hook: Some(zfs),
+        text: include_str!("zfs.spec"),
+        hook: None,
+    },
+    Spec {
+        names: &["zpool"],
+        family: "storage",
+        text: include_str!("zpool.spec"),
+        hook: None,
     },
     Spec {
         names: &["lvremove", "vgremove", "pvremove"],
@@ -747,19 +753,6 @@ fn partition(call: &Call<'_>, verdict: &mut Verdict) {
     let args = call.args;
     if !has_short(args, "l") || has_any(args, &["--delete", "--zap-all"]) || call.name == "sgdisk" {
         verdict.dangerous(&call.display(), "changes a disk's partition table");
-        not_read_only(call, verdict);
-    }
-}
-
-fn zfs(call: &Call<'_>, verdict: &mut Verdict) {
-    let first = positional(call.args).first().copied().unwrap_or_default();
-    if first == "destroy" {
-        verdict.dangerous(&call.display(), "destroys a storage pool or dataset");
-    }
-    if !matches!(
-        first,
-        "list" | "get" | "status" | "iostat" | "history" | "version" | ""
-    ) {
         not_read_only(call, verdict);
     }
 }

@@ -144,6 +144,10 @@ pub struct Verdict {
     pub links: Option<(Vec<String>, Option<String>)>,
     /// Runs earlier command lines again from the shell's history (`fc -s`, zsh's `r`).
     pub reruns_history: bool,
+    /// Folders (as spelled: `.`, `..`) it writes files into whose names it does not say
+    /// (`tar -x`, `git checkout .`): when the line has not moved to a known folder, the write set
+    /// is unknown and may be a home or /etc/ssh, so it asks.
+    pub into_folders: Vec<(String, String)>,
     pub judged: Judged,
 }
 
@@ -176,6 +180,19 @@ impl Verdict {
     pub fn not_read_only(&mut self, reason: impl Into<String>) {
         if self.judged.read_only.is_ok() {
             self.judged.read_only = Err(reason.into());
+        }
+    }
+
+    /// Files whose names it does not say written into `folder` (see [`Verdict::into_folders`]);
+    /// only the current folder and those above it count (a named folder is judged by its name).
+    pub fn into_folder(&mut self, folder: &str, how: impl Into<String>) {
+        let folder = folder.trim_end_matches('/');
+        let folder = if folder.is_empty() { "." } else { folder };
+        let here = folder
+            .split('/')
+            .all(|part| matches!(part, "." | ".." | ""));
+        if here {
+            self.into_folders.push((folder.to_owned(), how.into()));
         }
     }
 
