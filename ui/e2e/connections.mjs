@@ -498,6 +498,16 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
         async () => (await echoRow.count()) === 1 && (await rmRow.count()) === 0 && (await allSay("audited")),
       );
       await page.screenshot({ path: join(OUTPUT, "audit-log-filtered.png") });
+      // "By": these calls came as Pilot's (their ids are not the storage tab's `user-…`).
+      if (!((await echoRow.textContent()) ?? "").includes("Pilot")) {
+        throw new Error(`the row does not say Pilot made it: ${await echoRow.textContent()}`);
+      }
+      await audit.getByLabel("By").selectOption("you");
+      await until("no row of Pilot's when filtered by you", async () => (await echoRow.count()) === 0);
+      await audit.getByLabel("By").selectOption("Pilot");
+      await echoRow.waitFor();
+      await audit.getByRole("checkbox", { name: "Show my browsing" }).check();
+      await page.screenshot({ path: join(OUTPUT, "audit-log-by.png") });
       await audit.getByRole("button", { name: "Close" }).click();
     },
     { colorScheme: "dark" },
