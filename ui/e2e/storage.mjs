@@ -529,7 +529,8 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
       const status = page.getByRole("status").filter({ hasText: /upload 3 files/ });
       await status.waitFor();
       const said = await status.textContent();
-      if (said !== "Done 2 of 3: upload 3 files. Not done: upload b.txt (denied).") {
+      // The user's own Cancel of the question is a cancel, not a refusal (people-text.ts).
+      if (said !== "Done 2 of 3: upload 3 files; 1 cancelled.") {
         throw new Error(`the status line says: ${said}`);
       }
       if (
@@ -657,7 +658,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
       await confirm.getByRole("button", { name: "Cancel" }).click();
       await page
         .getByRole("status")
-        .filter({ hasText: /Not done: delete \/old/ })
+        .filter({ hasText: /Cancelled: delete \/old/ })
         .waitFor();
       if (!existsSync(join(ftp.data, "old", "a.log"))) {
         throw new Error("a cancelled delete deleted");
