@@ -97,6 +97,30 @@ async fn transfer_moving(harness: &EngineHarness, call: &str) -> bool {
     }
 }
 
+/// Kills the tab's server as a crash would and waits (120 s at most) for `call`'s outcome.
+async fn kill_and_wait(tab: &mut StorageTab, call: &str) -> ToolOutcome {
+    tab.server.kill();
+    tab.harness
+        .outcome(call, Duration::from_secs(120))
+        .await
+        .unwrap()
+}
+
+/// Cancels `call` as the user's Cancel does and waits (60 s at most) for its outcome.
+async fn cancel_and_wait(harness: &EngineHarness, call: &str) -> ToolOutcome {
+    harness
+        .engine
+        .handle(Op::Cancel {
+            tab: harness.tab.clone(),
+            call: Some(call.to_owned()),
+        })
+        .await;
+    harness
+        .outcome(call, Duration::from_secs(60))
+        .await
+        .unwrap()
+}
+
 fn error_of(outcome: &ToolOutcome) -> String {
     outcome.error.clone().unwrap_or_default()
 }
@@ -446,12 +470,7 @@ async fn killed_mid_transfer(kind: StorageKind) {
         .await;
     // Wait for the transfer to be under way, then kill the server.
     transfer_moving(&tab.harness, &call).await;
-    tab.server.kill();
-    let outcome = tab
-        .harness
-        .outcome(&call, Duration::from_secs(120))
-        .await
-        .unwrap();
+    let outcome = kill_and_wait(&mut tab, &call).await;
     if outcome.status == ToolStatus::Ok {
         // The transfer beat the kill; it must then be complete.
         assert_eq!(
@@ -519,6 +538,99 @@ async fn killed_mid_transfer(kind: StorageKind) {
     assert_eq!(leftovers, Vec::<String>::new());
 }
 
+/// A local file of 256 MiB under `name` in the tab's local folder: an upload of it is still
+/// going when the test cuts it.
+fn big_local_file(tab: &StorageTab, name: &str) -> Vec<u8> {
+    let size = 256 * 1024 * 1024;
+    let data: Vec<u8> = (0..size).map(|at| (at % 251) as u8).collect();
+    std::fs::write(tab.local.path().join(name), &data).unwrap();
+    data
+}
+
+/// The names in the remote root that are kaiport's temps.
+async fn remote_temps(tab: &StorageTab) -> Vec<String> {
+    names(tab, "/", "remote")
+        .await
+        .into_iter()
+        .filter(|name| name.contains(".kaiport-"))
+        .collect()
+}
+
+/// An upload cut half-way, by the user's cancel or by the server dying, leaves no temp on the
+/// server once a Retry (or the next upload of the same file) has run; the listing never shows
+/// the temp of the upload in flight; the Retry leaves one final file.
+async fn cut_upload(kind: StorageKind) {
+    let mut tab = StorageTab::open(kind, Mode::Autopilot).await.unwrap();
+    let local = tab.local_root();
+    let data = big_local_file(&tab, "big.bin");
+    let upload = json!({"local_path": format!("{local}/big.bin"), "remote_dir": "/"});
+
+    // Cancelled by the user: the temp goes at once.
+    let call = tab.harness.start("upload", upload.clone()).await;
+    assert!(
+        transfer_moving(&tab.harness, &call).await,
+        "{kind:?}: no progress"
+    );
+    let outcome = cancel_and_wait(&tab.harness, &call).await;
+    if outcome.status == ToolStatus::Ok {
+        // The upload beat the cancel on a fast server: start the next step from nothing.
+        eprintln!("{kind:?}: the upload finished before the cancel");
+        tab.harness
+            .ok("delete", json!({"path": "/big.bin", "side": "remote"}))
+            .await
+            .unwrap();
+    } else {
+        assert_eq!(
+            outcome.status,
+            ToolStatus::Cancelled,
+            "{kind:?}: {outcome:?}"
+        );
+    }
+    assert_eq!(names(&tab, "/", "remote").await, Vec::<String>::new());
+
+    // Cut by the server dying: the temp may stay until the Retry.
+    let call = tab.harness.start("upload", upload.clone()).await;
+    assert!(
+        transfer_moving(&tab.harness, &call).await,
+        "{kind:?}: no progress"
+    );
+    // While it runs, the listing does not show its temp.
+    assert_eq!(remote_temps(&tab).await, Vec::<String>::new(), "{kind:?}");
+    let outcome = kill_and_wait(&mut tab, &call).await;
+    tab.server.restart().unwrap();
+    if outcome.status == ToolStatus::Ok {
+        // The upload beat the kill (azurite may also have lost it with its memory).
+        eprintln!("{kind:?}: the upload finished before the server was killed");
+        return;
+    }
+    tab.harness
+        .engine
+        .handle(Op::RetryTransfer {
+            tab: tab.harness.tab.clone(),
+            call: call.clone(),
+            new_call: "retry-1".to_owned(),
+        })
+        .await;
+    let retried = tab
+        .harness
+        .outcome("retry-1", Duration::from_secs(180))
+        .await
+        .unwrap();
+    assert_eq!(retried.status, ToolStatus::Ok, "{kind:?}: {retried:?}");
+    assert_eq!(remote_temps(&tab).await, Vec::<String>::new(), "{kind:?}");
+    assert_eq!(names(&tab, "/", "remote").await, vec!["big.bin".to_owned()]);
+    let listing = tab
+        .harness
+        .ok("list_dir", json!({"path": "/", "side": "remote"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        listing["entries"][0]["size"].as_u64(),
+        Some(data.len() as u64),
+        "{kind:?}"
+    );
+}
+
 macro_rules! per_service {
     ($($service:ident => $kind:expr),* $(,)?) => {$(
         mod $service {
@@ -570,6 +682,11 @@ macro_rules! killed_mid_transfer {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn server_killed_mid_transfer() {
                 super::super::killed_mid_transfer($kind).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn cut_upload_leaves_no_temp() {
+                super::super::cut_upload($kind).await;
             }
         }
     )*};
@@ -852,18 +969,7 @@ async fn a_cancelled_s3_upload_leaves_no_parts() {
         assert!(std::time::Instant::now() < deadline, "no multipart upload");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    tab.harness
-        .engine
-        .handle(Op::Cancel {
-            tab: tab.harness.tab.clone(),
-            call: Some(call.clone()),
-        })
-        .await;
-    let outcome = tab
-        .harness
-        .outcome(&call, Duration::from_secs(60))
-        .await
-        .unwrap();
+    let outcome = cancel_and_wait(&tab.harness, &call).await;
     assert_eq!(outcome.status, ToolStatus::Cancelled, "{outcome:?}");
     assert!(!tab.server.data_dir().join("big.bin").exists());
     assert_eq!(tab.server.s3_open_uploads().unwrap(), Vec::<String>::new());

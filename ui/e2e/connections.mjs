@@ -408,6 +408,74 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true },
   );
 
+  // The New connection form saves a storage connection as it saves an SSH one; its row in the
+  // sidebar shows the whole name (a long one too), its actions only over it on hover or focus
+  // with a mouse, on a line of their own under it with 44 px targets for a finger.
+  for (const [size, options] of [
+    ["desktop", { viewport: { width: 1440, height: 900 } }],
+    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
+    ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
+  ]) {
+    test(
+      `a storage connection is named and saved from New connection, its name readable (${size})`,
+      async ({ page, served, home }) => {
+        const file = join(home, "connections.toml");
+        const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+        const name = "e2e-ftp-backups-of-the-office";
+        try {
+          await page.goto(served.url);
+          const sidebar = page.getByRole("navigation", { name: "Connections" });
+          const drawer = page.getByRole("button", { name: "Connections" });
+          const showSidebar = async () => {
+            if (size !== "desktop" && (await sidebar.count()) === 0) await drawer.click();
+          };
+          await showSidebar();
+          await sidebar.getByRole("button", { name: "New connection" }).click();
+          const dialog = page.getByRole("dialog", { name: "New connection" });
+          await dialog.getByLabel("Kind").selectOption("ftp");
+          await dialog.getByLabel("Host").fill("127.0.0.1");
+          await dialog.getByLabel("User").fill("backup");
+          await dialog.getByRole("textbox", { name: "Name" }).fill(name);
+          await page.screenshot({ path: join(OUTPUT, `storage-save-form-${size}.png`) });
+          await dialog.getByRole("button", { name: "Save" }).click();
+          await dialog.waitFor({ state: "detached" });
+          await showSidebar();
+          const open = sidebar.getByRole("button", { name: `Open ${name} (FTP)` });
+          await open.waitFor();
+          const saved = readFileSync(file, "utf8");
+          if (!saved.includes(name) || /password|secret/i.test(saved)) {
+            throw new Error(`the saved file: ${saved}`);
+          }
+          // The whole name is shown, not cut behind the action buttons.
+          const cut = await open.evaluate((el) => el.scrollWidth > el.clientWidth);
+          if (cut) throw new Error("the saved storage connection's name is cut");
+          const settings = sidebar.getByRole("button", { name: `Connection settings for ${name}` });
+          if (size === "desktop") {
+            const hidden = await settings.evaluate((el) => getComputedStyle(el.parentElement).opacity === "0");
+            if (!hidden) throw new Error("the row's actions show without hover or focus");
+            await open.hover();
+            await until(
+              "the actions shown on hover",
+              async () => (await settings.evaluate((el) => getComputedStyle(el.parentElement).opacity)) === "1",
+            );
+          } else {
+            for (const control of [open, settings, sidebar.getByRole("button", { name: `Delete ${name}` })]) {
+              const box = await control.boundingBox();
+              if (box === null || box.height < 44 || box.width < 44) {
+                throw new Error(`a touch target is too small: ${JSON.stringify(box)}`);
+              }
+            }
+          }
+          await open.scrollIntoViewIfNeeded();
+          await page.screenshot({ path: join(OUTPUT, `storage-saved-row-${size}.png`) });
+        } finally {
+          writeFileSync(file, before);
+        }
+      },
+      options,
+    );
+  }
+
   test(
     "Connection settings of a tab: bad values are named, a forbidden command is applied, and the audit log lists the calls",
     async ({ page, served }) => {
@@ -477,6 +545,16 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
         async () => (await echoRow.count()) === 1 && (await rmRow.count()) === 0 && (await allSay("audited")),
       );
       await page.screenshot({ path: join(OUTPUT, "audit-log-filtered.png") });
+      // "By": these calls came as Pilot's (their ids are not the storage tab's `user-…`).
+      if (!((await echoRow.textContent()) ?? "").includes("Pilot")) {
+        throw new Error(`the row does not say Pilot made it: ${await echoRow.textContent()}`);
+      }
+      await audit.getByLabel("By").selectOption("you");
+      await until("no row of Pilot's when filtered by you", async () => (await echoRow.count()) === 0);
+      await audit.getByLabel("By").selectOption("Pilot");
+      await echoRow.waitFor();
+      await audit.getByRole("checkbox", { name: "Show my browsing" }).check();
+      await page.screenshot({ path: join(OUTPUT, "audit-log-by.png") });
       await audit.getByRole("button", { name: "Close" }).click();
     },
     { colorScheme: "dark" },

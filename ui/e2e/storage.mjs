@@ -251,6 +251,55 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     if (sha256(join(ftp.local, name)) !== sha256(join(ftp.data, name))) {
       throw new Error(`the retried upload of ${name} differs`);
     }
+    // One final file, no temp of the cut upload beside it.
+    const left = readdirSync(ftp.data);
+    if (left.length !== 1) {
+      throw new Error(`the server holds more than the retried upload: ${left.join(", ")}`);
+    }
+  }
+
+  // A storage connection goes into Recent once it connected, not when it failed. (On a phone
+  // Recent is the same sidebar in the connections drawer, whose 44 px rows connections.mjs
+  // checks.)
+  for (const [size, options] of [
+    ["desktop", { viewport: { width: 1440, height: 900 } }],
+    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
+  ]) {
+    test(
+      `storage: a connected storage tab is in Recent, a failed one is not (${size})`,
+      withFtp(async ({ page, served, ftp }) => {
+        await page.evaluate(() => localStorage.clear()).catch(() => {});
+        await openFtpTab(page, served, ftp);
+        const sidebar = page.getByRole("navigation", { name: "Connections" });
+        const showSidebar = async () => {
+          if ((await sidebar.count()) === 0) await page.getByRole("button", { name: "Connections" }).click();
+        };
+        await showSidebar();
+        const again = sidebar.getByRole("button", { name: `Connect to ${ftp.title}` });
+        await again.waitFor();
+        if (size === "tablet") {
+          const box = await again.boundingBox();
+          if (box === null || box.height < 44) throw new Error(`Recent's row is too small: ${JSON.stringify(box)}`);
+        }
+        await page.screenshot({ path: join(OUTPUT, `storage-recent-${size}.png`) });
+        // A port nobody listens on: the tab fails, and Recent does not offer it.
+        const port = await closedPort();
+        const form = await storageForm(page, served, "FTP", { port, user: USER });
+        await form.getByLabel("Password").fill(PASSWORD);
+        await form.getByRole("button", { name: "Connect" }).click();
+        await page
+          .getByRole("tab", { name: /failed/ })
+          .or(page.getByRole("button", { name: /failed/ }))
+          .first()
+          .waitFor();
+        await showSidebar();
+        await sidebar.getByRole("button", { name: `Connect to ${ftp.title}` }).waitFor();
+        if ((await sidebar.getByRole("button", { name: new RegExp(`:${port}`) }).count()) !== 0) {
+          throw new Error("a failed storage connection is in Recent");
+        }
+      }),
+      options,
+    );
   }
 
   test(
@@ -480,7 +529,8 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
       const status = page.getByRole("status").filter({ hasText: /upload 3 files/ });
       await status.waitFor();
       const said = await status.textContent();
-      if (said !== "Done 2 of 3: upload 3 files. Not done: upload b.txt (denied).") {
+      // The user's own Cancel of the question is a cancel, not a refusal (people-text.ts).
+      if (said !== "Done 2 of 3: upload 3 files; 1 cancelled.") {
         throw new Error(`the status line says: ${said}`);
       }
       if (
@@ -608,7 +658,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
       await confirm.getByRole("button", { name: "Cancel" }).click();
       await page
         .getByRole("status")
-        .filter({ hasText: /Not done: delete \/old/ })
+        .filter({ hasText: /Cancelled: delete \/old/ })
         .waitFor();
       if (!existsSync(join(ftp.data, "old", "a.log"))) {
         throw new Error("a cancelled delete deleted");

@@ -59,6 +59,17 @@ describe("recent connections", () => {
     expect(recentLabel(target("::1"))).toBe("u@[::1]");
   });
 
+  it("keeps storage connections by URL and user, labelled by their tab's title", () => {
+    const store = new MemoryStore();
+    const ftp = { kind: "storage" as const, url: "ftp://127.0.0.1:2121/", user: "u", title: "ftp://u@127.0.0.1:2121/" };
+    rememberRecent(store, ftp);
+    rememberRecent(store, target("a"));
+    rememberRecent(store, { ...ftp, local_roots: ["~"] });
+    expect(loadRecent(store).map(recentLabel)).toEqual(["ftp://u@127.0.0.1:2121/", "u@a"]);
+    store.setItem(RECENT_KEY, JSON.stringify([{ kind: "storage", url: "s3://b" }, ftp]));
+    expect(loadRecent(store)).toEqual([ftp]);
+  });
+
   it("ignores what it did not write", () => {
     const store = new MemoryStore();
     store.setItem(RECENT_KEY, "{broken");

@@ -1,9 +1,15 @@
-// SSH connections this browser made, newest first, so the sidebar can offer them again. Kept in
-// the page's local storage: host, port, user, key file and jump hosts only, never a secret.
+// Connections this browser made, newest first, so the sidebar can offer them again: SSH ones
+// when they are opened, storage ones once they connected (a failed storage attempt is not
+// offered again). Kept in the page's local storage: host, port, user, key file and jump hosts,
+// or a storage URL, user and local folders, with the tab's title; never a secret.
 
 import type { TabTarget } from "./protocol";
 
 export type SshTarget = Extract<TabTarget, { kind: "ssh" }>;
+export type StorageTarget = Extract<TabTarget, { kind: "storage" }>;
+/** A storage connection made before, with the title its tab had. */
+export type StorageRecent = StorageTarget & { title: string };
+export type RecentTarget = SshTarget | StorageRecent;
 
 export const RECENT_KEY = "kaiport.recent-connections";
 const MAX_RECENT = 12;
@@ -14,7 +20,10 @@ export interface KeyValueStore {
   setItem(key: string, value: string): void;
 }
 
-export function recentLabel(target: SshTarget): string {
+export function recentLabel(target: RecentTarget): string {
+  if (target.kind === "storage") {
+    return target.title;
+  }
   const host = target.host.includes(":") ? `[${target.host}]` : target.host;
   return target.port === 22 ? `${target.user}@${host}` : `${target.user}@${host}:${target.port}`;
 }
@@ -36,19 +45,49 @@ function isSshTarget(value: unknown): value is SshTarget {
   );
 }
 
-export function loadRecent(store: KeyValueStore): SshTarget[] {
+function isStorageRecent(value: unknown): value is StorageRecent {
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const v = value as Record<string, unknown>;
+  const strings = (list: unknown) =>
+    list === undefined || (Array.isArray(list) && list.every((f) => typeof f === "string"));
+  return (
+    v.kind === "storage" &&
+    typeof v.url === "string" &&
+    typeof v.title === "string" &&
+    (v.user === undefined || v.user === null || typeof v.user === "string") &&
+    strings(v.local_roots) &&
+    strings(v.identity_files)
+  );
+}
+
+export function loadRecent(store: KeyValueStore): RecentTarget[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(store.getItem(RECENT_KEY) ?? "[]");
   } catch {
     return [];
   }
-  return Array.isArray(parsed) ? parsed.filter(isSshTarget).slice(0, MAX_RECENT) : [];
+  return Array.isArray(parsed)
+    ? parsed.filter((t): t is RecentTarget => isSshTarget(t) || isStorageRecent(t)).slice(0, MAX_RECENT)
+    : [];
 }
 
-/** `target` goes first; the same user@host:port made earlier is replaced. */
-export function rememberRecent(store: KeyValueStore, target: SshTarget): SshTarget[] {
-  const same = (t: SshTarget) => t.host === target.host && t.port === target.port && t.user === target.user;
+/** Whether `a` and `b` reach the same place as the same user. */
+function sameRecent(a: RecentTarget, b: RecentTarget): boolean {
+  if (a.kind === "ssh" && b.kind === "ssh") {
+    return a.host === b.host && a.port === b.port && a.user === b.user;
+  }
+  if (a.kind === "storage" && b.kind === "storage") {
+    return a.url === b.url && (a.user ?? null) === (b.user ?? null);
+  }
+  return false;
+}
+
+/** `target` goes first; the same connection made earlier is replaced. */
+export function rememberRecent(store: KeyValueStore, target: RecentTarget): RecentTarget[] {
+  const same = (t: RecentTarget) => sameRecent(t, target);
   const list = [target, ...loadRecent(store).filter((t) => !same(t))].slice(0, MAX_RECENT);
   try {
     store.setItem(RECENT_KEY, JSON.stringify(list));

@@ -10,7 +10,7 @@
 
 use super::{
     Block, Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source,
-    WriteOptions, split_parent, temp_name_beside,
+    TempName, WriteOptions, split_parent,
 };
 use async_trait::async_trait;
 use kaiport_protocol::tools::EntryKind;
@@ -346,7 +346,7 @@ fn finish_temp(
 fn write_whole(path: &str, data: &[u8], options: &WriteOptions) -> Result<u64, FsError> {
     use std::io::Write;
     let mode = prepare_write(path, options)?;
-    let temp = temp_name_beside(path);
+    let mut temp = TempName::beside(path);
     let mut file = create_new_private_std()
         .open(&temp)
         .map_err(|error| map_error(path, error))?;
@@ -354,9 +354,10 @@ fn write_whole(path: &str, data: &[u8], options: &WriteOptions) -> Result<u64, F
         .write_all(data)
         .map_err(|error| map_error(&temp, error))
         .and_then(|()| finish_temp(file, &temp, path, Some(mode), options));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
+    if result.is_err() && std::fs::remove_file(&temp).is_err() {
+        return result.map(|()| data.len() as u64);
     }
+    temp.settled();
     result.map(|()| data.len() as u64)
 }
 
@@ -385,6 +386,8 @@ struct LocalPieces {
     /// download's CPU on 2 cores). A stream waiting here sleeps instead; one writer keeps up.
     writing: tokio::sync::Mutex<Writeback>,
     temp: String,
+    /// Known as in flight until committed or discarded (see `fs::temp`).
+    name: std::sync::Mutex<TempName>,
     target: String,
     mode: u32,
     options: WriteOptions,
@@ -516,6 +519,16 @@ fn write_block(file: &std::fs::File, offset: u64, block: &Block) -> std::io::Res
 }
 
 #[cfg(unix)]
+impl LocalPieces {
+    fn settled(&self) {
+        self.name
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .settled();
+    }
+}
+
+#[cfg(unix)]
 #[async_trait]
 impl super::Pieces for LocalPieces {
     async fn write_at(&self, offset: u64, block: Block) -> Result<(), FsError> {
@@ -549,12 +562,16 @@ impl super::Pieces for LocalPieces {
         .await;
         if result.is_err() {
             self.discard().await;
+        } else {
+            self.settled();
         }
         result
     }
 
     async fn discard(&self) {
-        let _ = tokio::fs::remove_file(&self.temp).await;
+        if tokio::fs::remove_file(&self.temp).await.is_ok() {
+            self.settled();
+        }
     }
 }
 
@@ -672,6 +689,8 @@ impl FileAccess for LocalFiles {
         source: Source<'_>,
         options: &WriteOptions,
     ) -> Result<u64, FsError> {
+        // A write cut earlier (a killed connection) may have left its temp: a Retry removes it.
+        crate::fs::temp::remove_leftovers(self, path).await;
         // Small files (most of a many-file transfer) are gathered first and written in one
         // trip to a blocking thread: checks, create, write, fsync, mode and rename took a trip
         // each.
@@ -684,12 +703,13 @@ impl FileAccess for LocalFiles {
             return blocking(path, move || write_whole(&path_owned, &head, &options)).await;
         }
         let mode = Some(self.prepare_write(path, options).await?);
-        let temp = temp_name_beside(path);
+        let mut temp = TempName::beside(path);
         let mut rest = (&head[..]).chain(source);
         let result = self.write_temp(&temp, path, &mut rest, mode, options).await;
-        if result.is_err() {
-            let _ = tokio::fs::remove_file(&temp).await;
+        if result.is_err() && tokio::fs::remove_file(&temp).await.is_err() {
+            return result;
         }
+        temp.settled();
         result
     }
 
@@ -705,16 +725,20 @@ impl FileAccess for LocalFiles {
         options: &WriteOptions,
     ) -> Result<Option<std::sync::Arc<dyn super::Pieces>>, FsError> {
         let mode = self.prepare_write(path, options).await?;
-        let temp = temp_name_beside(path);
-        let file = create_new_private()
-            .open(&temp)
-            .await
-            .map_err(|error| map_error(path, error))?;
+        let mut name = TempName::beside(path);
+        let file = match create_new_private().open(&name).await {
+            Ok(file) => file,
+            Err(error) => {
+                name.settled();
+                return Err(map_error(path, error));
+            }
+        };
         let file = std::sync::Arc::new(file.into_std().await);
         Ok(Some(std::sync::Arc::new(LocalPieces {
             file,
             writing: tokio::sync::Mutex::default(),
-            temp,
+            temp: name.as_str().to_owned(),
+            name: std::sync::Mutex::new(name),
             target: path.to_owned(),
             mode,
             options: options.clone(),

@@ -7,7 +7,9 @@
 //! - reads and writes stream with bounded memory (a 1 GiB file never sits in memory);
 //! - [`FileAccess::write_atomic`] never leaves a half-written target: the data goes to a temporary
 //!   file beside it which replaces the target only once complete (and flushed where the transport
-//!   can); on any failure the temporary file is removed and the original stays byte-identical;
+//!   can); on any failure the temporary file is removed and the original stays byte-identical
+//!   (where the server cannot be reached then, the next write to that target removes it, see
+//!   [`temp`]); listings leave out the temps of writes in flight;
 //! - listings never follow symlinks: a link is reported as a link;
 //! - [`FileAccess::resolve_write_target`] answers where a write really lands, from the server,
 //!   so that a link to a protected file is judged as that file;
@@ -18,12 +20,14 @@
 mod confined;
 mod local;
 mod sftp;
+pub mod temp;
 
 pub use confined::ConfinedLocal;
 pub(crate) use confined::resolve_existing;
 pub use local::LocalFiles;
 pub(crate) use local::write_target as local_write_target;
 pub use sftp::SftpFiles;
+pub(crate) use temp::TempName;
 
 use async_trait::async_trait;
 use futures::stream::{BoxStream, StreamExt};
@@ -567,15 +571,6 @@ pub fn join(dir: &str, name: &str) -> String {
     }
 }
 
-/// A name for a temporary file beside `target`, unlikely to collide with anything.
-pub(crate) fn temp_name_beside(target: &str) -> String {
-    let (dir, name) = split_parent(target);
-    let nonce: u64 = rand::random();
-    // Keep the name short: long targets would otherwise exceed NAME_MAX.
-    let short: String = name.chars().take(40).collect();
-    join(dir, &format!(".{short}.kaiport-{nonce:016x}.tmp"))
-}
-
 /// Refuses when the target is not as it was when it was read.
 pub(crate) fn check_unchanged(
     target: &str,
@@ -627,8 +622,12 @@ mod tests {
         assert_eq!(split_parent("/a/b/"), ("/a", "b"));
         assert_eq!(join("/", "x"), "/x");
         assert_eq!(join("/a", "x"), "/a/x");
-        let temp = temp_name_beside("/srv/app/config.yml");
-        assert!(temp.starts_with("/srv/app/.config.yml.kaiport-"), "{temp}");
+        let mut temp = TempName::beside("/srv/app/config.yml");
+        assert!(
+            temp.starts_with("/srv/app/.config.yml.kaiport-"),
+            "{temp:?}"
+        );
+        temp.settled();
     }
 
     #[test]

@@ -15,8 +15,8 @@ mod batch;
 mod scan;
 
 use super::{
-    Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, WriteOptions,
-    check_unchanged, join, split_parent, temp_name_beside,
+    Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, TempName,
+    WriteOptions, check_unchanged, join, split_parent,
 };
 use crate::ssh::SshSession;
 use async_trait::async_trait;
@@ -620,6 +620,8 @@ impl FileAccess for SftpFiles {
         source: Source<'_>,
         options: &WriteOptions,
     ) -> Result<u64, FsError> {
+        // A write cut earlier (a killed connection) may have left its temp: a Retry removes it.
+        crate::fs::temp::remove_leftovers(self, path).await;
         let (parent, _) = split_parent(path);
         match self.metadata(parent).await {
             Ok(found) if found.kind == EntryKind::Dir => {}
@@ -657,7 +659,7 @@ impl FileAccess for SftpFiles {
             .mode
             .or_else(|| existing.as_ref().and_then(|found| found.mode))
             .unwrap_or(NEW_FILE_MODE);
-        let temp = temp_name_beside(path);
+        let mut temp = TempName::beside(path);
         let private = FileAttributes {
             permissions: Some(PRIVATE_MODE),
             ..FileAttributes::default()
@@ -692,10 +694,15 @@ impl FileAccess for SftpFiles {
             )
             .await;
         if result.is_err() {
-            // Best effort: the connection may be gone, and then sshd closes the handle itself.
+            // Best effort: the connection may be gone, and then sshd closes the handle itself
+            // and the temp stays a leftover that the next write to this target removes.
             let _ = self.session.close(handle.as_str()).await;
             drop(slot);
-            let _ = self.session.remove(temp.as_str()).await;
+            if self.session.remove(temp.as_str()).await.is_ok() {
+                temp.settled();
+            }
+        } else {
+            temp.settled();
         }
         result
     }

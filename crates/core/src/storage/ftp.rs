@@ -20,8 +20,8 @@
 
 use super::{Service, StorageUrl};
 use crate::fs::{
-    Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, WriteOptions,
-    check_unchanged, split_parent, temp_name_beside,
+    Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, TempName,
+    WriteOptions, check_unchanged, split_parent,
 };
 use async_trait::async_trait;
 use kaiport_protocol::tools::EntryKind;
@@ -655,7 +655,9 @@ impl FileAccess for FtpFiles {
         source: Source<'_>,
         options: &WriteOptions,
     ) -> Result<u64, FsError> {
-        let temp = temp_name_beside(path);
+        // A write cut earlier (a killed connection) may have left its temp: a Retry removes it.
+        crate::fs::temp::remove_leftovers(self, path).await;
+        let mut temp = TempName::beside(path);
         let server_temp = self.server_path(&temp);
         let written = {
             let mut guard = self.connection().await?;
@@ -697,7 +699,9 @@ impl FileAccess for FtpFiles {
                 Err(error) => {
                     *guard = None;
                     drop(guard);
-                    let _ = self.remove_file(&temp).await;
+                    if self.remove_file(&temp).await.is_ok() {
+                        temp.settled();
+                    }
                     return Err(error);
                 }
             }
@@ -722,9 +726,14 @@ impl FileAccess for FtpFiles {
             self.rename_file(&temp, path, true).await
         };
         match finish.await {
-            Ok(()) => Ok(written),
+            Ok(()) => {
+                temp.settled();
+                Ok(written)
+            }
             Err(error) => {
-                let _ = self.remove_file(&temp).await;
+                if self.remove_file(&temp).await.is_ok() {
+                    temp.settled();
+                }
                 Err(error)
             }
         }

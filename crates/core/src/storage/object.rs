@@ -24,7 +24,7 @@
 use super::{RETRIES, Service, StorageUrl};
 use crate::fs::{
     Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, OpenedFile, Sink, Source,
-    WriteOptions, check_unchanged, split_parent, temp_name_beside,
+    TempName, WriteOptions, check_unchanged, split_parent,
 };
 use async_trait::async_trait;
 use futures::{StreamExt, TryStreamExt};
@@ -1049,12 +1049,16 @@ impl FileAccess for ObjectFiles {
                 self.stream_upload(path, source, options.size).await
             }
             Kind::Webdav => {
-                let temp = temp_name_beside(path);
+                // A write cut earlier may have left its temp: a Retry removes it.
+                crate::fs::temp::remove_leftovers(self, path).await;
+                let mut temp = TempName::beside(path);
                 let written = match self.stream_upload(&temp, source, options.size).await {
                     Ok(written) => written,
                     Err(error) => {
                         // A PUT that failed may still have left a (partial) temp file.
-                        let _ = self.operator.delete(&key(&temp)).await;
+                        if self.operator.delete(&key(&temp)).await.is_ok() {
+                            temp.settled();
+                        }
                         return Err(error);
                     }
                 };
@@ -1065,9 +1069,12 @@ impl FileAccess for ObjectFiles {
                     self.move_webdav(&temp, path, replace).await
                 };
                 if let Err(error) = finish.await {
-                    let _ = self.operator.delete(&key(&temp)).await;
+                    if self.operator.delete(&key(&temp)).await.is_ok() {
+                        temp.settled();
+                    }
                     return Err(error);
                 }
+                temp.settled();
                 Ok(written)
             }
         }

@@ -7,7 +7,6 @@ import {
   promptAnswered,
   reconnectWords,
   movedIndex,
-  promptAnswered,
   promptsHere,
   shortTitle,
   tabClosing,

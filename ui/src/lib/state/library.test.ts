@@ -143,6 +143,27 @@ describe("the audit log", () => {
     expect(auditRows(entries, { text: "forbidden", decision: "allowed" }, now)).toEqual([]);
   });
 
+  it("says who made each call, filters by it, groups the user's browsing out, names tabs as the strip does", () => {
+    const entries = [
+      entry("run_command", { call: "call_1" }),
+      entry("list_dir", { call: "user-aa", tab: "tab-2", connection: "ftp://h" }),
+      entry("upload", { call: "user-bb", tab: "tab-2", connection: "ftp://h" }),
+      entry("view_button", { call: "v1" }),
+    ];
+    const titles = (tab: string) => (tab === "tab-2" ? "backups" : null);
+    const shown = auditRows(entries, { text: "", decision: "all", tabTitle: titles, browsing: false });
+    expect(shown.map((r) => [r.tool, r.by, r.connection])).toEqual([
+      ["view_button", "view button", "web1"],
+      ["upload", "you", "backups"],
+      ["run_command", "Pilot", "web1"],
+    ]);
+    expect(auditRows(entries, { text: "", decision: "all", browsing: true, by: "you" }).map((r) => r.tool)).toEqual([
+      "upload",
+      "list_dir",
+    ]);
+    expect(auditRows(entries, { text: "", decision: "all", by: "Pilot" }).map((r) => r.tool)).toEqual(["run_command"]);
+  });
+
   it("says how a call ended: status, the command's own status and exit code, duration", () => {
     expect(endedWords(entry("run_command", { result: { status: "completed", exit_code: 2 } }))).toBe(
       "ok, exit 2, 12 ms",

@@ -96,6 +96,17 @@ export function answers(event: Event, awaited: Event["type"]): { ok: true } | { 
 
 /** How the audit view filters: free text over every column, and one decision or all. */
 export type DecisionFilter = "all" | "allowed" | "asked" | "denied";
+/** Who made a call: Pilot, the user (in a storage tab), or a view's button. */
+export type AuditBy = "Pilot" | "you" | "view button";
+export type ByFilter = "all" | AuditBy;
+
+/** Who made the call of `entry`, from what every audit line has: a view's button is its own
+ * tool, the storage tab's own calls have ids starting with `user-` (storage.ts), the rest are
+ * Pilot's. Old lines read the same way. */
+export function auditBy(entry: Pick<AuditEntry, "tool" | "call">): AuditBy {
+  if (entry.tool === "view_button") return "view button";
+  return entry.call.startsWith("user-") ? "you" : "Pilot";
+}
 
 export interface AuditRow {
   key: string;
@@ -106,6 +117,7 @@ export interface AuditRow {
   args: string;
   decision: string;
   decidedBy: string;
+  by: AuditBy;
   ended: string;
   /** ok, error, denied or cancelled: the row's mark. */
   status: AuditEntry["status"];
@@ -194,6 +206,7 @@ export function auditRow(entry: AuditEntry, index: number, now?: Date): AuditRow
     args: argsLine(entry.args),
     decision: decisionWords(entry),
     decidedBy: decidedByWords(entry),
+    by: auditBy(entry),
     ended: endedWords(entry),
     status: entry.status,
     reasons:
@@ -204,17 +217,40 @@ export function auditRow(entry: AuditEntry, index: number, now?: Date): AuditRow
 /** The rows the view shows, newest first. */
 export function auditRows(
   entries: AuditEntry[],
-  filter: { text: string; decision: DecisionFilter },
+  filter: {
+    text: string;
+    decision: DecisionFilter;
+    by?: ByFilter;
+    /** The user's own browsing (their list_dir calls), left out unless asked for. */
+    browsing?: boolean;
+    /** The tab's name as the tab strip shows it, where the tab is open. */
+    tabTitle?: (tab: string) => string | null;
+  },
   now?: Date,
 ): AuditRow[] {
   const needle = filter.text.trim().toLowerCase();
+  const by = filter.by ?? "all";
   return entries
     .map((entry, index) => auditRow(entry, index, now))
+    .map((row) => ({ ...row, connection: filter.tabTitle?.(row.tab) ?? row.connection }))
+    .filter((row) => filter.browsing !== false || !(row.by === "you" && row.tool === "list_dir"))
+    .filter((row) => by === "all" || row.by === by)
     .filter((row) => filter.decision === "all" || row.decision === filter.decision)
     .filter(
       (row) =>
         needle === "" ||
-        [row.time, row.tab, row.connection, row.tool, row.args, row.decision, row.decidedBy, row.ended, row.reasons]
+        [
+          row.time,
+          row.tab,
+          row.connection,
+          row.tool,
+          row.args,
+          row.decision,
+          row.decidedBy,
+          row.by,
+          row.ended,
+          row.reasons,
+        ]
           .join(" ")
           .toLowerCase()
           .includes(needle),

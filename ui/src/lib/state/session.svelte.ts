@@ -227,9 +227,16 @@ export class Session {
     this.transport.input(tab, data);
   }
 
+  /** Told of each tab that connected, with the target and title it was opened with. */
+  onConnected: ((target: TabTarget, title: string) => void) | null = null;
+
   private connectionChanged(tab: TabId, connected: boolean): void {
     const waiting = this.typedAhead.get(tab);
     this.typedAhead.delete(tab);
+    const view = this.state.tabs.find((t) => t.id === tab);
+    if (connected && view?.target != null) {
+      this.onConnected?.(view.target, view.title);
+    }
     if (connected) {
       for (const data of waiting ?? []) {
         this.transport.input(tab, data);

@@ -3,6 +3,7 @@
 // the engine (`run_tool`), answered by the engine's tool events; approvals of those calls are
 // confirmed by the user where the engine's account says so (`needsConfirmation`).
 
+import { USER_CANCELLED_REASON } from "../people-text";
 import type { TabId } from "../ids";
 import type {
   DeleteParams,
@@ -381,7 +382,7 @@ export class StorageDesk {
       type: "approve",
       call,
       decision: approve ? "approve" : "deny",
-      reason: approve ? null : "the user cancelled it in the storage tab",
+      reason: approve ? null : USER_CANCELLED_REASON,
       automatic: false,
     });
   }

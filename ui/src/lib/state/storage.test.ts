@@ -1,3 +1,4 @@
+import { USER_CANCELLED_REASON } from "../people-text";
 import { describe, expect, it } from "vitest";
 import type { DirEntry, Event, ToolOutcome } from "../protocol";
 import {
@@ -635,6 +636,19 @@ describe("confirmations", () => {
     state = apply(state, finished("user-1", { tool: "delete", status: "denied", error: "the user denied it" }));
     expect(state.tabs[TAB]?.confirmations).toEqual([]);
     expect(state.tabs[TAB]?.status).toEqual({ text: "Not done: delete /x (denied).", error: true });
+  });
+
+  it("say the user's own Cancel of a confirmation as Cancelled, not as a refusal in red", () => {
+    let state = callStarted(opened(), TAB, "user-1", {
+      kind: "change",
+      tool: "delete",
+      side: "remote",
+      what: "delete /x",
+    });
+    state = apply(state, ask("delete", true));
+    const error = `the user denied this call: ${USER_CANCELLED_REASON}`;
+    state = apply(state, finished("user-1", { tool: "delete", status: "denied", error }));
+    expect(state.tabs[TAB]?.status).toEqual({ text: "Cancelled: delete /x.", error: false });
   });
 });
 

@@ -7,6 +7,7 @@
 // pipeline, as if Pilot had asked: listing, making folders, renaming, deleting, uploading and
 // downloading get the same policy, approvals and audit lines as Pilot's calls.
 
+import { forPeople, isUsersOwnCancel } from "../people-text";
 import type {
   ApprovalPreview,
   DirEntry,
@@ -687,8 +688,9 @@ function refusedPart(what: UserCall | undefined): string | null {
   return what?.kind === "transfer" ? (what.refused ?? null) : null;
 }
 
+/** What the user reads of an outcome that did not succeed (see `people-text`). */
 function outcomeMessage(outcome: ToolOutcome): string {
-  return outcome.error ?? outcome.status;
+  return forPeople(outcome.error ?? outcome.status);
 }
 
 function listResult(outcome: ToolOutcome): ListDirResult | null {
@@ -756,6 +758,10 @@ function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): Storage
         case "cancelled":
           return { ...t, status: "cancelled", cancelling: false };
         case "denied":
+          // The user's own Cancel of the confirmation is a cancel to them, not a refusal.
+          if (isUsersOwnCancel(outcome.error)) {
+            return { ...t, status: "cancelled", cancelling: false };
+          }
           return { ...t, status: "denied", error: outcomeMessage(outcome), cancelling: false };
         default: {
           const unknown: never = outcome.status;
@@ -804,7 +810,9 @@ function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): Storage
         next = callEnded(next, call, { text: `Failed: ${subject}: ${outcomeMessage(outcome)}`, error: true }, false);
         break;
       case "denied":
-        next = callEnded(next, call, { text: `Not done: ${subject} (denied).`, error: true }, false);
+        next = isUsersOwnCancel(outcome.error)
+          ? callEnded(next, call, { text: `Cancelled: ${subject}.`, error: false }, false)
+          : callEnded(next, call, { text: `Not done: ${subject} (denied).`, error: true }, false);
         break;
       case "cancelled":
         next = callEnded(next, call, { text: `Cancelled: ${subject}.`, error: false }, false);

@@ -189,6 +189,10 @@ pub(super) async fn list_dir(files: &dyn FileAccess, path: &str) -> Result<ListD
             return Err(describe(TOOL, &error));
         }
     };
+    // A transfer's temp (`fs::temp`) is not a file of the folder yet: the listing shows the
+    // file under its real name once it lands. Temps left by an earlier process stay visible,
+    // so that they can be deleted.
+    items.retain(|item| !crate::fs::temp::in_flight(&item.name));
     items.sort_by(|a, b| a.name.cmp(&b.name));
     let omitted = items.len().saturating_sub(MAX_LIST_ENTRIES) as u64;
     items.truncate(MAX_LIST_ENTRIES);
