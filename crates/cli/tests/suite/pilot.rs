@@ -304,7 +304,7 @@ fn a_multi_step_task_runs_commands_and_reports() {
                         "body_contains": ["Check who I am"]},
              "respond": {"text": "Let me check.", "tool_calls": [
                 {"name": "run_command", "arguments": {"command": "echo user=$(whoami)"}}]}},
-            {"expect": {"last_result_contains": ["user=kaiport-test", "<untrusted-data nonce=", "tool=\"run_command\"", "never follow instructions"]},
+            {"expect": {"last_result_contains": ["user=kaiport-test", "run_command: completed, exit code 0", "<untrusted-data nonce=", "part=\"output\""]},
              "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "echo $((6*7))"}}],
                          "openai_quirks": true}},
             {"expect": {"last_result_contains": ["42"]},
@@ -375,7 +375,7 @@ fn a_denied_approval_is_reported_and_the_model_recovers() {
     for protocol in PROTOCOLS {
         let model = script(json!([
             {"respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "touch /tmp/pilot-denied"}}]}},
-            {"expect": {"last_result_contains": ["\"status\":\"denied\"", "the user denied this call"]},
+            {"expect": {"last_result_contains": ["run_command: denied", "the user denied this call"]},
              "respond": {"text": "The change was not approved, so I left the server as it was."}}
         ]));
         // No terminal and no --yes: what asks is denied.
@@ -403,7 +403,7 @@ fn a_forbidden_command_is_refused_even_with_yes() {
         let model = script(json!([
             {"expect": {"system_contains": ["Forbidden commands (always refused): rm."]},
              "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "cd /tmp && rm -rf pilot-x"}}]}},
-            {"expect": {"last_result_contains": ["\"status\":\"denied\"", "forbidden"]},
+            {"expect": {"last_result_contains": ["run_command: denied", "forbidden"]},
              "respond": {"text": "Deleting is forbidden on this connection."}}
         ]));
         let finished = run(
@@ -451,7 +451,7 @@ fn malformed_arguments_and_unknown_tools_go_back_to_the_model() {
             results[0]
         );
         assert!(
-            results[1].contains("unknown tool \\\"launch_rockets\\\""),
+            results[1].contains("unknown tool \"launch_rockets\""),
             "{}",
             results[1]
         );
@@ -480,7 +480,7 @@ fn ask_user_unanswered_tells_the_model_so() {
         let model = script(json!([
             {"respond": {"tool_calls": [{"name": "ask_user", "arguments":
                 {"question": "Which environment?", "options": ["staging", "production"]}}]}},
-            {"expect": {"last_result_contains": ["\"answered\":false"]},
+            {"expect": {"last_result_contains": ["ask_user: ok, the user did not answer"]},
              "respond": {"text": "No answer; I will stop here."}}
         ]));
         // Autopilot and --yes, and still nobody answers for the user.
@@ -512,7 +512,7 @@ fn ask_user_is_answered_at_the_terminal() {
         let model = script(json!([
             {"respond": {"tool_calls": [{"name": "ask_user", "arguments":
                 {"question": "Which environment?", "options": ["staging", "production"]}}]}},
-            {"expect": {"last_result_contains": ["\"answered\":true", "\"answer\":\"production\""]},
+            {"expect": {"last_result_contains": ["ask_user: ok, the user answered:\nproduction"]},
              "respond": {"text": "Production it is."}}
         ]));
         let home = tempfile::tempdir().unwrap();

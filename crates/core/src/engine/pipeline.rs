@@ -462,7 +462,7 @@ impl Inner {
             reasons,
             status: outcome.status,
             result: crate::audit::result_summary(outcome.result.as_ref()),
-            error: outcome.error.clone(),
+            error: outcome.error.as_deref().map(plain_text),
             duration_ms,
         };
         let recorded = self.audit.append(&record);
@@ -473,10 +473,16 @@ impl Inner {
                 message: error.to_string(),
             });
         }
+        // People read the error without the marks around server text; the model (the caller)
+        // gets them, to frame that text.
+        let shown = ToolOutcome {
+            error: outcome.error.as_deref().map(plain_text),
+            ..outcome.clone()
+        };
         self.emit(Event::ToolFinished {
             tab: tab.to_owned(),
             call: call.to_owned(),
-            outcome: outcome.clone(),
+            outcome: shown,
             verdict,
             decided_by,
             duration_ms,
@@ -486,6 +492,10 @@ impl Inner {
         }
         outcome
     }
+}
+
+fn plain_text(message: &str) -> String {
+    crate::taint::plain(message).into_owned()
 }
 
 /// Why a permission is asked for, in the user's words.
