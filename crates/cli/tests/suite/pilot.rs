@@ -789,12 +789,12 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
     let server = server();
     for protocol in PROTOCOLS {
         let mut steps = Vec::new();
-        for round in 0..8 {
+        for round in 0..12 {
             steps.push(json!({"respond": {"tool_calls": [{"name": "run_command",
                 "arguments": {"command": format!("seq {} {}", round * 100_000, round * 100_000 + 350)}}]}}));
         }
         steps.push(
-            json!({"expect": {"body_contains": ["[kaiport removed this run_command result"]},
+            json!({"expect": {"body_contains": ["[elided to save room; re-run only read-only calls to see it again] run_command: completed, exit code 0"]},
                           "respond": {"text": "All numbers seen."}}),
         );
         let model = script(Value::Array(steps));
@@ -806,7 +806,7 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
                 "--mode",
                 "autopilot",
                 "--context-tokens",
-                "8000",
+                "12000",
                 "--max-output-tokens",
                 "500",
             ],
@@ -816,22 +816,73 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
         assert_script_done(&model, &finished);
         let last = last_request(&model);
         let results = last.tool_results();
-        assert_eq!(results.len(), 8);
+        assert_eq!(results.len(), 12);
         // The newest results are whole; older ones were elided.
-        assert!(results[7].contains("700350"), "{}", results[7]);
-        assert!(results[6].contains("600350"));
+        assert!(results[11].contains("1100350"), "{}", results[11]);
+        assert!(results[10].contains("1000350"));
+        // An elided result is a one-line digest: header, size, its first and last line framed.
         assert!(
-            results[0].starts_with("[kaiport removed this run_command result"),
+            results[0].starts_with(
+                "[elided to save room; re-run only read-only calls to see it again] \
+                 run_command: completed, exit code 0,"
+            ) && results[0].contains("part=\"digest\">0 … 350</untrusted-data nonce=")
+                && !results[0].contains('\n'),
             "{}",
             results[0]
         );
+        // Elided in batches: between them, each request starts with the one before (all but
+        // its last message, which carries Anthropic's moving cache breakpoint).
+        let requests = model.requests();
+        let elided = |request: &RecordedRequest| {
+            request
+                .tool_results()
+                .iter()
+                .filter(|result| result.starts_with("[elided"))
+                .count()
+        };
+        let mut kept = 0;
+        for pair in requests.windows(2) {
+            let (before, after) = (&pair[0], &pair[1]);
+            if elided(before) != elided(after) {
+                continue;
+            }
+            kept += 1;
+            let (old, new) = (&before.body["messages"], &after.body["messages"]);
+            let shared = old.as_array().unwrap().len() - 1;
+            // OpenAI's first message is the system prompt.
+            let from = usize::from(protocol == "openai");
+            assert_eq!(
+                old.as_array().unwrap()[from..shared],
+                new.as_array().unwrap()[from..shared],
+                "{protocol}: the conversation changed between batches"
+            );
+            // (The system prompt changes when the tab's facts do, e.g. once the probe answers.)
+            assert_eq!(before.body["tools"], after.body["tools"], "{protocol}");
+        }
+        let batches = requests.len() - 1 - kept;
+        assert!(
+            kept >= 5 && batches < kept,
+            "{protocol}: {batches} batches, {kept} steps without one"
+        );
+        if protocol == "anthropic" {
+            // Cache breakpoints: the system prompt, the last tool, the conversation's end.
+            let ephemeral = json!({"type": "ephemeral"});
+            assert_eq!(last.body["system"][0]["cache_control"], ephemeral);
+            let tools = last.body["tools"].as_array().unwrap();
+            assert_eq!(tools.last().unwrap()["cache_control"], ephemeral);
+            assert!(tools[0].get("cache_control").is_none());
+            let end = last.body["messages"].as_array().unwrap().last().unwrap();
+            let blocks = end["content"].as_array().unwrap();
+            assert_eq!(blocks.last().unwrap()["cache_control"], ephemeral);
+            assert_eq!(last.raw.matches("\"cache_control\"").count(), 3);
+        }
         // The request stayed near the budget (≈ 4 bytes a token).
         assert!(
-            last.raw.len() < 8000 * 4,
+            last.raw.len() < 12000 * 4,
             "request of {} bytes",
             last.raw.len()
         );
-        assert_eq!(finished.audit().len(), 8);
+        assert_eq!(finished.audit().len(), 12);
         finished.assert_no_secret(&model);
     }
 }
