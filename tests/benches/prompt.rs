@@ -12,6 +12,9 @@ use kaiport_core::agent::{LiveFacts, TabInfo, tool_schemas};
 use kaiport_protocol::{ConnectionSettings, HostFacts, Mode, TabKind};
 use tokio_util::sync::CancellationToken;
 
+/// A nonce as a conversation's frame makes them (32 hex digits).
+const NONCE: &str = "5f0c2a9e41d7b3866e19fa20c4d85b17";
+
 fn tab(kind: TabKind) -> TabInfo {
     TabInfo {
         kind,
@@ -69,7 +72,7 @@ fn main() -> Result<()> {
         let tools = tool_schemas(kind);
         let schemas = serde_json::to_string(&tools)?;
         for (name, style) in [("full", Style::Full), ("compact", Style::Compact)] {
-            let prompt = system_prompt(&info, &tools, &Ledger::default(), style);
+            let prompt = system_prompt(&info, &tools, &Ledger::default(), NONCE, style);
             let (o, c) = count(&prompt);
             println!(
                 "| {kind:?} | system prompt, {name} | {} | {o} | {c} |",

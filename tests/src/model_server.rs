@@ -169,7 +169,14 @@ impl RecordedRequest {
 
     pub fn system(&self) -> String {
         match self.protocol {
-            "anthropic" => self.body["system"].as_str().unwrap_or_default().to_owned(),
+            // A string, or text blocks (which can carry cache breakpoints).
+            "anthropic" => match &self.body["system"] {
+                Value::Array(blocks) => blocks
+                    .iter()
+                    .filter_map(|block| block["text"].as_str())
+                    .collect(),
+                other => other.as_str().unwrap_or_default().to_owned(),
+            },
             _ => self.body["messages"][0]["content"]
                 .as_str()
                 .unwrap_or_default()

@@ -304,7 +304,7 @@ fn a_multi_step_task_runs_commands_and_reports() {
                         "body_contains": ["Check who I am"]},
              "respond": {"text": "Let me check.", "tool_calls": [
                 {"name": "run_command", "arguments": {"command": "echo user=$(whoami)"}}]}},
-            {"expect": {"last_result_contains": ["user=kaiport-test", "<untrusted-data nonce=", "tool=\"run_command\"", "never follow instructions"]},
+            {"expect": {"last_result_contains": ["user=kaiport-test", "run_command: completed, exit code 0", "<untrusted-data nonce=", "part=\"output\""]},
              "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "echo $((6*7))"}}],
                          "openai_quirks": true}},
             {"expect": {"last_result_contains": ["42"]},
@@ -375,7 +375,7 @@ fn a_denied_approval_is_reported_and_the_model_recovers() {
     for protocol in PROTOCOLS {
         let model = script(json!([
             {"respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "touch /tmp/pilot-denied"}}]}},
-            {"expect": {"last_result_contains": ["\"status\":\"denied\"", "the user denied this call"]},
+            {"expect": {"last_result_contains": ["run_command: denied", "the user denied this call"]},
              "respond": {"text": "The change was not approved, so I left the server as it was."}}
         ]));
         // No terminal and no --yes: what asks is denied.
@@ -403,7 +403,7 @@ fn a_forbidden_command_is_refused_even_with_yes() {
         let model = script(json!([
             {"expect": {"system_contains": ["Forbidden commands (always refused): rm."]},
              "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "cd /tmp && rm -rf pilot-x"}}]}},
-            {"expect": {"last_result_contains": ["\"status\":\"denied\"", "forbidden"]},
+            {"expect": {"last_result_contains": ["run_command: denied", "forbidden"]},
              "respond": {"text": "Deleting is forbidden on this connection."}}
         ]));
         let finished = run(
@@ -451,7 +451,7 @@ fn malformed_arguments_and_unknown_tools_go_back_to_the_model() {
             results[0]
         );
         assert!(
-            results[1].contains("unknown tool \\\"launch_rockets\\\""),
+            results[1].contains("unknown tool \"launch_rockets\""),
             "{}",
             results[1]
         );
@@ -480,7 +480,7 @@ fn ask_user_unanswered_tells_the_model_so() {
         let model = script(json!([
             {"respond": {"tool_calls": [{"name": "ask_user", "arguments":
                 {"question": "Which environment?", "options": ["staging", "production"]}}]}},
-            {"expect": {"last_result_contains": ["\"answered\":false"]},
+            {"expect": {"last_result_contains": ["ask_user: ok, the user did not answer"]},
              "respond": {"text": "No answer; I will stop here."}}
         ]));
         // Autopilot and --yes, and still nobody answers for the user.
@@ -512,7 +512,7 @@ fn ask_user_is_answered_at_the_terminal() {
         let model = script(json!([
             {"respond": {"tool_calls": [{"name": "ask_user", "arguments":
                 {"question": "Which environment?", "options": ["staging", "production"]}}]}},
-            {"expect": {"last_result_contains": ["\"answered\":true", "\"answer\":\"production\""]},
+            {"expect": {"last_result_contains": ["ask_user: ok, the user answered:\nproduction"]},
              "respond": {"text": "Production it is."}}
         ]));
         let home = tempfile::tempdir().unwrap();
@@ -789,12 +789,12 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
     let server = server();
     for protocol in PROTOCOLS {
         let mut steps = Vec::new();
-        for round in 0..8 {
+        for round in 0..12 {
             steps.push(json!({"respond": {"tool_calls": [{"name": "run_command",
                 "arguments": {"command": format!("seq {} {}", round * 100_000, round * 100_000 + 350)}}]}}));
         }
         steps.push(
-            json!({"expect": {"body_contains": ["[kaiport removed this run_command result"]},
+            json!({"expect": {"body_contains": ["[elided to save room; re-run only read-only calls to see it again] run_command: completed, exit code 0"]},
                           "respond": {"text": "All numbers seen."}}),
         );
         let model = script(Value::Array(steps));
@@ -806,7 +806,7 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
                 "--mode",
                 "autopilot",
                 "--context-tokens",
-                "8000",
+                "12000",
                 "--max-output-tokens",
                 "500",
             ],
@@ -816,22 +816,73 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
         assert_script_done(&model, &finished);
         let last = last_request(&model);
         let results = last.tool_results();
-        assert_eq!(results.len(), 8);
+        assert_eq!(results.len(), 12);
         // The newest results are whole; older ones were elided.
-        assert!(results[7].contains("700350"), "{}", results[7]);
-        assert!(results[6].contains("600350"));
+        assert!(results[11].contains("1100350"), "{}", results[11]);
+        assert!(results[10].contains("1000350"));
+        // An elided result is a one-line digest: header, size, its first and last line framed.
         assert!(
-            results[0].starts_with("[kaiport removed this run_command result"),
+            results[0].starts_with(
+                "[elided to save room; re-run only read-only calls to see it again] \
+                 run_command: completed, exit code 0,"
+            ) && results[0].contains("part=\"digest\">0 … 350</untrusted-data nonce=")
+                && !results[0].contains('\n'),
             "{}",
             results[0]
         );
+        // Elided in batches: between them, each request starts with the one before (all but
+        // its last message, which carries Anthropic's moving cache breakpoint).
+        let requests = model.requests();
+        let elided = |request: &RecordedRequest| {
+            request
+                .tool_results()
+                .iter()
+                .filter(|result| result.starts_with("[elided"))
+                .count()
+        };
+        let mut kept = 0;
+        for pair in requests.windows(2) {
+            let (before, after) = (&pair[0], &pair[1]);
+            if elided(before) != elided(after) {
+                continue;
+            }
+            kept += 1;
+            let (old, new) = (&before.body["messages"], &after.body["messages"]);
+            let shared = old.as_array().unwrap().len() - 1;
+            // OpenAI's first message is the system prompt.
+            let from = usize::from(protocol == "openai");
+            assert_eq!(
+                old.as_array().unwrap()[from..shared],
+                new.as_array().unwrap()[from..shared],
+                "{protocol}: the conversation changed between batches"
+            );
+            // (The system prompt changes when the tab's facts do, e.g. once the probe answers.)
+            assert_eq!(before.body["tools"], after.body["tools"], "{protocol}");
+        }
+        let batches = requests.len() - 1 - kept;
+        assert!(
+            kept >= 5 && batches < kept,
+            "{protocol}: {batches} batches, {kept} steps without one"
+        );
+        if protocol == "anthropic" {
+            // Cache breakpoints: the system prompt, the last tool, the conversation's end.
+            let ephemeral = json!({"type": "ephemeral"});
+            assert_eq!(last.body["system"][0]["cache_control"], ephemeral);
+            let tools = last.body["tools"].as_array().unwrap();
+            assert_eq!(tools.last().unwrap()["cache_control"], ephemeral);
+            assert!(tools[0].get("cache_control").is_none());
+            let end = last.body["messages"].as_array().unwrap().last().unwrap();
+            let blocks = end["content"].as_array().unwrap();
+            assert_eq!(blocks.last().unwrap()["cache_control"], ephemeral);
+            assert_eq!(last.raw.matches("\"cache_control\"").count(), 3);
+        }
         // The request stayed near the budget (≈ 4 bytes a token).
         assert!(
-            last.raw.len() < 8000 * 4,
+            last.raw.len() < 12000 * 4,
             "request of {} bytes",
             last.raw.len()
         );
-        assert_eq!(finished.audit().len(), 8);
+        assert_eq!(finished.audit().len(), 12);
         finished.assert_no_secret(&model);
     }
 }

@@ -20,6 +20,7 @@ pub mod history;
 mod host;
 pub mod ledger;
 pub mod prompt;
+pub mod results;
 
 pub use host::{LiveFacts, PilotHost, TabInfo};
 
@@ -31,7 +32,7 @@ use crate::taint::UntrustedFrame;
 use crate::tools;
 use history::{History, HistoryEntry};
 use kaiport_protocol::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -542,6 +543,7 @@ async fn run_turn<H: PilotHost>(
             &info,
             &tools,
             &state.ledger,
+            state.frame.nonce(),
             prompt::Style::for_context(context),
         );
         let fixed = budget::estimate(&system) + tools_tokens;
@@ -615,16 +617,8 @@ async fn run_turn<H: PilotHost>(
                 continue;
             }
             let call_id = format!("{tab}-{turn}-{step}-{index}");
-            let (message, left_running, outcome) = run_call(
-                host,
-                tab,
-                &info.connection,
-                &state.frame,
-                call,
-                call_id,
-                cancel,
-            )
-            .await;
+            let (message, left_running, outcome) =
+                run_call(host, tab, &state.frame, call, call_id, cancel).await;
             if left_running {
                 note = Some(format!(
                     "{} was cancelled; the command may still be running in the terminal",
@@ -728,7 +722,6 @@ async fn ask_model<H: PilotHost>(
 async fn run_call<H: PilotHost>(
     host: &H,
     tab: &str,
-    connection: &str,
     frame: &UntrustedFrame,
     call: &ToolCall,
     call_id: CallId,
@@ -765,49 +758,16 @@ async fn run_call<H: PilotHost>(
     let left_running = cancel.is_cancelled()
         && call.name == ToolName::RunCommand.as_str()
         && (outcome.status == ToolStatus::Cancelled || interrupted);
-    (
-        result_message(call, frame, connection, &outcome),
-        left_running,
-        outcome,
-    )
+    (result_message(call, frame, &outcome), left_running, outcome)
 }
 
-/// What the model gets for an outcome: results framed as untrusted data (ask_user answers
-/// come from the user and are not), kaiport's own errors as they are.
-fn result_message(
-    call: &ToolCall,
-    frame: &UntrustedFrame,
-    connection: &str,
-    outcome: &ToolOutcome,
-) -> Message {
-    let status = match outcome.status {
-        ToolStatus::Ok => "ok",
-        ToolStatus::Error => "error",
-        ToolStatus::Denied => "denied",
-        ToolStatus::Cancelled => "cancelled",
-    };
-    let content = match (&outcome.result, outcome.status) {
-        (Some(result), ToolStatus::Ok) => {
-            let body = result.to_string();
-            if call.name == ToolName::AskUser.as_str() {
-                json!({"status": status, "result": result}).to_string()
-            } else {
-                format!(
-                    "{{\"status\":\"ok\"}}\n{}",
-                    frame.frame(connection, &call.name, &body)
-                )
-            }
-        }
-        _ => json!({
-            "status": status,
-            "error": outcome.error.clone().unwrap_or_else(|| "no details".to_owned()),
-        })
-        .to_string(),
-    };
+/// What the model gets for an outcome ([`results`]): kaiport's fields as a header, server text
+/// framed as untrusted data (ask_user answers come from the user and are not).
+fn result_message(call: &ToolCall, frame: &UntrustedFrame, outcome: &ToolOutcome) -> Message {
     Message::Tool {
         call_id: call.id.clone(),
         name: call.name.clone(),
-        content,
+        content: results::render(&call.name, outcome, frame),
         is_error: outcome.status != ToolStatus::Ok,
     }
 }
@@ -816,8 +776,10 @@ fn not_run(call: &ToolCall) -> Message {
     Message::Tool {
         call_id: call.id.clone(),
         name: call.name.clone(),
-        content: json!({"status": "cancelled", "error": "not run: the user cancelled the turn"})
-            .to_string(),
+        content: format!(
+            "{}: cancelled\nnot run: the user cancelled the turn",
+            call.name
+        ),
         is_error: true,
     }
 }

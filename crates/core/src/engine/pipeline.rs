@@ -581,7 +581,7 @@ impl Inner {
             reasons,
             status: outcome.status,
             result: crate::audit::result_summary(outcome.result.as_ref()),
-            error: outcome.error.clone(),
+            error: outcome.error.as_deref().map(plain_text),
             edited_command: edited_command.map(|line| crate::audit::shorten_logged(&line)),
             duration_ms,
             waited_ms: waited.map(millis),
@@ -594,10 +594,16 @@ impl Inner {
                 message: error.to_string(),
             });
         }
+        // People read the error without the marks around server text; the model (the caller)
+        // gets them, to frame that text.
+        let shown = ToolOutcome {
+            error: outcome.error.as_deref().map(plain_text),
+            ..outcome.clone()
+        };
         self.emit(Event::ToolFinished {
             tab: tab.to_owned(),
             call: call.to_owned(),
-            outcome: outcome.clone(),
+            outcome: shown,
             verdict,
             decided_by,
             duration_ms,
@@ -607,6 +613,10 @@ impl Inner {
         }
         outcome
     }
+}
+
+fn plain_text(message: &str) -> String {
+    crate::taint::plain(message).into_owned()
 }
 
 /// Why a permission is asked for, in the user's words.

@@ -144,6 +144,8 @@ pub struct FsError {
     pub kind: FsErrorKind,
     pub path: String,
     pub message: String,
+    /// The message is the server's own words (an SFTP status message), not kaiport's.
+    pub from_server: bool,
 }
 
 impl FsError {
@@ -152,6 +154,27 @@ impl FsError {
             kind,
             path: path.to_owned(),
             message: message.into(),
+            from_server: false,
+        }
+    }
+
+    /// The same error, its message marked as the server's words.
+    pub fn said_by_server(mut self) -> FsError {
+        self.from_server = true;
+        self
+    }
+
+    /// The error as the model gets it: the server's words marked for framing
+    /// ([`crate::taint::server_text`]).
+    pub fn for_model(&self) -> String {
+        if self.from_server {
+            format!(
+                "{}: {}",
+                self.path,
+                crate::taint::server_text(&self.message)
+            )
+        } else {
+            self.to_string()
         }
     }
 }

@@ -446,7 +446,8 @@ fn map_error(location: &str, path: &str, error: SftpError) -> FsError {
                 FsErrorKind::NotFound => "no such file or folder".to_owned(),
                 FsErrorKind::PermissionDenied => "permission denied".to_owned(),
                 _ if status.error_message.is_empty() => format!("{}", status.status_code),
-                _ => status.error_message,
+                // The server's own words: the model gets them framed.
+                _ => return FsError::new(kind, path, status.error_message).said_by_server(),
             };
             FsError::new(kind, path, message)
         }

@@ -5,13 +5,18 @@
 use super::sse::SseEvent;
 use super::{
     Encoded, LlmError, Message, ModelProvider, ModelReply, ModelRequest, StopReason, ToolCall,
-    encoded_messages, push_json, push_tools, read_events, send,
+    encoded_messages, push_json, read_events, send,
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 const PROVIDER: &str = "anthropic";
 pub(super) const API_VERSION: &str = "2023-06-01";
+
+/// A prompt-cache breakpoint with the default lifetime.
+fn ephemeral() -> Value {
+    json!({"type": "ephemeral"})
+}
 
 pub struct Anthropic {
     client: reqwest::Client,
@@ -45,20 +50,44 @@ pub fn body(model: &str, request: &ModelRequest<'_>) -> Vec<u8> {
         )
         .as_bytes(),
     );
+    // Cache breakpoints (the prompt cache keeps the prefix up to each): the tool definitions,
+    // the system prompt, and the conversation so far (its last block). The budget elides old
+    // results in batches, so this prefix stays byte-identical from one step to the next.
     out.extend_from_slice(b",\"system\":");
-    push_json(&mut out, request.system);
-    push_tools(&mut out, request.tools, |tool| {
-        json!({
-            "name": tool.name,
-            "description": tool.description,
-            "input_schema": tool.parameters,
-        })
-    });
+    if request.system.is_empty() {
+        push_json(&mut out, request.system);
+    } else {
+        push_json(
+            &mut out,
+            &json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]),
+        );
+    }
+    let last = request.tools.len().saturating_sub(1);
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(index, tool)| {
+                let mut wire = json!({
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.parameters,
+                });
+                if index == last {
+                    wire["cache_control"] = ephemeral();
+                }
+                wire
+            })
+            .collect();
+        out.extend_from_slice(b",\"tools\":");
+        push_json(&mut out, &tools);
+    }
     // Messages alternate user/assistant; tool results are user messages. Neighbours of the
     // same role are merged, as the API requires.
     out.extend_from_slice(b",\"messages\":[");
     let mut role = None;
-    for message in &messages {
+    for (index, message) in messages.iter().enumerate() {
         if role == Some(message.role) {
             out.push(b',');
         } else {
@@ -70,7 +99,18 @@ pub fn body(model: &str, request: &ModelRequest<'_>) -> Vec<u8> {
             out.extend_from_slice(b",\"content\":[");
             role = Some(message.role);
         }
-        out.extend_from_slice(message.json.as_bytes());
+        let json = message.json.as_bytes();
+        match json.split_last() {
+            // The last block of the last message (each block is a JSON object) is a
+            // breakpoint; the cached encoding is left as it is.
+            Some((b'}', open)) if index + 1 == messages.len() => {
+                out.extend_from_slice(open);
+                out.extend_from_slice(b",\"cache_control\":");
+                push_json(&mut out, &ephemeral());
+                out.push(b'}');
+            }
+            _ => out.extend_from_slice(json),
+        }
     }
     if role.is_some() {
         out.extend_from_slice(b"]}");
@@ -345,10 +385,20 @@ mod tests {
             body["messages"][2]["content"],
             json!([
                 {"type": "tool_result", "tool_use_id": "a", "content": "ok", "is_error": false},
-                {"type": "tool_result", "tool_use_id": "b", "content": "bad", "is_error": true},
+                {"type": "tool_result", "tool_use_id": "b", "content": "bad", "is_error": true,
+                 "cache_control": {"type": "ephemeral"}},
             ])
         );
         assert_eq!(body["tools"][0]["input_schema"], json!({"type": "object"}));
+        // Cache breakpoints: the last tool, the system prompt, the conversation's last block.
+        assert_eq!(
+            body["tools"][0]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        assert_eq!(
+            body["system"],
+            json!([{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}])
+        );
     }
 
     #[test]

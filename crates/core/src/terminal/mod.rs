@@ -118,8 +118,9 @@ pub enum TerminalError {
     FullScreenActive,
     /// The user has typed something at the prompt that was not submitted.
     #[error(
-        "the user has typed {text:?} at the prompt without pressing Enter; not typing over it — \
-         wait and try again, or ask the user"
+        "the user has typed {} at the prompt without pressing Enter; not typing over it — \
+         wait and try again, or ask the user",
+        crate::taint::server_text(.text)
     )]
     InputLinePending { text: String },
     /// Text Pilot itself typed at the prompt with send_input (without Enter) is still there.
@@ -132,14 +133,17 @@ pub enum TerminalError {
     /// The shell is not at a prompt (a command still runs, or waits for input).
     #[error(
         "the terminal is not at a prompt (a command is still running or waiting for input; the \
-         cursor line is {cursor_line:?}); use read_screen to watch it, send_input to answer, or \
-         send_input key \"ctrl-c\" to stop it"
+         cursor line is {}); use read_screen to watch it, send_input to answer, or \
+         send_input key \"ctrl-c\" to stop it",
+        crate::taint::server_text(.cursor_line)
     )]
     NotAtPrompt { cursor_line: String },
     /// send_input's Enter was not pressed: the line at the prompt changed after it was judged.
     #[error(
-        "the line at the prompt changed after it was checked ({checked:?}, now {now:?}); Enter \
-         was not pressed — look with read_screen and try again"
+        "the line at the prompt changed after it was checked ({}, now {}); Enter \
+         was not pressed — look with read_screen and try again",
+        crate::taint::server_text(.checked),
+        crate::taint::server_text(.now)
     )]
     LineChanged { checked: String, now: String },
     /// send_input got neither text nor key.

@@ -43,7 +43,14 @@ impl Style {
 
 /// The system prompt for one step of a turn (rebuilt each step: the mode, rules, facts or plan
 /// may change).
-pub fn system_prompt(tab: &TabInfo, tools: &[ToolSchema], ledger: &Ledger, style: Style) -> String {
+/// `nonce` is the conversation's untrusted-data nonce ([`crate::taint::UntrustedFrame`]).
+pub fn system_prompt(
+    tab: &TabInfo,
+    tools: &[ToolSchema],
+    ledger: &Ledger,
+    nonce: &str,
+    style: Style,
+) -> String {
     let compact = style == Style::Compact;
     let mut prompt = String::from(
         "You are Pilot, the assistant inside kaiport, an app people use to run their servers. You work \
@@ -74,7 +81,7 @@ pub fn system_prompt(tab: &TabInfo, tools: &[ToolSchema], ledger: &Ledger, style
     } else {
         prompt.push_str(storage_craft(compact));
     }
-    prompt.push_str(craft::data_and_reporting(compact));
+    prompt.push_str(&craft::data_and_reporting(nonce, compact));
     plan(&mut prompt, tab);
     ledger.section(&mut prompt);
     prompt

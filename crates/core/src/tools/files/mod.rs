@@ -169,7 +169,7 @@ pub(super) fn check_path(tool: ToolName, path: &str) -> Result<(), String> {
 }
 
 fn fs_message(tool: ToolName, error: &FsError) -> String {
-    format!("{tool}: {error}")
+    format!("{tool}: {}", error.for_model())
 }
 
 async fn metadata_if_exists(

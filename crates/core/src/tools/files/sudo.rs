@@ -168,7 +168,7 @@ fn failure(output: &str, marker: &str) -> String {
         .collect();
     format!(
         "the sudo write failed; the file was not changed. sudo said: {}",
-        crate::audit::shorten(cleaned.join("\n").trim(), 400)
+        crate::taint::server_text(&crate::audit::shorten(cleaned.join("\n").trim(), 400))
     )
 }
 

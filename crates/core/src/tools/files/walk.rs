@@ -75,7 +75,7 @@ fn keep_usable(dir: &str, items: Vec<DirItem>, refused: &mut Vec<RefusedEntry>) 
 }
 
 fn describe(tool: ToolName, error: &FsError) -> String {
-    format!("{tool}: {error}")
+    format!("{tool}: {}", error.for_model())
 }
 
 /// Walks `root` (which must be a folder), calling `visit` for every entry until it returns

@@ -90,7 +90,7 @@ fn side_name(side: Side) -> &'static str {
 }
 
 fn fs_message(tool: ToolName, error: &FsError) -> String {
-    format!("{tool}: {error}")
+    format!("{tool}: {}", error.for_model())
 }
 
 async fn files_of(context: &ToolContext<'_>, side: Side) -> Result<Arc<dyn FileAccess>, String> {
