@@ -257,7 +257,8 @@ async fn text_pilot_left_at_the_prompt_is_reported_as_its_own() {
         .unwrap();
     let error = outcome.error.unwrap_or_default();
     assert!(
-        error.contains("the user has typed \"echo again mine\""),
+        // The line is the server's text: framed for the model, plain in the outcome.
+        error.contains("the user has typed echo again mine at the prompt"),
         "{error}"
     );
 }

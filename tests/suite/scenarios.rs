@@ -516,7 +516,14 @@ async fn nginx_change_backed_up_tested_reloaded_and_verified() {
         master.to_string()
     );
     assert!(Path::new(&format!("/proc/{master}")).exists());
-    assert_eq!(nginx.get("/health").unwrap(), (200, "ok\n".to_owned()));
+    // An old worker may still take a new connection until the master has told it to quit.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut health = nginx.get("/health").unwrap();
+    while health.1 != "ok\n" && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        health = nginx.get("/health").unwrap();
+    }
+    assert_eq!(health, (200, "ok\n".to_owned()));
     assert_eq!(
         nginx.get("/").unwrap(),
         (200, kaiport_tests::nginx::SITE_ANSWER.to_owned())
