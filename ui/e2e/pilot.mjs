@@ -217,7 +217,7 @@ export function pilotTests(test, h) {
             },
           },
           {
-            expect: { last_result_contains: ["e2e-42", '"exit_code":3'] },
+            expect: { last_result_contains: ["e2e-42", "exit code 3"] },
             respond: {
               text: "It printed `e2e-42` and exited with **3**. Now a long one.",
               tool_calls: [{ name: "run_command", arguments: { command: "seq 1 30000" } }],
@@ -490,7 +490,7 @@ export function pilotTests(test, h) {
               tool_calls: [{ name: "run_command", arguments: { command: lockout, why: "To let the key in." } }],
             },
           },
-          { expect: { last_result_contains: ['"exit_code":0'] }, respond: { text: "The key is in." } },
+          { expect: { last_result_contains: ["exit code 0"] }, respond: { text: "The key is in." } },
         ],
       },
       async ({ url }) => {
@@ -575,7 +575,7 @@ export function pilotTests(test, h) {
           },
         },
         {
-          expect: { last_result_contains: ['"status":"awaiting_secret"', "only the user types it"] },
+          expect: { last_result_contains: ["run_command: awaiting_secret", "only the user types it"] },
           respond: {
             text: "sudo asks for your password: please type it in the terminal. I'll wait.",
             tool_calls: [{ name: "read_screen", arguments: {} }],
@@ -722,7 +722,7 @@ export function pilotTests(test, h) {
                 ],
               },
             },
-            { expect: { last_result_contains: ["edits_applied"] }, respond: { text: "The port is 8080 now." } },
+            { expect: { last_result_contains: ["edits applied"] }, respond: { text: "The port is 8080 now." } },
           ],
         },
         async ({ url }) => {
@@ -858,7 +858,7 @@ export function pilotTests(test, h) {
               tool_calls: [{ name: "ask_user", arguments: { question: "Anything else to check?", options: [] } }],
             },
           },
-          { expect: { last_result_contains: ['"answered":false'] }, respond: { text: "Then staging it is." } },
+          { expect: { last_result_contains: ["the user did not answer"] }, respond: { text: "Then staging it is." } },
         ],
       },
       async ({ url }) => {

@@ -126,7 +126,12 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
   /** Opens "New connection" and fills in a storage server of `kind` (as the option says it). */
   async function storageForm(page, served, kind, { port, user }) {
     await page.goto(served.url);
-    await page.getByRole("button", { name: "New connection" }).first().click();
+    // Narrow layouts (a phone, an upright tablet) keep the connections in a drawer.
+    const newConnection = page.getByRole("button", { name: "New connection" }).first();
+    const drawer = page.getByRole("button", { name: "Connections", exact: true });
+    await newConnection.or(drawer).filter({ visible: true }).first().waitFor();
+    if (!(await newConnection.isVisible())) await drawer.click();
+    await newConnection.click();
     const form = page.getByRole("dialog", { name: "New connection" });
     await form.getByLabel("Kind").selectOption({ label: `${kind} (files)` });
     await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");

@@ -86,7 +86,7 @@ export function viewTests(test, h) {
             },
           },
           {
-            expect: { last_result_contains: ["file systems", '"view":"disk"'] },
+            expect: { last_result_contains: ["file systems", "the disk view is on the user's screen"] },
             respond: { text: "The root file system has room." },
           },
         ],

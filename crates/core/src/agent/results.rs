@@ -140,6 +140,13 @@ fn run_command(result: &RunCommandResult, frame: &UntrustedFrame) -> String {
         out.push_str(", exit code unknown (no shell integration)");
     }
     let _ = write!(out, ", {}", seconds(result.duration_ms));
+    // The user's own line from the approval card: the output below is this line's.
+    if let Some(line) = &result.edited_by_user {
+        let _ = write!(
+            out,
+            "\nedited_by_user: the user edited the command before approving it; what ran: {line}"
+        );
+    }
     truncation(&mut out, "output", result.truncated.as_ref());
     note(&mut out, result.note.as_deref(), frame);
     if result.output.is_empty() {
