@@ -19,7 +19,7 @@
 use bytes::Bytes;
 use kaiport_core::{Engine, EngineConfig, EngineError};
 use kaiport_protocol::{ConnectionState, Event, ModelSettings, Op, TabId};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::broadcast;
@@ -186,6 +186,8 @@ struct TabReplay {
     mode: Option<Arc<str>>,
     /// The tab's latest `HostFacts`.
     facts: Option<Arc<str>>,
+    /// Each open forward's latest `ForwardState`, by forward id (a closed one is dropped).
+    forwards: BTreeMap<u32, Arc<str>>,
     /// Pilot's events in order (turns, text, tool cards, questions, plans, views and their
     /// buttons' results), oldest dropped first past [`PILOT_REPLAY_BYTES`]: a page that reloads
     /// sees the conversation and the cards still waiting for an answer.
@@ -217,6 +219,7 @@ impl Replay {
                     output: VecDeque::new(),
                     mode: None,
                     facts: None,
+                    forwards: BTreeMap::new(),
                     pilot: VecDeque::new(),
                     pilot_bytes: 0,
                 });
@@ -244,6 +247,7 @@ impl Replay {
             }
             frames.extend(tab.mode.iter().cloned().map(Frame::Text));
             frames.extend(tab.facts.iter().cloned().map(Frame::Text));
+            frames.extend(tab.forwards.values().cloned().map(Frame::Text));
             frames.extend(tab.pilot.iter().cloned().map(Frame::Text));
         }
         frames.extend(
@@ -405,6 +409,15 @@ impl Hub {
                 Event::HostFacts { tab, .. } => {
                     if let Some(known) = replay.open_tab(tab) {
                         known.facts = Some(text.clone());
+                    }
+                }
+                Event::ForwardState { tab, forward } => {
+                    if let Some(known) = replay.open_tab(tab) {
+                        if forward.status == kaiport_protocol::ForwardStatus::Closed {
+                            known.forwards.remove(&forward.id);
+                        } else {
+                            known.forwards.insert(forward.id, text.clone());
+                        }
                     }
                 }
                 Event::ToolRequested { tab, .. }

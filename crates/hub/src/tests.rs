@@ -300,3 +300,59 @@ fn the_replay_opens_tabs_in_the_order_they_were_moved_to() {
         .collect();
     assert_eq!(opened, ["c", "a", "b"]);
 }
+
+#[test]
+fn the_replay_keeps_each_open_forwards_latest_state() {
+    use kaiport_protocol::{ForwardKind, ForwardReport, ForwardSpec, ForwardStatus};
+    let report = |id: u32, status: ForwardStatus, total: u64| ForwardReport {
+        id,
+        spec: ForwardSpec {
+            kind: ForwardKind::Local,
+            bind_address: None,
+            listen_port: 8080 + u16::try_from(id).unwrap(),
+            to_host: Some("localhost".into()),
+            to_port: Some(80),
+        },
+        status,
+        open_connections: 0,
+        total_connections: total,
+        bytes_sent: 0,
+        bytes_received: 0,
+    };
+    let hub = Hub::new();
+    hub.publish(Event::TabOpened {
+        tab: "t".into(),
+        kind: kaiport_protocol::TabKind::Terminal,
+        title: "web1".into(),
+    });
+    let listening = || ForwardStatus::Listening {
+        address: "127.0.0.1:8081".into(),
+    };
+    for (id, total) in [(1, 0), (2, 0), (1, 5)] {
+        hub.publish(Event::ForwardState {
+            tab: "t".into(),
+            forward: report(id, listening(), total),
+        });
+    }
+    let texts = |frames: Vec<Frame>| -> Vec<String> {
+        frames
+            .into_iter()
+            .filter_map(|frame| match frame {
+                Frame::Text(text) if text.contains("forward_state") => Some(text.to_string()),
+                _ => None,
+            })
+            .collect()
+    };
+    let kept = texts(hub.join().0);
+    // One frame per forward, the latest: forward 1 with its 5 connections, then forward 2.
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept[0].contains("\"total_connections\":5"), "{kept:?}");
+    assert!(kept[1].contains("\"id\":2"), "{kept:?}");
+    hub.publish(Event::ForwardState {
+        tab: "t".into(),
+        forward: report(1, ForwardStatus::Closed, 5),
+    });
+    let kept = texts(hub.join().0);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(kept[0].contains("\"id\":2"), "{kept:?}");
+}
