@@ -349,6 +349,9 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
         throw new Error(`the list does not say which forward: ${text}`);
       }
       await page.screenshot({ path: join(OUTPUT, "forwards-list.png") });
+      // A page loaded again learns the forward's state from the replay, not from its next change.
+      await page.reload();
+      await list.filter({ hasText: `listening on 127.0.0.1:${port}` }).waitFor();
     } finally {
       writeFileSync(file, before);
       target.close();
