@@ -14,9 +14,11 @@ import { createInterface } from "node:readline";
 import { devices } from "playwright-core";
 import { modelServerKeptTo } from "./pilot.mjs";
 import { fillSftpForm } from "./layout.mjs";
-import { animationFrames, removeHome, roundTrip } from "./wait.mjs";
+import { animationFrames, inSight, removeHome, roundTrip } from "./wait.mjs";
 
 const PHONE = devices["iPhone 13"];
+/** The phone with its whole screen for the page (390 × 844), as the browser gives it without bars. */
+const TALL_PHONE = { ...PHONE, viewport: { width: 390, height: 844 } };
 const TABLET = devices["iPad (gen 7)"];
 /** What a finger needs (docs/ui-contract.md): 44 CSS px each way. */
 const TOUCH_TARGET = 44;
@@ -385,6 +387,9 @@ export function mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT, TIM
           const card = panel.getByRole("article", { name: /^run_command echo pilot/ });
           const approve = card.getByRole("button", { name: "Approve" });
           await approve.waitFor();
+          // The half-height sheet shows the card's answers as it arrives, without scrolling.
+          await inSight(approve, "Approve", TIMEOUT);
+          await inSight(card.getByRole("button", { name: "Deny" }), "Deny", TIMEOUT);
           await fingerSized(approve, "Approve");
           for (const name of ["Deny", "Edit before running", "Always allow this command on this connection"]) {
             await fingerSized(card.getByRole("button", { name }), name);
@@ -408,8 +413,70 @@ export function mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT, TIM
         page,
       );
     },
-    { ...PHONE },
+    TALL_PHONE,
   );
+
+  // A card that says much (Pilot's reason, a long command, the policy's reasons) is taller than
+  // the phone's half sheet: the sheet grows until it is answered, then goes back to half.
+  for (const [size, device] of [
+    ["phone", TALL_PHONE],
+    ["tablet", TABLET],
+  ]) {
+    test(
+      `${size}: a tall approval card arrives with Approve and Deny in sight, without scrolling`,
+      async ({ page, sshd }) => {
+        const long = `for i in 1 2 3; do echo tall-$((i*7)); done; df -h / /tmp /var /home 2>/dev/null | head -n 3; uptime; echo "${"x".repeat(120)}"`;
+        const script = {
+          api_key: "e2e-mobile-key",
+          steps: [
+            {
+              respond: {
+                text: "A long look around first, so that we know where we stand before changing anything.",
+                tool_calls: [
+                  {
+                    name: "run_command",
+                    arguments: {
+                      command: long,
+                      why: "To see the disks, the load and the folders before anything changes on this server.",
+                    },
+                  },
+                ],
+              },
+            },
+            { expect: { last_result_contains: ["tall-21"] }, respond: { text: "Looked." } },
+          ],
+        };
+        await withMobile(
+          script,
+          async ({ url }) => {
+            await openSsh(page, url, sshd);
+            const show = page.getByRole("button", { name: size === "phone" ? "Pilot" : "Show Pilot" });
+            await show.tap();
+            const panel = page.getByRole("region", { name: "Pilot" }).filter({ visible: true });
+            await panel.getByRole("textbox", { name: "Message Pilot" }).fill("look around");
+            await panel.getByRole("button", { name: "Send" }).tap();
+            const card = panel.getByRole("article", { name: /^run_command for i in/ });
+            await inSight(card.getByRole("button", { name: "Approve" }), "Approve", TIMEOUT);
+            await inSight(card.getByRole("button", { name: "Deny" }), "Deny", TIMEOUT);
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-tall-approval.png`) });
+            await card.getByRole("button", { name: "Approve" }).tap();
+            await panel.getByText("Looked.").waitFor();
+            if (size === "phone") {
+              // Answered, the sheet is half the screen again: the terminal is in sight.
+              const sheet = await page.getByRole("complementary", { name: "Pilot panel" }).boundingBox();
+              const height = page.viewportSize().height;
+              if (sheet === null || sheet.height > height * 0.5 + 1) {
+                throw new Error(`the answered sheet stays ${sheet?.height} px of ${height}`);
+              }
+            }
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-tall-answered.png`) });
+          },
+          page,
+        );
+      },
+      device,
+    );
+  }
 
   test(
     "phone: a storage tab's local side is the documents folder, and a file uploads from it",

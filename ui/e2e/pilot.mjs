@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { animationFrames, removeHome } from "./wait.mjs";
+import { animationFrames, inSight, removeHome } from "./wait.mjs";
 
 const KEY_VAR = "KAIPORT_E2E_MODEL_KEY";
 const KEY = "e2e-model-key-not-a-real-one";
@@ -237,6 +237,8 @@ export function pilotTests(test, h) {
         await message(page, "run the check");
         const card = panel(page).getByRole("article", { name: /^run_command echo e2e/ });
         await card.getByRole("button", { name: "Approve" }).waitFor();
+        await inSight(card.getByRole("button", { name: "Approve" }), "Approve", TIMEOUT);
+        await inSight(card.getByRole("button", { name: "Deny" }), "Deny", TIMEOUT);
         // The waiting card took focus; it says what will happen and shows the command.
         await until("the card focused", () => card.evaluate((el) => el === document.activeElement));
         await card.getByText("Run in this computer’s terminal").waitFor();

@@ -185,3 +185,21 @@ export function animationFrames(page, count = 1) {
     }
   }, count);
 }
+
+/** Waits until `locator`'s element is in sight without scrolling: inside the window, and what is
+ * drawn at its middle is it (not clipped by a scrolled list, not under another element). */
+export async function inSight(locator, what, timeout) {
+  await until(
+    `${what} in sight without scrolling`,
+    () =>
+      locator.evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        if (box.top < 0 || box.left < 0 || box.bottom > window.innerHeight || box.right > window.innerWidth) {
+          return false;
+        }
+        const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+        return hit !== null && element.contains(hit);
+      }),
+    timeout,
+  );
+}
