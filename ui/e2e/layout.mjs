@@ -358,3 +358,121 @@ export function layoutTests({
     }
   });
 }
+
+/** Opens the app's "Settings" (from the connections drawer where the sidebar is one); returns
+ * the dialog. */
+export async function openSettings(page) {
+  const direct = page.getByRole("button", { name: "Settings", exact: true });
+  if (!(await direct.isVisible())) {
+    await page.getByRole("button", { name: "Connections", exact: true }).click();
+  }
+  await direct.click();
+  const dialog = page.getByRole("dialog", { name: "Settings" });
+  await dialog.waitFor();
+  return dialog;
+}
+
+/** Registers the Settings tests with run.mjs's `test`: desktop, tablet and phone. */
+export function settingsTests({ test, until, activeTab, terminalText, OUTPUT }) {
+  for (const [size, device] of [
+    ["desktop", DESKTOP],
+    ["tablet", TABLET],
+    ["phone", PHONE],
+  ]) {
+    test(
+      `${size}: Settings — the theme, the terminal's font and size apply at once to an open terminal and stay; the keys listed`,
+      async ({ page, served }) => {
+        await page.goto(served.url);
+        // The first screen's button, else (tabs open already) the sidebar's or the drawer's.
+        const newLocal = page.getByRole("button", { name: "New local terminal" }).filter({ visible: true });
+        await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+        if ((await newLocal.count()) === 0) {
+          await page.getByRole("button", { name: "Connections", exact: true }).click();
+        }
+        const tabsBefore = await page.locator('[id^="tab-panel-"]').count();
+        await newLocal.first().click();
+        await until("the new tab", async () => (await page.locator('[id^="tab-panel-"]').count()) > tabsBefore);
+        const tab = await activeTab(page);
+        await until("a shell prompt", async () => /[$#] ?$/m.test((await terminalText(page, tab)) ?? ""));
+        const gridOf = () => page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+        const before = await gridOf();
+        const terminalInk = () =>
+          page.locator(`#tab-panel-${tab} .xterm-rows`).evaluate((element) => getComputedStyle(element).color);
+
+        const dialog = await openSettings(page);
+        const theme = dialog.getByRole("radiogroup", { name: "Theme" });
+        if (!(await theme.getByRole("radio", { name: "System" }).isChecked())) {
+          throw new Error("the theme does not start as the system's");
+        }
+        await theme.getByRole("radio", { name: "Dark" }).check();
+        await until(
+          "the page and the terminal in the dark theme",
+          async () =>
+            (await page.evaluate(() => document.documentElement.dataset.theme)) === "dark" &&
+            // The dark theme's foreground (lib/xterm.ts).
+            (await terminalInk()) === "rgb(216, 222, 233)",
+        );
+        // The keyboard shortcuts are listed.
+        const keys = dialog.getByRole("table", { name: "Keyboard shortcuts" });
+        for (const [chord, what] of [
+          ["Ctrl+Shift+T", "New local terminal"],
+          ["Ctrl+Shift+F", "Search in the terminal"],
+          ["Ctrl+Shift+P", "Focus “Message Pilot”"],
+        ]) {
+          await keys.getByRole("row", { name: `${chord} ${what}` }).waitFor();
+        }
+        await dialog.getByLabel("Font family").fill('"DejaVu Sans Mono", monospace');
+        await dialog.getByLabel("Font family").press("Tab");
+        await dialog.getByLabel("Font size").fill("22");
+        await dialog.getByRole("button", { name: "Set up Pilot…" }).waitFor();
+        await page.screenshot({ path: join(OUTPUT, `${size}-settings.png`) });
+        await dialog.getByRole("button", { name: "Close" }).click();
+        await dialog.waitFor({ state: "detached" });
+
+        // The open terminal took the bigger font: fewer columns, and the shell was told.
+        const bigger = await until("fewer columns", async () => {
+          const now = await gridOf();
+          return now.cols < before.cols && now.rows < before.rows ? now : null;
+        });
+        const family = await page
+          .locator(`#tab-panel-${tab} .xterm-rows`)
+          .evaluate((element) => getComputedStyle(element).fontFamily);
+        if (!family.startsWith('"DejaVu Sans Mono"')) {
+          throw new Error(`the terminal's font is ${family}`);
+        }
+        await page.getByRole("region", { name: "Terminal" }).filter({ visible: true }).click();
+        await page.keyboard.type("echo size=$(stty size)");
+        await page.keyboard.press("Enter");
+        await until(`the shell told ${bigger.rows} ${bigger.cols}`, async () =>
+          ((await terminalText(page, tab)) ?? "")
+            .split("\n")
+            .some((line) => line.trim() === `size=${bigger.rows} ${bigger.cols}`),
+        );
+        await page.screenshot({ path: join(OUTPUT, `${size}-settings-dark-terminal.png`) });
+
+        // Kept: after a reload the page is dark and the terminal at the chosen size.
+        await page.reload();
+        await until("the dark theme after a reload", async () =>
+          page.evaluate(() => document.documentElement.dataset.theme === "dark"),
+        );
+        // Whichever terminal tab the page shows: the same pane at the same font.
+        await until("the chosen font size after a reload", async () => {
+          const now = await page.evaluate((id) => window.kaiport.terminalSize(id), await activeTab(page));
+          return now !== null && now.cols === bigger.cols;
+        });
+        const again = await openSettings(page);
+        if ((await again.getByLabel("Font size").inputValue()) !== "22") {
+          throw new Error("the font size was not kept");
+        }
+        // Back to the system's theme: light here (the context asks for light).
+        await again.getByRole("radio", { name: "System" }).check();
+        await until(
+          "the light theme",
+          async () => (await page.evaluate(() => document.documentElement.dataset.theme)) === "light",
+        );
+        await again.getByRole("button", { name: "Close" }).click();
+      },
+      device,
+    );
+  }
+}

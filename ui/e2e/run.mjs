@@ -17,7 +17,7 @@ import { register as registerConnections } from "./connections.mjs";
 import { storageTests } from "./storage.mjs";
 import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
-import { layoutTests } from "./layout.mjs";
+import { layoutTests, settingsTests } from "./layout.mjs";
 import { armFrame, freePort as closedPort, removeHome, roundTrip, until as waitUntil, watchLinks } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -759,6 +759,7 @@ registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine,
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
 mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT: root, TIMEOUT, CHROMIUM_ARGS });
 layoutTests({ test, until, activeTab, terminalText, fillConnectionForm, startWithFirstLine, KAIPORT, OUTPUT });
+settingsTests({ test, until, activeTab, terminalText, OUTPUT });
 
 /** Closes the browser, stops sshd and `kaiport serve` (Ctrl-C) and removes the test's home. */
 export async function stopAll({ browser, sshdProcess, servedProcess, home }) {

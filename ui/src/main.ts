@@ -6,7 +6,9 @@ import { sleepTerminal, terminalSelection, terminalSize, terminalText, watchRend
 import { WebSocketTransport, defaultSocketUrl } from "./lib/transport/websocket";
 import { socketProtocols, takeToken, tokenInHash } from "./lib/transport/token";
 import { desktopShell } from "./lib/transport/desktop-link";
+import { startTheme } from "./lib/theme";
 
+startTheme();
 const target = document.getElementById("app");
 if (target === null) {
   throw new Error("index.html has no #app element");

@@ -13,6 +13,7 @@ import { SerializeAddon } from "@xterm/addon-serialize";
 import { WebLinksAddon } from "@xterm/addon-web-links";
 import { hardwareWebgl } from "./gpu";
 import { layout } from "./layout.svelte";
+import { drawnTheme, followTheme } from "./theme";
 import { wordAt } from "./touch";
 import {
   DEFAULT_FONT_SIZE,
@@ -78,7 +79,6 @@ export class Xterm implements Screen {
   readonly #fit = new FitAddon();
   readonly #search = new SearchAddon();
   readonly #serializer = new SerializeAddon();
-  readonly #dark = window.matchMedia("(prefers-color-scheme: dark)");
   readonly #reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
   /** What `dispose` ends besides the Terminal. */
   readonly #stops: (() => void)[] = [];
@@ -91,9 +91,9 @@ export class Xterm implements Screen {
       scrollback: 10_000,
       allowProposedApi: true,
       cursorBlink: !this.#reducedMotion.matches,
-      fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace',
+      fontFamily: options.fontFamily,
       fontSize: options.fontSize,
-      theme: this.#dark.matches ? DARK : LIGHT,
+      theme: drawnTheme() === "dark" ? DARK : LIGHT,
       ...(options.size ?? {}),
     });
     this.#term = term;
@@ -111,11 +111,8 @@ export class Xterm implements Screen {
     term.open(host);
     this.#loadWebgl();
 
-    const onTheme = () => {
-      term.options.theme = this.#dark.matches ? DARK : LIGHT;
-    };
-    this.#dark.addEventListener("change", onTheme);
-    this.#stops.push(() => this.#dark.removeEventListener("change", onTheme));
+    // The theme chosen in Settings, or the system's (lib/theme.ts).
+    this.#stops.push(followTheme((theme) => (term.options.theme = theme === "dark" ? DARK : LIGHT)));
 
     // While the user types the cursor holds still, as in other terminals, and blinks again
     // BLINK_AFTER_IDLE_MS after the last key. It also keeps echo fast: xterm's DOM renderer
@@ -179,6 +176,14 @@ export class Xterm implements Screen {
 
   set fontSize(size: number) {
     this.#term.options.fontSize = size;
+  }
+
+  get fontFamily(): string {
+    return this.#term.options.fontFamily ?? "";
+  }
+
+  set fontFamily(family: string) {
+    this.#term.options.fontFamily = family;
   }
 
   get scrollback(): number {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { terminalSize, terminalText } from "../terminal-text";
 import { StickyModifiers } from "./modifiers.svelte";
 import {
@@ -15,6 +15,7 @@ import {
   type Snapshot,
 } from "./terminal";
 import { TerminalModel, type Clock } from "./terminal.svelte";
+import { DEFAULT_PREFS, prefs } from "../prefs";
 
 /** Timers and frames that run only when the test says. */
 class FakeClock implements Clock {
@@ -64,6 +65,7 @@ class FakeScreen implements Screen {
   cols: number;
   rows: number;
   fontSize: number;
+  fontFamily: string;
   readonly scrollback = 100;
   applicationCursorKeys = false;
   written: string[] = [];
@@ -85,6 +87,7 @@ class FakeScreen implements Screen {
 
   constructor(readonly options: ScreenOptions) {
     this.fontSize = options.fontSize;
+    this.fontFamily = options.fontFamily;
     this.cols = options.size?.cols ?? 80;
     this.rows = options.size?.rows ?? 24;
   }
@@ -223,6 +226,34 @@ function keydown(code: string): KeyPress & { prevented: boolean } {
     },
   };
 }
+
+describe("the font chosen in Settings", () => {
+  afterEach(() => prefs.set(DEFAULT_PREFS));
+
+  it("applies to an open terminal at once, the engine is told the new size, and zoom's reset returns to it", () => {
+    const t = setup();
+    t.model.fit();
+    const screen = t.screen();
+    expect(screen.fontFamily).toBe(DEFAULT_PREFS.fontFamily);
+    prefs.set({ fontSize: 28, fontFamily: '"Fira Code", monospace' });
+    expect(screen.fontSize).toBe(28);
+    expect(screen.fontFamily).toBe('"Fira Code", monospace');
+    expect(t.resizes.at(-1)).toEqual({ cols: 40, rows: 12 });
+    screen.options.onKey(keydown("Equal"));
+    expect(screen.fontSize).toBe(29);
+    screen.options.onKey(keydown("Digit0"));
+    expect(screen.fontSize).toBe(28);
+    // A new tab starts at it.
+    expect(setup().screen().fontSize).toBe(28);
+  });
+
+  it("is no longer followed by a terminal that is gone", () => {
+    const t = setup();
+    t.model.dispose();
+    prefs.set({ fontSize: 20 });
+    expect(t.screen().fontSize).toBe(DEFAULT_FONT_SIZE);
+  });
+});
 
 describe("the size the engine is told", () => {
   it("is the first fit's, even when it is xterm's own size, and then only changes", () => {

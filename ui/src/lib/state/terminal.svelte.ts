@@ -11,8 +11,8 @@ import type { TabId } from "../ids";
 import { registerTerminal, type TerminalReader } from "../terminal-text";
 import type { TerminalSink } from "../terminal-output";
 import { pinchedFontSize } from "../touch";
+import { prefs } from "../prefs";
 import {
-  DEFAULT_FONT_SIZE,
   FLOOD_INTERVAL_MS,
   FLOOD_PARSE_MS,
   LONG_PRESS_MS,
@@ -120,6 +120,7 @@ export class TerminalModel implements TerminalSink {
   #sleepTimer = 0;
   #lastOutput = 0;
   #unregisterReader = nothing;
+  #unfollowPrefs = nothing;
   #pinch: { distance: number; fontSize: number } | null = null;
   #press: { timer: number; x: number; y: number } | null = null;
   /** A long-press selected: the lift that ends it is no tap. */
@@ -154,13 +155,22 @@ export class TerminalModel implements TerminalSink {
     );
   }
 
-  /** Opens the first screen. */
+  /** Opens the first screen, at the font chosen in Settings; a change there applies at once. */
   start(): void {
-    this.#open(null, DEFAULT_FONT_SIZE);
+    this.#open(null, prefs.current.fontSize);
+    this.#unfollowPrefs = prefs.follow((chosen) => {
+      const screen = this.#screen;
+      if (screen !== undefined && (screen.fontSize !== chosen.fontSize || screen.fontFamily !== chosen.fontFamily)) {
+        screen.fontFamily = chosen.fontFamily;
+        screen.fontSize = chosen.fontSize;
+        this.fit();
+      }
+    });
   }
 
   /** Ends the screen and every timer; the tab's terminal is gone from the page. */
   dispose(): void {
+    this.#unfollowPrefs();
     this.#clock.clearTimeout(this.#sleepTimer);
     this.#cancelPress();
     this.#stop();
@@ -417,6 +427,7 @@ export class TerminalModel implements TerminalSink {
     const screen = this.#deps.open({
       size,
       fontSize,
+      fontFamily: prefs.current.fontFamily,
       onKey: (event) => this.#key(screen, event),
       onData: (data) => {
         // A latched Ctrl or Alt of the extra-keys row goes with the next key typed.
@@ -470,7 +481,7 @@ export class TerminalModel implements TerminalSink {
   }
 
   #zoom(screen: Screen, step: 1 | -1 | 0): void {
-    screen.fontSize = zoomedFontSize(screen.fontSize, step);
+    screen.fontSize = zoomedFontSize(screen.fontSize, step, prefs.current.fontSize);
     this.fit();
   }
 

@@ -74,10 +74,10 @@ export function shortcut(event: Pick<KeyPress, "code" | "ctrlKey" | "shiftKey">)
   return SHORTCUTS[event.code] ?? null;
 }
 
-/** The font size a zoom step gives: a point bigger (1), smaller (-1), or the default (0),
- * within [MIN_FONT_SIZE, MAX_FONT_SIZE]. */
-export function zoomedFontSize(size: number, step: 1 | -1 | 0): number {
-  const next = step === 0 ? DEFAULT_FONT_SIZE : size + step;
+/** The font size a zoom step gives: a point bigger (1), smaller (-1), or the default (0: the
+ * size chosen in Settings, `base`), within [MIN_FONT_SIZE, MAX_FONT_SIZE]. */
+export function zoomedFontSize(size: number, step: 1 | -1 | 0, base = DEFAULT_FONT_SIZE): number {
+  const next = step === 0 ? base : size + step;
   return Math.min(MAX_FONT_SIZE, Math.max(MIN_FONT_SIZE, next));
 }
 
@@ -155,6 +155,8 @@ export interface ScreenOptions {
   /** The size to start at (a snapshot's), or null for xterm's default until the first fit. */
   size: Size | null;
   fontSize: number;
+  /** A CSS font-family list (Settings). */
+  fontFamily: string;
   /** A key pressed in the terminal; false keeps it from the shell. */
   onKey(event: KeyPress): boolean;
   /** Text typed or pasted. */
@@ -171,6 +173,7 @@ export interface Screen {
   readonly cols: number;
   readonly rows: number;
   fontSize: number;
+  fontFamily: string;
   /** Lines of history kept above the screen. */
   readonly scrollback: number;
   /** Whether arrows send `ESC O A` (full-screen programs switch it on) rather than `ESC [ A`. */
