@@ -5,6 +5,7 @@
 
 import { execFileSync } from "node:child_process";
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pilotKit } from "./pilot.mjs";
 
@@ -427,4 +428,118 @@ export function viewTests(test, h) {
     },
     { viewport: { width: 390, height: 760 }, hasTouch: true, isMobile: true },
   );
+
+  // The Pilot panel is 400 px wide on a desktop and a tablet (its default), and the phone's
+  // window here is too: a view's table scrolls sideways inside its card and a side-by-side diff
+  // keeps its lines whole and scrolls inside the diff; nothing widens the page.
+  for (const [size, device] of [
+    ["desktop", { viewport: { width: 1440, height: 900 } }],
+    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
+    ["phone", { viewport: { width: 400, height: 844 }, hasTouch: true, isMobile: true }],
+  ]) {
+    test(
+      `${size}: at 400 px a view card's table and a side-by-side diff are readable inside their card`,
+      async ({ page, sshd }) => {
+        const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-narrow-"));
+        chmodSync(dir, 0o755);
+        const file = join(dir, "app.conf");
+        writeFileSync(file, "listen_port = 80       # where it listens\nhost = a\nuser = www\n");
+        chmodSync(file, 0o644);
+        try {
+          await withPilot(
+            {
+              steps: [
+                { respond: { tool_calls: [{ name: "show_view", arguments: { view: "processes" } }] } },
+                {
+                  expect: { last_result_contains: ["Top CPU:"] },
+                  respond: {
+                    tool_calls: [
+                      {
+                        name: "edit_file",
+                        arguments: {
+                          path: file,
+                          edits: [
+                            {
+                              old_text: "listen_port = 80       # where it listens\n",
+                              new_text: "listen_port = 8080     # where it listens\n",
+                            },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+                { expect: { last_result_contains: ["denied"] }, respond: { text: "Left as it is." } },
+              ],
+            },
+            async ({ url }) => {
+              await openSsh(page, url, sshd);
+              const show = page.getByRole("button", { name: /^(Pilot|Show Pilot)$/ });
+              if (await show.isVisible()) {
+                await show.click();
+              }
+              const width = (await panel(page).boundingBox()).width;
+              if (width > 401) {
+                throw new Error(`the panel is ${width} px wide, not 400`);
+              }
+              await message(page, "look, then change the port");
+              const view = panel(page).getByRole("article", { name: "View processes" });
+              const table = view.getByRole("table", { name: "Processes, most CPU first" });
+              await table.waitFor();
+              await fitsThePanel(page, view);
+              // No column squeezed: every header is whole.
+              const clipped = await table
+                .locator("th")
+                .evaluateAll((ths) =>
+                  ths.filter((th) => th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent),
+                );
+              if (clipped.length > 0) {
+                throw new Error(`headers cut: ${clipped}`);
+              }
+              const scroller = view.getByRole("region", { name: "Processes, most CPU first, scrollable" });
+              if (!(await scroller.evaluate((el) => el.scrollWidth > el.clientWidth))) {
+                throw new Error("the table neither fits nor scrolls sideways");
+              }
+              await view.evaluate((el) => el.scrollIntoView({ block: "start" }));
+              await page.screenshot({ path: join(OUTPUT, `${size}-400-view-table.png`) });
+
+              const edit = panel(page).getByRole("article", { name: /^edit_file / });
+              await edit.getByRole("button", { name: "Side by side" }).click();
+              const split = edit.getByRole("table", { name: "Change 1, side by side" });
+              await split.waitFor();
+              await fitsThePanel(page, edit);
+              // Each side's line is drawn on one line, not broken a letter at a time.
+              const heights = await split
+                .locator("td.code")
+                .evaluateAll((tds) =>
+                  tds.map((td) => td.getBoundingClientRect().height / parseFloat(getComputedStyle(td).lineHeight)),
+                );
+              if (heights.some((lines) => lines > 1.5)) {
+                throw new Error(`side-by-side lines wrap: ${heights.map((n) => n.toFixed(1))}`);
+              }
+              const diffScroll = split.locator("xpath=..");
+              if (!(await diffScroll.evaluate((el) => el.scrollWidth > el.clientWidth))) {
+                throw new Error("the side-by-side diff does not scroll inside its card");
+              }
+              await edit.evaluate((el) => el.scrollIntoView({ block: "start" }));
+              await page.screenshot({ path: join(OUTPUT, `${size}-400-diff-side-by-side.png`) });
+              // Nothing made the page wider than the window.
+              const page_ = await page.evaluate(() => ({
+                scroll: document.documentElement.scrollWidth,
+                window: window.innerWidth,
+              }));
+              if (page_.scroll > page_.window) {
+                throw new Error(`the page is ${page_.scroll} px wide in a ${page_.window} px window`);
+              }
+              await edit.getByRole("button", { name: "Deny" }).click();
+              await panel(page).getByText("Left as it is.").waitFor();
+            },
+          );
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      device,
+    );
+  }
 }
