@@ -700,6 +700,69 @@ export function pilotTests(test, h) {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // A failed edit is red and says so under its summary, even when the model then says it worked.
+  for (const [size, device] of [
+    ["desktop", { viewport: { width: 1440, height: 900 } }],
+    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
+    ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
+  ]) {
+    test(
+      `${size}: Pilot: a failed edit_file reads "Edit failed" in red though the model claims success`,
+      async ({ page }) => {
+        const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-edit-failed-"));
+        const file = join(dir, "app.conf");
+        writeFileSync(file, "port = 80\n");
+        try {
+          await withPilot(
+            {
+              steps: [
+                {
+                  respond: {
+                    tool_calls: [
+                      {
+                        name: "edit_file",
+                        arguments: { path: file, edits: [{ old_text: "port = 81\n", new_text: "port = 8080\n" }] },
+                      },
+                    ],
+                  },
+                },
+                {
+                  expect: { last_result_contains: ["matched 0 times"] },
+                  respond: { text: "Done: the port is 8080 now." },
+                },
+              ],
+            },
+            async ({ url }) => {
+              await openLocal(page, url);
+              const show = page.getByRole("button", { name: /^(Pilot|Show Pilot)$/ });
+              if (await show.isVisible()) {
+                await show.click();
+              }
+              await message(page, "set the port to 8080");
+              await panel(page).getByText("Done: the port is 8080 now.").waitFor();
+              const card = panel(page).getByRole("article", { name: /^edit_file / });
+              const failed = card.getByText(/^Edit failed: the text to replace is not in the file/);
+              await failed.waitFor();
+              await inSight(failed, "Edit failed", TIMEOUT);
+              const colour = await failed.evaluate((el) => getComputedStyle(el).color);
+              if (colour !== "rgb(198, 40, 40)") {
+                throw new Error(`"Edit failed" is ${colour}, not the red of a failure`);
+              }
+              await card.getByText("error", { exact: true }).waitFor();
+              if (readFileSync(file, "utf8") !== "port = 80\n") {
+                throw new Error("the file changed");
+              }
+              await page.screenshot({ path: join(OUTPUT, `${size}-pilot-edit-failed.png`) });
+            },
+          );
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      device,
+    );
+  }
+
   test(
     "Pilot: an edit_file shows the real diff and is applied on the server",
     async ({ page, sshd }) => {

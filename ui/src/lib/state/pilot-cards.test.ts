@@ -8,6 +8,7 @@ import {
   duration,
   editedCommand,
   endingWords,
+  failureWords,
   isDangerousOperation,
   isLeftOutMarker,
   notableReasons,
@@ -207,6 +208,39 @@ describe("what an approval card says", () => {
     );
     // A rule's refusal is not the user's: its reason stays.
     expect(endingWords(ended("denied", "rm is forbidden", "rule"))).toBeNull();
+  });
+
+  it("says a failed file change where it cannot be missed, in people's words", () => {
+    const failed = (tool: string, error: string | null, status: "error" | "ok" = "error") =>
+      card(
+        { ...requested, tool, args: { path: "/etc/app.conf" } } as Event,
+        {
+          type: "tool_finished",
+          tab: "t",
+          call: "c",
+          outcome: { tool, status, ...(error !== null ? { error } : {}) },
+          verdict: "allow",
+          duration_ms: 0,
+        } as Event,
+      );
+    expect(
+      failureWords(
+        failed(
+          "edit_file",
+          "edit_file: edit 1 of 1: old_text matched 0 times (it must match the file exactly); nothing was changed",
+        ),
+      ),
+    ).toBe("Edit failed: the text to replace is not in the file (it must match exactly). Nothing was changed.");
+    expect(failureWords(failed("edit_file", "edit_file: edit 2 of 3: old_text matched 4 times; …"))).toBe(
+      "Edit failed: the text to replace is in the file 4 times, so which one is unclear. Nothing was changed.",
+    );
+    expect(failureWords(failed("write_file", "permission denied (os error 13)"))).toBe(
+      "Write failed: permission denied (os error 13)",
+    );
+    expect(failureWords(failed("edit_file", null))).toBe("Edit failed.");
+    // Only a file change that failed.
+    expect(failureWords(failed("edit_file", null, "ok"))).toBeNull();
+    expect(failureWords(failed("run_command", "exit 1"))).toBeNull();
   });
 
   it("shows the line the user ran instead of Pilot's", () => {

@@ -181,6 +181,39 @@ export function endingWords(card: CallCard): string | null {
   return null;
 }
 
+/** A file change that failed, said where it cannot be missed ("Edit failed: …"), whatever the
+ * model says after it; null for anything else. The engine's wording (written for the model)
+ * is put in people's words where it is one of the usual refusals. */
+export function failureWords(card: CallCard): string | null {
+  const outcome = card.outcome;
+  if (outcome === null || outcome.status !== "error" || !FILE_CHANGES.has(card.tool)) {
+    return null;
+  }
+  const what = card.tool === "edit_file" ? "Edit failed" : "Write failed";
+  const error = (outcome.error ?? "").replace(/^(edit_file|write_file):\s*/, "").trim();
+  for (const [pattern, plain] of FILE_CHANGE_ERRORS) {
+    const found = pattern.exec(error);
+    if (found !== null) {
+      return `${what}: ${plain(found)}`;
+    }
+  }
+  return error === "" ? `${what}.` : `${what}: ${error}`;
+}
+
+const FILE_CHANGES = new Set(["edit_file", "write_file"]);
+
+const FILE_CHANGE_ERRORS: [RegExp, (found: RegExpExecArray) => string][] = [
+  [
+    /old_text matched 0 times/,
+    () => "the text to replace is not in the file (it must match exactly). Nothing was changed.",
+  ],
+  [
+    /old_text matched (\d+) times/,
+    (found) => `the text to replace is in the file ${found[1]} times, so which one is unclear. Nothing was changed.`,
+  ],
+  [/the edits leave the file unchanged/, () => "the edits would leave the file as it is. Nothing was written."],
+];
+
 /** The line the user ran instead of Pilot's, when they edited it on the approval card. */
 export function editedCommand(card: CallCard): string | null {
   const result = card.outcome?.result;
