@@ -888,8 +888,9 @@ export function pilotTests(test, h) {
         await card.getByText("empty").waitFor();
         await page.screenshot({ path: join(OUTPUT, "pilot-plan-proposed.png") });
         await card.getByRole("button", { name: "Approve plan" }).click();
-        // Approving the plan switches the tab to Ask.
+        // Approving the plan switches the tab to Ask, and the panel says so.
         await until("Ask mode", () => modes.getByRole("radio", { name: "Ask" }).isChecked());
+        await panel(page).getByText("Plan approved — Pilot now works in Ask mode").waitFor();
         await card.getByRole("button", { name: "Confirm step" }).waitFor();
         await card.getByText("waits for your confirmation").waitFor();
         await page.screenshot({ path: join(OUTPUT, "pilot-plan-added-step.png") });
@@ -905,6 +906,51 @@ export function pilotTests(test, h) {
       },
     );
   });
+
+  for (const [size, device] of [
+    ["desktop", { viewport: { width: 1440, height: 900 } }],
+    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
+    ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
+  ]) {
+    test(
+      `${size}: Pilot: an approved plan says which mode Pilot works in now`,
+      async ({ page }) => {
+        const plan = {
+          title: "Look around",
+          findings: "Nothing yet.",
+          steps: [{ title: "List the folder", kind: "read" }],
+        };
+        await withPilot(
+          {
+            steps: [
+              { respond: { tool_calls: [{ name: "propose_plan", arguments: plan }] } },
+              { expect: { last_result_contains: ['"approved":true'] }, respond: { text: "On it." } },
+            ],
+          },
+          async ({ url }) => {
+            await openLocal(page, url);
+            const show = page.getByRole("button", { name: /^(Pilot|Show Pilot)$/ });
+            if (await show.isVisible()) {
+              await show.click();
+            }
+            await panel(page).getByRole("radiogroup", { name: "Mode" }).getByRole("radio", { name: "Plan" }).check();
+            await message(page, "look around, with a plan");
+            const card = panel(page).getByRole("article", { name: "Plan: Look around" });
+            await card.getByRole("button", { name: "Approve plan" }).click();
+            const said = panel(page).getByText("Plan approved — Pilot now works in Ask mode");
+            await said.waitFor();
+            await panel(page).getByText("On it.").waitFor();
+            await inSight(said, "the mode note", TIMEOUT);
+            if (!(await panel(page).getByRole("radio", { name: "Ask" }).isChecked())) {
+              throw new Error("the mode shown is not Ask");
+            }
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-plan-approved-mode.png`) });
+          },
+        );
+      },
+      device,
+    );
+  }
 
   test("Pilot: ask_user answered with an option, then one not answered", async ({ page }) => {
     await withPilot(

@@ -206,6 +206,25 @@ describe("Pilot's event → state reducer", () => {
     expect(tabPilot(state, "t").planApproval).toBeNull();
   });
 
+  it("says which mode Pilot works in once the engine leaves plan mode for an approved plan", () => {
+    const proposed = apply(
+      initialPilot(),
+      { type: "mode_changed", tab: "t", mode: "plan" },
+      { type: "plan_proposed", tab: "t", call: "p1", plan: plan("proposed", ["pending"]) },
+    );
+    const approved = apply(
+      proposed,
+      { type: "plan_updated", tab: "t", plan: plan("approved", ["pending"]) },
+      { type: "mode_changed", tab: "t", mode: "ask" },
+    );
+    const notes = (state: typeof approved) =>
+      tabPilot(state, "t").items.flatMap((i) => (i.kind === "note" ? [i.text] : []));
+    expect(notes(approved)).toEqual(["Plan approved — Pilot now works in Ask mode"]);
+    expect(tabPilot(approved, "t").mode).toBe("ask");
+    // The user's own switch out of plan mode (the plan not approved) says nothing.
+    expect(notes(apply(proposed, { type: "mode_changed", tab: "t", mode: "autopilot" }))).toEqual([]);
+  });
+
   it("puts a new proposal after a rejected plan in a card of its own", () => {
     const state = apply(
       initialPilot(),

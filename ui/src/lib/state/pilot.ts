@@ -127,6 +127,9 @@ export interface PilotState {
   tabs: Record<TabId, TabPilot>;
 }
 
+/** A mode as the radio group "Mode" names it. */
+const MODE_NAMES: Record<Mode, string> = { ask: "Ask", autopilot: "Autopilot", plan: "Plan" };
+
 /** propose_plan and update_plan show as the plan card, not as tool cards of their own. */
 const PLAN_TOOLS = new Set(["propose_plan", "update_plan"]);
 
@@ -308,7 +311,22 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
   }
   switch (event.type) {
     case "mode_changed":
-      return update(state, tab, (p) => (p.mode === event.mode ? p : { ...p, mode: event.mode }));
+      return update(state, tab, (p) => {
+        if (p.mode === event.mode) {
+          return p;
+        }
+        const next = { ...p, mode: event.mode };
+        // The engine leaves plan mode when the plan is approved: say which mode Pilot works in
+        // now (a mode the user chose here was set already and says nothing).
+        const plan = next.items[lastPlan(next)];
+        return p.mode === "plan" && plan?.kind === "plan" && plan.plan.phase === "approved"
+          ? addItem(next, {
+              kind: "note",
+              tone: "info",
+              text: `Plan approved — Pilot now works in ${MODE_NAMES[event.mode]} mode`,
+            })
+          : next;
+      });
     case "host_facts":
       return update(state, tab, (p) => ({ ...p, host: event.facts }));
     case "turn_started":
