@@ -518,6 +518,57 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     }),
   );
 
+  // An ended transfer says how long the copy worked — the engine's count, which leaves out the
+  // time its "Replace?" question waited for the user — and its average speed.
+  for (const [size, options] of [
+    ["desktop", { viewport: { width: 1440, height: 900 } }],
+    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
+    ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
+  ]) {
+    test(
+      `storage: a replacing upload says how long the copy took, without the wait for Replace (${size})`,
+      withFtp(async ({ page, served, ftp }) => {
+        writeFileSync(join(ftp.local, "backup.tar"), randomBytes(3_000_000));
+        writeFileSync(join(ftp.data, "backup.tar"), "the old backup\n");
+        const events = [];
+        page.on("websocket", (ws) =>
+          ws.on("framereceived", (frame) => {
+            if (typeof frame.payload === "string") events.push(JSON.parse(frame.payload));
+          }),
+        );
+        const { local } = await openFtpTab(page, served, ftp);
+        const sides = page.getByRole("group", { name: "Side shown" });
+        await row(local, "backup.tar").click();
+        await local.getByRole("button", { name: "Upload" }).click();
+        const confirm = page.getByRole("dialog", { name: "Replace?" });
+        await confirm.getByRole("button", { name: "Replace" }).click();
+        const shown = transfer(page, "backup.tar");
+        await shown.getByText("done").waitFor({ timeout: 30_000 });
+        const ended = events.find((e) => e.type === "tool_finished" && e.outcome?.tool === "upload");
+        const audited = await until("the upload's audit record", async () =>
+          events.find((e) => e.type === "audit_recorded" && e.entry?.call === ended?.call),
+        );
+        // The engine measured the wait for "Replace" and left it out of the duration.
+        if (typeof audited.entry.waited_ms !== "number") {
+          throw new Error(`no wait recorded for the confirmed upload: ${JSON.stringify(audited.entry)}`);
+        }
+        const ms = ended.duration_ms;
+        const expected = ms < 1000 ? "took under 1 s" : `took ${Math.round(ms / 1000)} s`;
+        await shown.getByText(expected, { exact: true }).waitFor();
+        await shown.getByText(/\/s average$/).waitFor();
+        if (await sides.isVisible()) {
+          // On a phone Transfers sits below the side shown.
+          await shown.scrollIntoViewIfNeeded();
+        }
+        await page.screenshot({ path: join(OUTPUT, `storage-transfer-took-${size}.png`) });
+        if (sha256(join(ftp.local, "backup.tar")) !== sha256(join(ftp.data, "backup.tar"))) {
+          throw new Error("the uploaded file differs");
+        }
+      }),
+      options,
+    );
+  }
+
   test(
     "storage: several files uploaded at once end in one status line that keeps the one not done",
     withFtp(async ({ page, served, ftp }) => {

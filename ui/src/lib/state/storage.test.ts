@@ -32,6 +32,8 @@ import {
   followUpStarted,
   toggleSort,
   transferRetried,
+  workWords,
+  averageRate,
   type StorageState,
   type Transfer,
 } from "./storage";
@@ -334,9 +336,26 @@ describe("transfers", () => {
       progress("user-1", 16384, 16384, 4096, 0, true),
       finished("user-1", ok("upload", { message: "uploaded", bytes: 16384 })),
     );
-    expect(transfers(state)[0]).toMatchObject({ status: "done", transferred: 16384 });
+    expect(transfers(state)[0]).toMatchObject({ status: "done", transferred: 16384, workMs: 5 });
     expect(state.tabs[TAB]?.status).toEqual({ text: "Done: upload big.bin.", error: false });
     expect(state.tabs[TAB]?.calls).toEqual({});
+  });
+
+  it("say how long the copy worked, not how long it waited for the user, and its average speed", () => {
+    const ended = (status: Transfer["status"], workMs: number | null, transferred = 8_000_000) => ({
+      status,
+      workMs,
+      transferred,
+    });
+    expect(workWords(ended("done", 400))).toBe("took under 1 s");
+    expect(workWords(ended("done", 2_600))).toBe("took 3 s");
+    expect(workWords(ended("done", 125_000))).toBe("took 2 min 5 s");
+    expect(averageRate(ended("done", 2_000))).toBe(4_000_000);
+    // Not before it ended, and not for one that stopped before it copied anything.
+    expect(workWords(ended("running", null))).toBeNull();
+    expect(workWords(ended("cancelled", 3, 0))).toBeNull();
+    expect(workWords(ended("failed", 1_500, 100))).toBe("took 2 s");
+    expect(averageRate(ended("failed", 1_500, 100))).toBeNull();
   });
 
   it("are cancelled, then retried in the same row under a new call", () => {

@@ -83,6 +83,9 @@ export interface Transfer {
   current: string | null;
   folder: { path: string | null; fileBytes: number; doneBytes: number } | null;
   error: string | null;
+  /** Once it ended: how long the copy worked, in ms (the engine's count, without the time its
+   * confirmation waited for the user). */
+  workMs: number | null;
 }
 
 /** What a call of this page is for. */
@@ -365,6 +368,25 @@ export function formatDuration(seconds: number): string {
   return minutes === 0 ? `${hours} h` : `${hours} h ${minutes} min`;
 }
 
+/** How long an ended copy worked, for people: "took 3 s", "took under 1 s"; null before it
+ * ended, and for one that stopped before it copied anything. */
+export function workWords(transfer: Pick<Transfer, "status" | "workMs" | "transferred">): string | null {
+  const worked =
+    transfer.status === "done" ||
+    ((transfer.status === "failed" || transfer.status === "cancelled") && transfer.transferred > 0);
+  if (transfer.workMs === null || !worked) {
+    return null;
+  }
+  return transfer.workMs < 1000 ? "took under 1 s" : `took ${formatDuration(Math.round(transfer.workMs / 1000))}`;
+}
+
+/** A done copy's average speed over its work (bytes per second), or null. */
+export function averageRate(transfer: Pick<Transfer, "status" | "workMs" | "transferred">): number | null {
+  return transfer.status === "done" && transfer.workMs !== null && transfer.workMs > 0 && transfer.transferred > 0
+    ? (transfer.transferred * 1000) / transfer.workMs
+    : null;
+}
+
 /** `2026-12-03 10:48` in the local time zone, or an empty string. */
 export function formatModified(modified: string | null | undefined): string {
   if (modified == null) {
@@ -605,6 +627,7 @@ export function transferRetried(state: StorageState, tab: TabId, old: CallId, fr
               cancelling: false,
               current: null,
               folder: t.folder === null ? null : { path: null, fileBytes: 0, doneBytes: 0 },
+              workMs: null,
             }
           : t,
       ),
@@ -658,6 +681,7 @@ function newTransfer(call: CallId, direction: Direction | null, name: string, de
     current: null,
     folder: null,
     error: null,
+    workMs: null,
   };
 }
 
@@ -725,7 +749,7 @@ function previewLines(preview: ApprovalPreview | null | undefined): string[] {
   }
 }
 
-function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): StorageTab {
+function finished(view: StorageTab, call: CallId, outcome: ToolOutcome, workMs: number): StorageTab {
   const what = view.calls[call];
   const failedPart = (): string | null => failedPlanOp(outcome) ?? refusedPart(what);
   const calls = { ...view.calls };
@@ -734,10 +758,11 @@ function finished(view: StorageTab, call: CallId, outcome: ToolOutcome): Storage
     ...view,
     calls,
     confirmations: view.confirmations.filter((c) => c.call !== call),
-    transfers: view.transfers.map((t) => {
-      if (t.call !== call) {
-        return t;
+    transfers: view.transfers.map((ran) => {
+      if (ran.call !== call) {
+        return ran;
       }
+      const t = { ...ran, workMs };
       switch (outcome.status) {
         case "ok": {
           const failed = failedPart();
@@ -933,7 +958,7 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
       return update(state, event.tab, (view) =>
         view.calls[event.call] === undefined && !view.transfers.some((t) => t.call === event.call)
           ? view
-          : finished(view, event.call, event.outcome),
+          : finished(view, event.call, event.outcome, event.duration_ms),
       );
     case "hello":
     case "tab_opened":
