@@ -22,7 +22,8 @@ pub const SPECS: &[Spec] = &[
     Spec {
         names: &["docker"],
         family: "containers",
-        text: "@operands args
+        text: concat!(
+            "@operands args
                --config=X
                -c X, --context=X
                -D, --debug
@@ -992,18 +993,22 @@ pub const SPECS: &[Spec] = &[
                @use docker-7
                @sub wait : read-only
                --help
-               @sub compose : changes
-               @loose
-               @opaque",
+               \n",
+            include_str!("compose.spec")
+        ),
         hook: Some(docker_spec),
     },
     Spec {
-        names: &["podman", "nerdctl"],
+        names: &["podman"],
         family: "containers",
-        text: "@read-only
-               @loose
-               @opaque",
-        hook: Some(docker_hook),
+        text: include_str!("podman.spec"),
+        hook: Some(docker_like),
+    },
+    Spec {
+        names: &["nerdctl"],
+        family: "containers",
+        text: include_str!("nerdctl.spec"),
+        hook: Some(docker_like),
     },
     Spec {
         names: &["kubectl"],
@@ -1708,58 +1713,20 @@ fn not_read_only(call: &Call<'_>, verdict: &mut Verdict) {
     ));
 }
 
-fn docker_hook(call: &Call<'_>, verdict: &mut Verdict) {
-    let args = call.args;
-    docker(call.name, args, verdict);
-    let display = call.display();
-    let first = positional(args).first().copied().unwrap_or_default();
-    if first == "system" && has_any(args, &["prune"]) {
-        verdict.dangerous(
-            &display,
-            "removes all unused containers, images and networks",
-        );
-    }
-    if first == "volume" && has_any(args, &["rm", "prune", "remove"]) {
-        verdict.dangerous(&display, "removes data volumes");
-    }
-    let reads = matches!(
-        first,
-        "ps" | "images"
-            | "logs"
-            | "inspect"
-            | "version"
-            | "info"
-            | "top"
-            | "port"
-            | "diff"
-            | "history"
-            | "events"
-            | "search"
-    ) || (first == "stats" && has_any(args, &["--no-stream"]))
-        || (matches!(
-            first,
-            "container" | "image" | "volume" | "network" | "compose" | "system"
-        ) && has_any(
-            args,
-            &[
-                "ls", "ps", "inspect", "logs", "df", "config", "images", "list",
-            ],
-        ));
-    if !reads {
-        not_read_only(call, verdict);
-    }
-}
-
 /// docker, read with its complete spec: what runs in the container, host mounts and powers
 /// given to it, files copied to this host, compose's exec and run.
 fn docker_spec(call: &Call<'_>, verdict: &mut Verdict) {
     let path: Vec<&str> = call.sub_words.clone();
     let verb = match path.as_slice() {
         ["container", verb, ..] => *verb,
+        ["compose", verb @ ("exec" | "run" | "cp"), ..] => *verb,
         [verb, ..] => *verb,
         [] => return,
     };
-    let how = format!("docker {verb}");
+    let how = match path.first() {
+        Some(&"compose") => format!("{} compose {verb}", call.name),
+        _ => format!("{} {verb}", call.name),
+    };
     match verb {
         "run" | "create" | "exec" => {
             for found in &call.options {
@@ -1770,7 +1737,7 @@ fn docker_spec(call: &Call<'_>, verdict: &mut Verdict) {
                     verdict,
                 );
             }
-            // exec: CONTAINER CMD…; run/create: IMAGE [CMD…].
+            // exec: CONTAINER CMD…; run/create: IMAGE [CMD…]; compose: SERVICE [CMD…].
             if let Some(first) = call.operands.first() {
                 in_container(call.args, *first, &how, verdict);
             }
@@ -1781,15 +1748,56 @@ fn docker_spec(call: &Call<'_>, verdict: &mut Verdict) {
             let refs: Vec<&String> = positional.iter().collect();
             copies_here(&refs, &how, verdict);
         }
-        "compose" => {
-            if let Some(index) = call
-                .args
-                .iter()
-                .position(|arg| arg == "exec" || arg == "run")
+        _ => {}
+    }
+}
+
+/// podman and nerdctl, read with their complete specs: docker's reading of run, create, exec
+/// and cp; host folders and powers given through any other subcommand (`build -v`, `pod create
+/// --device`); the command `machine ssh` runs in the virtual machine; the API served on a
+/// network address. (`podman unshare CMD` is a wrapper by its spec.)
+fn docker_like(call: &Call<'_>, verdict: &mut Verdict) {
+    docker_spec(call, verdict);
+    let path: Vec<&str> = call.sub_words.clone();
+    let how = format!("{} {}", call.name, path.join(" "));
+    let docker_read = matches!(
+        path.as_slice(),
+        ["run" | "create" | "exec"]
+            | ["container", "run" | "create" | "exec"]
+            | ["compose", "run" | "exec"]
+    );
+    if !docker_read {
+        for found in &call.options {
+            let value = found.value.as_deref().unwrap_or_default();
+            docker_option(&how, found.def.display(), value, verdict);
+            // `build -o type=local,dest=DIR` writes into DIR.
+            if found.def.has("--output")
+                && let Some(dest) = value.split(',').find_map(|part| part.strip_prefix("dest="))
             {
-                docker_compose("docker", &call.args[index], call.args, index + 1, verdict);
+                verdict.output(dest, &how, true);
             }
         }
+    }
+    let operands = call.operand_texts();
+    match path.as_slice() {
+        ["system", "service"] => {
+            if operands.iter().any(|address| address.starts_with("tcp:")) {
+                verdict.dangerous(
+                    &call.display(),
+                    "serves the Podman API on a network address, without authentication: whoever reaches it controls the host",
+                );
+            }
+        }
+        ["machine", "ssh"] => match call.operands.as_slice() {
+            [] => {}
+            [_] => verdict.unprovable(format!(
+                "`{how} {}`: a machine's name or a command to run in it, which cannot be told",
+                operands.join(" ")
+            )),
+            [_, command, ..] => {
+                verdict.args(*command, call.args.len(), format!("{how} (in the machine)"));
+            }
+        },
         _ => {}
     }
 }
@@ -1884,232 +1892,6 @@ fn risky_host_path(path: &str) -> bool {
         || lockout_match(&path, true).is_some()
 }
 
-/// docker run/create/exec value options (everything else there is a flag or unknown).
-const DOCKER_RUN_VALUES: &[&str] = &[
-    "-a",
-    "--attach",
-    "--add-host",
-    "--annotation",
-    "--blkio-weight",
-    "--blkio-weight-device",
-    "--cgroup-parent",
-    "--cidfile",
-    "--cpu-period",
-    "--cpu-quota",
-    "--cpu-rt-period",
-    "--cpu-rt-runtime",
-    "-c",
-    "--cpu-shares",
-    "--cpus",
-    "--cpuset-cpus",
-    "--cpuset-mems",
-    "--detach-keys",
-    "--device-cgroup-rule",
-    "--device-read-bps",
-    "--device-read-iops",
-    "--device-write-bps",
-    "--device-write-iops",
-    "--dns",
-    "--dns-option",
-    "--dns-search",
-    "--domainname",
-    "-e",
-    "--env",
-    "--env-file",
-    "--expose",
-    "--gpus",
-    "--group-add",
-    "--health-cmd",
-    "--health-interval",
-    "--health-retries",
-    "--health-start-period",
-    "--health-timeout",
-    "-h",
-    "--hostname",
-    "--ip",
-    "--ip6",
-    "--isolation",
-    "--kernel-memory",
-    "-l",
-    "--label",
-    "--label-file",
-    "--link",
-    "--link-local-ip",
-    "--log-driver",
-    "--log-opt",
-    "--mac-address",
-    "-m",
-    "--memory",
-    "--memory-reservation",
-    "--memory-swap",
-    "--memory-swappiness",
-    "--name",
-    "--network",
-    "--net",
-    "--network-alias",
-    "--oom-score-adj",
-    "--pids-limit",
-    "--platform",
-    "-p",
-    "--publish",
-    "--pull",
-    "--restart",
-    "--runtime",
-    "--shm-size",
-    "--stop-signal",
-    "--stop-timeout",
-    "--storage-opt",
-    "--sysctl",
-    "--tmpfs",
-    "--ulimit",
-    "-u",
-    "--user",
-    "-w",
-    "--workdir",
-    "--volume-driver",
-    "--volumes-from",
-    "--log-level",
-    "--pod",
-    "--arch",
-    "--os",
-    "--variant",
-    "--userns",
-    "--uts",
-    "--ipc",
-    "--pid",
-    "--cgroupns",
-    "--entrypoint",
-    "-v",
-    "--volume",
-    "--mount",
-    "--device",
-    "--cap-add",
-    "--cap-drop",
-    "--security-opt",
-];
-
-const DOCKER_RUN_FLAGS: &[&str] = &[
-    "-d",
-    "--detach",
-    "-i",
-    "--interactive",
-    "-t",
-    "--tty",
-    "-it",
-    "-ti",
-    "-dit",
-    "-itd",
-    "-id",
-    "-td",
-    "-dt",
-    "--rm",
-    "--init",
-    "-P",
-    "--publish-all",
-    "--read-only",
-    "-q",
-    "--quiet",
-    "--sig-proxy",
-    "--no-healthcheck",
-    "--oom-kill-disable",
-    "--disable-content-trust",
-    "--privileged",
-    "--help",
-    "--replace",
-    "--tls-verify",
-];
-
-/// docker/podman: what runs in containers (analysed as typed), bind mounts of the host, and
-/// options that give a container the host.
-fn docker(name: &str, args: &[String], fx: &mut Verdict) {
-    // Global options before the subcommand.
-    let global_values = [
-        "-H",
-        "--host",
-        "--config",
-        "--context",
-        "-c",
-        "-l",
-        "--log-level",
-        "--tlscacert",
-        "--tlscert",
-        "--tlskey",
-        "--url",
-        "--connection",
-        "--identity",
-        "--root",
-        "--runroot",
-    ];
-    let mut index = 0;
-    while let Some(arg) = args.get(index) {
-        if global_values.contains(&arg.as_str()) {
-            index += 2;
-        } else if arg.starts_with('-') {
-            index += 1;
-        } else {
-            break;
-        }
-    }
-    let Some(mut subcommand) = args.get(index).map(String::as_str) else {
-        return;
-    };
-    if matches!(subcommand, "container" | "compose")
-        && let Some(next) = args.get(index + 1)
-    {
-        let compose = subcommand == "compose";
-        index += 1;
-        subcommand = next.as_str();
-        if compose && matches!(subcommand, "exec" | "run") {
-            return docker_compose(name, subcommand, args, index + 1, fx);
-        }
-    }
-    let how = format!("{name} {subcommand}");
-    match subcommand {
-        "run" | "create" | "exec" => {
-            let mut position = index + 1;
-            while let Some(arg) = args.get(position) {
-                if !arg.starts_with('-') || arg == "-" {
-                    break;
-                }
-                if arg == "--" {
-                    position += 1;
-                    break;
-                }
-                let (option, attached) = match arg.split_once('=') {
-                    Some((option, value)) if option.starts_with("--") => {
-                        (option, Some(value.to_owned()))
-                    }
-                    _ => (arg.as_str(), None),
-                };
-                let takes_value = DOCKER_RUN_VALUES.contains(&option);
-                let value = if takes_value && attached.is_none() {
-                    position += 1;
-                    args.get(position).cloned()
-                } else {
-                    attached
-                };
-                if !takes_value && !DOCKER_RUN_FLAGS.contains(&option) {
-                    fx.unprovable(format!(
-                        "`{how} {option}` is an option this analysis does not know, so what runs cannot be told"
-                    ));
-                }
-                docker_option(&how, option, value.as_deref().unwrap_or_default(), fx);
-                position += 1;
-            }
-            // exec: CONTAINER CMD…; run/create: IMAGE [CMD…].
-            in_container(args, position, &how, fx);
-        }
-        "cp" => {
-            let positional: Vec<&String> = args[index + 1..]
-                .iter()
-                .filter(|a| !a.starts_with('-'))
-                .collect();
-            copies_here(&positional, &how, fx);
-        }
-        _ => {}
-    }
-}
-
 fn docker_option(how: &str, option: &str, value: &str, fx: &mut Verdict) {
     match option {
         "-v" | "--volume" => {
@@ -2158,46 +1940,6 @@ fn docker_option(how: &str, option: &str, value: &str, fx: &mut Verdict) {
         "--entrypoint" => fx.script(value, format!("{how} --entrypoint"), None, true),
         _ => {}
     }
-}
-
-fn docker_compose(name: &str, subcommand: &str, args: &[String], from: usize, fx: &mut Verdict) {
-    let values = [
-        "-e",
-        "--env",
-        "-u",
-        "--user",
-        "-w",
-        "--workdir",
-        "--index",
-        "--name",
-        "-p",
-        "--publish",
-        "-l",
-        "--label",
-        "-v",
-        "--volume",
-        "--entrypoint",
-    ];
-    let how = format!("{name} compose {subcommand}");
-    let mut position = from;
-    while let Some(arg) = args.get(position) {
-        if !arg.starts_with('-') {
-            break;
-        }
-        let (option, attached) = match arg.split_once('=') {
-            Some((option, value)) => (option, Some(value.to_owned())),
-            None => (arg.as_str(), None),
-        };
-        let value = if values.contains(&option) && attached.is_none() {
-            position += 1;
-            args.get(position).cloned()
-        } else {
-            attached
-        };
-        docker_option(&how, option, value.as_deref().unwrap_or_default(), fx);
-        position += 1;
-    }
-    in_container(args, position, &how, fx);
 }
 
 /// The command after the container or image at `position` runs in the container.
