@@ -324,6 +324,10 @@ fn sources() -> Vec<Source> {
         help("chronic", &[&["man", "chronic"]]),
         help("crontab", &[&["man", "crontab"]]),
         help("nginx", &[&["nginx", "-h"]]),
+        help(
+            "logrotate",
+            &[&["logrotate", "--help"], &["man", "logrotate"]],
+        ),
         help("ip", &[&["man", "ip"]]),
         help("at", &[&["man", "at"]]),
         help("ufw", &[&["man", "ufw"]]),

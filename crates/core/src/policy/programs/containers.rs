@@ -1245,7 +1245,7 @@ fn kubectl(name: &str, args: &[String], fx: &mut Verdict) {
     let Some(subcommand) = args.iter().find(|arg| {
         matches!(
             arg.as_str(),
-            "exec" | "run" | "debug" | "cp" | "attach" | "plugin"
+            "exec" | "run" | "debug" | "cp" | "attach" | "plugin" | "proxy"
         )
     }) else {
         return;
@@ -1268,6 +1268,27 @@ fn kubectl(name: &str, args: &[String], fx: &mut Verdict) {
                 .skip(1)
                 .collect();
             copies_here(&positional, &how, fx);
+        }
+        "proxy" => {
+            // The proxy forwards with the user's own credentials: on an address other hosts can
+            // reach, anyone there has the user's access to the cluster.
+            let address = args.iter().enumerate().find_map(|(index, arg)| {
+                arg.strip_prefix("--address=")
+                    .map(str::to_owned)
+                    .or_else(|| {
+                        (arg == "--address")
+                            .then(|| args.get(index + 1).cloned())
+                            .flatten()
+                    })
+            });
+            if let Some(address) = address
+                && !matches!(address.as_str(), "127.0.0.1" | "localhost" | "::1")
+            {
+                fx.dangerous(
+                    &format!("{name} proxy --address {address}"),
+                    "serves the cluster's API with your credentials to whoever can reach that address",
+                );
+            }
         }
         _ => {}
     }
