@@ -843,6 +843,47 @@ mod tests {
             Some(Risk::Lockout)
         );
         assert_eq!(risk("ufw disable"), Some(Risk::Lockout));
+        // The ssh client's settings are a change to /etc, not a lock-out file; the server's
+        // drop-ins and units are, however they are reached; the dangerous additions are
+        // dangerous (never merely routine).
+        let expected: [(Risk, &[&str]); 2] = [
+            (
+                Risk::Lockout,
+                &[
+                    "cp /tmp/x /etc/ssh/sshd_config.d/10-x.conf",
+                    "cp /etc/ssh/sshd_config.d/10-x.conf{.bak,}",
+                    "cp /tmp/{a,50-x.conf} /etc/ssh/sshd_config.d/",
+                    "git -C /etc restore ssh/sshd_config.d/",
+                    "tee /run/systemd/system/sshd.service.d/x.conf",
+                    "ln -s /dev/null /run/systemd/system/ssh.service",
+                    "mkdir -p /lib/systemd/system/ssh.socket.d",
+                ],
+            ),
+            (
+                Risk::Dangerous,
+                &[
+                    "cp /tmp/x /etc/ssh/ssh_config",
+                    "cp /tmp/x.conf /etc/ssh/ssh_config.d/10-x.conf",
+                    "chgrp staff /var",
+                    "mysql -e 'truncate table users' app",
+                    "sqlite3 /var/lib/app/db 'DROP TABLE users'",
+                    "mongosh --eval 'db.users.drop()'",
+                    "journalctl --vacuum-size=1M",
+                    "docker volume prune -f",
+                    "lvremove -f vg0",
+                    "mdadm -S /dev/md0",
+                    "echo c | tee /proc/sysrq-trigger",
+                    "sysctl -w kernel.sysrq=1",
+                    "dmesg -C",
+                    "chmod u+s /tmp/x",
+                ],
+            ),
+        ];
+        for (expected, lines) in expected {
+            for line in lines {
+                assert_eq!(risk(line), Some(expected), "{line}");
+            }
+        }
     }
 
     #[test]

@@ -6,15 +6,14 @@
 //! host write. Dangerous: `docker system prune`, `docker volume rm/prune`, `kubectl delete`,
 //! `helm uninstall`.
 //!
-//! docker and kubectl list every subcommand and option (from their own help). Still `@loose`, as
-//! none of them could be read here: `docker compose` (a plugin Debian does not ship), podman
-//! (Debian's package was not installed to generate its docker-sized table), nerdctl, oc and helm
-//! (not packaged by Debian). For them an option they do not list is not a reason to ask, except
-//! in `run/create/exec`, where an unknown option would hide which word is the image.
+//! Every program here has a complete spec: docker (with the Compose v2 plugin, compose.spec),
+//! podman, nerdctl, kubectl, oc and helm list every subcommand and option (docker, podman and
+//! kubectl from their own help; compose, nerdctl, oc and helm, which Debian does not package, from
+//! their upstream references and source: see each .spec file's header). An option or subcommand
+//! a spec does not list asks.
 
 use super::super::paths::{lockout_match, normalise_path};
 use super::args::Call;
-use super::common::{has_any, positional};
 use super::spec::Spec;
 use super::verdict::Verdict;
 
@@ -22,7 +21,8 @@ pub const SPECS: &[Spec] = &[
     Spec {
         names: &["docker"],
         family: "containers",
-        text: "@operands args
+        text: concat!(
+            "@operands args
                --config=X
                -c X, --context=X
                -D, --debug
@@ -992,763 +992,42 @@ pub const SPECS: &[Spec] = &[
                @use docker-7
                @sub wait : read-only
                --help
-               @sub compose : changes
-               @loose
-               @opaque",
+               \n",
+            include_str!("compose.spec")
+        ),
         hook: Some(docker_spec),
     },
     Spec {
-        names: &["podman", "nerdctl"],
+        names: &["podman"],
         family: "containers",
-        text: "@read-only
-               @loose
-               @opaque",
-        hook: Some(docker_hook),
+        text: include_str!("podman.spec"),
+        hook: Some(docker_like),
+    },
+    Spec {
+        names: &["nerdctl"],
+        family: "containers",
+        text: include_str!("nerdctl.spec"),
+        hook: Some(docker_like),
     },
     Spec {
         names: &["kubectl"],
         family: "containers",
-        text: "@anywhere
-               @operands args
-               --as=X : harmless
-               --as-group=X
-               --as-uid=X
-               --cache-dir=X : harmless
-               --certificate-authority=X
-               --client-certificate=X
-               --client-key=X
-               --cluster=X
-               --context=X
-               --disable-compression
-               --insecure-skip-tls-verify
-               --kubeconfig=X : unprovable reads a kubeconfig, which can name programs to run (exec credentials)
-               --log-flush-frequency=X
-               --match-server-version
-               -n X, --namespace=X
-               --password=X
-               --profile=X
-               --profile-output=X
-               --request-timeout=X
-               -s X, --server=X
-               --tls-server-name=X
-               --token=X : harmless
-               --user=X
-               --username=X
-               -v X, --v=X
-               --vmodule=X
-               --warnings-as-errors
-               -h, --help
-               @block kubectl-1
-               @use kubectl-4
-               -A, --all-namespaces
-               --field-selector=X
-               --resource-version=X
-               @end
-               @block kubectl-2
-               @use kubectl-11
-               --allow-missing-template-keys
-               --field-manager=X
-               --show-managed-fields
-               --subresource=X
-               --template=X : harmless
-               --validate=X
-               @end
-               @block kubectl-3
-               @use kubectl-12
-               -l X, --labels=X
-               --override-type=X
-               --overrides=X
-               --port=X
-               @end
-               @block kubectl-4
-               @use kubectl-6
-               --list
-               --overwrite
-               @end
-               @block kubectl-5
-               @use kubectl-19
-               --clusterrole=X
-               --group=X
-               --serviceaccount=X
-               --user=X
-               @end
-               @block kubectl-6
-               @use kubectl-9
-               -l X, --selector=X
-               @end
-               @block kubectl-7
-               @use kubectl-13
-               --save-config
-               @end
-               @block kubectl-8
-               @use kubectl-19
-               --resource=X
-               --resource-name=X
-               --verb=X
-               @end
-               @block kubectl-9
-               @use kubectl-10
-               -k X, --kustomize=X : reads
-               @end
-               @block kubectl-10
-               @use kubectl-18
-               --all
-               @end
-               @block kubectl-11
-               @use kubectl-29
-               --dry-run=X
-               -f X, --filename=X : reads
-               -k X, --kustomize=X : reads
-               -o X, --output=X : harmless
-               -R, --recursive
-               @end
-               @block kubectl-12
-               @use kubectl-22
-               --field-manager=X
-               --save-config
-               @end
-               @block kubectl-13
-               @use kubectl-25
-               -k X, --kustomize=X : reads
-               --validate=X
-               --windows-line-endings
-               @end
-               @block kubectl-14
-               @use kubectl-19
-               --image=X
-               @end
-               @block kubectl-15
-               @use kubectl-26
-               -A, --all-namespaces
-               --field-selector=X
-               @end
-               @block kubectl-16
-               @use kubectl-20
-               --field-manager=X
-               @end
-               @block kubectl-17
-               @use kubectl-20
-               --dry-run=X
-               @end
-               @block kubectl-18
-               @use kubectl-25
-               --dry-run=X
-               --local
-               @end
-               @block kubectl-19
-               @use kubectl-24
-               --save-config
-               @end
-               @block kubectl-20
-               @use kubectl-26
-               -k X, --kustomize=X : reads
-               @end
-               @block kubectl-21
-               @use kubectl-27
-               --force
-               @end
-               @block kubectl-22
-               @use kubectl-27
-               --dry-run=X
-               @end
-               @block kubectl-23
-               --attach
-               --env=X
-               --image=X
-               --image-pull-policy=X
-               -q, --quiet
-               -i, --stdin
-               -t, --tty
-               @end
-               @block kubectl-24
-               @use kubectl-33
-               --field-manager=X
-               --validate=X
-               @end
-               @block kubectl-25
-               @use kubectl-28
-               --field-manager=X
-               @end
-               @block kubectl-26
-               @use kubectl-28
-               -l X, --selector=X
-               @end
-               @block kubectl-27
-               @use kubectl-28
-               -k X, --kustomize=X : reads
-               @end
-               @block kubectl-28
-               --allow-missing-template-keys
-               -f X, --filename=X : reads
-               -o X, --output=X : harmless
-               -R, --recursive
-               --show-managed-fields
-               --template=X : harmless
-               @end
-               @block kubectl-29
-               --cascade=X
-               --force
-               --grace-period=X
-               --timeout=X
-               --wait
-               @end
-               @block kubectl-30
-               -A, --all-namespaces
-               --allow-missing-template-keys
-               -o X, --output=X : harmless
-               --show-managed-fields
-               --template=X : harmless
-               @end
-               @block kubectl-31
-               -c X, --container=X
-               --pod-running-timeout=X
-               -q, --quiet
-               -i, --stdin
-               -t, --tty
-               @end
-               @block kubectl-32
-               --force-conflicts
-               --prune
-               --prune-allowlist=X
-               -l X, --selector=X
-               --server-side
-               @end
-               @block kubectl-33
-               --allow-missing-template-keys
-               --dry-run=X
-               -o X, --output=X : harmless
-               --show-managed-fields
-               --template=X : harmless
-               @end
-               @sub create : changes
-               @use kubectl-7
-               --dry-run=X
-               --edit
-               --raw=X
-               -l X, --selector=X
-               @sub create/clusterrole : changes
-               @use kubectl-8
-               --aggregation-rule=X
-               --non-resource-url=X
-               @sub create/clusterrolebinding : changes
-               @use kubectl-5
-               @sub create/configmap : changes
-               @use kubectl-19
-               --append-hash
-               --from-env-file=X
-               --from-file=X
-               --from-literal=X
-               @sub create/cronjob : changes
-               @use kubectl-14
-               --restart=X
-               --schedule=X
-               @sub create/deployment : changes
-               @use kubectl-14
-               --port=X
-               -r X, --replicas=X
-               @sub create/ingress : changes
-               @use kubectl-19
-               --annotation=X
-               --class=X
-               --default-backend=X
-               --rule=X
-               @sub create/job : changes
-               @use kubectl-14
-               --from=X
-               @sub create/namespace : changes
-               @use kubectl-19
-               @sub create/poddisruptionbudget : changes
-               @use kubectl-19
-               --max-unavailable=X
-               --min-available=X
-               --selector=X
-               @sub create/priorityclass : changes
-               @use kubectl-19
-               --description=X
-               --global-default
-               --preemption-policy=X
-               --value=X
-               @sub create/quota : changes
-               @use kubectl-19
-               --hard=X
-               --scopes=X
-               @sub create/role : changes
-               @use kubectl-8
-               @sub create/rolebinding : changes
-               @use kubectl-5
-               --role=X
-               @sub create/secret : changes
-               @sub create/service : changes
-               @sub create/serviceaccount : changes
-               @use kubectl-19
-               @sub create/token : changes
-               --allow-missing-template-keys
-               --audience=X
-               --bound-object-kind=X
-               --bound-object-name=X
-               --bound-object-uid=X
-               --duration=X
-               -o X, --output=X : harmless
-               --show-managed-fields
-               --template=X : harmless
-               @sub expose : changes
-               @use kubectl-3
-               --cluster-ip=X
-               --external-ip=X
-               --load-balancer-ip=X
-               --name=X
-               --protocol=X
-               --selector=X
-               --session-affinity=X
-               --target-port=X
-               --type=X
-               @sub run : changes
-               @use kubectl-3
-               @use kubectl-23
-               @use kubectl-29
-               --annotations=X
-               --command
-               --expose
-               --leave-stdin-open
-               --pod-running-timeout=X
-               --privileged
-               --restart=X
-               --rm
-               @sub set : changes
-               @sub set/env : changes
-               @use kubectl-4
-               -c X, --containers=X
-               -e X, --env=X
-               --from=X
-               --keys=X
-               --prefix=X
-               --resolve
-               @sub set/image : changes
-               @use kubectl-6
-               @sub set/resources : changes
-               @use kubectl-6
-               -c X, --containers=X
-               --limits=X
-               --requests=X
-               @sub set/selector : changes
-               @use kubectl-10
-               --resource-version=X
-               @sub set/serviceaccount : changes
-               @use kubectl-9
-               @sub set/subject : changes
-               @use kubectl-6
-               --group=X
-               --serviceaccount=X
-               --user=X
-               @sub explain : read-only
-               --api-version=X
-               -o X, --output=X : harmless
-               --recursive
-               @sub get : read-only
-               @use kubectl-15
-               --chunk-size=X
-               --ignore-not-found
-               -k X, --kustomize=X : reads
-               -L X, --label-columns=X
-               --no-headers
-               --output-watch-events
-               --raw=X
-               --server-print
-               --show-kind
-               --show-labels
-               --sort-by=X
-               --subresource=X
-               -w, --watch
-               --watch-only
-               @sub edit : changes
-               @use kubectl-7
-               --output-patch
-               --subresource=X
-               @sub delete : dangerous deletes Kubernetes resources
-               @use kubectl-11
-               --all
-               -A, --all-namespaces
-               --field-selector=X
-               --ignore-not-found
-               -i, --interactive
-               --now
-               --raw=X
-               -l X, --selector=X
-               @sub rollout : changes
-               @sub rollout/history : read-only
-               @use kubectl-20
-               --revision=X
-               @sub rollout/pause : changes
-               @use kubectl-16
-               @sub rollout/restart : changes
-               @use kubectl-16
-               @sub rollout/resume : changes
-               @use kubectl-16
-               @sub rollout/status : read-only
-               -f X, --filename=X : reads
-               -k X, --kustomize=X : reads
-               -R, --recursive
-               --revision=X
-               -l X, --selector=X
-               --timeout=X
-               -w, --watch
-               @sub rollout/undo : changes
-               @use kubectl-17
-               --to-revision=X
-               @sub scale : changes
-               @use kubectl-17
-               --all
-               --current-replicas=X
-               --replicas=X
-               --resource-version=X
-               --timeout=X
-               @sub autoscale : changes
-               @use kubectl-12
-               --cpu-percent=X
-               --max=X
-               --min=X
-               --name=X
-               @sub certificate : changes
-               @sub certificate/approve : changes
-               @use kubectl-21
-               @sub certificate/deny : changes
-               @use kubectl-21
-               @sub cluster-info : read-only
-               @sub cluster-info/dump : read-only
-               @use kubectl-30
-               --namespaces=X
-               --output-directory=X
-               --pod-running-timeout=X
-               @sub top : read-only
-               @sub top/node : read-only
-               --no-headers
-               -l X, --selector=X
-               --show-capacity
-               --sort-by=X
-               --use-protocol-buffers
-               @sub top/pod : read-only
-               -A, --all-namespaces
-               --containers
-               --field-selector=X
-               --no-headers
-               -l X, --selector=X
-               --sort-by=X
-               --sum
-               --use-protocol-buffers
-               @sub cordon : changes
-               --dry-run=X
-               -l X, --selector=X
-               @sub uncordon : changes
-               --dry-run=X
-               -l X, --selector=X
-               @sub drain : changes evicts every pod from a node
-               --chunk-size=X
-               --delete-emptydir-data
-               --disable-eviction
-               --dry-run=X
-               --force
-               --grace-period=X
-               --ignore-daemonsets
-               --pod-selector=X
-               -l X, --selector=X
-               --skip-wait-for-delete-timeout=X
-               --timeout=X
-               @sub taint : changes
-               @use kubectl-24
-               --all
-               --overwrite
-               -l X, --selector=X
-               @sub describe : read-only
-               -A, --all-namespaces
-               --chunk-size=X
-               -f X, --filename=X : reads
-               -k X, --kustomize=X : reads
-               -R, --recursive
-               -l X, --selector=X
-               --show-events
-               @sub logs : read-only
-               --all-containers
-               --all-pods
-               -c X, --container=X
-               -f, --follow
-               --ignore-errors
-               --insecure-skip-tls-verify-backend
-               --limit-bytes=X
-               --max-log-requests=X
-               --pod-running-timeout=X
-               --prefix
-               -p, --previous
-               -l X, --selector=X
-               --since=X
-               --since-time=X
-               --tail=X
-               --timestamps
-               @sub attach : changes
-               @use kubectl-31
-               @sub exec : changes
-               @use kubectl-31
-               -f X, --filename=X : reads
-               @sub port-forward : network forwards local ports into the cluster
-               --address=X
-               --pod-running-timeout=X
-               @sub proxy : network opens a proxy to the cluster's API
-               --accept-hosts=X
-               --accept-paths=X
-               --address=X
-               --api-prefix=X
-               --append-server-path
-               --disable-filter
-               --keepalive=X
-               -p X, --port=X
-               --reject-methods=X
-               --reject-paths=X
-               -u X, --unix-socket=X
-               -w X, --www=X
-               -P X, --www-prefix=X
-               @sub cp : changes
-               -c X, --container=X
-               --no-preserve
-               --retries=X
-               @sub auth : read-only
-               @sub auth/can-i : read-only
-               -A, --all-namespaces
-               --list
-               --no-headers
-               -q, --quiet
-               --subresource=X
-               @sub auth/reconcile : changes
-               @use kubectl-22
-               --remove-extra-permissions
-               --remove-extra-subjects
-               @sub auth/whoami : read-only
-               --allow-missing-template-keys
-               -o X, --output=X : harmless
-               --show-managed-fields
-               --template=X : harmless
-               @sub debug : changes
-               @use kubectl-23
-               --arguments-only
-               -c X, --container=X
-               --copy-to=X
-               --custom=X
-               -f X, --filename=X : reads
-               --keep-annotations
-               --keep-init-containers
-               --keep-labels
-               --keep-liveness
-               --keep-readiness
-               --keep-startup
-               --profile=X
-               --replace
-               --same-node
-               --set-image=X
-               --share-processes
-               --target=X
-               @sub events : read-only
-               @use kubectl-30
-               --chunk-size=X
-               --for=X
-               --no-headers
-               --types=X
-               -w, --watch
-               @sub diff : read-only
-               @use kubectl-32
-               --concurrency=X
-               --field-manager=X
-               -f X, --filename=X : reads
-               -k X, --kustomize=X : reads
-               -R, --recursive
-               --show-managed-fields
-               @sub apply : changes
-               @use kubectl-2
-               @use kubectl-32
-               --all
-               --openapi-patch
-               --overwrite
-               @sub apply/edit-last-applied : changes
-               @use kubectl-13
-               @sub apply/set-last-applied : changes
-               @use kubectl-33
-               --create-annotation
-               -f X, --filename=X : reads
-               @sub apply/view-last-applied : changes
-               --all
-               -f X, --filename=X : reads
-               -k X, --kustomize=X : reads
-               -o X, --output=X : harmless
-               -R, --recursive
-               -l X, --selector=X
-               @sub patch : changes
-               @use kubectl-18
-               -k X, --kustomize=X : reads
-               -p X, --patch=X
-               --patch-file=X
-               --subresource=X
-               --type=X
-               @sub replace : changes
-               @use kubectl-2
-               --raw=X
-               --save-config
-               @sub wait : read-only
-               @use kubectl-15
-               --all
-               --for=X
-               --local
-               --timeout=X
-               @sub kustomize : read-only
-               --as-current-user
-               --enable-alpha-plugins
-               --enable-helm
-               -e X, --env=X
-               --helm-api-versions=X
-               --helm-command=X
-               --helm-debug
-               --helm-kube-version=X
-               --load-restrictor=X
-               --mount=X
-               --network
-               --network-name=X
-               -o X, --output=X : harmless
-               @sub label : changes
-               @use kubectl-1
-               @sub annotate : changes
-               @use kubectl-1
-               @sub completion : read-only
-               @sub api-resources : read-only
-               --api-group=X
-               --cached
-               --categories=X
-               --namespaced
-               --no-headers
-               -o X, --output=X : harmless
-               --sort-by=X
-               --verbs=X
-               @sub api-versions : read-only
-               @sub config : read-only
-               @sub config/current-context : read-only
-               @sub config/delete-cluster : changes
-               @sub config/delete-context : changes
-               @sub config/delete-user : changes
-               @sub config/get-clusters : read-only
-               @sub config/get-contexts : read-only
-               --no-headers
-               -o X, --output=X : harmless
-               @sub config/get-users : read-only
-               @sub config/rename-context : changes
-               @sub config/set : changes
-               --set-raw-bytes
-               @sub config/set-cluster : changes
-               --certificate-authority=X
-               --embed-certs
-               --insecure-skip-tls-verify
-               --proxy-url=X
-               --server=X
-               --tls-server-name=X
-               @sub config/set-context : changes
-               --cluster=X
-               --current
-               --namespace=X
-               --user=X
-               @sub config/set-credentials : changes
-               --auth-provider=X
-               --auth-provider-arg=X
-               --client-certificate=X
-               --client-key=X
-               --embed-certs
-               --exec-api-version=X
-               --exec-arg=X
-               --exec-command=X
-               --exec-env=X
-               --exec-interactive-mode=X
-               --exec-provide-cluster-info
-               --password=X
-               --token=X : harmless
-               --username=X
-               @sub config/unset : changes
-               @sub config/use-context : changes
-               @sub config/view : read-only
-               --allow-missing-template-keys
-               --flatten
-               --merge
-               --minify
-               -o X, --output=X : harmless
-               --raw
-               --show-managed-fields
-               --template=X : harmless
-               @sub plugin : read-only
-               @sub plugin/list : read-only
-               --name-only
-               @sub version : read-only
-               --client
-               -o X, --output=X : harmless",
+        text: include_str!("kubectl.spec"),
         hook: Some(kubectl_spec),
     },
     Spec {
         names: &["oc"],
         family: "containers",
-        text: "@read-only
-               @loose
-               @opaque",
-        hook: Some(kubectl_hook),
+        text: include_str!("oc.spec"),
+        hook: Some(oc_spec),
     },
     Spec {
         names: &["helm"],
         family: "containers",
-        text: "@read-only
-               @loose
-               @opaque",
-        hook: Some(helm),
+        text: include_str!("helm.spec"),
+        hook: None,
     },
 ];
-
-fn not_read_only(call: &Call<'_>, verdict: &mut Verdict) {
-    verdict.not_read_only(format!(
-        "`{}` is not read-only with these arguments (plan mode allows only reading forms)",
-        call.display()
-    ));
-}
-
-fn docker_hook(call: &Call<'_>, verdict: &mut Verdict) {
-    let args = call.args;
-    docker(call.name, args, verdict);
-    let display = call.display();
-    let first = positional(args).first().copied().unwrap_or_default();
-    if first == "system" && has_any(args, &["prune"]) {
-        verdict.dangerous(
-            &display,
-            "removes all unused containers, images and networks",
-        );
-    }
-    if first == "volume" && has_any(args, &["rm", "prune", "remove"]) {
-        verdict.dangerous(&display, "removes data volumes");
-    }
-    let reads = matches!(
-        first,
-        "ps" | "images"
-            | "logs"
-            | "inspect"
-            | "version"
-            | "info"
-            | "top"
-            | "port"
-            | "diff"
-            | "history"
-            | "events"
-            | "search"
-    ) || (first == "stats" && has_any(args, &["--no-stream"]))
-        || (matches!(
-            first,
-            "container" | "image" | "volume" | "network" | "compose" | "system"
-        ) && has_any(
-            args,
-            &[
-                "ls", "ps", "inspect", "logs", "df", "config", "images", "list",
-            ],
-        ));
-    if !reads {
-        not_read_only(call, verdict);
-    }
-}
 
 /// docker, read with its complete spec: what runs in the container, host mounts and powers
 /// given to it, files copied to this host, compose's exec and run.
@@ -1756,10 +1035,14 @@ fn docker_spec(call: &Call<'_>, verdict: &mut Verdict) {
     let path: Vec<&str> = call.sub_words.clone();
     let verb = match path.as_slice() {
         ["container", verb, ..] => *verb,
+        ["compose", verb @ ("exec" | "run" | "cp"), ..] => *verb,
         [verb, ..] => *verb,
         [] => return,
     };
-    let how = format!("docker {verb}");
+    let how = match path.first() {
+        Some(&"compose") => format!("{} compose {verb}", call.name),
+        _ => format!("{} {verb}", call.name),
+    };
     match verb {
         "run" | "create" | "exec" => {
             for found in &call.options {
@@ -1770,26 +1053,62 @@ fn docker_spec(call: &Call<'_>, verdict: &mut Verdict) {
                     verdict,
                 );
             }
-            // exec: CONTAINER CMD…; run/create: IMAGE [CMD…].
+            // exec: CONTAINER CMD…; run/create: IMAGE [CMD…]; compose: SERVICE [CMD…].
             if let Some(first) = call.operands.first() {
                 in_container(call.args, *first, &how, verdict);
             }
         }
         "cp" => {
-            let operands = call.operand_texts();
-            let positional: Vec<String> = operands.iter().map(|word| (*word).to_owned()).collect();
-            let refs: Vec<&String> = positional.iter().collect();
-            copies_here(&refs, &how, verdict);
+            copies_here(&call.operand_texts(), &how, verdict);
         }
-        "compose" => {
-            if let Some(index) = call
-                .args
-                .iter()
-                .position(|arg| arg == "exec" || arg == "run")
+        _ => {}
+    }
+}
+
+/// podman and nerdctl, read with their complete specs: docker's reading of run, create, exec
+/// and cp; host folders and powers given through any other subcommand (`build -v`, `pod create
+/// --device`); the command `machine ssh` runs in the virtual machine; the API served on a
+/// network address. (`podman unshare CMD` is a wrapper by its spec.)
+fn docker_like(call: &Call<'_>, verdict: &mut Verdict) {
+    docker_spec(call, verdict);
+    let path: Vec<&str> = call.sub_words.clone();
+    let how = format!("{} {}", call.name, path.join(" "));
+    let docker_read = matches!(
+        path.as_slice(),
+        ["run" | "create" | "exec"]
+            | ["container", "run" | "create" | "exec"]
+            | ["compose", "run" | "exec"]
+    );
+    if !docker_read {
+        for found in &call.options {
+            let value = found.value.as_deref().unwrap_or_default();
+            docker_option(&how, found.def.display(), value, verdict);
+            // `build -o type=local,dest=DIR` writes into DIR.
+            if found.def.has("--output")
+                && let Some(dest) = value.split(',').find_map(|part| part.strip_prefix("dest="))
             {
-                docker_compose("docker", &call.args[index], call.args, index + 1, verdict);
+                verdict.output(dest, &how, true);
             }
         }
+    }
+    let operands = call.operand_texts();
+    match path.as_slice() {
+        ["system", "service"] if operands.iter().any(|address| address.starts_with("tcp:")) => {
+            verdict.dangerous(
+                &call.display(),
+                "serves the Podman API on a network address, without authentication: whoever reaches it controls the host",
+            );
+        }
+        ["machine", "ssh"] => match call.operands.as_slice() {
+            [] => {}
+            [_] => verdict.unprovable(format!(
+                "`{how} {}`: a machine's name or a command to run in it, which cannot be told",
+                operands.join(" ")
+            )),
+            [_, command, ..] => {
+                verdict.args(*command, call.args.len(), format!("{how} (in the machine)"));
+            }
+        },
         _ => {}
     }
 }
@@ -1800,45 +1119,21 @@ fn kubectl_spec(call: &Call<'_>, verdict: &mut Verdict) {
     kubectl(call.name, call.args, verdict);
 }
 
-fn kubectl_hook(call: &Call<'_>, verdict: &mut Verdict) {
-    let args = call.args;
-    kubectl(call.name, args, verdict);
-    let display = call.display();
-    if has_any(args, &["delete"]) {
-        verdict.dangerous(&display, "deletes Kubernetes resources");
-    }
-    let first = positional(args).first().copied().unwrap_or_default();
-    let reads = matches!(
-        first,
-        "get"
-            | "describe"
-            | "logs"
-            | "top"
-            | "version"
-            | "explain"
-            | "api-resources"
-            | "api-versions"
-            | "cluster-info"
-            | "events"
-    ) || (first == "config"
-        && has_any(args, &["view", "get-contexts", "current-context"]))
-        || (first == "auth" && has_any(args, &["can-i"]));
-    if !reads {
-        not_read_only(call, verdict);
-    }
-}
-
-fn helm(call: &Call<'_>, verdict: &mut Verdict) {
-    let args = call.args;
-    if has_any(args, &["uninstall", "delete"]) {
-        verdict.dangerous(&call.display(), "uninstalls a Helm release");
-    }
-    let first = positional(args).first().copied().unwrap_or_default();
-    if !matches!(
-        first,
-        "list" | "ls" | "status" | "history" | "get" | "show" | "search" | "version" | "env"
-    ) {
-        not_read_only(call, verdict);
+/// oc, read with its complete spec: kubectl's reading, the command `oc rsh POD CMD…` runs in the
+/// pod, and files `oc rsync` copies to this host.
+fn oc_spec(call: &Call<'_>, verdict: &mut Verdict) {
+    kubectl(call.name, call.args, verdict);
+    let how = format!("oc {}", call.sub_words.join(" "));
+    match call.sub_words.as_slice() {
+        ["rsh"] => {
+            if let [_, command, ..] = call.operands.as_slice() {
+                verdict.args(*command, call.args.len(), format!("{how} (in the pod)"));
+            }
+        }
+        ["rsync"] => {
+            copies_here(&call.operand_texts(), &how, verdict);
+        }
+        _ => {}
     }
 }
 
@@ -1882,232 +1177,6 @@ fn risky_host_path(path: &str) -> bool {
         || path.starts_with("/dev/")
         || path == "~"
         || lockout_match(&path, true).is_some()
-}
-
-/// docker run/create/exec value options (everything else there is a flag or unknown).
-const DOCKER_RUN_VALUES: &[&str] = &[
-    "-a",
-    "--attach",
-    "--add-host",
-    "--annotation",
-    "--blkio-weight",
-    "--blkio-weight-device",
-    "--cgroup-parent",
-    "--cidfile",
-    "--cpu-period",
-    "--cpu-quota",
-    "--cpu-rt-period",
-    "--cpu-rt-runtime",
-    "-c",
-    "--cpu-shares",
-    "--cpus",
-    "--cpuset-cpus",
-    "--cpuset-mems",
-    "--detach-keys",
-    "--device-cgroup-rule",
-    "--device-read-bps",
-    "--device-read-iops",
-    "--device-write-bps",
-    "--device-write-iops",
-    "--dns",
-    "--dns-option",
-    "--dns-search",
-    "--domainname",
-    "-e",
-    "--env",
-    "--env-file",
-    "--expose",
-    "--gpus",
-    "--group-add",
-    "--health-cmd",
-    "--health-interval",
-    "--health-retries",
-    "--health-start-period",
-    "--health-timeout",
-    "-h",
-    "--hostname",
-    "--ip",
-    "--ip6",
-    "--isolation",
-    "--kernel-memory",
-    "-l",
-    "--label",
-    "--label-file",
-    "--link",
-    "--link-local-ip",
-    "--log-driver",
-    "--log-opt",
-    "--mac-address",
-    "-m",
-    "--memory",
-    "--memory-reservation",
-    "--memory-swap",
-    "--memory-swappiness",
-    "--name",
-    "--network",
-    "--net",
-    "--network-alias",
-    "--oom-score-adj",
-    "--pids-limit",
-    "--platform",
-    "-p",
-    "--publish",
-    "--pull",
-    "--restart",
-    "--runtime",
-    "--shm-size",
-    "--stop-signal",
-    "--stop-timeout",
-    "--storage-opt",
-    "--sysctl",
-    "--tmpfs",
-    "--ulimit",
-    "-u",
-    "--user",
-    "-w",
-    "--workdir",
-    "--volume-driver",
-    "--volumes-from",
-    "--log-level",
-    "--pod",
-    "--arch",
-    "--os",
-    "--variant",
-    "--userns",
-    "--uts",
-    "--ipc",
-    "--pid",
-    "--cgroupns",
-    "--entrypoint",
-    "-v",
-    "--volume",
-    "--mount",
-    "--device",
-    "--cap-add",
-    "--cap-drop",
-    "--security-opt",
-];
-
-const DOCKER_RUN_FLAGS: &[&str] = &[
-    "-d",
-    "--detach",
-    "-i",
-    "--interactive",
-    "-t",
-    "--tty",
-    "-it",
-    "-ti",
-    "-dit",
-    "-itd",
-    "-id",
-    "-td",
-    "-dt",
-    "--rm",
-    "--init",
-    "-P",
-    "--publish-all",
-    "--read-only",
-    "-q",
-    "--quiet",
-    "--sig-proxy",
-    "--no-healthcheck",
-    "--oom-kill-disable",
-    "--disable-content-trust",
-    "--privileged",
-    "--help",
-    "--replace",
-    "--tls-verify",
-];
-
-/// docker/podman: what runs in containers (analysed as typed), bind mounts of the host, and
-/// options that give a container the host.
-fn docker(name: &str, args: &[String], fx: &mut Verdict) {
-    // Global options before the subcommand.
-    let global_values = [
-        "-H",
-        "--host",
-        "--config",
-        "--context",
-        "-c",
-        "-l",
-        "--log-level",
-        "--tlscacert",
-        "--tlscert",
-        "--tlskey",
-        "--url",
-        "--connection",
-        "--identity",
-        "--root",
-        "--runroot",
-    ];
-    let mut index = 0;
-    while let Some(arg) = args.get(index) {
-        if global_values.contains(&arg.as_str()) {
-            index += 2;
-        } else if arg.starts_with('-') {
-            index += 1;
-        } else {
-            break;
-        }
-    }
-    let Some(mut subcommand) = args.get(index).map(String::as_str) else {
-        return;
-    };
-    if matches!(subcommand, "container" | "compose")
-        && let Some(next) = args.get(index + 1)
-    {
-        let compose = subcommand == "compose";
-        index += 1;
-        subcommand = next.as_str();
-        if compose && matches!(subcommand, "exec" | "run") {
-            return docker_compose(name, subcommand, args, index + 1, fx);
-        }
-    }
-    let how = format!("{name} {subcommand}");
-    match subcommand {
-        "run" | "create" | "exec" => {
-            let mut position = index + 1;
-            while let Some(arg) = args.get(position) {
-                if !arg.starts_with('-') || arg == "-" {
-                    break;
-                }
-                if arg == "--" {
-                    position += 1;
-                    break;
-                }
-                let (option, attached) = match arg.split_once('=') {
-                    Some((option, value)) if option.starts_with("--") => {
-                        (option, Some(value.to_owned()))
-                    }
-                    _ => (arg.as_str(), None),
-                };
-                let takes_value = DOCKER_RUN_VALUES.contains(&option);
-                let value = if takes_value && attached.is_none() {
-                    position += 1;
-                    args.get(position).cloned()
-                } else {
-                    attached
-                };
-                if !takes_value && !DOCKER_RUN_FLAGS.contains(&option) {
-                    fx.unprovable(format!(
-                        "`{how} {option}` is an option this analysis does not know, so what runs cannot be told"
-                    ));
-                }
-                docker_option(&how, option, value.as_deref().unwrap_or_default(), fx);
-                position += 1;
-            }
-            // exec: CONTAINER CMD…; run/create: IMAGE [CMD…].
-            in_container(args, position, &how, fx);
-        }
-        "cp" => {
-            let positional: Vec<&String> = args[index + 1..]
-                .iter()
-                .filter(|a| !a.starts_with('-'))
-                .collect();
-            copies_here(&positional, &how, fx);
-        }
-        _ => {}
-    }
 }
 
 fn docker_option(how: &str, option: &str, value: &str, fx: &mut Verdict) {
@@ -2160,46 +1229,6 @@ fn docker_option(how: &str, option: &str, value: &str, fx: &mut Verdict) {
     }
 }
 
-fn docker_compose(name: &str, subcommand: &str, args: &[String], from: usize, fx: &mut Verdict) {
-    let values = [
-        "-e",
-        "--env",
-        "-u",
-        "--user",
-        "-w",
-        "--workdir",
-        "--index",
-        "--name",
-        "-p",
-        "--publish",
-        "-l",
-        "--label",
-        "-v",
-        "--volume",
-        "--entrypoint",
-    ];
-    let how = format!("{name} compose {subcommand}");
-    let mut position = from;
-    while let Some(arg) = args.get(position) {
-        if !arg.starts_with('-') {
-            break;
-        }
-        let (option, attached) = match arg.split_once('=') {
-            Some((option, value)) => (option, Some(value.to_owned())),
-            None => (arg.as_str(), None),
-        };
-        let value = if values.contains(&option) && attached.is_none() {
-            position += 1;
-            args.get(position).cloned()
-        } else {
-            attached
-        };
-        docker_option(&how, option, value.as_deref().unwrap_or_default(), fx);
-        position += 1;
-    }
-    in_container(args, position, &how, fx);
-}
-
 /// The command after the container or image at `position` runs in the container.
 fn in_container(args: &[String], position: usize, how: &str, fx: &mut Verdict) {
     if args.get(position).is_some() {
@@ -2216,7 +1245,7 @@ fn kubectl(name: &str, args: &[String], fx: &mut Verdict) {
     let Some(subcommand) = args.iter().find(|arg| {
         matches!(
             arg.as_str(),
-            "exec" | "run" | "debug" | "cp" | "attach" | "plugin"
+            "exec" | "run" | "debug" | "cp" | "attach" | "plugin" | "proxy"
         )
     }) else {
         return;
@@ -2232,19 +1261,41 @@ fn kubectl(name: &str, args: &[String], fx: &mut Verdict) {
             None => {}
         },
         "cp" => {
-            let positional: Vec<&String> = args
+            let positional: Vec<&str> = args
                 .iter()
+                .map(String::as_str)
                 .filter(|a| !a.starts_with('-'))
                 .skip(1)
                 .collect();
             copies_here(&positional, &how, fx);
+        }
+        "proxy" => {
+            // The proxy forwards with the user's own credentials: on an address other hosts can
+            // reach, anyone there has the user's access to the cluster.
+            let address = args.iter().enumerate().find_map(|(index, arg)| {
+                arg.strip_prefix("--address=")
+                    .map(str::to_owned)
+                    .or_else(|| {
+                        (arg == "--address")
+                            .then(|| args.get(index + 1).cloned())
+                            .flatten()
+                    })
+            });
+            if let Some(address) = address
+                && !matches!(address.as_str(), "127.0.0.1" | "localhost" | "::1")
+            {
+                fx.dangerous(
+                    &format!("{name} proxy --address {address}"),
+                    "serves the cluster's API with your credentials to whoever can reach that address",
+                );
+            }
         }
         _ => {}
     }
 }
 
 /// `docker cp`/`kubectl cp SRC… DEST`: a destination on this host (no `CONTAINER:`) is written.
-fn copies_here(positional: &[&String], how: &str, fx: &mut Verdict) {
+fn copies_here(positional: &[&str], how: &str, fx: &mut Verdict) {
     if let Some(destination) = positional.last()
         && positional.len() >= 2
         && !destination.contains(':')

@@ -1330,6 +1330,11 @@ fn cp(call: &Call<'_>, verdict: &mut Verdict) {
 
 fn install(call: &Call<'_>, verdict: &mut Verdict) {
     empties_destination(call, verdict);
+    if let Some(mode) = call.value("--mode")
+        && setuid(mode)
+    {
+        verdict.dangerous(&call.display(), SETUID);
+    }
     if call.has("--directory") {
         // `install -d DIR…`: every operand is a folder it makes.
         verdict.writes.retain(|write| write.how != "install");
@@ -1448,12 +1453,39 @@ fn chmod(call: &Call<'_>, verdict: &mut Verdict) {
             )),
         }
     }
+    if !reference && words.first().is_some_and(|mode| setuid(mode)) {
+        verdict.dangerous(&display, SETUID);
+    }
     let files: Vec<&str> = if reference {
         words
     } else {
         words.into_iter().skip(1).collect()
     };
     permissions(&display, "chmod", &files, recursive_change, verdict);
+}
+
+const SETUID: &str =
+    "sets the set-user-ID bit: the program then runs as its owner (often root) for whoever runs it";
+
+/// A mode that sets the set-user-ID bit (`u+s`, `+s`, `a=rwxs`, `4755`); set-group-ID alone
+/// (`g+s`, common on shared folders) does not count.
+fn setuid(mode: &str) -> bool {
+    if mode.chars().all(|c| c.is_ascii_digit()) {
+        return mode.len() >= 4
+            && mode
+                .chars()
+                .rev()
+                .nth(3)
+                .and_then(|digit| digit.to_digit(8))
+                .is_some_and(|digit| digit & 4 != 0);
+    }
+    mode.split(',').any(|clause| {
+        let who: String = clause.chars().take_while(|c| "ugoa".contains(*c)).collect();
+        let rest = &clause[who.len()..];
+        (who.is_empty() || who.contains('u') || who.contains('a'))
+            && (rest.starts_with('+') || rest.starts_with('='))
+            && rest.contains('s')
+    })
 }
 
 /// `-w`, `-x`, `+x`, `u-w,go=`: a symbolic mode.

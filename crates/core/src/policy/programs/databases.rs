@@ -535,6 +535,12 @@ fn psql(call: &Call<'_>, verdict: &mut Verdict) {
     for (text, index) in commands {
         psql_meta(call, text, index, verdict);
     }
+    // `-o '|cmd'` pipes the query results into a shell command.
+    for (output, index) in call.values("--output") {
+        if let Some(command) = output.trim_start().strip_prefix('|') {
+            verdict.runs_option(command.trim(), "psql -o |", &any(), Some(index));
+        }
+    }
 }
 
 fn dropdb(call: &Call<'_>, verdict: &mut Verdict) {

@@ -1581,7 +1581,8 @@ pub const SPECS: &[Spec] = &[Spec {
                --index, --no-index
                -N, --intent-to-add, --no-intent-to-add
                --cached, --no-cached
-               --unsafe-paths, --no-unsafe-paths
+               --unsafe-paths : unprovable applies the patch to paths outside the repository
+               --no-unsafe-paths
                --apply, --no-apply
                --ours
                --theirs
@@ -1867,6 +1868,11 @@ pub const SPECS: &[Spec] = &[Spec {
                @sub bundle : changes
                @negatable
                @subs-optional
+               # `bundle create` takes rev-list's ways of naming refs
+               --all
+               --branches[=X]
+               --tags[=X]
+               --remotes[=X]
                --progress
                --all-progress
                --all-progress-implied
@@ -2011,6 +2017,12 @@ fn git(call: &Call<'_>, verdict: &mut Verdict) {
             }
         }
         "rm" if !call.has("--cached") => tree(verdict, &operands),
+        // `git bundle create FILE …` writes FILE (relative to the repository's folder).
+        "bundle" if first == "create" => {
+            if let Some(file) = operands.get(1) {
+                verdict.output(&join(&dir, file), &how, false);
+            }
+        }
         "mv" => tree(verdict, &operands),
         "merge" | "rebase" | "pull" | "cherry-pick" | "revert" | "am" | "sparse-checkout" => {
             tree(verdict, &[]);

@@ -1018,6 +1018,10 @@ fn apt(name: &str, args: &[String], fx: &mut Verdict) {
                 || lowered.contains("pre-install-pkgs")
                 || lowered.contains("proxy-auto-detect")
             {
+                // A hook runs any program: analysed as typed, and it always asks.
+                fx.unprovable(format!(
+                    "`{name} -o {key}=…` runs a command as an apt hook; what it does cannot be checked, so it asks"
+                ));
                 fx.script(value, format!("{name} -o {key}"), Some(source), false);
             } else if lowered.starts_with("dir")
                 || lowered.starts_with("dpkg::path")

@@ -6,6 +6,7 @@
 //! `sysctl -w` of the kernel's panic and SysRq knobs is dangerous; writing other settings changes
 //! the system; `dmesg -c` clears the log.
 
+use super::super::paths::normalise_path;
 use super::args::Call;
 use super::common::{has_any, has_short, positional};
 use super::spec::Spec;
@@ -175,8 +176,8 @@ pub const SPECS: &[Spec] = &[
         family: "processes",
         text: "@read-only
                @operands args
-               -C, --clear : changes clears the kernel log
-               -c, --read-clear : changes clears the kernel log
+               -C, --clear : deletes clears the kernel log
+               -c, --read-clear : deletes clears the kernel log
                -D, --console-off : changes changes the console log level
                -E, --console-on : changes changes the console log level
                -F X, --file=X : reads
@@ -1052,6 +1053,38 @@ fn panic_knob(key: &str) -> bool {
 
 fn sysctl(call: &Call<'_>, verdict: &mut Verdict) {
     let display = call.display();
+    // `-p FILE`/`-f FILE` load settings from a file, which may set the panic knobs below; the
+    // system's own settings files are what `sysctl --system` loads anyway.
+    if call.has("--load") || call.has("-f") {
+        let files: Vec<&str> = call
+            .options
+            .iter()
+            .filter(|found| found.def.has("--load") || found.def.has("-f"))
+            .filter_map(|found| found.value.as_deref())
+            .chain(
+                call.operand_texts()
+                    .into_iter()
+                    .filter(|word| !word.contains('=')),
+            )
+            .collect();
+        let system = |file: &str| {
+            let file = normalise_path(file, None);
+            file == "/etc/sysctl.conf"
+                || [
+                    "/etc/sysctl.d/",
+                    "/usr/lib/sysctl.d/",
+                    "/lib/sysctl.d/",
+                    "/run/sysctl.d/",
+                ]
+                .iter()
+                .any(|folder| file.starts_with(folder))
+        };
+        if let Some(file) = files.iter().find(|file| !system(file)) {
+            verdict.unprovable(format!(
+                "`{display}` loads kernel settings from {file}, which can set knobs that crash or take over the machine"
+            ));
+        }
+    }
     for operand in call.operand_texts() {
         if let Some((key, _)) = operand.split_once('=') {
             verdict.not_read_only(format!("`{display}` writes kernel settings"));

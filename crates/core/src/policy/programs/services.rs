@@ -2,8 +2,9 @@
 //! (its `--*-hook` options run programs: asked), ansible (`-m shell -a CMD` runs CMD on every
 //! host, analysed as typed), openssl (`-out` writes), tcpdump (`-w` writes, `-z` runs), gdb.
 
+use super::super::paths::{lockout_match, normalise_path};
 use super::args::Call;
-use super::common::{has_any, has_short, positional};
+use super::common::{has_any, has_short, is_access_service, is_ssh_package, positional};
 use super::model::Runs;
 use super::spec::Spec;
 use super::verdict::Verdict;
@@ -1503,6 +1504,23 @@ pub const SPECS: &[Spec] = &[
         hook: None,
     },
     Spec {
+        names: &["logrotate"],
+        family: "services",
+        text: "@operands files
+               -d, --debug
+               -f, --force
+               -m X, --mail=X : runs mail mailx sendmail
+               -s X, --state=X : writes
+               --skip-state-lock
+               --wait-for-state-lock
+               -v, --verbose
+               -l X, --log=X : writes
+               --version
+               -?, --help
+               --usage",
+        hook: Some(logrotate),
+    },
+    Spec {
         names: &["nginx"],
         family: "services",
         text: "@read-only
@@ -1698,6 +1716,113 @@ pub const SPECS: &[Spec] = &[
 
 /// Modules whose arguments are a command run on the hosts.
 const COMMAND_MODULES: &[&str] = &["command", "shell", "raw"];
+/// Modules whose effect [`module_effect`] reads from their arguments.
+const KNOWN_MODULES: &[&str] = &[
+    "copy",
+    "template",
+    "lineinfile",
+    "blockinfile",
+    "replace",
+    "ini_file",
+    "assemble",
+    "get_url",
+    "unarchive",
+    "file",
+    "fetch",
+    "service",
+    "systemd",
+    "systemd_service",
+    "sysvinit",
+    "user",
+    "group",
+    "reboot",
+    "apt",
+    "yum",
+    "dnf",
+    "package",
+    "authorized_key",
+    "iptables",
+    "ufw",
+    "firewalld",
+    "nftables",
+    "cron",
+    "git",
+    "pip",
+];
+
+/// What a module does on the hosts, judged from its `key=value` arguments (see
+/// [`module_effect`]); writing files and running services is a module's own effect.
+enum ModuleEffect {
+    /// A file written on this computer (`fetch dest=`).
+    Local(String),
+    /// A change that can cut off access to the hosts.
+    Lockout(String),
+    /// A change that destroys data or accounts on the hosts.
+    Dangerous(String),
+}
+
+/// The effect of one module call that asks: a lock-out file written, the SSH server or the
+/// network stopped, files, accounts or the SSH package removed, the hosts rebooted.
+fn module_effect(module: &str, args: &str) -> Option<ModuleEffect> {
+    let value = |key: &str| {
+        args.split_whitespace().find_map(|pair| {
+            pair.split_once('=')
+                .filter(|(name, _)| *name == key)
+                .map(|(_, value)| value.trim_matches(['\'', '"']).to_owned())
+        })
+    };
+    let path = || {
+        value("dest")
+            .or_else(|| value("path"))
+            .or_else(|| value("name"))
+    };
+    let state = value("state").unwrap_or_default();
+    let yes = |key: &str| matches!(value(key).as_deref(), Some("yes" | "true" | "True"));
+    let no = |key: &str| matches!(value(key).as_deref(), Some("no" | "false" | "False"));
+    Some(match module {
+        "copy" | "template" | "lineinfile" | "blockinfile" | "replace" | "ini_file"
+        | "assemble" | "get_url" | "unarchive" | "file"
+            if state != "absent" =>
+        {
+            let path = path()?;
+            lockout_match(&normalise_path(&path, None), true)?;
+            ModuleEffect::Lockout(format!("writes {path} on the hosts"))
+        }
+        "file" => ModuleEffect::Dangerous(format!("deletes {} on the hosts", path()?)),
+        "fetch" => ModuleEffect::Local(value("dest")?),
+        "service" | "systemd" | "systemd_service" | "sysvinit" => {
+            let name = value("name")?;
+            let stops = matches!(state.as_str(), "stopped" | "restarted" | "reloaded")
+                || no("enabled")
+                || yes("masked");
+            if !(stops && is_access_service(&name)) {
+                return None;
+            }
+            ModuleEffect::Lockout(format!("stops or restarts {name} on the hosts"))
+        }
+        "user" | "group" if state == "absent" => ModuleEffect::Dangerous(format!(
+            "deletes the account {} on the hosts",
+            value("name")?
+        )),
+        "user" if value("password").is_some() || yes("password_lock") => ModuleEffect::Dangerous(
+            format!("changes the password of {} on the hosts", value("name")?),
+        ),
+        "reboot" => ModuleEffect::Dangerous("reboots the hosts".to_owned()),
+        "apt" | "yum" | "dnf" | "package"
+            if state == "absent" && value("name")?.split(',').any(is_ssh_package) =>
+        {
+            ModuleEffect::Dangerous("removes the SSH server package on the hosts".to_owned())
+        }
+        "authorized_key" => {
+            ModuleEffect::Lockout("changes a user's authorized_keys on the hosts".to_owned())
+        }
+        "iptables" | "ufw" | "firewalld" | "nftables" => {
+            ModuleEffect::Lockout("changes the firewall of the hosts".to_owned())
+        }
+        _ => return None,
+    })
+}
+
 /// Modules that only read.
 const READ_MODULES: &[&str] = &[
     "ping",
@@ -1744,7 +1869,25 @@ fn ansible(call: &Call<'_>, verdict: &mut Verdict) {
                 remote: true,
             };
             verdict.runs_option(args, &format!("ansible -m {module}"), &any, Some(index));
+        } else if let Some(effect) = module_effect(module, args) {
+            match effect {
+                ModuleEffect::Local(path) => {
+                    verdict.output(&path, format!("ansible -m {module}"), false);
+                }
+                ModuleEffect::Lockout(what) => verdict.lockout(&display, &what),
+                ModuleEffect::Dangerous(what) => verdict.dangerous(&display, &what),
+            }
         }
+    }
+    if !COMMAND_MODULES.contains(&module)
+        && !READ_MODULES.contains(&module)
+        && !KNOWN_MODULES.contains(&module)
+        && !matches!(module, "script" | "expect" | "win_shell" | "win_command")
+        && !lists
+    {
+        verdict.unprovable(format!(
+            "module {module} of ansible is not known to kaiport's rules, so what it does on the hosts cannot be told"
+        ));
     }
     for (args, _) in call
         .values("--ssh-common-args")
@@ -1768,6 +1911,22 @@ fn not_read_only(call: &Call<'_>, verdict: &mut Verdict) {
         "`{}` is not read-only with these arguments (plan mode allows only reading forms)",
         call.display()
     ));
+}
+
+/// logrotate: a configuration runs its `prerotate`/`postrotate` scripts as root, so one from
+/// outside the system's own (`/etc/logrotate.conf`, `/etc/logrotate.d`) is code nobody checked.
+fn logrotate(call: &Call<'_>, verdict: &mut Verdict) {
+    for config in call.operand_texts() {
+        let path = normalise_path(config, None);
+        if path != "/etc/logrotate.conf"
+            && !path.starts_with("/etc/logrotate.d/")
+            && path != "/etc/logrotate.d"
+        {
+            verdict.unprovable(format!(
+                "`logrotate {config}`: a configuration's scripts run as root, and {config} is not the system's own"
+            ));
+        }
+    }
 }
 
 fn nginx(call: &Call<'_>, verdict: &mut Verdict) {
@@ -1808,6 +1967,17 @@ fn openssl(call: &Call<'_>, verdict: &mut Verdict) {
         if arg == "-engine" {
             verdict.unprovable("`openssl -engine` loads code into openssl");
         }
+    }
+    // `openssl engine /path/x.so` and `-pre SO_PATH:…` load a shared library (code) as an engine.
+    if call.sub(0) == "engine"
+        && (call.has("-pre")
+            || call.has("-post")
+            || call
+                .operand_texts()
+                .iter()
+                .any(|id| id.contains('/') || id.ends_with(".so")))
+    {
+        verdict.unprovable("`openssl engine` loads a shared library (code) into openssl");
     }
     // The commands that only print are read-only in the spec (digests by name included).
     let reads = call.path.first().is_some_and(|sub| sub.read_only)

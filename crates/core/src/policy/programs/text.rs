@@ -934,6 +934,12 @@ fn sed(call: &Call<'_>, verdict: &mut Verdict) {
             verdict.not_read_only(format!("`{display}` writes files (sed `w`)"));
         }
     }
+    // A script from a file may run commands (`e`) and write files (`w`), unless `--sandbox`.
+    if call.has("--file") && !call.has("--sandbox") {
+        verdict.unprovable(format!(
+            "`{display}` reads its script from a file, which can run commands (e) and write files (w)"
+        ));
+    }
     if parsed.in_place {
         for file in &parsed.files {
             verdict.output(file, "sed -i", false);
@@ -1411,6 +1417,56 @@ fn awk(call: &Call<'_>, verdict: &mut Verdict) {
     let args = call.args;
     let writes_before = verdict.writes.len();
     awk_effects(call.name, args, verdict);
+    // Program text from a file (`-f`, `-i LIB`, gawk's `-E`) or an extension library (`-l`) can
+    // run commands and write files unseen; gawk's `--sandbox` turns both off for the text.
+    let sandbox = args.iter().any(|arg| arg == "--sandbox");
+    let mut words = args.iter().enumerate();
+    while let Some((index, arg)) = words.next() {
+        if arg == "--" || !arg.starts_with('-') {
+            break;
+        }
+        let (option, value) = match arg.split_once('=') {
+            Some((option, value)) if option.starts_with("--") => (option, Some(value)),
+            _ => (arg.as_str(), None),
+        };
+        let value = value.or_else(|| args.get(index + 1).map(String::as_str));
+        let code = match option {
+            "-f" | "--file" | "-E" | "--exec" => !sandbox,
+            "-i" | "--include" => !sandbox && value != Some("inplace"),
+            "-l" | "--load" => true,
+            _ if option.len() > 2 && !option.starts_with("--") => {
+                // `-fprog.awk`, `-lext`, `-iinplace`.
+                let (letter, rest) = option[1..].split_at(1);
+                matches!(letter, "f" | "E") && !sandbox
+                    || letter == "l"
+                    || letter == "i" && rest != "inplace" && !sandbox
+            }
+            _ => false,
+        };
+        if code {
+            verdict.unprovable(format!(
+                "`{} {arg}` runs awk code from a file or library, which can run commands and write files",
+                call.name
+            ));
+        }
+        if matches!(
+            option,
+            "-f" | "--file"
+                | "-E"
+                | "--exec"
+                | "-i"
+                | "--include"
+                | "-l"
+                | "--load"
+                | "-v"
+                | "--assign"
+                | "-F"
+                | "--field-separator"
+        ) && !arg.contains('=')
+        {
+            words.next();
+        }
+    }
     let runs = !verdict.runs.is_empty()
         || args
             .iter()
