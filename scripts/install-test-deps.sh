@@ -49,6 +49,8 @@ declare -A needed=(
     # A private Docker engine per test (tests/src/dockerd.rs), images from busybox, never pulled.
     [/usr/sbin/dockerd]=docker.io
     [/bin/busybox]=busybox-static
+    # Kept sessions (tests/suite/reconnect.rs): the shell runs inside tmux on the server.
+    [/usr/bin/tmux]=tmux
 )
 
 missing=()

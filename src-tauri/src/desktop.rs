@@ -81,7 +81,13 @@ impl Desktop {
             let noticed = noticed.clone();
             move |event: &Event| notify_when_waiting(&app, &noticed, event)
         };
-        let bridge = tauri::async_runtime::block_on(async { Bridge::start(config, None, watch) })?;
+        let restore = config.restore_tabs;
+        let bridge = tauri::async_runtime::block_on(async {
+            let bridge = Bridge::start(config, None, watch)?;
+            // The tabs of the last run open again (KAIPORT_RESTORE_TABS).
+            bridge.engine.remember_tabs("app", restore);
+            Ok::<_, kaiport_core::EngineError>(bridge)
+        })?;
         Ok(Desktop {
             bridge,
             page: Mutex::new(None),

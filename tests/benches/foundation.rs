@@ -87,6 +87,7 @@ impl Bench {
             user: sshd.user().to_owned(),
             identity_files: vec![sshd.keys.ed25519.display().to_string()],
             jump_hosts: Vec::new(),
+            keep_session: false,
         };
         self.engine
             .handle(Op::OpenTab {

@@ -291,6 +291,7 @@ impl EngineHarness {
             user: sshd.user().to_owned(),
             identity_files: vec![sshd.keys.ed25519.display().to_string()],
             jump_hosts: Vec::new(),
+            keep_session: false,
         };
         EngineHarness::open(target, Some(known_hosts), settings, mode).await
     }

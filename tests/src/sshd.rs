@@ -210,6 +210,7 @@ impl Sshd {
             user: self.user.clone(),
             identity_files: vec![self.keys.ed25519.display().to_string()],
             jump_hosts: Vec::new(),
+            keep_session: false,
         }
     }
 

@@ -15,7 +15,19 @@ const WAIT: Duration = Duration::from_secs(60);
 
 /// A terminal tab on `sshd` whose engine was configured by `configure`.
 async fn open(sshd: &Sshd, configure: impl FnOnce(&mut EngineConfig)) -> EngineHarness {
-    let (target, known_hosts) = super::engine::ssh_target(sshd);
+    open_keeping(sshd, false, configure).await
+}
+
+/// [`open`], with the session kept on the server when `keep_session`.
+async fn open_keeping(
+    sshd: &Sshd,
+    keep: bool,
+    configure: impl FnOnce(&mut EngineConfig),
+) -> EngineHarness {
+    let (mut target, known_hosts) = super::engine::ssh_target(sshd);
+    if let TabTarget::Ssh { keep_session, .. } = &mut target {
+        *keep_session = keep;
+    }
     EngineHarness::open_configured(
         target,
         Some(known_hosts),
@@ -303,4 +315,67 @@ async fn a_cut_link_is_found_by_keepalives_and_the_tab_comes_back_with_it() {
     assert_eq!(states(&tab).iter().filter(|s| connected(s)).count(), 1);
     net.link(true).unwrap();
     back_again(&tab).await;
+}
+
+/// A tab whose shell the server keeps in tmux ("keep the session on the server").
+async fn open_kept(sshd: &Sshd) -> EngineHarness {
+    // A session a failed run left (the harness's tab id is always the same) would be attached.
+    if let Ok(mut tmux) = kaiport_tests::command_as(sshd.user(), "tmux") {
+        let _ = tmux
+            .args(["-L", "kaiport", "kill-session", "-t", "kaiport-t1"])
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+    open_keeping(sshd, true, |config| {
+        config.reconnect.first_delay = Duration::from_millis(100);
+    })
+    .await
+}
+
+/// With the session kept in tmux, a command started before the drop goes on running and
+/// prints into the same tab after the reconnect; the shell integration works inside tmux
+/// (its marks passed through, in order with the text), before and after.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_kept_session_runs_on_through_a_drop_and_is_attached_again() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open_kept(&sshd).await;
+    let result = tab
+        .ok(
+            "run_command",
+            json!({"command": "seq 1 5; echo in-${TMUX:+tmux}"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["detection"], "shell_integration", "{result}");
+    assert_eq!(
+        result["output"].as_str().unwrap().trim(),
+        "1\n2\n3\n4\n5\nin-tmux"
+    );
+    // Started now, still running when the connection drops; its word is not on the line.
+    tab.type_line("sleep 2; echo fin''ished").await;
+    tab.output_shows("fin''ished", WAIT).await.unwrap();
+    sshd.kill_connections();
+    let dropped_at = tab.terminal_text().len();
+    nth_state(&tab, "connected again", 2, connected).await;
+    tab.output_shows("finished", WAIT).await.unwrap();
+    let text = tab.terminal_text();
+    let note = text
+        .find("reconnecting to the same shell")
+        .unwrap_or_else(|| panic!("{text}"));
+    let finished = text.rfind("finished").unwrap();
+    assert!(note < finished && dropped_at <= finished, "{text}");
+    assert!(!text.contains("A new shell will start here"), "{text}");
+    // The same shell, with its integration, after the reconnect.
+    let result = tab
+        .ok("run_command", json!({"command": "echo again-$((6 * 7))"}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"].as_str().unwrap().trim(), "again-42");
+    assert_eq!(result["detection"], "shell_integration", "{result}");
+    // The shell's own end ends the session on the server.
+    tab.type_line("exit").await;
+    nth_state(&tab, "the shell's end", 1, |state| {
+        matches!(state, ConnectionState::Disconnected { .. })
+    })
+    .await;
 }

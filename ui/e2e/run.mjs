@@ -261,6 +261,59 @@ test("Ctrl+Shift+T opens a local tab and Ctrl+Shift+W closes it", async ({ page,
   await until("one of them closed", async () => (await opened()).length === 1);
 });
 
+test("kaiport serve started again opens the same tabs, in their order, showing the same one", async ({ page }) => {
+  // A server of this test's own: its tabs file is the only one in its home.
+  const own = mkdtempSync(join(tmpdir(), "kaiport-e2e-restore-"));
+  const env = { ...process.env, KAIPORT_HOME: own, HOME: own, SHELL: "/bin/bash", PS1: "\\$ " };
+  const start = async () => {
+    const serve = await startWithFirstLine(KAIPORT, ["serve"], { env, cwd: own });
+    return { serve, url: serve.line.trim() };
+  };
+  const stop = async (serve) => {
+    serve.child.kill("SIGINT");
+    await new Promise((r) => (serve.child.exitCode !== null ? r() : serve.child.once("exit", r)));
+  };
+  const strip = () =>
+    page.getByRole("tab").evaluateAll((tabs) =>
+      tabs.map((tab) => ({
+        id: tab.id,
+        title: tab.textContent.trim(),
+        selected: tab.getAttribute("aria-selected") === "true",
+      })),
+    );
+  let first = await start();
+  try {
+    await page.goto(first.url);
+    const open = page
+      .getByRole("navigation", { name: "Connections" })
+      .getByRole("button", { name: "New local terminal" });
+    for (let n = 1; n <= 3; n++) {
+      await open.click();
+      await until(`tab ${n} connected`, async () => (await strip()).filter((t) => /^local/.test(t.title)).length === n);
+    }
+    await until("every tab connected", async () => (await strip()).every((t) => !/connecting/.test(t.title)));
+    // The middle one is shown when the server stops.
+    const before = await strip();
+    await page.locator(`#${before[1].id}`).click();
+    await until("the middle tab shown", async () => (await strip())[1].selected);
+    await roundTrip(page, TIMEOUT);
+    const shown = await strip();
+    await stop(first.serve);
+    first = await start();
+    await page.goto(first.url);
+    await until("three tabs again", async () => (await strip()).length === 3);
+    await until("the tabs connected again", async () => (await strip()).every((t) => !/connecting/.test(t.title)));
+    await until("the same tabs, in order, the same one shown", async () => {
+      const now = await strip();
+      return JSON.stringify(now) === JSON.stringify(shown);
+    });
+    await page.screenshot({ path: join(OUTPUT, "restored-tabs.png") });
+  } finally {
+    await stop(first.serve);
+    await removeHome(own);
+  }
+});
+
 test("a hidden terminal sleeps as a snapshot and wakes as it was, with what it printed meanwhile", async ({
   page,
   served,

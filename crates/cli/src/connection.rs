@@ -225,6 +225,7 @@ pub fn parse_target(connection: &str, options: &ConnectionOptions) -> anyhow::Re
         user: target.user,
         identity_files: identity_files(options),
         jump_hosts: options.jump.clone(),
+        keep_session: false,
     })
 }
 

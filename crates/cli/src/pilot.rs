@@ -395,6 +395,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             | Event::TerminalOutput { .. }
             | Event::TabClosed { .. }
             | Event::TabsReordered { .. }
+            | Event::TabsRestored { .. }
             | Event::KeyFileChecked { .. }
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }

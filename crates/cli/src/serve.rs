@@ -164,7 +164,16 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
              not encrypted. Use the default (127.0.0.1) unless you mean it."
         );
     }
+    let restore = config.restore_tabs;
     let bridge = Bridge::start(config, model, |_| {}).context("cannot start the engine")?;
+    // The tabs of the last run open again (KAIPORT_RESTORE_TABS), before a page can attach.
+    let restored = bridge.engine.remember_tabs("serve", restore);
+    if restored > 0 {
+        say!(
+            "kaiport serve: {restored} tab{} of the last run opened again",
+            if restored == 1 { "" } else { "s" }
+        );
+    }
     let server = Arc::new(Server {
         bridge,
         token: new_token(),

@@ -176,6 +176,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::TerminalOutput { .. }
             | Event::TabClosed { .. }
             | Event::TabsReordered { .. }
+            | Event::TabsRestored { .. }
             | Event::KeyFileChecked { .. }
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }

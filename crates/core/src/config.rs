@@ -12,6 +12,8 @@ use std::time::Duration;
 pub const RECONNECT_ENV: &str = "KAIPORT_RECONNECT";
 /// The environment variable with the dead-peer time in whole seconds.
 pub const DEAD_PEER_ENV: &str = "KAIPORT_DEAD_PEER_SECONDS";
+/// The environment variable that turns reopening the last run's tabs off (`off`) or on (`on`).
+pub const RESTORE_TABS_ENV: &str = "KAIPORT_RESTORE_TABS";
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -57,6 +59,10 @@ pub struct EngineConfig {
     pub this_computer: ThisComputer,
     /// What happens when a terminal tab's connection drops.
     pub reconnect: ReconnectConfig,
+    /// A front end that remembers its tabs (`Engine::remember_tabs`: `kaiport serve`, the
+    /// desktop app) opens the last run's again when it starts. Default on;
+    /// `KAIPORT_RESTORE_TABS=off` turns it off.
+    pub restore_tabs: bool,
 }
 
 /// Engine-wide: how a dropped SSH terminal tab is noticed and connected again
@@ -109,17 +115,7 @@ impl ReconnectConfig {
     ) -> Result<ReconnectConfig, EngineError> {
         let mut config = ReconnectConfig::default();
         if let Some(value) = automatic {
-            config.automatic = match value.trim().to_ascii_lowercase().as_str() {
-                "on" | "1" | "true" | "yes" => true,
-                "off" | "0" | "false" | "no" => false,
-                _ => {
-                    return Err(EngineError::BadSetting {
-                        name: RECONNECT_ENV,
-                        value,
-                        expected: "on or off",
-                    });
-                }
-            };
+            config.automatic = switch(RECONNECT_ENV, value)?;
         }
         if let Some(value) = dead_peer {
             let seconds = value
@@ -177,6 +173,7 @@ impl EngineConfig {
             documents_dir: None,
             this_computer: ThisComputer::from_env(),
             reconnect: ReconnectConfig::from_environment()?,
+            restore_tabs: on_or_off(RESTORE_TABS_ENV, true)?,
         })
     }
 }
@@ -194,7 +191,28 @@ impl EngineConfig {
             documents_dir: None,
             this_computer: ThisComputer::from_env(),
             reconnect: ReconnectConfig::default(),
+            restore_tabs: true,
         }
+    }
+}
+
+/// The environment variable `name` as on or off; `default` when it is not set.
+fn on_or_off(name: &'static str, default: bool) -> Result<bool, EngineError> {
+    match std::env::var(name).ok().filter(|v| !v.trim().is_empty()) {
+        None => Ok(default),
+        Some(value) => switch(name, value),
+    }
+}
+
+fn switch(name: &'static str, value: String) -> Result<bool, EngineError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "on" | "1" | "true" | "yes" => Ok(true),
+        "off" | "0" | "false" | "no" => Ok(false),
+        _ => Err(EngineError::BadSetting {
+            name,
+            value,
+            expected: "on or off",
+        }),
     }
 }
 

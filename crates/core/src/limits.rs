@@ -111,6 +111,13 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
         Op::MoveTab { tab, index: _ } => c.op("move_tab").tab(tab)?,
         Op::ReconnectTab { tab } => c.op("reconnect_tab").tab(tab)?,
         Op::CancelReconnect { tab } => c.op("cancel_reconnect").tab(tab)?,
+        Op::ShowTab { tab } => c.op("show_tab").tab(tab)?,
+        Op::RememberTabView { tab, view } => {
+            c.op("remember_tab_view").tab(tab)?;
+            for folder in [&view.folder, &view.local_folder].into_iter().flatten() {
+                c.text("the folder", folder, MAX_PATH_BYTES)?;
+            }
+        }
         Op::TerminalInput { tab, data } => {
             c.op("terminal_input").tab(tab)?;
             c.bytes("the input", data.len(), MAX_INPUT_BYTES)?;
@@ -367,6 +374,7 @@ impl<'a> Checker<'a> {
                 user,
                 identity_files,
                 jump_hosts,
+                keep_session: _,
             } => {
                 self.text("the host", host, MAX_NAME_BYTES)?;
                 self.text("the user", user, MAX_NAME_BYTES)?;

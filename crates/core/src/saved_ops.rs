@@ -89,6 +89,8 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::CheckKeyFile { .. }
             | Op::ReconnectTab { .. }
             | Op::CancelReconnect { .. }
+            | Op::ShowTab { .. }
+            | Op::RememberTabView { .. }
             | Op::TerminalInput { .. }
             | Op::Resize { .. }
             | Op::SetMode { .. }

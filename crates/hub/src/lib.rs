@@ -173,6 +173,9 @@ struct Replay {
     tabs: Vec<TabReplay>,
     /// Prompts not answered yet: (prompt id, tab, the event).
     prompts: Vec<(String, Option<TabId>, Arc<str>)>,
+    /// The engine's `TabsRestored`, until a page shows a tab of its own choosing (then a page
+    /// that connects later starts as pages did before a restart).
+    restored: Option<Arc<str>>,
     busy: Busy,
 }
 
@@ -250,6 +253,7 @@ impl Replay {
             frames.extend(tab.forwards.values().cloned().map(Frame::Text));
             frames.extend(tab.pilot.iter().cloned().map(Frame::Text));
         }
+        frames.extend(self.restored.iter().cloned().map(Frame::Text));
         frames.extend(
             self.prompts
                 .iter()
@@ -388,6 +392,7 @@ impl Hub {
                         .prompts
                         .retain(|(_, prompt_tab, _)| prompt_tab.as_ref() != Some(tab));
                 }
+                Event::TabsRestored { .. } => replay.restored = Some(text.clone()),
                 Event::TabsReordered { tabs } => {
                     // A page that connects later gets the tabs in this order.
                     replay.tabs.sort_by_key(|known| {
@@ -599,6 +604,7 @@ impl Bridge {
                 return Frame::event(&event);
             }
             Op::AnswerPrompt { prompt, .. } => self.hub.prompt_answered(prompt),
+            Op::ShowTab { .. } => self.hub.lock().restored = None,
             _ => {}
         }
         self.engine.handle(op).await;
@@ -644,8 +650,11 @@ impl Bridge {
         self.engine.handle(op).await;
     }
 
-    /// Closes every open tab (ending its connection); returns how many there were.
+    /// Closes every open tab (ending its connection, keeping a kept session on its server);
+    /// returns how many there were. The engine's remembered tabs stay as they were, for the
+    /// next start ([`Engine::remember_tabs`]).
     pub async fn close_all(&self) -> usize {
+        self.engine.stop_remembering();
         let tabs = self.hub.open_tabs();
         for tab in &tabs {
             self.engine.handle(Op::CloseTab { tab: tab.clone() }).await;

@@ -3,6 +3,7 @@
 use crate::common::{CallId, DecidedBy, PromptId, Risk, TabId, ToolStatus, Verdict};
 use crate::facts::HostFacts;
 use crate::forwards::ForwardReport;
+use crate::ops::TabView;
 use crate::pilot::{ModelChoice, ModelSettings, ProviderKind, TurnStatus};
 use crate::saved::{AuditEntry, SavedConnection, SshConfigHost};
 use crate::settings::{ConnectionSettings, Mode};
@@ -184,6 +185,13 @@ pub enum Event {
     /// window shows them. A tab opens at the end; closing one keeps the others' order.
     TabsReordered {
         tabs: Vec<TabId>,
+    },
+    /// The tabs open when the engine last stopped were opened again (each with its
+    /// `TabOpened`, in their order): the one that was shown, and what each showed besides its
+    /// connection (`Op::RememberTabView`). Sent once, after the last of them opened.
+    TabsRestored {
+        active: Option<TabId>,
+        views: std::collections::BTreeMap<TabId, TabView>,
     },
     ModeChanged {
         tab: TabId,

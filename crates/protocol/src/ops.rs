@@ -9,6 +9,21 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use specta::Type;
 
+/// What a page shows of a tab besides its connection, kept by the engine so that a tab
+/// reopened after a restart looks as it did. Never a secret (no prompt text, no key).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(default)]
+pub struct TabView {
+    /// The Pilot panel was open.
+    pub pilot_open: bool,
+    /// A storage tab's folder on the service side, as the tab names it (`/`-rooted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// A storage tab's folder on this computer's side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local_folder: Option<String>,
+}
+
 /// What a tab connects to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -27,6 +42,10 @@ pub enum TabTarget {
         /// ProxyJump hops, `user@host:port`, in order.
         #[serde(default)]
         jump_hosts: Vec<String>,
+        /// "Keep the session on the server": the shell runs inside tmux (or screen) under a
+        /// name kaiport owns, so a reconnect or a restart attaches to the same shell.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        keep_session: bool,
     },
     /// A storage tab: `s3://bucket/prefix?endpoint=…&region=…&path_style=true`,
     /// `webdav(s)://host/path`, `azblob://container/prefix?account=…&endpoint=…`,
@@ -149,6 +168,13 @@ pub enum Op {
     /// Stop the automatic reconnect of a tab (`ConnectionState` `reconnecting`): no further
     /// attempt. Answered by `ConnectionState` `disconnected` (the front end offers "Reconnect").
     CancelReconnect { tab: TabId },
+    /// The page shows `tab` now: remembered (with the open tabs) as the tab to show after a
+    /// restart. No answer; an `Error` for an unknown tab.
+    ShowTab { tab: TabId },
+    /// What a page shows of `tab` besides its connection (the Pilot panel, a storage tab's
+    /// folders), remembered for reopening the tab after a restart (`TabsRestored`). No answer;
+    /// an `Error` for an unknown tab.
+    RememberTabView { tab: TabId, view: TabView },
     /// Keystrokes from the user, as the bytes the terminal sends (not always UTF-8: a terminal
     /// in another locale, xterm's mouse reports). Answered by `TerminalOutput` as the shell
     /// echoes.

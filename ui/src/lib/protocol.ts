@@ -280,7 +280,13 @@ documents: string | null } | { type: "tab_opened"; tab: string; kind: TabKind; t
  *  The order of the open tabs changed (`Op::MoveTab`): every tab, in the order every
  *  window shows them. A tab opens at the end; closing one keeps the others' order.
  */
-{ type: "tabs_reordered"; tabs: string[] } | { type: "mode_changed"; tab: string; mode: Mode } | { type: "settings_changed"; tab: string; settings: ConnectionSettings } | 
+{ type: "tabs_reordered"; tabs: string[] } | 
+/**
+ *  The tabs open when the engine last stopped were opened again (each with its
+ *  `TabOpened`, in their order): the one that was shown, and what each showed besides its
+ *  connection (`Op::RememberTabView`). Sent once, after the last of them opened.
+ */
+{ type: "tabs_restored"; active: string | null; views: { [key in string]: TabView } } | { type: "mode_changed"; tab: string; mode: Mode } | { type: "settings_changed"; tab: string; settings: ConnectionSettings } | 
 /**  A tool card appears. */
 { type: "tool_requested"; tab: string; call: string; tool: string; args: Value } | 
 /**  The call waits for the user's `Op::Approve`. */
@@ -750,6 +756,17 @@ export type Op =
  *  attempt. Answered by `ConnectionState` `disconnected` (the front end offers "Reconnect").
  */
 { type: "cancel_reconnect"; tab: string } | 
+/**
+ *  The page shows `tab` now: remembered (with the open tabs) as the tab to show after a
+ *  restart. No answer; an `Error` for an unknown tab.
+ */
+{ type: "show_tab"; tab: string } | 
+/**
+ *  What a page shows of `tab` besides its connection (the Pilot panel, a storage tab's
+ *  folders), remembered for reopening the tab after a restart (`TabsRestored`). No answer;
+ *  an `Error` for an unknown tab.
+ */
+{ type: "remember_tab_view"; tab: string; view: TabView } | 
 /**
  *  Keystrokes from the user, as the bytes the terminal sends (not always UTF-8: a terminal
  *  in another locale, xterm's mouse reports). Answered by `TerminalOutput` as the shell
@@ -1250,7 +1267,12 @@ export type TabTarget =
 /**  An SSH server given directly. */
 { kind: "ssh"; host: string; port: number; user: string; identity_files?: string[]; 
 /**  ProxyJump hops, `user@host:port`, in order. */
-jump_hosts?: string[] } | 
+jump_hosts?: string[]; 
+/**
+ *  "Keep the session on the server": the shell runs inside tmux (or screen) under a
+ *  name kaiport owns, so a reconnect or a restart attaches to the same shell.
+ */
+keep_session?: boolean } | 
 /**
  *  A storage tab: `s3://bucket/prefix?endpoint=…&region=…&path_style=true`,
  *  `webdav(s)://host/path`, `azblob://container/prefix?account=…&endpoint=…`,
@@ -1273,6 +1295,19 @@ local_roots?: string[];
  *  before a password (passphrases from the keychain or a `Passphrase` prompt).
  */
 identity_files?: string[] };
+
+/**
+ *  What a page shows of a tab besides its connection, kept by the engine so that a tab
+ *  reopened after a restart looks as it did. Never a secret (no prompt text, no key).
+ */
+export type TabView = {
+	/**  The Pilot panel was open. */
+	pilot_open?: boolean,
+	/**  A storage tab's folder on the service side, as the tab names it (`/`-rooted). */
+	folder?: string | null,
+	/**  A storage tab's folder on this computer's side. */
+	local_folder?: string | null,
+};
 
 export type TimerRow = {
 	unit: string,

@@ -104,6 +104,8 @@ export function sshTargetFromForm(form: {
   user: string;
   keyFile: string;
   jumpHosts: string;
+  /** "Keep the session on the server" (tmux or screen there). */
+  keepSession?: boolean;
 }): { target: SshTarget } | { error: string } {
   const host = form.host.trim();
   const user = form.user.trim();
@@ -134,6 +136,7 @@ export function sshTargetFromForm(form: {
       user,
       identity_files: keyFile === "" ? [] : [keyFile],
       jump_hosts: jumpHosts,
+      ...(form.keepSession === true ? { keep_session: true } : {}),
     },
   };
 }

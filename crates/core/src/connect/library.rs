@@ -48,6 +48,7 @@ pub fn saved_connection(profile: &ConnectionProfile) -> Result<SavedConnection, 
             user,
             identity_files,
             proxy_jump,
+            keep_session,
             ..
         } => TabTarget::Ssh {
             host: host.clone(),
@@ -55,6 +56,7 @@ pub fn saved_connection(profile: &ConnectionProfile) -> Result<SavedConnection, 
             user: user.clone(),
             identity_files: identity_files.clone(),
             jump_hosts: proxy_jump.clone(),
+            keep_session: *keep_session,
         },
         storage => TabTarget::Storage {
             url: storage.storage_url().unwrap_or_default(),
@@ -119,6 +121,7 @@ pub fn profile_for(
             user,
             identity_files,
             jump_hosts,
+            keep_session,
         } => {
             if host.trim().is_empty() || user.trim().is_empty() {
                 return Err(invalid(
@@ -134,6 +137,7 @@ pub fn profile_for(
                 user: user.trim().to_owned(),
                 identity_files: identity_files.clone(),
                 proxy_jump: jump_hosts.clone(),
+                keep_session: *keep_session,
                 // Kept from the saved profile by `save` when it is replaced.
                 forwards: Vec::new(),
             }
@@ -466,6 +470,7 @@ mod tests {
             user: "deploy".into(),
             identity_files: vec![],
             jump_hosts: vec!["ops@bastion:22".into()],
+            keep_session: true,
         };
         let settings = ConnectionSettings {
             forbidden_commands: vec!["rm".into()],

@@ -106,6 +106,10 @@ pub enum ProfileKind {
         /// Port forwards opened with every tab on this connection (see [`crate::forward`]).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         forwards: Vec<kaiport_protocol::ForwardSpec>,
+        /// "Keep the session on the server": the tab's shell runs inside tmux or screen
+        /// (`crate::ssh::kept`), so a reconnect or a restart attaches to the same shell.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        keep_session: bool,
     },
     /// An S3 bucket (AWS or S3-compatible).
     S3(S3Profile),
@@ -613,6 +617,7 @@ command_timeout_s = 90
                 identity_files: vec![],
                 proxy_jump: vec![],
                 forwards: vec![],
+                keep_session: false,
             },
             settings: serde_json::Map::new(),
         });

@@ -319,6 +319,7 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
             identity_files,
             proxy_jump: proxy_jump.unwrap_or_default(),
             forwards,
+            keep_session: false,
         },
         settings: serde_json::Map::new(),
     }
@@ -347,6 +348,7 @@ mod tests {
                 identity_files: ids.iter().map(|s| s.to_string()).collect(),
                 proxy_jump: jumps.iter().map(|s| s.to_string()).collect(),
                 forwards: Vec::new(),
+                keep_session: false,
             },
             settings: serde_json::Map::new(),
         }

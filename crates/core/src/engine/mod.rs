@@ -13,7 +13,8 @@
 //! - [`views`]: the buttons of a server view;
 //! - [`foreground`]: what coming back from the background checks;
 //! - [`forwards`]: a tab's port forwards as ops, events and audit lines;
-//! - [`host_keys`]: replacing a changed host key, deliberately.
+//! - [`host_keys`]: replacing a changed host key, deliberately;
+//! - [`restore`]: the open tabs remembered across restarts.
 //!
 //! Pilot sees the engine only through [`crate::agent::PilotHost`].
 
@@ -22,6 +23,7 @@ mod forwards;
 mod host_keys;
 mod pipeline;
 mod prompts;
+mod restore;
 mod tabs;
 mod transfers;
 mod views;
@@ -96,6 +98,8 @@ struct Inner {
     transfers: Transfers,
     /// See [`Engine::set_unattended`].
     unattended: AtomicBool,
+    /// The open tabs as written for the next start ([`Engine::remember_tabs`]).
+    remembered: Mutex<restore::Remembered>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -138,6 +142,7 @@ impl Engine {
                 background: Mutex::default(),
                 transfers: Transfers::default(),
                 unattended: AtomicBool::new(false),
+                remembered: Mutex::default(),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -200,6 +205,8 @@ impl Engine {
             }
             Op::ReconnectTab { tab } => inner.reconnect_tab(&tab),
             Op::CancelReconnect { tab } => inner.cancel_reconnect(&tab),
+            Op::ShowTab { tab } => inner.show_tab(&tab),
+            Op::RememberTabView { tab, view } => inner.remember_tab_view(&tab, view),
             Op::PressViewButton { tab, call, button } => {
                 inner.press_view_button(&tab, &call, button).await;
             }
@@ -678,8 +685,12 @@ impl Inner {
     }
 
     fn emit(&self, event: Event) {
+        let save = Inner::changes_tabs(&event);
         // A closed stream means every front end is gone; nothing is left to tell.
         let _ = self.events.send(event);
+        if save {
+            self.save_tabs();
+        }
     }
 
     fn tab(&self, tab: &str) -> Option<Arc<Tab>> {

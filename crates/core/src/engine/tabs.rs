@@ -24,7 +24,11 @@ type SessionState = Option<Result<Arc<TabResources>, String>>;
 /// A tab target with profiles and destinations resolved.
 pub(super) enum ResolvedTarget {
     Local,
-    Ssh(SshTarget),
+    /// An SSH server; `keep` runs the shell inside tmux or screen there (`ssh::kept`).
+    Ssh {
+        target: SshTarget,
+        keep: bool,
+    },
     Storage {
         url: String,
         user: Option<String>,
@@ -63,6 +67,11 @@ pub(super) struct Tab {
     pub(super) forwards: Arc<crate::forward::TabForwards>,
     /// The automatic reconnect under way, if any (`ConnectionState::Reconnecting`).
     pub(super) reconnecting: Mutex<Option<Reconnecting>>,
+    /// The secret the marks of the tab's kept shell carry (tmux or screen on the server):
+    /// given back when a reconnect attaches to that shell.
+    pub(super) kept_secret: Mutex<Option<String>>,
+    /// The tab's connection runs in a multiplexer on the server (set once it did).
+    pub(super) kept: std::sync::atomic::AtomicBool,
     /// The last connection (generation) whose end was told: the check on coming back and the
     /// shell's own end both report one drop.
     told_end: AtomicU64,
@@ -74,6 +83,15 @@ pub(super) struct Tab {
 /// Written into a terminal whose connection was lost, before kaiport connects it again.
 const NEW_SHELL_NOTE: &str = "\r\n\x1b[2m[kaiport] The connection was lost; reconnecting. A new \
      shell will start here: what ran in this one has ended.\x1b[0m\r\n";
+
+/// Written into a kept session's terminal when its connection was lost.
+const KEPT_SESSION_NOTE: &str = "\r\n\x1b[2m[kaiport] The connection was lost; reconnecting to \
+     the same shell, which the server keeps running.\x1b[0m\r\n";
+
+/// Written into a terminal whose connection should keep its session, on a server without
+/// tmux or screen.
+const NOT_KEPT_NOTE: &str = "\x1b[2m[kaiport] Neither tmux nor screen is installed on this \
+     server, so this shell cannot be kept: it ends when the connection drops.\x1b[0m\r\n";
 
 /// An automatic reconnect under way: cancelled by `Op::CancelReconnect`, `Op::ReconnectTab`
 /// or closing the tab.
@@ -152,6 +170,11 @@ impl Tab {
         lock(&self.settings).clone()
     }
 
+    /// The tab's shell is kept in tmux or screen on the server: a reconnect attaches to it.
+    pub(super) fn keeps_session(&self) -> bool {
+        self.kept.load(Ordering::SeqCst)
+    }
+
     /// The session once connecting ended (or the error it ended with).
     pub(super) async fn session(
         &self,
@@ -182,6 +205,31 @@ impl Inner {
         rows: u16,
         settings: Option<ConnectionSettings>,
         mode: Option<Mode>,
+    ) {
+        self.open_tab_with(tab, target, (cols, rows), settings, mode, None);
+    }
+
+    /// A tab of the last run opened again (`restore`), with its kept shell's secret.
+    pub(super) fn open_tab_restored(
+        self: &Arc<Self>,
+        tab: TabId,
+        target: TabTarget,
+        settings: Option<ConnectionSettings>,
+        mode: Option<Mode>,
+        kept_secret: Option<String>,
+    ) {
+        // The page that shows it sends its size.
+        self.open_tab_with(tab, target, (0, 0), settings, mode, kept_secret);
+    }
+
+    fn open_tab_with(
+        self: &Arc<Self>,
+        tab: TabId,
+        target: TabTarget,
+        (cols, rows): (u16, u16),
+        settings: Option<ConnectionSettings>,
+        mode: Option<Mode>,
+        kept_secret: Option<String>,
     ) {
         if self.tab(&tab).is_some() {
             self.emit(Event::Error {
@@ -229,6 +277,8 @@ impl Inner {
             host_facts: Mutex::new(None),
             forwards: super::forwards::tab_forwards(Arc::downgrade(self), tab.clone()),
             reconnecting: Mutex::new(None),
+            kept: std::sync::atomic::AtomicBool::new(kept_secret.is_some()),
+            kept_secret: Mutex::new(kept_secret),
             told_end: AtomicU64::new(0),
             telling: AtomicU64::new(0),
         });
@@ -403,10 +453,16 @@ impl Inner {
         }
         // Local listeners stay bound and refuse connections until the tab is back.
         entry.forwards.set_session(None);
-        // In the terminal itself, where the user looks: the next prompt is another shell's.
+        // In the terminal itself, where the user looks: the next prompt is another shell's,
+        // unless the server keeps this one.
+        let note = if lock(&entry.kept_secret).is_some() || entry.keeps_session() {
+            KEPT_SESSION_NOTE
+        } else {
+            NEW_SHELL_NOTE
+        };
         self.emit(Event::TerminalOutput {
             tab: entry.id.clone(),
-            data: NEW_SHELL_NOTE.as_bytes().to_vec(),
+            data: note.as_bytes().to_vec(),
         });
         let cancel = entry.closing.child_token();
         let previous = lock(&entry.reconnecting).replace(Reconnecting {
@@ -602,6 +658,7 @@ impl Inner {
                 user,
                 identity_files,
                 jump_hosts,
+                keep_session,
             } => {
                 let jump_hosts = jump_hosts
                     .iter()
@@ -614,7 +671,13 @@ impl Inner {
                     identity_files: identity_files.iter().map(PathBuf::from).collect(),
                     jump_hosts,
                 };
-                Ok((ResolvedTarget::Ssh(target), None))
+                Ok((
+                    ResolvedTarget::Ssh {
+                        target,
+                        keep: *keep_session,
+                    },
+                    None,
+                ))
             }
             TabTarget::Profile { name } => {
                 let store = ProfileStore::load(&self.config.profiles_path)
@@ -644,7 +707,14 @@ impl Inner {
                     ),
                     None => None,
                 };
-                Ok((ResolvedTarget::Ssh(target), settings))
+                let keep = matches!(
+                    store.get(name).map(|profile| &profile.kind),
+                    Some(crate::connect::profiles::ProfileKind::Ssh {
+                        keep_session: true,
+                        ..
+                    })
+                );
+                Ok((ResolvedTarget::Ssh { target, keep }, settings))
             }
         }
     }
@@ -658,6 +728,7 @@ impl Inner {
     ) -> Result<Arc<TabResources>, ConnectFailure> {
         // The pty and the screen mirror start at one size; a resize after this is reconciled once
         // the tab counts as connected (`open_tab`).
+        let mut kept: Option<crate::ssh::kept::Found> = None;
         let (io, ssh, size) = match target {
             ResolvedTarget::Storage {
                 url,
@@ -674,7 +745,7 @@ impl Inner {
                 let size = *lock(&tab.size);
                 (open_local_shell(size.cols, size.rows)?, None, size)
             }
-            ResolvedTarget::Ssh(target) => {
+            ResolvedTarget::Ssh { target, keep } => {
                 let options = self.ssh_options();
                 let interaction = Arc::new(EnginePrompts {
                     inner: self.clone(),
@@ -689,10 +760,16 @@ impl Inner {
                     })?;
                 // The size the page asked for while the connection was made.
                 let size = *lock(&tab.size);
-                let io = session
-                    .open_shell("xterm-256color", size.cols, size.rows)
-                    .await
-                    .map_err(|error| error.to_string())?;
+                let (io, found) = if keep {
+                    self.open_kept_shell(tab, &session, size).await?
+                } else {
+                    let io = session
+                        .open_shell("xterm-256color", size.cols, size.rows)
+                        .await
+                        .map_err(|error| error.to_string())?;
+                    (io, None)
+                };
+                kept = found;
                 (io, Some(session), size)
             }
         };
@@ -727,11 +804,40 @@ impl Inner {
                 }
             })
         };
-        let terminal = Terminal::start(io, size.cols, size.rows, terminal_settings, notify);
+        let terminal = match kept {
+            Some(crate::ssh::kept::Found {
+                multiplexer: Some(multiplexer),
+                existing,
+            }) => {
+                let secret = lock(&tab.kept_secret).clone();
+                let kept = crate::terminal::KeptShell {
+                    passthrough: match multiplexer {
+                        crate::ssh::kept::Multiplexer::Tmux => crate::terminal::Passthrough::Tmux,
+                        crate::ssh::kept::Multiplexer::Screen => {
+                            crate::terminal::Passthrough::Screen
+                        }
+                    },
+                    attached: existing,
+                    // A shell made now gets a secret of its own.
+                    secret: secret.filter(|_| existing),
+                };
+                let io = crate::ssh::kept::marks_after_redraw(io);
+                Terminal::start_kept(io, size.cols, size.rows, terminal_settings, notify, kept)
+            }
+            _ => Terminal::start(io, size.cols, size.rows, terminal_settings, notify),
+        };
         terminal
             .wait_ready(CONNECT_TIMEOUT)
             .await
             .map_err(|error| error.to_string())?;
+        if matches!(kept, Some(found) if found.multiplexer.is_some()) {
+            tab.kept.store(true, Ordering::SeqCst);
+            // The next connection attaches to this shell, whose marks carry this secret.
+            let secret = terminal.mark_secret();
+            if secret.is_some() {
+                *lock(&tab.kept_secret) = secret;
+            }
+        }
         // SFTP starts on the first file tool call, so a server without it still gives a terminal.
         let files = Some(match &ssh {
             Some(session) => tools::TabFiles::sftp(session.clone()),
@@ -823,6 +929,42 @@ impl Inner {
         }))
     }
 
+    /// Opens the tab's kept session on `session`: attaches to it in tmux or screen (making it
+    /// when it is not there), or, when the server has neither, the login shell with a line in
+    /// the terminal saying that this shell is not kept.
+    async fn open_kept_shell(
+        &self,
+        tab: &Tab,
+        session: &SshSession,
+        size: TerminalSize,
+    ) -> Result<(crate::shell_io::ShellIo, Option<crate::ssh::kept::Found>), ConnectFailure> {
+        use crate::ssh::kept;
+        let name = kept::session_name(&tab.id);
+        let found = kept::look(session, &name)
+            .await
+            .map_err(|error| error.to_string())?;
+        let command = match found.multiplexer {
+            Some(multiplexer) => Some(kept::attach_command(
+                multiplexer,
+                &name,
+                size.cols,
+                size.rows,
+            )),
+            None => {
+                self.emit(Event::TerminalOutput {
+                    tab: tab.id.clone(),
+                    data: NOT_KEPT_NOTE.as_bytes().to_vec(),
+                });
+                None
+            }
+        };
+        let io = session
+            .open_terminal("xterm-256color", size.cols, size.rows, command.as_deref())
+            .await
+            .map_err(|error| error.to_string())?;
+        Ok((io, Some(found)))
+    }
+
     /// How SSH connections are made: keepalives find a dead server within the engine's
     /// dead-peer time.
     fn ssh_options(&self) -> SshOptions {
@@ -880,6 +1022,21 @@ impl Inner {
         self.plans.forget(tab);
         let state = found.session.borrow().clone();
         if let Some(Ok(session)) = state {
+            // Closed by the user: the shell kept on the server ends with the tab.
+            if found.keeps_session()
+                && !lock(&self.remembered).quitting
+                && let Some(ssh) = &session.ssh
+            {
+                let name = crate::ssh::kept::session_name(&found.id);
+                match tokio::time::timeout(CONNECT_TIMEOUT, crate::ssh::kept::end(ssh, &name)).await
+                {
+                    Ok(Ok(())) => {}
+                    Ok(Err(error)) => {
+                        tracing::warn!(%error, "the kept session was not ended on the server");
+                    }
+                    Err(_) => tracing::warn!("ending the kept session on the server timed out"),
+                }
+            }
             close_resources(&session).await;
         }
         self.emit(Event::TabClosed {

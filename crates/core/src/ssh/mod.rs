@@ -9,7 +9,7 @@
 //!
 //! Inside, each file uses only those before it: `handler` (the russh handler of one hop: host
 //! keys, end of connection), `auth`, `session` ([`SshSession`]: hops, exec, sftp), `shell`
-//! ([`SshSession::open_shell`]).
+//! ([`SshSession::open_shell`]), `kept` (a shell kept in tmux or screen on the server).
 //!
 //! This module must never trust a host key that the user has not confirmed or that `known_hosts`
 //! does not vouch for, never log or store a secret, and never open a connection the caller did not
@@ -18,6 +18,7 @@
 mod auth;
 mod error;
 mod handler;
+pub mod kept;
 mod keyfile;
 mod session;
 mod shell;

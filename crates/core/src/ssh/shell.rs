@@ -33,6 +33,18 @@ impl SshSession {
     /// shell, and returns the pipe to it. A spawned task pumps bytes both ways until the channel
     /// ends; see [`ShellIo`] for what arrives last.
     pub async fn open_shell(&self, term: &str, cols: u16, rows: u16) -> Result<ShellIo, SshError> {
+        self.open_terminal(term, cols, rows, None).await
+    }
+
+    /// Like [`SshSession::open_shell`], but with `command` run on the pseudo-terminal instead
+    /// of the login shell when given (what a kept session attaches with, `super::kept`).
+    pub async fn open_terminal(
+        &self,
+        term: &str,
+        cols: u16,
+        rows: u16,
+        command: Option<&str>,
+    ) -> Result<ShellIo, SshError> {
         let channel = self.open_session_channel().await?;
         channel
             .request_pty(
@@ -46,10 +58,16 @@ impl SshSession {
             )
             .await
             .map_err(|e| self.channel_error("request a terminal", e))?;
-        channel
-            .request_shell(/* want_reply */ true)
-            .await
-            .map_err(|e| self.channel_error("start a shell", e))?;
+        match command {
+            Some(command) => channel
+                .exec(/* want_reply */ true, command)
+                .await
+                .map_err(|e| self.channel_error("start the kept session", e))?,
+            None => channel
+                .request_shell(/* want_reply */ true)
+                .await
+                .map_err(|e| self.channel_error("start a shell", e))?,
+        }
         let (io, ends) = ShellIo::pair();
         tokio::spawn(pump(channel, ends, self.clone()));
         Ok(io)

@@ -147,6 +147,57 @@ pub fn snippet(shell: ShellKind, secret: &str) -> String {
     template.replace(NONCE, secret)
 }
 
+/// Whose passthrough the marks need: a shell inside tmux or screen prints them wrapped (DCS,
+/// `ESC P tmux; … ESC \\` with every ESC doubled for tmux, `ESC P … ESC \\` for screen), so
+/// the multiplexer hands them to kaiport unchanged instead of swallowing them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Passthrough {
+    #[default]
+    None,
+    Tmux,
+    Screen,
+}
+
+/// [`snippet`] for a shell inside `passthrough`'s multiplexer.
+pub fn snippet_for(shell: ShellKind, secret: &str, passthrough: Passthrough) -> String {
+    let template = match shell {
+        ShellKind::Bash => BASH,
+        ShellKind::Zsh => ZSH,
+        ShellKind::Fish => FISH,
+        ShellKind::Sh => SH,
+    };
+    if passthrough == Passthrough::None {
+        return snippet(shell, secret);
+    }
+    // ESC as each snippet writes it, and the marks' ends in each quoting the snippet uses; the
+    // ST added after a mark's BEL is written for that quoting (a backslash doubled where
+    // double or fish single quotes, or bash's prompt decoding, would take it).
+    let (esc, ends): (&str, &[(&str, &str)]) = match shell {
+        ShellKind::Bash => (r"\033", &[(r"@KP_NONCE@\007", r"@KP_NONCE@\007\033\\")]),
+        ShellKind::Zsh => (
+            r"\e",
+            &[
+                ("@KP_NONCE@\\a\"", "@KP_NONCE@\\a\\e\\\\\\\\\""),
+                (r"@KP_NONCE@\a%}", r"@KP_NONCE@\a\e\\%}"),
+            ],
+        ),
+        ShellKind::Fish => (r"\e", &[(r"@KP_NONCE@\a'", r"@KP_NONCE@\a\e\\\\'")]),
+        ShellKind::Sh => (
+            "${__kp_e}",
+            &[("@KP_NONCE@${__kp_b}", r"@KP_NONCE@${__kp_b}${__kp_e}\\")],
+        ),
+    };
+    let opened = match passthrough {
+        Passthrough::Tmux => format!("{esc}Ptmux;{esc}{esc}]133;"),
+        _ => format!("{esc}P{esc}]133;"),
+    };
+    let mut text = template.replace(&format!("{esc}]133;"), &opened);
+    for (end, wrapped) in ends {
+        text = text.replace(end, wrapped);
+    }
+    text.replace(NONCE, secret)
+}
+
 /// A fresh session secret: 128 random bits as 32 hex digits.
 pub fn new_secret() -> String {
     let bits: u128 = rand::random();

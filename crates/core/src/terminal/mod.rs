@@ -32,13 +32,14 @@ use std::time::Duration;
 
 use crate::shell_io::ShellClosed;
 
+pub use integration::Passthrough;
 pub use integration::ShellKind;
 pub use keys::{encode_key, encode_key_for};
 #[cfg(feature = "local-terminal")]
 pub use local::{
     LocalShellCommand, keep_from_local_shells, spawn_local_command, spawn_local_shell,
 };
-pub use session::{PromptInput, StagedInput, Terminal};
+pub use session::{KeptShell, PromptInput, StagedInput, Terminal};
 
 /// Whether kaiport uses OSC 133 shell integration on this connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -94,6 +94,17 @@ const POLL: Duration = Duration::from_millis(25);
 /// close(): how long to wait for the shell to report that it is gone.
 const CLOSE_WAIT: Duration = Duration::from_secs(2);
 
+/// How a shell kept in tmux or screen on the server starts ([`Terminal::start_kept`]).
+#[derive(Debug, Clone, Default)]
+pub struct KeptShell {
+    /// How the integration's marks get through the multiplexer.
+    pub passthrough: integration::Passthrough,
+    /// The secret the shell's marks carry already (an earlier connection injected them).
+    pub secret: Option<String>,
+    /// The shell ran before this connection: no prompt wait and no injection.
+    pub attached: bool,
+}
+
 /// One terminal tab's shell. Cheap to clone (an `Arc` inside); all clones drive the same shell.
 #[derive(Clone)]
 pub struct Terminal {
@@ -160,6 +171,8 @@ struct State {
     mode: ShellIntegrationMode,
     /// The session secret injected marks carry ([`ShellIntegrationMode::Inject`] only).
     secret: Option<String>,
+    /// How the snippet's marks get through a multiplexer the shell runs in.
+    passthrough: integration::Passthrough,
     /// The prompt's text on its last row (up to where the command line starts), at the last
     /// `B` mark: finds the command line again after the screen scrolled.
     prompt_text: Option<(String, u16)>,
@@ -927,10 +940,22 @@ impl Terminal {
         settings: TerminalSettings,
         notify: Arc<dyn Fn(TerminalNotice) + Send + Sync>,
     ) -> Terminal {
+        Terminal::start_kept(io, cols, rows, settings, notify, KeptShell::default())
+    }
+
+    /// [`Terminal::start`] for a shell kept in a multiplexer on the server (see [`KeptShell`]).
+    pub fn start_kept(
+        io: ShellIo,
+        cols: u16,
+        rows: u16,
+        settings: TerminalSettings,
+        notify: Arc<dyn Fn(TerminalNotice) + Send + Sync>,
+        kept: KeptShell,
+    ) -> Terminal {
         let cols = NonZeroU16::new(cols).unwrap_or(vt100::Parser::DEFAULT_COLS);
         let rows = NonZeroU16::new(rows).unwrap_or(vt100::Parser::DEFAULT_ROWS);
         let secret = (settings.shell_integration == ShellIntegrationMode::Inject)
-            .then(integration::new_secret);
+            .then(|| kept.secret.unwrap_or_else(integration::new_secret));
         let state = State {
             // The mirror keeps the visible screen only; history lives in the compact log.
             mirror: vt100::Parser::new(rows, cols, MIRROR_SCROLLBACK_ROWS),
@@ -948,7 +973,9 @@ impl Terminal {
             capture: None,
             hidden: None,
             closed: None,
-            ready: false,
+            // An attached shell was made ready (and given its integration) by an earlier
+            // connection; it may be running a command now, with no prompt to wait for.
+            ready: kept.attached,
             session_prompt: None,
             marks_live: false,
             busy: false,
@@ -957,6 +984,7 @@ impl Terminal {
             shell: None,
             mode: settings.shell_integration,
             secret,
+            passthrough: kept.passthrough,
             prompt_text: None,
         };
         let (changed, _) = watch::channel(0);
@@ -1065,7 +1093,11 @@ impl Terminal {
         let snippet = {
             let mut state = self.lock();
             state.shell = Some(shell);
-            integration::snippet(shell, state.secret.as_deref().unwrap_or_default())
+            integration::snippet_for(
+                shell,
+                state.secret.as_deref().unwrap_or_default(),
+                state.passthrough,
+            )
         };
         let done = self.hidden_line(&snippet, HiddenDone::PromptMarked).await?;
         if done.is_none() {
@@ -1688,6 +1720,12 @@ impl Terminal {
     /// Whether commands are currently detected by OSC 133 marks.
     pub fn integration_active(&self) -> bool {
         self.lock().integration_active()
+    }
+
+    /// The secret this shell's marks carry (with [`ShellIntegrationMode::Inject`]): a kept
+    /// shell's next connection gives it back ([`KeptShell::secret`]).
+    pub fn mark_secret(&self) -> Option<String> {
+        self.lock().secret.clone()
     }
 
     /// A command typed here may still be running (timed out, waiting for input, interrupted).

@@ -223,3 +223,17 @@ describe("the event → state reducer", () => {
     expect(apply(state, { type: "tool_running", tab: "t", call: "c" })).toBe(state);
   });
 });
+
+describe("tabs restored", () => {
+  it("shows the tab the engine's last run showed, when it is open", () => {
+    let state = initialState();
+    for (const tab of ["a", "b", "c"]) {
+      state = applyEvent(state, { type: "tab_opened", tab, kind: "terminal", title: `web-${tab}` });
+    }
+    expect(state.active).toBe("a");
+    state = applyEvent(state, { type: "tabs_restored", active: "b", views: {} });
+    expect(state.active).toBe("b");
+    state = applyEvent(state, { type: "tabs_restored", active: "gone", views: {} });
+    expect(state.active).toBe("b");
+  });
+});

@@ -259,6 +259,9 @@ export function applyEvent(state: AppState, event: Event): AppState {
       return removeTab(state, event.tab);
     case "tabs_reordered":
       return tabsReordered(state, event.tabs);
+    case "tabs_restored":
+      // The tabs of the engine's last run: show the one that was shown then.
+      return event.active !== null ? activate(state, event.active) : state;
     case "prompt_requested": {
       if (state.prompts.some((p) => p.promptId === event.prompt_id)) {
         return state;

@@ -213,6 +213,13 @@ export class Session {
     this.state = activate(this.state, tab);
   }
 
+  /** Tells the engine which tab this page shows, for the next start to show it again. */
+  shown(tab: TabId): void {
+    if (this.state.tabs.some((t) => t.id === tab)) {
+      this.transport.send({ type: "show_tab", tab });
+    }
+  }
+
   input(tab: TabId, data: Uint8Array): void {
     if (data.includes(13) || data.includes(10)) {
       this.pilot = secretEntered(this.pilot, tab);

@@ -963,6 +963,7 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "hello":
     case "tab_opened":
     case "tabs_reordered":
+    case "tabs_restored":
     case "key_file_checked":
     case "connection_state":
     case "terminal_output":

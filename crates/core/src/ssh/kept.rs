@@ -1,0 +1,429 @@
+//! "Keep the session on the server": the tab's shell runs inside tmux (or GNU screen when tmux
+//! is missing) under a session name kaiport owns, so a reconnect, or kaiport started again,
+//! attaches to the same shell with whatever it was running.
+//!
+//! tmux runs on a server of kaiport's own (`tmux -L kaiport`), so the options kaiport sets there
+//! never touch the user's own tmux server or `~/.tmux.conf`: no status line (the tab has its
+//! own), `allow-passthrough on` for the shell integration's marks, the mouse on (the wheel
+//! scrolls tmux's history, which holds what tmux did not draw), and no alternate screen
+//! (`smcup@`), so the tab is a terminal at a prompt that kaiport may type into, and what tmux
+//! scrolls up goes on into the tab's own scrollback.
+//!
+//! A multiplexer draws its panes itself, and a mark passed through to the outer terminal
+//! reaches kaiport at once while the text printed before it is drawn a moment later.
+//! [`marks_after_redraw`] puts each mark back after the drawing that follows it, so the terminal
+//! sees marks and text in the order the shell wrote them.
+//!
+//! This module must never run anything on the server but the lookup and the attach command
+//! below, and never use a session name it did not make.
+
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::{SshError, SshSession};
+use crate::shell_io::{SHELL_PIPE_CAPACITY, ShellIo, ShellOutput};
+
+/// The tmux server (`-L`) kaiport's sessions live on.
+pub const TMUX_SOCKET: &str = "kaiport";
+
+/// Which program keeps the shell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Multiplexer {
+    Tmux,
+    Screen,
+}
+
+impl Multiplexer {
+    pub fn name(self) -> &'static str {
+        match self {
+            Multiplexer::Tmux => "tmux",
+            Multiplexer::Screen => "screen",
+        }
+    }
+}
+
+/// What the server has for a kept session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    /// None: neither tmux nor screen is installed.
+    pub multiplexer: Option<Multiplexer>,
+    /// The session runs already: this connection attaches to its shell.
+    pub existing: bool,
+}
+
+/// The session name of `tab`: `kaiport-` and the tab id, with characters tmux and screen do
+/// not take in a name replaced (and then a hash of the whole id, so two ids stay apart).
+pub fn session_name(tab: &str) -> String {
+    let clean: String = tab
+        .chars()
+        .take(64)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean == tab {
+        return format!("kaiport-{clean}");
+    }
+    // FNV-1a: stable across versions and platforms, unlike std's hasher.
+    let hash = tab.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("kaiport-{clean}-{:08x}", hash as u32)
+}
+
+/// `script` (POSIX sh, without single quotes) run by `sh` whatever the login shell is: fish
+/// and csh take `exec sh -c '…'` as sh does.
+fn in_sh(script: &str) -> String {
+    debug_assert!(!script.contains('\''));
+    format!("exec sh -c '{script}'")
+}
+
+/// Asks the server (on an exec channel, never in the user's terminal) which multiplexer it has
+/// and whether session `name` runs already.
+pub async fn look(session: &SshSession, name: &str) -> Result<Found, SshError> {
+    let script = format!(
+        "if command -v tmux >/dev/null 2>&1; then \
+         if tmux -L {TMUX_SOCKET} has-session -t ={name} >/dev/null 2>&1; then echo tmux attach; \
+         else echo tmux new; fi; \
+         elif command -v screen >/dev/null 2>&1; then \
+         if screen -ls 2>/dev/null | grep -q \"[.]{name}[[:space:]]\"; then echo screen attach; \
+         else echo screen new; fi; \
+         else echo none; fi"
+    );
+    let output = session.exec(&in_sh(&script)).await?;
+    let answer = String::from_utf8_lossy(&output.stdout);
+    let mut words = answer.split_whitespace();
+    let multiplexer = match words.next() {
+        Some("tmux") => Some(Multiplexer::Tmux),
+        Some("screen") => Some(Multiplexer::Screen),
+        _ => None,
+    };
+    Ok(Found {
+        multiplexer,
+        existing: words.next() == Some("attach"),
+    })
+}
+
+/// Ends session `name` (the tab that kept it was closed), in tmux or screen, on an exec
+/// channel.
+pub async fn end(session: &SshSession, name: &str) -> Result<(), SshError> {
+    let script = format!(
+        "tmux -L {TMUX_SOCKET} kill-session -t ={name} >/dev/null 2>&1; \
+         screen -S {name} -X quit >/dev/null 2>&1; true"
+    );
+    session.exec(&in_sh(&script)).await.map(drop)
+}
+
+/// The command that attaches the pty to session `name`, making it first when it is missing;
+/// `cols` x `rows` is the size a new session starts at.
+pub fn attach_command(multiplexer: Multiplexer, name: &str, cols: u16, rows: u16) -> String {
+    let script = match multiplexer {
+        Multiplexer::Tmux => format!(
+            "t=\"tmux -u -L {TMUX_SOCKET}\"; \
+             $t has-session -t ={name} >/dev/null 2>&1 || $t new-session -d -s {name} -x {cols} -y {rows} || exit 1; \
+             $t set-option -t {name} status off >/dev/null 2>&1; \
+             $t set-option -t {name} mouse on >/dev/null 2>&1; \
+             $t set-option -w -g allow-passthrough on >/dev/null 2>&1; \
+             $t set-option -s terminal-overrides \"*:smcup@:rmcup@\" >/dev/null 2>&1; \
+             exec $t attach-session -t ={name}"
+        ),
+        // -D -R: attach, detaching it elsewhere first, or make it.
+        Multiplexer::Screen => format!("exec screen -U -D -R -S {name}"),
+    };
+    in_sh(&script)
+}
+
+/// How long the output may pause before marks held back are let through anyway.
+const REDRAW_WAIT: Duration = Duration::from_millis(30);
+/// The longest a mark that was not ended (its BEL or ST) is looked at before it counts as text.
+const MAX_MARK: usize = 160;
+
+/// `io` with each OSC 133 mark put back where the shell printed it, as near as the drawing
+/// shows: the multiplexer sends a mark at once and draws the text around it a moment later.
+/// `C` (output starts) goes after the next line end (the command line, drawn again); `D`, `A`
+/// (the command ended, the prompt starts) go before the last line drawn until the output
+/// pauses for [`REDRAW_WAIT`] (the prompt), and `B` (the prompt ends) after it.
+pub fn marks_after_redraw(io: ShellIo) -> ShellIo {
+    let ShellIo { input, mut output } = io;
+    let (tx, rx) = mpsc::channel(SHELL_PIPE_CAPACITY);
+    tokio::spawn(async move {
+        let mut splitter = MarkSplitter::default();
+        let mut placer = Placer::default();
+        loop {
+            let message = if placer.waiting() {
+                match tokio::time::timeout(REDRAW_WAIT, output.recv()).await {
+                    Ok(message) => message,
+                    Err(_) => {
+                        let out = placer.pause();
+                        if !out.is_empty() && tx.send(ShellOutput::Data(out)).await.is_err() {
+                            return;
+                        }
+                        continue;
+                    }
+                }
+            } else {
+                output.recv().await
+            };
+            match message {
+                Some(ShellOutput::Data(bytes)) => {
+                    let mut out = Vec::with_capacity(bytes.len());
+                    for piece in splitter.split(&bytes) {
+                        placer.take(piece, &mut out);
+                    }
+                    if !out.is_empty() && tx.send(ShellOutput::Data(out)).await.is_err() {
+                        return;
+                    }
+                }
+                Some(closed @ ShellOutput::Closed(_)) => {
+                    let mut out = placer.pause();
+                    out.extend(placer.pause());
+                    out.extend(splitter.rest());
+                    if !out.is_empty() {
+                        let _ = tx.send(ShellOutput::Data(out)).await;
+                    }
+                    let _ = tx.send(closed).await;
+                    return;
+                }
+                None => return,
+            }
+        }
+    });
+    ShellIo { input, output: rx }
+}
+
+/// A piece of the stream: text, or one whole mark with its letter.
+#[derive(Debug, PartialEq, Eq)]
+enum Piece {
+    Text(Vec<u8>),
+    Mark(u8, Vec<u8>),
+}
+
+/// Where the marks go (see [`marks_after_redraw`]).
+#[derive(Debug, Default)]
+struct Placer {
+    /// A `C` waiting for the end of the line drawn after it.
+    output_start: Option<Vec<u8>>,
+    /// `D`, `A`, `B`… waiting for the output to pause, and the text drawn since the first.
+    ends: Vec<(u8, Vec<u8>)>,
+    drawn: Vec<u8>,
+}
+
+impl Placer {
+    fn waiting(&self) -> bool {
+        self.output_start.is_some() || !self.ends.is_empty()
+    }
+
+    fn take(&mut self, piece: Piece, out: &mut Vec<u8>) {
+        match piece {
+            Piece::Mark(b'C', mark) => {
+                out.extend(self.pause());
+                self.output_start = Some(mark);
+            }
+            Piece::Mark(letter, mark) => self.ends.push((letter, mark)),
+            Piece::Text(text) if !self.ends.is_empty() => self.drawn.extend(text),
+            Piece::Text(text) => match self.output_start.take() {
+                Some(start) => match memchr::memchr(b'\n', &text) {
+                    Some(newline) => {
+                        out.extend_from_slice(&text[..=newline]);
+                        out.extend(start);
+                        out.extend_from_slice(&text[newline + 1..]);
+                    }
+                    None => {
+                        out.extend(text);
+                        self.output_start = Some(start);
+                    }
+                },
+                None => out.extend(text),
+            },
+        }
+    }
+
+    /// The output paused: whatever waits goes out, in its place.
+    fn pause(&mut self) -> Vec<u8> {
+        let start = self.output_start.take();
+        if self.ends.is_empty() {
+            return start.unwrap_or_default();
+        }
+        let drawn = std::mem::take(&mut self.drawn);
+        let last_line = memchr::memrchr(b'\n', &drawn).map_or(0, |newline| newline + 1);
+        let (mut head, tail) = drawn.split_at(last_line);
+        let mut out = Vec::with_capacity(drawn.len() + 256);
+        if let Some(start) = start {
+            if let Some(newline) = memchr::memchr(b'\n', head) {
+                out.extend_from_slice(&head[..=newline]);
+                head = &head[newline + 1..];
+            }
+            out.extend(start);
+        }
+        out.extend_from_slice(head);
+        let ends = std::mem::take(&mut self.ends);
+        for (_, mark) in ends.iter().filter(|(letter, _)| *letter != b'B') {
+            out.extend_from_slice(mark);
+        }
+        out.extend_from_slice(tail);
+        for (_, mark) in ends.iter().filter(|(letter, _)| *letter == b'B') {
+            out.extend_from_slice(mark);
+        }
+        out
+    }
+}
+
+/// Takes OSC 133 marks (`ESC ] 133 ; … BEL` or `… ESC \`) out of a stream, across chunks.
+#[derive(Debug, Default)]
+struct MarkSplitter {
+    /// The start of a possible mark at the end of the last chunk.
+    partial: Vec<u8>,
+}
+
+const MARK_START: &[u8] = b"\x1b]133;";
+
+impl MarkSplitter {
+    /// The chunk as text and the marks it ended, in order.
+    fn split(&mut self, chunk: &[u8]) -> Vec<Piece> {
+        let mut data = std::mem::take(&mut self.partial);
+        data.extend_from_slice(chunk);
+        let mut pieces = Vec::new();
+        let mut text = Vec::with_capacity(data.len());
+        let mut i = 0;
+        while i < data.len() {
+            let Some(at) = memchr::memchr(0x1b, &data[i..]) else {
+                text.extend_from_slice(&data[i..]);
+                break;
+            };
+            let start = i + at;
+            text.extend_from_slice(&data[i..start]);
+            let rest = &data[start..];
+            if rest.len() < MARK_START.len() {
+                if MARK_START.starts_with(rest) {
+                    self.partial = rest.to_vec();
+                } else {
+                    text.extend_from_slice(rest);
+                }
+                break;
+            }
+            if !rest.starts_with(MARK_START) {
+                text.push(0x1b);
+                i = start + 1;
+                continue;
+            }
+            let end = rest
+                .iter()
+                .enumerate()
+                .skip(MARK_START.len())
+                // BEL, or ST (ESC \\).
+                .find_map(|(n, &b)| {
+                    (b == 0x07 || (b == b'\\' && rest[n - 1] == 0x1b)).then_some(n + 1)
+                });
+            match end {
+                Some(end) if end <= MAX_MARK => {
+                    if !text.is_empty() {
+                        pieces.push(Piece::Text(std::mem::take(&mut text)));
+                    }
+                    let letter = rest.get(MARK_START.len()).copied().unwrap_or_default();
+                    pieces.push(Piece::Mark(letter, rest[..end].to_vec()));
+                    i = start + end;
+                }
+                None if rest.len() < MAX_MARK => {
+                    self.partial = rest.to_vec();
+                    break;
+                }
+                // Too long for a mark: text.
+                _ => {
+                    text.push(0x1b);
+                    i = start + 1;
+                }
+            }
+        }
+        if !text.is_empty() {
+            pieces.push(Piece::Text(text));
+        }
+        pieces
+    }
+
+    fn rest(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.partial)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn session_names_are_the_tab_id_or_a_clean_one_with_a_hash() {
+        assert_eq!(session_name("tab-0a1b"), "kaiport-tab-0a1b");
+        let odd = session_name("a b.c:d");
+        assert!(odd.starts_with("kaiport-a_b_c_d-"), "{odd}");
+        assert_ne!(odd, session_name("a_b_c_d"));
+        assert_ne!(session_name("a.b"), session_name("a:b"));
+    }
+
+    #[test]
+    fn commands_are_one_single_quoted_sh_script() {
+        let command = attach_command(Multiplexer::Tmux, "kaiport-t1", 80, 24);
+        assert!(command.starts_with("exec sh -c '"), "{command}");
+        assert_eq!(command.matches('\'').count(), 2, "{command}");
+        assert!(command.contains("allow-passthrough on"));
+        assert!(!command.contains('!'));
+    }
+
+    #[test]
+    fn marks_come_out_of_the_stream_even_split_over_chunks() {
+        let mut splitter = MarkSplitter::default();
+        let text = |bytes: &[u8]| Piece::Text(bytes.to_vec());
+        assert_eq!(
+            splitter.split(b"a\x1b[1mb\x1b]133;D;0;kp=x\x07c\x1b]13"),
+            [
+                text(b"a\x1b[1mb"),
+                Piece::Mark(b'D', b"\x1b]133;D;0;kp=x\x07".to_vec()),
+                text(b"c")
+            ]
+        );
+        assert_eq!(
+            splitter.split(b"3;A;kp=x\x1b\\d\x1b]0;title\x07"),
+            [
+                Piece::Mark(b'A', b"\x1b]133;A;kp=x\x1b\\".to_vec()),
+                text(b"d\x1b]0;title\x07")
+            ]
+        );
+        assert_eq!(splitter.split(b"\x1b"), []);
+        assert_eq!(splitter.rest(), b"\x1b");
+    }
+
+    /// As tmux sends them: the marks first, then the drawing of the text around them.
+    #[tokio::test(flavor = "current_thread")]
+    async fn marks_go_back_between_the_lines_drawn_after_them() {
+        let (io, ends) = ShellIo::pair();
+        let mut io = marks_after_redraw(io);
+        let data = |bytes: &[u8]| ShellOutput::Data(bytes.to_vec());
+        let (c, d, a, b) = (
+            "\x1b]133;C\x07",
+            "\x1b]133;D;0\x07",
+            "\x1b]133;A\x07",
+            "\x1b]133;B\x07",
+        );
+        let marks = format!("{c}\x1b[m{d}{a}{b}\x1b[1;1H");
+        ends.output.send(data(marks.as_bytes())).await.unwrap();
+        ends.output
+            .send(data(b"\x1b[5;3Hecho hi\r\nhi\r\n$ "))
+            .await
+            .unwrap();
+        let mut got = Vec::new();
+        while !got.ends_with(b.as_bytes()) {
+            match io.output.recv().await.unwrap() {
+                ShellOutput::Data(bytes) => got.extend(bytes),
+                closed => panic!("{closed:?}"),
+            }
+        }
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            format!("\x1b[m\x1b[1;1H\x1b[5;3Hecho hi\r\n{c}hi\r\n{d}{a}$ {b}")
+        );
+    }
+}
