@@ -242,6 +242,11 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
                 .text("the name", name, MAX_NAME_BYTES)?;
             c.settings(settings)?;
         }
+        Op::SetConnectionTags { name, tags } => {
+            c.op("set_connection_tags")
+                .text("the name", name, MAX_NAME_BYTES)?;
+            c.list("the tags", tags, MAX_LIST_ITEMS, MAX_NAME_BYTES)?;
+        }
         Op::ReadSettings { tab } => c.op("read_settings").tab(tab)?,
         Op::ReadAudit { limit } => {
             c.op("read_audit")

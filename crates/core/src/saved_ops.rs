@@ -1,6 +1,6 @@
 //! The engine's answers to the ops on saved connections, the ~/.ssh/config import and the
 //! audit log (`Op::ListConnections`, `SaveConnection`, `DeleteConnection`, `ReadSshConfig`,
-//! `ImportSshConfig`, `UpdateConnectionSettings`, `ReadAudit`).
+//! `ImportSshConfig`, `UpdateConnectionSettings`, `SetConnectionTags`, `ReadAudit`).
 //!
 //! File and keychain work runs on the blocking pool. A secret handed in with `SaveConnection`
 //! goes to the keychain and nowhere else: no event, error or log line here carries it.
@@ -69,6 +69,10 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             }
             Op::UpdateConnectionSettings { name, settings } => {
                 library::update_settings(&profiles, &name, &settings).map_err(text)?;
+                Ok(vec![listed(&profiles)?])
+            }
+            Op::SetConnectionTags { name, tags } => {
+                library::set_tags(&profiles, &name, &tags).map_err(text)?;
                 Ok(vec![listed(&profiles)?])
             }
             Op::ReadAudit { limit } => {

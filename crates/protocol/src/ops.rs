@@ -305,6 +305,10 @@ pub enum Op {
         name: String,
         settings: ConnectionSettings,
     },
+    /// Replace a saved connection's tags (its groups): each trimmed, at most 64 characters, no
+    /// control characters, duplicates dropped; an empty list leaves it in no group. Answered by
+    /// `SavedConnections`; an `Error` naming the bad tag changes nothing.
+    SetConnectionTags { name: String, tags: Vec<String> },
     /// Ask for an open tab's settings. Answered by `SettingsChanged`.
     ReadSettings { tab: TabId },
     /// Read the last `limit` lines of the audit log. Answered by `AuditLog`; every tool call

@@ -887,6 +887,12 @@ model?: ModelSettings | null } |
  *  Answered by `SavedConnections`; an `Error` naming the bad value saves nothing.
  */
 { type: "update_connection_settings"; name: string; settings: ConnectionSettings } | 
+/**
+ *  Replace a saved connection's tags (its groups): each trimmed, at most 64 characters, no
+ *  control characters, duplicates dropped; an empty list leaves it in no group. Answered by
+ *  `SavedConnections`; an `Error` naming the bad tag changes nothing.
+ */
+{ type: "set_connection_tags"; name: string; tags: string[] } | 
 /**  Ask for an open tab's settings. Answered by `SettingsChanged`. */
 { type: "read_settings"; tab: string } | 
 /**
@@ -1130,6 +1136,12 @@ export type SavedConnection = {
 	 */
 	target: TabTarget,
 	settings: ConnectionSettings,
+	/**
+	 *  The groups the connection belongs to (several allowed; the sidebar groups by them and a
+	 *  fleet run names one to mean its members). Imported from ~/.ssh/config: the wildcard
+	 *  `Host` patterns that matched the alias.
+	 */
+	tags: string[],
 };
 
 export type SearchFilesResult = {
@@ -1230,6 +1242,8 @@ export type SshConfigHost = {
 	address: string,
 	/**  A saved connection has this name already (importing it replaces nothing). */
 	already_saved: boolean,
+	/**  The tags an import gives it: the wildcard `Host` patterns (`web-*`) that match it. */
+	tags: string[],
 };
 
 /**  Result of make_dir, rename, delete, upload or download. */

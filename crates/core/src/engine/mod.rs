@@ -433,6 +433,7 @@ impl Engine {
             | Op::ReadSshConfig
             | Op::ImportSshConfig { .. }
             | Op::UpdateConnectionSettings { .. }
+            | Op::SetConnectionTags { .. }
             | Op::ReadAudit { .. }) => {
                 inner.saved_op(op);
             }
