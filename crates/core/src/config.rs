@@ -12,6 +12,8 @@ use std::time::Duration;
 pub const RECONNECT_ENV: &str = "KAIPORT_RECONNECT";
 /// The environment variable with the dead-peer time in whole seconds.
 pub const DEAD_PEER_ENV: &str = "KAIPORT_DEAD_PEER_SECONDS";
+/// The environment variable with how many hosts a fleet run works on at once.
+pub const FLEET_CONCURRENCY_ENV: &str = "KAIPORT_FLEET_CONCURRENCY";
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -57,6 +59,29 @@ pub struct EngineConfig {
     pub this_computer: ThisComputer,
     /// What happens when a terminal tab's connection drops.
     pub reconnect: ReconnectConfig,
+    /// How many hosts a fleet run works on at once unless the run says
+    /// (`KAIPORT_FLEET_CONCURRENCY`, 1 to [`crate::fleet::MAX_CONCURRENCY`]; default 16).
+    pub fleet_concurrency: usize,
+}
+
+/// `KAIPORT_FLEET_CONCURRENCY`, or the default.
+fn fleet_concurrency_from_environment() -> Result<usize, EngineError> {
+    let Some(value) = std::env::var(FLEET_CONCURRENCY_ENV)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+    else {
+        return Ok(crate::fleet::DEFAULT_CONCURRENCY);
+    };
+    value
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|count| (1..=crate::fleet::MAX_CONCURRENCY).contains(count))
+        .ok_or(EngineError::BadSetting {
+            name: FLEET_CONCURRENCY_ENV,
+            value,
+            expected: "a whole number from 1 to 256",
+        })
 }
 
 /// Engine-wide: how a dropped SSH terminal tab is noticed and connected again
@@ -177,6 +202,7 @@ impl EngineConfig {
             documents_dir: None,
             this_computer: ThisComputer::from_env(),
             reconnect: ReconnectConfig::from_environment()?,
+            fleet_concurrency: fleet_concurrency_from_environment()?,
         })
     }
 }
@@ -194,6 +220,7 @@ impl EngineConfig {
             documents_dir: None,
             this_computer: ThisComputer::from_env(),
             reconnect: ReconnectConfig::default(),
+            fleet_concurrency: crate::fleet::DEFAULT_CONCURRENCY,
         }
     }
 }

@@ -111,6 +111,8 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::TestModel { .. }
             | Op::ListProviderModels { .. }
             | Op::PressViewButton { .. }
+            | Op::FleetCheck { .. }
+            | Op::FleetRun { .. }
             | Op::AppBackground
             | Op::AppForeground => Ok(Vec::new()),
         }
