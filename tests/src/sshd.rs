@@ -182,6 +182,55 @@ impl Sshd {
         Err(last_error.unwrap_or_else(|| anyhow::anyhow!("sshd did not start")))
     }
 
+    /// Another server like this one (its host keys, `authorized_keys` and login user, so one
+    /// known_hosts and one client key serve both) on a port of its own, with `env` for its
+    /// sessions (sshd's `SetEnv`). Starting one makes no keys: twenty start in a moment, for
+    /// fleet runs. Its client keys stay in this fixture's dir: keep this one running.
+    pub fn start_sibling(&self, env: &[(&str, &str)]) -> Result<Sshd> {
+        let dir = tempfile::Builder::new().prefix("kaiport-sshd-").tempdir()?;
+        set_mode(dir.path(), 0o755)?;
+        for kind in ["ed25519", "rsa", "ecdsa"] {
+            for file in [
+                format!("ssh_host_{kind}_key"),
+                format!("ssh_host_{kind}_key.pub"),
+            ] {
+                // std::fs::copy keeps the private key's 0600.
+                std::fs::copy(self.dir().join(&file), dir.path().join(&file))?;
+            }
+        }
+        std::fs::copy(
+            self.dir().join("authorized_keys"),
+            dir.path().join("authorized_keys"),
+        )?;
+        let mut last_error = None;
+        for _ in 0..START_ATTEMPTS {
+            let port = free_port()?;
+            write_config(
+                dir.path(),
+                &self.host,
+                port,
+                &self.user,
+                SshdConfig::default(),
+                env,
+            )?;
+            match spawn_sshd(dir.path(), &self.host, port, None) {
+                Ok(child) => {
+                    return Ok(Sshd {
+                        dir,
+                        host: self.host.clone(),
+                        port,
+                        netns: None,
+                        child: Some(child),
+                        user: self.user.clone(),
+                        keys: self.keys.clone(),
+                    });
+                }
+                Err(e) => last_error = Some(e),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| anyhow::anyhow!("sshd did not start")))
+    }
+
     /// The port sshd listens on (on 127.0.0.1).
     pub fn port(&self) -> u16 {
         self.port

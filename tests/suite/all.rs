@@ -7,6 +7,7 @@ mod edges;
 mod engine;
 mod files;
 mod files_sudo;
+mod fleet;
 mod forwards;
 mod lifecycle;
 mod links;

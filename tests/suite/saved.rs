@@ -83,10 +83,28 @@ async fn a_saved_connection_opens_with_its_settings_and_its_calls_are_audited() 
             address: format!("ssh://{}@127.0.0.1:{}", sshd.user(), sshd.port()),
             target: ssh_target(&sshd),
             settings: settings.clone(),
+            tags: vec![],
         }]
     );
     engine.handle(save).await;
     assert!(next(&mut events, error).await.contains("exists already"));
+
+    // Tags: set through the op, listed, a bad one refused naming it.
+    engine
+        .handle(Op::SetConnectionTags {
+            name: "web1".to_owned(),
+            tags: vec!["web".to_owned(), " eu ".to_owned()],
+        })
+        .await;
+    let tagged = next(&mut events, listed).await;
+    assert_eq!(tagged[0].tags, vec!["web".to_owned(), "eu".to_owned()]);
+    engine
+        .handle(Op::SetConnectionTags {
+            name: "web1".to_owned(),
+            tags: vec!["x".repeat(65)],
+        })
+        .await;
+    assert!(next(&mut events, error).await.contains("longer than 64"));
 
     // A bad value is refused with its name; nothing is saved.
     engine

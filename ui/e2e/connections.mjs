@@ -385,6 +385,79 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     }
   });
 
+  test("saved connections in groups by tag: collapsed, searched, tagged from the sidebar", async ({
+    page,
+    served,
+    home,
+  }) => {
+    const file = join(home, "connections.toml");
+    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+    const entry = (name, host, tags) =>
+      `[[connection]]\nname = "${name}"\nkind = "ssh"\nhost = "${host}"\nuser = "ops"\n` +
+      (tags.length > 0 ? `tags = [${tags.map((tag) => `"${tag}"`).join(", ")}]\n` : "");
+    writeFileSync(
+      file,
+      [
+        entry("e2e-web-1", "10.1.0.1", ["web", "eu"]),
+        entry("e2e-web-2", "10.1.0.2", ["web"]),
+        entry("e2e-db", "10.1.0.9", []),
+      ].join("\n"),
+    );
+    try {
+      await page.goto(served.url);
+      const sidebar = page.getByRole("navigation", { name: "Connections" });
+      const web = sidebar.getByRole("group", { name: "Group web" });
+      const eu = sidebar.getByRole("group", { name: "Group eu" });
+      const ungrouped = sidebar.getByRole("group", { name: "Ungrouped" });
+      await web.getByRole("button", { name: "Open e2e-web-2 (SSH)" }).waitFor();
+      // A connection with two tags is in both groups; the untagged one in its own.
+      await eu.getByRole("button", { name: "Open e2e-web-1 (SSH)" }).waitFor();
+      await ungrouped.getByRole("button", { name: "Open e2e-db (SSH)" }).waitFor();
+      await page.screenshot({ path: join(OUTPUT, "sidebar-groups.png") });
+
+      // Folded and unfolded by its heading.
+      const heading = web.getByRole("button", { name: /^web\s*\d+$/, expanded: true });
+      await heading.click();
+      await until("the web group folded", async () => (await web.getByRole("listitem").count()) === 0);
+      if ((await web.getByRole("button", { expanded: false }).count()) !== 1) {
+        throw new Error("the folded group's heading does not say it is folded");
+      }
+      await web.getByRole("button", { name: /^web\s*\d+$/, expanded: false }).click();
+      await web.getByRole("button", { name: "Open e2e-web-1 (SSH)" }).waitFor();
+
+      // Searched by tag: only the groups with matches, the matches only.
+      const search = sidebar.getByRole("searchbox", { name: "Filter saved connections" });
+      await search.fill("eu");
+      await until("only eu matches", async () => (await ungrouped.count()) === 0);
+      await eu.getByRole("button", { name: "Open e2e-web-1 (SSH)" }).waitFor();
+      if ((await web.getByRole("button", { name: "Open e2e-web-2 (SSH)" }).count()) !== 0) {
+        throw new Error("a connection that does not match the search is still shown");
+      }
+      await search.fill("");
+
+      // Tagged from the sidebar: the untagged one joins a new group, saved in the file.
+      await ungrouped.getByRole("listitem").hover();
+      await ungrouped.getByRole("button", { name: "Tags for e2e-db" }).click();
+      const field = sidebar.getByRole("textbox", { name: "Tags for e2e-db, comma-separated" });
+      await field.fill("db, eu");
+      await field.press("Enter");
+      await sidebar
+        .getByRole("group", { name: "Group db" })
+        .getByRole("button", { name: "Open e2e-db (SSH)" })
+        .waitFor();
+      await eu.getByRole("button", { name: "Open e2e-db (SSH)" }).waitFor();
+      await until("no ungrouped connection left", async () => (await ungrouped.count()) === 0);
+      await until("the tags saved in the file", async () =>
+        /tags = \[\s*"db",\s*"eu",?\s*\]/.test(readFileSync(file, "utf8")),
+      ).catch(() => {
+        throw new Error(`connections.toml: ${readFileSync(file, "utf8")}`);
+      });
+      await page.screenshot({ path: join(OUTPUT, "sidebar-groups-tagged.png") });
+    } finally {
+      writeFileSync(file, before);
+    }
+  });
+
   test(
     "on a phone the saved connections are in the connections drawer, 44 px high",
     async ({ page, served, home }) => {

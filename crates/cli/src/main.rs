@@ -13,6 +13,7 @@
 //! - `kaiport models show | set-key | forget-key`: Pilot's model settings and API keys.
 //! - `kaiport serve [--open]`: the UI in a browser, over a WebSocket to this engine.
 //! - `kaiport forward CONNECTION -L/-R/-D …`: port forwards until Ctrl-C;
+//! - `kaiport fleet run GROUP|CONNECTION… -- 'command'`: one line on many saved connections;
 //!   `kaiport known-hosts replace HOST[:PORT] --fingerprint SHA256:…`: a changed host key.
 //!
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
@@ -49,6 +50,7 @@ macro_rules! out {
 mod audit_cmd;
 mod connection;
 mod connections;
+mod fleet_cmd;
 mod forward;
 mod models;
 mod pilot;
@@ -105,6 +107,9 @@ enum Command {
     /// Saved connections and their passwords.
     #[command(subcommand)]
     Connections(connections::ConnectionsCommand),
+    /// One command line on many saved connections and tags, each under its own rules.
+    #[command(subcommand)]
+    Fleet(fleet_cmd::FleetCommand),
     /// Explain the approval rules: `kaiport policy check [--forbidden P]… -- 'command'`.
     Policy {
         #[command(subcommand)]
@@ -148,6 +153,7 @@ fn main() -> ExitCode {
         Command::Models(command) => models::run(command),
         Command::Serve(args) => runtime.block_on(serve::run(args)),
         Command::Forward(args) => runtime.block_on(forward::run(args)),
+        Command::Fleet(command) => runtime.block_on(fleet_cmd::run(command)),
         Command::KnownHosts(command) => runtime.block_on(forward::known_hosts(command)),
         Command::Shell {
             connection,

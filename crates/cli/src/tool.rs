@@ -183,6 +183,10 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             // Answers to ops these front ends do not send; a changed host key also fails the tab.
             | Event::SavedConnections { .. }
             | Event::SshConfigHosts { .. }
+            | Event::FleetChecked { .. }
+            | Event::FleetHostRunning { .. }
+            | Event::FleetHostFinished { .. }
+            | Event::FleetFinished { .. }
             | Event::AuditLog { .. }
             | Event::AuditRecorded { .. }
             | Event::HostKeyChanged { .. }

@@ -14,6 +14,8 @@ pub const RECONNECT_ENV: &str = "KAIPORT_RECONNECT";
 pub const DEAD_PEER_ENV: &str = "KAIPORT_DEAD_PEER_SECONDS";
 /// The environment variable that turns reopening the last run's tabs off (`off`) or on (`on`).
 pub const RESTORE_TABS_ENV: &str = "KAIPORT_RESTORE_TABS";
+/// The environment variable with how many hosts a fleet run works on at once.
+pub const FLEET_CONCURRENCY_ENV: &str = "KAIPORT_FLEET_CONCURRENCY";
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -63,6 +65,29 @@ pub struct EngineConfig {
     /// desktop app) opens the last run's again when it starts. Default on;
     /// `KAIPORT_RESTORE_TABS=off` turns it off.
     pub restore_tabs: bool,
+    /// How many hosts a fleet run works on at once unless the run says
+    /// (`KAIPORT_FLEET_CONCURRENCY`, 1 to [`crate::fleet::MAX_CONCURRENCY`]; default 16).
+    pub fleet_concurrency: usize,
+}
+
+/// `KAIPORT_FLEET_CONCURRENCY`, or the default.
+fn fleet_concurrency_from_environment() -> Result<usize, EngineError> {
+    let Some(value) = std::env::var(FLEET_CONCURRENCY_ENV)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+    else {
+        return Ok(crate::fleet::DEFAULT_CONCURRENCY);
+    };
+    value
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|count| (1..=crate::fleet::MAX_CONCURRENCY).contains(count))
+        .ok_or(EngineError::BadSetting {
+            name: FLEET_CONCURRENCY_ENV,
+            value,
+            expected: "a whole number from 1 to 256",
+        })
 }
 
 /// Engine-wide: how a dropped SSH terminal tab is noticed and connected again
@@ -174,6 +199,7 @@ impl EngineConfig {
             this_computer: ThisComputer::from_env(),
             reconnect: ReconnectConfig::from_environment()?,
             restore_tabs: on_or_off(RESTORE_TABS_ENV, true)?,
+            fleet_concurrency: fleet_concurrency_from_environment()?,
         })
     }
 }
@@ -192,6 +218,7 @@ impl EngineConfig {
             this_computer: ThisComputer::from_env(),
             reconnect: ReconnectConfig::default(),
             restore_tabs: true,
+            fleet_concurrency: crate::fleet::DEFAULT_CONCURRENCY,
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod audit;
 pub mod config;
 pub mod connect;
 pub mod engine;
+pub mod fleet;
 pub mod forward;
 pub mod fs;
 pub mod lifecycle;

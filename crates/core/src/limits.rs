@@ -249,6 +249,40 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
                 .text("the name", name, MAX_NAME_BYTES)?;
             c.settings(settings)?;
         }
+        Op::SetConnectionTags { name, tags } => {
+            c.op("set_connection_tags")
+                .text("the name", name, MAX_NAME_BYTES)?;
+            c.list("the tags", tags, MAX_LIST_ITEMS, MAX_NAME_BYTES)?;
+        }
+        Op::FleetCheck {
+            run,
+            targets,
+            command,
+            mode: _,
+        } => {
+            c.op("fleet_check").text("the run id", run, MAX_ID_BYTES)?;
+            c.list("the targets", targets, MAX_LONG_LIST_ITEMS, MAX_NAME_BYTES)?;
+            c.text("the command", command, MAX_PATH_BYTES)?;
+        }
+        Op::FleetRun {
+            run,
+            targets,
+            command,
+            mode: _,
+            approved,
+            automatic: _,
+            concurrency: _,
+        } => {
+            c.op("fleet_run").text("the run id", run, MAX_ID_BYTES)?;
+            c.list("the targets", targets, MAX_LONG_LIST_ITEMS, MAX_NAME_BYTES)?;
+            c.text("the command", command, MAX_PATH_BYTES)?;
+            c.list(
+                "the approved hosts",
+                approved,
+                MAX_LONG_LIST_ITEMS,
+                MAX_NAME_BYTES,
+            )?;
+        }
         Op::ReadSettings { tab } => c.op("read_settings").tab(tab)?,
         Op::ReadAudit { limit } => {
             c.op("read_audit")

@@ -1,6 +1,6 @@
 //! The engine's answers to the ops on saved connections, the ~/.ssh/config import and the
 //! audit log (`Op::ListConnections`, `SaveConnection`, `DeleteConnection`, `ReadSshConfig`,
-//! `ImportSshConfig`, `UpdateConnectionSettings`, `ReadAudit`).
+//! `ImportSshConfig`, `UpdateConnectionSettings`, `SetConnectionTags`, `ReadAudit`).
 //!
 //! File and keychain work runs on the blocking pool. A secret handed in with `SaveConnection`
 //! goes to the keychain and nowhere else: no event, error or log line here carries it.
@@ -71,6 +71,10 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
                 library::update_settings(&profiles, &name, &settings).map_err(text)?;
                 Ok(vec![listed(&profiles)?])
             }
+            Op::SetConnectionTags { name, tags } => {
+                library::set_tags(&profiles, &name, &tags).map_err(text)?;
+                Ok(vec![listed(&profiles)?])
+            }
             Op::ReadAudit { limit } => {
                 let entries = crate::audit::read_recent(&config.audit_path, limit as usize)
                     .map_err(|error| error.to_string())?;
@@ -109,6 +113,8 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::TestModel { .. }
             | Op::ListProviderModels { .. }
             | Op::PressViewButton { .. }
+            | Op::FleetCheck { .. }
+            | Op::FleetRun { .. }
             | Op::AppBackground
             | Op::AppForeground => Ok(Vec::new()),
         }

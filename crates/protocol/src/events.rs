@@ -2,6 +2,7 @@
 
 use crate::common::{CallId, DecidedBy, PromptId, Risk, TabId, ToolStatus, Verdict};
 use crate::facts::HostFacts;
+use crate::fleet::{FleetHostCheck, FleetHostResult, FleetReport};
 use crate::forwards::ForwardReport;
 use crate::ops::TabView;
 use crate::pilot::{ModelChoice, ModelSettings, ProviderKind, TurnStatus};
@@ -401,6 +402,29 @@ pub enum Event {
     SshConfigHosts {
         path: String,
         hosts: Vec<SshConfigHost>,
+    },
+    /// What each host's rules say of a fleet run's line (`FleetCheck`), in the order named.
+    FleetChecked {
+        run: String,
+        command: String,
+        hosts: Vec<FleetHostCheck>,
+    },
+    /// A host of a fleet run started connecting and running.
+    FleetHostRunning {
+        run: String,
+        host: String,
+    },
+    /// A host of a fleet run ended; `done` of `total` hosts have ended so far.
+    FleetHostFinished {
+        run: String,
+        result: FleetHostResult,
+        done: u32,
+        total: u32,
+    },
+    /// A fleet run ended: every host's outcome, grouped.
+    FleetFinished {
+        run: String,
+        report: FleetReport,
     },
     /// The last lines of the audit log at `path`, oldest first (`ReadAudit`).
     AuditLog {

@@ -8,6 +8,7 @@
 pub mod common;
 pub mod events;
 pub mod facts;
+pub mod fleet;
 pub mod forwards;
 pub mod ops;
 pub mod pilot;
@@ -19,6 +20,7 @@ pub mod views;
 pub use common::*;
 pub use events::*;
 pub use facts::HostFacts;
+pub use fleet::*;
 pub use forwards::*;
 pub use ops::*;
 pub use pilot::*;

@@ -331,6 +331,43 @@ pub enum Op {
         name: String,
         settings: ConnectionSettings,
     },
+    /// Replace a saved connection's tags (its groups): each trimmed, at most 64 characters, no
+    /// control characters, duplicates dropped; an empty list leaves it in no group. Answered by
+    /// `SavedConnections`; an `Error` naming the bad tag changes nothing.
+    SetConnectionTags { name: String, tags: Vec<String> },
+    /// What each host's rules say of `command` before it runs: `targets` are saved connections
+    /// and tags (a tag means every connection that has it), each host once. Each host is judged
+    /// as run_command in a tab of it would be (its settings, `mode`, default ask), without
+    /// connecting, so where links lead is not known yet (the run judges that again). Answered
+    /// by `FleetChecked`; an `Error` when a target is neither a connection nor a tag.
+    FleetCheck {
+        run: String,
+        targets: Vec<String>,
+        command: String,
+        #[serde(default)]
+        mode: Option<Mode>,
+    },
+    /// Run `command` on every host of `targets` (as in `FleetCheck`) on exec channels of their
+    /// own (never a user's terminal), `concurrency` at a time (default: the engine's setting,
+    /// 16), each under its own connection's rules: a forbidden line is refused there, a line
+    /// its rules ask about runs only on the hosts in `approved` (`automatic`: approved by a
+    /// standing instruction such as `--yes`, not a person now). Unknown host keys are not
+    /// asked about and passwords come only from the keychain: such a host fails. One audit
+    /// line per host. Answered by `FleetHostRunning` and `FleetHostFinished` per host, then
+    /// `FleetFinished`.
+    FleetRun {
+        run: String,
+        targets: Vec<String>,
+        command: String,
+        #[serde(default)]
+        mode: Option<Mode>,
+        #[serde(default)]
+        approved: Vec<String>,
+        #[serde(default)]
+        automatic: bool,
+        #[serde(default)]
+        concurrency: Option<u32>,
+    },
     /// Ask for an open tab's settings. Answered by `SettingsChanged`.
     ReadSettings { tab: TabId },
     /// Read the last `limit` lines of the audit log. Answered by `AuditLog`; every tool call

@@ -23,6 +23,10 @@ pub struct SavedConnection {
     /// connection itself is `TabTarget::Profile { name }`.
     pub target: TabTarget,
     pub settings: ConnectionSettings,
+    /// The groups the connection belongs to (several allowed; the sidebar groups by them and a
+    /// fleet run names one to mean its members). Imported from ~/.ssh/config: the wildcard
+    /// `Host` patterns that matched the alias.
+    pub tags: Vec<String>,
 }
 
 /// A concrete `Host` of an OpenSSH config, offered for import.
@@ -34,6 +38,8 @@ pub struct SshConfigHost {
     pub address: String,
     /// A saved connection has this name already (importing it replaces nothing).
     pub already_saved: bool,
+    /// The tags an import gives it: the wildcard `Host` patterns (`web-*`) that match it.
+    pub tags: Vec<String>,
 }
 
 /// One line of the audit log (`ai-audit.jsonl`): one tool call, however it ended.

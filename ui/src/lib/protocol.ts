@@ -409,6 +409,14 @@ problem?: string | null } |
 { type: "saved_connections"; connections: SavedConnection[] } | 
 /**  The concrete hosts of the SSH config at `path` (`ReadSshConfig`). */
 { type: "ssh_config_hosts"; path: string; hosts: SshConfigHost[] } | 
+/**  What each host's rules say of a fleet run's line (`FleetCheck`), in the order named. */
+{ type: "fleet_checked"; run: string; command: string; hosts: FleetHostCheck[] } | 
+/**  A host of a fleet run started connecting and running. */
+{ type: "fleet_host_running"; run: string; host: string } | 
+/**  A host of a fleet run ended; `done` of `total` hosts have ended so far. */
+{ type: "fleet_host_finished"; run: string; result: FleetHostResult; done: number; total: number } | 
+/**  A fleet run ended: every host's outcome, grouped. */
+{ type: "fleet_finished"; run: string; report: FleetReport } | 
 /**  The last lines of the audit log at `path`, oldest first (`ReadAudit`). */
 { type: "audit_log"; path: string; entries: AuditEntry[] } | 
 /**  A tool call ended and its audit line was written. */
@@ -486,6 +494,70 @@ export type FindFilesResult = {
 	 */
 	refused?: RefusedEntry[],
 };
+
+/**  Hosts whose outcome and output were the same. */
+export type FleetGroup = {
+	status: FleetStatus,
+	exit_code: number | null,
+	reason: string | null,
+	/**
+	 *  What the command printed (standard output and error merged as they came), capped by
+	 *  the connection's output limits: its head and tail with a marker line between.
+	 */
+	output: string,
+	/**  In the order the run named them. */
+	hosts: string[],
+};
+
+/**  What one host's rules say of the line, before it runs (`Event::FleetChecked`). */
+export type FleetHostCheck = {
+	/**  The saved connection. */
+	host: string,
+	/**  Allow: runs. Ask: runs only when the caller approves it for this host. Deny: refused. */
+	decision: Verdict,
+	reasons: string[],
+};
+
+/**  One host's outcome in a fleet run; its output is in the report's group. */
+export type FleetHostResult = {
+	host: string,
+	status: FleetStatus,
+	/**  The command's exit code (Done only; none when a signal ended it). */
+	exit_code: number | null,
+	/**  Why it failed, was refused or needs approval; the signal that ended a Done command. */
+	reason: string | null,
+	/**  Connecting and running, not counting the wait for a free slot. */
+	duration_ms: number,
+};
+
+/**  The whole run: counts, then groups of identical outcomes, failures and refusals first. */
+export type FleetReport = {
+	command: string,
+	total: number,
+	done: number,
+	failed: number,
+	refused: number,
+	needs_approval: number,
+	/**  Done hosts whose command exited with a code other than 0 (counted in `done` too). */
+	nonzero_exit: number,
+	groups: FleetGroup[],
+	/**  Every host, in the order the run named them. */
+	hosts: FleetHostResult[],
+};
+
+/**  How one host's part of a fleet run ended. */
+export type FleetStatus = 
+/**  The command ran to its end (whatever its exit code). */
+"done" | 
+/**
+ *  It could not run or did not end: no connection, a lost connection, a time-out, not an
+ *  SSH connection.
+ */
+"failed" | 
+/**  The connection's rules forbid the line (or plan mode does). */
+"refused" | 
+/**  The connection's rules ask, and the caller did not approve it for this host. */
+"needs_approval";
 
 /**  Which way a forward carries connections. */
 export type ForwardKind = 
@@ -904,6 +976,31 @@ model?: ModelSettings | null } |
  *  Answered by `SavedConnections`; an `Error` naming the bad value saves nothing.
  */
 { type: "update_connection_settings"; name: string; settings: ConnectionSettings } | 
+/**
+ *  Replace a saved connection's tags (its groups): each trimmed, at most 64 characters, no
+ *  control characters, duplicates dropped; an empty list leaves it in no group. Answered by
+ *  `SavedConnections`; an `Error` naming the bad tag changes nothing.
+ */
+{ type: "set_connection_tags"; name: string; tags: string[] } | 
+/**
+ *  What each host's rules say of `command` before it runs: `targets` are saved connections
+ *  and tags (a tag means every connection that has it), each host once. Each host is judged
+ *  as run_command in a tab of it would be (its settings, `mode`, default ask), without
+ *  connecting, so where links lead is not known yet (the run judges that again). Answered
+ *  by `FleetChecked`; an `Error` when a target is neither a connection nor a tag.
+ */
+{ type: "fleet_check"; run: string; targets: string[]; command: string; mode?: Mode | null } | 
+/**
+ *  Run `command` on every host of `targets` (as in `FleetCheck`) on exec channels of their
+ *  own (never a user's terminal), `concurrency` at a time (default: the engine's setting,
+ *  16), each under its own connection's rules: a forbidden line is refused there, a line
+ *  its rules ask about runs only on the hosts in `approved` (`automatic`: approved by a
+ *  standing instruction such as `--yes`, not a person now). Unknown host keys are not
+ *  asked about and passwords come only from the keychain: such a host fails. One audit
+ *  line per host. Answered by `FleetHostRunning` and `FleetHostFinished` per host, then
+ *  `FleetFinished`.
+ */
+{ type: "fleet_run"; run: string; targets: string[]; command: string; mode?: Mode | null; approved?: string[]; automatic?: boolean; concurrency?: number | null } | 
 /**  Ask for an open tab's settings. Answered by `SettingsChanged`. */
 { type: "read_settings"; tab: string } | 
 /**
@@ -1147,6 +1244,12 @@ export type SavedConnection = {
 	 */
 	target: TabTarget,
 	settings: ConnectionSettings,
+	/**
+	 *  The groups the connection belongs to (several allowed; the sidebar groups by them and a
+	 *  fleet run names one to mean its members). Imported from ~/.ssh/config: the wildcard
+	 *  `Host` patterns that matched the alias.
+	 */
+	tags: string[],
 };
 
 export type SearchFilesResult = {
@@ -1247,6 +1350,8 @@ export type SshConfigHost = {
 	address: string,
 	/**  A saved connection has this name already (importing it replaces nothing). */
 	already_saved: boolean,
+	/**  The tags an import gives it: the wildcard `Host` patterns (`web-*`) that match it. */
+	tags: string[],
 };
 
 /**  Result of make_dir, rename, delete, upload or download. */

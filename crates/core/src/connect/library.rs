@@ -75,6 +75,7 @@ pub fn saved_connection(profile: &ConnectionProfile) -> Result<SavedConnection, 
         address: address(&profile.kind),
         target,
         settings: profile.connection_settings()?,
+        tags: profile.tags.clone(),
     })
 }
 
@@ -161,6 +162,7 @@ pub fn profile_for(
     let profile = ConnectionProfile {
         name: name.to_owned(),
         kind,
+        tags: Vec::new(),
         settings,
     };
     profile
@@ -307,6 +309,10 @@ pub fn save(
 ) -> Result<(), LibraryError> {
     let mut profile = profile_for(name, target, settings)?;
     let mut store = ProfileStore::load(profiles)?;
+    // The connection form has no tags: a replaced profile keeps its groups.
+    if let Some(old) = store.get(&profile.name) {
+        profile.tags.clone_from(&old.tags);
+    }
     // The connection form has no forwards: a replaced SSH profile keeps the ones it had.
     if let (Some(ProfileKind::Ssh { forwards: kept, .. }), ProfileKind::Ssh { forwards, .. }) = (
         store.get(&profile.name).map(|old| &old.kind),
@@ -397,6 +403,7 @@ pub fn ssh_config_hosts(
             already_saved: store.get(&profile.name).is_some(),
             address: address(&profile.kind),
             name: profile.name,
+            tags: profile.tags,
         })
         .collect())
 }
@@ -444,6 +451,21 @@ pub fn update_settings(
         Ok(serde_json::Value::Object(map)) => map,
         _ => serde_json::Map::new(),
     };
+    store.upsert(profile);
+    store.save()?;
+    Ok(())
+}
+
+/// Replaces the tags of connection `name` ([`super::profiles::normalise_tags`]).
+pub fn set_tags(profiles: &Path, name: &str, tags: &[String]) -> Result<(), LibraryError> {
+    let tags = super::profiles::normalise_tags(tags)
+        .map_err(|problem| LibraryError::Invalid(format!("{name}: {problem}")))?;
+    let mut store = ProfileStore::load(profiles)?;
+    let mut profile = store
+        .get(name)
+        .cloned()
+        .ok_or_else(|| ProfileError::NotFound(name.to_owned()))?;
+    profile.tags = tags;
     store.upsert(profile);
     store.save()?;
     Ok(())
@@ -500,8 +522,26 @@ mod tests {
                 address: "ssh://deploy@10.0.0.5:2222 via ops@bastion:22".into(),
                 target: target.clone(),
                 settings: settings.clone(),
+                tags: vec![],
             }]
         );
+        set_tags(
+            &path,
+            "web1",
+            &[" web ".into(), "eu".into(), "web".into(), String::new()],
+        )
+        .unwrap();
+        assert_eq!(list(&path).unwrap()[0].tags, vec!["web", "eu"]);
+        let error = set_tags(&path, "web1", &["a\u{1b}b".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("control character"), "{error}");
+        // Saving the form again keeps the groups.
+        save(&path, "web1", &target, &settings, &[], true, || {
+            Ok(store.clone())
+        })
+        .unwrap();
+        assert_eq!(list(&path).unwrap()[0].tags, vec!["web", "eu"]);
         // The same name again is refused unless replacing.
         let error = save(&path, "web1", &target, &settings, &[], false, || {
             Ok(store.clone())
@@ -583,12 +623,14 @@ mod tests {
                 SshConfigHost {
                     name: "web1".into(),
                     address: "ssh://deploy@10.0.0.1:22".into(),
-                    already_saved: false
+                    already_saved: false,
+                    tags: vec![],
                 },
                 SshConfigHost {
                     name: "db".into(),
                     address: "ssh://pg@db.example:2200".into(),
-                    already_saved: false
+                    already_saved: false,
+                    tags: vec![],
                 },
             ]
         );

@@ -15,6 +15,7 @@
 //!   { kind = "local", listen_port = 8080, to_host = "localhost", to_port = 80 },
 //!   { kind = "dynamic", listen_port = 1080 },
 //! ]
+//! tags = ["web", "eu"]              # its groups (sidebar, fleet runs); see [`normalise_tags`]
 //! [connection.settings]             # per-connection settings (ConnectionSettings's names)
 //! send_file_contents = false
 //! ```
@@ -67,6 +68,9 @@ pub struct ConnectionProfile {
     pub name: String,
     #[serde(flatten)]
     pub kind: ProfileKind,
+    /// The groups it belongs to, in the user's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     /// Per-connection settings (names as in `ConnectionSettings`), kept as written; typed and
     /// checked by [`ConnectionProfile::connection_settings`].
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
@@ -244,6 +248,33 @@ pub enum ProfileError {
         "connection {0:?}: ProxyJump hops nest too deeply or form a loop; check its proxy_jump list"
     )]
     JumpLoop(String),
+}
+
+/// The longest tag, in characters.
+pub const MAX_TAG_CHARS: usize = 64;
+
+/// Tags as they are kept: trimmed, empty ones and repeats dropped, in the given order. A tag
+/// longer than [`MAX_TAG_CHARS`] or with a control character is refused, naming it.
+pub fn normalise_tags(tags: &[String]) -> Result<Vec<String>, String> {
+    let mut kept: Vec<String> = Vec::new();
+    for tag in tags {
+        let tag = tag.trim();
+        if tag.is_empty() {
+            continue;
+        }
+        if tag.chars().count() > MAX_TAG_CHARS {
+            return Err(format!(
+                "the tag {tag:?} is longer than {MAX_TAG_CHARS} characters"
+            ));
+        }
+        if tag.chars().any(char::is_control) {
+            return Err(format!("the tag {tag:?} has a control character"));
+        }
+        if !kept.iter().any(|known| known == tag) {
+            kept.push(tag.to_owned());
+        }
+    }
+    Ok(kept)
 }
 
 /// The kaiport config folder: `$KAIPORT_HOME`, else `<OS config dir>/kaiport`.
@@ -619,6 +650,7 @@ command_timeout_s = 90
                 forwards: vec![],
                 keep_session: false,
             },
+            tags: vec![],
             settings: serde_json::Map::new(),
         });
         store.save().unwrap();

@@ -7,7 +7,9 @@
 //! (comma-separated hops, `none`), `Include` (relative to `~/.ssh`, `*`/`?` in file names),
 //! `LocalForward` / `RemoteForward` / `DynamicForward` (every one, as the profile's `forwards`;
 //! one that does not parse is skipped with a log line).
-//! `Match` blocks and other keywords are skipped.
+//! `Match` blocks and other keywords are skipped. The wildcard patterns of the `Host` lines that
+//! match an alias (`Host web-*`, not `*` alone nor a negated one) become its tags: the group
+//! the config already had in mind.
 //!
 //! Read-only: this module never writes to the SSH config and never connects.
 
@@ -268,7 +270,14 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
     let mut proxy_jump: Option<Vec<String>> = None;
     let mut identity_files: Vec<String> = Vec::new();
     let mut forwards: Vec<kaiport_protocol::ForwardSpec> = Vec::new();
+    let mut tags: Vec<String> = Vec::new();
     for block in blocks.iter().filter(|b| b.matches(alias)) {
+        for pattern in &block.patterns {
+            let group = pattern != "*" && !pattern.starts_with('!') && pattern.contains(['*', '?']);
+            if group && wildcard_match(pattern, alias) && !tags.contains(pattern) {
+                tags.push(pattern.clone());
+            }
+        }
         for (key, args) in &block.options {
             let Some(first) = args.first() else { continue };
             match key.as_str() {
@@ -321,6 +330,7 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
             forwards,
             keep_session: false,
         },
+        tags,
         settings: serde_json::Map::new(),
     }
 }
@@ -350,6 +360,7 @@ mod tests {
                 forwards: Vec::new(),
                 keep_session: false,
             },
+            tags: Vec::new(),
             settings: serde_json::Map::new(),
         }
     }
@@ -474,6 +485,38 @@ Host plain
                     &[&format!("{home}/.ssh/id_ed25519")],
                     &[]
                 ),
+            ]
+        );
+    }
+
+    #[test]
+    fn wildcard_host_patterns_that_match_become_tags() {
+        let text = "
+Host web-* !web-old
+  User deploy
+Host *-eu web-1
+  Port 2200
+Host web-1 web-old db-eu
+Host *
+  User fallback
+";
+        let tags: Vec<(String, Vec<String>)> = parse_ssh_config(text)
+            .unwrap()
+            .into_iter()
+            .map(|profile| (profile.name, profile.tags))
+            .collect();
+        let owned = |name: &str, tags: &[&str]| {
+            (
+                name.to_owned(),
+                tags.iter().map(|tag| tag.to_string()).collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            tags,
+            vec![
+                owned("web-1", &["web-*"]),
+                owned("web-old", &[]),
+                owned("db-eu", &["*-eu"]),
             ]
         );
     }

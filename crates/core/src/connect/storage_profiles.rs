@@ -181,7 +181,8 @@ pub fn unknown_field(table: &toml::Table) -> Option<FieldProblem> {
     let kind = table.get("kind")?.as_str()?;
     let known = known_fields(kind)?;
     let unknown = table.keys().find(|key| {
-        !matches!(key.as_str(), "name" | "kind" | "settings") && !known.contains(&key.as_str())
+        !matches!(key.as_str(), "name" | "kind" | "tags" | "settings")
+            && !known.contains(&key.as_str())
     })?;
     Some(FieldProblem {
         field: unknown.clone(),

@@ -14,10 +14,12 @@
 //! - [`foreground`]: what coming back from the background checks;
 //! - [`forwards`]: a tab's port forwards as ops, events and audit lines;
 //! - [`host_keys`]: replacing a changed host key, deliberately;
-//! - [`restore`]: the open tabs remembered across restarts.
+//! - [`restore`]: the open tabs remembered across restarts;
+//! - [`fleet`]: one command on many saved connections, each under its own rules.
 //!
 //! Pilot sees the engine only through [`crate::agent::PilotHost`].
 
+mod fleet;
 mod foreground;
 mod forwards;
 mod host_keys;
@@ -434,12 +436,43 @@ impl Engine {
                 }),
                 None => inner.no_such_tab(&tab),
             },
+            Op::FleetCheck {
+                run,
+                targets,
+                command,
+                mode,
+            } => {
+                let inner = inner.clone();
+                tokio::spawn(async move { inner.fleet_check(run, targets, command, mode).await });
+            }
+            Op::FleetRun {
+                run,
+                targets,
+                command,
+                mode,
+                approved,
+                automatic,
+                concurrency,
+            } => {
+                let inner = inner.clone();
+                let asked = fleet::FleetAsk {
+                    run,
+                    targets,
+                    command,
+                    mode: mode.unwrap_or_default(),
+                    approved,
+                    automatic,
+                    concurrency,
+                };
+                tokio::spawn(async move { inner.fleet_run(asked).await });
+            }
             op @ (Op::ListConnections
             | Op::SaveConnection { .. }
             | Op::DeleteConnection { .. }
             | Op::ReadSshConfig
             | Op::ImportSshConfig { .. }
             | Op::UpdateConnectionSettings { .. }
+            | Op::SetConnectionTags { .. }
             | Op::ReadAudit { .. }) => {
                 inner.saved_op(op);
             }

@@ -967,7 +967,7 @@ impl Inner {
 
     /// How SSH connections are made: keepalives find a dead server within the engine's
     /// dead-peer time.
-    fn ssh_options(&self) -> SshOptions {
+    pub(super) fn ssh_options(&self) -> SshOptions {
         SshOptions {
             known_hosts: self.config.known_hosts.clone(),
             connect_timeout: CONNECT_TIMEOUT,

@@ -28,7 +28,9 @@ use std::time::Duration;
 
 pub use async_trait::async_trait;
 pub use error::SshError;
-pub use session::{ExecPipe, ForwardedConnection, RemoteListener, SshSession, fetch_host_key};
+pub use session::{
+    BoundedOutput, ExecPipe, ForwardedConnection, RemoteListener, SshSession, fetch_host_key,
+};
 
 /// The default SSH port.
 pub const DEFAULT_PORT: u16 = 22;

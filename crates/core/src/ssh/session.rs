@@ -257,22 +257,60 @@ impl SshSession {
     /// Runs `command` on a separate exec channel (never the user's terminal) and collects its
     /// output and exit status. No time limit: callers that need one wrap this in a timeout.
     pub async fn exec(&self, command: &str) -> Result<ExecOutput, SshError> {
+        let mut output = ExecOutput::default();
+        let (exit_status, _) = self
+            .exec_each(command, |error, data| match error {
+                false => output.stdout.extend_from_slice(data),
+                true => output.stderr.extend_from_slice(data),
+            })
+            .await?;
+        output.exit_status = exit_status;
+        Ok(output)
+    }
+
+    /// Runs `command` on a separate exec channel like [`SshSession::exec`], its standard output
+    /// and error merged in the order they arrive, keeping at most `keep` bytes: the first and the
+    /// last half, the middle counted in [`BoundedOutput::left_out`] (so a huge output costs
+    /// `keep` bytes of memory, not its size). No time limit: callers wrap it in a timeout.
+    pub async fn exec_bounded(
+        &self,
+        command: &str,
+        keep: usize,
+    ) -> Result<BoundedOutput, SshError> {
+        let mut output = BoundedOutput::new(keep);
+        let (exit_status, signal) = self.exec_each(command, |_, data| output.push(data)).await?;
+        output.exit_status = exit_status;
+        output.signal = signal;
+        Ok(output)
+    }
+
+    /// Runs `command` on an exec channel, handing each piece of its output to `data` (with
+    /// whether it came on standard error); its exit status and the signal that ended it.
+    async fn exec_each(
+        &self,
+        command: &str,
+        mut data: impl FnMut(bool, &[u8]),
+    ) -> Result<(Option<u32>, Option<String>), SshError> {
         let mut channel = self.open_session_channel().await?;
         channel
             .exec(/* want_reply */ true, command)
             .await
             .map_err(|e| self.channel_error("run a command", e))?;
-        let mut output = ExecOutput::default();
+        let (mut exit_status, mut signal) = (None, None);
         let mut ended_cleanly = false;
         while let Some(msg) = channel.wait().await {
             match msg {
-                ChannelMsg::Data { data } => output.stdout.extend_from_slice(&data),
-                ChannelMsg::ExtendedData { data, .. } => output.stderr.extend_from_slice(&data),
-                ChannelMsg::ExitStatus { exit_status } => {
-                    output.exit_status = Some(exit_status);
+                ChannelMsg::Data { data: bytes } => data(false, &bytes),
+                ChannelMsg::ExtendedData { data: bytes, .. } => data(true, &bytes),
+                ChannelMsg::ExitStatus { exit_status: code } => {
+                    exit_status = Some(code);
                     ended_cleanly = true;
                 }
-                ChannelMsg::ExitSignal { .. } | ChannelMsg::Close => ended_cleanly = true,
+                ChannelMsg::ExitSignal { signal_name, .. } => {
+                    signal = Some(format!("{signal_name:?}"));
+                    ended_cleanly = true;
+                }
+                ChannelMsg::Close => ended_cleanly = true,
                 ChannelMsg::Failure => {
                     return Err(SshError::Refused {
                         endpoint: self.inner.endpoint.clone(),
@@ -285,7 +323,7 @@ impl SshSession {
         if !ended_cleanly {
             return Err(self.lost());
         }
-        Ok(output)
+        Ok((exit_status, signal))
     }
 
     /// Starts `command` on a separate exec channel whose input and output stream while it runs:
@@ -696,5 +734,74 @@ mod tests {
 
         let plain = preferred_algorithms(false);
         assert_eq!(plain.cipher, defaults.cipher);
+    }
+}
+
+/// What [`SshSession::exec_bounded`] kept of a command's output.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BoundedOutput {
+    /// The first bytes, up to half of what is kept.
+    pub head: Vec<u8>,
+    /// The last bytes, up to the other half.
+    pub tail: std::collections::VecDeque<u8>,
+    /// How many bytes between them were not kept.
+    pub left_out: u64,
+    pub exit_status: Option<u32>,
+    /// The signal that ended the command, when one did.
+    pub signal: Option<String>,
+    keep_head: usize,
+    keep_tail: usize,
+}
+
+impl BoundedOutput {
+    fn new(keep: usize) -> BoundedOutput {
+        BoundedOutput {
+            keep_head: keep / 2,
+            keep_tail: keep - keep / 2,
+            ..BoundedOutput::default()
+        }
+    }
+
+    fn push(&mut self, mut data: &[u8]) {
+        let room = self.keep_head.saturating_sub(self.head.len());
+        let (first, rest) = data.split_at(room.min(data.len()));
+        self.head.extend_from_slice(first);
+        data = rest;
+        // Only the last `keep_tail` bytes of what is left can stay in the tail.
+        if data.len() > self.keep_tail {
+            let skipped = data.len() - self.keep_tail;
+            self.left_out += (self.tail.len() + skipped) as u64;
+            self.tail.clear();
+            data = &data[skipped..];
+        }
+        let overflow = (self.tail.len() + data.len()).saturating_sub(self.keep_tail);
+        self.tail.drain(..overflow);
+        self.left_out += overflow as u64;
+        self.tail.extend(data);
+    }
+}
+
+#[cfg(test)]
+mod bounded_tests {
+    use super::BoundedOutput;
+
+    #[test]
+    fn keeps_the_head_and_the_tail_and_counts_the_middle() {
+        let mut output = BoundedOutput::new(6);
+        for chunk in [&b"ab"[..], b"cdef", b"ghij", b"k"] {
+            output.push(chunk);
+        }
+        assert_eq!(output.head, b"abc");
+        assert_eq!(output.tail.iter().copied().collect::<Vec<u8>>(), b"ijk");
+        assert_eq!(output.left_out, 5);
+        let mut small = BoundedOutput::new(100);
+        small.push(b"hello");
+        assert_eq!(
+            (small.head.as_slice(), small.tail.len(), small.left_out),
+            (&b"hello"[..], 0, 0)
+        );
+        let mut big = BoundedOutput::new(4);
+        big.push(&[b'x'; 1000]);
+        assert_eq!((big.head.len(), big.tail.len(), big.left_out), (2, 2, 996));
     }
 }

@@ -308,6 +308,10 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "host_key_changed":
     case "host_key_replaced":
     case "forward_state": // a terminal tab's forwards: not shown in this version of the page
+    case "fleet_checked": // fleet runs: not started from this version of the page
+    case "fleet_host_running":
+    case "fleet_host_finished":
+    case "fleet_finished":
       return state;
     default: {
       // A new event type fails to compile here; one from a newer engine is ignored.

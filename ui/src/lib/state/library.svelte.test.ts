@@ -62,7 +62,7 @@ describe("the library's requests", () => {
     const settings = { forbidden_commands: ["rm"] };
     transport.emit({
       type: "saved_connections",
-      connections: [{ name: "old", kind: "ssh", address: "ssh://u@h:22", target, settings }],
+      connections: [{ name: "old", kind: "ssh", address: "ssh://u@h:22", target, settings, tags: [] }],
     });
     const done = library.saveEdited("old", "new", target, []);
     expect(transport.ops).toEqual([

@@ -129,6 +129,11 @@ export class Library {
     return this.request({ type: "update_connection_settings", name, settings }, "saved_connections");
   }
 
+  /** Replace the tags (groups) of saved connection `name`. */
+  setTags(name: string, tags: string[]): Promise<string | null> {
+    return this.request({ type: "set_connection_tags", name, tags }, "saved_connections");
+  }
+
   /** An open tab's settings: asked for, answered by `settings_changed` (not kept here). */
   readTabSettings(tab: TabId): void {
     this.transport.send({ type: "read_settings", tab });

@@ -21,6 +21,7 @@ const web1: SavedConnection = {
   address: "ssh://deploy@10.0.0.5:22",
   target: { kind: "ssh", host: "10.0.0.5", port: 22, user: "deploy", identity_files: [], jump_hosts: [] },
   settings: { forbidden_commands: ["rm"] },
+  tags: [],
 };
 
 function entry(tool: string, more: Partial<AuditEntry> = {}): AuditEntry {
@@ -51,7 +52,7 @@ describe("the saved connections reducer", () => {
     const state = apply(initialLibrary(), {
       type: "ssh_config_hosts",
       path: "/home/u/.ssh/config",
-      hosts: [{ name: "db", address: "ssh://pg@db:22", already_saved: true }],
+      hosts: [{ name: "db", address: "ssh://pg@db:22", already_saved: true, tags: [] }],
     });
     expect(state.sshConfig?.hosts[0]?.already_saved).toBe(true);
   });

@@ -991,6 +991,10 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "host_key_changed":
     case "host_key_replaced":
     case "forward_state": // a terminal tab's forwards: not shown in this version of the page
+    case "fleet_checked": // fleet runs: not started from this version of the page
+    case "fleet_host_running":
+    case "fleet_host_finished":
+    case "fleet_finished":
     case "view_shown":
     case "view_button_finished":
       return state;

@@ -1,0 +1,441 @@
+//! Fleet runs (`Op::FleetCheck`, `Op::FleetRun`): one command line on many saved SSH
+//! connections, each judged by `policy::decide` as run_command in a tab of that connection
+//! would be (its settings, the run's mode, what the session has seen elsewhere), then where
+//! links on that server lead, and run on an exec channel of its own connection, a bounded
+//! number of hosts at once. Every host ends with a `FleetHostFinished` and one audit line.
+//!
+//! This must never run a line on a host whose rules forbid it, or that its rules ask about and
+//! the caller did not approve for that host; never type into a user's terminal; never ask
+//! about a host key or a password (a host that needs one fails).
+
+use super::prompts::keychain_secret;
+use super::{Inner, lock};
+use crate::audit::{AuditRecord, now_rfc3339, redact_args};
+use crate::connect::profiles::ProfileStore;
+use crate::connect::secrets::{key_passphrase_account, ssh_password_account};
+use crate::fleet::{FleetHost, hosts_of, output_text, report};
+use crate::policy::{CallFacts, Decision, PolicyContext, decide};
+use crate::ssh::{ConnectInteraction, SshSession};
+use crate::tools::TabResources;
+use futures::StreamExt;
+use kaiport_protocol::*;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// What `Op::FleetRun` asked.
+pub(super) struct FleetAsk {
+    pub(super) run: String,
+    pub(super) targets: Vec<String>,
+    pub(super) command: String,
+    pub(super) mode: Mode,
+    pub(super) approved: Vec<String>,
+    pub(super) automatic: bool,
+    pub(super) concurrency: Option<u32>,
+}
+
+/// How one host's part ended, before it is reported.
+struct HostEnd {
+    status: FleetStatus,
+    exit_code: Option<i32>,
+    reason: Option<String>,
+    output: String,
+    verdict: Verdict,
+    decided_by: Option<DecidedBy>,
+    reasons: Vec<String>,
+}
+
+impl HostEnd {
+    fn failed(reason: String, verdict: Verdict, decided_by: Option<DecidedBy>) -> HostEnd {
+        HostEnd {
+            status: FleetStatus::Failed,
+            exit_code: None,
+            reason: Some(reason),
+            output: String::new(),
+            verdict,
+            decided_by,
+            reasons: Vec::new(),
+        }
+    }
+}
+
+/// What a decision lets a host do in this run.
+enum Judged {
+    Run {
+        verdict: Verdict,
+        by: DecidedBy,
+        reasons: Vec<String>,
+    },
+    Stop(HostEnd),
+}
+
+impl Inner {
+    /// The run's line, or why it is not one command line.
+    fn fleet_line(&self, command: &str) -> Result<(), String> {
+        if command.trim().is_empty() {
+            return Err("a fleet run needs a command line".to_owned());
+        }
+        if command.contains(['\n', '\r']) {
+            return Err("a fleet run takes one command line, without line breaks".to_owned());
+        }
+        Ok(())
+    }
+
+    /// The hosts of `targets`, from the saved connections as they are now.
+    async fn fleet_hosts(&self, targets: Vec<String>) -> Result<Vec<FleetHost>, String> {
+        let profiles = self.config.profiles_path.clone();
+        tokio::task::spawn_blocking(move || {
+            let store = ProfileStore::load(&profiles).map_err(|error| error.to_string())?;
+            hosts_of(&store, &targets)
+        })
+        .await
+        .map_err(|error| format!("the saved connections could not be read: {error}"))?
+    }
+
+    /// The policy's answer for `line` on `host`, as for run_command in a tab of it.
+    fn fleet_decide(&self, host: &FleetHost, line: &str, mode: Mode) -> Decision {
+        let policy = PolicyContext {
+            mode,
+            settings: &host.settings,
+            tab_kind: TabKind::Terminal,
+            data_seen: lock(&self.taint).seen_elsewhere(&host.name),
+        };
+        decide(
+            &CallFacts::Command {
+                line: line.to_owned(),
+            },
+            policy,
+        )
+    }
+
+    /// `Op::FleetCheck`.
+    pub(super) async fn fleet_check(
+        &self,
+        run: String,
+        targets: Vec<String>,
+        command: String,
+        mode: Option<Mode>,
+    ) {
+        let checked = match self.fleet_line(&command) {
+            Ok(()) => self.fleet_hosts(targets).await,
+            Err(message) => Err(message),
+        };
+        let hosts = match checked {
+            Ok(hosts) => hosts,
+            Err(message) => {
+                self.emit(Event::Error { tab: None, message });
+                return;
+            }
+        };
+        let mode = mode.unwrap_or_default();
+        let hosts = hosts
+            .iter()
+            .map(|host| {
+                let (decision, reasons) = match self.fleet_decide(host, &command, mode) {
+                    Decision::Allow { reasons, .. } => (Verdict::Allow, reasons),
+                    Decision::Ask { reasons, .. } => (Verdict::Ask, reasons),
+                    Decision::Deny { reason } => (Verdict::Deny, vec![reason]),
+                };
+                FleetHostCheck {
+                    host: host.name.clone(),
+                    decision,
+                    reasons,
+                }
+            })
+            .collect();
+        self.emit(Event::FleetChecked {
+            run,
+            command,
+            hosts,
+        });
+    }
+
+    /// `Op::FleetRun`.
+    pub(super) async fn fleet_run(self: Arc<Self>, asked: FleetAsk) {
+        let hosts = match self.fleet_line(&asked.command) {
+            Ok(()) => self.fleet_hosts(asked.targets.clone()).await,
+            Err(message) => Err(message),
+        };
+        let hosts = match hosts {
+            Ok(hosts) => hosts,
+            Err(message) => {
+                self.emit(Event::Error { tab: None, message });
+                return;
+            }
+        };
+        let at_once = asked
+            .concurrency
+            .map_or(self.config.fleet_concurrency, |asked| asked as usize)
+            .clamp(1, crate::fleet::MAX_CONCURRENCY);
+        let total = u32::try_from(hosts.len()).unwrap_or(u32::MAX);
+        let finished = AtomicU32::new(0);
+        let asked = &asked;
+        let finished = &finished;
+        let mut results: Vec<(usize, FleetHostResult, String)> =
+            futures::stream::iter(hosts.into_iter().enumerate())
+                .map(|(index, host)| {
+                    let inner = self.clone();
+                    async move {
+                        let (result, output) = inner.fleet_host(asked, &host).await;
+                        let done = finished.fetch_add(1, Ordering::SeqCst) + 1;
+                        inner.emit(Event::FleetHostFinished {
+                            run: asked.run.clone(),
+                            result: result.clone(),
+                            done,
+                            total,
+                        });
+                        (index, result, output)
+                    }
+                })
+                .buffer_unordered(at_once)
+                .collect()
+                .await;
+        results.sort_by_key(|(index, _, _)| *index);
+        let report = report(
+            &asked.command,
+            results
+                .into_iter()
+                .map(|(_, result, output)| (result, output))
+                .collect(),
+        );
+        self.emit(Event::FleetFinished {
+            run: asked.run.clone(),
+            report,
+        });
+    }
+
+    /// One host: judged, connected, judged again where links lead, run, audited.
+    async fn fleet_host(&self, asked: &FleetAsk, host: &FleetHost) -> (FleetHostResult, String) {
+        self.emit(Event::FleetHostRunning {
+            run: asked.run.clone(),
+            host: host.name.clone(),
+        });
+        let started = Instant::now();
+        let end = self.fleet_host_end(asked, host).await;
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let result = FleetHostResult {
+            host: host.name.clone(),
+            status: end.status,
+            exit_code: end.exit_code,
+            reason: end.reason.clone(),
+            duration_ms,
+        };
+        self.fleet_audit(asked, host, &end, duration_ms);
+        (result, end.output)
+    }
+
+    async fn fleet_host_end(&self, asked: &FleetAsk, host: &FleetHost) -> HostEnd {
+        let decision = self.fleet_decide(host, &asked.command, asked.mode);
+        let failed = match self.fleet_judged(asked, host, decision.clone()) {
+            Judged::Stop(end) => return end,
+            Judged::Run {
+                verdict,
+                by,
+                reasons,
+            } => move |reason: String| HostEnd {
+                reasons,
+                ..HostEnd::failed(reason, verdict, Some(by))
+            },
+        };
+        let target = match &host.target {
+            Ok(target) => target,
+            Err(reason) => return failed(reason.clone()),
+        };
+        let prompts = Arc::new(FleetPrompts);
+        let session = match SshSession::connect(target, &self.ssh_options(), prompts).await {
+            Ok(session) => session,
+            Err(error) => return failed(error.to_string()),
+        };
+        let end = self.fleet_on_server(asked, host, decision, &session).await;
+        session.disconnect().await;
+        end
+    }
+
+    /// Whether `decision` lets `host` run the line in this run.
+    fn fleet_judged(&self, asked: &FleetAsk, host: &FleetHost, decision: Decision) -> Judged {
+        let stop = |status, reason: String, verdict, decided_by, reasons| {
+            Judged::Stop(HostEnd {
+                status,
+                exit_code: None,
+                reason: Some(reason),
+                output: String::new(),
+                verdict,
+                decided_by,
+                reasons,
+            })
+        };
+        match decision {
+            Decision::Deny { reason } => stop(
+                FleetStatus::Refused,
+                reason.clone(),
+                Verdict::Deny,
+                Some(DecidedBy::Rule),
+                vec![reason],
+            ),
+            Decision::Allow { by, reasons } => Judged::Run {
+                verdict: Verdict::Allow,
+                by,
+                reasons,
+            },
+            Decision::Ask { reasons, .. } if asked.approved.contains(&host.name) => Judged::Run {
+                verdict: Verdict::Ask,
+                by: if asked.automatic {
+                    DecidedBy::Automatic
+                } else {
+                    DecidedBy::User
+                },
+                reasons,
+            },
+            Decision::Ask { reasons, .. } => {
+                let why = if reasons.is_empty() {
+                    "this connection's rules ask before the line runs".to_owned()
+                } else {
+                    reasons.join("; ")
+                };
+                stop(
+                    FleetStatus::NeedsApproval,
+                    format!("needs approval, not given for this host: {why}"),
+                    Verdict::Ask,
+                    None,
+                    reasons,
+                )
+            }
+        }
+    }
+
+    /// On the connected host: where the line's writes land, judged again; then the command.
+    async fn fleet_on_server(
+        &self,
+        asked: &FleetAsk,
+        host: &FleetHost,
+        decision: Decision,
+        session: &SshSession,
+    ) -> HostEnd {
+        let line = asked.command.as_str();
+        let resources = TabResources {
+            terminal: None,
+            ssh: Some(session.clone()),
+            files: None,
+            local_files: None,
+        };
+        let resolved = crate::tools::links::resolve_command_writes(line, &resources).await;
+        let decision = crate::policy::judge_resolved_writes(decision, &resolved);
+        let (verdict, by, reasons) = match self.fleet_judged(asked, host, decision) {
+            Judged::Run {
+                verdict,
+                by,
+                reasons,
+            } => (verdict, by, reasons),
+            Judged::Stop(end) => return end,
+        };
+        let settings = &host.settings;
+        let keep = settings.output_limit_kb as usize * 1024;
+        let timeout = Duration::from_secs(u64::from(settings.command_timeout_s));
+        let ran = tokio::time::timeout(timeout, session.exec_bounded(line, keep)).await;
+        let failed = |reason: String| HostEnd {
+            reasons: reasons.clone(),
+            ..HostEnd::failed(reason, verdict, Some(by))
+        };
+        let output = match ran {
+            Ok(Ok(output)) => output,
+            Ok(Err(error)) => return failed(error.to_string()),
+            Err(_) => {
+                return failed(format!(
+                    "still running after {} s (the connection's command timeout); it was \
+                     stopped by closing the connection",
+                    settings.command_timeout_s
+                ));
+            }
+        };
+        lock(&self.taint).record(&host.name, settings.sensitivity);
+        HostEnd {
+            status: FleetStatus::Done,
+            exit_code: output
+                .exit_status
+                .map(|code| i32::try_from(code).unwrap_or(i32::MAX)),
+            reason: output
+                .signal
+                .as_ref()
+                .map(|signal| format!("ended by signal {signal}")),
+            output: output_text(&output, settings),
+            verdict,
+            decided_by: Some(by),
+            reasons,
+        }
+    }
+
+    /// The host's audit line: tool `fleet_run`, the run's id as the tab.
+    fn fleet_audit(&self, asked: &FleetAsk, host: &FleetHost, end: &HostEnd, duration_ms: u64) {
+        let status = match end.status {
+            FleetStatus::Done => ToolStatus::Ok,
+            FleetStatus::Failed => ToolStatus::Error,
+            FleetStatus::Refused | FleetStatus::NeedsApproval => ToolStatus::Denied,
+        };
+        let outcome = match end.status {
+            FleetStatus::Done => "done",
+            FleetStatus::Failed => "failed",
+            FleetStatus::Refused => "refused",
+            FleetStatus::NeedsApproval => "needs_approval",
+        };
+        let mut result = serde_json::json!({ "status": outcome });
+        if let Some(code) = end.exit_code {
+            result["exit_code"] = code.into();
+        }
+        let record = AuditRecord {
+            time: now_rfc3339(),
+            tab: format!("fleet:{}", asked.run),
+            connection: host.name.clone(),
+            tool: "fleet_run".to_owned(),
+            call: format!("{}/{}", asked.run, host.name),
+            args: redact_args(&serde_json::json!({ "command": asked.command })),
+            decision: end.verdict,
+            decided_by: end.decided_by,
+            reasons: end.reasons.clone(),
+            status,
+            result: Some(result),
+            error: match end.status {
+                FleetStatus::Done => None,
+                _ => end.reason.clone(),
+            },
+            edited_command: None,
+            duration_ms,
+            waited_ms: None,
+        };
+        match self.audit.append(&record) {
+            Ok(()) => self.emit(Event::AuditRecorded { entry: record }),
+            Err(error) => self.emit(Event::Error {
+                tab: None,
+                message: error.to_string(),
+            }),
+        }
+    }
+}
+
+/// A fleet host logs in without a person: keys and the ssh-agent, and secrets already in the
+/// keychain; an unknown host key is refused (open the connection once in a tab to trust it).
+struct FleetPrompts;
+
+#[async_trait::async_trait]
+impl ConnectInteraction for FleetPrompts {
+    async fn confirm_unknown_host(&self, _: &str, _: u16, _: &str, _: &str) -> bool {
+        false
+    }
+
+    async fn password(&self, user: &str, host: &str, port: u16) -> Option<String> {
+        keychain_secret(ssh_password_account(user, host, port)).await
+    }
+
+    async fn passphrase(&self, key_path: &Path) -> Option<String> {
+        keychain_secret(key_passphrase_account(key_path)).await
+    }
+
+    async fn keyboard_interactive(
+        &self,
+        _: &str,
+        _: &str,
+        _: &[(String, bool)],
+    ) -> Option<Vec<String>> {
+        None
+    }
+}

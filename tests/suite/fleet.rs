@@ -1,0 +1,232 @@
+//! Fleet runs through the engine's ops against twenty real sshd instances on loopback: each
+//! host judged by its own connection's rules (two forbid the command), run on exec channels,
+//! grouped by identical output, one audit line per host; a server killed while its command
+//! runs is reported as failed with the reason.
+
+use crate::saved::next;
+use kaiport_core::{Engine, EngineConfig, EventStream};
+use kaiport_protocol::*;
+use kaiport_tests::sshd::Sshd;
+use pretty_assertions::assert_eq;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const HOSTS: usize = 20;
+/// The hosts whose rules forbid the command.
+const FORBIDDING: [&str; 2] = ["web-18", "web-19"];
+const VICTIM: &str = "web-05";
+
+fn name(index: usize) -> String {
+    format!("web-{index:02}")
+}
+
+/// Waits for `path` to exist: the remote command made it (a hang guard, not a timing).
+async fn appears(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} did not appear",
+            path.display()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn finished(events: &mut EventStream, run: &str) -> FleetReport {
+    next(events, |event| match event {
+        Event::FleetFinished { run: done, report } if done == run => Some(report),
+        _ => None,
+    })
+    .await
+}
+
+/// A run on the tag `web`, approved for `approved`.
+fn run_on_web(run: &str, command: &str, approved: &[String]) -> Op {
+    Op::FleetRun {
+        run: run.to_owned(),
+        targets: vec!["web".to_owned()],
+        command: command.to_owned(),
+        mode: None,
+        approved: approved.to_vec(),
+        automatic: false,
+        concurrency: None,
+    }
+}
+
+fn groups(report: &FleetReport) -> Vec<(FleetStatus, String, usize)> {
+    report
+        .groups
+        .iter()
+        .map(|group| (group.status, group.output.clone(), group.hosts.len()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleet_run_follows_each_hosts_rules_groups_the_output_and_audits_every_host() {
+    let base = Sshd::start().unwrap();
+    let gate_dir = base.writable_folder().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let config = EngineConfig::in_dir(home.path());
+    let mut servers = Vec::new();
+    let mut profiles = String::new();
+    for index in 0..HOSTS {
+        let host = name(index);
+        let version = if index < 3 { "1.22.1" } else { "1.24.0" };
+        let env = [
+            ("NGINX_VERSION", version),
+            ("HOST_NAME", host.as_str()),
+            ("GATE_DIR", gate_dir.path().to_str().unwrap()),
+        ];
+        let server = base.start_sibling(&env).unwrap();
+        server.trust_in(&config.known_hosts).unwrap();
+        profiles.push_str(&format!(
+            "[[connection]]\nname = \"{host}\"\nkind = \"ssh\"\nhost = \"127.0.0.1\"\nport = {}\n\
+             user = \"{}\"\nidentity_files = [\"{}\"]\ntags = [\"web\"]\n",
+            server.port(),
+            server.user(),
+            server.keys.ed25519.display()
+        ));
+        if FORBIDDING.contains(&host.as_str()) {
+            profiles.push_str("[connection.settings]\nforbidden_commands = [\"printenv\"]\n");
+        }
+        servers.push(server);
+    }
+    std::fs::write(&config.profiles_path, profiles).unwrap();
+    let audit_path = config.audit_path.clone();
+    let (engine, mut events) = Engine::new(config).unwrap();
+    let command = "printenv NGINX_VERSION && touch \"$GATE_DIR/started-$HOST_NAME\" && \
+                   until [ -e \"$GATE_DIR/gate\" ]; do sleep 0.05; done";
+    let everyone: Vec<String> = (0..HOSTS).map(name).collect();
+
+    // Before it runs: which hosts' rules ask and which forbid it.
+    engine
+        .handle(Op::FleetCheck {
+            run: "check".to_owned(),
+            targets: vec!["web".to_owned()],
+            command: command.to_owned(),
+            mode: None,
+        })
+        .await;
+    let checked = next(&mut events, |event| match event {
+        Event::FleetChecked { hosts, .. } => Some(hosts),
+        _ => None,
+    })
+    .await;
+    let decisions: Vec<(String, Verdict)> = checked
+        .iter()
+        .map(|host| (host.host.clone(), host.decision))
+        .collect();
+    let expected: Vec<(String, Verdict)> = everyone
+        .iter()
+        .map(|host| {
+            let verdict = if FORBIDDING.contains(&host.as_str()) {
+                Verdict::Deny
+            } else {
+                Verdict::Ask
+            };
+            (host.clone(), verdict)
+        })
+        .collect();
+    assert_eq!(decisions, expected);
+
+    // The gate open: every allowed host runs to its end.
+    std::fs::write(gate_dir.path().join("gate"), "").unwrap();
+    engine.handle(run_on_web("first", command, &everyone)).await;
+    let report = finished(&mut events, "first").await;
+    assert_eq!(
+        (report.total, report.done, report.refused, report.failed),
+        (20, 18, 2, 0),
+        "{report:#?}"
+    );
+    let refused = &report.groups[0];
+    assert_eq!(refused.hosts, FORBIDDING.map(str::to_owned).to_vec());
+    assert!(
+        refused
+            .reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains("printenv"),
+        "{refused:?}"
+    );
+    assert_eq!(
+        groups(&report),
+        vec![
+            (FleetStatus::Refused, String::new(), 2),
+            (FleetStatus::Done, "1.24.0\n".to_owned(), 15),
+            (FleetStatus::Done, "1.22.1\n".to_owned(), 3),
+        ]
+    );
+
+    // The gate shut: one server dies while its command runs.
+    std::fs::remove_file(gate_dir.path().join("gate")).unwrap();
+    for host in &everyone {
+        let _ = std::fs::remove_file(gate_dir.path().join(format!("started-{host}")));
+    }
+    engine
+        .handle(run_on_web("second", command, &everyone))
+        .await;
+    appears(&gate_dir.path().join(format!("started-{VICTIM}"))).await;
+    let victim = everyone.iter().position(|host| host == VICTIM).unwrap();
+    servers[victim].kill();
+    let failed = next(&mut events, |event| match event {
+        Event::FleetHostFinished { run, result, .. }
+            if run == "second" && result.host == VICTIM =>
+        {
+            Some(result)
+        }
+        _ => None,
+    })
+    .await;
+    assert_eq!(failed.status, FleetStatus::Failed, "{failed:?}");
+    std::fs::write(gate_dir.path().join("gate"), "").unwrap();
+    let report = finished(&mut events, "second").await;
+    assert_eq!(
+        (report.total, report.done, report.refused, report.failed),
+        (20, 17, 2, 1),
+        "{report:#?}"
+    );
+    let reason = report.groups[1].reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains("lost") || reason.contains("closed") || reason.contains("reset"),
+        "{reason}"
+    );
+    assert_eq!(
+        groups(&report),
+        vec![
+            (FleetStatus::Refused, String::new(), 2),
+            (FleetStatus::Failed, String::new(), 1),
+            (FleetStatus::Done, "1.24.0\n".to_owned(), 14),
+            (FleetStatus::Done, "1.22.1\n".to_owned(), 3),
+        ]
+    );
+    assert_eq!(report.groups[1].hosts, vec![VICTIM.to_owned()]);
+
+    // Each connection's audit has one line per run, saying how its part ended.
+    let audit = kaiport_core::audit::read_recent(&audit_path, 1000).unwrap();
+    for host in &everyone {
+        let lines: Vec<(String, ToolStatus, Verdict)> = audit
+            .iter()
+            .filter(|entry| entry.tool == "fleet_run" && &entry.connection == host)
+            .map(|entry| (entry.tab.clone(), entry.status, entry.decision))
+            .collect();
+        let (status, verdict) = if FORBIDDING.contains(&host.as_str()) {
+            (ToolStatus::Denied, Verdict::Deny)
+        } else {
+            (ToolStatus::Ok, Verdict::Ask)
+        };
+        let second = if host == VICTIM {
+            ToolStatus::Error
+        } else {
+            status
+        };
+        assert_eq!(
+            lines,
+            vec![
+                ("fleet:first".to_owned(), status, verdict),
+                ("fleet:second".to_owned(), second, verdict),
+            ],
+            "{host}"
+        );
+    }
+}
