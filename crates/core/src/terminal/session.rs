@@ -163,6 +163,11 @@ struct State {
     /// The prompt's text on its last row (up to where the command line starts), at the last
     /// `B` mark: finds the command line again after the screen scrolled.
     prompt_text: Option<(String, u16)>,
+    /// The shell's current folder, from the authentic OSC 7 its integration prints at each
+    /// prompt ([`super::marks`]); None until one came.
+    cwd: Option<String>,
+    /// A changed `cwd` not yet told to the UI.
+    cwd_changed: bool,
 }
 
 /// The raw bytes of one command, from the moment it was typed: the head and the tail are kept,
@@ -273,6 +278,13 @@ impl State {
         let mut marks = std::mem::take(&mut self.chunk_marks);
         marks.clear();
         self.scanner.scan(chunk, &mut marks);
+        if let Some(cwd) = self.scanner.take_cwd()
+            && self.mode == ShellIntegrationMode::Inject
+            && self.cwd.as_ref() != Some(&cwd)
+        {
+            self.cwd = Some(cwd);
+            self.cwd_changed = true;
+        }
         let now = Instant::now();
         self.last_output_at = now;
         if let Some(capture) = &mut self.capture {
@@ -958,6 +970,8 @@ impl Terminal {
             mode: settings.shell_integration,
             secret,
             prompt_text: None,
+            cwd: None,
+            cwd_changed: false,
         };
         let (changed, _) = watch::channel(0);
         let shared = Arc::new(Shared {
@@ -1695,6 +1709,12 @@ impl Terminal {
         self.lock().busy
     }
 
+    /// The shell's current folder as its integration last reported it (OSC 7 right after an
+    /// authentic mark); None without integration or before the first prompt.
+    pub fn cwd(&self) -> Option<String> {
+        self.lock().cwd.clone()
+    }
+
     /// The shell detected for integration, if any.
     pub fn shell_kind(&self) -> Option<ShellKind> {
         self.lock().shell
@@ -1784,14 +1804,20 @@ async fn pump(shared: Arc<Shared>, mut output: mpsc::Receiver<ShellOutput>) {
         let Some(message) = message else { break };
         match message {
             ShellOutput::Data(bytes) => {
-                let (forward, offset) = {
+                let (forward, offset, cwd) = {
                     let mut state = shared.lock();
                     let forward = state.ingest(&bytes);
                     deferred = !state.pending_mirror.is_empty();
-                    (forward, state.offset())
+                    let cwd = std::mem::take(&mut state.cwd_changed)
+                        .then(|| state.cwd.clone())
+                        .flatten();
+                    (forward, state.offset(), cwd)
                 };
                 if forward {
                     (shared.notify)(TerminalNotice::Output(bytes));
+                }
+                if let Some(cwd) = cwd {
+                    (shared.notify)(TerminalNotice::Cwd(cwd));
                 }
                 shared.changed.send_replace(offset);
             }

@@ -236,6 +236,17 @@ fn live(out: &mut String, tab: &TabInfo) {
             .to_owned()
     };
     let _ = writeln!(out, "- Terminal: {shell}; {integration}.");
+    match &live.cwd {
+        // A folder name comes from the server: quoted, so it reads as a name, not as words.
+        Some(cwd) => {
+            let _ = writeln!(
+                out,
+                "- The shell's current folder is {cwd:?} (as the shell reported at its last prompt); \
+                 relative paths in commands start there."
+            );
+        }
+        None => out.push_str("- The shell's current folder is unknown; `pwd` tells.\n"),
+    }
     if let Some((cols, rows)) = live.size {
         let _ = writeln!(
             out,

@@ -74,6 +74,7 @@ fn terminal(
             reconnecting: false,
             shell,
             integration,
+            cwd: integration.then(|| "/home/alice".to_owned()),
             size: Some((120, 40)),
             busy: false,
             alternate_screen: false,
@@ -323,6 +324,16 @@ const RUBRIC: &[Item] = &[
         says: "A host not probed yet says so and how to find out",
         cases: &["not probed, nobody watching"],
         needs: &["not probed yet (unknown)", "uname -a"],
+    },
+    Item {
+        says: "The shell's current folder is stated as the shell reported it, quoted",
+        cases: &["ssh bash ask", "ssh zsh autopilot"],
+        needs: &["current folder is \"/home/alice\"", "relative paths"],
+    },
+    Item {
+        says: "Without integration the current folder is unknown and pwd tells",
+        cases: &["integration off, probe failed"],
+        needs: &["current folder is unknown", "`pwd`"],
     },
     Item {
         says: "The detected interactive shell is named",
