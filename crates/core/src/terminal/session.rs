@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use kaiport_protocol::tools::{
-    CommandStatus, Detection, Key, RunCommandResult, ScreenResult, Truncation,
+    CommandSoFar, CommandStatus, Detection, Key, RunCommandResult, ScreenResult, Truncation,
 };
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -139,6 +139,9 @@ struct State {
     last_output_at: Instant,
     /// Raw bytes since the current command was typed.
     capture: Option<Capture>,
+    /// The last command run_command typed, once its wait ended: what read_screen's
+    /// `since_command` reads. Its capture keeps growing until the command's end is seen.
+    last_run: Option<LastRun>,
     /// While `Some`, output is hidden from the UI and the mirror (injection).
     hidden: Option<Vec<u8>>,
     closed: Option<ShellClosed>,
@@ -272,6 +275,20 @@ impl Capture {
     }
 }
 
+/// The last command run_command typed, after run_command stopped waiting for it.
+struct LastRun {
+    command: String,
+    capture: Capture,
+    /// Its output starts here in the stream.
+    from: u64,
+    /// Where its output ended (its `D` mark, or where run_command saw it complete); None while
+    /// no end was seen.
+    to: Option<u64>,
+    exit_code: Option<i32>,
+    drop_echo: bool,
+    drop_prompt: bool,
+}
+
 impl State {
     fn ingest(&mut self, chunk: &[u8]) -> bool {
         let base = self.scanner.offset();
@@ -289,6 +306,8 @@ impl State {
         self.last_output_at = now;
         if let Some(capture) = &mut self.capture {
             capture.push(chunk);
+        } else if let Some(run) = self.last_run.as_mut().filter(|run| run.to.is_none()) {
+            run.capture.push(chunk);
         }
         let forward = if let Some(hidden) = &mut self.hidden {
             hidden.extend_from_slice(chunk);
@@ -391,6 +410,15 @@ impl State {
         }
         if matches!(mark.kind, MarkKind::PromptStart | MarkKind::CommandStart) {
             self.marks_live = true;
+        }
+        // A command run_command stopped waiting for has ended since.
+        if let MarkKind::CommandFinished { exit_code } = mark.kind
+            && let Some(run) = self.last_run.as_mut()
+            && run.to.is_none()
+            && mark.start >= run.from
+        {
+            run.to = Some(mark.start);
+            run.exit_code = exit_code;
         }
         if mark.kind == MarkKind::CommandStart {
             self.line_fed_since_prompt = false;
@@ -685,6 +713,7 @@ fn screen_result(screen: &vt100::Screen) -> ScreenResult {
         rows: rows.get(),
         cols: cols.get(),
         alternate_screen: screen.alternate_screen(),
+        command: None,
     }
 }
 
@@ -958,6 +987,7 @@ impl Terminal {
             chunk_marks: Vec::new(),
             last_output_at: Instant::now(),
             capture: None,
+            last_run: None,
             hidden: None,
             closed: None,
             ready: false,
@@ -1230,6 +1260,7 @@ impl Terminal {
             let mut state = self.lock();
             let start = state.offset();
             state.capture = Some(Capture::new(start));
+            state.last_run = None;
             RunContext {
                 start,
                 integration: state.integration_active(),
@@ -1252,7 +1283,7 @@ impl Terminal {
             {
                 let mut state = self.lock();
                 if let Some(verdict) = ctx.evaluate(&state, now) {
-                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at, command));
                 }
                 let interrupted = |note: String| Verdict {
                     status: CommandStatus::Interrupted,
@@ -1272,14 +1303,14 @@ impl Terminal {
                 if let Some(closed) = state.closed.clone() {
                     let note = TerminalError::from_closed(&closed).to_string();
                     let verdict = interrupted(format!("{note}; the command did not finish"));
-                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at, command));
                 }
                 if cancel.is_cancelled() {
                     let verdict = interrupted(
                         "cancelled while waiting; the command may still be running in the terminal"
                             .to_owned(),
                     );
-                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at, command));
                 }
                 if now >= deadline {
                     let verdict = Verdict {
@@ -1291,7 +1322,7 @@ impl Terminal {
                         )),
                         ..interrupted(String::new())
                     };
-                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at, command));
                 }
             }
             tokio::select! {
@@ -1307,6 +1338,7 @@ impl Terminal {
         ctx: &RunContext,
         mut verdict: Verdict,
         started_at: Instant,
+        command: &str,
     ) -> RunCommandResult {
         let capture = state.capture.take();
         // Output that started with a C mark has no echo line to drop.
@@ -1324,7 +1356,7 @@ impl Terminal {
         let gap = capture.as_ref().and_then(|capture| {
             capture.gap_within(verdict.from, verdict.to.unwrap_or_else(|| capture.end()))
         });
-        let output = capture.map_or_else(String::new, |capture| {
+        let output = capture.as_ref().map_or_else(String::new, |capture| {
             let to = verdict.to.unwrap_or_else(|| capture.end());
             let bytes = capture.slice(verdict.from, to);
             let echoed = capture.saw_newline;
@@ -1336,6 +1368,16 @@ impl Terminal {
             )
         });
         let output = state.scrub(output);
+        let completed = verdict.status == CommandStatus::Completed;
+        state.last_run = capture.map(|capture| LastRun {
+            command: command.to_owned(),
+            to: completed.then(|| verdict.to.unwrap_or_else(|| capture.end())),
+            capture,
+            from: verdict.from,
+            exit_code: verdict.exit_code,
+            drop_echo: verdict.drop_echo,
+            drop_prompt: verdict.drop_prompt,
+        });
         if verdict.detection == Detection::ShellIntegration
             && state.mode == ShellIntegrationMode::DetectOnly
             && verdict.status == CommandStatus::Completed
@@ -1639,6 +1681,28 @@ impl Terminal {
                 () = cancel.cancelled() => return Err(TerminalError::Cancelled),
             }
         }
+    }
+
+    /// What the last command run_command typed has printed since it started, uncapped (the
+    /// tool caps it), with where its end was seen; None before the first run_command.
+    pub fn command_so_far(&self) -> Option<CommandSoFar> {
+        let state = self.lock();
+        let run = state.last_run.as_ref()?;
+        let to = run.to.unwrap_or_else(|| run.capture.end());
+        let bytes = run.capture.slice(run.from, to);
+        let output = extract_output(
+            &bytes,
+            run.drop_echo && run.capture.saw_newline,
+            run.drop_prompt && run.to.is_some(),
+            state.secret.as_deref(),
+        );
+        Some(CommandSoFar {
+            command: run.command.clone(),
+            ended: run.to.is_some(),
+            exit_code: run.exit_code,
+            output: state.scrub(output),
+            truncated: run.capture.gap_within(run.from, to),
+        })
     }
 
     /// Keystrokes from the UI, passed to the shell unchanged.

@@ -336,6 +336,11 @@ const RUBRIC: &[Item] = &[
         needs: &["current folder is unknown", "`pwd`"],
     },
     Item {
+        says: "A command left running is followed with read_screen and its since_command output, not run again",
+        cases: FULL_TERMINALS,
+        needs: &["since_command: true", "rather than starting it again"],
+    },
+    Item {
         says: "The detected interactive shell is named",
         cases: &["ssh zsh autopilot"],
         needs: &["the interactive shell is zsh"],
