@@ -7,7 +7,7 @@
 
 use anyhow::Result;
 use kaiport_core::agent::ledger::Ledger;
-use kaiport_core::agent::prompt::{Style, system_prompt};
+use kaiport_core::agent::prompt::{Style, system_prompt, tab_now};
 use kaiport_core::agent::{LiveFacts, TabInfo, tool_schemas};
 use kaiport_protocol::{ConnectionSettings, HostFacts, Mode, TabKind};
 use tokio_util::sync::CancellationToken;
@@ -47,6 +47,7 @@ fn tab(kind: TabKind) -> TabInfo {
             reconnecting: false,
             shell: Some("bash"),
             integration: true,
+            cwd: Some("/home/alice".to_owned()),
             size: Some((120, 40)),
             busy: false,
             alternate_screen: false,
@@ -72,13 +73,20 @@ fn main() -> Result<()> {
         let tools = tool_schemas(kind);
         let schemas = serde_json::to_string(&tools)?;
         for (name, style) in [("full", Style::Full), ("compact", Style::Compact)] {
-            let prompt = system_prompt(&info, &tools, &Ledger::default(), NONCE, style);
+            let prompt = system_prompt(&info, &tools, NONCE, style);
             let (o, c) = count(&prompt);
             println!(
                 "| {kind:?} | system prompt, {name} | {} | {o} | {c} |",
                 prompt.len()
             );
         }
+        // Sent after the newest message of every request (no plan, nothing changed yet).
+        let now = tab_now(&info, &Ledger::default());
+        let (o, c) = count(&now);
+        println!(
+            "| {kind:?} | tab now, each step | {} | {o} | {c} |",
+            now.len()
+        );
         let (o, c) = count(&schemas);
         println!(
             "| {kind:?} | tool schemas ({} tools) | {} | {o} | {c} |",

@@ -184,6 +184,29 @@ impl RecordedRequest {
         }
     }
 
+    /// The tab-now block kaiport sends after the newest message (the tab's live facts, plan
+    /// and ledger: `kaiport_core::agent::prompt::tab_now`); empty when there is none.
+    pub fn tab_now(&self) -> String {
+        const HEADER: &str = "# The tab now";
+        let Some(last) = self.body["messages"].as_array().and_then(|m| m.last()) else {
+            return String::new();
+        };
+        let text = match &last["content"] {
+            Value::String(text) => Some(text.as_str()),
+            Value::Array(blocks) => blocks.last().and_then(|block| block["text"].as_str()),
+            _ => None,
+        };
+        text.filter(|text| text.starts_with(HEADER))
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// Everything kaiport tells the model at this step: the system prompt, then the tab-now
+    /// block.
+    pub fn told(&self) -> String {
+        format!("{}\n{}", self.system(), self.tab_now())
+    }
+
     /// The tool results in the conversation, oldest first, as text.
     pub fn tool_results(&self) -> Vec<String> {
         let mut results = Vec::new();
@@ -545,10 +568,10 @@ fn check(expect: &Expect, request: &RecordedRequest) -> std::result::Result<(), 
             return Err(format!("tool {name} offered but should not be"));
         }
     }
-    let system = request.system();
+    let told = request.told();
     for needle in &expect.system_contains {
-        if !system.contains(needle.as_str()) {
-            return Err(format!("system prompt lacks {needle:?}"));
+        if !told.contains(needle.as_str()) {
+            return Err(format!("system prompt and tab-now block lack {needle:?}"));
         }
     }
     let last = request.tool_results().pop().unwrap_or_default();

@@ -65,6 +65,20 @@ pub struct SshdConfig {
     /// Log in as [`SUDO_PASSWORD_USER`] (whose sudo asks for a password) instead of
     /// [`TEST_USER`]. Without root, the current user as always.
     pub sudo_asks_password: bool,
+    /// Log in as a user whose login shell is this one (as root only; e.g. [`LoginShell::Zsh`]),
+    /// with passwordless sudo like [`TEST_USER`].
+    pub login_shell: LoginShell,
+}
+
+/// The login shell of the user sshd logs in as (as root; otherwise the current user's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LoginShell {
+    #[default]
+    Bash,
+    /// `kaiport-zsh`, with an empty `~/.zshrc` (so zsh's first-run menu stays away).
+    Zsh,
+    /// `kaiport-fish`.
+    Fish,
 }
 
 /// A running OpenSSH server on 127.0.0.1. See the module docs.
@@ -116,10 +130,10 @@ impl Sshd {
         host: &str,
         netns: Option<&str>,
     ) -> Result<Sshd> {
-        let user = if config.sudo_asks_password {
-            ensure_sudo_password_user()?
-        } else {
-            ensure_test_user()?
+        let user = match (config.sudo_asks_password, config.login_shell) {
+            (true, _) => ensure_sudo_password_user()?,
+            (false, LoginShell::Bash) => ensure_test_user()?,
+            (false, shell) => ensure_shell_user(shell)?,
         };
         std::fs::create_dir_all("/run/sshd").or_else(|e| {
             if is_root() {
@@ -570,9 +584,29 @@ fn create_test_user() -> Result<String> {
     create_user(TEST_USER, &format!("{TEST_USER} ALL=(ALL) NOPASSWD:ALL"))
 }
 
+/// Like [`ensure_test_user`], for the user whose login shell is `shell` (zsh or fish).
+fn ensure_shell_user(shell: LoginShell) -> Result<String> {
+    static ZSH: OnceLock<std::result::Result<String, String>> = OnceLock::new();
+    static FISH: OnceLock<std::result::Result<String, String>> = OnceLock::new();
+    let (cell, user, path) = match shell {
+        LoginShell::Zsh => (&ZSH, "kaiport-zsh", "/usr/bin/zsh"),
+        LoginShell::Fish | LoginShell::Bash => (&FISH, "kaiport-fish", "/usr/bin/fish"),
+    };
+    let result = cell.get_or_init(|| {
+        create_user_with_shell(user, &format!("{user} ALL=(ALL) NOPASSWD:ALL"), path)
+            .map_err(|e| format!("{e:#}"))
+    });
+    result.clone().map_err(|e| anyhow::anyhow!(e))
+}
+
 /// Creates `user` (as root; else returns the current user) with [`TEST_PASSWORD`], bash and the
 /// sudoers drop-in `rule` (`\n` between lines).
 fn create_user(user: &str, rule: &str) -> Result<String> {
+    create_user_with_shell(user, rule, "/bin/bash")
+}
+
+/// [`create_user`] with `shell` as the login shell.
+fn create_user_with_shell(user: &str, rule: &str, shell: &str) -> Result<String> {
     if !is_root() {
         let out = Command::new("id")
             .arg("-un")
@@ -583,8 +617,11 @@ fn create_user(user: &str, rule: &str) -> Result<String> {
     let script = format!(
         r#"set -e
 if ! id -u {user} >/dev/null 2>&1; then
-    useradd --create-home --shell /bin/bash {user}
+    useradd --create-home --shell {shell} {user}
 fi
+[ "$(getent passwd {user} | cut -d: -f7)" = {shell} ] || usermod --shell {shell} {user}
+touch ~{user}/.zshrc
+chown {user}: ~{user}/.zshrc
 echo '{user}:{password}' | chpasswd
 rule="$(printf '{rule}')"
 if [ "$(cat /etc/sudoers.d/{user} 2>/dev/null)" != "$rule" ]; then

@@ -779,3 +779,75 @@ async fn an_interpreter_prompt_is_not_the_shells() {
         "shell-42"
     );
 }
+
+/// read_screen with `since_command` gives the whole output of a command left running, not
+/// only the screen, capped like run_command's, and later says that it ended and how; before
+/// any command it says there is none. With and without shell integration.
+#[tokio::test(flavor = "multi_thread")]
+async fn read_screen_since_command_reads_the_running_commands_output() {
+    let sshd = Sshd::start().unwrap();
+    for integration in [true, false] {
+        let settings = ConnectionSettings {
+            output_limit_lines: 200,
+            ..if integration {
+                ConnectionSettings::default()
+            } else {
+                without_integration()
+            }
+        };
+        let tab = open(&sshd, settings, Mode::Autopilot).await;
+        let none = tab
+            .call("read_screen", json!({"since_command": true}))
+            .await
+            .unwrap();
+        assert_eq!(none.status, ToolStatus::Error, "{none:?}");
+        assert!(
+            none.error.unwrap().contains("no command was run"),
+            "integration {integration}"
+        );
+        // Prints 300 lines, then waits for a line from the terminal: left waiting.
+        let command = "seq 1 300; read -r answer; echo got-$answer-$((6 * 7))";
+        let ran = tab
+            .ok("run_command", json!({"command": command, "timeout_s": 2}))
+            .await
+            .unwrap();
+        assert_ne!(ran["status"], "completed", "{ran}");
+        let read = tab
+            .ok("read_screen", json!({"since_command": true}))
+            .await
+            .unwrap();
+        let so_far = &read["command"];
+        assert_eq!(so_far["command"], command);
+        assert_eq!(so_far["ended"], false, "{read}");
+        let output = so_far["output"].as_str().unwrap();
+        // Far more than the screen's rows, head and tail kept around the cut.
+        assert!(output.starts_with("1\n2\n3\n"), "{output}");
+        assert!(output.contains("\n300"), "{output}");
+        assert!(
+            so_far["truncated"]["omitted_lines"].as_u64().unwrap() > 0,
+            "{read}"
+        );
+        assert!(!read["screen"].as_str().unwrap().contains("\n1\n2\n"));
+        // The user (or Pilot) answers; the command ends.
+        tab.ok("send_input", json!({"text": "yes", "key": "enter"}))
+            .await
+            .unwrap();
+        // Everything the shell printed before the marker (the end mark too) has been read.
+        tab.output_shows("got-yes-42", Duration::from_secs(30))
+            .await
+            .unwrap();
+        tab.marker_round_trip("after").await.unwrap();
+        let ended = tab
+            .ok("read_screen", json!({"since_command": true}))
+            .await
+            .unwrap();
+        let output = ended["command"]["output"].as_str().unwrap();
+        assert!(output.contains("got-yes-42"), "{output}");
+        assert_eq!(ended["command"]["ended"], integration, "{ended}");
+        if integration {
+            assert_eq!(ended["command"]["exit_code"], 0, "{ended}");
+            let output = ended["command"]["output"].as_str().unwrap();
+            assert!(output.trim_end().ends_with("got-yes-42"), "{output}");
+        }
+    }
+}

@@ -45,7 +45,8 @@ impl Move {
         self
     }
 
-    /// The system prompt must hold each of `needles`.
+    /// The system prompt or the tab-now block after the newest message must hold each of
+    /// `needles`.
     fn told(mut self, needles: &[&str]) -> Move {
         let told = &mut self.0.expect.system_contains;
         told.extend(needles.iter().map(|needle| (*needle).to_owned()));
@@ -253,9 +254,9 @@ impl Pilot {
             .collect()
     }
 
-    /// The system prompt of the newest request.
+    /// What the newest request told the model: its system prompt and tab-now block.
     fn last_prompt(&self) -> String {
-        self.model.requests().last().unwrap().system()
+        self.model.requests().last().unwrap().told()
     }
 
     /// `secret` is in nothing kaiport recorded or sent: no model request, no file in the
@@ -1570,4 +1571,60 @@ async fn host_facts_are_in_the_first_prompt() {
         prompt.contains("a sudoers rule names this user"),
         "{prompt}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider caching
+// ---------------------------------------------------------------------------------------------
+
+/// The system prompt and the tools are byte for byte the same in two requests of a turn while
+/// the terminal's folder changed between them: the live facts travel in the tab-now block after
+/// the newest message, behind Anthropic's cache breakpoints on the prompt, the tools and the
+/// conversation.
+#[tokio::test(flavor = "multi_thread")]
+async fn system_prompt_and_tools_stay_byte_identical_while_the_folder_changes() {
+    let sshd = Sshd::start().unwrap();
+    let moves = vec![
+        model().runs("cd /tmp", "Work in /tmp"),
+        model()
+            .sees(&["run_command: completed, exit code 0"])
+            .told(&["current folder is \"/tmp\""])
+            .says("We are in /tmp now."),
+    ];
+    let mut pilot = Pilot::open(&sshd, default_settings(), Mode::Autopilot, moves).await;
+    pilot.settings.provider = ProviderKind::Anthropic;
+    pilot.settings.base_url = Some(pilot.model.anthropic_url());
+    let first = pilot
+        .seen("the shell's first folder", |event| {
+            matches!(event, Event::TerminalCwd { .. })
+        })
+        .await;
+    let Event::TerminalCwd { cwd: home, .. } = first else {
+        unreachable!()
+    };
+    assert_ne!(home, "/tmp");
+    pilot.task("go to /tmp").await;
+    let requests = pilot.model.requests();
+    assert_eq!(requests.len(), 2);
+    // The system prompt and the tools, as sent: everything from "system" up to "messages".
+    let stable = |raw: &str| {
+        let from = raw.find(",\"system\":").unwrap();
+        let to = raw.find(",\"messages\":").unwrap();
+        raw[from..to].to_owned()
+    };
+    assert_eq!(stable(&requests[0].raw), stable(&requests[1].raw));
+    assert!(
+        requests[0]
+            .tab_now()
+            .contains(&format!("current folder is {home:?}")),
+        "{}",
+        requests[0].tab_now()
+    );
+    assert!(requests[1].tab_now().contains("current folder is \"/tmp\""));
+    assert!(!requests[1].system().contains("current folder is"));
+    let ephemeral = json!({"type": "ephemeral"});
+    let body = &requests[1].body;
+    assert_eq!(body["system"][0]["cache_control"], ephemeral);
+    let tools = body["tools"].as_array().unwrap();
+    assert_eq!(tools.last().unwrap()["cache_control"], ephemeral);
 }

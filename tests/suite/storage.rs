@@ -1172,3 +1172,59 @@ async fn a_source_that_fails_at_its_end_writes_nothing() {
         );
     }
 }
+
+/// What an FTP, WebDAV or S3 server says in an error reaches the model framed as untrusted data
+/// (kaiport's own words outside the frame), and people (the event, the audit log) read it
+/// without the marks. Real errors of the fixtures: a name too long for FTP and S3, a folder
+/// under a name no WebDAV server can create.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_words_in_storage_errors_reach_the_model_framed() {
+    let long = "n".repeat(1100);
+    for (kind, path, said) in [
+        (StorageKind::Ftp, format!("/{long}"), "File name too long"),
+        (StorageKind::Webdav, format!("/{long}/x"), "Conflict"),
+        (StorageKind::S3, format!("/{long}/x"), "KeyTooLongError"),
+    ] {
+        let tab = StorageTab::open(kind, Mode::Autopilot).await.unwrap();
+        let tab = &tab.harness;
+        let outcome = tab
+            .engine
+            .run_tool(
+                tab.tab.clone(),
+                "made".to_owned(),
+                "make_dir".to_owned(),
+                json!({"path": path}),
+            )
+            .await;
+        assert_eq!(outcome.status, ToolStatus::Error, "{kind:?}: {outcome:?}");
+        let frame = kaiport_core::taint::UntrustedFrame::new();
+        let text = kaiport_core::agent::results::render("make_dir", &outcome, &frame);
+        let opened = format!("<untrusted-data nonce=\"{}\"", frame.nonce());
+        let at = text
+            .find(&opened)
+            .unwrap_or_else(|| panic!("{kind:?}: not framed: {text}"));
+        assert!(text[at..].contains(said), "{kind:?}: {text}");
+        assert!(
+            !text[..at].contains(said),
+            "{kind:?}: outside the frame: {text}"
+        );
+        // People read the words without the marks.
+        let finished = tab
+            .event(
+                "the call's end",
+                Duration::from_secs(30),
+                |event| matches!(event, Event::ToolFinished { call, .. } if call == "made"),
+            )
+            .await
+            .unwrap();
+        let Event::ToolFinished { outcome, .. } = finished else {
+            unreachable!()
+        };
+        let shown = outcome.error.unwrap();
+        assert!(shown.contains(said), "{kind:?}: {shown}");
+        assert!(
+            !shown.contains(['\u{E000}', '\u{E001}']),
+            "{kind:?}: {shown}"
+        );
+    }
+}

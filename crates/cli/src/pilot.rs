@@ -393,6 +393,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 ..
             }
             | Event::TerminalOutput { .. }
+            | Event::TerminalCwd { .. }
             | Event::TabClosed { .. }
             | Event::TabsReordered { .. }
             | Event::TabsRestored { .. }

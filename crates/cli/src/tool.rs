@@ -174,6 +174,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
                 ..
             }
             | Event::TerminalOutput { .. }
+            | Event::TerminalCwd { .. }
             | Event::TabClosed { .. }
             | Event::TabsReordered { .. }
             | Event::TabsRestored { .. }

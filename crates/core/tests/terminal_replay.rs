@@ -113,6 +113,7 @@ fn fake(greeting: &str, steps: Vec<Step>, mode: ShellIntegrationMode) -> Fake {
         Arc::new(move |notice| match notice {
             TerminalNotice::Output(bytes) => shown2.lock().unwrap().extend_from_slice(&bytes),
             TerminalNotice::Closed(reason) => *closed2.lock().unwrap() = Some(reason),
+            TerminalNotice::Cwd(_) => {}
         }),
     );
     Fake {

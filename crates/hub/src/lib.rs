@@ -189,6 +189,8 @@ struct TabReplay {
     mode: Option<Arc<str>>,
     /// The tab's latest `HostFacts`.
     facts: Option<Arc<str>>,
+    /// The tab's latest `TerminalCwd`.
+    cwd: Option<Arc<str>>,
     /// Each open forward's latest `ForwardState`, by forward id (a closed one is dropped).
     forwards: BTreeMap<u32, Arc<str>>,
     /// Pilot's events in order (turns, text, tool cards, questions, plans, views and their
@@ -222,6 +224,7 @@ impl Replay {
                     output: VecDeque::new(),
                     mode: None,
                     facts: None,
+                    cwd: None,
                     forwards: BTreeMap::new(),
                     pilot: VecDeque::new(),
                     pilot_bytes: 0,
@@ -250,6 +253,7 @@ impl Replay {
             }
             frames.extend(tab.mode.iter().cloned().map(Frame::Text));
             frames.extend(tab.facts.iter().cloned().map(Frame::Text));
+            frames.extend(tab.cwd.iter().cloned().map(Frame::Text));
             frames.extend(tab.forwards.values().cloned().map(Frame::Text));
             frames.extend(tab.pilot.iter().cloned().map(Frame::Text));
         }
@@ -414,6 +418,11 @@ impl Hub {
                 Event::HostFacts { tab, .. } => {
                     if let Some(known) = replay.open_tab(tab) {
                         known.facts = Some(text.clone());
+                    }
+                }
+                Event::TerminalCwd { tab, .. } => {
+                    if let Some(known) = replay.open_tab(tab) {
+                        known.cwd = Some(text.clone());
                     }
                 }
                 Event::ForwardState { tab, forward } => {

@@ -168,6 +168,14 @@ pub enum Event {
         tab: TabId,
         forward: ForwardReport,
     },
+    /// A terminal tab's shell is in another folder (its integration reported it with OSC 7
+    /// at a prompt; output that prints OSC 7 itself does not count). Sent when it changes, and
+    /// first after the integration is set up; never for shells without integration.
+    TerminalCwd {
+        tab: TabId,
+        /// Absolute path on the tab's host, decoded (it came from the server: show as text).
+        cwd: String,
+    },
     /// Raw terminal bytes, in order.
     TerminalOutput {
         tab: TabId,

@@ -267,6 +267,11 @@ pub struct ReadScreenParams {
     /// Seconds to wait before reading (0–120, default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_seconds: Option<u32>,
+    /// Also return everything the last command run_command started has printed since it
+    /// started (still running or ended), not only what is on the screen; capped like
+    /// run_command's output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_command: Option<bool>,
 }
 
 /// The visible terminal screen.
@@ -280,6 +285,27 @@ pub struct ScreenResult {
     pub cols: u16,
     /// True when a full-screen program (vim, top, less) uses the alternate screen.
     pub alternate_screen: bool,
+    /// read_screen with `since_command`: the last command's output so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandSoFar>,
+}
+
+/// What the last command run_command typed has printed since it started (read_screen's
+/// `since_command`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct CommandSoFar {
+    /// The command line as it was typed.
+    pub command: String,
+    /// The shell reported the command's end (its marks, or run_command saw it complete);
+    /// false while it runs, and always for a command left running without shell integration
+    /// (the end cannot be told then).
+    pub ended: bool,
+    pub exit_code: Option<i32>,
+    /// Its output from its start, without the echoed command line; capped like run_command's
+    /// output (head and tail kept).
+    pub output: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncation>,
 }
 
 /// Server views for show_view.

@@ -269,6 +269,14 @@ documents: string | null } | { type: "tab_opened"; tab: string; kind: TabKind; t
  *  reconnect, closed.
  */
 { type: "forward_state"; tab: string; forward: ForwardReport } | 
+/**
+ *  A terminal tab's shell is in another folder (its integration reported it with OSC 7
+ *  at a prompt; output that prints OSC 7 itself does not count). Sent when it changes, and
+ *  first after the integration is set up; never for shells without integration.
+ */
+{ type: "terminal_cwd"; tab: string; 
+/**  Absolute path on the tab's host, decoded (it came from the server: show as text). */
+cwd: string } | 
 /**  Raw terminal bytes, in order. */
 { type: "terminal_output"; tab: string; data: number[] } | { type: "tab_closed"; tab: string } | 
 /**

@@ -856,7 +856,7 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
                 new.as_array().unwrap()[from..shared],
                 "{protocol}: the conversation changed between batches"
             );
-            // (The system prompt changes when the tab's facts do, e.g. once the probe answers.)
+            // (The system prompt changes when the host facts do, once the probe answers.)
             assert_eq!(before.body["tools"], after.body["tools"], "{protocol}");
         }
         let batches = requests.len() - 1 - kept;
@@ -865,7 +865,8 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
             "{protocol}: {batches} batches, {kept} steps without one"
         );
         if protocol == "anthropic" {
-            // Cache breakpoints: the system prompt, the last tool, the conversation's end.
+            // Cache breakpoints: the system prompt, the last tool, the conversation's end (the
+            // newest result; the tab-now block after it changes each step).
             let ephemeral = json!({"type": "ephemeral"});
             assert_eq!(last.body["system"][0]["cache_control"], ephemeral);
             let tools = last.body["tools"].as_array().unwrap();
@@ -873,7 +874,9 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
             assert!(tools[0].get("cache_control").is_none());
             let end = last.body["messages"].as_array().unwrap().last().unwrap();
             let blocks = end["content"].as_array().unwrap();
-            assert_eq!(blocks.last().unwrap()["cache_control"], ephemeral);
+            assert!(last.tab_now().starts_with("# The tab now"), "{end}");
+            assert!(blocks[blocks.len() - 1].get("cache_control").is_none());
+            assert_eq!(blocks[blocks.len() - 2]["cache_control"], ephemeral);
             assert_eq!(last.raw.matches("\"cache_control\"").count(), 3);
         }
         // The request stayed near the budget (≈ 4 bytes a token).

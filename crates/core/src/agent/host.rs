@@ -42,6 +42,9 @@ pub struct LiveFacts {
     /// Commands end by the shell's own marks (exit codes known) rather than by watching the
     /// screen.
     pub integration: bool,
+    /// The shell's current folder, as its integration reports it at each prompt; None
+    /// without integration (or before the first prompt).
+    pub cwd: Option<String>,
     /// Columns and rows of the user's terminal.
     pub size: Option<(u16, u16)>,
     /// A command Pilot typed may still be running (timed out, waiting for input).

@@ -542,11 +542,11 @@ async fn run_turn<H: PilotHost>(
         let system = prompt::system_prompt(
             &info,
             &tools,
-            &state.ledger,
             state.frame.nonce(),
             prompt::Style::for_context(context),
         );
-        let fixed = budget::estimate(&system) + tools_tokens;
+        let tab_now = prompt::tab_now(&info, &state.ledger);
+        let fixed = budget::estimate(&system) + budget::estimate(&tab_now) + tools_tokens;
         for index in budget::fit(&mut state.messages, fixed, budget) {
             state.wire.forget(index);
         }
@@ -556,7 +556,7 @@ async fn run_turn<H: PilotHost>(
             tab,
             turn,
             provider.as_ref(),
-            &system,
+            (&system, &tab_now),
             &tools,
             state,
             max_output,
@@ -674,7 +674,7 @@ async fn ask_model<H: PilotHost>(
     tab: &str,
     turn: u64,
     provider: &dyn ModelProvider,
-    system: &str,
+    (system, tab_now): (&str, &str),
     tools: &[ToolSchema],
     state: &State,
     max_output: u32,
@@ -685,6 +685,7 @@ async fn ask_model<H: PilotHost>(
         messages: &state.messages,
         tools,
         max_output_tokens: max_output,
+        tab_now,
         wire: Some(&state.wire),
     };
     let mut streamed = String::new();

@@ -163,7 +163,7 @@ fn run_command(result: &RunCommandResult, frame: &UntrustedFrame) -> String {
 }
 
 fn screen(tool: &str, result: &ScreenResult, frame: &UntrustedFrame) -> String {
-    format!(
+    let mut out = format!(
         "{tool}: ok, {} columns by {} rows, cursor at row {} column {}{}\n{}",
         result.cols,
         result.rows,
@@ -175,7 +175,32 @@ fn screen(tool: &str, result: &ScreenResult, frame: &UntrustedFrame) -> String {
             ""
         },
         frame.frame("screen", &result.screen)
-    )
+    );
+    if let Some(command) = &result.command {
+        // The command line is the model's own (or the user's edit of it), not server text.
+        let _ = write!(
+            out,
+            "\nthe output of {:?} since it started",
+            command.command
+        );
+        match (command.ended, command.exit_code) {
+            (true, Some(code)) => {
+                let _ = write!(out, " (it has ended, exit code {code})");
+            }
+            (true, None) => out.push_str(" (it has ended)"),
+            (false, _) => out.push_str(
+                " (no end seen yet: it may still run; without shell integration kaiport cannot tell)",
+            ),
+        }
+        truncation(&mut out, "output", command.truncated.as_ref());
+        if command.output.is_empty() {
+            out.push_str("\nno output");
+        } else {
+            out.push('\n');
+            out.push_str(&frame.frame("output", &command.output));
+        }
+    }
+    out
 }
 
 fn read_file(result: &ReadFileResult, frame: &UntrustedFrame) -> String {

@@ -509,6 +509,7 @@ impl Engine {
         {
             live.shell = terminal.shell_kind().map(|shell| shell.name());
             live.integration = terminal.integration_active();
+            live.cwd = terminal.cwd();
             live.size = Some(terminal.size());
             live.busy = terminal.busy();
             live.alternate_screen = terminal.screen().alternate_screen;

@@ -798,6 +798,10 @@ impl Inner {
                         tab: tab.clone(),
                         data,
                     }),
+                    TerminalNotice::Cwd(cwd) => inner.emit(Event::TerminalCwd {
+                        tab: tab.clone(),
+                        cwd,
+                    }),
                     TerminalNotice::Closed(closed) => {
                         inner.connection_ended(&tab, generation, &closed);
                     }

@@ -144,8 +144,10 @@ pub struct FsError {
     pub kind: FsErrorKind,
     pub path: String,
     pub message: String,
-    /// The message is the server's own words (an SFTP status message), not kaiport's.
-    pub from_server: bool,
+    /// Where the server's own words start in `message` (they run to its end): an SFTP status
+    /// message, an FTP reply, what a WebDAV server or an object store said. None: all
+    /// kaiport's words.
+    pub server_from: Option<usize>,
 }
 
 impl FsError {
@@ -154,27 +156,38 @@ impl FsError {
             kind,
             path: path.to_owned(),
             message: message.into(),
-            from_server: false,
+            server_from: None,
         }
     }
 
-    /// The same error, its message marked as the server's words.
+    /// The same error, its whole message marked as the server's words.
     pub fn said_by_server(mut self) -> FsError {
-        self.from_server = true;
+        self.server_from = Some(0);
         self
+    }
+
+    /// An error whose message is kaiport's `prefix` followed by what the server `said`.
+    pub fn with_server_words(kind: FsErrorKind, path: &str, prefix: &str, said: &str) -> FsError {
+        FsError {
+            server_from: Some(prefix.len()),
+            ..FsError::new(kind, path, format!("{prefix}{said}"))
+        }
     }
 
     /// The error as the model gets it: the server's words marked for framing
     /// ([`crate::taint::server_text`]).
     pub fn for_model(&self) -> String {
-        if self.from_server {
-            format!(
-                "{}: {}",
+        match self
+            .server_from
+            .filter(|&at| self.message.is_char_boundary(at))
+        {
+            Some(at) => format!(
+                "{}: {}{}",
                 self.path,
-                crate::taint::server_text(&self.message)
-            )
-        } else {
-            self.to_string()
+                &self.message[..at],
+                crate::taint::server_text(&self.message[at..])
+            ),
+            None => self.to_string(),
         }
     }
 }

@@ -112,6 +112,18 @@ pub fn body(model: &str, request: &ModelRequest<'_>) -> Vec<u8> {
             _ => out.extend_from_slice(json),
         }
     }
+    // The tab's live facts come last, after the breakpoint: they change each step, and
+    // everything before them stays cached. They join the newest user message (results are
+    // user messages), or start one.
+    if !request.tab_now.is_empty() {
+        match role {
+            Some("user") => out.push(b','),
+            Some(_) => out.extend_from_slice(b"]},{\"role\":\"user\",\"content\":["),
+            None => out.extend_from_slice(b"{\"role\":\"user\",\"content\":["),
+        }
+        push_json(&mut out, &json!({"type": "text", "text": request.tab_now}));
+        role = Some("user");
+    }
     if role.is_some() {
         out.extend_from_slice(b"]}");
     }
@@ -376,6 +388,7 @@ mod tests {
             messages: &conversation,
             tools: &tools,
             max_output_tokens: 100,
+            tab_now: "",
             wire: None,
         };
         let body: Value = serde_json::from_slice(&body("m", &request)).unwrap();

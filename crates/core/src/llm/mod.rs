@@ -67,6 +67,10 @@ pub struct ModelRequest<'a> {
     pub messages: &'a [Message],
     pub tools: &'a [ToolSchema],
     pub max_output_tokens: u32,
+    /// Text sent after the newest message and kept nowhere (the tab's live facts, which change
+    /// each step: outside the system prompt, so the prompt and tools stay cacheable); empty for
+    /// none.
+    pub tab_now: &'a str,
     /// Where the messages' wire encodings are kept between requests of one conversation;
     /// None encodes every message afresh.
     pub wire: Option<&'a WireCache>,
@@ -663,6 +667,7 @@ mod tests {
                     messages,
                     tools: &tools,
                     max_output_tokens: 10,
+                    tab_now: "",
                     wire,
                 };
                 body("m", &request)

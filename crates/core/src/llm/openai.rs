@@ -121,6 +121,15 @@ pub fn body(model: &str, request: &ModelRequest<'_>) -> Vec<u8> {
         out.push(b',');
         out.extend_from_slice(message.json.as_bytes());
     }
+    // The tab's live facts, last: they change each step, and the prefix before them is what
+    // servers cache.
+    if !request.tab_now.is_empty() {
+        out.push(b',');
+        push_json(
+            &mut out,
+            &json!({"role": "user", "content": request.tab_now}),
+        );
+    }
     out.extend_from_slice(b"]}");
     out
 }

@@ -45,6 +45,7 @@ pub async fn test_model(
         messages: &messages,
         tools: &[],
         max_output_tokens: 16,
+        tab_now: "",
         wire: None,
     };
     let cancel = CancellationToken::new();

@@ -189,16 +189,16 @@ impl FtpFiles {
             },
             _ => FsErrorKind::Other,
         };
-        let message = match &error {
-            FtpError::UnexpectedResponse(response) => format!(
-                "{} answered: {} {}",
-                self.label,
-                response.status.code(),
-                String::from_utf8_lossy(&response.body).trim()
+        match &error {
+            // The reply's text is the server's: framed for the model.
+            FtpError::UnexpectedResponse(response) => FsError::with_server_words(
+                kind,
+                path,
+                &format!("{} answered: {} ", self.label, response.status.code()),
+                String::from_utf8_lossy(&response.body).trim(),
             ),
-            other => format!("{}: {other}", self.label),
-        };
-        FsError::new(kind, path, message)
+            other => FsError::new(kind, path, format!("{}: {other}", self.label)),
+        }
     }
 
     async fn open_connection(&self) -> Result<Connected, FsError> {

@@ -18,6 +18,11 @@
 //!    to a fresh history list re-read from `$HISTFILE` (`fc -p`), which drops the two in-memory
 //!    lines; fish never records lines that start with a space.
 //!
+//! bash, zsh and fish also report the current folder as OSC 7 (`ESC ] 7 ; file://HOST/PATH BEL`,
+//! the path percent-encoded byte by byte), printed in the same write right after an
+//! authentic mark (`D` in bash and zsh, `A` in fish): only there does the terminal believe it
+//! (see [`super::marks`]). POSIX shells get none (their marks live in `PS1`, which cannot encode).
+//!
 //! These snippets must never print anything visible, change the prompt's look, or change the
 //! user's shell options.
 //!
@@ -92,7 +97,9 @@ const NONCE: &str = "@KP_NONCE@";
 const BASH: &str = concat!(
     r#"if [ -z "${__kp_installed-}" ]; then __kp_installed=1; "#,
     // First in PROMPT_COMMAND: report the status, then hand it on unchanged.
-    r#"__kp_pre() { local s=$?; builtin printf '\033]133;D;%s;kp=@KP_NONCE@\007' "$s"; return $s; }; "#,
+    // The current folder, percent-encoded byte by byte (C locale) into `__kp_url`.
+    r#"__kp_cwd() { local LC_ALL=C p=$PWD c i; __kp_url=; case $p in *[!A-Za-z0-9/._~-]*) for ((i=0; i<${#p}; i++)); do c=${p:i:1}; case $c in [A-Za-z0-9/._~-]) __kp_url+=$c;; *) builtin printf -v c '%%%02X' "'$c"; __kp_url+=$c;; esac; done;; *) __kp_url=$p;; esac; }; "#,
+    r#"__kp_pre() { local s=$?; __kp_cwd; builtin printf '\033]133;D;%s;kp=@KP_NONCE@\007\033]7;file://%s%s\007' "$s" "${HOSTNAME-}" "$__kp_url"; return $s; }; "#,
     // Last in PROMPT_COMMAND: (re)wrap PS1 if a prompt theme rebuilt it.
     r#"__kp_post() { local s=$?; case "$PS1" in *'133;A;kp=@KP_NONCE@'*) ;; *) PS1='\[\033]133;A;kp=@KP_NONCE@\007\]'"$PS1"'\[\033]133;B;kp=@KP_NONCE@\007\]';; esac; return $s; }; "#,
     r#"if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then PROMPT_COMMAND=(__kp_pre "${PROMPT_COMMAND[@]}" __kp_post); "#,
@@ -108,7 +115,8 @@ const BASH: &str = concat!(
 
 const ZSH: &str = concat!(
     r#"if [[ -z "${__kp_installed-}" ]]; then __kp_installed=1; "#,
-    r#"__kp_precmd() { local s=$?; builtin print -n "\e]133;D;$s;kp=@KP_NONCE@\a"; return $s; }; "#,
+    r#"__kp_cwd() { emulate -L zsh; local LC_ALL=C p=$PWD c i; REPLY=; if [[ $p != *[^A-Za-z0-9/._~-]* ]]; then REPLY=$p; return; fi; for (( i=1; i<=${#p}; i++ )); do c=${p[i]}; case $c in ([A-Za-z0-9/._~-]) REPLY+=$c;; (*) builtin printf -v c '%%%02X' "'$c"; REPLY+=$c;; esac; done; }; "#,
+    r#"__kp_precmd() { local s=$? REPLY; __kp_cwd; builtin printf '\e]133;D;%s;kp=@KP_NONCE@\a\e]7;file://%s%s\a' "$s" "${HOST-}" "$REPLY"; return $s; }; "#,
     r#"__kp_wrap() { local s=$?; if [[ "$PS1" != *'133;A;kp=@KP_NONCE@'* ]]; then PS1=$'%{\e]133;A;kp=@KP_NONCE@\a%}'"$PS1"$'%{\e]133;B;kp=@KP_NONCE@\a%}'; fi; return $s; }; "#,
     r#"__kp_preexec() { builtin print -n "\e]133;C;kp=@KP_NONCE@\a"; }; "#,
     r#"precmd_functions=(__kp_precmd $precmd_functions __kp_wrap); "#,
@@ -121,7 +129,7 @@ const FISH: &str = concat!(
     r#"if not set -q __kp_installed; set -g __kp_installed 1; "#,
     r#"function __kp_postexec --on-event fish_postexec; set -l s $status; printf '\e]133;D;%s;kp=@KP_NONCE@\a' $s; end; "#,
     r#"function __kp_preexec --on-event fish_preexec; printf '\e]133;C;kp=@KP_NONCE@\a'; end; "#,
-    r#"function __kp_prompt_start --on-event fish_prompt; printf '\e]133;A;kp=@KP_NONCE@\a'; end; "#,
+    r#"function __kp_prompt_start --on-event fish_prompt; printf '\e]133;A;kp=@KP_NONCE@\a\e]7;file://%s%s\a' $hostname (string escape --style=url -- $PWD); end; "#,
     r#"functions -q fish_prompt; and functions -c fish_prompt __kp_orig_prompt; "#,
     r#"function fish_prompt; __kp_orig_prompt; printf '\e]133;B;kp=@KP_NONCE@\a'; end; "#,
     r#"end"#,

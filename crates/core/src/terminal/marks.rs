@@ -16,6 +16,12 @@
 //! integration carries its nonce); a scanner made with [`MarkScanner::with_secret`] sets
 //! [`Mark::authentic`] only on marks whose field matches. The terminal acts on authentic marks
 //! alone when it injected the integration; marks without the secret are output like any other.
+//!
+//! **OSC 7 (`ESC ] 7 ; file://HOST/PATH BEL`, the shell's current folder) counts only right
+//! after an authentic mark.** OSC 7 has no field for the secret, and any output can print one;
+//! kaiport's snippets print it in the same write as an authentic mark, so the scanner takes an
+//! OSC 7 only when its ESC is the byte right after such a mark ends ([`MarkScanner::take_cwd`]).
+//! A program's output cannot put bytes there: the shell prints the mark after the command ended.
 
 /// Which OSC 133 mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +55,10 @@ pub const SECRET_FIELD: &str = "kp=";
 /// Longest OSC payload kept; OSC 133 payloads are short (with the secret field below 64 bytes),
 /// longer OSCs (titles, hyperlinks) are skipped without being stored.
 const MAX_PAYLOAD: usize = 96;
+/// Longest OSC 7 payload kept: a percent-encoded path of [`MAX_CWD_BYTES`] and a host name.
+const MAX_CWD_PAYLOAD: usize = 3 * MAX_CWD_BYTES + 300;
+/// Longest current folder taken from OSC 7 (decoded bytes; Linux's `PATH_MAX`).
+pub const MAX_CWD_BYTES: usize = 4096;
 
 const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;
@@ -73,13 +83,16 @@ enum State {
 pub struct MarkScanner {
     state: State,
     osc_start: u64,
-    payload: [u8; MAX_PAYLOAD],
-    payload_len: usize,
+    payload: Vec<u8>,
     payload_overflow: bool,
     /// Total bytes scanned so far: the stream offset of the next byte.
     offset: u64,
     /// The session secret authentic marks carry, if any.
     secret: Option<Vec<u8>>,
+    /// Where the last authentic mark ended: an OSC 7 starting right there is the shell's.
+    authentic_end: Option<u64>,
+    /// The last current folder an authentic OSC 7 reported, not yet taken.
+    cwd: Option<String>,
 }
 
 impl Default for MarkScanner {
@@ -93,11 +106,12 @@ impl MarkScanner {
         MarkScanner {
             state: State::Ground,
             osc_start: 0,
-            payload: [0; MAX_PAYLOAD],
-            payload_len: 0,
+            payload: Vec::with_capacity(MAX_PAYLOAD),
             payload_overflow: false,
             offset: 0,
             secret: None,
+            authentic_end: None,
+            cwd: None,
         }
     }
 
@@ -112,6 +126,12 @@ impl MarkScanner {
     /// From now on, marks are authentic only with `secret`.
     pub fn set_secret(&mut self, secret: &str) {
         self.secret = Some(secret.as_bytes().to_vec());
+    }
+
+    /// The current folder the last authentic OSC 7 reported since the last call (see the
+    /// module docs), percent-decoded.
+    pub fn take_cwd(&mut self) -> Option<String> {
+        self.cwd.take()
     }
 
     /// Stream offset of the next byte to be scanned.
@@ -139,7 +159,7 @@ impl MarkScanner {
                     match b {
                         b']' => {
                             self.state = State::Osc;
-                            self.payload_len = 0;
+                            self.payload.clear();
                             self.payload_overflow = false;
                         }
                         ESC => self.osc_start = base + (i as u64) - 1,
@@ -157,9 +177,13 @@ impl MarkScanner {
                         ESC => self.state = State::OscEscape,
                         CAN | SUB => self.state = State::Ground,
                         _ => {
-                            if self.payload_len < MAX_PAYLOAD {
-                                self.payload[self.payload_len] = b;
-                                self.payload_len += 1;
+                            let limit = if self.payload.starts_with(b"7;") {
+                                MAX_CWD_PAYLOAD
+                            } else {
+                                MAX_PAYLOAD
+                            };
+                            if self.payload.len() < limit {
+                                self.payload.push(b);
                             } else {
                                 self.payload_overflow = true;
                             }
@@ -187,12 +211,23 @@ impl MarkScanner {
         if self.payload_overflow {
             return;
         }
-        let payload = &self.payload[..self.payload_len];
+        let payload = &self.payload[..];
+        if let Some(rest) = payload.strip_prefix(b"7;") {
+            if self.authentic_end == Some(self.osc_start)
+                && let Some(cwd) = parse_osc7(rest)
+            {
+                self.cwd = Some(cwd);
+            }
+            return;
+        }
         if let Some(kind) = parse_osc133(payload) {
             let authentic = self
                 .secret
                 .as_deref()
                 .is_some_and(|secret| mark_secret(payload) == Some(secret));
+            if authentic {
+                self.authentic_end = Some(end);
+            }
             out.push(Mark {
                 kind,
                 start: self.osc_start,
@@ -221,6 +256,32 @@ pub fn parse_osc133(payload: &[u8]) -> Option<MarkKind> {
         }
         _ => None,
     }
+}
+
+/// The path of an OSC 7 payload after `7;` (`file://HOST/PATH`, percent-encoded), decoded;
+/// `None` when it is not a `file:` URL with an absolute path, is too long, or holds control
+/// characters (a folder name cannot carry a terminal sequence into the model's facts).
+pub fn parse_osc7(url: &[u8]) -> Option<String> {
+    let rest = url.strip_prefix(b"file://")?;
+    let path = &rest[rest.iter().position(|&b| b == b'/')?..];
+    let mut bytes = Vec::with_capacity(path.len());
+    let mut i = 0;
+    while i < path.len() {
+        let byte = path[i];
+        if byte == b'%' {
+            let hex = std::str::from_utf8(path.get(i + 1..i + 3)?).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            bytes.push(byte);
+            i += 1;
+        }
+    }
+    if bytes.len() > MAX_CWD_BYTES {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    (!text.chars().any(char::is_control)).then_some(text)
 }
 
 /// The value of the `kp=` field of an OSC 133 payload, if it has one.
@@ -345,5 +406,35 @@ mod tests {
         let mut plain = Vec::new();
         MarkScanner::new().scan(stream, &mut plain);
         assert!(plain.iter().all(|m| !m.authentic));
+    }
+
+    #[test]
+    fn osc7_counts_only_right_after_an_authentic_mark() {
+        let cwd_after = |stream: &[u8]| {
+            let mut scanner = MarkScanner::with_secret("s3cr3t");
+            let mut marks = Vec::new();
+            let mut found = None;
+            for byte in stream.chunks(1) {
+                scanner.scan(byte, &mut marks);
+                found = scanner.take_cwd().or(found);
+            }
+            found
+        };
+        let real = b"\x1b]133;D;0;kp=s3cr3t\x07\x1b]7;file://web1/tmp/a%20b/%C3%BCn\x07";
+        assert_eq!(cwd_after(real).as_deref(), Some("/tmp/a b/\u{fc}n"));
+        // Printed by output: alone, after a mark without the secret, or not right after it.
+        for fake in [
+            &b"\x1b]7;file://x/etc\x07"[..],
+            b"\x1b]133;D;0\x07\x1b]7;file://x/etc\x07",
+            b"\x1b]133;D;0;kp=s3cr3t\x07 \x1b]7;file://x/etc\x07",
+            b"\x1b]133;D;0;kp=s3cr3t\x07\x1b]7;file://x/etc%0Aevil\x07",
+            b"\x1b]133;D;0;kp=s3cr3t\x07\x1b]7;http://x/etc\x07",
+        ] {
+            assert_eq!(cwd_after(fake), None, "{}", String::from_utf8_lossy(fake));
+        }
+        // A long path is kept whole.
+        let long = format!("/{}", "d/".repeat(1000));
+        let stream = format!("\x1b]133;A;kp=s3cr3t\x07\x1b]7;file://h{long}\x1b\\");
+        assert_eq!(cwd_after(stream.as_bytes()), Some(long));
     }
 }

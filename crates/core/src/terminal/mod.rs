@@ -78,6 +78,8 @@ impl Default for TerminalSettings {
 pub enum TerminalNotice {
     /// Bytes to show, in order (never the hidden integration setup).
     Output(Vec<u8>),
+    /// The shell's current folder changed (its integration's OSC 7; never from output alone).
+    Cwd(String),
     /// The shell is gone; sent once, last.
     Closed(ShellClosed),
 }

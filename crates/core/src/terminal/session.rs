@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use kaiport_protocol::tools::{
-    CommandStatus, Detection, Key, RunCommandResult, ScreenResult, Truncation,
+    CommandSoFar, CommandStatus, Detection, Key, RunCommandResult, ScreenResult, Truncation,
 };
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -150,6 +150,9 @@ struct State {
     last_output_at: Instant,
     /// Raw bytes since the current command was typed.
     capture: Option<Capture>,
+    /// The last command run_command typed, once its wait ended: what read_screen's
+    /// `since_command` reads. Its capture keeps growing until the command's end is seen.
+    last_run: Option<LastRun>,
     /// While `Some`, output is hidden from the UI and the mirror (injection).
     hidden: Option<Vec<u8>>,
     closed: Option<ShellClosed>,
@@ -176,6 +179,11 @@ struct State {
     /// The prompt's text on its last row (up to where the command line starts), at the last
     /// `B` mark: finds the command line again after the screen scrolled.
     prompt_text: Option<(String, u16)>,
+    /// The shell's current folder, from the authentic OSC 7 its integration prints at each
+    /// prompt ([`super::marks`]); None until one came.
+    cwd: Option<String>,
+    /// A changed `cwd` not yet told to the UI.
+    cwd_changed: bool,
 }
 
 /// The raw bytes of one command, from the moment it was typed: the head and the tail are kept,
@@ -280,16 +288,39 @@ impl Capture {
     }
 }
 
+/// The last command run_command typed, after run_command stopped waiting for it.
+struct LastRun {
+    command: String,
+    capture: Capture,
+    /// Its output starts here in the stream.
+    from: u64,
+    /// Where its output ended (its `D` mark, or where run_command saw it complete); None while
+    /// no end was seen.
+    to: Option<u64>,
+    exit_code: Option<i32>,
+    drop_echo: bool,
+    drop_prompt: bool,
+}
+
 impl State {
     fn ingest(&mut self, chunk: &[u8]) -> bool {
         let base = self.scanner.offset();
         let mut marks = std::mem::take(&mut self.chunk_marks);
         marks.clear();
         self.scanner.scan(chunk, &mut marks);
+        if let Some(cwd) = self.scanner.take_cwd()
+            && self.mode == ShellIntegrationMode::Inject
+            && self.cwd.as_ref() != Some(&cwd)
+        {
+            self.cwd = Some(cwd);
+            self.cwd_changed = true;
+        }
         let now = Instant::now();
         self.last_output_at = now;
         if let Some(capture) = &mut self.capture {
             capture.push(chunk);
+        } else if let Some(run) = self.last_run.as_mut().filter(|run| run.to.is_none()) {
+            run.capture.push(chunk);
         }
         let forward = if let Some(hidden) = &mut self.hidden {
             hidden.extend_from_slice(chunk);
@@ -392,6 +423,15 @@ impl State {
         }
         if matches!(mark.kind, MarkKind::PromptStart | MarkKind::CommandStart) {
             self.marks_live = true;
+        }
+        // A command run_command stopped waiting for has ended since.
+        if let MarkKind::CommandFinished { exit_code } = mark.kind
+            && let Some(run) = self.last_run.as_mut()
+            && run.to.is_none()
+            && mark.start >= run.from
+        {
+            run.to = Some(mark.start);
+            run.exit_code = exit_code;
         }
         if mark.kind == MarkKind::CommandStart {
             self.line_fed_since_prompt = false;
@@ -686,6 +726,7 @@ fn screen_result(screen: &vt100::Screen) -> ScreenResult {
         rows: rows.get(),
         cols: cols.get(),
         alternate_screen: screen.alternate_screen(),
+        command: None,
     }
 }
 
@@ -971,6 +1012,7 @@ impl Terminal {
             chunk_marks: Vec::new(),
             last_output_at: Instant::now(),
             capture: None,
+            last_run: None,
             hidden: None,
             closed: None,
             // An attached shell was made ready (and given its integration) by an earlier
@@ -986,6 +1028,8 @@ impl Terminal {
             secret,
             passthrough: kept.passthrough,
             prompt_text: None,
+            cwd: None,
+            cwd_changed: false,
         };
         let (changed, _) = watch::channel(0);
         let shared = Arc::new(Shared {
@@ -1248,6 +1292,7 @@ impl Terminal {
             let mut state = self.lock();
             let start = state.offset();
             state.capture = Some(Capture::new(start));
+            state.last_run = None;
             RunContext {
                 start,
                 integration: state.integration_active(),
@@ -1270,7 +1315,7 @@ impl Terminal {
             {
                 let mut state = self.lock();
                 if let Some(verdict) = ctx.evaluate(&state, now) {
-                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at, command));
                 }
                 let interrupted = |note: String| Verdict {
                     status: CommandStatus::Interrupted,
@@ -1290,14 +1335,14 @@ impl Terminal {
                 if let Some(closed) = state.closed.clone() {
                     let note = TerminalError::from_closed(&closed).to_string();
                     let verdict = interrupted(format!("{note}; the command did not finish"));
-                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at, command));
                 }
                 if cancel.is_cancelled() {
                     let verdict = interrupted(
                         "cancelled while waiting; the command may still be running in the terminal"
                             .to_owned(),
                     );
-                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at, command));
                 }
                 if now >= deadline {
                     let verdict = Verdict {
@@ -1309,7 +1354,7 @@ impl Terminal {
                         )),
                         ..interrupted(String::new())
                     };
-                    return Ok(self.finish(&mut state, &ctx, verdict, started_at));
+                    return Ok(self.finish(&mut state, &ctx, verdict, started_at, command));
                 }
             }
             tokio::select! {
@@ -1325,6 +1370,7 @@ impl Terminal {
         ctx: &RunContext,
         mut verdict: Verdict,
         started_at: Instant,
+        command: &str,
     ) -> RunCommandResult {
         let capture = state.capture.take();
         // Output that started with a C mark has no echo line to drop.
@@ -1342,7 +1388,7 @@ impl Terminal {
         let gap = capture.as_ref().and_then(|capture| {
             capture.gap_within(verdict.from, verdict.to.unwrap_or_else(|| capture.end()))
         });
-        let output = capture.map_or_else(String::new, |capture| {
+        let output = capture.as_ref().map_or_else(String::new, |capture| {
             let to = verdict.to.unwrap_or_else(|| capture.end());
             let bytes = capture.slice(verdict.from, to);
             let echoed = capture.saw_newline;
@@ -1354,6 +1400,16 @@ impl Terminal {
             )
         });
         let output = state.scrub(output);
+        let completed = verdict.status == CommandStatus::Completed;
+        state.last_run = capture.map(|capture| LastRun {
+            command: command.to_owned(),
+            to: completed.then(|| verdict.to.unwrap_or_else(|| capture.end())),
+            capture,
+            from: verdict.from,
+            exit_code: verdict.exit_code,
+            drop_echo: verdict.drop_echo,
+            drop_prompt: verdict.drop_prompt,
+        });
         if verdict.detection == Detection::ShellIntegration
             && state.mode == ShellIntegrationMode::DetectOnly
             && verdict.status == CommandStatus::Completed
@@ -1659,6 +1715,28 @@ impl Terminal {
         }
     }
 
+    /// What the last command run_command typed has printed since it started, uncapped (the
+    /// tool caps it), with where its end was seen; None before the first run_command.
+    pub fn command_so_far(&self) -> Option<CommandSoFar> {
+        let state = self.lock();
+        let run = state.last_run.as_ref()?;
+        let to = run.to.unwrap_or_else(|| run.capture.end());
+        let bytes = run.capture.slice(run.from, to);
+        let output = extract_output(
+            &bytes,
+            run.drop_echo && run.capture.saw_newline,
+            run.drop_prompt && run.to.is_some(),
+            state.secret.as_deref(),
+        );
+        Some(CommandSoFar {
+            command: run.command.clone(),
+            ended: run.to.is_some(),
+            exit_code: run.exit_code,
+            output: state.scrub(output),
+            truncated: run.capture.gap_within(run.from, to),
+        })
+    }
+
     /// Keystrokes from the UI, passed to the shell unchanged.
     pub async fn user_input(&self, bytes: &[u8]) -> Result<(), TerminalError> {
         {
@@ -1731,6 +1809,12 @@ impl Terminal {
     /// A command typed here may still be running (timed out, waiting for input, interrupted).
     pub fn busy(&self) -> bool {
         self.lock().busy
+    }
+
+    /// The shell's current folder as its integration last reported it (OSC 7 right after an
+    /// authentic mark); None without integration or before the first prompt.
+    pub fn cwd(&self) -> Option<String> {
+        self.lock().cwd.clone()
     }
 
     /// The shell detected for integration, if any.
@@ -1822,14 +1906,20 @@ async fn pump(shared: Arc<Shared>, mut output: mpsc::Receiver<ShellOutput>) {
         let Some(message) = message else { break };
         match message {
             ShellOutput::Data(bytes) => {
-                let (forward, offset) = {
+                let (forward, offset, cwd) = {
                     let mut state = shared.lock();
                     let forward = state.ingest(&bytes);
                     deferred = !state.pending_mirror.is_empty();
-                    (forward, state.offset())
+                    let cwd = std::mem::take(&mut state.cwd_changed)
+                        .then(|| state.cwd.clone())
+                        .flatten();
+                    (forward, state.offset(), cwd)
                 };
                 if forward {
                     (shared.notify)(TerminalNotice::Output(bytes));
+                }
+                if let Some(cwd) = cwd {
+                    (shared.notify)(TerminalNotice::Cwd(cwd));
                 }
                 shared.changed.send_replace(offset);
             }

@@ -280,6 +280,7 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "terminal_output":
     case "mode_changed":
     case "host_facts":
+    case "terminal_cwd":
     case "settings_changed":
     case "tool_requested":
     case "approval_requested":

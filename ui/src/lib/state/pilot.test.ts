@@ -327,6 +327,16 @@ describe("host facts", () => {
     expect(hostSummary({ ...facts, uid: 0, user: "root" }).line).toBe("Debian GNU/Linux 12 (bookworm) · root");
   });
 
+  it("follows the terminal's current folder into the host details", () => {
+    let state = applyPilotEvent(initialPilot(), { type: "terminal_cwd", tab: "t", cwd: "/tmp/a b" });
+    expect(tabPilot(state, "t").cwd).toBe("/tmp/a b");
+    const same = applyPilotEvent(state, { type: "terminal_cwd", tab: "t", cwd: "/tmp/a b" });
+    expect(same).toBe(state);
+    state = applyPilotEvent(state, { type: "terminal_cwd", tab: "t", cwd: "/" });
+    expect(hostSummary(facts, tabPilot(state, "t").cwd).details).toContain("Folder: /");
+    expect(hostSummary(facts).details).toContain("Folder: unknown");
+  });
+
   it("says unknown when the probe failed", () => {
     const failed = {
       ...facts,

@@ -117,6 +117,9 @@ export interface TabPilot {
   model: ModelSettings | null;
   /** What kaiport's probe found about the tab's host (terminal tabs); null until it answered. */
   host: HostFacts | null;
+  /** The terminal's current folder as its shell integration reports it; null until it did
+   * (server text, shown as text only). */
+  cwd: string | null;
   /** A command Pilot ran stopped at a password prompt: the user types the secret in the
    * terminal (the banner over it says so) until they press Enter there or the turn ends. */
   secretWanted: boolean;
@@ -148,6 +151,7 @@ export function emptyTab(): TabPilot {
     context: null,
     model: null,
     host: null,
+    cwd: null,
     secretWanted: false,
     nextId: 1,
   };
@@ -176,7 +180,7 @@ export function secretEntered(state: PilotState, tab: TabId): PilotState {
 
 /** The host in a few words for the Pilot panel ("Debian GNU/Linux 12 · alice · sudo"), and the
  * whole of what the probe found for its tooltip. Server text, shown as text only. */
-export function hostSummary(facts: HostFacts): { line: string; details: string } {
+export function hostSummary(facts: HostFacts, cwd: string | null = null): { line: string; details: string } {
   if (facts.probe_error !== null && facts.user === null) {
     return { line: "host unknown", details: `kaiport could not probe the host: ${facts.probe_error}` };
   }
@@ -197,6 +201,7 @@ export function hostSummary(facts: HostFacts): { line: string; details: string }
     ["Tools", facts.userland],
     ["Container", facts.container],
     ["Server time", facts.server_time],
+    ["Folder", cwd],
   ];
   const details = rows.map(([name, value]) => `${name}: ${value ?? "unknown"}`).join("\n");
   return { line, details };
@@ -329,6 +334,8 @@ export function applyPilotEvent(state: PilotState, event: Event): PilotState {
       });
     case "host_facts":
       return update(state, tab, (p) => ({ ...p, host: event.facts }));
+    case "terminal_cwd":
+      return update(state, tab, (p) => (p.cwd === event.cwd ? p : { ...p, cwd: event.cwd }));
     case "turn_started":
       return update(state, tab, (p) => {
         // This page shows its own message as it sends it; another page's (or the one a

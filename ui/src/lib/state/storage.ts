@@ -969,6 +969,7 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "terminal_output":
     case "mode_changed":
     case "host_facts":
+    case "terminal_cwd":
     case "settings_changed":
     case "question_asked":
     case "prompt_requested":

@@ -46,7 +46,8 @@ pub fn terminal(shell: Option<&str>, compact: bool) -> String {
              `tail -n 100`, `wc -l` first, `grep -c`), so the user's screen is not flooded and the result \
              is not cut.\n\
              - Long jobs: pass a larger `timeout_s`; a command still running at the timeout keeps running \
-             (status timed_out): watch it with read_screen rather than starting it again.\n\
+             (status timed_out): watch it with read_screen (since_command: true gives all it printed so far) \
+             rather than starting it again.\n\
              - Never put a password, token or key on a command line: it lands in the shell history, in \
              `ps` and in the audit log. Use a file with mode 600, or a prompt the user answers.\n",
         );

@@ -1,8 +1,14 @@
 //! What the model is told: the system prompt, in sections — this tab (what the host probe and the
 //! engine know, "unknown" where they do not), approvals in the current mode (worked out from the
 //! policy, [`approvals`]), the user's rules, the craft of an interactive shell and of changing a
-//! server ([`craft`]), sudo and secrets, untrusted data, reporting — then the active plan and the
-//! ledger of changes this conversation made, which elision can never drop.
+//! server ([`craft`]), sudo and secrets, untrusted data, reporting — and, apart from it, the
+//! [`tab_now`] block: what changes from one step to the next (the terminal's state and current
+//! folder, the active plan, the ledger of changes this conversation made), which the provider
+//! sends after the newest message, so elision can never drop it.
+//!
+//! The system prompt must stay byte-identical across the steps of a conversation while nothing
+//! but live facts change (providers cache it with the tools, [`crate::llm`]): whatever can change
+//! within a turn belongs in [`tab_now`].
 //!
 //! Nothing here may carry a secret: the prompt is built from the tab's facts, mode, settings
 //! (rules, limits), plan, ledger and the tool list only. Server-derived facts arrive cleaned and
@@ -41,16 +47,13 @@ impl Style {
     }
 }
 
-/// The system prompt for one step of a turn (rebuilt each step: the mode, rules, facts or plan
-/// may change).
+/// The first line of the [`tab_now`] block (the system prompt names it).
+pub const TAB_NOW_HEADER: &str = "# The tab now";
+
+/// The system prompt for one step of a turn: the same from step to step unless the mode, the
+/// user's rules, the host facts or the detected shell change (live facts go to [`tab_now`]).
 /// `nonce` is the conversation's untrusted-data nonce ([`crate::taint::UntrustedFrame`]).
-pub fn system_prompt(
-    tab: &TabInfo,
-    tools: &[ToolSchema],
-    ledger: &Ledger,
-    nonce: &str,
-    style: Style,
-) -> String {
+pub fn system_prompt(tab: &TabInfo, tools: &[ToolSchema], nonce: &str, style: Style) -> String {
     let compact = style == Style::Compact;
     let mut prompt = String::from(
         "You are Pilot, the assistant inside kaiport, an app people use to run their servers. You work \
@@ -82,9 +85,25 @@ pub fn system_prompt(
         prompt.push_str(storage_craft(compact));
     }
     prompt.push_str(&craft::data_and_reporting(nonce, compact));
-    plan(&mut prompt, tab);
-    ledger.section(&mut prompt);
     prompt
+}
+
+/// What changes from one step to the next, sent after the newest message of each request:
+/// the tab's live state (connection, shell, current folder, size, busy), the active plan and
+/// the ledger of changes.
+pub fn tab_now(tab: &TabInfo, ledger: &Ledger) -> String {
+    let mut out =
+        format!("{TAB_NOW_HEADER} (kaiport's live facts at this step, not the user's words)\n");
+    if tab.kind == TabKind::Terminal {
+        live(&mut out, tab);
+    } else if tab.live.connected {
+        out.push_str("- Connected.\n");
+    } else {
+        out.push_str("- Not connected right now: calls wait for the connection.\n");
+    }
+    plan(&mut out, tab);
+    ledger.section(&mut out);
+    out
 }
 
 fn or_unknown(value: &Option<String>) -> &str {
@@ -104,10 +123,14 @@ fn this_tab(out: &mut String, tab: &TabInfo, tools: &[ToolSchema]) {
     let _ = writeln!(out, "- Connection: {}.", tab.connection);
     if tab.kind == TabKind::Terminal {
         host(out, tab.host.as_ref());
-        live(out, tab);
-    } else if !tab.live.connected {
-        out.push_str("- Not connected right now: calls wait for the connection.\n");
+        limits(out, tab);
     }
+    let _ = writeln!(
+        out,
+        "- What changes from step to step (the connection, the terminal's state and current folder, the \
+         plan, the changes made so far) is in the block \"{TAB_NOW_HEADER}\" that kaiport adds after the \
+         newest message: the latest one is true now."
+    );
     let sensitivity = match tab.settings.sensitivity {
         Sensitivity::Public => "public",
         Sensitivity::Internal => "internal",
@@ -236,6 +259,17 @@ fn live(out: &mut String, tab: &TabInfo) {
             .to_owned()
     };
     let _ = writeln!(out, "- Terminal: {shell}; {integration}.");
+    match &live.cwd {
+        // A folder name comes from the server: quoted, so it reads as a name, not as words.
+        Some(cwd) => {
+            let _ = writeln!(
+                out,
+                "- The shell's current folder is {cwd:?} (as the shell reported at its last prompt); \
+                 relative paths in commands start there."
+            );
+        }
+        None => out.push_str("- The shell's current folder is unknown; `pwd` tells.\n"),
+    }
     if let Some((cols, rows)) = live.size {
         let _ = writeln!(
             out,
@@ -253,6 +287,10 @@ fn live(out: &mut String, tab: &TabInfo) {
              type anything else.\n",
         );
     }
+}
+
+/// The terminal tools' limits (from the settings).
+fn limits(out: &mut String, tab: &TabInfo) {
     let settings = &tab.settings;
     let timeout = settings.command_timeout_s.min(MAX_COMMAND_TIMEOUT_S);
     let _ = writeln!(

@@ -74,6 +74,7 @@ fn terminal(
             reconnecting: false,
             shell,
             integration,
+            cwd: integration.then(|| "/home/alice".to_owned()),
             size: Some((120, 40)),
             busy: false,
             alternate_screen: false,
@@ -216,14 +217,57 @@ fn cases() -> Vec<Case> {
 /// A nonce as [`crate::taint::UntrustedFrame`] makes them.
 const NONCE: &str = "0123456789abcdef0123456789abcdef";
 
+/// What the model is told at a step: the system prompt and the tab-now block after the newest
+/// message.
 fn render(case: &Case) -> String {
-    system_prompt(
-        &case.tab,
-        &tool_schemas(case.tab.kind),
-        &case.ledger,
-        NONCE,
-        case.style,
-    )
+    let system = system_prompt(&case.tab, &tool_schemas(case.tab.kind), NONCE, case.style);
+    format!("{system}\n{}", tab_now(&case.tab, &case.ledger))
+}
+
+/// Live facts, the plan and the ledger change the tab-now block only: the system prompt stays
+/// byte for byte the same, so providers keep it cached.
+#[test]
+fn live_facts_plan_and_ledger_leave_the_system_prompt_alone() {
+    for case in cases() {
+        let tools = tool_schemas(case.tab.kind);
+        let before = system_prompt(&case.tab, &tools, NONCE, case.style);
+        let mut moved = case.tab.clone();
+        moved.live.cwd = Some("/srv/elsewhere".to_owned());
+        moved.live.size = Some((80, 24));
+        moved.live.busy = !moved.live.busy;
+        moved.live.alternate_screen = !moved.live.alternate_screen;
+        moved.live.connected = !moved.live.connected;
+        moved.live.reconnecting = !moved.live.reconnecting;
+        moved.plan = Some(plan_card());
+        assert_eq!(
+            system_prompt(&moved, &tools, NONCE, case.style),
+            before,
+            "{}",
+            case.name
+        );
+        let mut ledger = case.ledger.clone();
+        ledger.record(
+            "write_file",
+            &serde_json::json!({"path": "/etc/motd", "content": "x"}),
+            &kaiport_protocol::ToolOutcome {
+                tool: "write_file".to_owned(),
+                status: kaiport_protocol::ToolStatus::Ok,
+                result: Some(serde_json::json!({})),
+                error: None,
+            },
+        );
+        let now = tab_now(&moved, &ledger);
+        assert!(now.starts_with(TAB_NOW_HEADER), "{now}");
+        assert!(now.contains("/etc/motd"), "{}: {now}", case.name);
+        assert!(
+            now.contains("# The plan: Turn on gzip"),
+            "{}: {now}",
+            case.name
+        );
+        if case.tab.kind == TabKind::Terminal && moved.live.connected && !moved.live.reconnecting {
+            assert!(now.contains("\"/srv/elsewhere\""), "{}: {now}", case.name);
+        }
+    }
 }
 
 /// One rubric item: a sentence, the cases it applies to, and the words the prompt needs.
@@ -323,6 +367,21 @@ const RUBRIC: &[Item] = &[
         says: "A host not probed yet says so and how to find out",
         cases: &["not probed, nobody watching"],
         needs: &["not probed yet (unknown)", "uname -a"],
+    },
+    Item {
+        says: "The shell's current folder is stated as the shell reported it, quoted",
+        cases: &["ssh bash ask", "ssh zsh autopilot"],
+        needs: &["current folder is \"/home/alice\"", "relative paths"],
+    },
+    Item {
+        says: "Without integration the current folder is unknown and pwd tells",
+        cases: &["integration off, probe failed"],
+        needs: &["current folder is unknown", "`pwd`"],
+    },
+    Item {
+        says: "A command left running is followed with read_screen and its since_command output, not run again",
+        cases: FULL_TERMINALS,
+        needs: &["since_command: true", "rather than starting it again"],
     },
     Item {
         says: "The detected interactive shell is named",
@@ -740,7 +799,7 @@ fn what_the_prompt_says_asks_is_what_the_policy_asks() {
             tab.kind = kind;
             tab.settings = settings.clone();
             let schemas = tool_schemas(kind);
-            let prompt = system_prompt(&tab, &schemas, &Ledger::default(), NONCE, Style::Full);
+            let prompt = system_prompt(&tab, &schemas, NONCE, Style::Full);
             let flat = normalise(&prompt);
             for (prefix, expected) in [
                 ("- Run without asking: ", Outcome::Runs),

@@ -616,10 +616,11 @@ pub(super) async fn execute(plan: PlannedOps, context: &ToolContext<'_>) -> Resu
             }),
             Err(message) => {
                 stopped = true;
+                // A result people read too; the model gets the whole result framed.
                 outcomes.push(PlanOpOutcome {
                     index,
                     status: PlanOpStatus::Failed,
-                    message,
+                    message: crate::taint::plain(&message).into_owned(),
                 });
             }
         }
@@ -642,7 +643,7 @@ async fn still_as_approved(
     path: &str,
     approved: Option<Stamp>,
 ) -> Result<(), String> {
-    let now = stat(files, path).await.map_err(|error| error.to_string())?;
+    let now = stat(files, path).await.map_err(|error| error.for_model())?;
     match (approved, now) {
         (None, Some(_)) => Err(format!(
             "{path} exists now but did not when this was approved; nothing was replaced"
@@ -662,7 +663,7 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
             files
                 .make_dir(&path, /* parents */ true)
                 .await
-                .map_err(|error| error.to_string())?;
+                .map_err(|error| error.for_model())?;
             Ok(StorageOpResult {
                 message: format!("created the folder {path}"),
                 bytes: None,
@@ -679,14 +680,14 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
             let source = files
                 .metadata(&from)
                 .await
-                .map_err(|error| error.to_string())?;
+                .map_err(|error| error.for_model())?;
             if source.kind == EntryKind::Dir {
                 rename_folder(files.as_ref(), &from, &to, context).await
             } else {
                 files
                     .rename_file(&from, &to, target.is_some())
                     .await
-                    .map_err(|error| error.to_string())?;
+                    .map_err(|error| error.for_model())?;
                 Ok(StorageOpResult {
                     message: format!("renamed {from} to {to}"),
                     bytes: None,
@@ -701,7 +702,7 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
             let files = files_of(context, side).await?;
             let Some(found) = stat(files.as_ref(), &path)
                 .await
-                .map_err(|error| error.to_string())?
+                .map_err(|error| error.for_model())?
             else {
                 return Err(format!("{path} does not exist"));
             };
@@ -709,7 +710,7 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
                 files
                     .remove_file(&path)
                     .await
-                    .map_err(|error| error.to_string())?;
+                    .map_err(|error| error.for_model())?;
                 return Ok(StorageOpResult {
                     message: format!("deleted {path}"),
                     bytes: Some(found.size),
@@ -791,7 +792,7 @@ async fn copy_checked(
         context.cancel,
     )
     .await
-    .map_err(|error| error.to_string())
+    .map_err(|error| error.for_model())
 }
 
 /// Deletes the folder `path` and (with `recursive`) everything in it, files first, deepest
@@ -804,7 +805,7 @@ async fn delete_tree(
 ) -> Result<(u64, u64), String> {
     let tree = walk_tree(files, path)
         .await
-        .map_err(|error| error.to_string())?;
+        .map_err(|error| error.for_model())?;
     if !tree.is_empty() && !recursive {
         return Err(format!(
             "the folder {path} is not empty; nothing was deleted"
@@ -843,7 +844,8 @@ async fn delete_tree(
     let (count, bytes) = (tally.files as u64, tally.bytes);
     if let Some(error) = tally.failure {
         return Err(format!(
-            "deleted {count} of {total} files in {path}, then failed: {error}; the rest is still there"
+            "deleted {count} of {total} files in {path}, then failed: {}; the rest is still there",
+            error.for_model()
         ));
     }
     if context.cancel.is_cancelled() && (count as usize) < total {
@@ -856,7 +858,10 @@ async fn delete_tree(
     folders.push(path.to_owned());
     for folder in folders {
         files.remove_dir(&folder).await.map_err(|error| {
-            format!("deleted all {count} files in {path} but not every folder: {error}")
+            format!(
+                "deleted all {count} files in {path} but not every folder: {}",
+                error.for_model()
+            )
         })?;
     }
     Ok((count, bytes))
@@ -970,7 +975,7 @@ async fn rename_folder(
         files
             .rename_dir(from, to)
             .await
-            .map_err(|error| error.to_string())?;
+            .map_err(|error| error.for_model())?;
         return Ok(StorageOpResult {
             message: format!("renamed the folder {from} to {to}"),
             bytes: None,
@@ -978,7 +983,7 @@ async fn rename_folder(
     }
     let tree = walk_tree(files, from)
         .await
-        .map_err(|error| error.to_string())?;
+        .map_err(|error| error.for_model())?;
     let total = tree
         .iter()
         .filter(|(_, item)| item.kind != EntryKind::Dir)
@@ -999,7 +1004,7 @@ async fn rename_folder(
     files
         .make_dir(to, true)
         .await
-        .map_err(|error| half_done(0, error.to_string()))?;
+        .map_err(|error| half_done(0, error.for_model()))?;
     // The folders first (parents before children, as the walk found them), then the files,
     // several at a time; after the first failure no new copy starts.
     for (path, item) in &tree {
@@ -1007,7 +1012,7 @@ async fn rename_folder(
             files
                 .make_dir(&relocate(path), true)
                 .await
-                .map_err(|error| half_done(0, error.to_string()))?;
+                .map_err(|error| half_done(0, error.for_model()))?;
         }
     }
     let failed = std::sync::atomic::AtomicBool::new(false);
@@ -1037,7 +1042,7 @@ async fn rename_folder(
         .flatten()
         .for_each(|result| tally.add(result));
     if let Some(error) = tally.failure {
-        return Err(half_done(tally.files, error.to_string()));
+        return Err(half_done(tally.files, error.for_model()));
     }
     let bytes = tally.bytes;
     // Every copy is in place with the right size (copy_file verifies): now remove the original.
