@@ -368,6 +368,32 @@ impl SftpFiles {
                 .await
                 .map_err(|error| self.error(temp, error))?;
         }
+        if let Some(existing) = existing
+            && let (Some(uid), Some(gid)) = (existing.uid, existing.gid)
+        {
+            // Keep the owner where the server lets us; a user who may write a file they do not
+            // own usually may not give it away, and then the new file is theirs — unless the
+            // caller must keep the owner, when nothing is replaced.
+            let owner = FileAttributes {
+                uid: Some(uid),
+                gid: Some(gid),
+                ..FileAttributes::default()
+            };
+            if let Err(error) = self.session.fsetstat(handle, owner).await {
+                if options.keep_owner {
+                    return Err(FsError::new(
+                        FsErrorKind::PermissionDenied,
+                        target,
+                        format!(
+                            "the file belongs to uid {uid} gid {gid}, which this login cannot give \
+                             a new file; nothing was replaced. Use sudo: true in a terminal tab"
+                        ),
+                    ));
+                }
+                tracing::debug!(path = %target, error = %error, "could not keep the owner");
+            }
+        }
+        // The mode last: a change of owner may clear set-id bits.
         let attrs = FileAttributes {
             permissions: Some(mode),
             ..FileAttributes::default()
@@ -376,20 +402,6 @@ impl SftpFiles {
             .fsetstat(handle, attrs)
             .await
             .map_err(|error| self.error(temp, error))?;
-        if let Some(existing) = existing
-            && let (Some(uid), Some(gid)) = (existing.uid, existing.gid)
-        {
-            // Keep the owner where the server lets us; a user who may write a file they do not
-            // own usually may not give it away, and then the new file is theirs.
-            let owner = FileAttributes {
-                uid: Some(uid),
-                gid: Some(gid),
-                ..FileAttributes::default()
-            };
-            if let Err(error) = self.session.fsetstat(handle, owner).await {
-                tracing::debug!(path = %target, error = %error, "could not keep the owner");
-            }
-        }
         self.session
             .close(handle)
             .await
@@ -742,6 +754,55 @@ impl FileAccess for SftpFiles {
 
     fn temp_dir(&self) -> String {
         "/tmp".to_owned()
+    }
+
+    async fn home_dir(&self) -> Option<String> {
+        // SFTP starts in the login user's home folder.
+        let reply = self.session.realpath(".").await.ok()?;
+        reply
+            .files
+            .into_iter()
+            .next()
+            .map(|file| file.filename)
+            .filter(|home| home.starts_with('/'))
+    }
+
+    async fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.session
+            .hardlink(from, to)
+            .await
+            .map(|_| ())
+            .map_err(|error| self.error(to, error))
+    }
+
+    async fn set_attributes(
+        &self,
+        path: &str,
+        mode: Option<u32>,
+        owner: Option<(u32, u32)>,
+    ) -> Result<(), FsError> {
+        if let Some((uid, gid)) = owner {
+            let attrs = FileAttributes {
+                uid: Some(uid),
+                gid: Some(gid),
+                ..FileAttributes::default()
+            };
+            self.session
+                .setstat(path, attrs)
+                .await
+                .map_err(|error| self.error(path, error))?;
+        }
+        if let Some(mode) = mode {
+            let attrs = FileAttributes {
+                permissions: Some(mode),
+                ..FileAttributes::default()
+            };
+            self.session
+                .setstat(path, attrs)
+                .await
+                .map_err(|error| self.error(path, error))?;
+        }
+        Ok(())
     }
 
     async fn make_dir(&self, path: &str, parents: bool) -> Result<(), FsError> {
