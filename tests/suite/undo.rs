@@ -272,6 +272,44 @@ async fn limits_prune_old_and_oversized_and_a_large_file_says_no_backup() {
     );
 }
 
+/// On another file system than the backup area no hard link can be made: the server copies the
+/// old file itself (SFTP `copy-data`), and that copy is what undo restores.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_file_system_is_backed_up_by_a_server_side_copy() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, allowed()).await;
+    let dir = tempfile::Builder::new()
+        .prefix("kaiport-undo-")
+        .tempdir_in("/dev/shm")
+        .unwrap();
+    let (uid, gid) = uid_gid(sshd.user());
+    std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).unwrap();
+    let file = dir.path().join("on-tmpfs.conf");
+    std::fs::write(&file, "tmpfs = 1\n").unwrap();
+    std::os::unix::fs::chown(&file, Some(uid), Some(gid)).unwrap();
+    assert_ne!(
+        std::fs::metadata(&file).unwrap().dev(),
+        std::fs::metadata(area(&sshd).parent().unwrap().parent().unwrap())
+            .or_else(|_| std::fs::metadata(format!("/home/{}", sshd.user())))
+            .unwrap()
+            .dev(),
+        "the test needs /dev/shm on another file system than the home folder"
+    );
+    let edited = read_and_edit(&tab, &file, "tmpfs = 1", "tmpfs = 2")
+        .await
+        .result
+        .unwrap();
+    let (id, backup) = backup_holding(&edited, b"tmpfs = 1\n");
+    assert_eq!(
+        std::fs::metadata(&backup).unwrap().nlink(),
+        1,
+        "a copy, not a link"
+    );
+    assert_eq!(std::fs::metadata(&backup).unwrap().mode() & 0o777, 0o600);
+    undo(&tab, &id).await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "tmpfs = 1\n");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn sftp_writes_keep_owner_or_write_nothing() {
     let sshd = Sshd::start().unwrap();

@@ -5,12 +5,12 @@
 //! then random hex) and a record, `<id>.json`, in the connection's backup area on the server,
 //! `~/.local/state/kaiport/backups/<host>_<port>/` (mode 0700) in the login user's home. The old
 //! content goes beside it as `<id>.data`: a hard link to the old file where the server can make
-//! one (the replaced file keeps its inode, so this costs no copy), else a copy made through
-//! kaiport. Changes made through sudo keep their old content in root's area,
-//! `/var/backups/kaiport/uid-<uid>/<host>_<port>/`, copied there by the sudo install script
-//! with `cp -p` (owner and mode kept; the folders are 0711, so the login user can see whether a
-//! backup is still there but not list or read root's files); their records stay in the user's
-//! area, so listing changes needs no sudo. A storage tab's view of one folder keeps its backups
+//! one (the replaced file keeps its inode, so this costs no copy), else a copy the server makes
+//! itself (SFTP `copy-data`), else a copy made through kaiport. Changes made through sudo keep
+//! their old content in root's area, `/var/backups/kaiport/uid-<uid>/<host>_<port>/`, copied
+//! there by the sudo install script with `cp -p` (owner and mode kept; the folders are 0711, so
+//! the login user can see whether a backup is still there but not list or read root's files);
+//! their records stay in the user's area, so listing changes needs no sudo. A storage tab's view of one folder keeps its backups
 //! on the same server, outside the view.
 //!
 //! The area is bounded by the connection's settings (docs/policy.md): backups older than
@@ -326,7 +326,7 @@ pub async fn take(
 }
 
 /// Puts the old content of `path` at `backup`: a hard link where the server makes one, else a
-/// copy through kaiport.
+/// copy made by the server (SFTP `copy-data`), else a copy through kaiport.
 async fn copy_old(
     files: &dyn FileAccess,
     path: &str,
@@ -335,6 +335,17 @@ async fn copy_old(
 ) -> Result<(), String> {
     if files.hard_link(path, backup).await.is_ok() {
         return Ok(());
+    }
+    if let Some(found) = before
+        && let Ok(true) = files.copy_on_server(path, backup, found.size).await
+    {
+        return Ok(());
+    }
+    // A half copy the server left is not a backup.
+    if let Err(error) = files.remove_file(backup).await
+        && error.kind != FsErrorKind::NotFound
+    {
+        return Err(format!("cannot clear the backup {backup}: {error}"));
     }
     let limit = before.map_or(u64::MAX, |found| found.size.saturating_add(1));
     let data = read_whole(files, path, limit)

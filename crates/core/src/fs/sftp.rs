@@ -50,6 +50,8 @@ const PRIVATE_MODE: u32 = 0o600;
 const POSIX_RENAME: &str = "posix-rename@openssh.com";
 const FSYNC: &str = "fsync@openssh.com";
 const LIMITS: &str = "limits@openssh.com";
+/// Server-side copy between two open handles (OpenSSH 9.0 and later).
+const COPY_DATA: &str = "copy-data";
 
 /// Files on an SSH server through its `sftp` subsystem.
 pub struct SftpFiles {
@@ -63,6 +65,7 @@ pub struct SftpFiles {
     write_chunk: u64,
     posix_rename: bool,
     fsync: bool,
+    copy_data: bool,
     /// Open handles a batch of listings or reads may use (see `batch`).
     open_handles: usize,
     /// One permit per handle open on the server (see [`HANDLE_SLOTS`]).
@@ -126,6 +129,7 @@ impl SftpFiles {
             write_chunk,
             posix_rename: offers(POSIX_RENAME),
             fsync: offers(FSYNC),
+            copy_data: offers(COPY_DATA),
             open_handles,
             slots: Arc::new(Semaphore::new(HANDLE_SLOTS)),
         })
@@ -830,6 +834,81 @@ impl FileAccess for SftpFiles {
                 .map_err(|error| self.error(&step, error))?;
         }
         Ok(())
+    }
+
+    /// With the server's `copy-data`: the bytes are copied by the server, never sent. The copy
+    /// is private (0600) and checked against `size`; a failed copy is removed.
+    async fn copy_on_server(&self, from: &str, to: &str, size: u64) -> Result<bool, FsError> {
+        if !self.copy_data {
+            return Ok(false);
+        }
+        super::refuse_existing(self, to).await?;
+        let _read_slot = Self::slot(&self.slots).await;
+        let source = self
+            .session
+            .open(from, OpenFlags::READ, FileAttributes::default())
+            .await
+            .map_err(|error| self.error(from, error))?
+            .handle;
+        let _write_slot = Self::slot(&self.slots).await;
+        let private = FileAttributes {
+            permissions: Some(PRIVATE_MODE),
+            ..FileAttributes::default()
+        };
+        let flags = OpenFlags::WRITE | OpenFlags::CREATE | OpenFlags::EXCLUDE;
+        let target = match self.session.open(to, flags, private).await {
+            Ok(opened) => opened.handle,
+            Err(error) => {
+                let _ = self.session.close(source).await;
+                return Err(self.error(to, error));
+            }
+        };
+        let mut data = Vec::with_capacity(40 + source.len() + target.len());
+        let put_handle = |data: &mut Vec<u8>, handle: &str| {
+            data.extend_from_slice(&(handle.len() as u32).to_be_bytes());
+            data.extend_from_slice(handle.as_bytes());
+        };
+        put_handle(&mut data, &source);
+        data.extend_from_slice(&0u64.to_be_bytes());
+        // Length 0: to the end of the file.
+        data.extend_from_slice(&0u64.to_be_bytes());
+        put_handle(&mut data, &target);
+        data.extend_from_slice(&0u64.to_be_bytes());
+        let copied = match self.session.extended(COPY_DATA, data).await {
+            Ok(Packet::Status(status)) if status.status_code == StatusCode::Ok => Ok(()),
+            Ok(Packet::Status(status)) => Err(self.error(to, SftpError::Status(status))),
+            Ok(_) => Err(FsError::new(
+                FsErrorKind::Other,
+                to,
+                "unexpected answer to copy-data",
+            )),
+            Err(error) => Err(self.error(to, error)),
+        };
+        let written = match &copied {
+            Ok(()) => self
+                .session
+                .fstat(target.as_str())
+                .await
+                .map(|attrs| attrs.attrs.size.unwrap_or(0))
+                .map_err(|error| self.error(to, error)),
+            Err(error) => Err(error.clone()),
+        };
+        let _ = self.session.close(source).await;
+        let closed = self.session.close(target).await;
+        let result = match (written, closed) {
+            (Ok(written), Ok(_)) if written == size => Ok(true),
+            (Ok(written), Ok(_)) => Err(FsError::new(
+                FsErrorKind::Changed,
+                to,
+                format!("the copy has {written} bytes, not {size}: the source changed meanwhile"),
+            )),
+            (Err(error), _) => Err(error),
+            (_, Err(error)) => Err(self.error(to, error)),
+        };
+        if result.is_err() {
+            let _ = self.session.remove(to).await;
+        }
+        result
     }
 
     async fn rename_file(&self, from: &str, to: &str, replace: bool) -> Result<(), FsError> {

@@ -187,6 +187,10 @@ impl FileAccess for ReconnectingSftp {
         once!(self, files => files.hard_link(from, to))
     }
 
+    async fn copy_on_server(&self, from: &str, to: &str, size: u64) -> Result<bool, FsError> {
+        once!(self, files => files.copy_on_server(from, to, size))
+    }
+
     async fn set_attributes(
         &self,
         path: &str,

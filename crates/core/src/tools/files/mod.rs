@@ -7,7 +7,9 @@
 //! Rules kept here: file contents go to the model only with the connection's permission (the
 //! policy denies before anything is read); a file that was read and changed since is never
 //! overwritten, and replacing an existing file needs a read first; edit/write previews are
-//! unified diffs; sudo writes go through the user's terminal and never see or type a password.
+//! unified diffs; every write keeps the old content first ([`crate::backup`]) and keeps the
+//! file's owner, group and mode (or writes nothing); sudo writes go through the user's terminal
+//! and never see or type a password.
 //! Nothing here logs file contents.
 
 pub(super) mod changes;

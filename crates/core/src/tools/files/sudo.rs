@@ -4,9 +4,11 @@
 //! The new content and a small install script go up over SFTP as private temp files; then one
 //! short command line, `sudo sh <script>`, runs in the user's terminal. The script copies the
 //! content to a temp file beside the target, gives it the target's owner, group and mode, and
-//! renames it over the target — so the change is atomic and the metadata stays. No path appears
-//! on the command line (they are single-quoted inside the script), so names with spaces, quotes,
-//! newlines or leading dashes cannot change what runs.
+//! renames it over the target — so the change is atomic and the metadata stays. Before that it
+//! copies the old file into root's backup area with `cp -p` and, after, prunes that area to
+//! its limits (`crate::backup`); an undo installs a backup the same way, or removes the file.
+//! No path appears on the command line (they are single-quoted inside the script), so names
+//! with spaces, quotes, newlines or leading dashes cannot change what runs.
 //!
 //! A sudo password prompt is the user's to answer in the terminal: this module never sees or
 //! types it; it waits (within the command time limit) for the script's end marker.
