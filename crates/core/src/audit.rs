@@ -378,6 +378,27 @@ mod tests {
     }
 
     #[test]
+    fn the_result_summary_names_changes_and_their_backups() {
+        let change = serde_json::json!({"change_id": "20261205T094425123Z-1a2b3c4d",
+            "backup": "/home/u/.local/state/kaiport/backups/h_22/20261205T094425123Z-1a2b3c4d.data"});
+        let edited = serde_json::json!({"path": "/etc/x", "bytes_written": 9, "change": change});
+        assert_eq!(
+            result_summary(Some(&edited)),
+            Some(serde_json::json!({"change": change}))
+        );
+        let plan = serde_json::json!({"dropped": [], "outcomes": [
+            {"index": 0, "status": "done", "message": "m", "change": {"change_id": "a", "note": "no backup: file too large (9 MB; the limit is 1 MB)"}},
+            {"index": 1, "status": "done", "message": "m"}
+        ]});
+        assert_eq!(
+            result_summary(Some(&plan)),
+            Some(serde_json::json!({"changes": [
+                {"change_id": "a", "note": "no backup: file too large (9 MB; the limit is 1 MB)"}
+            ]}))
+        );
+    }
+
+    #[test]
     fn secrets_and_contents_never_reach_the_log() {
         let args = json!({
             "path": "/etc/hosts",

@@ -321,19 +321,9 @@ impl SftpFiles {
         if self.posix_rename {
             let mut data = Vec::with_capacity(8 + from.len() + to.len());
             for text in [from, to] {
-                data.extend_from_slice(&(text.len() as u32).to_be_bytes());
-                data.extend_from_slice(text.as_bytes());
+                put_string(&mut data, text);
             }
-            return match self.session.extended(POSIX_RENAME, data).await {
-                Ok(Packet::Status(status)) if status.status_code == StatusCode::Ok => Ok(()),
-                Ok(Packet::Status(status)) => Err(self.error(to, SftpError::Status(status))),
-                Ok(_) => Err(FsError::new(
-                    FsErrorKind::Other,
-                    to,
-                    "unexpected answer to posix-rename",
-                )),
-                Err(error) => Err(self.error(to, error)),
-            };
+            return self.extended_status(POSIX_RENAME, data, to).await;
         }
         match self.session.rename(from, to).await {
             Ok(_) => Ok(()),
@@ -351,6 +341,20 @@ impl SftpFiles {
                     .map(|_| ())
                     .map_err(|error| self.error(to, error))
             }
+        }
+    }
+
+    /// Sends the extension request `name` whose answer is a status: `Ok` or the error.
+    async fn extended_status(&self, name: &str, data: Vec<u8>, path: &str) -> Result<(), FsError> {
+        match self.session.extended(name, data).await {
+            Ok(Packet::Status(status)) if status.status_code == StatusCode::Ok => Ok(()),
+            Ok(Packet::Status(status)) => Err(self.error(path, SftpError::Status(status))),
+            Ok(_) => Err(FsError::new(
+                FsErrorKind::Other,
+                path,
+                format!("unexpected answer to {name}"),
+            )),
+            Err(error) => Err(self.error(path, error)),
         }
     }
 
@@ -390,7 +394,7 @@ impl SftpFiles {
                         target,
                         format!(
                             "the file belongs to uid {uid} gid {gid}, which this login cannot give \
-                             a new file; nothing was replaced. Use sudo: true in a terminal tab"
+                             a new file; nothing was replaced"
                         ),
                     ));
                 }
@@ -421,6 +425,12 @@ impl SftpFiles {
         self.rename_over(temp, target).await?;
         Ok(written)
     }
+}
+
+/// `text` as an SFTP string: its length (4 bytes, big-endian), then its bytes.
+fn put_string(data: &mut Vec<u8>, text: &str) {
+    data.extend_from_slice(&(text.len() as u32).to_be_bytes());
+    data.extend_from_slice(text.as_bytes());
 }
 
 /// Reads from `source` until `buffer` is full or the source ends.
@@ -864,26 +874,13 @@ impl FileAccess for SftpFiles {
             }
         };
         let mut data = Vec::with_capacity(40 + source.len() + target.len());
-        let put_handle = |data: &mut Vec<u8>, handle: &str| {
-            data.extend_from_slice(&(handle.len() as u32).to_be_bytes());
-            data.extend_from_slice(handle.as_bytes());
-        };
-        put_handle(&mut data, &source);
+        put_string(&mut data, &source);
         data.extend_from_slice(&0u64.to_be_bytes());
         // Length 0: to the end of the file.
         data.extend_from_slice(&0u64.to_be_bytes());
-        put_handle(&mut data, &target);
+        put_string(&mut data, &target);
         data.extend_from_slice(&0u64.to_be_bytes());
-        let copied = match self.session.extended(COPY_DATA, data).await {
-            Ok(Packet::Status(status)) if status.status_code == StatusCode::Ok => Ok(()),
-            Ok(Packet::Status(status)) => Err(self.error(to, SftpError::Status(status))),
-            Ok(_) => Err(FsError::new(
-                FsErrorKind::Other,
-                to,
-                "unexpected answer to copy-data",
-            )),
-            Err(error) => Err(self.error(to, error)),
-        };
+        let copied = self.extended_status(COPY_DATA, data, to).await;
         let written = match &copied {
             Ok(()) => self
                 .session
