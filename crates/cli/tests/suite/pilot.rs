@@ -1114,7 +1114,7 @@ impl LockoutTree {
             );
         }
         let status = Command::new("chown")
-            .args(["-R", user])
+            .args(["-R", &format!("{user}:")])
             .arg(tree.dir.path())
             .status()
             .unwrap();
