@@ -162,8 +162,9 @@ impl StorageServer {
         // The login user must reach data/ through the temp dir (0700 by default).
         let traversable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
         std::fs::set_permissions(dir.path(), traversable)?;
+        // `user:` also gives the login's group, which an SFTP edit keeps.
         let status = Command::new("chown")
-            .arg(sshd.user())
+            .arg(format!("{}:", sshd.user()))
             .arg(dir.path().join("data"))
             .status()
             .context("running chown for the SFTP data folder")?;
@@ -464,7 +465,7 @@ impl StorageServer {
             // The login user must be able to change what the test put there.
             let status = Command::new("chown")
                 .arg("-R")
-                .arg(self.sftp_user())
+                .arg(format!("{}:", self.sftp_user()))
                 .arg(&target)
                 .status()
                 .context("running chown for seeded SFTP files")?;

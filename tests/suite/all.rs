@@ -21,4 +21,5 @@ mod ssh;
 mod storage;
 mod storage_big;
 mod this_computer;
+mod undo;
 mod views;

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) -> EngineHarness {
+pub(super) async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) -> EngineHarness {
     let known_hosts = sshd.dir().join("files_known_hosts");
     sshd.write_known_hosts(&known_hosts).unwrap();
     let target = TabTarget::Ssh {
@@ -528,6 +528,30 @@ async fn sudo_write_keeps_owner_group_and_mode() {
     )
     .await;
     assert!(error.contains("sudo"), "{error}");
+    // The old content went to root's backup area, with the old file's owner, group and mode.
+    let (uid, _) = uid_gid(sshd.user());
+    let (id, backup) = super::undo::backup_holding(&result, b"level = low\n");
+    assert!(
+        backup.starts_with(format!("/var/backups/kaiport/uid-{uid}/")),
+        "{}",
+        backup.display()
+    );
+    assert_eq!(super::undo::owner_group_mode(&backup), (0, gid, 0o640));
+    let listed = tab.ok("list_changes", json!({})).await.unwrap();
+    assert_eq!(listed["changes"][0]["sudo"], true);
+    assert_eq!(listed["changes"][0]["undoable"], true);
+    // Owner and mode changed meanwhile: undoing (through sudo) puts both back with the bytes.
+    std::os::unix::fs::chown(&target, Some(0), Some(0)).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let undone = super::undo::undo(&tab, &id).await;
+    assert_eq!(text(&target), "level = low\n");
+    assert_eq!(super::undo::owner_group_mode(&target), (0, gid, 0o640));
+    // The undo kept what it replaced in root's area too: undoing it is a redo.
+    let (undo_id, _) = super::undo::backup_holding(&undone, b"level = high\n");
+    super::undo::undo(&tab, &undo_id).await;
+    assert_eq!(text(&target), "level = high\n");
+    assert_eq!(super::undo::owner_group_mode(&target), (0, 0, 0o644));
+    assert_eq!(std::fs::read_dir(root_dir.path()).unwrap().count(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread")]

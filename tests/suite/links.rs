@@ -37,9 +37,10 @@ impl Tree {
         std::fs::create_dir_all(tree.path("home/.ssh")).unwrap();
         std::fs::write(tree.keys(), "ssh-ed25519 AAAA original\n").unwrap();
         std::fs::write(tree.path("notes.txt"), "one\ntwo\n").unwrap();
+        // `user:` also gives the login's group: an SFTP edit keeps owner and group.
         let status = std::process::Command::new("chown")
             .arg("-R")
-            .arg(sshd.user())
+            .arg(format!("{}:", sshd.user()))
             .arg(tree.dir.path())
             .status()
             .unwrap();

@@ -5,6 +5,8 @@
 //! - `kaiport tools [--json]`: the tools of this build, with their parameter schemas.
 //! - `kaiport tool CONNECTION TOOL JSON_ARGS`: one tool call through the whole pipeline (policy,
 //!   approval, audit), printing the result object the model would get.
+//! - `kaiport changes CONNECTION`: the changes kaiport made to files there, with their backups;
+//!   `kaiport undo CONNECTION [CHANGE-ID]`: put one back (diff, confirmation; `--yes`).
 //! - `kaiport view CONNECTION VIEW [--container|--unit|--path X] [--json]`: one server view
 //!   (show_view without a model) as tables, or as the protocol's JSON.
 //! - `kaiport policy check …`: the decision for a command or tool call under given rules;
@@ -48,6 +50,7 @@ macro_rules! out {
 }
 
 mod audit_cmd;
+mod changes_cmd;
 mod connection;
 mod connections;
 mod fleet_cmd;
@@ -104,6 +107,10 @@ enum Command {
     View(view_cmd::ViewArgs),
     /// Show the audit log: every tool call, its decision and how it ended.
     Audit(audit_cmd::AuditArgs),
+    /// The changes kaiport made to files on a server, with their backups.
+    Changes(changes_cmd::ChangesArgs),
+    /// Put a file back as it was before a change (shows the diff, asks; --yes for scripts).
+    Undo(changes_cmd::UndoArgs),
     /// Saved connections and their passwords.
     #[command(subcommand)]
     Connections(connections::ConnectionsCommand),
@@ -147,6 +154,8 @@ fn main() -> ExitCode {
         Command::Connections(command) => connections::run(command),
         Command::Audit(args) => audit_cmd::run(args),
         Command::Tool(args) => runtime.block_on(tool::run(args)),
+        Command::Changes(args) => runtime.block_on(changes_cmd::changes(args)),
+        Command::Undo(args) => runtime.block_on(changes_cmd::undo(args)),
         Command::View(args) => runtime.block_on(view_cmd::run(args)),
         Command::Policy { command } => policy_cmd::run(command),
         Command::Pilot(args) => runtime.block_on(pilot::run(args)),

@@ -158,8 +158,16 @@ impl Answerer {
             Some(ApprovalPreview::Command { command }) => {
                 text.push_str(&format!("\n  $ {command}"))
             }
-            Some(ApprovalPreview::Diff { path, unified, .. }) => {
-                text.push_str(&format!("\n  {path}:\n{unified}"))
+            Some(ApprovalPreview::Diff {
+                path,
+                unified,
+                backup,
+                ..
+            }) => {
+                text.push_str(&format!("\n  {path}:\n{unified}"));
+                if let Some(backup) = backup {
+                    text.push_str(&format!("\n  {backup}"));
+                }
             }
             Some(ApprovalPreview::Operations { lines }) => {
                 for line in lines {

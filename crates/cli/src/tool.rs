@@ -3,7 +3,7 @@
 
 use crate::connection::{ConnectionOptions, open_tab};
 use kaiport_core::tools;
-use kaiport_protocol::{ConnectionState, Event, Mode, Op, ToolStatus};
+use kaiport_protocol::{ConnectionState, Event, Mode, Op, ToolOutcome, ToolStatus};
 use std::process::ExitCode;
 
 /// Exit status: the call succeeded.
@@ -72,19 +72,58 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let (engine, mut events, answerer) = open_tab(
-        &args.connection,
-        &args.options,
-        TAB,
-        Some(args.mode),
-        args.yes,
-    )
+    let mut first = Some((args.tool.clone(), tool_args));
+    let outcome = run_calls(&args.connection, &args.options, args.mode, args.yes, |_| {
+        first.take()
+    })
     .await?;
+    let Some(outcome) = outcome else {
+        return Ok(ExitCode::from(EXIT_FAILED));
+    };
+    out!("{}", serde_json::to_string(&outcome)?);
+    Ok(exit_code(&outcome))
+}
 
+/// The exit status for a call that ended so.
+pub fn exit_code(outcome: &ToolOutcome) -> ExitCode {
+    if outcome.status == ToolStatus::Ok {
+        ExitCode::from(EXIT_OK)
+    } else {
+        ExitCode::from(EXIT_FAILED)
+    }
+}
+
+/// Opens a tab on `connection` and runs tool calls in it through the whole pipeline, one after
+/// another: `next` gets the outcome of the call before (`None` at first) and returns the next
+/// call, or `None` to stop. Returns the last outcome; `None` when there was none (the
+/// connection failed, or Ctrl-C before the first call).
+pub async fn run_calls(
+    connection: &str,
+    options: &ConnectionOptions,
+    mode: Mode,
+    yes: bool,
+    mut next: impl FnMut(Option<&ToolOutcome>) -> Option<(String, serde_json::Value)>,
+) -> anyhow::Result<Option<ToolOutcome>> {
+    let (engine, mut events, answerer) =
+        open_tab(connection, options, TAB, Some(mode), yes).await?;
     let mut progress = TransferBars::default();
     let mut interrupts = std::pin::pin!(tokio::signal::ctrl_c());
     let mut cancelled = false;
     let mut call_started = false;
+    let mut calls = 0u32;
+    let start = |engine: &kaiport_core::Engine,
+                 calls: &mut u32,
+                 (tool, args): (String, serde_json::Value)| {
+        *calls += 1;
+        let op = Op::RunTool {
+            tab: TAB.to_owned(),
+            call: format!("{CALL}-{calls}"),
+            tool,
+            args,
+        };
+        let engine = engine.clone();
+        async move { engine.handle(op).await }
+    };
     loop {
         let event = tokio::select! {
             event = events.recv() => event,
@@ -93,7 +132,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
                 say!("\nkaiport: cancelling…");
                 if !call_started {
                     engine.handle(Op::CloseTab { tab: TAB.to_owned() }).await;
-                    return Ok(ExitCode::from(EXIT_FAILED));
+                    return Ok(None);
                 }
                 engine.handle(Op::Cancel { tab: TAB.to_owned(), call: None }).await;
                 continue;
@@ -112,21 +151,20 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
                 ..
             } if !call_started => {
                 call_started = true;
-                engine
-                    .handle(Op::RunTool {
-                        tab: TAB.to_owned(),
-                        call: CALL.to_owned(),
-                        tool: args.tool.clone(),
-                        args: tool_args.clone(),
-                    })
-                    .await;
+                match next(None) {
+                    Some(call) => start(&engine, &mut calls, call).await,
+                    None => {
+                        engine.handle(Op::CloseTab { tab: TAB.to_owned() }).await;
+                        return Ok(None);
+                    }
+                }
             }
             Event::ConnectionState {
                 state: ConnectionState::Failed { error },
                 ..
             } => {
-                say!("kaiport: could not connect to {}: {error}", args.connection);
-                return Ok(ExitCode::from(EXIT_FAILED));
+                say!("kaiport: could not connect to {connection}: {error}");
+                return Ok(None);
             }
             Event::ConnectionState {
                 state: ConnectionState::Disconnected { reason },
@@ -143,18 +181,18 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::ApprovalRequested { .. }
             | Event::QuestionAsked { .. } => {}
             Event::ToolFinished { outcome, .. } => {
-                out!("{}", serde_json::to_string(&outcome)?);
-                engine
-                    .handle(Op::CloseTab {
-                        tab: TAB.to_owned(),
-                    })
-                    .await;
-                let code = if outcome.status == ToolStatus::Ok {
-                    EXIT_OK
-                } else {
-                    EXIT_FAILED
-                };
-                return Ok(ExitCode::from(code));
+                let more = if cancelled { None } else { next(Some(&outcome)) };
+                match more {
+                    Some(call) => start(&engine, &mut calls, call).await,
+                    None => {
+                        engine
+                            .handle(Op::CloseTab {
+                                tab: TAB.to_owned(),
+                            })
+                            .await;
+                        return Ok(Some(outcome));
+                    }
+                }
             }
             Event::Error { message, .. } => say!("kaiport: {message}"),
             Event::HostFacts { facts, .. } => {

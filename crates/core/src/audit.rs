@@ -61,17 +61,47 @@ pub enum AuditError {
 /// One line of the audit log (the protocol's type, so a front end reads the lines as written).
 pub type AuditRecord = kaiport_protocol::AuditEntry;
 
-/// The fields of a tool result that say how the work ended; `None` when it has neither.
+/// The fields of a tool result that say how the work ended, and the changes it made to files
+/// with their backups (`change`; `changes` for execute_plan's operations); `None` when it has
+/// none of them.
 pub fn result_summary(result: Option<&Value>) -> Option<Value> {
     let result = result?.as_object()?;
-    let summary: serde_json::Map<String, Value> = ["status", "exit_code"]
+    let mut summary: serde_json::Map<String, Value> = ["status", "exit_code"]
         .into_iter()
         .filter_map(|key| {
             let value = result.get(key)?;
             (value.is_string() || value.is_number()).then(|| (key.to_owned(), value.clone()))
         })
         .collect();
+    if let Some(change) = result.get("change").and_then(change_summary) {
+        summary.insert("change".to_owned(), change);
+    }
+    let changes: Vec<Value> = result
+        .get("outcomes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|outcome| outcome.get("change").and_then(change_summary))
+        .collect();
+    if !changes.is_empty() {
+        summary.insert("changes".to_owned(), Value::Array(changes));
+    }
     (!summary.is_empty()).then_some(Value::Object(summary))
+}
+
+/// A result's change note as the audit line keeps it: its id, the backup's path or why there
+/// is none (never file contents).
+fn change_summary(change: &Value) -> Option<Value> {
+    let change = change.as_object()?;
+    let kept: serde_json::Map<String, Value> = ["change_id", "backup", "note"]
+        .into_iter()
+        .filter_map(|key| {
+            let value = change.get(key)?.as_str()?;
+            Some((key.to_owned(), Value::String(shorten_logged(value))))
+        })
+        .collect();
+    kept.contains_key("change_id")
+        .then_some(Value::Object(kept))
 }
 
 /// An open audit log. Shared by all tabs of an engine.
@@ -345,6 +375,27 @@ mod tests {
         );
         assert_eq!(result_summary(Some(&serde_json::json!("text"))), None);
         assert_eq!(result_summary(None), None);
+    }
+
+    #[test]
+    fn the_result_summary_names_changes_and_their_backups() {
+        let change = serde_json::json!({"change_id": "20261205T094425123Z-1a2b3c4d",
+            "backup": "/home/u/.local/state/kaiport/backups/h_22/20261205T094425123Z-1a2b3c4d.data"});
+        let edited = serde_json::json!({"path": "/etc/x", "bytes_written": 9, "change": change});
+        assert_eq!(
+            result_summary(Some(&edited)),
+            Some(serde_json::json!({"change": change}))
+        );
+        let plan = serde_json::json!({"dropped": [], "outcomes": [
+            {"index": 0, "status": "done", "message": "m", "change": {"change_id": "a", "note": "no backup: file too large (9 MB; the limit is 1 MB)"}},
+            {"index": 1, "status": "done", "message": "m"}
+        ]});
+        assert_eq!(
+            result_summary(Some(&plan)),
+            Some(serde_json::json!({"changes": [
+                {"change_id": "a", "note": "no backup: file too large (9 MB; the limit is 1 MB)"}
+            ]}))
+        );
     }
 
     #[test]

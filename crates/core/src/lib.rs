@@ -12,6 +12,7 @@
 
 pub mod agent;
 pub mod audit;
+pub mod backup;
 pub mod config;
 pub mod connect;
 pub mod engine;

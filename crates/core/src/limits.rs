@@ -182,6 +182,20 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
             c.text("the call id", call, MAX_ID_BYTES)?;
             c.text("the new call id", new_call, MAX_ID_BYTES)?;
         }
+        Op::ListChanges { tab, call, path } => {
+            c.op("list_changes").tab(tab)?;
+            c.text("the call id", call, MAX_ID_BYTES)?;
+            c.optional("the path", path.as_deref(), MAX_PATH_BYTES)?;
+        }
+        Op::UndoChange {
+            tab,
+            call,
+            change_id,
+        } => {
+            c.op("undo_change").tab(tab)?;
+            c.text("the call id", call, MAX_ID_BYTES)?;
+            c.text("the change id", change_id, MAX_ID_BYTES)?;
+        }
         Op::SendMessage { tab, text, model } => {
             c.op("send_message").tab(tab)?;
             c.text("the message", text, MAX_TEXT_BYTES)?;

@@ -102,6 +102,8 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::ReadSettings { .. }
             | Op::RunTool { .. }
             | Op::RetryTransfer { .. }
+            | Op::ListChanges { .. }
+            | Op::UndoChange { .. }
             | Op::Approve { .. }
             | Op::AnswerQuestion { .. }
             | Op::AnswerPrompt { .. }

@@ -57,6 +57,10 @@ pub enum ApprovalPreview {
         /// The file does not exist yet: the call creates it.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         new_file: bool,
+        /// Where the old content will be kept ("backup: …"), or why not ("no backup: file too
+        /// large"), for a change that replaces a file.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        backup: Option<String>,
     },
     Operations {
         lines: Vec<String>,

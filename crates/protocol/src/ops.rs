@@ -244,6 +244,25 @@ pub enum Op {
         call: CallId,
         new_call: CallId,
     },
+    /// The changes kaiport made to files on the tab's server (newest first, with their
+    /// backups), through the pipeline as a `list_changes` call under `call` (audited as a
+    /// read). Answered like `RunTool`; the `ToolFinished` result is a `ListChangesResult`.
+    ListChanges {
+        tab: TabId,
+        call: CallId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+    },
+    /// The user undoes a change (an id from `ListChanges`): an `undo_change` call under `call`
+    /// through the whole pipeline. It always asks (`ApprovalRequested` with the diff from the
+    /// file now to the file after the undo), in every mode; approved, the file's present content
+    /// is backed up first, so the undo is itself a change that can be undone. Answered like
+    /// `RunTool`; the result is an `UndoChangeResult`.
+    UndoChange {
+        tab: TabId,
+        call: CallId,
+        change_id: String,
+    },
     /// A message from the user to Pilot in a tab. Answered by `TurnStarted`, then
     /// `AssistantText` as the model writes, the events of each tool call it makes
     /// (`ToolRequested`, `ApprovalRequested`, `QuestionAsked`, `ToolRunning`, `ToolFinished`),

@@ -83,7 +83,21 @@ pub struct ConnectionSettings {
     pub output_limit_lines: u32,
     pub shell_integration: ShellIntegration,
     pub sensitivity: Sensitivity,
+    /// Backups of files kaiport replaces or deletes on a server, all together, at most (KiB;
+    /// the oldest go first). 0 keeps none.
+    pub backup_total_kb: u32,
+    /// Backups older than this many days are removed.
+    pub backup_max_age_days: u32,
+    /// A file larger than this (KiB) is changed without a backup, and the result says so.
+    pub backup_file_limit_kb: u32,
 }
+
+/// Default of [`ConnectionSettings::backup_total_kb`]: 512 MiB.
+pub const DEFAULT_BACKUP_TOTAL_KB: u32 = 512 * 1024;
+/// Default of [`ConnectionSettings::backup_max_age_days`].
+pub const DEFAULT_BACKUP_MAX_AGE_DAYS: u32 = 30;
+/// Default of [`ConnectionSettings::backup_file_limit_kb`]: 64 MiB.
+pub const DEFAULT_BACKUP_FILE_LIMIT_KB: u32 = 64 * 1024;
 
 impl Default for ConnectionSettings {
     fn default() -> Self {
@@ -98,6 +112,9 @@ impl Default for ConnectionSettings {
             output_limit_lines: 400,
             shell_integration: ShellIntegration::Inject,
             sensitivity: Sensitivity::Internal,
+            backup_total_kb: DEFAULT_BACKUP_TOTAL_KB,
+            backup_max_age_days: DEFAULT_BACKUP_MAX_AGE_DAYS,
+            backup_file_limit_kb: DEFAULT_BACKUP_FILE_LIMIT_KB,
         }
     }
 }
@@ -116,7 +133,7 @@ impl std::error::Error for SettingError {}
 
 impl ConnectionSettings {
     /// The setting names, as accepted by [`ConnectionSettings::set`].
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 13] = [
         "forbidden_commands",
         "allowed_commands",
         "extra_dangerous_commands",
@@ -127,6 +144,9 @@ impl ConnectionSettings {
         "output_limit_lines",
         "shell_integration",
         "sensitivity",
+        "backup_total_kb",
+        "backup_max_age_days",
+        "backup_file_limit_kb",
     ];
 
     /// The allowed range of a numeric setting, `None` for the others.
@@ -136,6 +156,9 @@ impl ConnectionSettings {
             "command_timeout_s" => Some((1, MAX_COMMAND_TIMEOUT_S)),
             "output_limit_kb" => Some((1, 1024)),
             "output_limit_lines" => Some((10, 100_000)),
+            "backup_total_kb" => Some((0, 100_000_000)),
+            "backup_max_age_days" => Some((1, 3650)),
+            "backup_file_limit_kb" => Some((0, 4 * 1024 * 1024)),
             _ => None,
         }
     }
@@ -148,6 +171,9 @@ impl ConnectionSettings {
             ("command_timeout_s", self.command_timeout_s),
             ("output_limit_kb", self.output_limit_kb),
             ("output_limit_lines", self.output_limit_lines),
+            ("backup_total_kb", self.backup_total_kb),
+            ("backup_max_age_days", self.backup_max_age_days),
+            ("backup_file_limit_kb", self.backup_file_limit_kb),
         ] {
             if let Some((min, max)) = Self::number_range(name)
                 && !(min..=max).contains(&value)
@@ -213,13 +239,22 @@ impl ConnectionSettings {
                     }
                 }
             }
-            "file_limit_kb" | "command_timeout_s" | "output_limit_kb" | "output_limit_lines" => {
+            "file_limit_kb"
+            | "command_timeout_s"
+            | "output_limit_kb"
+            | "output_limit_lines"
+            | "backup_total_kb"
+            | "backup_max_age_days"
+            | "backup_file_limit_kb" => {
                 let (min, max) = Self::number_range(name).unwrap_or((0, u32::MAX));
                 let number = number(name, value, min, max)?;
                 match name {
                     "file_limit_kb" => self.file_limit_kb = number,
                     "command_timeout_s" => self.command_timeout_s = number,
                     "output_limit_kb" => self.output_limit_kb = number,
+                    "backup_total_kb" => self.backup_total_kb = number,
+                    "backup_max_age_days" => self.backup_max_age_days = number,
+                    "backup_file_limit_kb" => self.backup_file_limit_kb = number,
                     _ => self.output_limit_lines = number,
                 }
             }

@@ -46,10 +46,12 @@ pub enum ToolName {
     Download,
     ExecutePlan,
     AskUser,
+    ListChanges,
+    UndoChange,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 20] = [
+    pub const ALL: [ToolName; 22] = [
         ToolName::RunCommand,
         ToolName::SendInput,
         ToolName::ReadScreen,
@@ -70,6 +72,8 @@ impl ToolName {
         ToolName::Download,
         ToolName::ExecutePlan,
         ToolName::AskUser,
+        ToolName::ListChanges,
+        ToolName::UndoChange,
     ];
 
     /// The name the model and the audit log use, e.g. `run_command`.
@@ -95,6 +99,8 @@ impl ToolName {
             ToolName::Download => "download",
             ToolName::ExecutePlan => "execute_plan",
             ToolName::AskUser => "ask_user",
+            ToolName::ListChanges => "list_changes",
+            ToolName::UndoChange => "undo_change",
         }
     }
 
@@ -517,6 +523,9 @@ pub struct EditFileResult {
     pub bytes_written: u64,
     pub lines_added: u64,
     pub lines_removed: u64,
+    /// The change's id and where the old content was kept (see [`ChangeNote`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeNote>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
@@ -538,6 +547,8 @@ pub struct WriteFileResult {
     pub path: String,
     pub created: bool,
     pub bytes_written: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeNote>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
@@ -846,6 +857,9 @@ pub struct StorageOpResult {
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// A file replaced or deleted: the change's id and where its old content was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeNote>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
@@ -862,6 +876,8 @@ pub struct PlanOpOutcome {
     pub index: u32,
     pub status: PlanOpStatus,
     pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeNote>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
@@ -897,6 +913,110 @@ pub struct AskUserResult {
     pub answer: Option<String>,
 }
 
+// ---------------------------------------------------------------------------------------------
+// Changes kaiport made on a server, and their undo
+// ---------------------------------------------------------------------------------------------
+
+/// One change kaiport made to a file, as a tool result names it: its id, and where the old
+/// content was kept on the server (`backup`), or why it was not (`note`, e.g. "no backup: file
+/// too large").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct ChangeNote {
+    pub change_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// What a change did to its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeAction {
+    /// The file did not exist: it was created (undo removes it).
+    Created,
+    /// The file's content was replaced (edit_file, write_file, a rename over it, an undo).
+    Replaced,
+    /// The file was deleted.
+    Deleted,
+}
+
+/// One change in a server's change list (`list_changes`, `kaiport changes`), newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct ChangeRecord {
+    pub id: String,
+    /// RFC 3339, UTC.
+    pub time: String,
+    /// The tool that made it (`edit_file`, `write_file`, `delete`, `rename`, `undo_change`, …).
+    pub tool: String,
+    /// The file changed (links followed).
+    pub path: String,
+    pub action: ChangeAction,
+    /// Where the old content is kept on the server (`None`: nothing to keep, or not kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+    /// Why there is no backup, or that it was pruned since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Size, mode (permission bits), owner and group of the old file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gid: Option<u32>,
+    /// Made through sudo (its backup is root's; undo goes through sudo too).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sudo: bool,
+    /// The change this one undid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<String>,
+    /// Whether undo_change can restore it now.
+    pub undoable: bool,
+}
+
+/// List the changes kaiport made to files on this server (newest first), with their backups.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(deny_unknown_fields)]
+pub struct ListChangesParams {
+    /// Only changes of this file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct ListChangesResult {
+    pub changes: Vec<ChangeRecord>,
+    /// Where the backups are kept on this server, or why this tab keeps none.
+    pub area: String,
+}
+
+/// Put a file back as it was before a change (from list_changes): restores the old bytes,
+/// mode and owner; the undo is itself a change that can be undone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(deny_unknown_fields)]
+pub struct UndoChangeParams {
+    pub change_id: String,
+    /// One short sentence for the user: why this call (shown on the approval card).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct UndoChangeResult {
+    pub path: String,
+    /// What the undo did: `restored` the old content, or `removed` a file the change created.
+    pub restored: bool,
+    pub bytes_written: u64,
+    /// The undo's own change (undo it to redo).
+    pub change: ChangeNote,
+    /// Set when owner or group could not be given back (e.g. not root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
 /// The parameter type of a tool, for schema generation.
 pub fn parameters_schema(tool: ToolName) -> schemars::Schema {
     let mut generator = schemars::generate::SchemaSettings::draft2020_12()
@@ -923,5 +1043,7 @@ pub fn parameters_schema(tool: ToolName) -> schemars::Schema {
         ToolName::Download => generator.root_schema_for::<DownloadParams>(),
         ToolName::ExecutePlan => generator.root_schema_for::<ExecutePlanParams>(),
         ToolName::AskUser => generator.root_schema_for::<AskUserParams>(),
+        ToolName::ListChanges => generator.root_schema_for::<ListChangesParams>(),
+        ToolName::UndoChange => generator.root_schema_for::<UndoChangeParams>(),
     }
 }

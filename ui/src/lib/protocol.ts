@@ -16,7 +16,12 @@ export type ApprovalDecision = "approve" | "deny" |
 /**  What the user is shown before approving. */
 export type ApprovalPreview = { kind: "command"; command: string } | { kind: "diff"; path: string; unified: string; 
 /**  The file does not exist yet: the call creates it. */
-new_file?: boolean } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string };
+new_file?: boolean; 
+/**
+ *  Where the old content will be kept ("backup: …"), or why not ("no backup: file too
+ *  large"), for a change that replaces a file.
+ */
+backup?: string | null } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string };
 
 /**  One line of the audit log (`ai-audit.jsonl`): one tool call, however it ended. */
 export type AuditEntry = {
@@ -81,6 +86,17 @@ export type CertificatesView = {
 	certificates: CertificateRow[],
 };
 
+/**
+ *  One change kaiport made to a file, as a tool result names it: its id, and where the old
+ *  content was kept on the server (`backup`), or why it was not (`note`, e.g. "no backup: file
+ *  too large").
+ */
+export type ChangeNote = {
+	change_id: string,
+	backup?: string | null,
+	note?: string | null,
+};
+
 /**  How a run_command ended. */
 export type CommandStatus = 
 /**  The shell showed its prompt again. */
@@ -115,6 +131,15 @@ export type ConnectionSettings = {
 	output_limit_lines?: number,
 	shell_integration?: ShellIntegration,
 	sensitivity?: Sensitivity,
+	/**
+	 *  Backups of files kaiport replaces or deletes on a server, all together, at most (KiB;
+	 *  the oldest go first). 0 keeps none.
+	 */
+	backup_total_kb?: number,
+	/**  Backups older than this many days are removed. */
+	backup_max_age_days?: number,
+	/**  A file larger than this (KiB) is changed without a backup, and the result says so. */
+	backup_file_limit_kb?: number,
 };
 
 export type ConnectionState = { state: "connecting" } | { state: "connected" } | 
@@ -243,6 +268,8 @@ export type EditFileResult = {
 	bytes_written: number,
 	lines_added: number,
 	lines_removed: number,
+	/**  The change's id and where the old content was kept (see [`ChangeNote`]). */
+	change?: ChangeNote | null,
 };
 
 export type EntryKind = "file" | "dir" | "symlink" | "other";
@@ -904,6 +931,20 @@ automatic?: boolean } |
  */
 { type: "retry_transfer"; tab: string; call: string; new_call: string } | 
 /**
+ *  The changes kaiport made to files on the tab's server (newest first, with their
+ *  backups), through the pipeline as a `list_changes` call under `call` (audited as a
+ *  read). Answered like `RunTool`; the `ToolFinished` result is a `ListChangesResult`.
+ */
+{ type: "list_changes"; tab: string; call: string; path?: string | null } | 
+/**
+ *  The user undoes a change (an id from `ListChanges`): an `undo_change` call under `call`
+ *  through the whole pipeline. It always asks (`ApprovalRequested` with the diff from the
+ *  file now to the file after the undo), in every mode; approved, the file's present content
+ *  is backed up first, so the undo is itself a change that can be undone. Answered like
+ *  `RunTool`; the result is an `UndoChangeResult`.
+ */
+{ type: "undo_change"; tab: string; call: string; change_id: string } | 
+/**
  *  A message from the user to Pilot in a tab. Answered by `TurnStarted`, then
  *  `AssistantText` as the model writes, the events of each tool call it makes
  *  (`ToolRequested`, `ApprovalRequested`, `QuestionAsked`, `ToolRunning`, `ToolFinished`),
@@ -1062,6 +1103,7 @@ export type PlanOpOutcome = {
 	index: number,
 	status: PlanOpStatus,
 	message: string,
+	change?: ChangeNote | null,
 };
 
 export type PlanOpStatus = "done" | "failed" | "skipped";
@@ -1367,6 +1409,8 @@ export type StorageOpResult = {
 	/**  What was done, in one sentence. */
 	message: string,
 	bytes?: number | null,
+	/**  A file replaced or deleted: the change's id and where its old content was kept. */
+	change?: ChangeNote | null,
 };
 
 export type TabKind = "terminal" | "storage";
@@ -1433,7 +1477,7 @@ export type TimerRow = {
  *  The fixed set of tools. A build may lack some (mobile builds have no edit_file, show_view,
  *  propose_plan, update_plan); the engine's registry says which ones this build has.
  */
-export type ToolName = "run_command" | "send_input" | "read_screen" | "show_view" | "propose_plan" | "update_plan" | "read_file" | "edit_file" | "write_file" | "list_dir" | "find_files" | "search_files" | "folder_report" | "make_dir" | "rename" | "delete" | "upload" | "download" | "execute_plan" | "ask_user";
+export type ToolName = "run_command" | "send_input" | "read_screen" | "show_view" | "propose_plan" | "update_plan" | "read_file" | "edit_file" | "write_file" | "list_dir" | "find_files" | "search_files" | "folder_report" | "make_dir" | "rename" | "delete" | "upload" | "download" | "execute_plan" | "ask_user" | "list_changes" | "undo_change";
 
 /**  The result object the model gets for one tool call. */
 export type ToolOutcome = {
@@ -1600,4 +1644,5 @@ export type WriteFileResult = {
 	path: string,
 	created: boolean,
 	bytes_written: number,
+	change?: ChangeNote | null,
 };

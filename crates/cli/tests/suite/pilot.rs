@@ -915,7 +915,8 @@ fn a_multi_step_task_reads_edits_and_verifies_a_file() {
         .unwrap();
         let path = dir.path().join(format!("pilot-{protocol}.conf"));
         std::fs::write(&path, "port = 8080\nmode = slow\n").unwrap();
-        set_world_writable(&path);
+        // The login's own file: an edit over SFTP keeps owner and group or writes nothing.
+        give_to_login(&server.sshd, &path);
         let path = path.display().to_string();
         let model = script(json!([
             {"expect": {"tools_include": ["read_file", "edit_file"]},
@@ -966,9 +967,14 @@ fn a_multi_step_task_reads_edits_and_verifies_a_file() {
     }
 }
 
-fn set_world_writable(path: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666)).unwrap();
+fn give_to_login(sshd: &Sshd, path: &std::path::Path) {
+    // `user:` is the user and their login group.
+    let status = std::process::Command::new("chown")
+        .arg(format!("{}:", sshd.user()))
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "chown {}", path.display());
 }
 
 /// pilot.toml in the config folder chooses the model, and each flag overrides its own field of
@@ -1111,7 +1117,7 @@ impl LockoutTree {
             );
         }
         let status = Command::new("chown")
-            .args(["-R", user])
+            .args(["-R", &format!("{user}:")])
             .arg(tree.dir.path())
             .status()
             .unwrap();

@@ -265,6 +265,26 @@ impl Engine {
                     inner.run_tool(tab, call, tool, args).await;
                 });
             }
+            Op::ListChanges { tab, call, path } => {
+                let inner = self.inner.clone();
+                let args = serde_json::json!({ "path": path });
+                tokio::spawn(async move {
+                    let tool = kaiport_protocol::ToolName::ListChanges.as_str().to_owned();
+                    inner.run_tool(tab, call, tool, args).await;
+                });
+            }
+            Op::UndoChange {
+                tab,
+                call,
+                change_id,
+            } => {
+                let inner = self.inner.clone();
+                let args = serde_json::json!({ "change_id": change_id });
+                tokio::spawn(async move {
+                    let tool = kaiport_protocol::ToolName::UndoChange.as_str().to_owned();
+                    inner.run_tool(tab, call, tool, args).await;
+                });
+            }
             Op::RetryTransfer {
                 tab,
                 call,

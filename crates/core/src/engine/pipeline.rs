@@ -217,6 +217,17 @@ impl Inner {
                 }
             }
         }
+        // Some calls are confirmed by the user whatever the mode (an undo, with its diff).
+        if found.always_asks()
+            && let Decision::Allow { reasons, .. } = &decision
+        {
+            let mut reasons = reasons.clone();
+            reasons.push(format!("{tool} always shows what it will do and asks"));
+            decision = Decision::Ask {
+                reasons,
+                risk: Risk::Routine,
+            };
+        }
         // A call only the connection's settings refuse is the user's to allow: ask them.
         let permission = match &decision {
             Decision::Deny { .. } => crate::policy::missing_permission(&prepared.facts, &settings),

@@ -119,6 +119,10 @@ pub struct WriteOptions {
     /// How many bytes the data will have, where the caller knows (a transfer does): object
     /// stores size their upload parts by it, as S3 takes at most 10,000 parts.
     pub size: Option<u64>,
+    /// Refuse ([`FsErrorKind::PermissionDenied`], nothing replaced) when the new file could not
+    /// be given the existing target's owner and group: the file tools keep them or write
+    /// nothing (sudo can).
+    pub keep_owner: bool,
 }
 
 /// What went wrong, in kinds a caller can act on.
@@ -299,6 +303,39 @@ pub trait FileAccess: Send + Sync {
         answers: futures::channel::mpsc::UnboundedSender<(String, bool)>,
     ) {
         let _ = (needles, paths, answers);
+    }
+
+    // --- Backups of replaced and deleted files (the `backup` module). Defaults say "none".
+
+    /// For a view of one folder of another side (a storage tab's URL folder shown as `/`):
+    /// that side, and the folder (no trailing `/`) a path here is under there. Backups are
+    /// kept through it, outside the view. `None`: this side is itself.
+    fn unrooted(&self) -> Option<(&dyn FileAccess, &str)> {
+        None
+    }
+
+    /// The login user's home folder on this side, where the backup area lives; `None` where
+    /// this side keeps no backups (only SSH servers do).
+    async fn home_dir(&self) -> Option<String> {
+        None
+    }
+
+    /// Makes `to` a second name of the file `from` (no bytes copied). Fails where the server
+    /// cannot (another file system, links protected, no extension), and the caller copies.
+    async fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError> {
+        let _ = to;
+        Err(unsupported(&self.location(), from, "hard links"))
+    }
+
+    /// Sets the permission bits and, where given, owner and group of `path`.
+    async fn set_attributes(
+        &self,
+        path: &str,
+        mode: Option<u32>,
+        owner: Option<(u32, u32)>,
+    ) -> Result<(), FsError> {
+        let _ = (mode, owner);
+        Err(unsupported(&self.location(), path, "setting permissions"))
     }
 
     // --- Storage operations (storage tabs). Defaults say "unsupported" so a transport that

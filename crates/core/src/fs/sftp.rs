@@ -50,6 +50,8 @@ const PRIVATE_MODE: u32 = 0o600;
 const POSIX_RENAME: &str = "posix-rename@openssh.com";
 const FSYNC: &str = "fsync@openssh.com";
 const LIMITS: &str = "limits@openssh.com";
+/// Server-side copy between two open handles (OpenSSH 9.0 and later).
+const COPY_DATA: &str = "copy-data";
 
 /// Files on an SSH server through its `sftp` subsystem.
 pub struct SftpFiles {
@@ -63,6 +65,7 @@ pub struct SftpFiles {
     write_chunk: u64,
     posix_rename: bool,
     fsync: bool,
+    copy_data: bool,
     /// Open handles a batch of listings or reads may use (see `batch`).
     open_handles: usize,
     /// One permit per handle open on the server (see [`HANDLE_SLOTS`]).
@@ -126,6 +129,7 @@ impl SftpFiles {
             write_chunk,
             posix_rename: offers(POSIX_RENAME),
             fsync: offers(FSYNC),
+            copy_data: offers(COPY_DATA),
             open_handles,
             slots: Arc::new(Semaphore::new(HANDLE_SLOTS)),
         })
@@ -317,19 +321,9 @@ impl SftpFiles {
         if self.posix_rename {
             let mut data = Vec::with_capacity(8 + from.len() + to.len());
             for text in [from, to] {
-                data.extend_from_slice(&(text.len() as u32).to_be_bytes());
-                data.extend_from_slice(text.as_bytes());
+                put_string(&mut data, text);
             }
-            return match self.session.extended(POSIX_RENAME, data).await {
-                Ok(Packet::Status(status)) if status.status_code == StatusCode::Ok => Ok(()),
-                Ok(Packet::Status(status)) => Err(self.error(to, SftpError::Status(status))),
-                Ok(_) => Err(FsError::new(
-                    FsErrorKind::Other,
-                    to,
-                    "unexpected answer to posix-rename",
-                )),
-                Err(error) => Err(self.error(to, error)),
-            };
+            return self.extended_status(POSIX_RENAME, data, to).await;
         }
         match self.session.rename(from, to).await {
             Ok(_) => Ok(()),
@@ -347,6 +341,20 @@ impl SftpFiles {
                     .map(|_| ())
                     .map_err(|error| self.error(to, error))
             }
+        }
+    }
+
+    /// Sends the extension request `name` whose answer is a status: `Ok` or the error.
+    async fn extended_status(&self, name: &str, data: Vec<u8>, path: &str) -> Result<(), FsError> {
+        match self.session.extended(name, data).await {
+            Ok(Packet::Status(status)) if status.status_code == StatusCode::Ok => Ok(()),
+            Ok(Packet::Status(status)) => Err(self.error(path, SftpError::Status(status))),
+            Ok(_) => Err(FsError::new(
+                FsErrorKind::Other,
+                path,
+                format!("unexpected answer to {name}"),
+            )),
+            Err(error) => Err(self.error(path, error)),
         }
     }
 
@@ -368,6 +376,32 @@ impl SftpFiles {
                 .await
                 .map_err(|error| self.error(temp, error))?;
         }
+        if let Some(existing) = existing
+            && let (Some(uid), Some(gid)) = (existing.uid, existing.gid)
+        {
+            // Keep the owner where the server lets us; a user who may write a file they do not
+            // own usually may not give it away, and then the new file is theirs — unless the
+            // caller must keep the owner, when nothing is replaced.
+            let owner = FileAttributes {
+                uid: Some(uid),
+                gid: Some(gid),
+                ..FileAttributes::default()
+            };
+            if let Err(error) = self.session.fsetstat(handle, owner).await {
+                if options.keep_owner {
+                    return Err(FsError::new(
+                        FsErrorKind::PermissionDenied,
+                        target,
+                        format!(
+                            "the file belongs to uid {uid} gid {gid}, which this login cannot give \
+                             a new file; nothing was replaced"
+                        ),
+                    ));
+                }
+                tracing::debug!(path = %target, error = %error, "could not keep the owner");
+            }
+        }
+        // The mode last: a change of owner may clear set-id bits.
         let attrs = FileAttributes {
             permissions: Some(mode),
             ..FileAttributes::default()
@@ -376,20 +410,6 @@ impl SftpFiles {
             .fsetstat(handle, attrs)
             .await
             .map_err(|error| self.error(temp, error))?;
-        if let Some(existing) = existing
-            && let (Some(uid), Some(gid)) = (existing.uid, existing.gid)
-        {
-            // Keep the owner where the server lets us; a user who may write a file they do not
-            // own usually may not give it away, and then the new file is theirs.
-            let owner = FileAttributes {
-                uid: Some(uid),
-                gid: Some(gid),
-                ..FileAttributes::default()
-            };
-            if let Err(error) = self.session.fsetstat(handle, owner).await {
-                tracing::debug!(path = %target, error = %error, "could not keep the owner");
-            }
-        }
         self.session
             .close(handle)
             .await
@@ -405,6 +425,12 @@ impl SftpFiles {
         self.rename_over(temp, target).await?;
         Ok(written)
     }
+}
+
+/// `text` as an SFTP string: its length (4 bytes, big-endian), then its bytes.
+fn put_string(data: &mut Vec<u8>, text: &str) {
+    data.extend_from_slice(&(text.len() as u32).to_be_bytes());
+    data.extend_from_slice(text.as_bytes());
 }
 
 /// Reads from `source` until `buffer` is full or the source ends.
@@ -744,6 +770,55 @@ impl FileAccess for SftpFiles {
         "/tmp".to_owned()
     }
 
+    async fn home_dir(&self) -> Option<String> {
+        // SFTP starts in the login user's home folder.
+        let reply = self.session.realpath(".").await.ok()?;
+        reply
+            .files
+            .into_iter()
+            .next()
+            .map(|file| file.filename)
+            .filter(|home| home.starts_with('/'))
+    }
+
+    async fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.session
+            .hardlink(from, to)
+            .await
+            .map(|_| ())
+            .map_err(|error| self.error(to, error))
+    }
+
+    async fn set_attributes(
+        &self,
+        path: &str,
+        mode: Option<u32>,
+        owner: Option<(u32, u32)>,
+    ) -> Result<(), FsError> {
+        if let Some((uid, gid)) = owner {
+            let attrs = FileAttributes {
+                uid: Some(uid),
+                gid: Some(gid),
+                ..FileAttributes::default()
+            };
+            self.session
+                .setstat(path, attrs)
+                .await
+                .map_err(|error| self.error(path, error))?;
+        }
+        if let Some(mode) = mode {
+            let attrs = FileAttributes {
+                permissions: Some(mode),
+                ..FileAttributes::default()
+            };
+            self.session
+                .setstat(path, attrs)
+                .await
+                .map_err(|error| self.error(path, error))?;
+        }
+        Ok(())
+    }
+
     async fn make_dir(&self, path: &str, parents: bool) -> Result<(), FsError> {
         let steps = if parents {
             super::ancestors_and_self(path)
@@ -769,6 +844,68 @@ impl FileAccess for SftpFiles {
                 .map_err(|error| self.error(&step, error))?;
         }
         Ok(())
+    }
+
+    /// With the server's `copy-data`: the bytes are copied by the server, never sent. The copy
+    /// is private (0600) and checked against `size`; a failed copy is removed.
+    async fn copy_on_server(&self, from: &str, to: &str, size: u64) -> Result<bool, FsError> {
+        if !self.copy_data {
+            return Ok(false);
+        }
+        super::refuse_existing(self, to).await?;
+        let _read_slot = Self::slot(&self.slots).await;
+        let source = self
+            .session
+            .open(from, OpenFlags::READ, FileAttributes::default())
+            .await
+            .map_err(|error| self.error(from, error))?
+            .handle;
+        let _write_slot = Self::slot(&self.slots).await;
+        let private = FileAttributes {
+            permissions: Some(PRIVATE_MODE),
+            ..FileAttributes::default()
+        };
+        let flags = OpenFlags::WRITE | OpenFlags::CREATE | OpenFlags::EXCLUDE;
+        let target = match self.session.open(to, flags, private).await {
+            Ok(opened) => opened.handle,
+            Err(error) => {
+                let _ = self.session.close(source).await;
+                return Err(self.error(to, error));
+            }
+        };
+        let mut data = Vec::with_capacity(40 + source.len() + target.len());
+        put_string(&mut data, &source);
+        data.extend_from_slice(&0u64.to_be_bytes());
+        // Length 0: to the end of the file.
+        data.extend_from_slice(&0u64.to_be_bytes());
+        put_string(&mut data, &target);
+        data.extend_from_slice(&0u64.to_be_bytes());
+        let copied = self.extended_status(COPY_DATA, data, to).await;
+        let written = match &copied {
+            Ok(()) => self
+                .session
+                .fstat(target.as_str())
+                .await
+                .map(|attrs| attrs.attrs.size.unwrap_or(0))
+                .map_err(|error| self.error(to, error)),
+            Err(error) => Err(error.clone()),
+        };
+        let _ = self.session.close(source).await;
+        let closed = self.session.close(target).await;
+        let result = match (written, closed) {
+            (Ok(written), Ok(_)) if written == size => Ok(true),
+            (Ok(written), Ok(_)) => Err(FsError::new(
+                FsErrorKind::Changed,
+                to,
+                format!("the copy has {written} bytes, not {size}: the source changed meanwhile"),
+            )),
+            (Err(error), _) => Err(error),
+            (_, Err(error)) => Err(self.error(to, error)),
+        };
+        if result.is_err() {
+            let _ = self.session.remove(to).await;
+        }
+        result
     }
 
     async fn rename_file(&self, from: &str, to: &str, replace: bool) -> Result<(), FsError> {

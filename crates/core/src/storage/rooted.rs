@@ -60,6 +60,10 @@ impl RootedFiles {
 
 #[async_trait]
 impl FileAccess for RootedFiles {
+    fn unrooted(&self) -> Option<(&dyn FileAccess, &str)> {
+        Some((self.inner.as_ref(), &self.root))
+    }
+
     fn location(&self) -> String {
         format!("{}{}", self.inner.location(), self.root)
     }

@@ -178,6 +178,28 @@ impl FileAccess for ReconnectingSftp {
         "/tmp".to_owned()
     }
 
+    async fn home_dir(&self) -> Option<String> {
+        let (_, files) = self.files().await.ok()?;
+        files.home_dir().await
+    }
+
+    async fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError> {
+        once!(self, files => files.hard_link(from, to))
+    }
+
+    async fn copy_on_server(&self, from: &str, to: &str, size: u64) -> Result<bool, FsError> {
+        once!(self, files => files.copy_on_server(from, to, size))
+    }
+
+    async fn set_attributes(
+        &self,
+        path: &str,
+        mode: Option<u32>,
+        owner: Option<(u32, u32)>,
+    ) -> Result<(), FsError> {
+        once!(self, files => files.set_attributes(path, mode, owner))
+    }
+
     async fn make_dir(&self, path: &str, parents: bool) -> Result<(), FsError> {
         // An existing folder is not an error, so a repeat is harmless.
         repeatable!(self, files => files.make_dir(path, parents))

@@ -83,6 +83,8 @@ fn tools() -> Vec<&'static dyn AnyTool> {
         &Registered::<storage::upload::Upload>::TOOL,
         &Registered::<storage::download::Download>::TOOL,
         &Registered::<storage::execute_plan::ExecutePlan>::TOOL,
+        &Registered::<files::changes::ListChanges>::TOOL,
+        &Registered::<files::changes::UndoChange>::TOOL,
         &Registered::<ask_user::AskUser>::TOOL,
     ]);
     tools
@@ -220,6 +222,9 @@ pub enum Action {
     UpdatePlan(UpdatePlanParams),
     /// make_dir, rename, delete, upload, download, execute_plan, checked against what exists.
     StorageOps(Box<PlannedOps>),
+    ListChanges(ListChangesParams),
+    /// undo_change, with the change's record and the file as the diff saw it.
+    UndoChange(Box<files::changes::PlannedUndo>),
 }
 
 /// Undo what preparing `action` did when it will not run (denied, refused by the user,
@@ -252,6 +257,8 @@ pub async fn execute(action: Action, context: &ToolContext<'_>) -> Result<Value,
             Err("plan calls are kept by the engine's plan book, not executed".to_owned())
         }
         Action::StorageOps(plan) => storage::execute(*plan, context).await,
+        Action::ListChanges(params) => files::changes::list(params, context).await,
+        Action::UndoChange(plan) => files::changes::undo(*plan, context).await,
     }
 }
 

@@ -31,6 +31,10 @@ pub(crate) trait Tool: Send + Sync + 'static {
     /// nothing).
     type Found: Send + Sync;
 
+    /// The call asks the user whatever the mode and rules allow (a deny still denies): its
+    /// card is how the user confirms it.
+    const ALWAYS_ASKS: bool = false;
+
     /// What the arguments must satisfy beyond their type; the message is the model's to fix.
     fn check(_params: &Self::Params) -> Result<(), String> {
         Ok(())
@@ -54,6 +58,8 @@ pub trait AnyTool: Send + Sync {
     fn name(&self) -> ToolName;
     fn description(&self) -> &'static str;
     fn tabs(&self) -> &'static [TabKind];
+    /// See [`Tool::ALWAYS_ASKS`].
+    fn always_asks(&self) -> bool;
     /// Parses and checks `args` (nothing is read or run).
     fn check_args(&self, args: &Value) -> Result<(), String>;
     /// The facts from the arguments alone, with the stricter answer to every question about
@@ -91,6 +97,10 @@ impl<T: Tool> AnyTool for Registered<T> {
 
     fn tabs(&self) -> &'static [TabKind] {
         T::TABS
+    }
+
+    fn always_asks(&self) -> bool {
+        T::ALWAYS_ASKS
     }
 
     fn check_args(&self, args: &Value) -> Result<(), String> {

@@ -192,6 +192,9 @@ describe("the Connection settings form", () => {
         output_limit_lines: 500,
         shell_integration: "inject",
         sensitivity: "internal",
+        backup_total_kb: 524288,
+        backup_max_age_days: 30,
+        backup_file_limit_kb: 65536,
       },
     });
   });

@@ -13,6 +13,9 @@ export interface SettingsForm {
   commandTimeoutS: string;
   outputLimitKb: string;
   outputLimitLines: string;
+  backupTotalKb: string;
+  backupMaxAgeDays: string;
+  backupFileLimitKb: string;
   shellIntegration: ShellIntegration;
   sensitivity: Sensitivity;
 }
@@ -30,6 +33,9 @@ export const DEFAULT_SETTINGS: Required<ConnectionSettings> = {
   output_limit_lines: 400,
   shell_integration: "inject",
   sensitivity: "internal",
+  backup_total_kb: 512 * 1024,
+  backup_max_age_days: 30,
+  backup_file_limit_kb: 64 * 1024,
 };
 
 /** The numeric settings' ranges, as kaiport-protocol's `ConnectionSettings::number_range`. */
@@ -38,6 +44,9 @@ export const NUMBER_RANGES = {
   commandTimeoutS: [1, 600],
   outputLimitKb: [1, 1024],
   outputLimitLines: [10, 100_000],
+  backupTotalKb: [0, 100_000_000],
+  backupMaxAgeDays: [1, 3650],
+  backupFileLimitKb: [0, 4 * 1024 * 1024],
 } as const;
 
 export type SettingsErrors = Partial<Record<keyof SettingsForm, string>>;
@@ -53,6 +62,9 @@ export function formFromSettings(settings: ConnectionSettings): SettingsForm {
     commandTimeoutS: String(s.command_timeout_s),
     outputLimitKb: String(s.output_limit_kb),
     outputLimitLines: String(s.output_limit_lines),
+    backupTotalKb: String(s.backup_total_kb),
+    backupMaxAgeDays: String(s.backup_max_age_days),
+    backupFileLimitKb: String(s.backup_file_limit_kb),
     shellIntegration: s.shell_integration,
     sensitivity: s.sensitivity,
   };
@@ -91,6 +103,9 @@ export function settingsFromForm(
     output_limit_lines: number("outputLimitLines", "Output limit (lines)"),
     shell_integration: form.shellIntegration,
     sensitivity: form.sensitivity,
+    backup_total_kb: number("backupTotalKb", "Backups on the server, all together (KB)"),
+    backup_max_age_days: number("backupMaxAgeDays", "Backups kept for (days)"),
+    backup_file_limit_kb: number("backupFileLimitKb", "No backup of files over (KB)"),
   };
   const overlap = settings.allowed_commands.filter((c) => settings.forbidden_commands.includes(c));
   if (overlap.length > 0) {

@@ -47,6 +47,8 @@ pub fn sample_args(tool: ToolName) -> Value {
         ToolName::Download => json!({"remote_path": file, "local_dir": "."}),
         ToolName::ExecutePlan => json!({"ops": [{"op": "make_dir", "path": "/srv/app/new"}]}),
         ToolName::AskUser => json!({"question": "Which site?"}),
+        ToolName::ListChanges => json!({}),
+        ToolName::UndoChange => json!({"change_id": "20261205T094425123Z-1a2b3c4d"}),
     }
 }
 

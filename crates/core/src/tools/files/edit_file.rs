@@ -5,7 +5,7 @@ use super::super::tool::Tool;
 use super::super::{Action, Prepared, ToolContext};
 use super::{
     Found, PlannedWrite, WriteSite, change_facts, check_path, count_changes, current_text,
-    fs_message, hash, owner_of, side, text, unified_diff, write_site,
+    fs_message, hash, owner_of, plan_backup, side, text, unified_diff, write_site,
 };
 use crate::policy::{CallFacts, ChangeKind};
 use kaiport_protocol::tools::{EditFileParams, ToolName};
@@ -73,6 +73,8 @@ impl Tool for EditFile {
         let after = text::apply_edits(&before, &params.edits)?;
         let (lines_added, lines_removed) = count_changes(&before, &after);
         let unified = unified_diff(path, &before, &after);
+        let sudo = params.sudo.unwrap_or(false);
+        let backup = plan_backup(files.as_ref(), context, Some(&found), sudo).await;
         Ok(Prepared {
             facts: Self::facts(
                 &params,
@@ -85,6 +87,7 @@ impl Tool for EditFile {
                 path: params.path.clone(),
                 unified,
                 new_file: false,
+                backup: backup.card_line(),
             }),
             action: Action::WriteFile(Box::new(PlannedWrite {
                 tool: TOOL,
@@ -95,7 +98,9 @@ impl Tool for EditFile {
                 before: Some(found.stamp()),
                 before_hash: Some(hash(&raw)),
                 owner: owner_of(&found),
-                sudo: params.sudo.unwrap_or(false),
+                sudo,
+                backup,
+                existing: Some(found),
                 edits_applied: params.edits.len() as u32,
                 lines_added,
                 lines_removed,

@@ -1,14 +1,18 @@
 //! The file tools, one file each: read_file, edit_file, write_file, list_dir, find_files,
-//! search_files and folder_report (the walks themselves in [`walk`]). All are written once against
+//! search_files and folder_report (the walks themselves in [`walk`]), and list_changes and
+//! undo_change over the backups kept before every write ([`crate::backup`]). All are written once against
 //! [`FileAccess`]; a tab reaches its files through [`TabFiles`] (SFTP opened on first use, so a
 //! server without the sftp subsystem still gives a working terminal).
 //!
 //! Rules kept here: file contents go to the model only with the connection's permission (the
 //! policy denies before anything is read); a file that was read and changed since is never
 //! overwritten, and replacing an existing file needs a read first; edit/write previews are
-//! unified diffs; sudo writes go through the user's terminal and never see or type a password.
+//! unified diffs; every write keeps the old content first ([`crate::backup`]) and keeps the
+//! file's owner, group and mode (or writes nothing); sudo writes go through the user's terminal
+//! and never see or type a password.
 //! Nothing here logs file contents.
 
+pub(super) mod changes;
 #[cfg(feature = "edit-file")]
 pub(super) mod edit_file;
 pub(super) mod find_files;
@@ -141,6 +145,10 @@ pub struct PlannedWrite {
     /// Owner, group and mode of the existing target (sudo writes restore them).
     pub owner: Option<(u32, u32, u32)>,
     pub sudo: bool,
+    /// Where the old content goes before the write (decided in prepare, named on the card).
+    pub backup: crate::backup::PlannedBackup,
+    /// The existing target's facts, for the change record.
+    pub existing: Option<Metadata>,
     pub edits_applied: u32,
     pub lines_added: u64,
     pub lines_removed: u64,
@@ -352,26 +360,59 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
             ));
         }
     }
-    if plan.sudo {
-        sudo::write(&plan, files.as_ref(), context).await?;
+    let change = crate::backup::ChangeFacts {
+        tool: tool.as_str(),
+        path: &plan.target,
+        action: match plan.before {
+            Some(_) => kaiport_protocol::tools::ChangeAction::Replaced,
+            None => kaiport_protocol::tools::ChangeAction::Created,
+        },
+        before: plan.existing.as_ref(),
+        sudo: plan.sudo,
+        undoes: None,
+    };
+    crate::backup::take(files.as_ref(), &plan.backup, &change)
+        .await
+        .map_err(|error| format!("{tool}: {error}; nothing was changed"))?;
+    let written = if plan.sudo {
+        let job = sudo::Job {
+            tool,
+            target: &plan.target,
+            action: sudo::Install::Upload(&plan.content),
+            owner: plan.owner,
+            before: plan.before,
+            backup: sudo_backup(&plan.backup, context),
+        };
+        sudo::run(&job, files.as_ref(), context).await
     } else {
         let options = WriteOptions {
             mode: None,
             expect: Some(plan.before),
             size: None,
+            keep_owner: true,
         };
         let mut source: &[u8] = &plan.content;
         // Through a link, the target is replaced and the link stays.
         files
             .write_atomic(&plan.target, &mut source, &options)
             .await
+            .map(drop)
             .map_err(|error| match error.kind {
                 FsErrorKind::PermissionDenied => format!(
                     "{tool}: {error}. If the file needs root, retry with sudo: true (the user may be asked for a sudo password in the terminal)."
                 ),
                 _ => fs_message(tool, &error),
-            })?;
+            })
+    };
+    if let Err(error) = written {
+        crate::backup::discard(files.as_ref(), &plan.backup).await;
+        return Err(error);
     }
+    if let Some(area) = &plan.backup.area {
+        let limits = crate::backup::Limits::of(context.settings);
+        crate::backup::prune(files.as_ref(), area, &limits, &plan.backup.id).await;
+    }
+    let change = plan.backup.recorded().then(|| plan.backup.note());
     // What was written is now what the model knows.
     if let Ok(found) = files.metadata(path).await {
         tab.remember(
@@ -390,13 +431,38 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
             bytes_written,
             lines_added: plan.lines_added,
             lines_removed: plan.lines_removed,
+            change,
         }),
         _ => super::to_value(&WriteFileResult {
             path: plan.path.clone(),
             created: plan.before.is_none(),
             bytes_written,
+            change,
         }),
     }
+}
+
+/// What the sudo script does with the old content: copied into root's area, with that area's
+/// limits.
+fn sudo_backup<'a>(
+    planned: &'a crate::backup::PlannedBackup,
+    context: &ToolContext<'_>,
+) -> Option<sudo::Backup<'a>> {
+    planned.backup.as_deref().map(|path| sudo::Backup {
+        path,
+        limits: crate::backup::Limits::of(context.settings),
+    })
+}
+
+/// Plans the backup of a write's target, for prepare (the card names it).
+async fn plan_backup(
+    files: &dyn FileAccess,
+    context: &ToolContext<'_>,
+    existing: Option<&Metadata>,
+    sudo: bool,
+) -> crate::backup::PlannedBackup {
+    let limits = crate::backup::Limits::of(context.settings);
+    crate::backup::PlannedBackup::plan(files, &limits, existing, sudo).await
 }
 
 // ---------------------------------------------------------------------------------------------

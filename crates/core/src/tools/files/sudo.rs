@@ -4,17 +4,18 @@
 //! The new content and a small install script go up over SFTP as private temp files; then one
 //! short command line, `sudo sh <script>`, runs in the user's terminal. The script copies the
 //! content to a temp file beside the target, gives it the target's owner, group and mode, and
-//! renames it over the target — so the change is atomic and the metadata stays. No path appears
-//! on the command line (they are single-quoted inside the script), so names with spaces, quotes,
-//! newlines or leading dashes cannot change what runs.
+//! renames it over the target — so the change is atomic and the metadata stays. Before that it
+//! copies the old file into root's backup area with `cp -p` and, after, prunes that area to
+//! its limits (`crate::backup`); an undo installs a backup the same way, or removes the file.
+//! No path appears on the command line (they are single-quoted inside the script), so names
+//! with spaces, quotes, newlines or leading dashes cannot change what runs.
 //!
 //! A sudo password prompt is the user's to answer in the terminal: this module never sees or
 //! types it; it waits (within the command time limit) for the script's end marker.
 
-use super::PlannedWrite;
 use crate::fs::{FileAccess, join};
 use crate::tools::ToolContext;
-use kaiport_protocol::tools::CommandStatus;
+use kaiport_protocol::tools::{CommandStatus, ToolName};
 use std::time::{Duration, Instant};
 
 /// Permission bits of a new file created through sudo.
@@ -27,33 +28,92 @@ pub(super) fn sh_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// The install script for `target` from the uploaded `source`.
-pub(super) fn install_script(source: &str, target: &str, owner: Option<(u32, u32, u32)>) -> String {
+/// What a sudo job does to its target.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Install<'a> {
+    /// Installs these bytes (uploaded first as a private temp file).
+    Upload(&'a [u8]),
+    /// Installs a copy of a file already on the server (a backup, for an undo).
+    OnServer(&'a str),
+    /// Removes the target (the undo of a change that created it).
+    Remove,
+}
+
+/// The old content's copy in root's backup area, with that area's limits.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Backup<'a> {
+    pub path: &'a str,
+    pub limits: crate::backup::Limits,
+}
+
+/// One change of a file through sudo.
+pub(crate) struct Job<'a> {
+    pub tool: ToolName,
+    pub target: &'a str,
+    pub action: Install<'a>,
+    /// Owner, group and mode the installed file gets (those of the file it replaces).
+    pub owner: Option<(u32, u32, u32)>,
+    /// The target as the approval saw it.
+    pub before: Option<crate::fs::Stamp>,
+    pub backup: Option<Backup<'a>>,
+}
+
+/// The script for `job`; `source`: where the new content is on the server.
+pub(super) fn install_script(job: &Job<'_>, source: Option<&str>) -> String {
     let mut script = String::from("set -e\n");
-    script.push_str(&format!("src={}\n", sh_quote(source)));
-    script.push_str(&format!("dst={}\n", sh_quote(target)));
-    // mktemp in the target's folder, so the final mv is a rename on one file system.
-    script.push_str("tmp=$(mktemp \"$dst.kaiport-XXXXXX\")\n");
-    script.push_str("trap 'rm -f -- \"$tmp\"' EXIT\n");
-    script.push_str("cat -- \"$src\" > \"$tmp\"\n");
-    match owner {
-        Some((uid, gid, mode)) => {
-            script.push_str(&format!("chown {uid}:{gid} -- \"$tmp\"\n"));
-            script.push_str(&format!("chmod {:o} -- \"$tmp\"\n", mode & 0o7777));
-        }
-        None => script.push_str(&format!("chmod {NEW_FILE_MODE:o} -- \"$tmp\"\n")),
+    script.push_str(&format!("dst={}\n", sh_quote(job.target)));
+    if let Some(backup) = &job.backup {
+        let (area, _) = crate::fs::split_parent(backup.path);
+        script.push_str(&format!("area={}\n", sh_quote(area)));
+        script.push_str(&format!("bak={}\n", sh_quote(backup.path)));
+        // 0711: the login may look at a backup's name, not list or read root's files.
+        script.push_str(&format!(
+            "mkdir -p -m 711 -- {}\nmkdir -p -m 711 -- \"$area\"\n",
+            sh_quote(crate::backup::ROOT_AREAS)
+        ));
+        // cp -p: the old file's owner, group, mode and times come along.
+        script.push_str("if [ -f \"$dst\" ]; then cp -p -- \"$dst\" \"$bak\"; fi\n");
     }
-    script.push_str("mv -f -- \"$tmp\" \"$dst\"\n");
-    script.push_str("trap - EXIT\n");
+    match (job.action, source) {
+        (Install::Remove, _) => script.push_str("rm -f -- \"$dst\"\n"),
+        (_, Some(source)) => {
+            script.push_str(&format!("src={}\n", sh_quote(source)));
+            // mktemp in the target's folder, so the final mv is a rename on one file system.
+            script.push_str("tmp=$(mktemp \"$dst.kaiport-XXXXXX\")\n");
+            script.push_str("trap 'rm -f -- \"$tmp\"' EXIT\n");
+            script.push_str("cat -- \"$src\" > \"$tmp\"\n");
+            match job.owner {
+                Some((uid, gid, mode)) => {
+                    script.push_str(&format!("chown {uid}:{gid} -- \"$tmp\"\n"));
+                    script.push_str(&format!("chmod {:o} -- \"$tmp\"\n", mode & 0o7777));
+                }
+                None => script.push_str(&format!("chmod {NEW_FILE_MODE:o} -- \"$tmp\"\n")),
+            }
+            script.push_str("mv -f -- \"$tmp\" \"$dst\"\n");
+            script.push_str("trap - EXIT\n");
+        }
+        (_, None) => script.push_str("echo 'no content to install' >&2\nexit 1\n"),
+    }
+    if let Some(backup) = &job.backup {
+        // Root's area keeps to the same limits; the names are change ids, so they sort by
+        // time and hold no space or quote. A failed prune does not fail the change.
+        let cutoff = chrono::Utc::now() - chrono::Duration::seconds(backup.limits.max_age_s);
+        script.push_str(&format!(
+            "( total=0\n  for f in $(ls -1r -- \"$area\"); do\n    case \"$f\" in *.data) ;; *) continue ;; esac\n    size=$(wc -c < \"$area/$f\")\n    total=$((total + size))\n    if [ \"$total\" -gt {limit} ] || expr \"$f\" \\< {cutoff} >/dev/null; then rm -f -- \"$area/$f\"; total=$((total - size)); fi\n  done ) || true\n",
+            limit = backup.limits.total_bytes,
+            cutoff = cutoff.format("%Y%m%dT%H%M%S%3fZ"),
+        ));
+    }
     script
 }
 
-pub(super) async fn write(
-    plan: &PlannedWrite,
+/// Runs `job` through sudo in the user's terminal.
+pub(crate) async fn run(
+    job: &Job<'_>,
     files: &dyn FileAccess,
     context: &ToolContext<'_>,
 ) -> Result<(), String> {
-    let tool = plan.tool;
+    let tool = job.tool;
     let terminal = context
         .resources
         .terminal
@@ -63,29 +123,40 @@ pub(super) async fn write(
     let dir = files.temp_dir();
     let data_path = join(&dir, &format!(".kaiport-sudo-{nonce:016x}.data"));
     let script_path = join(&dir, &format!(".kaiport-sudo-{nonce:016x}.sh"));
+    let mut uploaded = vec![script_path.clone()];
     let result = async {
-        files
-            .create_private(&data_path, &plan.content)
-            .await
-            .map_err(|error| format!("{tool}: could not upload the new content: {error}"))?;
-        let script = install_script(&data_path, &plan.target, plan.owner);
+        let source = match job.action {
+            Install::Upload(content) => {
+                uploaded.push(data_path.clone());
+                files
+                    .create_private(&data_path, content)
+                    .await
+                    .map_err(|error| {
+                        format!("{tool}: could not upload the new content: {error}")
+                    })?;
+                Some(data_path.as_str())
+            }
+            Install::OnServer(path) => Some(path),
+            Install::Remove => None,
+        };
+        let script = install_script(job, source);
         files
             .create_private(&script_path, script.as_bytes())
             .await
             .map_err(|error| format!("{tool}: could not upload the install script: {error}"))?;
         // Last check before anything is replaced: the file is still as the diff saw it.
-        let now = match files.metadata(&plan.target).await {
+        let now = match files.metadata(job.target).await {
             Ok(found) => Some(found.stamp()),
             Err(error) if error.kind == crate::fs::FsErrorKind::NotFound => None,
             Err(error) => return Err(format!("{tool}: {error}")),
         };
-        crate::fs::check_unchanged(&plan.target, plan.before, now)
+        crate::fs::check_unchanged(job.target, job.before, now)
             .map_err(|error| format!("{tool}: {error}"))?;
         run_install(&script_path, nonce, terminal, context).await
     }
     .await;
     // The temp files are the SSH user's own: remove them whatever happened.
-    for path in [&data_path, &script_path] {
+    for path in &uploaded {
         if let Err(error) = files.remove_file(path).await {
             tracing::debug!(path = %path, error = %error, "temp file already gone");
         }
@@ -182,7 +253,15 @@ mod tests {
         assert_eq!(sh_quote("a b"), "'a b'");
         assert_eq!(sh_quote("it's"), r"'it'\''s'");
         assert_eq!(sh_quote("-rf\nx"), "'-rf\nx'");
-        let script = install_script("/tmp/s", "/etc/x'y", Some((0, 0, 0o640)));
+        let job = Job {
+            tool: ToolName::WriteFile,
+            target: "/etc/x'y",
+            action: Install::Upload(b""),
+            owner: Some((0, 0, 0o640)),
+            before: None,
+            backup: None,
+        };
+        let script = install_script(&job, Some("/tmp/s"));
         assert!(script.contains(r"dst='/etc/x'\''y'"), "{script}");
         assert!(script.contains("chown 0:0 -- \"$tmp\""), "{script}");
         assert!(script.contains("chmod 640 -- \"$tmp\""), "{script}");
@@ -197,11 +276,16 @@ mod tests {
         std::fs::write(&source, "new\n").unwrap();
         let target = dir.path().join("a b'c\nd -x");
         std::fs::write(&target, "old\n").unwrap();
-        let script = install_script(
-            &source.display().to_string(),
-            &target.display().to_string(),
-            None,
-        );
+        let target_text = target.display().to_string();
+        let job = Job {
+            tool: ToolName::WriteFile,
+            target: &target_text,
+            action: Install::Upload(b""),
+            owner: None,
+            before: None,
+            backup: None,
+        };
+        let script = install_script(&job, Some(&source.display().to_string()));
         let status = std::process::Command::new("sh")
             .arg("-c")
             .arg(&script)

@@ -5,7 +5,8 @@ use super::super::tool::Tool;
 use super::super::{Action, Prepared, ToolContext};
 use super::{
     Found, LineEnding, LineEndingInfo, PlannedWrite, WriteSite, change_facts, check_path,
-    count_changes, current_text, fs_message, hash, owner_of, side, unified_diff, write_site,
+    count_changes, current_text, fs_message, hash, owner_of, plan_backup, side, unified_diff,
+    write_site,
 };
 use crate::fs::{FsErrorKind, Metadata, split_parent};
 use crate::policy::{CallFacts, ChangeKind};
@@ -81,12 +82,15 @@ impl Tool for WriteFile {
         let unified = unified_diff(path, &before_text, &content);
         let (lines_added, lines_removed) = count_changes(&before_text, &content);
         let new_file = kind == ChangeKind::Create;
+        let sudo = params.sudo.unwrap_or(false);
+        let backup = plan_backup(files.as_ref(), context, existing.as_ref(), sudo).await;
         Ok(Prepared {
             facts: Self::facts(&params, Some(&Found { kind, resolved })),
             preview: Some(ApprovalPreview::Diff {
                 path: params.path.clone(),
                 unified,
                 new_file,
+                backup: backup.card_line(),
             }),
             action: Action::WriteFile(Box::new(PlannedWrite {
                 tool: TOOL,
@@ -97,7 +101,9 @@ impl Tool for WriteFile {
                 before: existing.as_ref().map(Metadata::stamp),
                 before_hash,
                 owner: existing.as_ref().and_then(owner_of),
-                sudo: params.sudo.unwrap_or(false),
+                sudo,
+                backup,
+                existing,
                 edits_applied: 0,
                 lines_added,
                 lines_removed,

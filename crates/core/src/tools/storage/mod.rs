@@ -28,6 +28,7 @@ use crate::storage::transfer::{self, ProgressSink};
 use futures::StreamExt;
 use kaiport_protocol::ApprovalPreview;
 use kaiport_protocol::tools::*;
+use kaiport_protocol::tools::{ChangeAction, ChangeNote};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -55,11 +56,15 @@ pub enum CheckedOp {
         side: Side,
         /// The target as it was when checked (`None`: did not exist).
         target: Option<Stamp>,
+        /// Where the replaced target's old content goes (`None`: nothing is replaced).
+        backup: Option<Box<Backup>>,
     },
     Delete {
         path: String,
         side: Side,
         recursive: bool,
+        /// Where the deleted file's content goes (`None`: a folder, not backed up).
+        backup: Option<Box<Backup>>,
     },
     Upload {
         local_path: String,
@@ -71,6 +76,79 @@ pub enum CheckedOp {
         local_path: String,
         target: Option<Stamp>,
     },
+}
+
+/// A file a storage operation replaces or deletes: its facts then, and where its content goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backup {
+    pub planned: crate::backup::PlannedBackup,
+    pub existing: Metadata,
+}
+
+/// Plans the backup of the file `existing` at `path` before an operation replaces or deletes
+/// it, and the words for the approval line.
+async fn plan_backup(
+    files: &dyn FileAccess,
+    context: &ToolContext<'_>,
+    existing: &Metadata,
+) -> (Box<Backup>, String) {
+    let limits = crate::backup::Limits::of(context.settings);
+    let planned = crate::backup::PlannedBackup::plan(files, &limits, Some(existing), false).await;
+    let line = planned
+        .card_line()
+        .map_or_else(String::new, |line| format!(" — {line}"));
+    (
+        Box::new(Backup {
+            planned,
+            existing: existing.clone(),
+        }),
+        line,
+    )
+}
+
+/// Keeps the old content of `path` before `tool` replaces or deletes it; the error stops the
+/// operation.
+async fn keep_old(
+    files: &dyn FileAccess,
+    tool: ToolName,
+    path: &str,
+    action: ChangeAction,
+    backup: &Backup,
+) -> Result<(), String> {
+    let facts = crate::backup::ChangeFacts {
+        tool: tool.as_str(),
+        path,
+        action,
+        before: Some(&backup.existing),
+        sudo: false,
+        undoes: None,
+    };
+    crate::backup::take(files, &backup.planned, &facts)
+        .await
+        .map_err(|error| format!("{error}; nothing was changed"))
+}
+
+/// After the operation: prune the area (done) or drop the unused backup (failed).
+async fn settle_backup<T>(
+    files: &dyn FileAccess,
+    backup: &Backup,
+    result: &Result<T, String>,
+    context: &ToolContext<'_>,
+) -> Option<ChangeNote> {
+    let planned = &backup.planned;
+    match result {
+        Ok(_) => {
+            if let Some(area) = &planned.area {
+                let limits = crate::backup::Limits::of(context.settings);
+                crate::backup::prune(files, area, &limits, &planned.id).await;
+            }
+            planned.recorded().then(|| planned.note())
+        }
+        Err(_) => {
+            crate::backup::discard(files, planned).await;
+            None
+        }
+    }
 }
 
 /// Operations made ready in prepare and run once allowed.
@@ -263,9 +341,16 @@ async fn check_op(
                 Some(found) if found.kind == EntryKind::Dir => "folder",
                 _ => "file",
             };
+            let (backup, backup_line) = match &target {
+                Some(existing) => {
+                    let (backup, line) = plan_backup(files.as_ref(), context, existing).await;
+                    (Some(backup), line)
+                }
+                None => (None, String::new()),
+            };
             let line = match &target {
                 Some(_) => format!(
-                    "rename {what} {from} to {to} ({}), REPLACING the existing {to}",
+                    "rename {what} {from} to {to} ({}), REPLACING the existing {to}{backup_line}",
                     side_name(side)
                 ),
                 None => format!("rename {what} {from} to {to} ({})", side_name(side)),
@@ -287,6 +372,7 @@ async fn check_op(
                     to,
                     side,
                     target,
+                    backup,
                 },
                 change,
                 line,
@@ -308,6 +394,7 @@ async fn check_op(
             let found = stat(files.as_ref(), &path)
                 .await
                 .map_err(|error| fs_message(TOOL, &error))?;
+            let mut backup = None;
             let line = match &found {
                 None if strict => return Err(format!("{TOOL}: {path} does not exist")),
                 None => format!("delete {path} ({}), if it exists then", side_name(side)),
@@ -332,11 +419,15 @@ async fn check_op(
                         exact_bytes(bytes)
                     )
                 }
-                Some(found) => format!(
-                    "delete file {path} ({}), {}",
-                    side_name(side),
-                    human_bytes(found.size)
-                ),
+                Some(found) => {
+                    let (planned, backup_line) = plan_backup(files.as_ref(), context, found).await;
+                    backup = Some(planned);
+                    format!(
+                        "delete file {path} ({}), {}{backup_line}",
+                        side_name(side),
+                        human_bytes(found.size)
+                    )
+                }
             };
             let change = op_change(
                 &PlanOp::Delete {
@@ -351,6 +442,7 @@ async fn check_op(
                     path,
                     side,
                     recursive,
+                    backup,
                 },
                 change,
                 line,
@@ -605,6 +697,7 @@ pub(super) async fn execute(plan: PlannedOps, context: &ToolContext<'_>) -> Resu
                 } else {
                     "skipped: the plan was cancelled".to_owned()
                 },
+                change: None,
             });
             continue;
         }
@@ -613,6 +706,7 @@ pub(super) async fn execute(plan: PlannedOps, context: &ToolContext<'_>) -> Resu
                 index,
                 status: PlanOpStatus::Done,
                 message: done.message,
+                change: done.change,
             }),
             Err(message) => {
                 stopped = true;
@@ -621,6 +715,7 @@ pub(super) async fn execute(plan: PlannedOps, context: &ToolContext<'_>) -> Resu
                     index,
                     status: PlanOpStatus::Failed,
                     message: crate::taint::plain(&message).into_owned(),
+                    change: None,
                 });
             }
         }
@@ -667,6 +762,7 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
             Ok(StorageOpResult {
                 message: format!("created the folder {path}"),
                 bytes: None,
+                change: None,
             })
         }
         CheckedOp::Rename {
@@ -674,6 +770,7 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
             to,
             side,
             target,
+            backup,
         } => {
             let files = files_of(context, side).await?;
             still_as_approved(files.as_ref(), &to, target).await?;
@@ -682,22 +779,38 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
                 .await
                 .map_err(|error| error.for_model())?;
             if source.kind == EntryKind::Dir {
-                rename_folder(files.as_ref(), &from, &to, context).await
-            } else {
-                files
-                    .rename_file(&from, &to, target.is_some())
-                    .await
-                    .map_err(|error| error.for_model())?;
-                Ok(StorageOpResult {
-                    message: format!("renamed {from} to {to}"),
-                    bytes: None,
-                })
+                return rename_folder(files.as_ref(), &from, &to, context).await;
             }
+            if let Some(backup) = &backup {
+                keep_old(
+                    files.as_ref(),
+                    ToolName::Rename,
+                    &to,
+                    ChangeAction::Replaced,
+                    backup,
+                )
+                .await?;
+            }
+            let renamed = files
+                .rename_file(&from, &to, target.is_some())
+                .await
+                .map_err(|error| error.for_model());
+            let change = match &backup {
+                Some(backup) => settle_backup(files.as_ref(), backup, &renamed, context).await,
+                None => None,
+            };
+            renamed?;
+            Ok(StorageOpResult {
+                message: format!("renamed {from} to {to}"),
+                bytes: None,
+                change,
+            })
         }
         CheckedOp::Delete {
             path,
             side,
             recursive,
+            backup,
         } => {
             let files = files_of(context, side).await?;
             let Some(found) = stat(files.as_ref(), &path)
@@ -707,19 +820,38 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
                 return Err(format!("{path} does not exist"));
             };
             if found.kind != EntryKind::Dir {
-                files
+                if let Some(backup) = &backup {
+                    keep_old(
+                        files.as_ref(),
+                        ToolName::Delete,
+                        &path,
+                        ChangeAction::Deleted,
+                        backup,
+                    )
+                    .await?;
+                }
+                let removed = files
                     .remove_file(&path)
                     .await
-                    .map_err(|error| error.for_model())?;
+                    .map_err(|error| error.for_model());
+                let change = match &backup {
+                    Some(backup) => settle_backup(files.as_ref(), backup, &removed, context).await,
+                    None => None,
+                };
+                removed?;
                 return Ok(StorageOpResult {
                     message: format!("deleted {path}"),
                     bytes: Some(found.size),
+                    change,
                 });
             }
             let (count, bytes) = delete_tree(files.as_ref(), &path, recursive, context).await?;
             Ok(StorageOpResult {
-                message: format!("deleted the folder {path} with {count} files"),
+                message: format!(
+                    "deleted the folder {path} with {count} files (folders are not backed up)"
+                ),
                 bytes: Some(bytes),
+                change: None,
             })
         }
         CheckedOp::Upload {
@@ -741,6 +873,7 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
             .map(|bytes| StorageOpResult {
                 message: format!("uploaded {local_path} to {remote_path}"),
                 bytes: Some(bytes),
+                change: None,
             })
         }
         CheckedOp::Download {
@@ -762,6 +895,7 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
             .map(|bytes| StorageOpResult {
                 message: format!("downloaded {remote_path} to {local_path}"),
                 bytes: Some(bytes),
+                change: None,
             })
         }
     }
@@ -781,6 +915,7 @@ async fn copy_checked(
         // Refuse at the last moment if the target appeared or changed meanwhile.
         expect: Some(approved),
         size: None,
+        keep_owner: false,
     };
     transfer::copy_file(
         from,
@@ -951,6 +1086,7 @@ async fn copy_into_new(
         mode: None,
         expect: Some(None),
         size: None,
+        keep_owner: false,
     };
     transfer::copy_file(
         files,
@@ -979,6 +1115,7 @@ async fn rename_folder(
         return Ok(StorageOpResult {
             message: format!("renamed the folder {from} to {to}"),
             bytes: None,
+            change: None,
         });
     }
     let tree = walk_tree(files, from)
@@ -1057,6 +1194,7 @@ async fn rename_folder(
             "renamed the folder {from} to {to} ({deleted} files copied, verified, originals deleted)"
         ),
         bytes: Some(bytes),
+        change: None,
     })
 }
 

@@ -1,0 +1,405 @@
+//! Backups and undo against a real sshd: a backup is kept before edit_file, write_file, delete
+//! and a rename over a file; undo_change restores the bytes, mode and owner (through sudo for
+//! changes made through sudo) and is itself undoable; the area's size and age limits prune; a
+//! file over the per-file limit is changed with "no backup" said; plain SFTP writes keep owner,
+//! group and mode or write nothing.
+//!
+//! Changes through sudo: `files::sudo_write_keeps_owner_group_and_mode`.
+//!
+//! The tests run as root (like CI); sshd logs in as the fixture's test user (passwordless sudo).
+//! Each sshd listens on its own port, so each test has its own backup area (areas are per
+//! connection) even though all share the test user's home.
+
+use super::files::uid_gid;
+use kaiport_protocol::*;
+use kaiport_tests::engine_harness::EngineHarness;
+use kaiport_tests::sshd::Sshd;
+use kaiport_tests::storage_servers::{StorageKind, StorageServer};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+async fn open(sshd: &Sshd, settings: ConnectionSettings) -> EngineHarness {
+    super::files::open(sshd, settings, Mode::Autopilot).await
+}
+
+fn allowed() -> ConnectionSettings {
+    ConnectionSettings {
+        send_file_contents: true,
+        ..ConnectionSettings::default()
+    }
+}
+
+fn s(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// A folder the test user owns, with a file of `content` (mode 0640) in it.
+fn user_file(sshd: &Sshd, content: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix("kaiport-undo-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let (uid, gid) = uid_gid(sshd.user());
+    std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).unwrap();
+    let file = dir.path().join("app.conf");
+    std::fs::write(&file, content).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::os::unix::fs::chown(&file, Some(uid), Some(gid)).unwrap();
+    (dir, file)
+}
+
+pub(super) fn owner_group_mode(path: &Path) -> (u32, u32, u32) {
+    let meta = std::fs::metadata(path).unwrap();
+    (meta.uid(), meta.gid(), meta.mode() & 0o7777)
+}
+
+/// The change note of a result; its backup exists and holds `old`.
+pub(super) fn backup_holding(result: &Value, old: &[u8]) -> (String, PathBuf) {
+    let change = &result["change"];
+    let id = change["change_id"].as_str().unwrap().to_owned();
+    let backup = PathBuf::from(change["backup"].as_str().unwrap_or_else(|| {
+        panic!("no backup in {result}");
+    }));
+    assert_eq!(std::fs::read(&backup).unwrap(), old, "{}", backup.display());
+    (id, backup)
+}
+
+/// The test user's backup area for `sshd`'s connection.
+fn area(sshd: &Sshd) -> PathBuf {
+    let home = PathBuf::from(format!("/home/{}", sshd.user()));
+    home.join(".local/state/kaiport/backups")
+        .join(format!("127.0.0.1_{}", sshd.port()))
+}
+
+/// read_file, then edit_file replacing `old` with `new` in `path`.
+async fn read_and_edit(tab: &EngineHarness, path: &Path, old: &str, new: &str) -> ToolOutcome {
+    tab.ok("read_file", json!({"path": s(path)})).await.unwrap();
+    tab.call(
+        "edit_file",
+        json!({"path": s(path), "edits": [{"old_text": old, "new_text": new}]}),
+    )
+    .await
+    .unwrap()
+}
+
+/// write_file of `content` to `path`; the result.
+async fn write(tab: &EngineHarness, path: &Path, content: &str) -> Value {
+    tab.ok("write_file", json!({"path": s(path), "content": content}))
+        .await
+        .unwrap()
+}
+
+pub(super) async fn undo(tab: &EngineHarness, id: &str) -> Value {
+    tab.ok("undo_change", json!({"change_id": id}))
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn edit_and_write_are_backed_up_and_undone_byte_for_byte() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, allowed()).await;
+    let first = b"workers = 2\nname = \xc3\xa9t\xc3\xa9\n";
+    let (_dir, file) = user_file(&sshd, first);
+    let before = owner_group_mode(&file);
+
+    let edited = read_and_edit(&tab, &file, "workers = 2", "workers = 8")
+        .await
+        .result
+        .unwrap();
+    let (edit_id, edit_backup) = backup_holding(&edited, first);
+    assert!(
+        edit_backup.starts_with(area(&sshd)),
+        "{}",
+        edit_backup.display()
+    );
+    // A plain SFTP write keeps owner, group and mode.
+    assert_eq!(owner_group_mode(&file), before);
+    let second = std::fs::read(&file).unwrap();
+    let written = write(&tab, &file, "replaced whole\n").await;
+    let (write_id, _) = backup_holding(&written, &second);
+    assert_eq!(owner_group_mode(&file), before);
+
+    // The audit line names the change and its backup.
+    let audit = tab.audit().unwrap();
+    let line = audit
+        .iter()
+        .find(|line| line["tool"] == "edit_file")
+        .unwrap();
+    assert_eq!(line["result"]["change"]["change_id"], edit_id.as_str());
+    assert_eq!(line["result"]["change"]["backup"], s(&edit_backup).as_str());
+
+    let listed = tab.ok("list_changes", json!({})).await.unwrap();
+    let ids: Vec<&str> = listed["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|change| change["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        vec![write_id.as_str(), edit_id.as_str()],
+        "newest first"
+    );
+
+    // Undo the edit while the file also changed mode: bytes and mode come back.
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let undone = undo(&tab, &edit_id).await;
+    assert_eq!(undone["restored"], true);
+    assert_eq!(std::fs::read(&file).unwrap(), first);
+    assert_eq!(owner_group_mode(&file), before);
+    // It asked, with the diff and where the present content goes.
+    let asked = tab.events().into_iter().find_map(|event| match event {
+        Event::ApprovalRequested {
+            preview: Some(ApprovalPreview::Diff {
+                unified, backup, ..
+            }),
+            tool,
+            ..
+        } if tool == "undo_change" => Some((unified, backup)),
+        _ => None,
+    });
+    let (unified, backup_line) = asked.expect("undo_change asks with a diff");
+    assert!(
+        unified.contains("-replaced whole") && unified.contains("+workers = 2"),
+        "{unified}"
+    );
+    assert!(backup_line.unwrap().starts_with("backup: "));
+
+    // The undo is a change too: undoing it brings back what it replaced.
+    let undo_id = undone["change"]["change_id"].as_str().unwrap().to_owned();
+    backup_holding(&undone, b"replaced whole\n");
+    let redone = undo(&tab, &undo_id).await;
+    assert_eq!(std::fs::read(&file).unwrap(), b"replaced whole\n");
+    assert_eq!(owner_group_mode(&file), (before.0, before.1, 0o600));
+    let listed = tab.ok("list_changes", json!({})).await.unwrap();
+    let newest = &listed["changes"][0];
+    assert_eq!(newest["id"], redone["change"]["change_id"]);
+    assert_eq!(newest["undoes"], undo_id.as_str());
+    assert_eq!(newest["tool"], "undo_change");
+
+    // A created file's change undoes by removing it (backed up first, so that is undoable).
+    let created = file.with_file_name("new.txt");
+    let made = write(&tab, &created, "fresh\n").await;
+    assert_eq!(made["change"]["backup"], Value::Null);
+    let removed = undo(&tab, made["change"]["change_id"].as_str().unwrap()).await;
+    assert_eq!(removed["restored"], false);
+    assert!(!created.exists());
+    undo(&tab, removed["change"]["change_id"].as_str().unwrap()).await;
+    assert_eq!(std::fs::read(&created).unwrap(), b"fresh\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn limits_prune_old_and_oversized_and_a_large_file_says_no_backup() {
+    let sshd = Sshd::start().unwrap();
+    let settings = ConnectionSettings {
+        backup_total_kb: 8,
+        backup_file_limit_kb: 4,
+        backup_max_age_days: 7,
+        ..allowed()
+    };
+    let tab = open(&sshd, settings).await;
+    let (dir, file) = user_file(&sshd, &[b'a'; 3000]);
+    // An old backup from an earlier session, past the age limit.
+    tab.ok("read_file", json!({"path": s(&file)}))
+        .await
+        .unwrap();
+    let first = write(&tab, &file, &"b".repeat(3000)).await;
+    let (first_id, first_backup) = backup_holding(&first, &[b'a'; 3000]);
+    let old_id = "20200101T000000000Z-0000abcd";
+    let old = area(&sshd).join(format!("{old_id}.data"));
+    std::fs::write(&old, "old").unwrap();
+    std::fs::write(
+        area(&sshd).join(format!("{old_id}.json")),
+        json!({"id": old_id, "time": "2020-01-01T00:00:00Z", "tool": "edit_file",
+               "path": "/tmp/x", "action": "replaced", "backup": s(&old), "undoable": false})
+        .to_string(),
+    )
+    .unwrap();
+    // Two more changes of 3000 bytes each: with 8 KiB in all, the first backup goes.
+    let second = write(&tab, &file, &"c".repeat(3000)).await;
+    backup_holding(&second, &[b'b'; 3000]);
+    assert!(!old.exists(), "a backup past the age limit is pruned");
+    let third = write(&tab, &file, &"d".repeat(3000)).await;
+    backup_holding(&third, &[b'c'; 3000]);
+    assert!(
+        !first_backup.exists(),
+        "the oldest backup went to keep 8 KiB"
+    );
+    let listed = tab.ok("list_changes", json!({})).await.unwrap();
+    let ids: Vec<&str> = listed["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|change| change["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        !ids.contains(&first_id.as_str()) && !ids.contains(&old_id),
+        "{ids:?}"
+    );
+    let outcome = tab
+        .call("undo_change", json!({"change_id": first_id}))
+        .await
+        .unwrap();
+    assert_ne!(outcome.status, ToolStatus::Ok);
+
+    // Over the per-file limit: changed, without a backup, and the result says so.
+    let big = dir.path().join("big.bin");
+    std::fs::write(&big, vec![b'x'; 5000]).unwrap();
+    let (uid, gid) = uid_gid(sshd.user());
+    std::os::unix::fs::chown(&big, Some(uid), Some(gid)).unwrap();
+    tab.ok("read_file", json!({"path": s(&big)})).await.unwrap();
+    let changed = write(&tab, &big, "small\n").await;
+    assert_eq!(std::fs::read(&big).unwrap(), b"small\n");
+    let note = changed["change"]["note"].as_str().unwrap();
+    assert!(note.starts_with("no backup: file too large"), "{note}");
+    assert_eq!(changed["change"]["backup"], Value::Null);
+    let outcome = tab
+        .call(
+            "undo_change",
+            json!({"change_id": changed["change"]["change_id"]}),
+        )
+        .await
+        .unwrap();
+    assert!(
+        outcome
+            .error
+            .unwrap_or_default()
+            .contains("cannot be undone"),
+        "a change without a backup is not undone"
+    );
+}
+
+/// On another file system than the backup area no hard link can be made: the server copies the
+/// old file itself (SFTP `copy-data`), and that copy is what undo restores.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_file_system_is_backed_up_by_a_server_side_copy() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, allowed()).await;
+    let dir = tempfile::Builder::new()
+        .prefix("kaiport-undo-")
+        .tempdir_in("/dev/shm")
+        .unwrap();
+    let (uid, gid) = uid_gid(sshd.user());
+    std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).unwrap();
+    let file = dir.path().join("on-tmpfs.conf");
+    std::fs::write(&file, "tmpfs = 1\n").unwrap();
+    std::os::unix::fs::chown(&file, Some(uid), Some(gid)).unwrap();
+    assert_ne!(
+        std::fs::metadata(&file).unwrap().dev(),
+        std::fs::metadata(area(&sshd).parent().unwrap().parent().unwrap())
+            .or_else(|_| std::fs::metadata(format!("/home/{}", sshd.user())))
+            .unwrap()
+            .dev(),
+        "the test needs /dev/shm on another file system than the home folder"
+    );
+    let edited = read_and_edit(&tab, &file, "tmpfs = 1", "tmpfs = 2")
+        .await
+        .result
+        .unwrap();
+    let (id, backup) = backup_holding(&edited, b"tmpfs = 1\n");
+    assert_eq!(
+        std::fs::metadata(&backup).unwrap().nlink(),
+        1,
+        "a copy, not a link"
+    );
+    assert_eq!(std::fs::metadata(&backup).unwrap().mode() & 0o777, 0o600);
+    undo(&tab, &id).await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "tmpfs = 1\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sftp_writes_keep_owner_or_write_nothing() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, allowed()).await;
+    let (dir, _) = user_file(&sshd, b"x\n");
+    // Root's file in the user's folder, writable by the user's group: replacing it over SFTP
+    // would make it the user's, so nothing is written and sudo is suggested.
+    let (_, gid) = uid_gid(sshd.user());
+    let shared = dir.path().join("shared.conf");
+    std::fs::write(&shared, "mode = a\n").unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o664)).unwrap();
+    std::os::unix::fs::chown(&shared, Some(0), Some(gid)).unwrap();
+    let outcome = read_and_edit(&tab, &shared, "a", "b").await;
+    assert_ne!(outcome.status, ToolStatus::Ok);
+    let error = outcome.error.unwrap_or_default();
+    assert!(
+        error.contains("sudo") && error.contains("nothing was replaced"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read_to_string(&shared).unwrap(), "mode = a\n");
+    assert_eq!(owner_group_mode(&shared), (0, gid, 0o664));
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 2, "no temp file left: {leftovers:?}");
+    // The failed change left no record behind.
+    let listed = tab.ok("list_changes", json!({})).await.unwrap();
+    assert_eq!(listed["changes"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn storage_delete_and_rename_over_are_backed_up_and_undone() {
+    let server = StorageServer::start(StorageKind::Sftp).unwrap();
+    let local = tempfile::tempdir().unwrap();
+    let tab = EngineHarness::open_storage(
+        &server,
+        local.path(),
+        allowed(),
+        Mode::Autopilot,
+        Some(server.secret()),
+    )
+    .await
+    .unwrap();
+    let data = server.data_dir();
+    let write = |name: &str, content: &str| {
+        let path = data.join(name);
+        std::fs::write(&path, content).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let owner = std::fs::metadata(&data).unwrap();
+        std::os::unix::fs::chown(&path, Some(owner.uid()), Some(owner.gid())).unwrap();
+        path
+    };
+    let kept = write("kept.txt", "keep me\n");
+    let incoming = write("incoming.txt", "newer\n");
+    let renamed = tab
+        .ok(
+            "rename",
+            json!({"from": "/incoming.txt", "to": "/kept.txt"}),
+        )
+        .await
+        .unwrap();
+    assert!(!incoming.exists());
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "newer\n");
+    let (rename_id, _) = backup_holding(&renamed, b"keep me\n");
+    // The approval line said where the replaced file goes.
+    let said = tab.events().into_iter().any(|event| match event {
+        Event::ApprovalRequested {
+            preview: Some(ApprovalPreview::Operations { lines }),
+            ..
+        } => lines
+            .iter()
+            .any(|line| line.contains("REPLACING") && line.contains("backup: ")),
+        _ => false,
+    });
+    assert!(said, "the card names the backup");
+
+    let deleted = tab
+        .ok("delete", json!({"path": "/kept.txt"}))
+        .await
+        .unwrap();
+    assert!(!kept.exists());
+    let (delete_id, _) = backup_holding(&deleted, b"newer\n");
+
+    // Undo the delete: the file is back with its bytes and mode.
+    undo(&tab, &delete_id).await;
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "newer\n");
+    assert_eq!(std::fs::metadata(&kept).unwrap().mode() & 0o7777, 0o640);
+    // Undo the rename over it: the replaced content is back.
+    undo(&tab, &rename_id).await;
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "keep me\n");
+}
