@@ -87,6 +87,9 @@ impl Bench {
             user: sshd.user().to_owned(),
             identity_files: vec![sshd.keys.ed25519.display().to_string()],
             jump_hosts: Vec::new(),
+            certificate_files: Vec::new(),
+            identity_agent: None,
+            forward_agent: false,
         };
         self.engine
             .handle(Op::OpenTab {

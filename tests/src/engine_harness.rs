@@ -291,6 +291,9 @@ impl EngineHarness {
             user: sshd.user().to_owned(),
             identity_files: vec![sshd.keys.ed25519.display().to_string()],
             jump_hosts: Vec::new(),
+            certificate_files: Vec::new(),
+            identity_agent: None,
+            forward_agent: false,
         };
         EngineHarness::open(target, Some(known_hosts), settings, mode).await
     }

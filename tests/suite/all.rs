@@ -8,6 +8,7 @@ mod engine;
 mod files;
 mod files_sudo;
 mod forwards;
+mod keys;
 mod lifecycle;
 mod links;
 mod pilot_setup;

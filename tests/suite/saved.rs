@@ -33,6 +33,9 @@ fn ssh_target(sshd: &Sshd) -> TabTarget {
         user: sshd.user().to_owned(),
         identity_files: vec![sshd.keys.ed25519.display().to_string()],
         jump_hosts: Vec::new(),
+        certificate_files: Vec::new(),
+        identity_agent: None,
+        forward_agent: false,
     }
 }
 

@@ -396,6 +396,8 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             | Event::TabClosed { .. }
             | Event::TabsReordered { .. }
             | Event::KeyFileChecked { .. }
+            | Event::AgentKeys { .. }
+            | Event::SecurityKeyTouch { .. }
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }
             // Answers to ops these front ends do not send; a changed host key also fails the tab.

@@ -177,6 +177,8 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             | Event::TabClosed { .. }
             | Event::TabsReordered { .. }
             | Event::KeyFileChecked { .. }
+            | Event::AgentKeys { .. }
+            | Event::SecurityKeyTouch { .. }
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }
             // Answers to ops these front ends do not send; a changed host key also fails the tab.

@@ -104,6 +104,9 @@ export function sshTargetFromForm(form: {
   user: string;
   keyFile: string;
   jumpHosts: string;
+  /** The agent chosen (`identity_agent`); "" is the default one. */
+  agent?: string;
+  forwardAgent?: boolean;
 }): { target: SshTarget } | { error: string } {
   const host = form.host.trim();
   const user = form.user.trim();
@@ -134,6 +137,8 @@ export function sshTargetFromForm(form: {
       user,
       identity_files: keyFile === "" ? [] : [keyFile],
       jump_hosts: jumpHosts,
+      ...((form.agent ?? "") === "" ? {} : { identity_agent: form.agent }),
+      ...(form.forwardAgent === true ? { forward_agent: true } : {}),
     },
   };
 }

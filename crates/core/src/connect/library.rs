@@ -48,6 +48,9 @@ pub fn saved_connection(profile: &ConnectionProfile) -> Result<SavedConnection, 
             user,
             identity_files,
             proxy_jump,
+            certificate_files,
+            identity_agent,
+            forward_agent,
             ..
         } => TabTarget::Ssh {
             host: host.clone(),
@@ -55,6 +58,9 @@ pub fn saved_connection(profile: &ConnectionProfile) -> Result<SavedConnection, 
             user: user.clone(),
             identity_files: identity_files.clone(),
             jump_hosts: proxy_jump.clone(),
+            certificate_files: certificate_files.clone(),
+            identity_agent: identity_agent.clone(),
+            forward_agent: *forward_agent,
         },
         storage => TabTarget::Storage {
             url: storage.storage_url().unwrap_or_default(),
@@ -119,6 +125,9 @@ pub fn profile_for(
             user,
             identity_files,
             jump_hosts,
+            certificate_files,
+            identity_agent,
+            forward_agent,
         } => {
             if host.trim().is_empty() || user.trim().is_empty() {
                 return Err(invalid(
@@ -136,6 +145,13 @@ pub fn profile_for(
                 proxy_jump: jump_hosts.clone(),
                 // Kept from the saved profile by `save` when it is replaced.
                 forwards: Vec::new(),
+                certificate_files: certificate_files.clone(),
+                identity_agent: identity_agent
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|agent| !agent.is_empty())
+                    .map(str::to_owned),
+                forward_agent: *forward_agent,
             }
         }
         TabTarget::Storage {
@@ -466,6 +482,9 @@ mod tests {
             user: "deploy".into(),
             identity_files: vec![],
             jump_hosts: vec!["ops@bastion:22".into()],
+            certificate_files: vec!["~/.ssh/deploy-cert.pub".into()],
+            identity_agent: Some("~/.1password/agent.sock".into()),
+            forward_agent: true,
         };
         let settings = ConnectionSettings {
             forbidden_commands: vec!["rm".into()],

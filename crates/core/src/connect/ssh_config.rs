@@ -6,7 +6,9 @@
 //! value. Read: `HostName` (with `%h`), `User`, `Port`, `IdentityFile` (`~` expanded), `ProxyJump`
 //! (comma-separated hops, `none`), `Include` (relative to `~/.ssh`, `*`/`?` in file names),
 //! `LocalForward` / `RemoteForward` / `DynamicForward` (every one, as the profile's `forwards`;
-//! one that does not parse is skipped with a log line).
+//! one that does not parse is skipped with a log line), `CertificateFile` (every one),
+//! `IdentityAgent` and `ForwardAgent` (`yes` only; an agent path there is taken as
+//! `IdentityAgent`).
 //! `Match` blocks and other keywords are skipped.
 //!
 //! Read-only: this module never writes to the SSH config and never connects.
@@ -268,6 +270,9 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
     let mut proxy_jump: Option<Vec<String>> = None;
     let mut identity_files: Vec<String> = Vec::new();
     let mut forwards: Vec<kaiport_protocol::ForwardSpec> = Vec::new();
+    let mut certificate_files: Vec<String> = Vec::new();
+    let mut identity_agent: Option<String> = None;
+    let mut forward_agent: Option<bool> = None;
     for block in blocks.iter().filter(|b| b.matches(alias)) {
         for (key, args) in &block.options {
             let Some(first) = args.first() else { continue };
@@ -280,6 +285,24 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
                     if !identity_files.contains(&path) {
                         identity_files.push(path);
                     }
+                }
+                "certificatefile" => {
+                    let path = expand_tilde(first).to_string_lossy().into_owned();
+                    if !certificate_files.contains(&path) {
+                        certificate_files.push(path);
+                    }
+                }
+                "identityagent" if identity_agent.is_none() => identity_agent = Some(first.clone()),
+                "forwardagent" if forward_agent.is_none() => {
+                    forward_agent = Some(match first.to_ascii_lowercase().as_str() {
+                        "yes" => true,
+                        "no" => false,
+                        // `ForwardAgent PATH` forwards the agent at PATH.
+                        _ => {
+                            identity_agent.get_or_insert_with(|| first.clone());
+                            true
+                        }
+                    });
                 }
                 "localforward" | "remoteforward" | "dynamicforward" => {
                     use kaiport_protocol::ForwardKind;
@@ -319,6 +342,9 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
             identity_files,
             proxy_jump: proxy_jump.unwrap_or_default(),
             forwards,
+            certificate_files,
+            identity_agent: identity_agent.filter(|agent| !agent.eq_ignore_ascii_case("none")),
+            forward_agent: forward_agent.unwrap_or(false),
         },
         settings: serde_json::Map::new(),
     }
@@ -347,9 +373,56 @@ mod tests {
                 identity_files: ids.iter().map(|s| s.to_string()).collect(),
                 proxy_jump: jumps.iter().map(|s| s.to_string()).collect(),
                 forwards: Vec::new(),
+                certificate_files: Vec::new(),
+                identity_agent: None,
+                forward_agent: false,
             },
             settings: serde_json::Map::new(),
         }
+    }
+
+    #[test]
+    fn certificates_agent_and_agent_forwarding_are_imported() {
+        let text = "
+Host web
+  CertificateFile ~/.ssh/web-cert.pub
+  CertificateFile /keys/ca-signed-cert.pub
+  IdentityAgent ~/.1password/agent.sock
+  ForwardAgent yes
+Host plain
+  ForwardAgent no
+  IdentityAgent none
+";
+        let profiles = parse_ssh_config(text).unwrap();
+        let ProfileKind::Ssh {
+            certificate_files,
+            identity_agent,
+            forward_agent,
+            ..
+        } = &profiles[0].kind
+        else {
+            panic!("not ssh")
+        };
+        let home = expand_tilde("~/.ssh/web-cert.pub");
+        assert_eq!(
+            certificate_files,
+            &vec![
+                home.to_string_lossy().into_owned(),
+                "/keys/ca-signed-cert.pub".to_owned()
+            ]
+        );
+        assert_eq!(identity_agent.as_deref(), Some("~/.1password/agent.sock"));
+        assert!(forward_agent);
+        let ProfileKind::Ssh {
+            identity_agent,
+            forward_agent,
+            ..
+        } = &profiles[1].kind
+        else {
+            panic!("not ssh")
+        };
+        assert_eq!(identity_agent, &None);
+        assert!(!forward_agent);
     }
 
     #[test]

@@ -198,6 +198,10 @@ impl Engine {
                 let problem = crate::ssh::key_file_problem(&path).await;
                 inner.emit(Event::KeyFileChecked { path, problem });
             }
+            Op::ListAgentKeys => {
+                let agents = crate::ssh::agent::agents_and_keys().await;
+                inner.emit(Event::AgentKeys { agents });
+            }
             Op::ReconnectTab { tab } => inner.reconnect_tab(&tab),
             Op::CancelReconnect { tab } => inner.cancel_reconnect(&tab),
             Op::PressViewButton { tab, call, button } => {
