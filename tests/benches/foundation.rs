@@ -88,6 +88,9 @@ impl Bench {
             identity_files: vec![sshd.keys.ed25519.display().to_string()],
             jump_hosts: Vec::new(),
             keep_session: false,
+            certificate_files: Vec::new(),
+            identity_agent: None,
+            forward_agent: false,
         };
         self.engine
             .handle(Op::OpenTab {

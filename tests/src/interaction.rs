@@ -1,9 +1,30 @@
 //! A scripted [`ConnectInteraction`] for tests: fixed answers, and a log of every question.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use kaiport_core::ssh::{ConnectInteraction, async_trait};
+use kaiport_core::ssh::agent::AgentKey;
+use kaiport_core::ssh::{
+    ConnectInteraction, SshError, SshOptions, SshSession, SshTarget, async_trait,
+};
+
+/// Connects to `target` answering with `interaction`; panics when connecting takes longer than
+/// `within` (a hang, not a slow server). Returns the result and the interaction, for what it
+/// was asked.
+pub async fn connect_within(
+    target: &SshTarget,
+    options: &SshOptions,
+    interaction: ScriptedInteraction,
+    within: Duration,
+) -> (Result<SshSession, SshError>, Arc<ScriptedInteraction>) {
+    let interaction = Arc::new(interaction);
+    let connecting = SshSession::connect(target, options, interaction.clone());
+    let Ok(result) = tokio::time::timeout(within, connecting).await else {
+        panic!("connect hung for {within:?}");
+    };
+    (result, interaction)
+}
 
 /// Answers connect-time questions from fixed values and records each question asked.
 #[derive(Debug, Default)]
@@ -52,7 +73,8 @@ impl ScriptedInteraction {
     }
 
     /// The questions asked so far, like `host 127.0.0.1:2222 ED25519 SHA256:…`, `password
-    /// kaiport-test@127.0.0.1`, `passphrase /tmp/…/id_enc`, `keyboard-interactive Password: `.
+    /// kaiport-test@127.0.0.1`, `passphrase /tmp/…/id_enc`, `keyboard-interactive Password: `,
+    /// `touch ED25519-SK SHA256:…` and `touched …` around a security key's signature.
     pub fn asked(&self) -> Vec<String> {
         self.asked.lock().map(|a| a.clone()).unwrap_or_default()
     }
@@ -100,5 +122,10 @@ impl ConnectInteraction for ScriptedInteraction {
         }
         let answer = self.keyboard_interactive.clone()?;
         Some(prompts.iter().map(|_| answer.clone()).collect())
+    }
+
+    async fn security_key_touch(&self, key: &AgentKey, waiting: bool) {
+        let what = if waiting { "touch" } else { "touched" };
+        self.note(format!("{what} {} {}", key.key_type, key.fingerprint));
     }
 }

@@ -4,6 +4,7 @@
 //!   host keys, client keys and authorized_keys in a temp dir, logging in as the test user
 //!   [`sshd::TEST_USER`]; stopped by PID on drop.
 //! - [`sshd::SshAgent`]: a real `ssh-agent` on a socket in a temp dir.
+//! - [`sk_agent::SoftSkAgent`]: a software FIDO2 security key behind an agent socket.
 //! - [`interaction::ScriptedInteraction`]: a [`kaiport_core::ssh::ConnectInteraction`] that
 //!   answers from a script and records what it was asked.
 //! - [`model_server::ModelServer`]: a scripted model server speaking the Anthropic and
@@ -43,6 +44,7 @@ pub mod model_server;
 pub mod netns;
 pub mod nginx;
 pub mod secret_service;
+pub mod sk_agent;
 pub mod sshd;
 pub mod storage_servers;
 

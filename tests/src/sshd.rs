@@ -2,7 +2,8 @@
 //!
 //! [`Sshd::start`] makes a temp dir with fresh host keys (ed25519, RSA, ECDSA), client keys
 //! ([`ClientKeys`]: ed25519, ECDSA, RSA, and an ed25519 encrypted with [`KEY_PASSPHRASE`]), an
-//! `authorized_keys` with all of them, and an `sshd_config`; then runs `/usr/sbin/sshd -D -e -f`
+//! `authorized_keys` with all of them, a user CA the server trusts (`TrustedUserCAKeys`, for
+//! [`Sshd::certify`]) and an `sshd_config`; then runs `/usr/sbin/sshd -D -e -f`
 //! on 127.0.0.1 on a free port and waits until it answers with an SSH banner. Dropping the
 //! fixture kills sshd and every process it started (sessions, shells) by PID.
 //!
@@ -38,6 +39,8 @@ pub const KEY_PASSPHRASE: &str = "correct horse battery staple";
 pub const LOCALHOST: &str = "127.0.0.1";
 
 const SSHD: &str = "/usr/sbin/sshd";
+/// The user CA's key in the fixture dir; sshd trusts its `.pub` (`TrustedUserCAKeys`).
+const USER_CA: &str = "user_ca";
 const READY_TIMEOUT: Duration = Duration::from_secs(15);
 const START_ATTEMPTS: usize = 5;
 
@@ -160,6 +163,7 @@ impl Sshd {
         keygen(&keys.rsa, "rsa", "")?;
         keygen(&keys.ed25519_encrypted, "ed25519", KEY_PASSPHRASE)?;
         keygen(&keys.unauthorized, "ed25519", "")?;
+        keygen(&dir.path().join(USER_CA), "ed25519", "")?;
         let mut authorized = String::new();
         for key in [
             &keys.ed25519,
@@ -274,6 +278,9 @@ impl Sshd {
             identity_files: vec![self.keys.ed25519.display().to_string()],
             jump_hosts: Vec::new(),
             keep_session: false,
+            certificate_files: Vec::new(),
+            identity_agent: None,
+            forward_agent: false,
         }
     }
 
@@ -407,6 +414,33 @@ impl Sshd {
             .open(self.dir().join("authorized_keys"))?;
         writeln!(authorized, "{public}")?;
         Ok(path)
+    }
+
+    /// Signs the public key of the private key `key` with the fixture's user CA (which sshd
+    /// trusts) for the login user, and writes the certificate to `cert` (OpenSSH's own place
+    /// for it is `KEY-cert.pub`).
+    pub fn certify(&self, key: &Path, cert: &Path) -> Result<()> {
+        let signed = self.dir().join(format!("signing-{}", std::process::id()));
+        std::fs::copy(pub_path(key), pub_path(&signed))?;
+        ssh_keygen(|cmd| {
+            cmd.arg("-s")
+                .arg(self.dir().join(USER_CA))
+                .args(["-I", "kaiport-test-cert", "-n", &self.user, "-V", "-5m:+1h"])
+                .arg(pub_path(&signed))
+        })?;
+        let mut made = signed.into_os_string();
+        made.push("-cert.pub");
+        std::fs::rename(&made, cert)?;
+        Ok(())
+    }
+
+    /// Adds a public key line (`TYPE BASE64 COMMENT`) to `authorized_keys`.
+    pub fn authorize(&self, public_line: &str) -> Result<()> {
+        let mut authorized = std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.dir().join("authorized_keys"))?;
+        writeln!(authorized, "{public_line}")?;
+        Ok(())
     }
 
     /// sshd's log so far (its stderr), for failure messages.
@@ -717,6 +751,8 @@ KbdInteractiveAuthentication {kbd}
 PermitRootLogin no
 AllowUsers {user}
 AllowTcpForwarding yes
+AllowAgentForwarding yes
+TrustedUserCAKeys {d}/{USER_CA}.pub
 MaxAuthTries 20
 MaxStartups 100:30:200
 MaxSessions 50

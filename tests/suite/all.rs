@@ -10,6 +10,7 @@ mod files;
 mod files_sudo;
 mod fleet;
 mod forwards;
+mod keys;
 mod lifecycle;
 mod links;
 mod pilot_setup;

@@ -29,6 +29,9 @@ pub(super) async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) 
         identity_files: vec![sshd.keys.ed25519.display().to_string()],
         jump_hosts: Vec::new(),
         keep_session: false,
+        certificate_files: Vec::new(),
+        identity_agent: None,
+        forward_agent: false,
     };
     EngineHarness::open(target, Some(known_hosts), settings, mode)
         .await

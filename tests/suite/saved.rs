@@ -34,6 +34,9 @@ fn ssh_target(sshd: &Sshd) -> TabTarget {
         identity_files: vec![sshd.keys.ed25519.display().to_string()],
         jump_hosts: Vec::new(),
         keep_session: false,
+        certificate_files: Vec::new(),
+        identity_agent: None,
+        forward_agent: false,
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use kaiport_core::shell_io::{ShellClosed, ShellInput, ShellIo, ShellOutput};
 use kaiport_core::ssh::{SshError, SshSession, SshTarget};
-use kaiport_tests::interaction::ScriptedInteraction;
+use kaiport_tests::interaction::{ScriptedInteraction, connect_within};
 use kaiport_tests::sshd::{KEY_PASSPHRASE, SshAgent, Sshd, SshdConfig, TEST_PASSWORD};
 
 /// Generous upper bound for anything that should be quick, so a bug fails instead of hanging.
@@ -17,15 +17,7 @@ async fn connect(
     target: &SshTarget,
     interaction: ScriptedInteraction,
 ) -> (Result<SshSession, SshError>, Arc<ScriptedInteraction>) {
-    let interaction = Arc::new(interaction);
-    let options = sshd.options().unwrap();
-    let result = tokio::time::timeout(
-        QUICK,
-        SshSession::connect(target, &options, interaction.clone()),
-    )
-    .await
-    .expect("connect hung");
-    (result, interaction)
+    connect_within(target, &sshd.options().unwrap(), interaction, QUICK).await
 }
 
 async fn whoami(session: &SshSession) -> String {

@@ -3,12 +3,24 @@
 // page on another port of this host can do. Registered by run.mjs, which gives the helpers and
 // runs them with the others.
 
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./wait.mjs";
+import { freePort, removeHome } from "./wait.mjs";
 
-export function register({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, TIMEOUT }) {
+export function register({
+  test,
+  until,
+  runInTerminal,
+  activeTab,
+  startWithFirstLine,
+  OUTPUT,
+  SSHD,
+  KAIPORT,
+  TIMEOUT,
+}) {
   /** Records every frame the page receives (text as is, binary as latin1). */
   function recordFrames(page) {
     const received = [];
@@ -51,6 +63,30 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
     if (fields.name) await form.getByLabel("Name").fill(fields.name);
     if (fields.password) await form.getByLabel("Password").fill(fields.password);
     return form;
+  }
+
+  /** Opens an SSH tab on `server` (a `kaiport-sshd`) with its key, from "New connection". */
+  async function connectWithKey(page, server) {
+    const form = await fillNewConnection(page, {
+      host: "127.0.0.1",
+      port: server.port,
+      user: server.user,
+      key: server.key,
+    });
+    await form.getByRole("button", { name: "Connect" }).click();
+  }
+
+  /** The body of `http://127.0.0.1:port/`. */
+  function fetchPage(port) {
+    return new Promise((resolvePromise, reject) => {
+      httpRequest({ host: "127.0.0.1", port, path: "/" }, (response) => {
+        let text = "";
+        response.on("data", (chunk) => (text += chunk));
+        response.on("end", () => resolvePromise(text));
+      })
+        .on("error", reject)
+        .end();
+    });
   }
 
   /** Trusts an unknown host key if the dialog comes, until `ready()` is true. */
@@ -332,15 +368,7 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       await trustUntil(page, "the forward listening", async () =>
         ((await list.textContent().catch(() => "")) ?? "").includes(`listening on 127.0.0.1:${port}`),
       );
-      const body = await new Promise((resolvePromise, reject) => {
-        httpRequest({ host: "127.0.0.1", port, path: "/" }, (response) => {
-          let text = "";
-          response.on("data", (chunk) => (text += chunk));
-          response.on("end", () => resolvePromise(text));
-        })
-          .on("error", reject)
-          .end();
-      });
+      const body = await fetchPage(port);
       if (body !== "through the forward") {
         throw new Error(`the forward answered: ${body}`);
       }
@@ -356,6 +384,93 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       writeFileSync(file, before);
       target.close();
       await server.stop();
+    }
+  });
+
+  test("a forward added in a tab carries connections, warns when exposed, and closes", async ({
+    page,
+    served,
+    sshd,
+  }) => {
+    const target = createServer((_, response) => response.end("through the added forward"));
+    await new Promise((resolvePromise) => target.listen(0, "127.0.0.1", resolvePromise));
+    const port = await freePort();
+    try {
+      await page.goto(served.url);
+      await connectWithKey(page, sshd);
+      const region = page.getByRole("region", { name: "Forwards" });
+      const add = region.getByRole("button", { name: "Add forward" });
+      await trustUntil(page, "the tab connected", () => add.isVisible());
+      await add.click();
+      const adding = region.getByRole("form", { name: "Add forward" });
+      await adding.getByLabel("Kind").selectOption("local");
+      // A listener other computers reach is warned of before it is opened.
+      await adding.getByLabel("Listen").fill(`0.0.0.0:${port}`);
+      await adding.getByRole("note").filter({ hasText: "reachable from other computers" }).waitFor();
+      await adding.getByLabel("Listen").fill(String(port));
+      await adding.getByRole("note").waitFor({ state: "detached" });
+      await adding.getByLabel("Target").fill(`127.0.0.1:${target.address().port}`);
+      await adding.getByRole("button", { name: "Open" }).click();
+      await region.getByText(`listening on 127.0.0.1:${port}`).waitFor();
+      const body = await fetchPage(port);
+      if (body !== "through the added forward") {
+        throw new Error(`the forward answered: ${body}`);
+      }
+      // A wrong target is said in the form, and nothing is opened.
+      await region.getByRole("button", { name: "Add forward" }).click();
+      await adding.getByLabel("Listen").fill("9");
+      await adding.getByLabel("Target").fill("nowhere");
+      await adding.getByRole("button", { name: "Open" }).click();
+      await adding.getByRole("alert").filter({ hasText: "Target must be host:port" }).waitFor();
+      await page.screenshot({ path: join(OUTPUT, "forward-added.png") });
+      await adding.getByRole("button", { name: "Cancel" }).click();
+      const words = `-L ${port} → 127.0.0.1:${target.address().port}`;
+      await region.getByRole("button", { name: `Close ${words}` }).click();
+      await region.getByText(words).waitFor({ state: "detached" });
+    } finally {
+      target.close();
+    }
+  });
+
+  test("the agent's keys are listed in the form; it logs in and is forwarded when ticked", async ({ page, sshd }) => {
+    // Its own agent and its own `kaiport serve` that finds it through SSH_AUTH_SOCK.
+    const own = mkdtempSync(join(tmpdir(), "kaiport-e2e-agent-"));
+    const socket = join(own, "agent.sock");
+    const agent = await startWithFirstLine("ssh-agent", ["-D", "-a", socket], { env: process.env });
+    let serve = null;
+    try {
+      const env = { ...process.env, SSH_AUTH_SOCK: socket };
+      execFileSync("ssh-add", [sshd.key], { env, stdio: "ignore" });
+      const fingerprint = execFileSync("ssh-keygen", ["-lf", `${sshd.key}.pub`], { encoding: "utf8" }).split(" ")[1];
+      serve = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(own, "known_hosts")], {
+        env: { ...env, KAIPORT_HOME: own, HOME: own, SHELL: "/bin/bash" },
+        cwd: own,
+      });
+      await page.goto(serve.line.trim());
+      const form = await fillNewConnection(page, { host: "127.0.0.1", port: sshd.port, user: sshd.user });
+      const keys = form.getByLabel("Agent keys");
+      await keys.getByText(fingerprint).waitFor();
+      if (!((await keys.textContent()) ?? "").includes("ED25519")) {
+        throw new Error(`the agent's key type is not listed: ${await keys.textContent()}`);
+      }
+      if ((await form.getByRole("checkbox", { name: "Forward the agent to this server" }).isChecked()) !== false) {
+        throw new Error("agent forwarding is on by default");
+      }
+      await form.getByRole("checkbox", { name: "Forward the agent to this server" }).check();
+      await form.getByRole("note").filter({ hasText: "Forward the agent only to servers you trust" }).waitFor();
+      await page.screenshot({ path: join(OUTPUT, "agent-keys.png") });
+      // No key file: the agent logs in, and the shell reaches it.
+      await form.getByRole("button", { name: "Connect" }).click();
+      const terminal = page.getByRole("region", { name: "Terminal" });
+      await trustUntil(page, "the shell", () => terminal.isVisible());
+      await runInTerminal(page, "ssh-add -l | cut -d' ' -f2", fingerprint);
+    } finally {
+      serve?.child.kill("SIGINT");
+      if (serve !== null && serve.child.exitCode === null) {
+        await new Promise((r) => serve.child.once("exit", r));
+      }
+      agent.child.kill("SIGTERM");
+      await removeHome(own);
     }
   });
 
@@ -728,13 +843,7 @@ export function register({ test, until, runInTerminal, activeTab, startWithFirst
       const other = readFileSync(`${server.key}.pub`, "utf8").trim().split(/\s+/);
       appendFileSync(join(home, "known_hosts"), `[127.0.0.1]:${server.port} ${other[0]} ${other[1]}\n`);
       await page.goto(served.url);
-      const form = await fillNewConnection(page, {
-        host: "127.0.0.1",
-        port: server.port,
-        user: server.user,
-        key: server.key,
-      });
-      await form.getByRole("button", { name: "Connect" }).click();
+      await connectWithKey(page, server);
       const alert = page.getByRole("alertdialog", { name: "Host key changed" });
       await alert.waitFor();
       const text = (await alert.textContent()) ?? "";

@@ -23,6 +23,11 @@ pub struct ConnectionOptions {
     /// Take the SSH password (or key passphrase) from this environment variable.
     #[arg(long, value_name = "VAR")]
     pub password_env: Option<String>,
+    /// Let the server use your SSH agent in the shell (agent forwarding, as `ssh -A`); only for
+    /// servers you trust: whoever controls one can use the agent's keys meanwhile. A saved
+    /// connection forwards the agent when it says so.
+    #[arg(long = "forward-agent", short = 'A')]
+    pub forward_agent: bool,
     /// Jump host `user@host[:port]` (repeatable, in order).
     #[arg(long = "jump", short = 'J', value_name = "DEST")]
     pub jump: Vec<String>,
@@ -226,6 +231,9 @@ pub fn parse_target(connection: &str, options: &ConnectionOptions) -> anyhow::Re
         identity_files: identity_files(options),
         jump_hosts: options.jump.clone(),
         keep_session: false,
+        certificate_files: Vec::new(),
+        identity_agent: None,
+        forward_agent: options.forward_agent,
     })
 }
 

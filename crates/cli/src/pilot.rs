@@ -398,6 +398,8 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             | Event::TabsReordered { .. }
             | Event::TabsRestored { .. }
             | Event::KeyFileChecked { .. }
+            | Event::AgentKeys { .. }
+            | Event::SecurityKeyTouch { .. }
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }
             // Answers to ops these front ends do not send; a changed host key also fails the tab.

@@ -21,7 +21,8 @@ pub struct Answerer {
 
 impl Answerer {
     /// Answers what `event` asks of the user (an engine prompt, an approval, an ask_user
-    /// question) and tells the engine. False when the event asks nothing.
+    /// question) and tells the engine, or says to touch a security key. False when the event
+    /// asks nothing.
     pub async fn respond(&self, engine: &Engine, event: &Event) -> bool {
         let op = match event {
             Event::PromptRequested {
@@ -81,6 +82,17 @@ impl Answerer {
                     call: call.clone(),
                     answer,
                 }
+            }
+            Event::SecurityKeyTouch {
+                key_type,
+                fingerprint,
+                waiting,
+                ..
+            } => {
+                if *waiting {
+                    say!("Touch your security key ({key_type} {fingerprint})");
+                }
+                return true;
             }
             _ => return false,
         };

@@ -217,6 +217,8 @@ pub async fn run_calls(
             | Event::TabsReordered { .. }
             | Event::TabsRestored { .. }
             | Event::KeyFileChecked { .. }
+            | Event::AgentKeys { .. }
+            | Event::SecurityKeyTouch { .. }
             | Event::ModeChanged { .. }
             | Event::SettingsChanged { .. }
             // Answers to ops these front ends do not send; a changed host key also fails the tab.

@@ -210,6 +210,7 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
         }
         Op::CancelTurn { tab } => c.op("cancel_turn").tab(tab)?,
         Op::ListModels
+        | Op::ListAgentKeys
         | Op::ListConnections
         | Op::ReadSshConfig
         | Op::AppBackground
@@ -423,6 +424,9 @@ impl<'a> Checker<'a> {
                 identity_files,
                 jump_hosts,
                 keep_session: _,
+                certificate_files,
+                identity_agent,
+                forward_agent: _,
             } => {
                 self.text("the host", host, MAX_NAME_BYTES)?;
                 self.text("the user", user, MAX_NAME_BYTES)?;
@@ -432,6 +436,13 @@ impl<'a> Checker<'a> {
                     MAX_LIST_ITEMS,
                     MAX_PATH_BYTES,
                 )?;
+                self.list(
+                    "the certificate files",
+                    certificate_files,
+                    MAX_LIST_ITEMS,
+                    MAX_PATH_BYTES,
+                )?;
+                self.optional("the agent", identity_agent.as_deref(), MAX_PATH_BYTES)?;
                 self.list("the jump hosts", jump_hosts, MAX_LIST_ITEMS, MAX_PATH_BYTES)
             }
             TabTarget::Storage {

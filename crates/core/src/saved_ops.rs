@@ -91,6 +91,7 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::ReplaceHostKey { .. }
             | Op::MoveTab { .. }
             | Op::CheckKeyFile { .. }
+            | Op::ListAgentKeys
             | Op::ReconnectTab { .. }
             | Op::CancelReconnect { .. }
             | Op::ShowTab { .. }

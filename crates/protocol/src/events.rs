@@ -194,6 +194,19 @@ pub enum Event {
         path: String,
         problem: Option<String>,
     },
+    /// The answer to `Op::ListAgentKeys`: each SSH agent found, first the one used by default.
+    AgentKeys {
+        agents: Vec<AgentInfo>,
+    },
+    /// A FIDO2 security key must be touched to log in (`waiting` true) or no longer
+    /// (`waiting` false: signed, refused or given up). Front ends show "Touch your security key"
+    /// meanwhile.
+    SecurityKeyTouch {
+        tab: TabId,
+        key_type: String,
+        fingerprint: String,
+        waiting: bool,
+    },
     /// The order of the open tabs changed (`Op::MoveTab`): every tab, in the order every
     /// window shows them. A tab opens at the end; closing one keeps the others' order.
     TabsReordered {
@@ -476,4 +489,31 @@ pub enum Event {
         known_hosts: String,
         line: u32,
     },
+}
+
+/// One SSH agent found where the engine runs (`Event::AgentKeys`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct AgentInfo {
+    /// What it is: `SSH_AUTH_SOCK`, `1Password`, `Secretive`, `OpenSSH agent`, `Pageant`.
+    pub name: String,
+    /// Where it is, as `TabTarget::Ssh`'s `identity_agent` names it.
+    pub source: String,
+    pub keys: Vec<AgentKeyInfo>,
+    /// Why its keys could not be listed, when they could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One key an agent holds, as `ssh-add -l` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct AgentKeyInfo {
+    /// `ED25519`, `ECDSA`, `RSA`, `ED25519-SK`, `ECDSA-SK`.
+    pub key_type: String,
+    pub comment: String,
+    /// `SHA256:…`.
+    pub fingerprint: String,
+    /// An OpenSSH certificate.
+    pub certificate: bool,
+    /// A FIDO2 security key: logging in with it waits for a touch.
+    pub security_key: bool,
 }

@@ -46,6 +46,21 @@ pub enum TabTarget {
         /// name kaiport owns, so a reconnect or a restart attaches to the same shell.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         keep_session: bool,
+        /// OpenSSH certificates (`CertificateFile`) to log in with, beside the `KEY-cert.pub`
+        /// found next to each identity file.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        certificate_files: Vec<String>,
+        /// Which SSH agent to use (`IdentityAgent`: a socket path, a `\\.\pipe\…` name or
+        /// `pageant`); none is the default agent (`SSH_AUTH_SOCK`, else one found on this
+        /// computer). `AgentKeys` lists those found.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        identity_agent: Option<String>,
+        /// Let the server use this computer's agent (agent forwarding, `ssh -A`): asked for
+        /// with the tab's shell, and sshd then offers it to every session of the connection
+        /// (Pilot's commands too). Off unless asked for: whoever controls the server can log in
+        /// elsewhere with the agent's keys while the tab is connected.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        forward_agent: bool,
     },
     /// A storage tab: `s3://bucket/prefix?endpoint=…&region=…&path_style=true`,
     /// `webdav(s)://host/path`, `azblob://container/prefix?account=…&endpoint=…`,
@@ -158,6 +173,9 @@ pub enum Op {
     /// the engine runs: the "New connection" form asks before it connects. Answered by
     /// `KeyFileChecked`.
     CheckKeyFile { path: String },
+    /// List the SSH agents found where the engine runs and the keys each holds (the "New
+    /// connection" form shows them). Answered by `AgentKeys`.
+    ListAgentKeys,
     /// Move a tab to `index` in the one order of tabs every window shows (an index past the
     /// end moves it last). Answered by `TabsReordered`; an `Error` when there is no such tab.
     MoveTab { tab: TabId, index: u32 },

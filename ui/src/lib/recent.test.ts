@@ -27,6 +27,17 @@ describe("the new connection form", () => {
     });
   });
 
+  it("names the agent chosen and forwards it only when asked", () => {
+    const base = { host: "h", port: "22", user: "u", keyFile: "", jumpHosts: "" };
+    const plain = sshTargetFromForm({ ...base, agent: "", forwardAgent: false });
+    expect(plain).toEqual({
+      target: { kind: "ssh", host: "h", port: 22, user: "u", identity_files: [], jump_hosts: [] },
+    });
+    expect(sshTargetFromForm({ ...base, agent: "/run/agent.sock", forwardAgent: true })).toMatchObject({
+      target: { identity_agent: "/run/agent.sock", forward_agent: true },
+    });
+  });
+
   it("says what is wrong", () => {
     const base = { host: "h", port: "22", user: "u", keyFile: "", jumpHosts: "" };
     expect(sshTargetFromForm({ ...base, host: "" })).toEqual({ error: "Host is empty." });

@@ -106,6 +106,9 @@ export function sshTargetFromForm(form: {
   jumpHosts: string;
   /** "Keep the session on the server" (tmux or screen there). */
   keepSession?: boolean;
+  /** The agent chosen (`identity_agent`); "" is the default one. */
+  agent?: string;
+  forwardAgent?: boolean;
 }): { target: SshTarget } | { error: string } {
   const host = form.host.trim();
   const user = form.user.trim();
@@ -137,6 +140,8 @@ export function sshTargetFromForm(form: {
       identity_files: keyFile === "" ? [] : [keyFile],
       jump_hosts: jumpHosts,
       ...(form.keepSession === true ? { keep_session: true } : {}),
+      ...((form.agent ?? "") === "" ? {} : { identity_agent: form.agent }),
+      ...(form.forwardAgent === true ? { forward_agent: true } : {}),
     },
   };
 }

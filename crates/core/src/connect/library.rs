@@ -49,6 +49,9 @@ pub fn saved_connection(profile: &ConnectionProfile) -> Result<SavedConnection, 
             identity_files,
             proxy_jump,
             keep_session,
+            certificate_files,
+            identity_agent,
+            forward_agent,
             ..
         } => TabTarget::Ssh {
             host: host.clone(),
@@ -57,6 +60,9 @@ pub fn saved_connection(profile: &ConnectionProfile) -> Result<SavedConnection, 
             identity_files: identity_files.clone(),
             jump_hosts: proxy_jump.clone(),
             keep_session: *keep_session,
+            certificate_files: certificate_files.clone(),
+            identity_agent: identity_agent.clone(),
+            forward_agent: *forward_agent,
         },
         storage => TabTarget::Storage {
             url: storage.storage_url().unwrap_or_default(),
@@ -123,6 +129,9 @@ pub fn profile_for(
             identity_files,
             jump_hosts,
             keep_session,
+            certificate_files,
+            identity_agent,
+            forward_agent,
         } => {
             if host.trim().is_empty() || user.trim().is_empty() {
                 return Err(invalid(
@@ -141,6 +150,13 @@ pub fn profile_for(
                 keep_session: *keep_session,
                 // Kept from the saved profile by `save` when it is replaced.
                 forwards: Vec::new(),
+                certificate_files: certificate_files.clone(),
+                identity_agent: identity_agent
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|agent| !agent.is_empty())
+                    .map(str::to_owned),
+                forward_agent: *forward_agent,
             }
         }
         TabTarget::Storage {
@@ -493,6 +509,9 @@ mod tests {
             identity_files: vec![],
             jump_hosts: vec!["ops@bastion:22".into()],
             keep_session: true,
+            certificate_files: vec!["~/.ssh/deploy-cert.pub".into()],
+            identity_agent: Some("~/.1password/agent.sock".into()),
+            forward_agent: true,
         };
         let settings = ConnectionSettings {
             forbidden_commands: vec!["rm".into()],

@@ -11,6 +11,9 @@
 //! user = "deploy"
 //! identity_files = ["~/.ssh/id_ed25519"]
 //! proxy_jump = ["bastion"]          # profile names or user@host:port, first hop first
+//! certificate_files = ["~/.ssh/web1-cert.pub"]  # besides each key's own KEY-cert.pub
+//! identity_agent = "~/.1password/agent.sock"    # default: SSH_AUTH_SOCK or one found
+//! forward_agent = false             # agent forwarding (ssh -A), for the target only
 //! forwards = [                      # opened with every tab (kaiport_protocol::ForwardSpec)
 //!   { kind = "local", listen_port = 8080, to_host = "localhost", to_port = 80 },
 //!   { kind = "dynamic", listen_port = 1080 },
@@ -114,6 +117,16 @@ pub enum ProfileKind {
         /// (`crate::ssh::kept`), so a reconnect or a restart attaches to the same shell.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         keep_session: bool,
+        /// Agent forwarding (`ForwardAgent`), off unless the user turned it on.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        forward_agent: bool,
+        /// The SSH agent to use (`IdentityAgent`); none is the default agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        identity_agent: Option<String>,
+        /// OpenSSH certificates (`CertificateFile`, `~` allowed), beside each identity file's
+        /// own `KEY-cert.pub`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        certificate_files: Vec<String>,
     },
     /// An S3 bucket (AWS or S3-compatible).
     S3(S3Profile),
@@ -399,6 +412,9 @@ impl ProfileStore {
             user,
             identity_files,
             proxy_jump,
+            certificate_files,
+            identity_agent,
+            forward_agent,
             ..
         } = &profile.kind
         else {
@@ -409,6 +425,12 @@ impl ProfileStore {
         };
         let mut target = SshTarget::new(host.clone(), *port, user.clone());
         target.identity_files = identity_files.iter().map(|f| expand_tilde(f)).collect();
+        target.certificate_files = certificate_files.iter().map(|f| expand_tilde(f)).collect();
+        target.identity_agent = identity_agent
+            .as_deref()
+            .and_then(crate::ssh::agent::AgentSource::parse);
+        // A jump host resolved here never forwards the agent: only the target's shells do.
+        target.forward_agent = *forward_agent && depth == 0;
         for hop in proxy_jump {
             if self.get(hop).is_some() {
                 let mut hop_target = self.resolve(hop, seen, depth + 1)?;
@@ -633,6 +655,48 @@ command_timeout_s = 90
         );
     }
 
+    /// Agent forwarding, the agent and certificates reach the target; a jump host that forwards
+    /// the agent in its own profile does not when it is only a hop.
+    #[test]
+    fn keys_and_agent_forwarding_resolve_for_the_target_only() {
+        let text = r#"
+[[connection]]
+name = "bastion"
+kind = "ssh"
+host = "bastion.example"
+user = "ops"
+forward_agent = true
+
+[[connection]]
+name = "web"
+kind = "ssh"
+host = "web.example"
+user = "deploy"
+proxy_jump = ["bastion"]
+certificate_files = ["/keys/web-cert.pub"]
+identity_agent = "/run/agent.sock"
+forward_agent = true
+"#;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("connections.toml");
+        std::fs::write(&path, text).unwrap();
+        let store = ProfileStore::load(&path).unwrap();
+        let web = store.resolve_target("web").unwrap();
+        assert!(web.forward_agent);
+        assert_eq!(
+            web.certificate_files,
+            vec![PathBuf::from("/keys/web-cert.pub")]
+        );
+        assert_eq!(
+            web.identity_agent,
+            Some(crate::ssh::agent::AgentSource::Socket(PathBuf::from(
+                "/run/agent.sock"
+            )))
+        );
+        assert!(!web.jump_hosts[0].forward_agent);
+        assert!(store.resolve_target("bastion").unwrap().forward_agent);
+    }
+
     #[test]
     fn missing_file_is_empty_and_save_creates_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -649,6 +713,9 @@ command_timeout_s = 90
                 proxy_jump: vec![],
                 forwards: vec![],
                 keep_session: false,
+                certificate_files: vec![],
+                identity_agent: None,
+                forward_agent: false,
             },
             tags: vec![],
             settings: serde_json::Map::new(),

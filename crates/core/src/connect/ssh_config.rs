@@ -6,7 +6,9 @@
 //! value. Read: `HostName` (with `%h`), `User`, `Port`, `IdentityFile` (`~` expanded), `ProxyJump`
 //! (comma-separated hops, `none`), `Include` (relative to `~/.ssh`, `*`/`?` in file names),
 //! `LocalForward` / `RemoteForward` / `DynamicForward` (every one, as the profile's `forwards`;
-//! one that does not parse is skipped with a log line).
+//! one that does not parse is skipped with a log line), `CertificateFile` (every one),
+//! `IdentityAgent` and `ForwardAgent` (`yes` only; an agent path there is taken as
+//! `IdentityAgent`).
 //! `Match` blocks and other keywords are skipped. The wildcard patterns of the `Host` lines that
 //! match an alias (`Host web-*`, not `*` alone nor a negated one) become its tags: the group
 //! the config already had in mind.
@@ -271,6 +273,9 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
     let mut identity_files: Vec<String> = Vec::new();
     let mut forwards: Vec<kaiport_protocol::ForwardSpec> = Vec::new();
     let mut tags: Vec<String> = Vec::new();
+    let mut certificate_files: Vec<String> = Vec::new();
+    let mut identity_agent: Option<String> = None;
+    let mut forward_agent: Option<bool> = None;
     for block in blocks.iter().filter(|b| b.matches(alias)) {
         for pattern in &block.patterns {
             let group = pattern != "*" && !pattern.starts_with('!') && pattern.contains(['*', '?']);
@@ -289,6 +294,24 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
                     if !identity_files.contains(&path) {
                         identity_files.push(path);
                     }
+                }
+                "certificatefile" => {
+                    let path = expand_tilde(first).to_string_lossy().into_owned();
+                    if !certificate_files.contains(&path) {
+                        certificate_files.push(path);
+                    }
+                }
+                "identityagent" if identity_agent.is_none() => identity_agent = Some(first.clone()),
+                "forwardagent" if forward_agent.is_none() => {
+                    forward_agent = Some(match first.to_ascii_lowercase().as_str() {
+                        "yes" => true,
+                        "no" => false,
+                        // `ForwardAgent PATH` forwards the agent at PATH.
+                        _ => {
+                            identity_agent.get_or_insert_with(|| first.clone());
+                            true
+                        }
+                    });
                 }
                 "localforward" | "remoteforward" | "dynamicforward" => {
                     use kaiport_protocol::ForwardKind;
@@ -329,6 +352,9 @@ fn profile_for(alias: &str, blocks: &[Block]) -> ConnectionProfile {
             proxy_jump: proxy_jump.unwrap_or_default(),
             forwards,
             keep_session: false,
+            certificate_files,
+            identity_agent: identity_agent.filter(|agent| !agent.eq_ignore_ascii_case("none")),
+            forward_agent: forward_agent.unwrap_or(false),
         },
         tags,
         settings: serde_json::Map::new(),
@@ -359,10 +385,57 @@ mod tests {
                 proxy_jump: jumps.iter().map(|s| s.to_string()).collect(),
                 forwards: Vec::new(),
                 keep_session: false,
+                certificate_files: Vec::new(),
+                identity_agent: None,
+                forward_agent: false,
             },
             tags: Vec::new(),
             settings: serde_json::Map::new(),
         }
+    }
+
+    #[test]
+    fn certificates_agent_and_agent_forwarding_are_imported() {
+        let text = "
+Host web
+  CertificateFile ~/.ssh/web-cert.pub
+  CertificateFile /keys/ca-signed-cert.pub
+  IdentityAgent ~/.1password/agent.sock
+  ForwardAgent yes
+Host plain
+  ForwardAgent no
+  IdentityAgent none
+";
+        let profiles = parse_ssh_config(text).unwrap();
+        let ProfileKind::Ssh {
+            certificate_files,
+            identity_agent,
+            forward_agent,
+            ..
+        } = &profiles[0].kind
+        else {
+            panic!("not ssh")
+        };
+        let home = expand_tilde("~/.ssh/web-cert.pub");
+        assert_eq!(
+            certificate_files,
+            &vec![
+                home.to_string_lossy().into_owned(),
+                "/keys/ca-signed-cert.pub".to_owned()
+            ]
+        );
+        assert_eq!(identity_agent.as_deref(), Some("~/.1password/agent.sock"));
+        assert!(forward_agent);
+        let ProfileKind::Ssh {
+            identity_agent,
+            forward_agent,
+            ..
+        } = &profiles[1].kind
+        else {
+            panic!("not ssh")
+        };
+        assert_eq!(identity_agent, &None);
+        assert!(!forward_agent);
     }
 
     #[test]

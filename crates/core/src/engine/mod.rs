@@ -205,6 +205,14 @@ impl Engine {
                 let problem = crate::ssh::key_file_problem(&path).await;
                 inner.emit(Event::KeyFileChecked { path, problem });
             }
+            // An agent may be slow to answer (a locked password manager): not in the ops' way.
+            Op::ListAgentKeys => {
+                let inner = inner.clone();
+                tokio::spawn(async move {
+                    let agents = crate::ssh::agent::agents_and_keys().await;
+                    inner.emit(Event::AgentKeys { agents });
+                });
+            }
             Op::ReconnectTab { tab } => inner.reconnect_tab(&tab),
             Op::CancelReconnect { tab } => inner.cancel_reconnect(&tab),
             Op::ShowTab { tab } => inner.show_tab(&tab),

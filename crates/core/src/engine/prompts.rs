@@ -113,6 +113,15 @@ impl ConnectInteraction for EnginePrompts {
             _ => None,
         }
     }
+
+    async fn security_key_touch(&self, key: &crate::ssh::agent::AgentKey, waiting: bool) {
+        self.inner.emit(Event::SecurityKeyTouch {
+            tab: self.tab.clone(),
+            key_type: key.key_type.clone(),
+            fingerprint: key.fingerprint.clone(),
+            waiting,
+        });
+    }
 }
 
 /// A secret saved in the OS keychain, if the keychain can be read and has one. A keychain that

@@ -659,6 +659,9 @@ impl Inner {
                 identity_files,
                 jump_hosts,
                 keep_session,
+                certificate_files,
+                identity_agent,
+                forward_agent,
             } => {
                 let jump_hosts = jump_hosts
                     .iter()
@@ -669,6 +672,14 @@ impl Inner {
                     port: *port,
                     user: user.clone(),
                     identity_files: identity_files.iter().map(PathBuf::from).collect(),
+                    certificate_files: certificate_files
+                        .iter()
+                        .map(|file| crate::connect::paths::expand_tilde(file))
+                        .collect(),
+                    identity_agent: identity_agent
+                        .as_deref()
+                        .and_then(crate::ssh::agent::AgentSource::parse),
+                    forward_agent: *forward_agent,
                     jump_hosts,
                 };
                 Ok((
@@ -883,13 +894,9 @@ impl Inner {
         };
         let (files, ssh) = match &parsed.service {
             crate::storage::Service::Sftp { host, port } => {
-                let target = SshTarget {
-                    host: host.clone(),
-                    port: *port,
-                    user: parsed.user.clone().unwrap_or_default(),
-                    identity_files,
-                    jump_hosts: Vec::new(),
-                };
+                let mut target =
+                    SshTarget::new(host.clone(), *port, parsed.user.clone().unwrap_or_default());
+                target.identity_files = identity_files;
                 let options = self.ssh_options();
                 // Opened now (so wrong credentials fail the tab) and again when the server
                 // was lost (storage::sftp_storage).
@@ -978,6 +985,7 @@ impl Inner {
             keepalive_interval: self.config.reconnect.keepalive_interval(),
             keepalive_max: crate::config::ReconnectConfig::KEEPALIVE_MAX,
             use_agent: true,
+            agent: None,
         }
     }
 

@@ -3,20 +3,27 @@
 //! as long as the attempt that uses them and are never logged.
 
 use std::future::Future;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use russh::MethodKind;
 use russh::MethodSet;
+use russh::Signer;
 use russh::client::{self, AuthResult, KeyboardInteractiveAuthResponse};
-use russh::keys::{Algorithm, HashAlg, PrivateKey, PrivateKeyWithHashAlg};
+use russh::keys::agent::AgentIdentity;
+use russh::keys::{Algorithm, Certificate, HashAlg, PrivateKey, PrivateKeyWithHashAlg, PublicKey};
 
+use super::agent::{self, Agent};
 use super::handler::ClientHandler;
 use super::keyfile::{self, KeyFileError};
 use super::{ConnectInteraction, SshError, SshOptions, SshTarget};
 
 /// How many keyboard-interactive rounds a server may ask before we give up on it.
 const MAX_KBDINT_ROUNDS: usize = 8;
+/// How long one agent login attempt may take: long, since a security key waits for a person's
+/// touch (OpenSSH's own authenticators give up after about this long).
+const AGENT_SIGN_LIMIT: Duration = Duration::from_secs(60);
 
 enum Outcome {
     Success,
@@ -149,68 +156,108 @@ impl Authenticator<'_> {
         Ok(hash)
     }
 
-    #[cfg(unix)]
     async fn try_agent(&mut self) -> Result<bool, SshError> {
-        use russh::keys::agent::AgentIdentity;
-        use russh::keys::agent::client::AgentClient;
-
-        if std::env::var_os("SSH_AUTH_SOCK").is_none() {
+        let Some(source) = self.options.agent_source(self.target) else {
             return Ok(false);
-        }
-        let mut agent = match AgentClient::connect_env().await {
+        };
+        let mut agent = match source.connect().await {
             Ok(agent) => agent,
             Err(e) => {
-                tracing::warn!(error = %e, "ssh-agent not reachable; skipping it");
+                tracing::warn!(error = %e, "SSH agent not reachable; skipping it");
                 return Ok(false);
             }
         };
         if let Some(binding) = self.handle.agent_session_binding()
             && let Err(e) = agent.bind_session(binding, /* forwarding */ false).await
         {
-            tracing::debug!(error = %e, "ssh-agent does not support session binding");
+            tracing::debug!(error = %e, "SSH agent does not support session binding");
         }
         let identities = match agent.request_identities().await {
             Ok(ids) => ids,
             Err(e) => {
-                tracing::warn!(error = %e, "ssh-agent did not list its keys; skipping it");
+                tracing::warn!(error = %e, "SSH agent did not list its keys; skipping it");
                 return Ok(false);
             }
         };
-        let keys: Vec<_> = identities
-            .into_iter()
-            .filter_map(|id| match id {
-                AgentIdentity::PublicKey { key, .. } => Some(key),
-                AgentIdentity::Certificate { .. } => None,
-            })
-            .collect();
-        if keys.is_empty() {
+        if identities.is_empty() {
             return Ok(false);
         }
-        self.tried
-            .push(format!("publickey (ssh-agent, {} key(s))", keys.len()));
-        for key in keys {
+        let certificates = self.certificates(&[]).await;
+        let held: Vec<Certificate> = identities
+            .iter()
+            .filter_map(|identity| match identity {
+                AgentIdentity::Certificate { certificate, .. } => Some(certificate.clone()),
+                AgentIdentity::PublicKey { .. } => None,
+            })
+            .collect();
+        // A plain key of the agent goes with each certificate on disk that certifies it, tried
+        // first (as OpenSSH does); the agent's own certificates are tried as they are.
+        let mut attempts: Vec<AgentIdentity> = Vec::new();
+        for identity in identities {
+            if let AgentIdentity::PublicKey { key, comment } = &identity {
+                for cert in certificates.iter().filter(|cert| certifies(cert, key)) {
+                    attempts.push(AgentIdentity::Certificate {
+                        certificate: cert.clone(),
+                        comment: comment.clone(),
+                    });
+                }
+            }
+            attempts.push(identity);
+        }
+        self.tried.push(format!(
+            "publickey (agent {}, {} key(s))",
+            source.label(),
+            attempts.len()
+        ));
+        let mut signer = TouchSigner {
+            agent,
+            held,
+            interaction: self.interaction,
+        };
+        for identity in attempts {
             if !self.offers(MethodKind::PublicKey) {
                 break;
             }
-            let hash = if matches!(key.algorithm(), Algorithm::Rsa { .. }) {
+            let algorithm = match &identity {
+                AgentIdentity::PublicKey { key, .. } => key.algorithm(),
+                AgentIdentity::Certificate { certificate, .. } => certificate.algorithm(),
+            };
+            let hash = if matches!(algorithm, Algorithm::Rsa { .. }) {
                 self.rsa_hash().await?
             } else {
                 None
             };
+            // A security key waits for a person's touch: the connect timeout is not for that.
+            let limit = if agent::is_security_key(&algorithm) {
+                AGENT_SIGN_LIMIT.max(self.options.connect_timeout)
+            } else {
+                self.options.connect_timeout
+            };
             let user = self.target.user.clone();
-            let attempt = self
-                .handle
-                .authenticate_publickey_with(user, key, hash, &mut agent);
-            let result = match tokio::time::timeout(self.options.connect_timeout, attempt).await {
+            let attempt = async {
+                match identity {
+                    AgentIdentity::PublicKey { key, .. } => {
+                        self.handle
+                            .authenticate_publickey_with(user, key, hash, &mut signer)
+                            .await
+                    }
+                    AgentIdentity::Certificate { certificate, .. } => {
+                        self.handle
+                            .authenticate_certificate_with(user, certificate, hash, &mut signer)
+                            .await
+                    }
+                }
+            };
+            let result = match tokio::time::timeout(limit, attempt).await {
                 Ok(Ok(result)) => result,
                 Ok(Err(e)) => {
-                    tracing::debug!(error = %e, "ssh-agent could not sign; next key");
+                    tracing::debug!(error = %e, "SSH agent could not sign; next key");
                     continue;
                 }
                 Err(_) => {
                     return Err(SshError::Timeout {
                         endpoint: self.target.endpoint(),
-                        seconds: self.options.connect_timeout.as_secs(),
+                        seconds: limit.as_secs(),
                     });
                 }
             };
@@ -221,9 +268,34 @@ impl Authenticator<'_> {
         Ok(false)
     }
 
-    #[cfg(not(unix))]
-    async fn try_agent(&mut self) -> Result<bool, SshError> {
-        Ok(false)
+    /// The OpenSSH certificates of this target, read and parsed: its `CertificateFile`s and a
+    /// `KEY-cert.pub` beside each identity file in `beside` (all identity files when empty).
+    /// Unreadable ones are skipped (a missing `-cert.pub` is the usual case).
+    async fn certificates(&self, beside: &[PathBuf]) -> Vec<Certificate> {
+        let beside = if beside.is_empty() {
+            &self.target.identity_files[..]
+        } else {
+            beside
+        };
+        let paths = self
+            .target
+            .certificate_files
+            .iter()
+            .cloned()
+            .chain(beside.iter().map(|key| cert_path_beside(key)));
+        let mut found = Vec::new();
+        for path in paths {
+            let Ok(text) = tokio::fs::read_to_string(&path).await else {
+                continue;
+            };
+            match Certificate::from_openssh(text.trim()) {
+                Ok(cert) => found.push(cert),
+                Err(e) => {
+                    tracing::debug!(path = %path.display(), error = %e, "not an OpenSSH certificate");
+                }
+            }
+        }
+        found
     }
 
     async fn try_identity_files(&mut self) -> Result<bool, SshError> {
@@ -240,8 +312,28 @@ impl Authenticator<'_> {
             } else {
                 None
             };
+            let key = Arc::new(key);
+            let public = key.public_key().clone();
+            let certificates = self.certificates(std::slice::from_ref(&path)).await;
+            for cert in certificates.into_iter().filter(|c| certifies(c, &public)) {
+                self.tried.push(format!(
+                    "publickey ({} with its certificate)",
+                    path.display()
+                ));
+                let user = self.target.user.clone();
+                let result = timed(
+                    self.target,
+                    self.options,
+                    self.handle
+                        .authenticate_openssh_cert(user, key.clone(), cert),
+                )
+                .await?;
+                if let Outcome::Success = self.record(result) {
+                    return Ok(true);
+                }
+            }
             self.tried.push(format!("publickey ({})", path.display()));
-            let with_hash = PrivateKeyWithHashAlg::new(Arc::new(key), hash);
+            let with_hash = PrivateKeyWithHashAlg::new(key, hash);
             let user = self.target.user.clone();
             let result = timed(
                 self.target,
@@ -268,6 +360,14 @@ impl Authenticator<'_> {
             }
         };
         let error = match keyfile::decode(&text, None) {
+            Ok(key) if agent::is_security_key(&key.algorithm()) => {
+                self.tried.push(format!(
+                    "publickey ({}: a FIDO2 security key, which kaiport uses only through the \
+                     SSH agent: add it with ssh-add)",
+                    path.display()
+                ));
+                return None;
+            }
             Ok(key) => return Some(key),
             Err(KeyFileError::Encrypted) => {
                 let Some(passphrase) = self.interaction.passphrase(path).await else {
@@ -378,5 +478,55 @@ impl Authenticator<'_> {
             }
         }
         Ok(false)
+    }
+}
+
+/// `KEY-cert.pub`: where OpenSSH looks for the certificate of the private key `KEY`.
+fn cert_path_beside(key: &Path) -> PathBuf {
+    let mut name = key.as_os_str().to_owned();
+    name.push("-cert.pub");
+    PathBuf::from(name)
+}
+
+/// Whether `cert` is a certificate of `key`.
+fn certifies(cert: &Certificate, key: &PublicKey) -> bool {
+    cert.public_key() == key.key_data()
+}
+
+/// The agent as russh's signer, telling the front end while a security key waits for a touch.
+struct TouchSigner<'a> {
+    agent: Agent,
+    /// The certificates the agent holds itself. Any other certificate is one from a file whose
+    /// plain key the agent holds: the agent finds that key only by the plain key (the signature
+    /// is the same).
+    held: Vec<Certificate>,
+    interaction: &'a dyn ConnectInteraction,
+}
+
+impl Signer for TouchSigner<'_> {
+    type Error = russh::AgentAuthError;
+
+    async fn auth_sign(
+        &mut self,
+        identity: &AgentIdentity,
+        hash_alg: Option<HashAlg>,
+        to_sign: Vec<u8>,
+    ) -> Result<Vec<u8>, Self::Error> {
+        let plain;
+        let identity = match identity {
+            AgentIdentity::Certificate { certificate, .. } if !self.held.contains(certificate) => {
+                plain = AgentIdentity::from(PublicKey::from(certificate.public_key().clone()));
+                &plain
+            }
+            other => other,
+        };
+        let described = agent::describe(identity);
+        if !described.security_key {
+            return self.agent.auth_sign(identity, hash_alg, to_sign).await;
+        }
+        self.interaction.security_key_touch(&described, true).await;
+        let signed = self.agent.auth_sign(identity, hash_alg, to_sign).await;
+        self.interaction.security_key_touch(&described, false).await;
+        signed
     }
 }

@@ -1,9 +1,11 @@
 //! The russh [`client::Handler`] of one hop: it checks the server's host key against
-//! known_hosts (asking the user about an unknown one) and records why the connection ended.
+//! known_hosts (asking the user about an unknown one), takes the connections of the server's
+//! listeners and its agent channels (only with agent forwarding on), and records why the
+//! connection ended.
 //! [`super::session`] builds one per hop; [`super::auth`] authenticates over its handle.
 //!
 //! It must never accept a host key that known_hosts does not vouch for and the user did not
-//! confirm.
+//! confirm, nor join a server's agent channel to the agent unless the user turned forwarding on.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -35,6 +37,9 @@ pub(super) struct ClientHandler {
     pub(super) refusal: Arc<Mutex<Option<SshError>>>,
     pub(super) phase: watch::Sender<HandshakePhase>,
     pub(super) close_reason: CloseReason,
+    /// The agent the server may reach through `auth-agent@openssh.com` channels: set only on
+    /// the target's hop, and only when the user turned agent forwarding on.
+    pub(super) forwarded_agent: Option<super::agent::AgentSource>,
     /// Where connections of the server's listeners go (remote forwards).
     pub(super) remote_forwards: super::session::RemoteForwards,
     /// Dropped with the handler when russh's session task ends: receivers then see the close.
@@ -158,6 +163,40 @@ impl client::Handler for ClientHandler {
         if sender.send(connection).is_err() {
             tracing::debug!(port = connected_port, "remote forward closed meanwhile");
         }
+        Ok(())
+    }
+
+    /// The server wants the local agent (someone ran `ssh-add -l` or `ssh` on it): refused
+    /// unless agent forwarding is on for this connection, else joined to a new connection to
+    /// the agent for as long as the channel lasts.
+    async fn server_channel_open_agent_forward(
+        &mut self,
+        channel: russh::Channel<client::Msg>,
+        reply: client::ChannelOpenHandle,
+        _session: &mut client::Session,
+    ) -> Result<(), Self::Error> {
+        let Some(source) = self.forwarded_agent.clone() else {
+            tracing::info!(host = %self.endpoint(), "agent channel refused: forwarding is off");
+            reply
+                .reject(russh::ChannelOpenFailure::AdministrativelyProhibited)
+                .await;
+            return Ok(());
+        };
+        let mut agent = match source.stream().await {
+            Ok(agent) => agent,
+            Err(error) => {
+                tracing::warn!(%error, "forwarded agent channel: the agent is not reachable");
+                reply.reject(russh::ChannelOpenFailure::ConnectFailed).await;
+                return Ok(());
+            }
+        };
+        reply.accept().await;
+        tokio::spawn(async move {
+            let mut stream = channel.into_stream();
+            if let Err(error) = tokio::io::copy_bidirectional(&mut stream, &mut agent).await {
+                tracing::debug!(%error, "forwarded agent channel ended");
+            }
+        });
         Ok(())
     }
 

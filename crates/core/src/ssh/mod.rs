@@ -3,18 +3,21 @@
 //!
 //! [`SshSession::connect`] dials a [`SshTarget`] (through its jump hosts, if any), checks every
 //! hop's host key against the OpenSSH `known_hosts` file in [`SshOptions`], and authenticates in
-//! the order agent → identity files → password → keyboard-interactive, using only what the server
-//! offers. Anything that needs a person (an unknown host key, a password, a key passphrase) goes
+//! the order agent → identity files (each with its OpenSSH certificate first, when it has one) →
+//! password → keyboard-interactive, using only what the server offers. The agent ([`agent`]) can
+//! be forwarded to the target (never to a jump host) when the target asks for it. Anything that needs a person (an unknown host key, a password, a key passphrase) goes
 //! through the front end's [`ConnectInteraction`].
 //!
 //! Inside, each file uses only those before it: `handler` (the russh handler of one hop: host
-//! keys, end of connection), `auth`, `session` ([`SshSession`]: hops, exec, sftp), `shell`
-//! ([`SshSession::open_shell`]), `kept` (a shell kept in tmux or screen on the server).
+//! keys, end of connection, forwarded agent channels), `auth`, `session` ([`SshSession`]: hops,
+//! exec, sftp), `shell` ([`SshSession::open_shell`]), `kept` (a shell kept in tmux or screen on
+//! the server).
 //!
 //! This module must never trust a host key that the user has not confirmed or that `known_hosts`
 //! does not vouch for, never log or store a secret, and never open a connection the caller did not
 //! ask for.
 
+pub mod agent;
 mod auth;
 mod error;
 mod handler;
@@ -47,8 +50,17 @@ pub struct SshTarget {
     pub host: String,
     pub port: u16,
     pub user: String,
-    /// Private key files to try, in order (after the agent).
+    /// Private key files to try, in order (after the agent). A `KEY-cert.pub` beside one is
+    /// its OpenSSH certificate, tried before the bare key.
     pub identity_files: Vec<PathBuf>,
+    /// OpenSSH certificates (`CertificateFile`), each tried with the identity file or agent key
+    /// it certifies.
+    pub certificate_files: Vec<PathBuf>,
+    /// The agent for this target (`IdentityAgent`), over [`SshOptions::agent`].
+    pub identity_agent: Option<agent::AgentSource>,
+    /// Let the server use the local agent (agent forwarding) in the shells of this target.
+    /// Jump hosts never get it.
+    pub forward_agent: bool,
     /// ProxyJump hops in order: the first is dialled first, the target is reached from the last.
     /// Hops' own `jump_hosts` are ignored.
     pub jump_hosts: Vec<SshTarget>,
@@ -62,6 +74,9 @@ impl SshTarget {
             port,
             user: user.into(),
             identity_files: Vec::new(),
+            certificate_files: Vec::new(),
+            identity_agent: None,
+            forward_agent: false,
             jump_hosts: Vec::new(),
         }
     }
@@ -90,8 +105,11 @@ pub struct SshOptions {
     pub keepalive_interval: Duration,
     /// Unanswered keepalives after which the connection counts as lost.
     pub keepalive_max: usize,
-    /// Try the keys of the ssh-agent at `SSH_AUTH_SOCK` first.
+    /// Try the agent's keys first (and let the target use it when it forwards the agent).
     pub use_agent: bool,
+    /// Which agent; `None` is [`agent::default_source`] (`SSH_AUTH_SOCK`, then the agents
+    /// this computer is known to have).
+    pub agent: Option<agent::AgentSource>,
 }
 
 impl SshOptions {
@@ -103,7 +121,20 @@ impl SshOptions {
             keepalive_interval: DEFAULT_KEEPALIVE_INTERVAL,
             keepalive_max: DEFAULT_KEEPALIVE_MAX,
             use_agent: true,
+            agent: None,
         }
+    }
+
+    /// The agent used for `target`, if any: its own, these options', or the default.
+    pub fn agent_source(&self, target: &SshTarget) -> Option<agent::AgentSource> {
+        if !self.use_agent {
+            return None;
+        }
+        target
+            .identity_agent
+            .clone()
+            .or_else(|| self.agent.clone())
+            .or_else(agent::default_source)
     }
 }
 
@@ -179,6 +210,10 @@ pub trait ConnectInteraction: Send + Sync {
         instructions: &str,
         prompts: &[(String, bool)],
     ) -> Option<Vec<String>>;
+    /// A FIDO2 security key (`key`: its type and fingerprint) must be touched to sign the login:
+    /// called with `waiting` true before the signature is asked for and false once it is done
+    /// (or failed). Front ends show "Touch your security key" meanwhile.
+    async fn security_key_touch(&self, _key: &agent::AgentKey, _waiting: bool) {}
 }
 
 /// What a command run with [`SshSession::exec`] produced.

@@ -36,6 +36,8 @@ struct Inner {
     alive: watch::Receiver<()>,
     close_reason: CloseReason,
     remote_forwards: RemoteForwards,
+    /// The user turned agent forwarding on: shells ask for it (`auth-agent-req@openssh.com`).
+    forward_agent: bool,
 }
 
 /// The server's listeners this connection asked for (`tcpip-forward`), by the port the server
@@ -114,6 +116,7 @@ struct Hop {
     alive: watch::Receiver<()>,
     close_reason: CloseReason,
     remote_forwards: RemoteForwards,
+    forward_agent: bool,
 }
 
 impl SshSession {
@@ -127,6 +130,12 @@ impl SshSession {
         interaction: Arc<dyn ConnectInteraction>,
     ) -> Result<SshSession, SshError> {
         let config = Arc::new(client_config(options));
+        let setup = |hop: &SshTarget| HopSetup {
+            options,
+            interaction: interaction.clone(),
+            config: config.clone(),
+            forwarded_agent: forwarded_agent(target, hop, options),
+        };
         let mut hops: Vec<client::Handle<ClientHandler>> = Vec::new();
         let chain = target.jump_hosts.iter().chain(std::iter::once(target));
         let mut last: Option<Hop> = None;
@@ -134,7 +143,7 @@ impl SshSession {
             let hop = match last.take() {
                 None => {
                     let stream = tcp_connect(hop_target, options.connect_timeout).await?;
-                    connect_hop(hop_target, options, &interaction, config.clone(), stream).await?
+                    connect_hop(hop_target, &setup(hop_target), stream).await?
                 }
                 Some(previous) => {
                     let channel = previous
@@ -149,7 +158,7 @@ impl SshSession {
                         .map_err(|e| forward_error(&previous, hop_target, e))?;
                     hops.push(previous.handle);
                     let stream = channel.into_stream();
-                    connect_hop(hop_target, options, &interaction, config.clone(), stream).await?
+                    connect_hop(hop_target, &setup(hop_target), stream).await?
                 }
             };
             last = Some(hop);
@@ -169,8 +178,14 @@ impl SshSession {
                 alive: hop.alive,
                 close_reason: hop.close_reason,
                 remote_forwards: hop.remote_forwards,
+                forward_agent: hop.forward_agent,
             }),
         })
+    }
+
+    /// Whether the shells of this connection ask for agent forwarding.
+    pub(super) fn forwards_agent(&self) -> bool {
+        self.inner.forward_agent
     }
 
     /// Opens a `direct-tcpip` channel: the server connects to `host:port` (resolving the name
@@ -598,24 +613,53 @@ async fn tcp_connect(
     Ok(stream)
 }
 
+/// The agent that the hop `hop` of a connection to `target` may reach: the target's own hop
+/// only, and only with agent forwarding on.
+fn forwarded_agent(
+    target: &SshTarget,
+    hop: &SshTarget,
+    options: &SshOptions,
+) -> Option<super::agent::AgentSource> {
+    let is_target = std::ptr::eq(target, hop);
+    (is_target && target.forward_agent)
+        .then(|| options.agent_source(target))
+        .flatten()
+}
+
+/// What every hop is connected with, and the agent the server may use through this one.
+struct HopSetup<'a> {
+    options: &'a SshOptions,
+    interaction: Arc<dyn ConnectInteraction>,
+    config: Arc<client::Config>,
+    /// The agent the server may use through this hop (agent forwarding), if any.
+    forwarded_agent: Option<super::agent::AgentSource>,
+}
+
 /// Runs the SSH handshake over `stream`, then authenticates.
 async fn connect_hop<S>(
     target: &SshTarget,
-    options: &SshOptions,
-    interaction: &Arc<dyn ConnectInteraction>,
-    config: Arc<client::Config>,
+    setup: &HopSetup<'_>,
     stream: S,
 ) -> Result<Hop, SshError>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    let HopSetup {
+        options,
+        interaction,
+        config,
+        forwarded_agent,
+    } = setup;
+    let forwarded_agent = forwarded_agent.clone();
     let endpoint = target.endpoint();
     let (phase_tx, mut phase_rx) = watch::channel(HandshakePhase::Network);
     let (alive_tx, alive_rx) = watch::channel(());
     let refusal = Arc::new(Mutex::new(None));
     let close_reason: CloseReason = Arc::new(Mutex::new(None));
     let remote_forwards = RemoteForwards::default();
+    let forward_agent = forwarded_agent.is_some();
     let handler = ClientHandler {
+        forwarded_agent,
         remote_forwards: remote_forwards.clone(),
         host: target.host.clone(),
         port: target.port,
@@ -626,7 +670,7 @@ where
         close_reason: close_reason.clone(),
         _alive: alive_tx,
     };
-    let handshake = client::connect_stream(config, stream, handler);
+    let handshake = client::connect_stream(config.clone(), stream, handler);
     tokio::pin!(handshake);
     let timeout = options.connect_timeout;
     let mut phase_open = true;
@@ -665,6 +709,7 @@ where
         alive: alive_rx,
         close_reason,
         remote_forwards,
+        forward_agent,
     })
 }
 

@@ -58,6 +58,13 @@ impl SshSession {
             )
             .await
             .map_err(|e| self.channel_error("request a terminal", e))?;
+        if self.forwards_agent() {
+            // No reply asked: a server that refuses still gives the shell, without the agent.
+            channel
+                .agent_forward(/* want_reply */ false)
+                .await
+                .map_err(|e| self.channel_error("forward the agent", e))?;
+        }
         match command {
             Some(command) => channel
                 .exec(/* want_reply */ true, command)

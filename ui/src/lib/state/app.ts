@@ -302,6 +302,8 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "model_tested":
     case "provider_models":
     case "key_file_checked": // the "New connection" form's question: library.ts
+    case "agent_keys":
+    case "security_key_touch":
     case "saved_connections": // saved connections, the ssh config import and the audit log: library.ts
     case "ssh_config_hosts":
     case "audit_log":

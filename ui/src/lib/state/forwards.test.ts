@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { Event, ForwardReport } from "../protocol";
-import { applyForwardEvent, forwardStatusWords, forwardWords, type ForwardsByTab } from "./forwards";
+import {
+  applyForwardEvent,
+  forwardExposure,
+  forwardFromForm,
+  forwardStatusWords,
+  forwardWords,
+  isLoopback,
+  listenExposure,
+  type ForwardsByTab,
+} from "./forwards";
 
 function report(id: number, status: ForwardReport["status"]): ForwardReport {
   return {
@@ -43,5 +52,45 @@ describe("a tab's forwards", () => {
     };
     expect(forwardWords(socks)).toBe("-D [::1]:1080 (SOCKS)");
     expect(forwardStatusWords(socks)).toBe("failed: port 1080 is in use");
+  });
+});
+
+describe("the Add forward form", () => {
+  it("makes a forward of kind, listen and target", () => {
+    expect(forwardFromForm({ kind: "local", listen: "8080", target: "localhost:80" })).toEqual({
+      spec: { kind: "local", listen_port: 8080, to_host: "localhost", to_port: 80 },
+    });
+    expect(forwardFromForm({ kind: "remote", listen: "0", target: "[::1]:22" })).toEqual({
+      spec: { kind: "remote", listen_port: 0, to_host: "::1", to_port: 22 },
+    });
+    expect(forwardFromForm({ kind: "dynamic", listen: "[::1]:1080", target: "ignored" })).toEqual({
+      spec: { kind: "dynamic", bind_address: "::1", listen_port: 1080 },
+    });
+  });
+
+  it("says what is wrong", () => {
+    expect(forwardFromForm({ kind: "local", listen: "0", target: "h:1" })).toHaveProperty("error");
+    expect(forwardFromForm({ kind: "local", listen: "70000", target: "h:1" })).toHaveProperty("error");
+    expect(forwardFromForm({ kind: "local", listen: "8080", target: "h" })).toEqual({
+      error: "Target must be host:port, e.g. localhost:80.",
+    });
+    expect(forwardFromForm({ kind: "local", listen: "8080", target: ":80" })).toHaveProperty("error");
+  });
+
+  it("warns of a listener on this computer that other computers reach", () => {
+    for (const address of ["localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]"]) {
+      expect(isLoopback(address)).toBe(true);
+    }
+    for (const address of ["0.0.0.0", "::", "192.168.1.5", "127.0.0.256", "example.org"]) {
+      expect(isLoopback(address)).toBe(false);
+    }
+    expect(forwardExposure({ kind: "local", listen_port: 8080, to_host: "h", to_port: 80 })).toBeNull();
+    expect(forwardExposure({ kind: "dynamic", bind_address: "0.0.0.0", listen_port: 1080 })).toBe(
+      "Listens on 0.0.0.0:1080, reachable from other computers: anyone who can reach it can use this SSH connection.",
+    );
+    expect(listenExposure("local", "0.0.0.0:8080")).toContain("reachable from other computers");
+    expect(listenExposure("local", "8080")).toBeNull();
+    // A remote forward listens on the server: the server's own rules (GatewayPorts) apply.
+    expect(forwardExposure({ kind: "remote", bind_address: "0.0.0.0", listen_port: 9000 })).toBeNull();
   });
 });

@@ -106,6 +106,11 @@ export class Library {
     return this.request({ type: "check_key_file", path }, "key_file_checked");
   }
 
+  /** Ask for the SSH agents where the engine runs and their keys (into `state.agents`). */
+  listAgentKeys(): Promise<string | null> {
+    return this.request({ type: "list_agent_keys" }, "agent_keys");
+  }
+
   delete(name: string): Promise<string | null> {
     return this.request({ type: "delete_connection", name }, "saved_connections");
   }

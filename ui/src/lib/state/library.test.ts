@@ -86,6 +86,43 @@ describe("the saved connections reducer", () => {
     expect(state.hostKeyChanges).toEqual([]);
   });
 
+  it("keeps the agents' keys and which tabs wait for a security key's touch", () => {
+    const agents: Event = {
+      type: "agent_keys",
+      agents: [
+        {
+          name: "SSH_AUTH_SOCK",
+          source: "/tmp/agent.sock",
+          keys: [
+            {
+              key_type: "ED25519-SK",
+              comment: "yubikey",
+              fingerprint: "SHA256:abc",
+              certificate: false,
+              security_key: true,
+            },
+          ],
+        },
+      ],
+    };
+    const touch = (tab: string, waiting: boolean): Event => ({
+      type: "security_key_touch",
+      tab,
+      key_type: "ED25519-SK",
+      fingerprint: "SHA256:abc",
+      waiting,
+    });
+    let state = apply(initialLibrary(), agents, touch("t1", true), touch("t2", true));
+    expect(state.agents?.[0]?.keys[0]?.comment).toBe("yubikey");
+    expect(state.touches).toEqual({
+      t1: { keyType: "ED25519-SK", fingerprint: "SHA256:abc" },
+      t2: { keyType: "ED25519-SK", fingerprint: "SHA256:abc" },
+    });
+    state = apply(state, touch("t1", false), { type: "tab_closed", tab: "t2" });
+    expect(state.touches).toEqual({});
+    expect(apply(state, { type: "tab_closed", tab: "t9" })).toBe(state);
+  });
+
   it("tells a request's answer from an error outside any tab, and ignores the rest", () => {
     expect(answers({ type: "saved_connections", connections: [] }, "saved_connections")).toEqual({ ok: true });
     expect(answers({ type: "error", message: "a connection named web1 exists already" }, "saved_connections")).toEqual({

@@ -2,7 +2,7 @@
 // function of the engine's events (Event in → state out). No DOM, no Svelte: Vitest checks it.
 
 import type { TabId } from "../ids";
-import type { AuditEntry, Event, SavedConnection, SshConfigHost } from "../protocol";
+import type { AgentInfo, AuditEntry, Event, SavedConnection, SshConfigHost } from "../protocol";
 
 /** A server whose host key is not the one known_hosts holds: its tab must not connect anyway. */
 export interface HostKeyChange {
@@ -26,13 +26,17 @@ export interface LibraryState {
   audit: { path: string; entries: AuditEntry[] } | null;
   /** Changed host keys seen, one per tab. */
   hostKeyChanges: HostKeyChange[];
+  /** The SSH agents found where the engine runs and their keys; `null` until listed. */
+  agents: AgentInfo[] | null;
+  /** Tabs whose login waits for a security key's touch, with that key. */
+  touches: Record<TabId, { keyType: string; fingerprint: string }>;
 }
 
 /** At most this many audit lines are kept in the page. */
 export const MAX_AUDIT_ENTRIES = 500;
 
 export function initialLibrary(): LibraryState {
-  return { saved: null, sshConfig: null, audit: null, hostKeyChanges: [] };
+  return { saved: null, sshConfig: null, audit: null, hostKeyChanges: [], agents: null, touches: {} };
 }
 
 export function applyLibraryEvent(state: LibraryState, event: Event): LibraryState {
@@ -71,13 +75,37 @@ export function applyLibraryEvent(state: LibraryState, event: Event): LibrarySta
         ...state,
         hostKeyChanges: state.hostKeyChanges.filter((c) => c.host !== event.host || c.port !== event.port),
       };
-    case "tab_closed":
+    case "agent_keys":
+      return { ...state, agents: event.agents };
+    case "security_key_touch":
+      return { ...state, touches: withTouch(state.touches, event.tab, event.waiting ? event : null) };
+    case "tab_closed": {
+      const touches = withTouch(state.touches, event.tab, null);
       return state.hostKeyChanges.some((c) => c.tab === event.tab)
-        ? { ...state, hostKeyChanges: state.hostKeyChanges.filter((c) => c.tab !== event.tab) }
-        : state;
+        ? { ...state, touches, hostKeyChanges: state.hostKeyChanges.filter((c) => c.tab !== event.tab) }
+        : touches === state.touches
+          ? state
+          : { ...state, touches };
+    }
     default:
       return state;
   }
+}
+
+/** `touches` with `tab` waiting for `key`'s touch, or no longer (null); the same object when
+ * nothing changes. */
+function withTouch(
+  touches: LibraryState["touches"],
+  tab: TabId,
+  key: { key_type: string; fingerprint: string } | null,
+): LibraryState["touches"] {
+  if (key === null) {
+    if (!(tab in touches)) return touches;
+    const rest = { ...touches };
+    delete rest[tab];
+    return rest;
+  }
+  return { ...touches, [tab]: { keyType: key.key_type, fingerprint: key.fingerprint } };
 }
 
 /** The answer an op of this module waits for: its event, or an `error` outside any tab. */

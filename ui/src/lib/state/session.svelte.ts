@@ -3,7 +3,15 @@
 // and call these methods; none of them talks to the transport directly.
 
 import type { PromptId, TabId } from "../ids";
-import type { ApprovalDecision, Mode, ModelSettings, PromptAnswer, TabTarget, ViewButton } from "../protocol";
+import type {
+  ApprovalDecision,
+  ForwardSpec,
+  Mode,
+  ModelSettings,
+  PromptAnswer,
+  TabTarget,
+  ViewButton,
+} from "../protocol";
 import { TerminalOutput } from "../terminal-output";
 import type { Transport } from "../transport/transport";
 import { StorageDesk, type StorageRequest } from "./storage.svelte";
@@ -174,6 +182,16 @@ export class Session {
     // engine keeps the size this page last told it.
     this.state = tabReconnecting(this.state, tab);
     this.transport.send({ type: "reconnect_tab", tab });
+  }
+
+  /** Open a port forward on the SSH tab `tab` (answered by `forward_state`, or an error). */
+  openForward(tab: TabId, forward: ForwardSpec): void {
+    this.transport.send({ type: "open_forward", tab, forward });
+  }
+
+  /** Close the forward `id` of `tab`. */
+  closeForward(tab: TabId, id: number): void {
+    this.transport.send({ type: "close_forward", tab, id });
   }
 
   /** Stop the engine's automatic reconnect of `tab`: it stays dropped, with "Reconnect". */

@@ -965,6 +965,8 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "tabs_reordered":
     case "tabs_restored":
     case "key_file_checked":
+    case "agent_keys":
+    case "security_key_touch":
     case "connection_state":
     case "terminal_output":
     case "mode_changed":
