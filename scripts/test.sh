@@ -18,7 +18,7 @@
 #
 #   TEST_STAGES="rust browser" scripts/test.sh   runs only the named test stages (after the
 #                                                installs and builds): rust, fuzz, browser,
-#                                                desktop, mobile
+#                                                desktop, mobile, windows
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
@@ -287,6 +287,11 @@ if wanted fuzz; then
 fi
 if wanted desktop; then
     stage desktop-tests desktop_tests
+fi
+if wanted windows; then
+    # kaiport for Windows: cross-built with MinGW-w64, linted, and run under Wine against the
+    # loopback sshd and an S3 server (docs/windows-macos.md).
+    stage windows bash scripts/test-windows.sh
 fi
 
 echo "test.sh: stage times (wall clock; a stage marked in the background ran beside others)"

@@ -22,6 +22,7 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 const COPY_BUFFER: usize = 1024 * 1024;
 /// Reads at least this long go past the page cache where the system can (see
 /// [`open_direct_read`]); below it the extra open is not worth it.
+#[cfg(unix)]
 const DIRECT_FROM: u64 = 16 * 1024 * 1024;
 
 /// Files up to this size are written from memory in one go (see `write_atomic`).
@@ -433,6 +434,7 @@ async fn open_direct_read(_path: &str) -> Option<std::fs::File> {
 
 /// Blocks read ahead of the sink by [`read_direct`]: the disk keeps reading while the sink
 /// (the network) takes the block before.
+#[cfg(unix)]
 const READ_AHEAD: usize = 2;
 
 /// Streams up to `max_len` bytes of `file` (opened by [`open_direct_read`]) from the aligned
@@ -813,7 +815,8 @@ impl FileAccess for LocalFiles {
     }
 }
 
-#[cfg(test)]
+// Direct reads past the page cache are Unix only.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
