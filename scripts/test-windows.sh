@@ -70,7 +70,8 @@ exe_path=$(realpath "$EXE")
 kaiport() {
     # Wine maps the Linux root to Z:, and a program started from a Linux folder starts there,
     # so Linux paths given as arguments reach kaiport.exe as paths of drive Z:.
-    "$WINE" "$exe_path" "$@"
+    # A hang guard, not a timing: each call takes seconds.
+    timeout --kill-after=10 300 "$WINE" "$exe_path" "$@" 7>&-
 }
 
 version=$(kaiport --version | tr -d '\r')
@@ -137,9 +138,10 @@ for _ in $(seq 300); do
     sleep 0.1
 done
 s3_url="s3://kaiport@bucket/?endpoint=http://127.0.0.1:$s3_port&region=us-east-1&path_style=true"
+# A Windows path, as a Windows user gives it: the file keeps its own name on the server.
+upload=$(python3 -c 'import json, sys; print(json.dumps({"local_path": "Z:" + sys.argv[1].replace("/", "\\") + "\\payload.bin", "remote_dir": "/"}))' "$work/local")
 result=$(cd "$work/local" && KAIPORT_S3_SECRET=windows-test-secret kaiport tool "$s3_url" upload \
-    '{"local_path":"payload.bin","remote_dir":"/"}' --yes --password-env KAIPORT_S3_SECRET \
-    --local-root . --audit "$work/audit.jsonl" | tr -d '\r')
+    "$upload" --yes --password-env KAIPORT_S3_SECRET --local-root . --audit "$work/audit.jsonl" | tr -d '\r')
 cmp "$work/local/payload.bin" "$work/s3/bucket/payload.bin" ||
     fail "the upload from kaiport.exe did not arrive byte for byte: $result"
 if grep -q "windows-test-secret" <<<"$result" || grep -q "windows-test-secret" "$work/audit.jsonl"; then

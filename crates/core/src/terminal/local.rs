@@ -52,9 +52,7 @@ fn default_shell() -> PathBuf {
         // Windows PowerShell ships with every Windows since 7 and is what Windows Terminal
         // opens; cmd (COMSPEC) where it has been removed.
         std::env::var_os("SystemRoot")
-            .map(|root| {
-                PathBuf::from(root).join(r"System32\WindowsPowerShell\v1.0\powershell.exe")
-            })
+            .map(|root| PathBuf::from(root).join(r"System32\WindowsPowerShell\v1.0\powershell.exe"))
             .filter(|powershell| powershell.is_file())
             .or_else(|| std::env::var_os("COMSPEC").map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from("cmd.exe"))

@@ -276,10 +276,16 @@ pub(super) fn op_change(op: &PlanOp, found: Option<&OpFound>) -> FileChange {
 /// Where a transfer of the file `from` into the folder `into` writes: the same name, made safe
 /// for this computer on the local side.
 fn transfer_target(from: &str, (into_side, into): (Side, &str)) -> String {
-    let (_, name) = split_parent(from);
     let name = match into_side {
-        Side::Local => local_name(name),
-        Side::Remote => std::borrow::Cow::Borrowed(name),
+        Side::Local => local_name(split_parent(from).1),
+        // From this computer: its own separators name the file (`\` as well on Windows, where
+        // splitting at `/` alone would take `C:\dir\f.txt` whole).
+        Side::Remote => std::borrow::Cow::Borrowed(
+            std::path::Path::new(from)
+                .file_name()
+                .and_then(|name| name.to_str())
+                .unwrap_or_else(|| split_parent(from).1),
+        ),
     };
     join(into, &name)
 }
