@@ -211,6 +211,9 @@ struct Placer {
     /// `D`, `A`, `B`… waiting for the output to pause, and the text drawn since the first.
     ends: Vec<(u8, Vec<u8>)>,
     drawn: Vec<u8>,
+    /// A line end went out since the last `B` (the command line was drawn whole): a `C` that
+    /// comes now belongs here, not after the next line, which is output.
+    line_ended: bool,
 }
 
 impl Placer {
@@ -222,7 +225,11 @@ impl Placer {
         match piece {
             Piece::Mark(b'C', mark) => {
                 out.extend(self.pause());
-                self.output_start = Some(mark);
+                if self.line_ended {
+                    out.extend(mark);
+                } else {
+                    self.output_start = Some(mark);
+                }
             }
             Piece::Mark(letter, mark) => self.ends.push((letter, mark)),
             Piece::Text(text) if !self.ends.is_empty() => self.drawn.extend(text),
@@ -238,7 +245,10 @@ impl Placer {
                         self.output_start = Some(start);
                     }
                 },
-                None => out.extend(text),
+                None => {
+                    self.line_ended |= text.contains(&b'\n');
+                    out.extend(text);
+                }
             },
         }
     }
@@ -268,6 +278,7 @@ impl Placer {
         out.extend_from_slice(tail);
         for (_, mark) in ends.iter().filter(|(letter, _)| *letter == b'B') {
             out.extend_from_slice(mark);
+            self.line_ended = false;
         }
         out
     }
@@ -424,6 +435,39 @@ mod tests {
         assert_eq!(
             String::from_utf8(got).unwrap(),
             format!("\x1b[m\x1b[1;1H\x1b[5;3Hecho hi\r\n{c}hi\r\n{d}{a}$ {b}")
+        );
+    }
+
+    /// The command line drawn whole (its line end out) before the `C` arrives: the output's
+    /// first line is output, not taken for the command line.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_late_output_start_stays_before_the_first_line_of_output() {
+        let (io, ends) = ShellIo::pair();
+        let mut io = marks_after_redraw(io);
+        let data = |bytes: &[u8]| ShellOutput::Data(bytes.to_vec());
+        let (c, b) = ("\x1b]133;C\x07", "\x1b]133;B\x07");
+        let mut got = Vec::new();
+        let until = async |io: &mut ShellIo, got: &mut Vec<u8>, wanted: &[u8]| {
+            while !got.windows(wanted.len()).any(|window| window == wanted) {
+                match io.output.recv().await.unwrap() {
+                    ShellOutput::Data(bytes) => got.extend(bytes),
+                    closed => panic!("{closed:?}"),
+                }
+            }
+        };
+        ends.output
+            .send(data(format!("$ {b}").as_bytes()))
+            .await
+            .unwrap();
+        until(&mut io, &mut got, b.as_bytes()).await;
+        ends.output.send(data(b"seq 2\r\n")).await.unwrap();
+        until(&mut io, &mut got, b"seq 2\r\n").await;
+        ends.output.send(data(c.as_bytes())).await.unwrap();
+        ends.output.send(data(b"1\r\n2\r\n$ ")).await.unwrap();
+        until(&mut io, &mut got, b"2\r\n$ ").await;
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            format!("$ {b}seq 2\r\n{c}1\r\n2\r\n$ ")
         );
     }
 }
