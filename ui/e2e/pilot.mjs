@@ -769,7 +769,8 @@ export function pilotTests(test, h) {
       const dir = userDir(sshd.user);
       const file = join(dir, "app.conf");
       writeFileSync(file, "port = 80\nhost = a\nuser = www\n");
-      execFileSync("chown", [sshd.user, file]);
+      // The login user and its own group: an SFTP edit keeps both (or writes nothing).
+      execFileSync("chown", [`${sshd.user}:`, file]);
       await withPilot(
         {
           steps: [
