@@ -49,10 +49,14 @@ ok "built $EXE ($(du -h "$EXE" | cut -f1))"
 work=$(mktemp -d /tmp/kaiport-wine.XXXXXX)
 sshd_pid=""
 cleanup() {
-    [ -n "$sshd_pid" ] && kill "$sshd_pid" 2>/dev/null && wait "$sshd_pid" 2>/dev/null
+    local status=$?
+    # The fixture stops its sshd when its standard input closes (a signal would leave sshd up).
+    exec 7>&- 2>/dev/null || true
+    [ -n "$sshd_pid" ] && wait "$sshd_pid" 2>/dev/null
     # wineserver -k stops this prefix's wineserver (and its programs) only.
     WINEPREFIX="$work/prefix" /usr/lib/wine/wineserver -k 2>/dev/null || true
     rm -rf "$work"
+    exit "$status"
 }
 trap cleanup EXIT INT TERM
 export WINEPREFIX="$work/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" WINEARCH=win64
