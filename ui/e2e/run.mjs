@@ -663,6 +663,7 @@ test(
   async ({ page, served, sshd }) => {
     await page.goto(served.url);
     const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+    let sizeCalls = 0;
     /** The shell's `stty size` is the grid xterm.js draws in the tab shown (once its prompt is there). */
     async function sizesAgree(what) {
       const tab = await activeTab(page);
@@ -673,15 +674,18 @@ test(
         return /[$#] ?$/m.test((await terminalText(page, tab)) ?? "");
       });
       const size = () => page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+      // The scrollback keeps the lines of earlier calls: each call's marker is its own.
+      const call = ++sizeCalls;
       // The pane may still be settling (a notice above it going away after a reconnect): a
       // grid that changed while `stty` ran is asked again, one that stayed must agree.
       for (let attempt = 1; ; attempt++) {
         const before = await size();
-        const marker = `size-${attempt}-$((6*7))`;
-        await runInTerminal(page, `echo ${marker} $(stty size)`, `size-${attempt}-42`, { prefix: true });
+        const marker = `size-${call}-${attempt}-$((6*7))`;
+        const answer = `size-${call}-${attempt}-42`;
+        await runInTerminal(page, `echo ${marker} $(stty size)`, answer, { prefix: true });
         const line = ((await terminalText(page, tab)) ?? "")
           .split("\n")
-          .find((l) => l.startsWith(`size-${attempt}-42 `));
+          .find((l) => l.startsWith(`${answer} `));
         const after = await size();
         const told = line?.split(" ").slice(1).join(" ");
         if (told === `${after.rows} ${after.cols}`) {
@@ -741,19 +745,20 @@ test(
     await saved.getByLabel("Name").fill("e2e-size");
     await saved.getByRole("button", { name: "Save" }).click();
     await saved.waitFor({ state: "hidden" });
-    await page
-      .getByRole("navigation", { name: "Connections" })
-      .getByRole("button", { name: "Open e2e-size (SSH)" })
-      .click();
-    await page.getByRole("tab", { name: /e2e-size/, selected: true }).waitFor();
-    await sizesAgree("a saved connection");
-    await dropAndReconnect("the saved connection");
-    await sizesAgree("the saved connection after Reconnect");
-    // The saved connection goes again: later tests count the saved ones.
     const sidebar = page.getByRole("navigation", { name: "Connections" });
-    await sidebar.getByRole("button", { name: "Delete e2e-size" }).click();
-    await sidebar.getByRole("group", { name: "Delete e2e-size?" }).getByRole("button", { name: "Delete" }).click();
-    await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).waitFor({ state: "detached" });
+    try {
+      await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).click();
+      await page.getByRole("tab", { name: /e2e-size/, selected: true }).waitFor();
+      await sizesAgree("a saved connection");
+      await dropAndReconnect("the saved connection");
+      await sizesAgree("the saved connection after Reconnect");
+    } finally {
+      // The saved connection goes again, passed or failed: later tests count the saved ones.
+      await page.keyboard.press("Escape");
+      await sidebar.getByRole("button", { name: "Delete e2e-size" }).click();
+      await sidebar.getByRole("group", { name: "Delete e2e-size?" }).getByRole("button", { name: "Delete" }).click();
+      await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).waitFor({ state: "detached" });
+    }
   },
   { viewport: { width: 1440, height: 900 } },
 );

@@ -229,16 +229,17 @@ impl Engine {
                 }
             }
             Op::Resize { tab, cols, rows } => {
-                let size = TerminalSize::clamped(cols, rows);
                 if let Some(found) = inner.tab(&tab) {
-                    // While the tab connects, the size waits for the pty (see `open_tab`).
-                    *lock(&found.size) = size;
-                }
-                if let Some(session) = inner.connected(&tab)
-                    && let Some(terminal) = &session.terminal
-                    && let Err(error) = terminal.resize(size.cols, size.rows).await
-                {
-                    inner.terminal_error(tab, error);
+                    // While the tab connects, the size waits for the pty (see `tell_connected`).
+                    *lock(&found.size) = TerminalSize::clamped(cols, rows);
+                    if let Some(session) = inner.connected(&tab)
+                        && let Some(terminal) = &session.terminal
+                        && let Err(error) = found.fit_terminal(terminal).await
+                    {
+                        inner.terminal_error(tab, error);
+                    }
+                } else {
+                    inner.no_such_tab(&tab);
                 }
             }
             Op::SetMode { tab, mode } => {

@@ -60,6 +60,9 @@ pub(super) struct Tab {
     /// The terminal size the page last asked for. Kept while the tab connects, so the pty opens
     /// at the size the page draws (a page fits its terminal only after it asked for the tab).
     pub(super) size: Mutex<TerminalSize>,
+    /// Held while the terminal is given `size`: two resizes at once (the page's and the one on
+    /// connecting) could leave the pty at one size and the mirror at another.
+    pub(super) resizing: tokio::sync::Mutex<()>,
     /// What the host probe found for the current connection; None until it answered (and
     /// again while the tab reconnects).
     pub(super) host_facts: Mutex<Option<HostFacts>>,
@@ -170,6 +173,20 @@ impl Tab {
         lock(&self.settings).clone()
     }
 
+    /// Gives `terminal` the size the page last asked for, unless it has it. The size is read
+    /// under the lock, so whichever resize runs last gives the latest size to mirror and pty.
+    pub(super) async fn fit_terminal(
+        &self,
+        terminal: &Terminal,
+    ) -> Result<(), crate::terminal::TerminalError> {
+        let _resizing = self.resizing.lock().await;
+        let wanted = *lock(&self.size);
+        if terminal.size() == (wanted.cols, wanted.rows) {
+            return Ok(());
+        }
+        terminal.resize(wanted.cols, wanted.rows).await
+    }
+
     /// The tab's shell is kept in tmux or screen on the server: a reconnect attaches to it.
     pub(super) fn keeps_session(&self) -> bool {
         self.kept.load(Ordering::SeqCst)
@@ -274,6 +291,7 @@ impl Inner {
             calls: Mutex::new(HashMap::new()),
             closing: CancellationToken::new(),
             size: Mutex::new(TerminalSize::clamped(cols, rows)),
+            resizing: tokio::sync::Mutex::new(()),
             host_facts: Mutex::new(None),
             forwards: super::forwards::tab_forwards(Arc::downgrade(self), tab.clone()),
             reconnecting: Mutex::new(None),
@@ -387,16 +405,12 @@ impl Inner {
         // found no terminal to resize: give it now.
         if let Ok(resources) = &result
             && let Some(terminal) = &resources.terminal
+            && let Err(error) = entry.fit_terminal(terminal).await
         {
-            let wanted = *lock(&entry.size);
-            if terminal.size() != (wanted.cols, wanted.rows)
-                && let Err(error) = terminal.resize(wanted.cols, wanted.rows).await
-            {
-                self.emit(Event::Error {
-                    tab: Some(entry.id.clone()),
-                    message: error.to_string(),
-                });
-            }
+            self.emit(Event::Error {
+                tab: Some(entry.id.clone()),
+                message: error.to_string(),
+            });
         }
         self.emit(Event::ConnectionState {
             tab: entry.id.clone(),

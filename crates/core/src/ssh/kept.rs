@@ -276,9 +276,12 @@ impl Placer {
             out.extend_from_slice(mark);
         }
         out.extend_from_slice(tail);
+        // Drawn up to a line end: no prompt waits on the last line, the command line typed
+        // after it was drawn whole before the pause.
+        let ended_at_line_end = tail.is_empty() && !head.is_empty();
         for (_, mark) in ends.iter().filter(|(letter, _)| *letter == b'B') {
             out.extend_from_slice(mark);
-            self.line_ended = false;
+            self.line_ended = ended_at_line_end;
         }
         out
     }
@@ -469,5 +472,30 @@ mod tests {
             String::from_utf8(got).unwrap(),
             format!("$ {b}seq 2\r\n{c}1\r\n2\r\n$ ")
         );
+    }
+
+    /// The command line typed and drawn before the output paused after the prompt (the prompt
+    /// end mark still held): the output's first line is output all the same.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_command_line_drawn_before_the_prompt_pause_is_not_output() {
+        let (io, ends) = ShellIo::pair();
+        let mut io = marks_after_redraw(io);
+        let data = |bytes: &[u8]| ShellOutput::Data(bytes.to_vec());
+        let (c, b) = ("\x1b]133;C\x07", "\x1b]133;B\x07");
+        ends.output
+            .send(data(format!("{b}$ seq 2\r\n{c}").as_bytes()))
+            .await
+            .unwrap();
+        ends.output.send(data(b"1\r\n2\r\n$ ")).await.unwrap();
+        let mut got = Vec::new();
+        while !got.ends_with(b"2\r\n$ ") {
+            match io.output.recv().await.unwrap() {
+                ShellOutput::Data(bytes) => got.extend(bytes),
+                closed => panic!("{closed:?}"),
+            }
+        }
+        let got = String::from_utf8(got).unwrap();
+        let output = got.split(c).nth(1).unwrap_or_else(|| panic!("{got:?}"));
+        assert_eq!(output, "1\r\n2\r\n$ ", "{got:?}");
     }
 }
