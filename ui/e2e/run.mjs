@@ -683,9 +683,7 @@ test(
         const marker = `size-${call}-${attempt}-$((6*7))`;
         const answer = `size-${call}-${attempt}-42`;
         await runInTerminal(page, `echo ${marker} $(stty size)`, answer, { prefix: true });
-        const line = ((await terminalText(page, tab)) ?? "")
-          .split("\n")
-          .find((l) => l.startsWith(`${answer} `));
+        const line = ((await terminalText(page, tab)) ?? "").split("\n").find((l) => l.startsWith(`${answer} `));
         const after = await size();
         const told = line?.split(" ").slice(1).join(" ");
         if (told === `${after.rows} ${after.cols}`) {
