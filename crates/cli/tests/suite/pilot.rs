@@ -300,10 +300,12 @@ fn a_multi_step_task_runs_commands_and_reports() {
     for protocol in PROTOCOLS {
         let model = script(json!([
             {"expect": {"tools_include": ["run_command", "send_input", "read_screen", "ask_user"],
-                        "system_contains": ["terminal tab", server.url, "The tab is in ask mode", "untrusted data", "Nobody watches the terminal"],
+                        // The task waited for the host probe: the first request knows the host.
+                        "system_contains": ["terminal tab", server.url, "The tab is in ask mode", "untrusted data", "Nobody watches the terminal",
+                                            "Logged in as kaiport-test (uid "],
                         "body_contains": ["Check who I am"]},
              "respond": {"text": "Let me check.", "tool_calls": [
-                {"name": "run_command", "arguments": {"command": "echo user=$(whoami)"}}]}},
+                {"name": "run_command", "arguments": {"command": "echo user=$(whoami)", "why": "Find out who is logged in"}}]}},
             {"expect": {"last_result_contains": ["user=kaiport-test", "run_command: completed, exit code 0", "<untrusted-data nonce=", "part=\"output\""]},
              "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "echo $((6*7))"}}],
                          "openai_quirks": true}},
@@ -334,6 +336,23 @@ fn a_multi_step_task_runs_commands_and_reports() {
                 .filter(|line| line.starts_with("⏺ run_command"))
                 .count(),
             2,
+            "{}",
+            finished.describe()
+        );
+        // The host facts are printed once, before the turn's first line.
+        let lines: Vec<&str> = finished.stdout.lines().collect();
+        let host = lines.iter().position(|line| line.starts_with("▸ host: "));
+        let first = lines.iter().position(|line| line.contains("Let me check."));
+        assert!(
+            host.is_some_and(|host| Some(host) < first && lines[host].contains(" · kaiport-test (")),
+            "{}",
+            finished.describe()
+        );
+        // The approval shows Pilot's reason beside kaiport's.
+        assert!(
+            finished
+                .stderr
+                .contains("Pilot's reason: \u{201c}Find out who is logged in\u{201d}"),
             "{}",
             finished.describe()
         );
