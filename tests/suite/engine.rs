@@ -694,11 +694,24 @@ async fn a_pager_and_a_password_prompt_end_the_wait_with_what_to_do() {
             .contains("only the user types it"),
         "{asked}"
     );
-    // The user types it in the terminal; Pilot waits with read_screen until the prompt is gone.
-    tab.type_line("s3cret-typed").await;
-    tab.output_shows("length 12", Duration::from_secs(30))
-        .await
-        .unwrap();
+    // The user types it in the terminal while Pilot waits with read_screen: the wait ends once
+    // the prompt is gone and the output after it settled, not at the end of its 120 s (the
+    // guard is shorter than that).
+    let waited = tokio::time::timeout(Duration::from_secs(90), async {
+        tokio::join!(
+            tab.ok(
+                "read_screen",
+                json!({"wait_seconds": 120, "since_command": true})
+            ),
+            tab.type_line("s3cret-typed"),
+        )
+    })
+    .await
+    .expect("read_screen kept waiting after the password prompt was gone");
+    let looked = waited.0.unwrap();
+    let output = looked["command"]["output"].as_str().unwrap_or_default();
+    assert!(output.contains("length 12"), "{looked}");
+    assert!(!output.contains("s3cret-typed"), "{looked}");
     let audit = serde_json::to_string(&tab.audit().unwrap()).unwrap();
     assert!(!audit.contains("s3cret-typed"), "{audit}");
 }

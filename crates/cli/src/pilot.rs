@@ -13,13 +13,20 @@ use crate::tool::{EXIT_FAILED, EXIT_OK};
 use anyhow::bail;
 use kaiport_core::agent::load_model_settings;
 use kaiport_protocol::{
-    ConnectionState, Event, Mode, ModelSettings, Op, ProviderKind, ToolStatus, TurnStatus,
+    ConnectionState, Event, Mode, ModelSettings, Op, ProviderKind, TabKind, ToolStatus, TurnStatus,
 };
 use std::collections::HashMap;
 use std::io::Write;
 use std::process::ExitCode;
+use std::time::Duration;
+use tokio::time::Instant;
 
 const TAB: &str = "pilot";
+
+/// How long the task waits for a terminal tab's host facts once connected: a little more than
+/// the engine's probe may take (8 s), so a probe that never reports (the tab connected again
+/// meanwhile) holds it back no longer.
+const HOST_FACTS_WAIT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, clap::Args)]
 pub struct PilotArgs {
@@ -178,6 +185,19 @@ fn interrupts() -> tokio::sync::mpsc::UnboundedReceiver<()> {
     presses
 }
 
+/// Gives the model the task, once.
+async fn send_task(engine: &kaiport_core::Engine, model: &mut Option<ModelSettings>, task: &str) {
+    if let Some(model) = model.take() {
+        engine
+            .handle(Op::SendMessage {
+                tab: TAB.to_owned(),
+                text: task.to_owned(),
+                model: Some(model),
+            })
+            .await;
+    }
+}
+
 fn short(text: &str, max: usize) -> String {
     let one_line = text.replace('\n', " ");
     if one_line.chars().count() <= max {
@@ -206,11 +226,27 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
         args: HashMap::new(),
     };
     let mut model = Some(model);
+    // The task goes to the model once the host probe answered, so that its first request
+    // already says where it is (the probe runs after `Connected`, beside the shell's first
+    // prompt). Storage tabs have no probe: theirs goes at `Connected`.
+    let mut terminal_tab = false;
+    let mut facts_by: Option<Instant> = None;
     let mut turn_started = false;
     let mut interrupts = 0u32;
     loop {
+        let facts_late = async {
+            match facts_by {
+                Some(deadline) => tokio::time::sleep_until(deadline).await,
+                None => std::future::pending().await,
+            }
+        };
         let event = tokio::select! {
             event = events.recv() => event,
+            () = facts_late => {
+                facts_by = None;
+                send_task(&engine, &mut model, &args.task).await;
+                continue;
+            }
             Some(()) = presses.recv() => {
                 interrupts += 1;
                 if interrupts > 1 || !turn_started {
@@ -233,18 +269,17 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         match event {
+            Event::TabOpened { kind, .. } => terminal_tab = kind == TabKind::Terminal,
             Event::ConnectionState {
                 state: ConnectionState::Connected,
                 ..
             } => {
-                if let Some(model) = model.take() {
-                    engine
-                        .handle(Op::SendMessage {
-                            tab: TAB.to_owned(),
-                            text: args.task.clone(),
-                            model: Some(model),
-                        })
-                        .await;
+                if terminal_tab {
+                    if model.is_some() {
+                        facts_by = Some(Instant::now() + HOST_FACTS_WAIT);
+                    }
+                } else {
+                    send_task(&engine, &mut model, &args.task).await;
                 }
             }
             Event::ConnectionState {
@@ -351,6 +386,9 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
                 if !transcript.json {
                     transcript.line(&format!("▸ host: {}", crate::prompts::host_line(&facts)));
                 }
+                if facts_by.take().is_some() {
+                    send_task(&engine, &mut model, &args.task).await;
+                }
             }
             Event::TurnFinished {
                 status, message, ..
@@ -387,7 +425,6 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             }
             Event::Hello { .. }
             | Event::ViewButtonFinished { .. }
-            | Event::TabOpened { .. }
             | Event::ConnectionState {
                 state: ConnectionState::Connecting,
                 ..

@@ -37,10 +37,11 @@ impl Answerer {
                 reasons,
                 preview,
                 permission: Some(permission),
+                why,
                 ..
             } => {
                 let (decision, reason, automatic) = self
-                    .permission(tool, reasons, *permission, preview.as_ref())
+                    .permission(tool, reasons, *permission, preview.as_ref(), why.as_deref())
                     .await;
                 Op::Approve {
                     call: call.clone(),
@@ -56,10 +57,12 @@ impl Answerer {
                 reasons,
                 risk,
                 preview,
+                why,
                 ..
             } => {
-                let (decision, reason, automatic) =
-                    self.approval(tool, reasons, *risk, preview.as_ref()).await;
+                let (decision, reason, automatic) = self
+                    .approval(tool, reasons, *risk, preview.as_ref(), why.as_deref())
+                    .await;
                 Op::Approve {
                     call: call.clone(),
                     decision,
@@ -108,6 +111,7 @@ impl Answerer {
         reasons: &[String],
         permission: Permission,
         preview: Option<&ApprovalPreview>,
+        why: Option<&str>,
     ) -> (ApprovalDecision, Option<String>, bool) {
         let what = match permission {
             Permission::FileContents => "send file contents to the AI",
@@ -116,6 +120,7 @@ impl Answerer {
         for reason in reasons {
             text.push_str(&format!("\n  - {reason}"));
         }
+        push_why(&mut text, why);
         if let Some(ApprovalPreview::Text { text: preview }) = preview {
             text.push_str(&format!("\n  {preview}"));
         }
@@ -156,6 +161,7 @@ impl Answerer {
         reasons: &[String],
         risk: Risk,
         preview: Option<&ApprovalPreview>,
+        why: Option<&str>,
     ) -> (ApprovalDecision, Option<String>, bool) {
         let mark = match risk {
             Risk::Routine => "?",
@@ -166,6 +172,7 @@ impl Answerer {
         for reason in reasons {
             text.push_str(&format!("\n  - {reason}"));
         }
+        push_why(&mut text, why);
         match preview {
             Some(ApprovalPreview::Command { command }) => {
                 text.push_str(&format!("\n  $ {command}"))
@@ -342,6 +349,14 @@ impl Answerer {
             }
             _ => Some(answer.to_owned()),
         }
+    }
+}
+
+/// Pilot's own reason for a call (its `why`), marked as the model's words rather than kaiport's
+/// (the policy's reasons above it are kaiport's).
+fn push_why(text: &mut String, why: Option<&str>) {
+    if let Some(why) = why.map(|why| plain(why, 300)).filter(|why| !why.is_empty()) {
+        text.push_str(&format!("\n  Pilot's reason: \u{201c}{why}\u{201d}"));
     }
 }
 

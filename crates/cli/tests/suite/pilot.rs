@@ -4,7 +4,7 @@
 //! never shows up in anything recorded.
 
 use kaiport_tests::model_server::{ModelServer, RecordedRequest};
-use kaiport_tests::sshd::Sshd;
+use kaiport_tests::sshd::{Sshd, SshdConfig, TEST_PASSWORD};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use std::io::{Read, Write};
@@ -27,7 +27,11 @@ struct Server {
 }
 
 fn server() -> Server {
-    let sshd = Sshd::start().unwrap();
+    server_with(SshdConfig::default())
+}
+
+fn server_with(config: SshdConfig) -> Server {
+    let sshd = Sshd::start_with(config).unwrap();
     let known_hosts = sshd.dir().join("pilot_known_hosts");
     sshd.write_known_hosts(&known_hosts).unwrap();
     Server {
@@ -38,15 +42,21 @@ fn server() -> Server {
     }
 }
 
-/// A command for the model to run that says, with a file the test can see, that it is running:
-/// the command line, the file, and the folder that holds it (the login user may write there).
-fn running_marked(then: &str) -> (String, PathBuf, tempfile::TempDir) {
+/// A temporary folder anyone may write in (the fixture's login user, root through sudo).
+fn open_folder() -> tempfile::TempDir {
     let folder = tempfile::tempdir().unwrap();
     std::fs::set_permissions(
         folder.path(),
         std::os::unix::fs::PermissionsExt::from_mode(0o777),
     )
     .unwrap();
+    folder
+}
+
+/// A command for the model to run that says, with a file the test can see, that it is running:
+/// the command line, the file, and the folder that holds it (the login user may write there).
+fn running_marked(then: &str) -> (String, PathBuf, tempfile::TempDir) {
+    let folder = open_folder();
     let marker = folder.path().join("started");
     (
         format!("touch {}; {then}", marker.display()),
@@ -127,8 +137,15 @@ fn collect(mut source: impl Read + Send + 'static) -> Collected {
     Collected { text, ended }
 }
 
-fn start(server: &Server, model: &ModelServer, protocol: &str, extra: &[&str], task: &str) -> Run {
-    let home = tempfile::tempdir().unwrap();
+/// `kaiport pilot … TASK` against `server` and the scripted `model`, at home in `home`.
+fn pilot_command(
+    server: &Server,
+    model: &ModelServer,
+    protocol: &str,
+    extra: &[&str],
+    task: &str,
+    home: &std::path::Path,
+) -> Command {
     let base_url = match protocol {
         "anthropic" => model.anthropic_url(),
         _ => model.openai_url(),
@@ -141,10 +158,17 @@ fn start(server: &Server, model: &ModelServer, protocol: &str, extra: &[&str], t
         .args(["--model", "scripted-model", "--api-key-env", KEY_VAR])
         .args(extra)
         .arg(task)
-        .env("KAIPORT_HOME", home.path())
-        .env("HOME", home.path())
+        .env("KAIPORT_HOME", home)
+        .env("HOME", home)
         .env(KEY_VAR, API_KEY)
-        .env_remove("SSH_AUTH_SOCK")
+        .env_remove("SSH_AUTH_SOCK");
+    command
+}
+
+fn start(server: &Server, model: &ModelServer, protocol: &str, extra: &[&str], task: &str) -> Run {
+    let home = tempfile::tempdir().unwrap();
+    let mut command = pilot_command(server, model, protocol, extra, task, home.path());
+    command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -300,10 +324,12 @@ fn a_multi_step_task_runs_commands_and_reports() {
     for protocol in PROTOCOLS {
         let model = script(json!([
             {"expect": {"tools_include": ["run_command", "send_input", "read_screen", "ask_user"],
-                        "system_contains": ["terminal tab", server.url, "The tab is in ask mode", "untrusted data", "Nobody watches the terminal"],
+                        // The task waited for the host probe: the first request knows the host.
+                        "system_contains": ["terminal tab", server.url, "The tab is in ask mode", "untrusted data", "Nobody watches the terminal",
+                                            "Logged in as kaiport-test (uid "],
                         "body_contains": ["Check who I am"]},
              "respond": {"text": "Let me check.", "tool_calls": [
-                {"name": "run_command", "arguments": {"command": "echo user=$(whoami)"}}]}},
+                {"name": "run_command", "arguments": {"command": "echo user=$(whoami)", "why": "Find out who is logged in"}}]}},
             {"expect": {"last_result_contains": ["user=kaiport-test", "run_command: completed, exit code 0", "<untrusted-data nonce=", "part=\"output\""]},
              "respond": {"tool_calls": [{"name": "run_command", "arguments": {"command": "echo $((6*7))"}}],
                          "openai_quirks": true}},
@@ -334,6 +360,23 @@ fn a_multi_step_task_runs_commands_and_reports() {
                 .filter(|line| line.starts_with("⏺ run_command"))
                 .count(),
             2,
+            "{}",
+            finished.describe()
+        );
+        // The host facts are printed once, before the turn's first line.
+        let lines: Vec<&str> = finished.stdout.lines().collect();
+        let host = lines.iter().position(|line| line.starts_with("▸ host: "));
+        let first = lines.iter().position(|line| line.contains("Let me check."));
+        assert!(
+            host.is_some_and(|host| Some(host) < first && lines[host].contains(" · kaiport-test (")),
+            "{}",
+            finished.describe()
+        );
+        // The approval shows Pilot's reason beside kaiport's.
+        assert!(
+            finished
+                .stderr
+                .contains("Pilot's reason: \u{201c}Find out who is logged in\u{201d}"),
             "{}",
             finished.describe()
         );
@@ -505,6 +548,65 @@ fn ask_user_unanswered_tells_the_model_so() {
     }
 }
 
+/// `kaiport pilot … TASK` with a real terminal (`script` makes one), as a person at a prompt
+/// would have: its stdin is what they type, its stdout what the terminal shows.
+fn in_terminal(
+    server: &Server,
+    model: &ModelServer,
+    protocol: &str,
+    extra: &[&str],
+    task: &str,
+    home: &tempfile::TempDir,
+) -> (Child, Collected) {
+    let pilot = pilot_command(server, model, protocol, extra, task, home.path());
+    let quote = |text: &str| format!("'{}'", text.replace('\'', "'\\''"));
+    let line: Vec<String> = std::iter::once(pilot.get_program())
+        .chain(pilot.get_args())
+        .map(|arg| quote(&arg.to_string_lossy()))
+        .collect();
+    let mut command = Command::new("script");
+    command.args(["-qfec", &line.join(" "), "/dev/null"]);
+    for (name, value) in pilot.get_envs() {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = collect(child.stdout.take().unwrap());
+    (child, output)
+}
+
+/// Waits (60 s at most) until the terminal shows `needle`.
+fn wait_for_output(output: &Collected, needle: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !output.contains(needle) {
+        assert!(
+            Instant::now() < deadline,
+            "{needle:?} not shown:\n{}",
+            output.now()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits for a run [`in_terminal`] to end: it succeeded, the model's script was played whole,
+/// the terminal showed `says` and never the API key.
+fn finish_in_terminal(mut child: Child, output: Collected, model: &ModelServer, says: &str) {
+    let status = child.wait().unwrap();
+    let transcript = output.all();
+    assert!(status.success(), "{transcript}");
+    assert!(transcript.contains(says), "{transcript}");
+    assert_eq!(model.failures(), Vec::<String>::new());
+    assert_eq!(model.remaining_steps(), 0);
+    assert!(!transcript.contains(API_KEY));
+}
+
 #[test]
 fn ask_user_is_answered_at_the_terminal() {
     let server = server();
@@ -516,66 +618,91 @@ fn ask_user_is_answered_at_the_terminal() {
              "respond": {"text": "Production it is."}}
         ]));
         let home = tempfile::tempdir().unwrap();
-        let base_url = match protocol {
-            "anthropic" => model.anthropic_url(),
-            _ => model.openai_url(),
-        };
-        let quote = |text: &str| format!("'{}'", text.replace('\'', "'\\''"));
-        let argv = [
-            env!("CARGO_BIN_EXE_kaiport"),
-            "pilot",
-            &server.url,
-            "--identity",
-            &server.key,
-            "--known-hosts",
-            &server.known_hosts,
-            "--provider",
-            protocol,
-            "--base-url",
-            &base_url,
-            "--model",
-            "scripted-model",
-            "--api-key-env",
-            KEY_VAR,
-            "Deploy",
-        ];
-        let line: Vec<String> = argv.iter().map(|arg| quote(arg)).collect();
-        // `script` gives kaiport a real terminal, as a person at a prompt would have.
-        let mut child = Command::new("script")
-            .args(["-qfec", &line.join(" "), "/dev/null"])
-            .env("KAIPORT_HOME", home.path())
-            .env("HOME", home.path())
-            .env(KEY_VAR, API_KEY)
-            .env_remove("SSH_AUTH_SOCK")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let output = collect(child.stdout.take().unwrap());
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !output.contains("Answer (a number") {
-            assert!(
-                Instant::now() < deadline,
-                "no question shown:\n{}",
-                output.now()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let (mut child, output) = in_terminal(&server, &model, protocol, &[], "Deploy", &home);
+        wait_for_output(&output, "Answer (a number");
         assert!(output.contains("Pilot asks: Which environment?"));
         child.stdin.as_mut().unwrap().write_all(b"2\n").unwrap();
-        let status = child.wait().unwrap();
-        let transcript = output.all();
-        assert!(status.success(), "{transcript}");
-        assert!(transcript.contains("Production it is."), "{transcript}");
-        assert_eq!(model.failures(), Vec::<String>::new());
-        assert_eq!(model.remaining_steps(), 0);
-        assert!(!transcript.contains(API_KEY));
+        finish_in_terminal(child, output, &model, "Production it is.");
         let audit = std::fs::read_to_string(home.path().join("ai-audit.jsonl")).unwrap();
         let line: Value = serde_json::from_str(audit.lines().next().unwrap()).unwrap();
         assert_eq!(line["tool"], "ask_user");
         assert_eq!(line["status"], "ok");
     }
+}
+
+/// A command Pilot ran stops at sudo's password prompt: `kaiport pilot` asks the person at its
+/// terminal, hidden, and types the answer into the server's prompt as theirs; the model, told
+/// `awaiting_secret`, only waits and looks. The password reaches sudo (the file is root's) and
+/// nothing recorded: no model request, history or audit line.
+#[test]
+fn a_sudo_password_is_typed_by_the_person_at_the_terminal() {
+    let server = server_with(SshdConfig {
+        sudo_asks_password: true,
+        ..SshdConfig::default()
+    });
+    let folder = open_folder();
+    let made = folder.path().join("made-by-root");
+    let model = script(json!([
+        {"respond": {"tool_calls": [{"name": "run_command", "arguments":
+            {"command": format!("sudo touch {}", made.display()), "why": "Make the file as root"}}]}},
+        {"expect": {"last_result_contains": ["run_command: awaiting_secret", "only the user types it"]},
+         "respond": {"text": "sudo asks for your password: please type it in the terminal.",
+                     "after_gate": "typed",
+                     "tool_calls": [{"name": "read_screen", "arguments": {"since_command": true}}]}},
+        {"expect": {"body_excludes": [TEST_PASSWORD]},
+         "respond": {"text": "The file is made."}}
+    ]));
+    let home = tempfile::tempdir().unwrap();
+    let (mut child, output) = in_terminal(
+        &server,
+        &model,
+        "anthropic",
+        &["--yes", "--mode", "autopilot"],
+        "Make the file as root",
+        &home,
+    );
+    wait_for_output(&output, "Type it here (hidden");
+    assert!(
+        output.contains("The command on the server asks: [sudo] password for"),
+        "{}",
+        output.now()
+    );
+    child
+        .stdin
+        .as_mut()
+        .unwrap()
+        .write_all(format!("{TEST_PASSWORD}\n").as_bytes())
+        .unwrap();
+    // sudo took it: the file is there, made by root. Then the model looks again.
+    wait_for_file(&made);
+    model.open_gate("typed");
+    finish_in_terminal(child, output, &model, "The file is made.");
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(std::fs::metadata(&made).unwrap().uid(), 0);
+    // (The terminal itself may echo the password if it comes before the hidden prompt turns
+    // echo off, as a fast typist's would: what matters is that kaiport records it nowhere.)
+    let history =
+        std::fs::read_to_string(home.path().join("pilot-history").join("pilot.jsonl")).unwrap();
+    let audit = std::fs::read_to_string(home.path().join("ai-audit.jsonl")).unwrap();
+    assert!(
+        !history.contains(TEST_PASSWORD),
+        "the password is in the history"
+    );
+    assert!(
+        !audit.contains(TEST_PASSWORD),
+        "the password is in the audit log"
+    );
+    for request in model.requests() {
+        assert!(
+            !request.raw.contains(TEST_PASSWORD),
+            "the password reached the model"
+        );
+    }
+    let tools: Vec<String> = audit
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["tool"].to_string())
+        .collect();
+    assert_eq!(tools, ["\"run_command\"", "\"read_screen\""]);
 }
 
 #[test]

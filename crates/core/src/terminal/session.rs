@@ -162,6 +162,9 @@ struct State {
     marks_live: bool,
     /// A command we typed may still be running (timed out, awaiting input, interrupted).
     busy: bool,
+    /// The last run_command stopped at a prompt for a secret, and no read_screen has seen
+    /// that prompt go yet: the next read_screen waits for it to go (the user typed it).
+    secret_asked: bool,
     /// send_input left keys at the shell prompt without running them. `Some(false)`: what the
     /// line holds was typed by Pilot alone; `Some(true)`: the user typed into it too (or it held
     /// their text before). Cleared once the prompt is empty again. Tells Pilot's own unsubmitted
@@ -909,8 +912,9 @@ impl RunContext {
             return Some(self.waiting(
                 CommandStatus::AwaitingSecret,
                 "the command asks for a password, passphrase or PIN: only the user types it. \
-                 Tell the user to type it in the terminal, then wait with read_screen until \
-                 the prompt is gone. Never send_input a secret or ask for one with ask_user.",
+                 Tell the user to type it in the terminal, then wait with read_screen \
+                 (wait_seconds up to 120: it returns as soon as the prompt is gone). Never \
+                 send_input a secret or ask for one with ask_user.",
                 from,
                 output_start.is_none(),
             ));
@@ -1021,6 +1025,7 @@ impl Terminal {
             session_prompt: None,
             marks_live: false,
             busy: false,
+            secret_asked: false,
             staged_by_pilot: None,
             line_fed_since_prompt: false,
             shell: None,
@@ -1427,6 +1432,7 @@ impl Terminal {
             state.marks_live = false;
         }
         state.busy = verdict.status != CommandStatus::Completed;
+        state.secret_asked = verdict.status == CommandStatus::AwaitingSecret;
         state.flush_mirror();
         let screen =
             (verdict.status != CommandStatus::Completed).then(|| state.screen_result().screen);
@@ -1696,6 +1702,9 @@ impl Terminal {
     }
 
     /// Waits `wait` (at most 120 s; ends early if the shell closes), then returns the screen.
+    /// After a run_command that stopped at a password prompt the wait also ends once that
+    /// prompt is gone (the user typed the secret) and the output after it settled: Pilot waits
+    /// for exactly that, and is not kept waiting for the rest of `wait`.
     pub async fn read_screen(
         &self,
         wait: Duration,
@@ -1704,7 +1713,17 @@ impl Terminal {
         let deadline = Instant::now() + wait.min(READ_SCREEN_MAX);
         let mut changed = self.shared.changed.subscribe();
         loop {
-            if self.lock().closed.is_some() || Instant::now() >= deadline {
+            if self.lock().closed.is_some() {
+                return Ok(self.screen());
+            }
+            if self.secret_prompt_gone() {
+                self.settle(Instant::now()).await;
+                // Asked again (a wrong password): wait for that prompt too.
+                if !self.secret_prompt_back() {
+                    return Ok(self.screen());
+                }
+            }
+            if Instant::now() >= deadline {
                 return Ok(self.screen());
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -1713,6 +1732,28 @@ impl Terminal {
                 () = cancel.cancelled() => return Err(TerminalError::Cancelled),
             }
         }
+    }
+
+    /// Whether a secret prompt the last run_command stopped at has gone since (told once).
+    fn secret_prompt_gone(&self) -> bool {
+        let mut state = self.lock();
+        if !state.secret_asked {
+            return false;
+        }
+        state.flush_mirror();
+        if looks_like_secret_prompt(&state.cursor_line().0) {
+            return false;
+        }
+        state.secret_asked = false;
+        true
+    }
+
+    /// Whether a secret prompt is at the cursor again after one went (then waited for again).
+    fn secret_prompt_back(&self) -> bool {
+        let mut state = self.lock();
+        state.flush_mirror();
+        state.secret_asked = looks_like_secret_prompt(&state.cursor_line().0);
+        state.secret_asked
     }
 
     /// What the last command run_command typed has printed since it started, uncapped (the

@@ -45,6 +45,20 @@ fn macos() -> HostFacts {
     }
 }
 
+/// A Linux desktop or laptop: kaiport's own computer, a wheel group for sudo (the probe counts
+/// wheel as a sudo group), dnf.
+fn fedora() -> HostFacts {
+    HostFacts {
+        os: Some("Fedora Linux 40 (Workstation Edition)".to_owned()),
+        kernel: Some("Linux 6.8.5-301.fc40.x86_64 x86_64".to_owned()),
+        hostname: Some("carol-laptop".to_owned()),
+        may_sudo: Some(true),
+        package_manager: Some("dnf".to_owned()),
+        server_time: Some("2026-12-05 04:10:00 +0100 CET".to_owned()),
+        ..debian("carol", 1000, &["carol", "wheel"])
+    }
+}
+
 struct Case {
     name: &'static str,
     tab: TabInfo,
@@ -133,6 +147,8 @@ fn cases() -> Vec<Case> {
     planned.plan = Some(plan_card());
     let mut local_mac = terminal(Mode::Ask, Some(macos()), Some("zsh"), true);
     local_mac.connection = "this computer".to_owned();
+    let mut local_linux = terminal(Mode::Autopilot, Some(fedora()), Some("bash"), true);
+    local_linux.connection = "this computer".to_owned();
     let mut storage = terminal(Mode::Ask, None, None, false);
     storage.kind = TabKind::Storage;
     storage.connection = "s3://backups".to_owned();
@@ -179,6 +195,12 @@ fn cases() -> Vec<Case> {
         Case {
             name: "local macOS",
             tab: local_mac,
+            ledger: Ledger::default(),
+            style: Style::Full,
+        },
+        Case {
+            name: "local Linux",
+            tab: local_linux,
             ledger: Ledger::default(),
             style: Style::Full,
         },
@@ -290,6 +312,7 @@ const FULL_TERMINALS: &[&str] = &[
     "ssh fish plan active (root)",
     "ssh plan mode",
     "local macOS",
+    "local Linux",
     "integration off, probe failed",
     "not probed, nobody watching",
 ];
@@ -299,6 +322,7 @@ const ALL_TERMINALS: &[&str] = &[
     "ssh fish plan active (root)",
     "ssh plan mode",
     "local macOS",
+    "local Linux",
     "integration off, probe failed",
     "not probed, nobody watching",
     "compact bash ask",
@@ -313,6 +337,21 @@ const RUBRIC: &[Item] = &[
         says: "macOS is named on a Mac",
         cases: &["local macOS"],
         needs: &["macOS 14.5", "launchd", "BSD command-line tools"],
+    },
+    Item {
+        says: "A Linux computer of the user's own is named with its distribution, time zone and package manager",
+        cases: &["local Linux"],
+        needs: &[
+            "Connection: this computer",
+            "Fedora Linux 40 (Workstation Edition)",
+            "+0100 CET",
+            "package manager dnf",
+        ],
+    },
+    Item {
+        says: "The wheel group counts as a sudo group",
+        cases: &["local Linux"],
+        needs: &["groups carol wheel", "sudo probably works"],
     },
     Item {
         says: "The login user and uid are stated",
@@ -723,6 +762,115 @@ fn rubric_is_complete() {
     }
     println!("prompt rubric: {passed} of {} items", RUBRIC.len());
     assert!(RUBRIC.len() >= 30);
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// One rule a tool's own description must carry (the model reads it beside the call it makes).
+struct ToolRule {
+    tool: &'static str,
+    says: &'static str,
+    needs: &'static [&'static str],
+}
+
+const TOOL_RULES: &[ToolRule] = &[
+    ToolRule {
+        tool: "run_command",
+        says: "One line, no here-documents: write the script with write_file, then run it",
+        needs: &[
+            "One line only",
+            "no here-documents",
+            "write_file, then run it",
+        ],
+    },
+    ToolRule {
+        tool: "run_command",
+        says: "timeout_s defaults to the connection's real setting, which the system prompt states",
+        needs: &[
+            "timeout_s defaults to the connection's command timeout",
+            "system prompt",
+        ],
+    },
+    ToolRule {
+        tool: "run_command",
+        says: "A password prompt is awaiting_secret: only the user types it, wait with read_screen",
+        needs: &["awaiting_secret", "only the user types it", "read_screen"],
+    },
+    ToolRule {
+        tool: "run_command",
+        says: "A pager is quit with send_input",
+        needs: &["a pager waits", "send_input"],
+    },
+    ToolRule {
+        tool: "send_input",
+        says: "send_input never types a secret",
+        needs: &["Never a password", "only the user types those"],
+    },
+    ToolRule {
+        tool: "update_plan",
+        says: "update_plan only once the user approved a plan",
+        needs: &["Only once the user approved a plan"],
+    },
+    ToolRule {
+        tool: "ask_user",
+        says: "ask_user is never for permission for a call",
+        needs: &["never to ask permission for a call"],
+    },
+    ToolRule {
+        tool: "ask_user",
+        says: "ask_user is never for a secret (its answers are kept)",
+        needs: &[
+            "never for a password or other secret",
+            "history and the audit log",
+        ],
+    },
+    ToolRule {
+        tool: "read_screen",
+        says: "read_screen follows a running command, and since_command gives its whole output",
+        needs: &["since_command: true", "since it started"],
+    },
+];
+
+/// The tools whose calls the user may be asked to approve carry an optional `why`, which the
+/// approval card shows.
+const WHY_TOOLS: &[&str] = &["run_command", "send_input", "edit_file", "write_file"];
+
+#[test]
+fn tool_descriptions_carry_their_rules() {
+    let schemas = tool_schemas(TabKind::Terminal);
+    let schema = |name: &str| {
+        schemas
+            .iter()
+            .find(|schema| schema.name == name)
+            .unwrap_or_else(|| panic!("no tool {name} in a terminal tab"))
+    };
+    let mut missing = Vec::new();
+    for rule in TOOL_RULES {
+        let description = normalise(&schema(rule.tool).description);
+        for needed in rule.needs {
+            if !description.contains(&normalise(needed)) {
+                missing.push(format!("{} [{}]: lacks {needed:?}", rule.says, rule.tool));
+            }
+        }
+    }
+    for tool in WHY_TOOLS {
+        let schema = schema(tool);
+        let why = &schema.parameters["properties"]["why"];
+        if why["type"] != "string" && why["type"] != serde_json::json!(["string", "null"]) {
+            missing.push(format!("{tool}: no optional string `why` parameter: {why}"));
+        }
+        let required = schema.parameters["required"].as_array();
+        if required.is_some_and(|required| required.iter().any(|name| name == "why")) {
+            missing.push(format!("{tool}: `why` must be optional"));
+        }
+        if !schema.description.contains("`why`") {
+            missing.push(format!("{tool}: the description does not name `why`"));
+        }
+    }
+    println!(
+        "tool rubric: {} rules, {} tools with why",
+        TOOL_RULES.len(),
+        WHY_TOOLS.len()
+    );
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 

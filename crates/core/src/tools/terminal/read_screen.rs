@@ -23,7 +23,8 @@ impl Tool for ReadScreen {
              long-running command, an interactive program, or something the user did. With since_command: true, \
              also everything the last command you started with run_command printed since it started (while it \
              runs, or after it timed out or waited for input), not only what fits on the screen, capped like \
-             run_command's output, and whether it has ended with its exit code.";
+             run_command's output, and whether it has ended with its exit code. After run_command's \
+             awaiting_secret the wait ends as soon as the password prompt is gone.";
     const TABS: &'static [TabKind] = &[TabKind::Terminal];
     type Params = ReadScreenParams;
     type Found = ();
