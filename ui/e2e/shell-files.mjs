@@ -2,7 +2,7 @@
 // integration on, so the shell reports its folder), the pane opened with "Files" follows a `cd`
 // typed into the terminal, and "Open terminal here" after going elsewhere in the pane moves the
 // shell there (its `pwd` says so), through a folder name that needs shell quoting. Screenshots
-// at desktop and phone widths.
+// at desktop, phone and tablet widths.
 
 import { join } from "node:path";
 
@@ -60,6 +60,16 @@ export function shellFilesTests({ test, until, runInTerminal, activeTab, termina
       return box !== null && box.width <= 390 && box.y > 200;
     });
     await page.screenshot({ path: join(OUTPUT, "ssh-files-pane-phone.png") });
+    // Tablet held upright: over the terminal's left side, the terminal keeping its width.
+    await page.setViewportSize({ width: 820, height: 1180 });
+    await until("the pane over the terminal", async () => {
+      const [box, terminal] = [
+        await pane.boundingBox(),
+        await page.getByRole("region", { name: "Terminal" }).boundingBox(),
+      ];
+      return box !== null && terminal !== null && box.x <= terminal.x + 1 && terminal.width > 700;
+    });
+    await page.screenshot({ path: join(OUTPUT, "ssh-files-pane-tablet.png") });
     await page.setViewportSize({ width: 1280, height: 760 });
 
     // Ctrl+Shift+E puts it away (and brings it back).
