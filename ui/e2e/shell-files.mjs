@@ -1,7 +1,8 @@
 // Browser test of an SSH tab's file pane, registered by run.mjs: against run.mjs's sshd (shell
 // integration on, so the shell reports its folder), the pane opened with "Files" follows a `cd`
 // typed into the terminal, and "Open terminal here" after going elsewhere in the pane moves the
-// shell there (its `pwd` says so), through a folder name that needs shell quoting. Screenshots
+// shell there (its `pwd` says so), through a folder name that needs shell quoting; a delete goes
+// through the engine's confirmation. Screenshots
 // at desktop, phone and tablet widths.
 
 import { join } from "node:path";
@@ -71,6 +72,15 @@ export function shellFilesTests({ test, until, runInTerminal, activeTab, termina
     });
     await page.screenshot({ path: join(OUTPUT, "ssh-files-pane-tablet.png") });
     await page.setViewportSize({ width: 1280, height: 760 });
+
+    // Up one folder, and delete the file through the engine's confirmation.
+    await pane.getByRole("button", { name: "Up one folder" }).click();
+    await until("the pane one folder up", async () => (await shown()) === dir);
+    await grid.getByRole("row", { name: /marker\.txt/ }).click();
+    await pane.getByRole("button", { name: "Delete", exact: true }).click();
+    const confirm = page.getByRole("dialog", { name: "Delete?" });
+    await confirm.getByRole("button", { name: "Delete", exact: true }).click();
+    await grid.getByRole("row", { name: /marker\.txt/ }).waitFor({ state: "detached" });
 
     // Ctrl+Shift+E puts it away (and brings it back).
     await page.getByRole("region", { name: "Terminal" }).click();
