@@ -2,8 +2,7 @@
 // integration on, so the shell reports its folder), the pane opened with "Files" follows a `cd`
 // typed into the terminal, and "Open terminal here" after going elsewhere in the pane moves the
 // shell there (its `pwd` says so), through a folder name that needs shell quoting; a delete goes
-// through the engine's confirmation. Screenshots
-// at desktop, phone and tablet widths.
+// through the engine's confirmation. Screenshots at desktop, phone and tablet widths.
 
 import { join } from "node:path";
 
