@@ -317,15 +317,20 @@ impl EngineHarness {
             *next += 1;
             format!("call-{next}")
         };
+        self.start_as(&call, tool, args).await;
+        call
+    }
+
+    /// Start a call under the id `call` (e.g. `user-…`, as the page names the user's own calls).
+    pub async fn start_as(&self, call: &str, tool: &str, args: Value) {
         self.engine
             .handle(Op::RunTool {
                 tab: self.tab.clone(),
-                call: call.clone(),
+                call: call.to_owned(),
                 tool: tool.to_owned(),
                 args,
             })
             .await;
-        call
     }
 
     /// Wait for a call's outcome.

@@ -6,6 +6,7 @@ mod cwd;
 mod documents;
 mod edges;
 mod engine;
+mod file_pane;
 mod files;
 mod files_sudo;
 mod fleet;

@@ -15,6 +15,7 @@ import { chromium } from "playwright-core";
 import { pilotTests } from "./pilot.mjs";
 import { register as registerConnections } from "./connections.mjs";
 import { storageTests } from "./storage.mjs";
+import { shellFilesTests } from "./shell-files.mjs";
 import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
 import { layoutTests, settingsTests } from "./layout.mjs";
@@ -813,6 +814,7 @@ pilotTests(test, {
 viewTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
 registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, KAIPORT, TIMEOUT });
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
+shellFilesTests({ test, until, runInTerminal, activeTab, terminalText, fillConnectionForm, OUTPUT });
 mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT: root, TIMEOUT, CHROMIUM_ARGS });
 layoutTests({ test, until, activeTab, terminalText, fillConnectionForm, startWithFirstLine, KAIPORT, OUTPUT });
 settingsTests({ test, until, activeTab, terminalText, OUTPUT });

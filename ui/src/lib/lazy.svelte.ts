@@ -1,5 +1,5 @@
 // Parts of the page the first screen does not show: xterm.js with the terminal, the storage
-// panes, the markdown renderer and the dialogs opened from menus. They load on first use, and
+// panes (and an SSH tab's file pane), the markdown renderer and the dialogs opened from menus. They load on first use, and
 // all of them as soon as the engine has said hello, so the first screen (the sidebar and the
 // empty tab area) is up without them and a tab opened later does not wait. Every loader is
 // memoized: asking twice loads once.
@@ -19,6 +19,7 @@ export function once<T>(load: () => Promise<T>): () => Promise<T> {
 
 export const terminalView = once(() => import("../components/terminal/TerminalView.svelte"));
 export const storageTab = once(() => import("../components/storage/StorageTab.svelte"));
+export const filesPanel = once(() => import("../components/terminal/FilesPanel.svelte"));
 export const auditLogView = once(() => import("../components/audit/AuditLogView.svelte"));
 export const connectionSettings = once(() => import("../components/connections/ConnectionSettingsDialog.svelte"));
 export const importSshConfig = once(() => import("../components/connections/ImportSshConfigDialog.svelte"));
@@ -38,6 +39,7 @@ export function preloadAll(): void {
   const loads: Array<() => Promise<unknown>> = [
     terminalView,
     storageTab,
+    filesPanel,
     auditLogView,
     connectionSettings,
     importSshConfig,

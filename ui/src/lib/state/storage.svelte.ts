@@ -41,6 +41,7 @@ import {
   nextStepDown,
   parentPath,
   selectionChanged,
+  shellPaneOpened,
   sidesChangedBy,
   sortChanged,
   stepDownEnded,
@@ -102,6 +103,13 @@ export class StorageDesk {
     this.state = storageTabOpened(this.state, tab, target);
   }
 
+  /** A terminal tab's file pane was opened: its tab's files, from `path` (shell-pane.ts). */
+  openShellPane(tab: TabId, path: string): void {
+    if (this.state.tabs[tab] !== undefined) return;
+    this.state = shellPaneOpened(this.state, tab, path);
+    this.list(tab, "remote", path);
+  }
+
   closed(tab: TabId): void {
     this.secrets.delete(tab);
     this.targets.delete(tab);
@@ -135,7 +143,9 @@ export class StorageDesk {
           this.secrets.delete(event.tab);
         }
         if (event.state.state === "connected" && this.state.tabs[event.tab] !== undefined) {
-          this.refresh(event.tab, "local");
+          if (this.state.tabs[event.tab]?.shell !== true) {
+            this.refresh(event.tab, "local");
+          }
           this.refresh(event.tab, "remote");
         }
         return false;

@@ -145,6 +145,9 @@ export interface StorageTab {
   status: StatusLine | null;
   /** The batches of the last action of several calls (kept after they end, for retries). */
   batches: Batch[];
+  /** The file pane of a terminal tab (shell-pane.ts): its remote side only, the tab's own
+   * files; it has no side of this computer to list or copy to. */
+  shell?: true;
 }
 
 export interface StorageState {
@@ -441,6 +444,23 @@ export function storageTabOpened(state: StorageState, tab: TabId, target: TabTar
     confirmations: [],
     status: null,
     batches: [],
+  };
+  return { tabs: { ...state.tabs, [tab]: view } };
+}
+
+/** A terminal tab's file pane was opened, showing `path` (the shell's folder, else `/`). */
+export function shellPaneOpened(state: StorageState, tab: TabId, path: string): StorageState {
+  if (state.tabs[tab] !== undefined) {
+    return state;
+  }
+  const view: StorageTab = {
+    panes: { local: pane("local", "/", false), remote: pane("remote", path, false) },
+    transfers: [],
+    calls: {},
+    confirmations: [],
+    status: null,
+    batches: [],
+    shell: true,
   };
   return { tabs: { ...state.tabs, [tab]: view } };
 }

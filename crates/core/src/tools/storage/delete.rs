@@ -12,7 +12,7 @@ pub(crate) struct Delete;
 impl Tool for Delete {
     const NAME: ToolName = ToolName::Delete;
     const DESCRIPTION: &'static str = "Delete a file or folder; a non-empty folder only with recursive: true. Always asks the user.";
-    const TABS: &'static [TabKind] = &[TabKind::Storage];
+    const TABS: &'static [TabKind] = &[TabKind::Terminal, TabKind::Storage];
     type Params = DeleteParams;
     type Found = OpFound;
 

@@ -1,4 +1,4 @@
-//! make_dir: create a folder on one side of a storage tab.
+//! make_dir: create a folder on one side of a storage tab, or on a terminal tab's host.
 
 use super::super::tool::Tool;
 use super::super::{Prepared, ToolContext};
@@ -13,7 +13,7 @@ impl Tool for MakeDir {
     const NAME: ToolName = ToolName::MakeDir;
     const DESCRIPTION: &'static str =
         "Create a folder (with missing parents where the service can).";
-    const TABS: &'static [TabKind] = &[TabKind::Storage];
+    const TABS: &'static [TabKind] = &[TabKind::Terminal, TabKind::Storage];
     type Params = MakeDirParams;
     type Found = OpFound;
 

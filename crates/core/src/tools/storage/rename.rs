@@ -1,5 +1,5 @@
-//! rename: rename or move a file or folder within one side of a storage tab; folders are never
-//! merged or replaced.
+//! rename: rename or move a file or folder within one side of a storage tab, or on a terminal
+//! tab's host; folders are never merged or replaced.
 
 use super::super::tool::Tool;
 use super::super::{Prepared, ToolContext};
@@ -13,7 +13,7 @@ pub(crate) struct Rename;
 impl Tool for Rename {
     const NAME: ToolName = ToolName::Rename;
     const DESCRIPTION: &'static str = "Rename or move a file or folder within one side.";
-    const TABS: &'static [TabKind] = &[TabKind::Storage];
+    const TABS: &'static [TabKind] = &[TabKind::Terminal, TabKind::Storage];
     type Params = RenameParams;
     type Found = OpFound;
 
