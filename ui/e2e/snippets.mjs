@@ -77,5 +77,23 @@ export function snippetTests({ test, until, runInTerminal, activeTab, terminalTe
     // The line is the user's: the terminal has the focus back, and Enter runs it.
     await page.keyboard.press("Enter");
     await until("the line ran after the user's Enter", ran);
+
+    // A new snippet made in the palette is listed at once, and deleted there again.
+    await page.keyboard.press("Control+Shift+S");
+    await palette.waitFor();
+    await palette.getByRole("button", { name: "New snippet" }).click();
+    await palette.getByLabel("Name", { exact: true }).fill("disk here");
+    await palette.getByLabel("Description").fill("Disk use of the current folder");
+    await palette.getByLabel("Command").fill("du -sh {{cwd}}");
+    await page.screenshot({ path: join(OUTPUT, "snippets-new.png") });
+    await palette.getByRole("button", { name: "Save" }).click();
+    await palette.getByRole("option", { name: /disk here/ }).waitFor();
+    await until("three snippets listed", async () => (await options.count()) === 3);
+    await page.keyboard.type("disk");
+    await palette.getByRole("button", { name: "Edit" }).click();
+    await palette.getByRole("button", { name: "Delete" }).click();
+    await until("the snippet deleted", async () => (await options.count()) === 2);
+    await page.keyboard.press("Escape");
+    await palette.waitFor({ state: "hidden" });
   });
 }
