@@ -54,6 +54,7 @@ fn tab(kind: TabKind) -> TabInfo {
             watched: true,
         },
         plan: None,
+        snippets: Vec::new(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The shell's current folder (OSC 7 from the integration snippets) against a real sshd, for
 //! bash, zsh and fish login shells: `cd` moves it, paths with spaces and non-ASCII survive the
 //! percent-encoding, and output that prints its own OSC 7 (with or without a fake mark) moves
-//! nothing.
+//! nothing. A snippet's `{{cwd}}` is that folder.
 
 use kaiport_protocol::*;
 use kaiport_tests::engine_harness::EngineHarness;
@@ -101,4 +101,90 @@ async fn cwd_follows_cd_in_zsh() {
 #[tokio::test(flavor = "multi_thread")]
 async fn cwd_follows_cd_in_fish() {
     follows_the_folder(LoginShell::Fish).await;
+}
+
+/// The snippet ops on a real tab: `{{cwd}}` is the folder OSC 7 reported, `{{user}}` the
+/// tab's login; the tab's snippets reach Pilot's tab facts; unknown and missing variables come
+/// back as a problem and nothing else.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_snippet_expands_with_the_tabs_folder_and_user() {
+    let sshd = Sshd::start().unwrap();
+    let tab = EngineHarness::open_sshd(&sshd, ConnectionSettings::default(), Mode::Autopilot)
+        .await
+        .unwrap();
+    run(&tab, "cd /tmp").await;
+    cwd_event(&tab, "/tmp").await;
+    std::fs::write(
+        tab.home.path().join("snippets.toml"),
+        "[[snippet]]\nname = \"look\"\ncommand = \"ls {{cwd}} # {{user}} {{n:3}} {{x}}\"\n\
+         [[snippet]]\nname = \"web only\"\ncommand = \"true\"\ngroup = \"web\"\n",
+    )
+    .unwrap();
+
+    tab.engine
+        .handle(Op::ListSnippets {
+            tab: Some(tab.tab.clone()),
+        })
+        .await;
+    let listed = tab
+        .event("the tab's snippets", WITHIN, |event| {
+            matches!(event, Event::Snippets { tab: Some(_), .. })
+        })
+        .await
+        .unwrap();
+    let Event::Snippets {
+        snippets, builtins, ..
+    } = listed
+    else {
+        unreachable!()
+    };
+    let names: Vec<&str> = snippets.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["look"]);
+    assert_eq!(builtins.cwd.as_deref(), Some("/tmp"));
+    assert_eq!(builtins.user.as_deref(), Some(sshd.user()));
+    let info = tab.engine.tab_info(&tab.tab).unwrap();
+    assert_eq!(info.snippets.len(), 1);
+
+    let expand = |values: &[(&str, &str)]| Op::ExpandSnippet {
+        tab: tab.tab.clone(),
+        name: "look".to_owned(),
+        values: values
+            .iter()
+            .map(|(name, value)| SnippetValue {
+                name: (*name).to_owned(),
+                value: (*value).to_owned(),
+            })
+            .collect(),
+    };
+    let answers = |tab: &EngineHarness| -> Vec<(String, Option<String>)> {
+        tab.events()
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::SnippetExpanded { line, problem, .. } => Some((line, problem)),
+                _ => None,
+            })
+            .collect()
+    };
+    for values in [&[("x", "a b")][..], &[("x", "1"), ("y", "2")], &[]] {
+        tab.engine.handle(expand(values)).await;
+    }
+    // Answered in the order asked.
+    tab.event("three expansions", WITHIN, |_| answers(&tab).len() == 3)
+        .await
+        .unwrap();
+    let user = sshd.user();
+    assert_eq!(
+        answers(&tab),
+        vec![
+            (format!("ls /tmp # {user} 3 a b"), None),
+            (
+                String::new(),
+                Some("snippet \"look\" has no variable \"y\"".to_owned())
+            ),
+            (
+                String::new(),
+                Some("snippet \"look\" needs a value for \"x\"".to_owned())
+            ),
+        ]
+    );
 }

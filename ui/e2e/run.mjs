@@ -19,6 +19,7 @@ import { shellFilesTests } from "./shell-files.mjs";
 import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
 import { layoutTests, settingsTests } from "./layout.mjs";
+import { snippetTests } from "./snippets.mjs";
 import { armFrame, freePort as closedPort, removeHome, roundTrip, until as waitUntil, watchLinks } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -818,6 +819,7 @@ shellFilesTests({ test, until, runInTerminal, activeTab, terminalText, fillConne
 mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT: root, TIMEOUT, CHROMIUM_ARGS });
 layoutTests({ test, until, activeTab, terminalText, fillConnectionForm, startWithFirstLine, KAIPORT, OUTPUT });
 settingsTests({ test, until, activeTab, terminalText, OUTPUT });
+snippetTests({ test, until, runInTerminal, activeTab, terminalText, fillConnectionForm, OUTPUT });
 
 /** Closes the browser, stops sshd and `kaiport serve` (Ctrl-C) and removes the test's home. */
 export async function stopAll({ browser, sshdProcess, servedProcess, home }) {

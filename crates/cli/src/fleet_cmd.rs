@@ -11,6 +11,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// The run id of `kaiport fleet run` (the audit line's tab is `fleet:<run>`).
 const RUN: &str = "cli-fleet";
 
 #[derive(Debug, clap::Subcommand)]
@@ -28,6 +29,16 @@ pub struct FleetRunArgs {
     /// The command line, after `--` (several words are joined with spaces).
     #[arg(last = true, required = true)]
     command: Vec<String>,
+    /// Hosts at once (default KAIPORT_FLEET_CONCURRENCY, else 16).
+    #[arg(long)]
+    concurrency: Option<u32>,
+    #[command(flatten)]
+    options: RunOptions,
+}
+
+/// How a line runs on saved connections: `kaiport fleet run` and `kaiport snippets run`.
+#[derive(Debug, clap::Args)]
+pub struct RunOptions {
     /// Print the whole report as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -37,9 +48,6 @@ pub struct FleetRunArgs {
     /// Approve the hosts whose rules ask. Never overrides a forbidden rule.
     #[arg(long)]
     yes: bool,
-    /// Hosts at once (default KAIPORT_FLEET_CONCURRENCY, else 16).
-    #[arg(long)]
-    concurrency: Option<u32>,
     /// Another audit log file.
     #[arg(long)]
     audit: Option<PathBuf>,
@@ -50,7 +58,25 @@ pub struct FleetRunArgs {
 
 pub async fn run(command: FleetCommand) -> anyhow::Result<ExitCode> {
     let FleetCommand::Run(args) = command;
-    let line = args.command.join(" ");
+    run_line(
+        RUN,
+        args.targets,
+        args.command.join(" "),
+        &args.options,
+        args.concurrency,
+    )
+    .await
+}
+
+/// Runs `line` on `targets` as run `run` through the engine's `FleetCheck` and `FleetRun`: each host under
+/// its own rules, audited; the report on stdout.
+pub async fn run_line(
+    run: &str,
+    targets: Vec<String>,
+    line: String,
+    args: &RunOptions,
+    concurrency: Option<u32>,
+) -> anyhow::Result<ExitCode> {
     let mut config = EngineConfig::from_environment()?;
     if let Some(audit) = &args.audit {
         config.audit_path = audit.clone();
@@ -61,8 +87,8 @@ pub async fn run(command: FleetCommand) -> anyhow::Result<ExitCode> {
     let (engine, mut events) = Engine::new(config).context("cannot start the engine")?;
     engine
         .handle(Op::FleetCheck {
-            run: RUN.to_owned(),
-            targets: args.targets.clone(),
+            run: run.to_owned(),
+            targets: targets.clone(),
             command: line.clone(),
             mode: Some(args.mode),
         })
@@ -101,13 +127,13 @@ pub async fn run(command: FleetCommand) -> anyhow::Result<ExitCode> {
     }
     engine
         .handle(Op::FleetRun {
-            run: RUN.to_owned(),
-            targets: args.targets.clone(),
+            run: run.to_owned(),
+            targets,
             command: line,
             mode: Some(args.mode),
             approved,
             automatic: args.yes,
-            concurrency: args.concurrency,
+            concurrency,
         })
         .await;
     let live = std::io::stderr().is_terminal();

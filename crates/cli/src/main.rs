@@ -16,6 +16,8 @@
 //! - `kaiport serve [--open]`: the UI in a browser, over a WebSocket to this engine.
 //! - `kaiport forward CONNECTION -L/-R/-D …`: port forwards until Ctrl-C;
 //! - `kaiport fleet run GROUP|CONNECTION… -- 'command'`: one line on many saved connections;
+//!   `kaiport snippets list | run NAME --connection CONN [--var k=v]…`: the user's snippets,
+//!   a run going the way of a fleet run on that one connection;
 //!   `kaiport known-hosts replace HOST[:PORT] --fingerprint SHA256:…`: a changed host key.
 //!
 //! This binary only adapts the engine's ops and events to a terminal; it knows nothing about
@@ -61,6 +63,7 @@ mod policy_cmd;
 mod prompts;
 mod serve;
 mod shell;
+mod snippets_cmd;
 mod tool;
 mod view_cmd;
 
@@ -117,6 +120,9 @@ enum Command {
     /// One command line on many saved connections and tags, each under its own rules.
     #[command(subcommand)]
     Fleet(fleet_cmd::FleetCommand),
+    /// Snippets: list them, or expand one and run it on a saved connection under its rules.
+    #[command(subcommand)]
+    Snippets(snippets_cmd::SnippetsCommand),
     /// Explain the approval rules: `kaiport policy check [--forbidden P]… -- 'command'`.
     Policy {
         #[command(subcommand)]
@@ -163,6 +169,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => runtime.block_on(serve::run(args)),
         Command::Forward(args) => runtime.block_on(forward::run(args)),
         Command::Fleet(command) => runtime.block_on(fleet_cmd::run(command)),
+        Command::Snippets(command) => runtime.block_on(snippets_cmd::run(command)),
         Command::KnownHosts(command) => runtime.block_on(forward::known_hosts(command)),
         Command::Shell {
             connection,

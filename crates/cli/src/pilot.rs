@@ -443,6 +443,8 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             | Event::SavedConnections { .. }
             | Event::SshConfigHosts { .. }
             | Event::FleetChecked { .. }
+            | Event::Snippets { .. }
+            | Event::SnippetExpanded { .. }
             | Event::FleetHostRunning { .. }
             | Event::FleetHostFinished { .. }
             | Event::FleetFinished { .. }

@@ -225,6 +225,8 @@ pub async fn run_calls(
             | Event::SavedConnections { .. }
             | Event::SshConfigHosts { .. }
             | Event::FleetChecked { .. }
+            | Event::Snippets { .. }
+            | Event::SnippetExpanded { .. }
             | Event::FleetHostRunning { .. }
             | Event::FleetHostFinished { .. }
             | Event::FleetFinished { .. }

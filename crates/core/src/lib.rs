@@ -30,6 +30,7 @@ pub mod policy;
 pub mod redact;
 mod saved_ops;
 pub mod shell_io;
+pub mod snippets;
 pub mod ssh;
 pub mod storage;
 pub mod taint;

@@ -298,6 +298,38 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
                 MAX_NAME_BYTES,
             )?;
         }
+        Op::ListSnippets { tab } => {
+            if let Some(tab) = tab {
+                c.op("list_snippets").tab(tab)?;
+            }
+        }
+        Op::SaveSnippet { snippet, previous } => {
+            c.op("save_snippet")
+                .text("the name", &snippet.name, MAX_NAME_BYTES)?;
+            c.optional("the previous name", previous.as_deref(), MAX_NAME_BYTES)?;
+            c.text("the command", &snippet.command, MAX_PATH_BYTES)?;
+            c.text("the description", &snippet.description, MAX_PATH_BYTES)?;
+            c.count("the variables", snippet.variables.len(), MAX_LIST_ITEMS)?;
+            let (kaiport_protocol::SnippetScope::Connection { name: scope }
+            | kaiport_protocol::SnippetScope::Group { tag: scope }) = &snippet.scope
+            else {
+                return Ok(());
+            };
+            c.text("the scope", scope, MAX_NAME_BYTES)?;
+        }
+        Op::DeleteSnippet { name } => {
+            c.op("delete_snippet")
+                .text("the name", name, MAX_NAME_BYTES)?;
+        }
+        Op::ExpandSnippet { tab, name, values } => {
+            c.op("expand_snippet").tab(tab)?;
+            c.text("the name", name, MAX_NAME_BYTES)?;
+            c.count("the values", values.len(), MAX_LIST_ITEMS)?;
+            for value in values {
+                c.text("a variable name", &value.name, MAX_NAME_BYTES)?;
+                c.text("a value", &value.value, MAX_PATH_BYTES)?;
+            }
+        }
         Op::ReadSettings { tab } => c.op("read_settings").tab(tab)?,
         Op::ReadAudit { limit } => {
             c.op("read_audit")

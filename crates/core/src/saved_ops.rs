@@ -118,6 +118,10 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::PressViewButton { .. }
             | Op::FleetCheck { .. }
             | Op::FleetRun { .. }
+            | Op::ListSnippets { .. }
+            | Op::SaveSnippet { .. }
+            | Op::DeleteSnippet { .. }
+            | Op::ExpandSnippet { .. }
             | Op::AppBackground
             | Op::AppForeground => Ok(Vec::new()),
         }

@@ -8,6 +8,7 @@ use crate::ops::TabView;
 use crate::pilot::{ModelChoice, ModelSettings, ProviderKind, TurnStatus};
 use crate::saved::{AuditEntry, SavedConnection, SshConfigHost};
 use crate::settings::{ConnectionSettings, Mode};
+use crate::snippets::{Snippet, SnippetBuiltins};
 use crate::tools::{PlanStep, ToolName};
 use crate::views::ViewReport;
 use schemars::JsonSchema;
@@ -450,6 +451,29 @@ pub enum Event {
     FleetFinished {
         run: String,
         report: FleetReport,
+    },
+    /// The snippets (`ListSnippets`; all of them after `SaveSnippet` and `DeleteSnippet`, where
+    /// `tab` is none). For a tab: those that apply to it and what it knows of the built-ins.
+    /// `problem`: why the op failed (nothing was saved or deleted; the list is as it was).
+    Snippets {
+        #[serde(default)]
+        tab: Option<TabId>,
+        snippets: Vec<Snippet>,
+        #[serde(default)]
+        builtins: SnippetBuiltins,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
+    },
+    /// A snippet expanded for `tab` (`ExpandSnippet`): the line to type, and whether to press
+    /// Enter after it; or `problem` (an unknown or missing variable, no such snippet) and an
+    /// empty line.
+    SnippetExpanded {
+        tab: TabId,
+        name: String,
+        line: String,
+        enter: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
     },
     /// The last lines of the audit log at `path`, oldest first (`ReadAudit`).
     AuditLog {

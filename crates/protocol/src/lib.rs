@@ -14,6 +14,7 @@ pub mod ops;
 pub mod pilot;
 pub mod saved;
 pub mod settings;
+pub mod snippets;
 pub mod tools;
 pub mod views;
 
@@ -26,5 +27,6 @@ pub use ops::*;
 pub use pilot::*;
 pub use saved::*;
 pub use settings::*;
+pub use snippets::*;
 pub use tools::{ToolName, parameters_schema};
 pub use views::*;

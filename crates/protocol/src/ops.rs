@@ -4,6 +4,7 @@ use crate::common::{CallId, PromptId, TabId};
 use crate::forwards::ForwardSpec;
 use crate::pilot::ModelSettings;
 use crate::settings::{ConnectionSettings, Mode};
+use crate::snippets::{Snippet, SnippetValue};
 use crate::views::ViewButton;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -404,6 +405,35 @@ pub enum Op {
         automatic: bool,
         #[serde(default)]
         concurrency: Option<u32>,
+    },
+    /// List the snippets: all of them, or with `tab` those that apply to that terminal tab
+    /// (global ones, its saved connection's and its groups') with what the tab knows of the
+    /// built-in variables. Answered by `Snippets`.
+    ListSnippets {
+        #[serde(default)]
+        tab: Option<TabId>,
+    },
+    /// Save a snippet (replacing the one called `previous`, else the one of the same name).
+    /// Its command must parse and be one line. Answered by `Snippets` (all of them), whose
+    /// `problem` says what was wrong, and then nothing was saved.
+    SaveSnippet {
+        snippet: Snippet,
+        #[serde(default)]
+        previous: Option<String>,
+    },
+    /// Delete the snippet called `name`. Answered by `Snippets` (all of them; `problem` when
+    /// there is none of that name).
+    DeleteSnippet { name: String },
+    /// Expand snippet `name` for `tab`: each variable from `values`, else (built-ins) what the
+    /// tab knows, else its default. Answered by `SnippetExpanded`, whose `problem` names a value
+    /// for a name the command does not have or a variable left without one (an `Error` when
+    /// there is no such tab). The engine types nothing (the front end sends the line as the user's
+    /// `TerminalInput`).
+    ExpandSnippet {
+        tab: TabId,
+        name: String,
+        #[serde(default)]
+        values: Vec<SnippetValue>,
     },
     /// Ask for an open tab's settings. Answered by `SettingsChanged`.
     ReadSettings { tab: TabId },

@@ -23,6 +23,7 @@ export const filesPanel = once(() => import("../components/terminal/FilesPanel.s
 export const auditLogView = once(() => import("../components/audit/AuditLogView.svelte"));
 export const connectionSettings = once(() => import("../components/connections/ConnectionSettingsDialog.svelte"));
 export const importSshConfig = once(() => import("../components/connections/ImportSshConfigDialog.svelte"));
+export const snippetPalette = once(() => import("../components/snippets/SnippetPalette.svelte"));
 const markdownModule = once(() => import("./markdown"));
 
 /** The markdown renderer once loaded (until then, Markdown.svelte shows the text as it is). */
@@ -43,6 +44,7 @@ export function preloadAll(): void {
     auditLogView,
     connectionSettings,
     importSshConfig,
+    snippetPalette,
   ];
   for (const load of loads) {
     load().catch(() => {});

@@ -484,6 +484,18 @@ problem?: string | null } |
 { type: "fleet_host_finished"; run: string; result: FleetHostResult; done: number; total: number } | 
 /**  A fleet run ended: every host's outcome, grouped. */
 { type: "fleet_finished"; run: string; report: FleetReport } | 
+/**
+ *  The snippets (`ListSnippets`; all of them after `SaveSnippet` and `DeleteSnippet`, where
+ *  `tab` is none). For a tab: those that apply to it and what it knows of the built-ins.
+ *  `problem`: why the op failed (nothing was saved or deleted; the list is as it was).
+ */
+{ type: "snippets"; tab?: string | null; snippets: Snippet[]; builtins?: SnippetBuiltins; problem?: string | null } | 
+/**
+ *  A snippet expanded for `tab` (`ExpandSnippet`): the line to type, and whether to press
+ *  Enter after it; or `problem` (an unknown or missing variable, no such snippet) and an
+ *  empty line.
+ */
+{ type: "snippet_expanded"; tab: string; name: string; line: string; enter: boolean; problem?: string | null } | 
 /**  The last lines of the audit log at `path`, oldest first (`ReadAudit`). */
 { type: "audit_log"; path: string; entries: AuditEntry[] } | 
 /**  A tool call ended and its audit line was written. */
@@ -1087,6 +1099,31 @@ model?: ModelSettings | null } |
  *  `FleetFinished`.
  */
 { type: "fleet_run"; run: string; targets: string[]; command: string; mode?: Mode | null; approved?: string[]; automatic?: boolean; concurrency?: number | null } | 
+/**
+ *  List the snippets: all of them, or with `tab` those that apply to that terminal tab
+ *  (global ones, its saved connection's and its groups') with what the tab knows of the
+ *  built-in variables. Answered by `Snippets`.
+ */
+{ type: "list_snippets"; tab?: string | null } | 
+/**
+ *  Save a snippet (replacing the one called `previous`, else the one of the same name).
+ *  Its command must parse and be one line. Answered by `Snippets` (all of them), whose
+ *  `problem` says what was wrong, and then nothing was saved.
+ */
+{ type: "save_snippet"; snippet: Snippet; previous?: string | null } | 
+/**
+ *  Delete the snippet called `name`. Answered by `Snippets` (all of them; `problem` when
+ *  there is none of that name).
+ */
+{ type: "delete_snippet"; name: string } | 
+/**
+ *  Expand snippet `name` for `tab`: each variable from `values`, else (built-ins) what the
+ *  tab knows, else its default. Answered by `SnippetExpanded`, whose `problem` names a value
+ *  for a name the command does not have or a variable left without one (an `Error` when
+ *  there is no such tab). The engine types nothing (the front end sends the line as the user's
+ *  `TerminalInput`).
+ */
+{ type: "expand_snippet"; tab: string; name: string; values?: SnippetValue[] } | 
 /**  Ask for an open tab's settings. Answered by `SettingsChanged`. */
 { type: "read_settings"; tab: string } | 
 /**
@@ -1427,6 +1464,61 @@ export type SiteRow = {
 export type SkippedFile = {
 	path: string,
 	reason: string,
+};
+
+/**  A saved snippet. */
+export type Snippet = {
+	/**  Unique among the snippets (trimmed, at most 64 characters). */
+	name: string,
+	description?: string,
+	/**
+	 *  One line: `{{name}}` is a variable, `{{name:default}}` one with a default, `{{host}}`,
+	 *  `{{user}}` and `{{cwd}}` are built in, and `\{{` is a literal `{{`.
+	 */
+	command: string,
+	/**  Press Enter after typing it (otherwise the line waits at the prompt for the user). */
+	enter?: boolean,
+	scope: SnippetScope,
+	/**
+	 *  The command's variables, as the engine parsed them (filled in by `Event::Snippets`,
+	 *  ignored by `Op::SaveSnippet`).
+	 */
+	variables?: SnippetVariable[],
+};
+
+/**  What a tab knows of the built-in variables (`Event::Snippets` for a tab); None is unknown. */
+export type SnippetBuiltins = {
+	host?: string | null,
+	user?: string | null,
+	/**  The shell's current folder as its integration last reported it (OSC 7). */
+	cwd?: string | null,
+};
+
+/**  Where a snippet applies. */
+export type SnippetScope = 
+/**  Every terminal tab. */
+{ kind: "global" } | 
+/**  Tabs of one saved connection. */
+{ kind: "connection"; name: string } | 
+/**  Tabs of the saved connections that have this tag (group). */
+{ kind: "group"; tag: string };
+
+/**  One value the user gave a variable (`Op::ExpandSnippet`). */
+export type SnippetValue = {
+	name: string,
+	value: string,
+};
+
+/**  One variable of a snippet's command, in the order it first appears. */
+export type SnippetVariable = {
+	name: string,
+	/**  `{{name:default}}`: the value used when none is given. */
+	default?: string | null,
+	/**
+	 *  `host`, `user` or `cwd`: filled in from the tab (asked only when the tab does not know
+	 *  it, e.g. the current folder without shell integration).
+	 */
+	builtin?: boolean,
 };
 
 /**  A concrete `Host` of an OpenSSH config, offered for import. */

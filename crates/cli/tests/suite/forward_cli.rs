@@ -102,7 +102,8 @@ fn wait(child: &mut Child) -> std::process::ExitStatus {
     panic!("kaiport forward did not end");
 }
 
-fn audit(home: &Path) -> Vec<Value> {
+/// The audit log's lines in `home` (also read by the snippet tests).
+pub(super) fn audit(home: &Path) -> Vec<Value> {
     std::fs::read_to_string(home.join("ai-audit.jsonl"))
         .unwrap_or_default()
         .lines()

@@ -6,5 +6,6 @@ mod policy_cli;
 mod secrets_log;
 mod serve;
 mod sftp_keys_cli;
+mod snippets_cli;
 mod storage_cli;
 mod tool_cli;

@@ -27,6 +27,8 @@ pub struct TabInfo {
     pub live: LiveFacts,
     /// The tab's plan, when it has one.
     pub plan: Option<PlanCard>,
+    /// The user's snippets that apply to the tab (terminal tabs), listed in the system prompt.
+    pub snippets: Vec<kaiport_protocol::Snippet>,
 }
 
 /// What the engine knows of a tab at this moment (see [`TabInfo`]).

@@ -359,32 +359,7 @@ impl ProfileStore {
         };
         let text =
             toml::to_string_pretty(&file).map_err(|e| ProfileError::Encode(e.to_string()))?;
-        let write_err = |source| ProfileError::Write {
-            path: self.path.clone(),
-            source,
-        };
-        let dir = match self.path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
-            _ => PathBuf::from("."),
-        };
-        std::fs::create_dir_all(&dir).map_err(write_err)?;
-        let file_name = self
-            .path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(PROFILES_FILE);
-        let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-        let result = (|| {
-            let mut out = std::fs::File::create(&temp)?;
-            out.write_all(text.as_bytes())?;
-            out.sync_all()?;
-            std::fs::rename(&temp, &self.path)
-        })();
-        if result.is_err() {
-            // Best effort: do not leave the temp file behind.
-            let _ = std::fs::remove_file(&temp);
-        }
-        result.map_err(write_err)
+        write_atomic(&self.path, &text)
     }
 
     /// The [`SshTarget`] for profile `name`, with its ProxyJump hops resolved (hops naming
@@ -448,6 +423,36 @@ impl ProfileStore {
         seen.remove(name);
         Ok(target)
     }
+}
+
+/// Writes `text` to `path` atomically: a temp file in the same folder (created when missing),
+/// flushed, renamed over. Other files in the config folder (snippets) are saved the same way.
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), ProfileError> {
+    let write_err = |source| ProfileError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(write_err)?;
+    let file_name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(PROFILES_FILE);
+    let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut out = std::fs::File::create(&temp)?;
+        out.write_all(text.as_bytes())?;
+        out.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        // Best effort: do not leave the temp file behind.
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map_err(write_err)
 }
 
 fn parse(text: &str, path: &Path) -> Result<Vec<ConnectionProfile>, ProfileError> {

@@ -26,6 +26,7 @@ mod host_keys;
 mod pipeline;
 mod prompts;
 mod restore;
+mod snippets;
 mod tabs;
 mod transfers;
 mod views;
@@ -502,6 +503,10 @@ impl Engine {
             | Op::ImportSshConfig { .. }
             | Op::UpdateConnectionSettings { .. }
             | Op::SetConnectionTags { .. }
+            | Op::ListSnippets { .. }
+            | Op::SaveSnippet { .. }
+            | Op::DeleteSnippet { .. }
+            | Op::ExpandSnippet { .. }
             | Op::ReadAudit { .. }) => {
                 inner.saved_op(op);
             }
@@ -547,7 +552,19 @@ impl Engine {
         let plan = self.inner.plans.card(tab);
         #[cfg(not(feature = "plan"))]
         let plan = None;
+        // Small files, read as the prompt is built: a snippet saved meanwhile is seen at once.
+        let snippets = match self.inner.snippet_context(tab) {
+            Some(context) if found.kind == TabKind::Terminal => snippets::for_tab(
+                &crate::snippets::SnippetStore::path_in(&self.inner.config.config_dir),
+                &self.inner.config.profiles_path,
+                &context,
+            )
+            .map(|(snippets, _)| snippets)
+            .unwrap_or_default(),
+            _ => Vec::new(),
+        };
         Some(TabInfo {
+            snippets,
             kind: found.kind,
             connection: found.connection.clone(),
             mode: found.mode(),
@@ -688,8 +705,16 @@ impl Inner {
             tokio::spawn(async move {
                 while let Some(op) = ops.recv().await {
                     let Some(inner) = engine.upgrade() else { break };
-                    let emit = |event| inner.emit(event);
-                    crate::saved_ops::handle(&inner.config, emit, op).await;
+                    match op {
+                        op @ (Op::ListSnippets { .. }
+                        | Op::SaveSnippet { .. }
+                        | Op::DeleteSnippet { .. }
+                        | Op::ExpandSnippet { .. }) => inner.snippet_op(op).await,
+                        op => {
+                            let emit = |event| inner.emit(event);
+                            crate::saved_ops::handle(&inner.config, emit, op).await;
+                        }
+                    }
                 }
             });
             queue

@@ -315,6 +315,8 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "fleet_host_running":
     case "fleet_host_finished":
     case "fleet_finished":
+    case "snippets": // the snippet palette's answers: snippets.svelte.ts
+    case "snippet_expanded":
       return state;
     default: {
       // A new event type fails to compile here; one from a newer engine is ignored.

@@ -48,6 +48,7 @@ import {
 import { applyModelsEvent, initialModels, type ModelsState } from "./pilot-models";
 import { applySetupEvent, initialModelSetup, setupAsked, type ModelSetupState } from "./pilot-setup";
 import { Library } from "./library.svelte";
+import { SnippetRequests } from "./snippets.svelte";
 
 /** A terminal size to open with until the view measures itself. */
 const DEFAULT_COLS = 100;
@@ -73,6 +74,8 @@ export class Session {
   readonly output = new TerminalOutput();
   /** Saved connections, settings, the audit log. */
   readonly library: Library;
+  /** The snippet palette's requests. */
+  readonly snippets: SnippetRequests;
   /** The storage tabs' panes and transfers (storage.svelte.ts). */
   readonly storage: StorageDesk;
   private readonly transport: Transport;
@@ -86,10 +89,12 @@ export class Session {
   constructor(transport: Transport) {
     this.transport = transport;
     this.library = new Library(transport);
+    this.snippets = new SnippetRequests(transport);
     this.storage = new StorageDesk((op) => transport.send(op));
     this.stop = transport.subscribe((message) => {
       switch (message.kind) {
         case "event":
+          this.snippets.handle(message.event);
           if (this.library.answered(message.event)) {
             // Shown in the dialog that asked.
             break;
@@ -130,6 +135,9 @@ export class Session {
             }
             this.everOpen = true;
             this.transport.send({ type: "list_models" });
+          }
+          if (message.status === "closed") {
+            this.snippets.linkClosed();
           }
           this.state = linkChanged(this.state, message.status);
           break;

@@ -1018,6 +1018,8 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "fleet_host_running":
     case "fleet_host_finished":
     case "fleet_finished":
+    case "snippets": // the snippet palette: snippets.svelte.ts
+    case "snippet_expanded":
     case "view_shown":
     case "view_button_finished":
       return state;

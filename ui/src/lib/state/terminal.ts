@@ -53,12 +53,13 @@ export interface KeyPress {
   preventDefault(): void;
 }
 
-/** Ctrl+Shift and a physical key (so Shift does not change it): T, W, F (the app's), C (copy),
+/** Ctrl+Shift and a physical key (so Shift does not change it): T, W, F, S (the app's), C (copy),
  * V (the browser's paste, which xterm turns into a bracketed paste), and +, - and 0 (zoom). */
 const SHORTCUTS: Record<string, Shortcut> = {
   KeyT: "app",
   KeyW: "app",
   KeyF: "app",
+  KeyS: "app",
   KeyV: "app",
   KeyC: "copy",
   Equal: "zoom-in",

@@ -154,6 +154,47 @@ fn this_tab(out: &mut String, tab: &TabInfo, tools: &[ToolSchema]) {
     );
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
     let _ = writeln!(out, "- Tools in this tab: {}.", names.join(", "));
+    snippets(out, tab);
+}
+
+/// The most snippets listed, and the longest command and description shown of each.
+const MAX_PROMPT_SNIPPETS: usize = 20;
+const MAX_SNIPPET_CHARS: usize = 160;
+
+/// The user's snippets for the tab, in a few lines: the model may run one with run_command.
+fn snippets(out: &mut String, tab: &TabInfo) {
+    if tab.kind != TabKind::Terminal || tab.snippets.is_empty() {
+        return;
+    }
+    let cut = |text: &str| -> String {
+        let text = text.trim();
+        match text.char_indices().nth(MAX_SNIPPET_CHARS) {
+            Some((at, _)) => format!("{}…", &text[..at]),
+            None => text.to_owned(),
+        }
+    };
+    out.push_str(
+        "- The user's snippets for this tab (saved command lines; fill in `{{name}}`, or use the \
+         default in `{{name:default}}`; `{{host}}`, `{{user}}`, `{{cwd}}` are this tab's). When one \
+         fits, run its filled-in line with run_command (approval as for any command):\n",
+    );
+    for snippet in tab.snippets.iter().take(MAX_PROMPT_SNIPPETS) {
+        let description = cut(&snippet.description);
+        let separator = if description.is_empty() { "" } else { ": " };
+        let _ = writeln!(
+            out,
+            "  - {}{separator}{description} — `{}`",
+            cut(&snippet.name),
+            cut(&snippet.command)
+        );
+    }
+    if tab.snippets.len() > MAX_PROMPT_SNIPPETS {
+        let _ = writeln!(
+            out,
+            "  - and {} more the user can pick from the Snippets palette.",
+            tab.snippets.len() - MAX_PROMPT_SNIPPETS
+        );
+    }
 }
 
 /// What the host probe found.

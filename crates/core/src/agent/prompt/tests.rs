@@ -95,6 +95,7 @@ fn terminal(
             watched: true,
         },
         plan: None,
+        snippets: Vec::new(),
     }
 }
 
@@ -1087,4 +1088,30 @@ fn a_reconnecting_terminal_is_said_to_be_reconnecting() {
         "{prompt}"
     );
     assert!(!prompt.contains("shell integration is on"), "{prompt}");
+}
+
+#[test]
+fn the_tabs_snippets_are_listed_briefly() {
+    let mut tab = terminal(
+        Mode::Ask,
+        Some(debian("alice", 1000, &["alice"])),
+        Some("bash"),
+        true,
+    );
+    let none = system_prompt(&tab, &tool_schemas(TabKind::Terminal), "n", Style::Full);
+    assert!(!none.contains("snippets"), "{none}");
+    tab.snippets = vec![kaiport_protocol::Snippet {
+        name: "follow log".to_owned(),
+        description: "Follow a log file".to_owned(),
+        command: "tail -f {{file:/var/log/syslog}}".to_owned(),
+        enter: true,
+        scope: kaiport_protocol::SnippetScope::Global,
+        variables: Vec::new(),
+    }];
+    let prompt = system_prompt(&tab, &tool_schemas(TabKind::Terminal), "n", Style::Full);
+    assert!(
+        prompt.contains("  - follow log: Follow a log file — `tail -f {{file:/var/log/syslog}}`\n"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("run_command"), "{prompt}");
 }
