@@ -50,7 +50,7 @@ const NOT_ON_DEBIAN: &[(&str, &str)] = &[
 const SUBCOMMANDS_NOT_ON_DEBIAN: &[(&str, &str, &str)] = &[(
     "docker",
     "compose",
-    "the Compose v2 plugin is not packaged by Debian 12 (its docker-compose is v1, another program); its spec is from the upstream reference",
+    "the Compose v2 plugin is not packaged by Debian 12 (its docker-compose is v1, which shares the spec but not all the options); its spec is from the upstream reference",
 )];
 
 /// Whether a subcommand path can be checked here: not one of [`SUBCOMMANDS_NOT_ON_DEBIAN`], or

@@ -6,11 +6,11 @@
 //! host write. Dangerous: `docker system prune`, `docker volume rm/prune`, `kubectl delete`,
 //! `helm uninstall`.
 //!
-//! Every program here has a complete spec: docker (with the Compose v2 plugin, compose.spec),
-//! podman, nerdctl, kubectl, oc and helm list every subcommand and option (docker, podman and
-//! kubectl from their own help; compose, nerdctl, oc and helm, which Debian does not package, from
-//! their upstream references and source: see each .spec file's header). An option or subcommand
-//! a spec does not list asks.
+//! Every program here has a complete spec: docker (with the Compose v2 plugin, compose.spec,
+//! which the standalone Compose v1 `docker-compose` shares), podman, nerdctl, kubectl, oc and
+//! helm list every subcommand and option (docker, podman and kubectl from their own help;
+//! compose, nerdctl, oc and helm, which Debian does not package, from their upstream references
+//! and source: see each .spec file's header). An option or subcommand a spec does not list asks.
 
 use super::super::paths::{lockout_match, normalise_path};
 use super::args::Call;
@@ -998,6 +998,14 @@ pub const SPECS: &[Spec] = &[
         hook: Some(docker_spec),
     },
     Spec {
+        // Compose v1, the standalone program: `docker compose` by the same spec. An option only
+        // v1 had (`--skip-hostname-check`) is unknown, and asks.
+        names: &["docker-compose"],
+        family: "containers",
+        text: concat!(include_str!("compose.spec"), "\n@root compose\n"),
+        hook: Some(docker_compose),
+    },
+    Spec {
         names: &["podman"],
         family: "containers",
         text: include_str!("podman.spec"),
@@ -1032,17 +1040,29 @@ pub const SPECS: &[Spec] = &[
 /// docker, read with its complete spec: what runs in the container, host mounts and powers
 /// given to it, files copied to this host, compose's exec and run.
 fn docker_spec(call: &Call<'_>, verdict: &mut Verdict) {
-    let path: Vec<&str> = call.sub_words.clone();
-    let verb = match path.as_slice() {
+    let shown = match call.sub_words.first() {
+        Some(&"compose") => format!("{} compose", call.name),
+        _ => call.name.to_owned(),
+    };
+    docker_verbs(call, &call.sub_words, &shown, verdict);
+}
+
+/// docker-compose, `docker compose` by another name: the same reading of exec, run and cp.
+fn docker_compose(call: &Call<'_>, verdict: &mut Verdict) {
+    let mut path = vec!["compose"];
+    path.extend(call.sub_words.iter().copied());
+    docker_verbs(call, &path, call.name, verdict);
+}
+
+/// [`docker_spec`] for a subcommand path (`compose run`), `shown` naming the program in reasons.
+fn docker_verbs(call: &Call<'_>, path: &[&str], shown: &str, verdict: &mut Verdict) {
+    let verb = match path {
         ["container", verb, ..] => *verb,
         ["compose", verb @ ("exec" | "run" | "cp"), ..] => *verb,
         [verb, ..] => *verb,
         [] => return,
     };
-    let how = match path.first() {
-        Some(&"compose") => format!("{} compose {verb}", call.name),
-        _ => format!("{} {verb}", call.name),
-    };
+    let how = format!("{shown} {verb}");
     match verb {
         "run" | "create" | "exec" => {
             for found in &call.options {

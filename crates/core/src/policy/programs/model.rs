@@ -14,6 +14,7 @@
 //! -I, --use-compress-program=PROG : runs gzip xz zstd   # runs one of these, else asks
 //! --remove-files : deletes removes the files it archived
 //! @sub status, show : read-only           # a subcommand (with its options below it)
+//! @root compose                           # the program is this subcommand (docker-compose)
 //! ```
 //!
 //! Specs are read once ([`super::registry`]). This module must never make an option harmless that
@@ -251,6 +252,7 @@ pub fn read_table_with(text: &str, shared: &[(&str, &str)]) -> Result<Table, Str
     expand(&lines, &blocks, shared, 0, &mut expanded)?;
     // The path of subcommand indices the lines below a `@sub` belong to.
     let mut path: Vec<usize> = Vec::new();
+    let mut root: Option<String> = None;
     for line in &expanded {
         let level = level_at(&mut table.root, &path);
         if let Some(directive) = line.strip_prefix('@') {
@@ -260,6 +262,7 @@ pub fn read_table_with(text: &str, shared: &[(&str, &str)]) -> Result<Table, Str
             let rest = rest.trim();
             match word {
                 "sub" => path = declare_sub(&mut table.root, rest)?,
+                "root" => root = Some(rest.to_owned()),
                 "operands" => level.operands = read_operands(rest)?,
                 "read-only" => level.read_only = true,
                 "posix" => level.posix = true,
@@ -278,7 +281,38 @@ pub fn read_table_with(text: &str, shared: &[(&str, &str)]) -> Result<Table, Str
         let option = read_option(line)?;
         level_at(&mut table.root, &path).options.push(option);
     }
+    if let Some(root) = root {
+        table.root = subcommand_as_program(table.root, &root)?;
+    }
     Ok(table)
+}
+
+/// `@root a/b`: the program is the subcommand `a b` of the text (the standalone `docker-compose`
+/// is `docker compose`), with its options, operands and subcommands.
+fn subcommand_as_program(mut level: Level, path: &str) -> Result<Level, String> {
+    for word in path.split('/') {
+        let index = level
+            .subs
+            .iter()
+            .position(|sub| sub.names.iter().any(|name| name == word))
+            .ok_or_else(|| format!("@root {path}: no subcommand {word}"))?;
+        level = level.subs.swap_remove(index);
+    }
+    // The program level has no class of its own: only a subcommand that reads or changes
+    // (never read-only, as a program level that is not `@read-only`) can be the program.
+    match &level.class {
+        None => {}
+        Some(Class::Changes(_)) => level.read_only = false,
+        Some(other) => {
+            return Err(format!(
+                "@root {path}: a subcommand that {} cannot be a program",
+                other.describe()
+            ));
+        }
+    }
+    level.names.clear();
+    level.class = None;
+    Ok(level)
 }
 
 /// Lines with `@use NAME` replaced by the block's lines (blocks may use blocks).
@@ -566,5 +600,26 @@ mod tests {
         assert!(read_table("@use nothing").is_err());
         assert!(read_table("FILE").is_err());
         assert!(read_table("-x : deletes").is_err());
+        assert!(read_table("@sub a\n@root b").is_err());
+        assert!(read_table("@sub a : dangerous wipes\n@root a").is_err());
+    }
+
+    #[test]
+    fn a_subcommand_can_be_the_program() {
+        let table = read_table(
+            "-x
+             @sub compose : read-only
+             -f X, --file=X : reads
+             @sub compose/down : changes
+             -v, --volumes : deletes removes volumes
+             @root compose",
+        )
+        .unwrap();
+        assert!(table.root.names.is_empty());
+        assert!(table.root.read_only);
+        assert!(table.root.class.is_none());
+        assert!(table.root.options.iter().any(|def| def.has("--file")));
+        assert!(!table.root.options.iter().any(|def| def.has("-x")));
+        assert_eq!(table.root.sub("down").map(|sub| sub.options.len()), Some(1));
     }
 }
