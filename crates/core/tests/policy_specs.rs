@@ -462,6 +462,23 @@ fn sources() -> Vec<Source> {
         help("nano", &[&["nano", "--help"], &["man", "nano"]]),
         help("emacs", &[&["emacs", "--help"], &["man", "emacs"]]),
         Source {
+            program: "joe",
+            path: &[],
+            help: &[&["man", "joe"]],
+            // xterm's configure option, in the manual's notes on mouse support.
+            ignore: &["--enable-paste64"],
+        },
+        Source {
+            program: "micro",
+            path: &[],
+            help: &[&["micro", "-help"], &["micro", "-options"]],
+            // The help's own placeholder for `-SETTING VALUE`.
+            ignore: &["-option"],
+        },
+        help("mcedit", &[&["mcedit", "--help-all"]]),
+        help("mg", &[&["man", "mg"]]),
+        help("jed", &[&["jed", "--help"]]),
+        Source {
             program: "gpg",
             path: &[],
             help: &[&["gpg", "--help"], &["man", "gpg"]],
