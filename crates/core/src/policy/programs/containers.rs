@@ -49,11 +49,11 @@ pub const SPECS: &[Spec] = &[
                --annotation=X
                -a X, --attach=X
                --blkio-weight-device=X
-               --cgroupns=X
+               --cgroupns=X : judged =host shares the host's namespace (asks)
                --cidfile=X : writes
                --cpu-count=X
                --cpu-percent=X
-               --device=X
+               --device=X : judged gives the container host powers (asks)
                --device-cgroup-rule=X
                --device-read-bps=X
                --device-read-iops=X
@@ -69,7 +69,7 @@ pub const SPECS: &[Spec] = &[
                --io-maxiops=X
                --ip=X
                --ip6=X
-               --ipc=X
+               --ipc=X : judged =host shares the host's namespace (asks)
                --kernel-memory=X
                --label-file=X : reads
                --link=X
@@ -78,8 +78,8 @@ pub const SPECS: &[Spec] = &[
                --memory-swappiness=X
                --network-alias=X
                --oom-kill-disable
-               --pid=X
-               --privileged
+               --pid=X : judged =host shares the host's namespace (asks)
+               --privileged : judged gives the container the whole host (asks)
                -P, --publish-all
                --pull=X
                --runtime=X
@@ -87,9 +87,9 @@ pub const SPECS: &[Spec] = &[
                --storage-opt=X
                --tmpfs=X
                --use-api-socket
-               --userns=X
-               --uts=X
-               -v X, --volume=X
+               --userns=X : judged =host shares the host's namespace (asks)
+               --uts=X : judged =host shares the host's namespace (asks)
+               -v X, --volume=X : judged mounts host folders (/ or a lock-out path asks)
                --volume-driver=X
                --volumes-from=X
                @end
@@ -146,9 +146,9 @@ pub const SPECS: &[Spec] = &[
                --help
                @end
                @block docker-5
-               --cap-add=X
+               --cap-add=X : judged gives the container host powers (asks)
                --cap-drop=X
-               --entrypoint=X
+               --entrypoint=X : judged the program run in the container, analysed as typed
                --health-cmd=X
                --health-interval=X
                --health-retries=X
@@ -178,7 +178,7 @@ pub const SPECS: &[Spec] = &[
                --network=X
                --platform=X
                --rm
-               --security-opt=X
+               --security-opt=X : judged turning confinement off asks
                --shm-size=X
                --ulimit=X
                @end
@@ -193,7 +193,7 @@ pub const SPECS: &[Spec] = &[
                -e X, --env=X
                --env-file=X : reads
                -i, --interactive
-               --privileged
+               --privileged : judged gives the container the whole host (asks)
                -t, --tty
                -u X, --user=X
                -w X, --workdir=X
@@ -206,7 +206,7 @@ pub const SPECS: &[Spec] = &[
                -e X, --env=X
                --env-file=X : reads
                -l X, --label=X
-               --mount=X
+               --mount=X : judged mounts host folders (/ or a lock-out path asks)
                --name=X
                -p X, --publish=X
                --sysctl=X

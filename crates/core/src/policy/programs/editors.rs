@@ -33,19 +33,18 @@ pub const SPECS: &[Spec] = &[
         ],
         family: "editors",
         text: "@operands files
-               # +CMD and +N are operands. The editor commands of -c, --cmd and +CMD and the files
-               # of -u, -U and -i (NONE is harmless) are judged by the hook (vim below).
+               # +CMD and +N are operands; the editor commands of +CMD are judged by the hook too.
                --clean
-               --cmd=COMMAND
-               -c COMMAND
+               --cmd=COMMAND : judged `:!cmd` is analysed as typed; other commands it cannot follow ask
+               -c COMMAND : judged `:!cmd` is analysed as typed; other commands it cannot follow ask
                -S FILE : unprovable runs the editor commands in a file
                -s FILE : unprovable types the keys in a file
-               -u VIMRC
-               -U GVIMRC
-               -i VIMINFO
+               -u VIMRC : judged a settings file (NONE and NORC are harmless; any other asks)
+               -U GVIMRC : judged a settings file (NONE and NORC are harmless; any other asks)
+               -i VIMINFO : judged a state file (NONE is harmless; any other asks)
                -w FILE : writes
                -W FILE : writes
-               -V[N] : harmless verbose; -V20FILE writes a log (the hook reads it)
+               -V[N] : judged verbose; -V20FILE writes the log FILE
                --log=FILE : writes
                --startuptime=FILE : writes
                -T TERMINAL
@@ -156,7 +155,7 @@ pub const SPECS: &[Spec] = &[
         names: &["emacs", "emacs-nox", "emacs-gtk"],
         family: "editors",
         text: "@operands files
-               # +LINE[:COLUMN] is an operand; --file and its kin name files it edits (the hook).
+               # +LINE[:COLUMN] is an operand.
                --batch, -batch
                --chdir=DIR, -chdir DIR
                --daemon[=NAME], -daemon[=NAME] : changes starts an editor server
@@ -181,9 +180,9 @@ pub const SPECS: &[Spec] = &[
                --directory=DIR, -directory DIR : unprovable adds a folder Lisp code is loaded from
                --eval=EXPR, -eval EXPR : unprovable evaluates Lisp code
                --execute=EXPR, -execute EXPR : unprovable evaluates Lisp code
-               --file=FILE, -file FILE
-               --find-file=FILE, -find-file FILE
-               --visit=FILE, -visit FILE
+               --file=FILE, -file FILE : judged a file it edits (a lock-out file asks)
+               --find-file=FILE, -find-file FILE : judged a file it edits (a lock-out file asks)
+               --visit=FILE, -visit FILE : judged a file it edits (a lock-out file asks)
                --funcall=FUNC, -funcall FUNC : unprovable calls a Lisp function
                --insert=FILE, -insert FILE : reads
                --kill, -kill
@@ -476,7 +475,7 @@ pub const SPECS: &[Spec] = &[
                -u, --nosubshell
                -l FILE, --ftplog=FILE : writes
                -v FILE, --view=FILE : reads
-               -e, --edit[=FILE] # its files are edited (the hook)",
+               -e, --edit[=FILE] : judged a file it edits (a lock-out file asks)",
         hook: Some(mcedit),
     },
     Spec {

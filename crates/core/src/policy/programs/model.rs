@@ -1,8 +1,9 @@
 //! The data model of a program spec and the small text format specs are written in.
 //!
 //! A spec lists a program's subcommands and every option it accepts, each with a [`Class`]:
-//! what using it does (harmless, reads a named file, writes one, deletes, runs another program,
-//! network, changes, dangerous, lock-out, unprovable). The text looks like a program's `--help`:
+//! what using it does (harmless, judged by the spec's code, reads a named file, writes one,
+//! deletes, runs another program, network, changes, dangerous, lock-out, unprovable). The text
+//! looks like a program's `--help`:
 //!
 //! ```text
 //! @read-only                              # the program only reads, unless an option says more
@@ -10,6 +11,7 @@
 //! -c, --create : changes
 //! -f, --file=ARCHIVE : reads              # an option with a value
 //! --color[=WHEN]                          # an optional, attached value; harmless by default
+//! -v, --volume=X : judged mounts host folders    # the spec's code weighs the value
 //! --to-command=COMMAND : runs *           # runs any program: never covered, always asks
 //! -I, --use-compress-program=PROG : runs gzip xz zstd   # runs one of these, else asks
 //! --remove-files : deletes removes the files it archived
@@ -25,6 +27,10 @@
 pub enum Class {
     /// Changes nothing and names nothing read: a flag, a number, a format.
     Harmless,
+    /// The spec's code judges the value (a bind mount, an editor command): the table adds
+    /// nothing, the hook asks for the values it must (`vim -c ':!cmd'`, `docker run -v /:/h`).
+    /// Explanations say so rather than call the option harmless.
+    Judged(String),
     /// Reads the file its value names.
     Reads,
     /// Writes the file its value names (the path joins the write and lock-out checks).
@@ -51,13 +57,14 @@ pub enum Class {
 impl Class {
     /// Using it leaves the system as it was (plan mode may run it).
     pub fn is_read_only(&self) -> bool {
-        matches!(self, Class::Harmless | Class::Reads)
+        matches!(self, Class::Harmless | Class::Judged(_) | Class::Reads)
     }
 
     /// A short name for explanations.
     pub fn describe(&self) -> String {
         match self {
             Class::Harmless => "harmless".to_owned(),
+            Class::Judged(why) => format!("judged by the spec's code: {why}"),
             Class::Reads => "reads a file".to_owned(),
             Class::Writes => "writes a file".to_owned(),
             Class::WritesInto => "writes into a folder".to_owned(),
@@ -461,6 +468,7 @@ pub fn read_class(text: &str) -> Result<Class, String> {
     };
     Ok(match word {
         "harmless" => Class::Harmless,
+        "judged" => Class::Judged(reason()?),
         "reads" => Class::Reads,
         "writes" => Class::Writes,
         "writes-into" => Class::WritesInto,
