@@ -86,7 +86,7 @@ for package in man-db rsync moreutils mariadb-client postgresql-client redis-too
     gdb adduser passwd finger iputils-ping iputils-tracepath traceroute mtr-tiny bind9-dnsutils \
     whois net-tools ncat netcat-openbsd sysvinit-utils init-system-helpers \
     iptables ipset firewalld ifupdown isc-dhcp-client netplan.io wpasupplicant \
-    gcc g++ clang nano emacs-nox snapd podman logrotate; do
+    gcc g++ clang nano emacs-nox joe micro mc mg jed snapd podman logrotate; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
         missing+=("$package")
     fi

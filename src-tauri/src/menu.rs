@@ -1,6 +1,8 @@
 //! The native menus. On macOS the app menu comes first, as the platform expects; elsewhere File,
 //! Edit, View, Window, Help. Items the page carries out are sent to it as
 //! [`DesktopMessage::Menu`]; the window's own (quit, minimize, full screen) are the platform's.
+//! Settings… (⌘, / Ctrl+,) is in the app menu on macOS and at the end of Edit elsewhere, where
+//! GNOME and KDE keep Preferences.
 //!
 //! Copy and Paste are Ctrl+Shift+C / V outside macOS, as in terminals: Ctrl+C belongs to the
 //! shell.
@@ -52,6 +54,14 @@ const VIEW: &[(&str, &str, &str, MenuAction)] = &[
     ),
 ];
 
+/// The app's Settings: the page opens its dialog.
+const SETTINGS: (&str, &str, &str, MenuAction) = (
+    "settings",
+    "Settings…",
+    "CmdOrCtrl+,",
+    MenuAction::OpenSettings,
+);
+
 #[cfg(target_os = "macos")]
 const COPY_KEYS: &str = "Cmd+C";
 #[cfg(not(target_os = "macos"))]
@@ -63,11 +73,16 @@ const PASTE_KEYS: &str = "Ctrl+Shift+V";
 
 /// The page's action for a menu item id.
 pub fn action(id: &str) -> Option<MenuAction> {
-    [FILE, EDIT, VIEW]
+    [FILE, EDIT, VIEW, std::slice::from_ref(&SETTINGS)]
         .iter()
         .flat_map(|items| items.iter())
         .find(|(item, ..)| *item == id)
         .map(|(.., action)| *action)
+}
+
+fn settings_item<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<MenuItem<R>> {
+    let (id, label, keys, _) = SETTINGS;
+    MenuItem::with_id(app, id, label, true, Some(keys))
 }
 
 fn submenu<R: Runtime>(
@@ -104,6 +119,8 @@ pub fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Menu<R>> {
         let app_menu = Submenu::new(app, "kaiport", true)?;
         app_menu.append(&PredefinedMenuItem::about(app, None, Some(about.clone()))?)?;
         app_menu.append(&PredefinedMenuItem::separator(app)?)?;
+        app_menu.append(&settings_item(app)?)?;
+        app_menu.append(&PredefinedMenuItem::separator(app)?)?;
         app_menu.append(&PredefinedMenuItem::hide(app, None)?)?;
         app_menu.append(&PredefinedMenuItem::hide_others(app, None)?)?;
         app_menu.append(&PredefinedMenuItem::separator(app)?)?;
@@ -116,7 +133,12 @@ pub fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Menu<R>> {
         vec![PredefinedMenuItem::quit(app, None)?]
     };
     menu.append(&submenu(app, "File", FILE, file_extra)?)?;
-    menu.append(&submenu(app, "Edit", EDIT, vec![])?)?;
+    let edit = submenu(app, "Edit", EDIT, vec![])?;
+    if !cfg!(target_os = "macos") {
+        edit.append(&PredefinedMenuItem::separator(app)?)?;
+        edit.append(&settings_item(app)?)?;
+    }
+    menu.append(&edit)?;
     menu.append(&submenu(
         app,
         "View",
@@ -136,10 +158,11 @@ pub fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Menu<R>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::page::DesktopMessage;
 
     #[test]
     fn every_item_has_one_action_and_ids_are_unique() {
-        let ids: Vec<&str> = [FILE, EDIT, VIEW]
+        let ids: Vec<&str> = [FILE, EDIT, VIEW, std::slice::from_ref(&SETTINGS)]
             .iter()
             .flat_map(|items| items.iter().map(|(id, ..)| *id))
             .collect();
@@ -148,6 +171,16 @@ mod tests {
         unique.dedup();
         assert_eq!(unique.len(), ids.len());
         assert_eq!(action("toggle-pilot"), Some(MenuAction::TogglePilot));
+        assert_eq!(action("settings"), Some(MenuAction::OpenSettings));
+        // The page reads the action by its snake_case name (ui/src/App.svelte).
+        let message = serde_json::to_value(DesktopMessage::Menu {
+            action: MenuAction::OpenSettings,
+        })
+        .unwrap();
+        assert_eq!(
+            message,
+            serde_json::json!({"desktop": "menu", "action": "open_settings"})
+        );
         assert_eq!(action("quit"), None);
     }
 }

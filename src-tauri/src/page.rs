@@ -78,4 +78,6 @@ pub enum MenuAction {
     ZoomOut,
     ZoomReset,
     TogglePilot,
+    /// The app's Settings (the page's own dialog).
+    OpenSettings,
 }

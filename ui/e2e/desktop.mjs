@@ -157,6 +157,14 @@ test("the menus: a menu shortcut typed at the window reaches the page through th
     await xdotool("key", "--clearmodifiers", "ctrl+shift+n");
     await driver.find("//dialog[@open]//h2[normalize-space()='New connection']", "the New connection dialog");
     await driver.screenshot("menu-new-connection.png");
+    // Edit › Settings… (Ctrl+,; ⌘, in the app menu on macOS) opens the app's Settings.
+    await xdotool("key", "--clearmodifiers", "Escape");
+    await until("the New connection dialog closed", () =>
+      driver.run(`return document.querySelector("dialog[open]") === null || null;`),
+    );
+    await xdotool("key", "--clearmodifiers", "ctrl+comma");
+    await driver.find("//dialog[@open]//h2[normalize-space()='Settings']", "the Settings dialog");
+    await driver.screenshot("menu-settings.png");
   });
 });
 

@@ -418,6 +418,7 @@ export function settingsTests({ test, until, activeTab, terminalText, OUTPUT }) 
           ["Ctrl+Shift+T", "New local terminal"],
           ["Ctrl+Shift+F", "Search in the terminal"],
           ["Ctrl+Shift+P", "Focus “Message Pilot”"],
+          ["Ctrl+,", "Open these settings"],
         ]) {
           await keys.getByRole("row", { name: `${chord} ${what}` }).waitFor();
         }
@@ -460,7 +461,16 @@ export function settingsTests({ test, until, activeTab, terminalText, OUTPUT }) 
           const now = await page.evaluate((id) => window.kaiport.terminalSize(id), await activeTab(page));
           return now !== null && now.cols === bigger.cols;
         });
-        const again = await openSettings(page);
+        // With a keyboard, Ctrl+, opens Settings too, even from the terminal.
+        let again;
+        if (size === "desktop") {
+          await page.getByRole("region", { name: "Terminal" }).filter({ visible: true }).click();
+          await page.keyboard.press("Control+Comma");
+          again = page.getByRole("dialog", { name: "Settings" });
+          await again.waitFor();
+        } else {
+          again = await openSettings(page);
+        }
         if ((await again.getByLabel("Font size").inputValue()) !== "22") {
           throw new Error("the font size was not kept");
         }

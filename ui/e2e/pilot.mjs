@@ -763,6 +763,23 @@ export function pilotTests(test, h) {
     );
   }
 
+  /** Every added line of a diff table drawn inside the card, not scrolled out of sight. */
+  async function addedInSight(card, table) {
+    const box = await card.boundingBox();
+    const cells = await table.locator("tr.add td.code, td.add").evaluateAll((tds) =>
+      tds.map((td) => {
+        const r = td.getBoundingClientRect();
+        return { left: r.left, right: r.right, text: td.textContent };
+      }),
+    );
+    if (cells.length === 0) throw new Error("the diff shows no added line");
+    for (const cell of cells) {
+      if (cell.left < box.x - 1 || cell.right > box.x + box.width + 1) {
+        throw new Error(`the added line ${cell.text} is drawn at ${cell.left}–${cell.right}, outside the card`);
+      }
+    }
+  }
+
   test(
     "Pilot: an edit_file shows the real diff and is applied on the server",
     async ({ page, sshd }) => {
@@ -792,6 +809,8 @@ export function pilotTests(test, h) {
           ],
         },
         async ({ url }) => {
+          // Docked at 390 px, as on a laptop's screen: too narrow for two sides.
+          await page.addInitScript(() => window.localStorage.setItem("kaiport.pilot.width", "390"));
           await openSsh(page, url, sshd);
           await message(page, "use port 8080");
           const card = panel(page).getByRole("article", { name: /^edit_file / });
@@ -815,11 +834,31 @@ export function pilotTests(test, h) {
           if (readFileSync(file, "utf8") !== "port = 80\nhost = a\nuser = www\n") {
             throw new Error("the file changed before the approval");
           }
+          // Unified at 390 px, side by side not offered, and the added lines in sight.
+          const sideBySide = card.getByRole("button", { name: "Side by side" });
+          if (!(await sideBySide.isDisabled())) {
+            throw new Error("side by side is offered in a 390 px panel");
+          }
+          await addedInSight(card, diff);
           await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-dark.png") });
-          // Side by side, on request.
-          await card.getByRole("button", { name: "Side by side" }).click();
-          await card.getByRole("table", { name: "Change 1, side by side" }).waitFor();
+          // Widened as far as it goes, both sides fit: side by side by default.
+          const splitter = page.getByRole("separator", { name: "Resize Pilot" });
+          await splitter.focus();
+          await page.keyboard.press("Home");
+          const split = card.getByRole("table", { name: "Change 1, side by side" });
+          await split.waitFor();
+          await addedInSight(card, split);
           await page.screenshot({ path: join(OUTPUT, "pilot-edit-diff-side-by-side-dark.png") });
+          // The user's choice wins where both fit: unified, then side by side again.
+          await sideBySide.click();
+          await diff.waitFor();
+          await sideBySide.click();
+          await split.waitFor();
+          // Narrowed again, chosen side by side no longer fits: unified.
+          await splitter.focus();
+          await page.keyboard.press("End");
+          await diff.waitFor();
+          await addedInSight(card, diff);
           await card.getByRole("button", { name: "Approve" }).click();
           await card.getByText("ok", { exact: true }).waitFor();
           await turnDone(page);

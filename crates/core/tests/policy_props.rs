@@ -402,7 +402,11 @@ fn option_follows_its_class(
                 | Class::Lockout(_)
                 | Class::Unprovable(_) => true,
                 Class::Writes | Class::WritesInto => takes_payload && payload.starts_with('/'),
-                Class::Harmless | Class::Reads | Class::Network(_) | Class::Changes(_) => false,
+                Class::Harmless
+                | Class::Judged(_)
+                | Class::Reads
+                | Class::Network(_)
+                | Class::Changes(_) => false,
             }
         }
     };

@@ -50,7 +50,7 @@ const NOT_ON_DEBIAN: &[(&str, &str)] = &[
 const SUBCOMMANDS_NOT_ON_DEBIAN: &[(&str, &str, &str)] = &[(
     "docker",
     "compose",
-    "the Compose v2 plugin is not packaged by Debian 12 (its docker-compose is v1, another program); its spec is from the upstream reference",
+    "the Compose v2 plugin is not packaged by Debian 12 (its docker-compose is v1, which shares the spec but not all the options); its spec is from the upstream reference",
 )];
 
 /// Whether a subcommand path can be checked here: not one of [`SUBCOMMANDS_NOT_ON_DEBIAN`], or
@@ -461,6 +461,23 @@ fn sources() -> Vec<Source> {
         help("vim", &[&["vim", "--help"], &["man", "vim"]]),
         help("nano", &[&["nano", "--help"], &["man", "nano"]]),
         help("emacs", &[&["emacs", "--help"], &["man", "emacs"]]),
+        Source {
+            program: "joe",
+            path: &[],
+            help: &[&["man", "joe"]],
+            // xterm's configure option, in the manual's notes on mouse support.
+            ignore: &["--enable-paste64"],
+        },
+        Source {
+            program: "micro",
+            path: &[],
+            help: &[&["micro", "-help"], &["micro", "-options"]],
+            // The help's own placeholder for `-SETTING VALUE`.
+            ignore: &["-option"],
+        },
+        help("mcedit", &[&["mcedit", "--help-all"]]),
+        help("mg", &[&["man", "mg"]]),
+        help("jed", &[&["jed", "--help"]]),
         Source {
             program: "gpg",
             path: &[],

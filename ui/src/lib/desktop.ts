@@ -37,7 +37,9 @@ export type DesktopMessage =
 { desktop: "show_tab"; tab: string };
 
 /**  The menu items the page carries out. */
-export type MenuAction = "new_connection" | "new_local_terminal" | "close_tab" | "copy" | "paste" | "find" | "zoom_in" | "zoom_out" | "zoom_reset" | "toggle_pilot";
+export type MenuAction = "new_connection" | "new_local_terminal" | "close_tab" | "copy" | "paste" | "find" | "zoom_in" | "zoom_out" | "zoom_reset" | "toggle_pilot" | 
+/**  The app's Settings (the page's own dialog). */
+"open_settings";
 
 /**  What a native dialog is for: its title, and whether it picks a file or a folder. */
 export type PathPurpose = 

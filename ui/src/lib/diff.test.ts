@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayPath, parseUnifiedDiff, sideBySide } from "./diff";
+import { displayPath, parseUnifiedDiff, showsSplit, sideBySide, splitFits } from "./diff";
 
 // As the engine writes it (similar's unified diff, paths prefixed a/ and b/).
 const ENGINE_DIFF = [
@@ -82,5 +82,29 @@ describe("the unified diff of an approval", () => {
     expect(displayPath(diff.oldPath)).toBe("/dev/null");
     expect(diff.added).toBe(2);
     expect(diff.hunks[0]?.lines[0]?.new).toBe(1);
+  });
+});
+
+describe("showsSplit", () => {
+  it("is side by side by default only when both sides fit", () => {
+    expect(showsSplit("auto", 900, 722)).toBe(true);
+    expect(showsSplit("auto", 722, 722)).toBe(true);
+    // A docked Pilot panel of about 390 px.
+    expect(showsSplit("auto", 360, 722)).toBe(false);
+  });
+
+  it("lets the user's choice win where it fits", () => {
+    expect(showsSplit("unified", 900, 722)).toBe(false);
+    expect(showsSplit("split", 900, 722)).toBe(true);
+  });
+
+  it("is unified where the sides do not fit, whatever was chosen", () => {
+    expect(showsSplit("split", 360, 722)).toBe(false);
+    expect(splitFits(360, 722)).toBe(false);
+  });
+
+  it("is unified until the sides are measured", () => {
+    expect(showsSplit("auto", 900, 0)).toBe(false);
+    expect(showsSplit("split", 0, 0)).toBe(false);
   });
 });

@@ -129,6 +129,22 @@ export function sideBySide(hunk: Hunk): SideBySideRow[] {
   return rows;
 }
 
+/** How the user asked to see a diff: the default, or one of the two views. */
+export type DiffChoice = "auto" | "unified" | "split";
+
+/** Whether the two sides fit side by side: the diff is `width` px wide and the sides need `needed`
+ * px at their least (0: not measured yet, so not known to fit). */
+export function splitFits(width: number, needed: number): boolean {
+  return needed > 0 && width >= needed;
+}
+
+/** Side by side only where both sides fit, else unified (an added line scrolled out of sight is
+ * a change the user approves without seeing); where they fit, the user's choice, side by side by
+ * default. */
+export function showsSplit(choice: DiffChoice, width: number, needed: number): boolean {
+  return splitFits(width, needed) && choice !== "unified";
+}
+
 /** A path from a diff header without git's `a/` / `b/` prefix. */
 export function displayPath(path: string | null): string | null {
   if (path === null || path === "/dev/null") {

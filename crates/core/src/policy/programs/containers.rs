@@ -6,11 +6,11 @@
 //! host write. Dangerous: `docker system prune`, `docker volume rm/prune`, `kubectl delete`,
 //! `helm uninstall`.
 //!
-//! Every program here has a complete spec: docker (with the Compose v2 plugin, compose.spec),
-//! podman, nerdctl, kubectl, oc and helm list every subcommand and option (docker, podman and
-//! kubectl from their own help; compose, nerdctl, oc and helm, which Debian does not package, from
-//! their upstream references and source: see each .spec file's header). An option or subcommand
-//! a spec does not list asks.
+//! Every program here has a complete spec: docker (with the Compose v2 plugin, compose.spec,
+//! which the standalone Compose v1 `docker-compose` shares), podman, nerdctl, kubectl, oc and
+//! helm list every subcommand and option (docker, podman and kubectl from their own help;
+//! compose, nerdctl, oc and helm, which Debian does not package, from their upstream references
+//! and source: see each .spec file's header). An option or subcommand a spec does not list asks.
 
 use super::super::paths::{lockout_match, normalise_path};
 use super::args::Call;
@@ -49,11 +49,11 @@ pub const SPECS: &[Spec] = &[
                --annotation=X
                -a X, --attach=X
                --blkio-weight-device=X
-               --cgroupns=X
+               --cgroupns=X : judged =host shares the host's namespace (asks)
                --cidfile=X : writes
                --cpu-count=X
                --cpu-percent=X
-               --device=X
+               --device=X : judged gives the container host powers (asks)
                --device-cgroup-rule=X
                --device-read-bps=X
                --device-read-iops=X
@@ -69,7 +69,7 @@ pub const SPECS: &[Spec] = &[
                --io-maxiops=X
                --ip=X
                --ip6=X
-               --ipc=X
+               --ipc=X : judged =host shares the host's namespace (asks)
                --kernel-memory=X
                --label-file=X : reads
                --link=X
@@ -78,8 +78,8 @@ pub const SPECS: &[Spec] = &[
                --memory-swappiness=X
                --network-alias=X
                --oom-kill-disable
-               --pid=X
-               --privileged
+               --pid=X : judged =host shares the host's namespace (asks)
+               --privileged : judged gives the container the whole host (asks)
                -P, --publish-all
                --pull=X
                --runtime=X
@@ -87,9 +87,9 @@ pub const SPECS: &[Spec] = &[
                --storage-opt=X
                --tmpfs=X
                --use-api-socket
-               --userns=X
-               --uts=X
-               -v X, --volume=X
+               --userns=X : judged =host shares the host's namespace (asks)
+               --uts=X : judged =host shares the host's namespace (asks)
+               -v X, --volume=X : judged mounts host folders (/ or a lock-out path asks)
                --volume-driver=X
                --volumes-from=X
                @end
@@ -146,9 +146,9 @@ pub const SPECS: &[Spec] = &[
                --help
                @end
                @block docker-5
-               --cap-add=X
+               --cap-add=X : judged gives the container host powers (asks)
                --cap-drop=X
-               --entrypoint=X
+               --entrypoint=X : judged the program run in the container, analysed as typed
                --health-cmd=X
                --health-interval=X
                --health-retries=X
@@ -178,7 +178,7 @@ pub const SPECS: &[Spec] = &[
                --network=X
                --platform=X
                --rm
-               --security-opt=X
+               --security-opt=X : judged turning confinement off asks
                --shm-size=X
                --ulimit=X
                @end
@@ -193,7 +193,7 @@ pub const SPECS: &[Spec] = &[
                -e X, --env=X
                --env-file=X : reads
                -i, --interactive
-               --privileged
+               --privileged : judged gives the container the whole host (asks)
                -t, --tty
                -u X, --user=X
                -w X, --workdir=X
@@ -206,7 +206,7 @@ pub const SPECS: &[Spec] = &[
                -e X, --env=X
                --env-file=X : reads
                -l X, --label=X
-               --mount=X
+               --mount=X : judged mounts host folders (/ or a lock-out path asks)
                --name=X
                -p X, --publish=X
                --sysctl=X
@@ -998,6 +998,14 @@ pub const SPECS: &[Spec] = &[
         hook: Some(docker_spec),
     },
     Spec {
+        // Compose v1, the standalone program: `docker compose` by the same spec. An option only
+        // v1 had (`--skip-hostname-check`) is unknown, and asks.
+        names: &["docker-compose"],
+        family: "containers",
+        text: concat!(include_str!("compose.spec"), "\n@root compose\n"),
+        hook: Some(docker_compose),
+    },
+    Spec {
         names: &["podman"],
         family: "containers",
         text: include_str!("podman.spec"),
@@ -1032,17 +1040,29 @@ pub const SPECS: &[Spec] = &[
 /// docker, read with its complete spec: what runs in the container, host mounts and powers
 /// given to it, files copied to this host, compose's exec and run.
 fn docker_spec(call: &Call<'_>, verdict: &mut Verdict) {
-    let path: Vec<&str> = call.sub_words.clone();
-    let verb = match path.as_slice() {
+    let shown = match call.sub_words.first() {
+        Some(&"compose") => format!("{} compose", call.name),
+        _ => call.name.to_owned(),
+    };
+    docker_verbs(call, &call.sub_words, &shown, verdict);
+}
+
+/// docker-compose, `docker compose` by another name: the same reading of exec, run and cp.
+fn docker_compose(call: &Call<'_>, verdict: &mut Verdict) {
+    let mut path = vec!["compose"];
+    path.extend(call.sub_words.iter().copied());
+    docker_verbs(call, &path, call.name, verdict);
+}
+
+/// [`docker_spec`] for a subcommand path (`compose run`), `shown` naming the program in reasons.
+fn docker_verbs(call: &Call<'_>, path: &[&str], shown: &str, verdict: &mut Verdict) {
+    let verb = match path {
         ["container", verb, ..] => *verb,
         ["compose", verb @ ("exec" | "run" | "cp"), ..] => *verb,
         [verb, ..] => *verb,
         [] => return,
     };
-    let how = match path.first() {
-        Some(&"compose") => format!("{} compose {verb}", call.name),
-        _ => format!("{} {verb}", call.name),
-    };
+    let how = format!("{shown} {verb}");
     match verb {
         "run" | "create" | "exec" => {
             for found in &call.options {

@@ -1,11 +1,14 @@
-//! Editors: vim and its relatives, nano, emacs, ed, … Editors are interactive: every file an editor
-//! is given (operands, emacs `--file`) is a file it may write (a change to a lock-out file asks).
-//! `vim -c`/`+cmd` run editor commands: `:!cmd` is analysed as if typed and asked, other Ex
-//! commands it cannot follow ask, script files ask; emacs `--eval`/`-l`/`-f`/`--script` run Lisp
-//! and ask; nano's `--speller` and `--rcfile` can name programs and ask. vim, nano and emacs
-//! list every option; joe, micro, mcedit, mg and jed are still read loosely by their files. ed
-//! has a complete spec of its own (its `-s` takes no value) and reads its commands from standard
-//! input: fed anything but the terminal, it asks.
+//! Editors: vim and its relatives, nano, emacs, joe, micro, mcedit, mg, jed, ed. Editors are
+//! interactive: every file an editor is given (operands, emacs `--file`, mcedit `--edit`, joe's
+//! `>>FILE`, micro's and mcedit's `FILE:LINE`) is a file it may write (a change to a lock-out file
+//! asks). `vim -c`/`+cmd` run editor commands: `:!cmd` is analysed as if typed and asked, other
+//! Ex commands it cannot follow ask, script files ask; emacs `--eval`/`-l`/`-f`/`--script`, jed's
+//! `-l`/`-f`/`-hook`/`-script`, mg's `-b`/`-u` and micro's `-config-dir` run editor code and ask;
+//! nano's `--speller` and `--rcfile` and micro's `-sucmd` can name programs and ask; joe's
+//! `!cmd` file runs the command, analysed as typed. Each lists every option; only sudoedit (a
+//! form of sudo) is still read loosely by its files. ed has a complete spec of its own (its `-s`
+//! takes no value) and reads its commands from standard input: fed anything but the terminal, it
+//! asks.
 
 use super::args::Call;
 use super::common::positional_args;
@@ -30,19 +33,18 @@ pub const SPECS: &[Spec] = &[
         ],
         family: "editors",
         text: "@operands files
-               # +CMD and +N are operands. The editor commands of -c, --cmd and +CMD and the files
-               # of -u, -U and -i (NONE is harmless) are judged by the hook (vim below).
+               # +CMD and +N are operands; the editor commands of +CMD are judged by the hook too.
                --clean
-               --cmd=COMMAND
-               -c COMMAND
+               --cmd=COMMAND : judged `:!cmd` is analysed as typed; other commands it cannot follow ask
+               -c COMMAND : judged `:!cmd` is analysed as typed; other commands it cannot follow ask
                -S FILE : unprovable runs the editor commands in a file
                -s FILE : unprovable types the keys in a file
-               -u VIMRC
-               -U GVIMRC
-               -i VIMINFO
+               -u VIMRC : judged a settings file (NONE and NORC are harmless; any other asks)
+               -U GVIMRC : judged a settings file (NONE and NORC are harmless; any other asks)
+               -i VIMINFO : judged a state file (NONE is harmless; any other asks)
                -w FILE : writes
                -W FILE : writes
-               -V[N] : harmless verbose; -V20FILE writes a log (the hook reads it)
+               -V[N] : judged verbose; -V20FILE writes the log FILE
                --log=FILE : writes
                --startuptime=FILE : writes
                -T TERMINAL
@@ -153,7 +155,7 @@ pub const SPECS: &[Spec] = &[
         names: &["emacs", "emacs-nox", "emacs-gtk"],
         family: "editors",
         text: "@operands files
-               # +LINE[:COLUMN] is an operand; --file and its kin name files it edits (the hook).
+               # +LINE[:COLUMN] is an operand.
                --batch, -batch
                --chdir=DIR, -chdir DIR
                --daemon[=NAME], -daemon[=NAME] : changes starts an editor server
@@ -178,9 +180,9 @@ pub const SPECS: &[Spec] = &[
                --directory=DIR, -directory DIR : unprovable adds a folder Lisp code is loaded from
                --eval=EXPR, -eval EXPR : unprovable evaluates Lisp code
                --execute=EXPR, -execute EXPR : unprovable evaluates Lisp code
-               --file=FILE, -file FILE
-               --find-file=FILE, -find-file FILE
-               --visit=FILE, -visit FILE
+               --file=FILE, -file FILE : judged a file it edits (a lock-out file asks)
+               --find-file=FILE, -find-file FILE : judged a file it edits (a lock-out file asks)
+               --visit=FILE, -visit FILE : judged a file it edits (a lock-out file asks)
                --funcall=FUNC, -funcall FUNC : unprovable calls a Lisp function
                --insert=FILE, -insert FILE : reads
                --kill, -kill
@@ -249,7 +251,269 @@ pub const SPECS: &[Spec] = &[
         hook: Some(emacs),
     },
     Spec {
-        names: &["joe", "micro", "mcedit", "sudoedit", "mg", "jed"],
+        names: &["joe"],
+        family: "editors",
+        text: "@operands files
+               # Options are single-dash words (`-wordwrap`); a double dash turns a flag off (`--wordwrap`).
+               # +N is an operand; `!cmd`, `>>FILE` and `FILE,START,SIZE` operands are read by the hook.
+               -asis, --asis
+               -assume_256color, --assume_256color
+               -assume_color, --assume_color
+               -autoswap, --autoswap
+               -beep, --beep
+               -break_links, --break_links
+               -break_hardlinks, --break_hardlinks
+               -brpaste, --brpaste
+               -csmode, --csmode
+               -dopadding, --dopadding
+               -exask, --exask
+               -floatmouse, --floatmouse
+               -guess_crlf, --guess_crlf
+               -guess_indent, --guess_indent
+               -guess_non_utf8, --guess_non_utf8
+               -guess_utf8, --guess_utf8
+               -guess_utf16, --guess_utf16
+               -helpon, --helpon
+               -help_is_utf8, --help_is_utf8
+               -icase, --icase
+               -joe_state, --joe_state
+               -joexterm, --joexterm
+               -keepup, --keepup
+               -lightoff, --lightoff
+               -marking, --marking
+               -menu_above, --menu_above
+               -menu_explorer, --menu_explorer
+               -menu_jump, --menu_jump
+               -mid, --mid
+               -mouse, --mouse
+               -nobackups, --nobackups
+               -nocurdir, --nocurdir
+               -noexmsg, --noexmsg
+               -nolinefeeds, --nolinefeeds
+               -nolocks, --nolocks
+               -nomodcheck, --nomodcheck
+               -nonotice, --nonotice
+               -nosta, --nosta
+               -notagsmenu, --notagsmenu
+               -notite, --notite
+               -pastehack, --pastehack
+               -noxon, --noxon
+               -orphan, --orphan
+               -regex, --regex
+               -restore, --restore
+               -rtbutton, --rtbutton
+               -search_prompting, --search_prompting
+               -square, --square
+               -transpose, --transpose
+               -title, --title
+               -usetabs, --usetabs
+               -wrap, --wrap
+               -autoindent, --autoindent
+               -c_comment, --c_comment
+               -cpp_comment, --cpp_comment
+               -crlf, --crlf
+               -flowed, --flowed
+               -force, --force
+               -french, --french
+               -hex, --hex
+               -highlight, --highlight
+               -highlighter_context, --highlighter_context
+               -indentfirst, --indentfirst
+               -linums, --linums
+               -overwrite, --overwrite
+               -picture, --picture
+               -pound_comment, --pound_comment
+               -purify, --purify
+               -rdonly, --rdonly
+               -semi_comment, --semi_comment
+               -single_quoted, --single_quoted
+               -smartbacks, --smartbacks
+               -smarthome, --smarthome
+               -spaces, --spaces
+               -vhdl_comment, --vhdl_comment
+               -wordwrap, --wordwrap
+               -text_color COLOR
+               -status_color COLOR
+               -help_color COLOR
+               -menu_color COLOR
+               -prompt_color COLOR
+               -msg_color COLOR
+               -baud N
+               -columns N
+               -language LANGUAGE
+               -lines N
+               -left N
+               -right N
+               -pg N
+               -skiptop N
+               -type TYPE
+               -undo_keep N
+               -cpara CHARS
+               -cnotpara CHARS
+               -encoding ENCODING
+               -indentc N
+               -istep N
+               -lmargin N
+               -lmsg STRING
+               -rmargin N
+               -rmsg STRING
+               -smsg STRING
+               -syntax SYNTAX
+               -tab N
+               -text_delimiters WORDS
+               -zmsg STRING
+               -xmsg STRING
+               -aborthint STRING
+               -helphint STRING
+               -backpath DIR : writes-into",
+        hook: Some(joe),
+    },
+    Spec {
+        names: &["micro"],
+        family: "editors",
+        text: "@operands files
+               # Options are single-dash words; every setting is `-NAME VALUE`. +LINE:COL is an operand,
+               # FILE:LINE:COL names FILE (the hook).
+               -clean
+               -config-dir DIR : unprovable loads settings and plugins (Lua code) from a folder
+               -options
+               -debug : changes writes log.txt in the current folder
+               -version
+               -help, -h
+               -plugin ACTION : unprovable manages plugins (install and update download code micro runs)
+               -autosu VALUE : changes saves files it cannot write through sudo (or the program -sucmd names)
+               -sucmd PROGRAM : runs sudo doas
+               -backupdir DIR : writes-into
+               -basename VALUE
+               -autoindent VALUE
+               -autosave VALUE
+               -backup VALUE
+               -clipboard VALUE
+               -colorcolumn VALUE
+               -colorscheme VALUE
+               -cursorline VALUE
+               -diffgutter VALUE
+               -divchars VALUE
+               -divreverse VALUE
+               -encoding VALUE
+               -eofnewline VALUE
+               -fastdirty VALUE
+               -fileformat VALUE
+               -filetype VALUE
+               -hlsearch VALUE
+               -ignorecase VALUE
+               -incsearch VALUE
+               -indentchar VALUE
+               -infobar VALUE
+               -keepautoindent VALUE
+               -keymenu VALUE
+               -matchbrace VALUE
+               -mkparents VALUE
+               -mouse VALUE
+               -parsecursor VALUE
+               -paste VALUE
+               -permbackup VALUE
+               -pluginchannels VALUE
+               -pluginrepos VALUE
+               -readonly VALUE
+               -relativeruler VALUE
+               -rmtrailingws VALUE
+               -ruler VALUE
+               -savecursor VALUE
+               -savehistory VALUE
+               -saveundo VALUE
+               -scrollbar VALUE
+               -scrollmargin VALUE
+               -scrollspeed VALUE
+               -smartpaste VALUE
+               -softwrap VALUE
+               -splitbottom VALUE
+               -splitright VALUE
+               -statusformatl VALUE
+               -statusformatr VALUE
+               -statusline VALUE
+               -syntax VALUE
+               -tabhighlight VALUE
+               -tabmovement VALUE
+               -tabreverse VALUE
+               -tabsize VALUE
+               -tabstospaces VALUE
+               -useprimary VALUE
+               -wordwrap VALUE
+               -xterm VALUE",
+        hook: Some(editor),
+    },
+    Spec {
+        names: &["mcedit"],
+        family: "editors",
+        text: "@operands files
+               # +N is an operand; FILE:N names FILE (the hook).
+               -h, --help
+               --help-all
+               --help-terminal
+               --help-color
+               -x, --xterm
+               -X, --no-x11
+               -g, --oldmouse
+               -d, --nomouse
+               -t, --termcap
+               -s, --slow
+               -a, --stickchars
+               -k, --resetsoft
+               -K FILE, --keymap=FILE : reads
+               --nokeymap
+               -b, --nocolor
+               -c, --color
+               -C STRING, --colors=STRING
+               -S SKIN, --skin=SKIN
+               -V, --version
+               -f, --datadir
+               -F, --datadir-info
+               --configure-options
+               -P FILE, --printwd=FILE : writes
+               -U, --subshell
+               -u, --nosubshell
+               -l FILE, --ftplog=FILE : writes
+               -v FILE, --view=FILE : reads
+               -e, --edit[=FILE] : judged a file it edits (a lock-out file asks)",
+        hook: Some(mcedit),
+    },
+    Spec {
+        names: &["mg"],
+        family: "editors",
+        text: "@operands files
+               # +N is an operand.
+               -b FILE : unprovable runs the editor commands in a file
+               -f MODE
+               -n
+               -R
+               -u FILE : unprovable reads a startup file of editor commands (which can run shell commands)",
+        hook: Some(editor),
+    },
+    Spec {
+        names: &["jed"],
+        family: "editors",
+        text: "@operands files
+               # Any other --NAME calls the S-Lang function NAME: unknown, it asks.
+               --version
+               --help
+               --batch
+               -n
+               -e EMULATION
+               -a FILE : unprovable reads another startup file (S-Lang code)
+               -g LINE
+               -s STRING
+               -l FILE : unprovable runs the S-Lang code in a file
+               -f FUNCTION : unprovable calls an S-Lang function
+               -i FILE : reads
+               -2
+               -tmp
+               -hook FUNCTION : unprovable calls an S-Lang function with the rest of the arguments
+               -script FILE : unprovable runs the S-Lang code in a file",
+        hook: Some(editor),
+    },
+    Spec {
+        names: &["sudoedit"],
         family: "editors",
         text: "@loose
                @opaque",
@@ -269,12 +533,75 @@ fn editor(call: &Call<'_>, verdict: &mut Verdict) {
         call.operand_texts()
     };
     for file in files.into_iter().filter(|arg| !arg.starts_with('+')) {
-        verdict.output(file, how.clone(), false);
+        edits(call.name, file, &how, verdict);
     }
     verdict.not_read_only(format!(
         "`{}` is not on plan mode's list of read-only commands",
         call.display()
     ));
+}
+
+/// One file an editor is given: micro and mcedit also read `FILE:LINE[:COLUMN]` as FILE at a line,
+/// so both the word and the file it may name are files it writes.
+fn edits(name: &str, file: &str, how: &str, verdict: &mut Verdict) {
+    verdict.output(file, how, false);
+    if matches!(name, "micro" | "mcedit") {
+        let mut named = file;
+        for _ in 0..2 {
+            match named.rsplit_once(':') {
+                Some((before, number))
+                    if !before.is_empty()
+                        && !number.is_empty()
+                        && number.chars().all(|c| c.is_ascii_digit()) =>
+                {
+                    named = before;
+                }
+                _ => break,
+            }
+        }
+        if named != file {
+            verdict.output(named, how, false);
+        }
+    }
+}
+
+/// joe: a file operand `!cmd` runs the command (its output is edited, or the file written to it),
+/// `>>FILE` appends to FILE and `FILE,START,SIZE` edits part of FILE.
+fn joe(call: &Call<'_>, verdict: &mut Verdict) {
+    let how = format!("{} (editor)", call.name);
+    for (file, index) in call.operand_texts().into_iter().zip(call.operands.clone()) {
+        if file.starts_with('+') || file == "-" {
+            continue;
+        }
+        if let Some(command) = file.strip_prefix('!') {
+            run_any(verdict, command, "joe !command", Some(index), false);
+            continue;
+        }
+        let file = file.strip_prefix(">>").unwrap_or(file);
+        verdict.output(file, &how, false);
+        // `FILE,START,SIZE`: the part of FILE from START, SIZE bytes long.
+        let mut parts = file.rsplitn(3, ',');
+        if let (Some(size), Some(start), Some(named)) = (parts.next(), parts.next(), parts.next())
+            && [size, start].iter().all(|number| {
+                !number.is_empty() && number.chars().all(|c| c.is_ascii_hexdigit() || c == 'x')
+            })
+        {
+            verdict.output(named, &how, false);
+        }
+    }
+    verdict.not_read_only(format!(
+        "`{}` is not on plan mode's list of read-only commands",
+        call.display()
+    ));
+}
+
+/// mcedit: the files `--edit` names are edited like its operands.
+fn mcedit(call: &Call<'_>, verdict: &mut Verdict) {
+    let how = format!("{} (editor)", call.name);
+    for (file, _) in call.values("--edit") {
+        edits(call.name, file, &how, verdict);
+    }
+    editor(call, verdict);
 }
 
 /// ed: the file it is given is a file it writes (`w`), its commands come from standard input

@@ -264,7 +264,8 @@ fn apply_class(
         ));
     };
     match class {
-        Class::Harmless | Class::Reads => {}
+        // A judged value is the hook's to weigh.
+        Class::Harmless | Class::Judged(_) | Class::Reads => {}
         Class::Writes | Class::WritesInto => {
             if let Some(value) = value {
                 verdict.output(value, how, *class == Class::WritesInto);
@@ -531,5 +532,51 @@ mod tests {
         let plain = judge(&words("./deploy.sh --anything"));
         assert!(plain.unprovable.is_empty());
         assert_eq!(plain.judged.spec, None);
+    }
+
+    #[test]
+    fn explain_names_what_the_code_judges() {
+        let words =
+            |line: &str| -> Vec<String> { line.split_whitespace().map(str::to_owned).collect() };
+        let is = |line: &str, option: &str| -> String {
+            explain(&words(line))
+                .options
+                .into_iter()
+                .find(|(spelling, _, _)| spelling == option)
+                .map(|(_, _, what)| what)
+                .unwrap_or_default()
+        };
+        // The hook asks for these values: the table calls them judged, never harmless.
+        for (line, option) in [
+            ("docker run -v /:/host alpine sh", "-v"),
+            ("docker run --privileged alpine sh", "--privileged"),
+            ("podman run --device /dev/sda alpine", "--device"),
+            (
+                "nerdctl run --mount type=bind,src=/,dst=/h alpine",
+                "--mount",
+            ),
+            ("docker-compose run -v /:/h web sh", "-v"),
+            ("vim -c :!id x", "-c"),
+            ("emacs --file=/etc/ssh/sshd_config", "--file"),
+            ("mcedit --edit=/etc/ssh/sshd_config", "--edit"),
+        ] {
+            let what = is(line, option);
+            assert!(
+                what.starts_with("judged by the spec's code: "),
+                "{line}: {option} is {what:?}"
+            );
+        }
+        assert_eq!(is("docker run -t alpine", "-t"), "harmless");
+        // A judged value adds nothing of its own: the hook decides.
+        assert!(
+            judge(&words("docker run -v /srv/data:/data alpine ls"))
+                .unprovable
+                .is_empty()
+        );
+        assert!(
+            !judge(&words("docker run -v /:/host alpine ls"))
+                .unprovable
+                .is_empty()
+        );
     }
 }

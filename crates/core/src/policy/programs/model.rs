@@ -1,8 +1,9 @@
 //! The data model of a program spec and the small text format specs are written in.
 //!
 //! A spec lists a program's subcommands and every option it accepts, each with a [`Class`]:
-//! what using it does (harmless, reads a named file, writes one, deletes, runs another program,
-//! network, changes, dangerous, lock-out, unprovable). The text looks like a program's `--help`:
+//! what using it does (harmless, judged by the spec's code, reads a named file, writes one,
+//! deletes, runs another program, network, changes, dangerous, lock-out, unprovable). The text
+//! looks like a program's `--help`:
 //!
 //! ```text
 //! @read-only                              # the program only reads, unless an option says more
@@ -10,10 +11,12 @@
 //! -c, --create : changes
 //! -f, --file=ARCHIVE : reads              # an option with a value
 //! --color[=WHEN]                          # an optional, attached value; harmless by default
+//! -v, --volume=X : judged mounts host folders    # the spec's code weighs the value
 //! --to-command=COMMAND : runs *           # runs any program: never covered, always asks
 //! -I, --use-compress-program=PROG : runs gzip xz zstd   # runs one of these, else asks
 //! --remove-files : deletes removes the files it archived
 //! @sub status, show : read-only           # a subcommand (with its options below it)
+//! @root compose                           # the program is this subcommand (docker-compose)
 //! ```
 //!
 //! Specs are read once ([`super::registry`]). This module must never make an option harmless that
@@ -24,6 +27,10 @@
 pub enum Class {
     /// Changes nothing and names nothing read: a flag, a number, a format.
     Harmless,
+    /// The spec's code judges the value (a bind mount, an editor command): the table adds
+    /// nothing, the hook asks for the values it must (`vim -c ':!cmd'`, `docker run -v /:/h`).
+    /// Explanations say so rather than call the option harmless.
+    Judged(String),
     /// Reads the file its value names.
     Reads,
     /// Writes the file its value names (the path joins the write and lock-out checks).
@@ -50,13 +57,14 @@ pub enum Class {
 impl Class {
     /// Using it leaves the system as it was (plan mode may run it).
     pub fn is_read_only(&self) -> bool {
-        matches!(self, Class::Harmless | Class::Reads)
+        matches!(self, Class::Harmless | Class::Judged(_) | Class::Reads)
     }
 
     /// A short name for explanations.
     pub fn describe(&self) -> String {
         match self {
             Class::Harmless => "harmless".to_owned(),
+            Class::Judged(why) => format!("judged by the spec's code: {why}"),
             Class::Reads => "reads a file".to_owned(),
             Class::Writes => "writes a file".to_owned(),
             Class::WritesInto => "writes into a folder".to_owned(),
@@ -251,6 +259,7 @@ pub fn read_table_with(text: &str, shared: &[(&str, &str)]) -> Result<Table, Str
     expand(&lines, &blocks, shared, 0, &mut expanded)?;
     // The path of subcommand indices the lines below a `@sub` belong to.
     let mut path: Vec<usize> = Vec::new();
+    let mut root: Option<String> = None;
     for line in &expanded {
         let level = level_at(&mut table.root, &path);
         if let Some(directive) = line.strip_prefix('@') {
@@ -260,6 +269,7 @@ pub fn read_table_with(text: &str, shared: &[(&str, &str)]) -> Result<Table, Str
             let rest = rest.trim();
             match word {
                 "sub" => path = declare_sub(&mut table.root, rest)?,
+                "root" => root = Some(rest.to_owned()),
                 "operands" => level.operands = read_operands(rest)?,
                 "read-only" => level.read_only = true,
                 "posix" => level.posix = true,
@@ -278,7 +288,38 @@ pub fn read_table_with(text: &str, shared: &[(&str, &str)]) -> Result<Table, Str
         let option = read_option(line)?;
         level_at(&mut table.root, &path).options.push(option);
     }
+    if let Some(root) = root {
+        table.root = subcommand_as_program(table.root, &root)?;
+    }
     Ok(table)
+}
+
+/// `@root a/b`: the program is the subcommand `a b` of the text (the standalone `docker-compose`
+/// is `docker compose`), with its options, operands and subcommands.
+fn subcommand_as_program(mut level: Level, path: &str) -> Result<Level, String> {
+    for word in path.split('/') {
+        let index = level
+            .subs
+            .iter()
+            .position(|sub| sub.names.iter().any(|name| name == word))
+            .ok_or_else(|| format!("@root {path}: no subcommand {word}"))?;
+        level = level.subs.swap_remove(index);
+    }
+    // The program level has no class of its own: only a subcommand that reads or changes
+    // (never read-only, as a program level that is not `@read-only`) can be the program.
+    match &level.class {
+        None => {}
+        Some(Class::Changes(_)) => level.read_only = false,
+        Some(other) => {
+            return Err(format!(
+                "@root {path}: a subcommand that {} cannot be a program",
+                other.describe()
+            ));
+        }
+    }
+    level.names.clear();
+    level.class = None;
+    Ok(level)
 }
 
 /// Lines with `@use NAME` replaced by the block's lines (blocks may use blocks).
@@ -427,6 +468,7 @@ pub fn read_class(text: &str) -> Result<Class, String> {
     };
     Ok(match word {
         "harmless" => Class::Harmless,
+        "judged" => Class::Judged(reason()?),
         "reads" => Class::Reads,
         "writes" => Class::Writes,
         "writes-into" => Class::WritesInto,
@@ -566,5 +608,26 @@ mod tests {
         assert!(read_table("@use nothing").is_err());
         assert!(read_table("FILE").is_err());
         assert!(read_table("-x : deletes").is_err());
+        assert!(read_table("@sub a\n@root b").is_err());
+        assert!(read_table("@sub a : dangerous wipes\n@root a").is_err());
+    }
+
+    #[test]
+    fn a_subcommand_can_be_the_program() {
+        let table = read_table(
+            "-x
+             @sub compose : read-only
+             -f X, --file=X : reads
+             @sub compose/down : changes
+             -v, --volumes : deletes removes volumes
+             @root compose",
+        )
+        .unwrap();
+        assert!(table.root.names.is_empty());
+        assert!(table.root.read_only);
+        assert!(table.root.class.is_none());
+        assert!(table.root.options.iter().any(|def| def.has("--file")));
+        assert!(!table.root.options.iter().any(|def| def.has("-x")));
+        assert_eq!(table.root.sub("down").map(|sub| sub.options.len()), Some(1));
     }
 }
