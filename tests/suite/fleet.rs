@@ -1,7 +1,8 @@
 //! Fleet runs through the engine's ops against twenty real sshd instances on loopback: each
 //! host judged by its own connection's rules (two forbid the command), run on exec channels,
 //! grouped by identical output, one audit line per host; a server killed while its command
-//! runs is reported as failed with the reason.
+//! runs is reported as failed with the reason; a cancelled run stops its running hosts and
+//! skips the rest.
 
 use crate::saved::next;
 use kaiport_core::{Engine, EngineConfig, EventStream};
@@ -202,6 +203,46 @@ async fn a_fleet_run_follows_each_hosts_rules_groups_the_output_and_audits_every
     );
     assert_eq!(report.groups[1].hosts, vec![VICTIM.to_owned()]);
 
+    // The gate shut again, four at a time: cancelled while the first four run.
+    std::fs::remove_file(gate_dir.path().join("gate")).unwrap();
+    for host in &everyone {
+        let _ = std::fs::remove_file(gate_dir.path().join(format!("started-{host}")));
+    }
+    engine
+        .handle(Op::FleetRun {
+            run: "third".to_owned(),
+            targets: vec!["web".to_owned()],
+            command: command.to_owned(),
+            mode: None,
+            approved: everyone.clone(),
+            automatic: false,
+            concurrency: Some(4),
+        })
+        .await;
+    appears(&gate_dir.path().join(format!("started-{}", name(0)))).await;
+    engine
+        .handle(Op::FleetCancel {
+            run: "third".to_owned(),
+        })
+        .await;
+    let report = finished(&mut events, "third").await;
+    std::fs::write(gate_dir.path().join("gate"), "").unwrap();
+    assert_eq!((report.total, report.cancelled), (20, 20), "{report:#?}");
+    let reason = |host: &str| {
+        let found = report.hosts.iter().find(|result| result.host == host);
+        found
+            .and_then(|result| result.reason.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        reason(&name(0)).contains("while this host ran"),
+        "{report:#?}"
+    );
+    assert!(
+        reason(&name(10)).contains("before this host started"),
+        "{report:#?}"
+    );
+
     // Each connection's audit has one line per run, saying how its part ended.
     let audit = kaiport_core::audit::read_recent(&audit_path, 1000).unwrap();
     for host in &everyone {
@@ -225,6 +266,7 @@ async fn a_fleet_run_follows_each_hosts_rules_groups_the_output_and_audits_every
             vec![
                 ("fleet:first".to_owned(), status, verdict),
                 ("fleet:second".to_owned(), second, verdict),
+                ("fleet:third".to_owned(), ToolStatus::Cancelled, verdict),
             ],
             "{host}"
         );

@@ -118,6 +118,7 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::PressViewButton { .. }
             | Op::FleetCheck { .. }
             | Op::FleetRun { .. }
+            | Op::FleetCancel { .. }
             | Op::AppBackground
             | Op::AppForeground => Ok(Vec::new()),
         }

@@ -605,6 +605,7 @@ export type FleetReport = {
 	failed: number,
 	refused: number,
 	needs_approval: number,
+	cancelled: number,
 	/**  Done hosts whose command exited with a code other than 0 (counted in `done` too). */
 	nonzero_exit: number,
 	groups: FleetGroup[],
@@ -624,7 +625,12 @@ export type FleetStatus =
 /**  The connection's rules forbid the line (or plan mode does). */
 "refused" | 
 /**  The connection's rules ask, and the caller did not approve it for this host. */
-"needs_approval";
+"needs_approval" | 
+/**
+ *  The run was cancelled (`Op::FleetCancel`) before this host ended: one not started yet
+ *  never connected; one running was stopped by closing its connection.
+ */
+"cancelled";
 
 /**  Which way a forward carries connections. */
 export type ForwardKind = 
@@ -1087,6 +1093,12 @@ model?: ModelSettings | null } |
  *  `FleetFinished`.
  */
 { type: "fleet_run"; run: string; targets: string[]; command: string; mode?: Mode | null; approved?: string[]; automatic?: boolean; concurrency?: number | null } | 
+/**
+ *  Stop fleet run `run`: hosts not started yet are skipped, running ones are stopped by
+ *  closing their connection; each is reported `cancelled` (with its audit line), then
+ *  `FleetFinished` as usual. A run that already ended, or is unknown, is left alone.
+ */
+{ type: "fleet_cancel"; run: string } | 
 /**  Ask for an open tab's settings. Answered by `SettingsChanged`. */
 { type: "read_settings"; tab: string } | 
 /**

@@ -3,6 +3,8 @@
 //! would be (its settings, the run's mode, what the session has seen elsewhere), then where
 //! links on that server lead, and run on an exec channel of its own connection, a bounded
 //! number of hosts at once. Every host ends with a `FleetHostFinished` and one audit line.
+//! `Op::FleetCancel` skips the hosts not started yet and stops the running ones by dropping
+//! their connection.
 //!
 //! This must never run a line on a host whose rules forbid it, or that its rules ask about and
 //! the caller did not approve for that host; never type into a user's terminal; never ask
@@ -23,6 +25,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
 
 /// What `Op::FleetRun` asked.
 pub(super) struct FleetAsk {
@@ -56,6 +59,13 @@ impl HostEnd {
             verdict,
             decided_by,
             reasons: Vec::new(),
+        }
+    }
+
+    fn cancelled(reason: &str, verdict: Verdict) -> HostEnd {
+        HostEnd {
+            status: FleetStatus::Cancelled,
+            ..HostEnd::failed(reason.to_owned(), verdict, None)
         }
     }
 }
@@ -151,8 +161,22 @@ impl Inner {
         });
     }
 
+    /// `Op::FleetCancel`.
+    pub(super) fn fleet_cancel(&self, run: &str) {
+        if let Some(cancel) = lock(&self.fleet_runs).get(run) {
+            cancel.cancel();
+        }
+    }
+
     /// `Op::FleetRun`.
     pub(super) async fn fleet_run(self: Arc<Self>, asked: FleetAsk) {
+        let cancel = CancellationToken::new();
+        lock(&self.fleet_runs).insert(asked.run.clone(), cancel.clone());
+        self.clone().fleet_run_hosts(&asked, &cancel).await;
+        lock(&self.fleet_runs).remove(&asked.run);
+    }
+
+    async fn fleet_run_hosts(self: Arc<Self>, asked: &FleetAsk, cancel: &CancellationToken) {
         let hosts = match self.fleet_line(&asked.command) {
             Ok(()) => self.fleet_hosts(asked.targets.clone()).await,
             Err(message) => Err(message),
@@ -170,14 +194,13 @@ impl Inner {
             .clamp(1, crate::fleet::MAX_CONCURRENCY);
         let total = u32::try_from(hosts.len()).unwrap_or(u32::MAX);
         let finished = AtomicU32::new(0);
-        let asked = &asked;
         let finished = &finished;
         let mut results: Vec<(usize, FleetHostResult, String)> =
             futures::stream::iter(hosts.into_iter().enumerate())
                 .map(|(index, host)| {
                     let inner = self.clone();
                     async move {
-                        let (result, output) = inner.fleet_host(asked, &host).await;
+                        let (result, output) = inner.fleet_host(asked, &host, cancel).await;
                         let done = finished.fetch_add(1, Ordering::SeqCst) + 1;
                         inner.emit(Event::FleetHostFinished {
                             run: asked.run.clone(),
@@ -205,14 +228,36 @@ impl Inner {
         });
     }
 
-    /// One host: judged, connected, judged again where links lead, run, audited.
-    async fn fleet_host(&self, asked: &FleetAsk, host: &FleetHost) -> (FleetHostResult, String) {
-        self.emit(Event::FleetHostRunning {
-            run: asked.run.clone(),
-            host: host.name.clone(),
-        });
+    /// One host: judged, connected, judged again where links lead, run, audited; or cancelled.
+    async fn fleet_host(
+        &self,
+        asked: &FleetAsk,
+        host: &FleetHost,
+        cancel: &CancellationToken,
+    ) -> (FleetHostResult, String) {
         let started = Instant::now();
-        let end = self.fleet_host_end(asked, host).await;
+        let verdict = || match self.fleet_decide(host, &asked.command, asked.mode) {
+            Decision::Allow { .. } => Verdict::Allow,
+            Decision::Ask { .. } => Verdict::Ask,
+            Decision::Deny { .. } => Verdict::Deny,
+        };
+        let end = if cancel.is_cancelled() {
+            HostEnd::cancelled("the run was cancelled before this host started", verdict())
+        } else {
+            self.emit(Event::FleetHostRunning {
+                run: asked.run.clone(),
+                host: host.name.clone(),
+            });
+            // Dropping the host's future drops its connection, which stops the command.
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => HostEnd::cancelled(
+                    "the run was cancelled while this host ran; its connection was closed",
+                    verdict(),
+                ),
+                end = self.fleet_host_end(asked, host) => end,
+            }
+        };
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let result = FleetHostResult {
             host: host.name.clone(),
@@ -371,12 +416,14 @@ impl Inner {
             FleetStatus::Done => ToolStatus::Ok,
             FleetStatus::Failed => ToolStatus::Error,
             FleetStatus::Refused | FleetStatus::NeedsApproval => ToolStatus::Denied,
+            FleetStatus::Cancelled => ToolStatus::Cancelled,
         };
         let outcome = match end.status {
             FleetStatus::Done => "done",
             FleetStatus::Failed => "failed",
             FleetStatus::Refused => "refused",
             FleetStatus::NeedsApproval => "needs_approval",
+            FleetStatus::Cancelled => "cancelled",
         };
         let mut result = serde_json::json!({ "status": outcome });
         if let Some(code) = end.exit_code {
