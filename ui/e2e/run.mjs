@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { pilotTests } from "./pilot.mjs";
 import { register as registerConnections } from "./connections.mjs";
+import { fleetTests } from "./fleet.mjs";
 import { storageTests } from "./storage.mjs";
 import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
@@ -813,6 +814,7 @@ pilotTests(test, {
 viewTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
 registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, KAIPORT, TIMEOUT });
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
+fleetTests({ test, until, startWithFirstLine, OUTPUT, SSHD });
 mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT: root, TIMEOUT, CHROMIUM_ARGS });
 layoutTests({ test, until, activeTab, terminalText, fillConnectionForm, startWithFirstLine, KAIPORT, OUTPUT });
 settingsTests({ test, until, activeTab, terminalText, OUTPUT });

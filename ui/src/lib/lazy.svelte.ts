@@ -22,6 +22,7 @@ export const storageTab = once(() => import("../components/storage/StorageTab.sv
 export const auditLogView = once(() => import("../components/audit/AuditLogView.svelte"));
 export const connectionSettings = once(() => import("../components/connections/ConnectionSettingsDialog.svelte"));
 export const importSshConfig = once(() => import("../components/connections/ImportSshConfigDialog.svelte"));
+export const fleetRunDialog = once(() => import("../components/connections/FleetRunDialog.svelte"));
 const markdownModule = once(() => import("./markdown"));
 
 /** The markdown renderer once loaded (until then, Markdown.svelte shows the text as it is). */
@@ -41,6 +42,7 @@ export function preloadAll(): void {
     auditLogView,
     connectionSettings,
     importSshConfig,
+    fleetRunDialog,
   ];
   for (const load of loads) {
     load().catch(() => {});

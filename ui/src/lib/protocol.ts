@@ -45,7 +45,12 @@ new_file?: boolean;
  *  Where the old content will be kept ("backup: …"), or why not ("no backup: file too
  *  large"), for a change that replaces a file.
  */
-backup?: string | null } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string };
+backup?: string | null } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string } | 
+/**
+ *  One command line on many hosts: what each host's rules say of it. Approving runs it on
+ *  the hosts that ask; the allowed ones run anyway and the forbidden ones are refused.
+ */
+{ kind: "fleet"; command: string; hosts: FleetHostCheck[] };
 
 /**  One line of the audit log (`ai-audit.jsonl`): one tool call, however it ended. */
 export type AuditEntry = {
@@ -1544,7 +1549,7 @@ export type TimerRow = {
  *  The fixed set of tools. A build may lack some (mobile builds have no edit_file, show_view,
  *  propose_plan, update_plan); the engine's registry says which ones this build has.
  */
-export type ToolName = "run_command" | "send_input" | "read_screen" | "show_view" | "propose_plan" | "update_plan" | "read_file" | "edit_file" | "write_file" | "list_dir" | "find_files" | "search_files" | "folder_report" | "make_dir" | "rename" | "delete" | "upload" | "download" | "execute_plan" | "ask_user" | "list_changes" | "undo_change";
+export type ToolName = "run_command" | "send_input" | "read_screen" | "show_view" | "propose_plan" | "update_plan" | "read_file" | "edit_file" | "write_file" | "list_dir" | "find_files" | "search_files" | "folder_report" | "make_dir" | "rename" | "delete" | "upload" | "download" | "execute_plan" | "ask_user" | "list_changes" | "undo_change" | "run_on_hosts";
 
 /**  The result object the model gets for one tool call. */
 export type ToolOutcome = {
