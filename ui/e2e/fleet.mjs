@@ -1,9 +1,11 @@
 // Browser test for "Run on group…": a group of three real sshd fixtures (one whose rules forbid
 // the command, the others asking), the dialog, the ONE approval card that lists which hosts
-// allow, ask and forbid the line, and the results card grouped by output with the refusal first.
+// allow, ask and forbid the line, the results card grouped by output with the refusal first, and
+// Cancel while every host waits.
 // Registered by run.mjs, which gives the helpers and runs it with the others.
 
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ownSshd } from "./wait.mjs";
 
@@ -92,6 +94,25 @@ export function fleetTests({ test, until, startWithFirstLine, OUTPUT, SSHD }) {
         if (!audit.some((line) => line.includes(`"connection":"${host.name}"`))) {
           throw new Error(`no fleet_run audit line for ${host.name}`);
         }
+      }
+
+      // A line that waits for a gate, cancelled while every host runs it.
+      const gate = mkdtempSync(join(tmpdir(), "kaiport-fleet-gate-"));
+      chmodSync(gate, 0o777);
+      try {
+        const wait = `until [ -e ${gate}/open ]; do sleep 0.1; done`;
+        await dialog.getByRole("textbox", { name: "Command" }).fill(wait);
+        await dialog.getByRole("button", { name: "Run", exact: true }).click();
+        await card.getByRole("button", { name: "Approve for 3 hosts" }).click();
+        await results.getByRole("status").getByText("0/3 hosts done").waitFor();
+        await page.screenshot({ path: join(OUTPUT, "fleet-running.png") });
+        await results.getByRole("button", { name: "Cancel" }).click();
+        await results.getByText("3 hosts: 0 done, 3 cancelled").waitFor();
+        await page.screenshot({ path: join(OUTPUT, "fleet-cancelled.png") });
+      } finally {
+        // Whatever still waits on a server ends.
+        writeFileSync(join(gate, "open"), "");
+        rmSync(gate, { recursive: true, force: true });
       }
       await dialog.getByRole("button", { name: "Close" }).click();
     } finally {
