@@ -1,7 +1,8 @@
 //! Fleet runs through the engine's ops against twenty real sshd instances on loopback: each
 //! host judged by its own connection's rules (two forbid the command), run on exec channels,
 //! grouped by identical output, one audit line per host; a server killed while its command
-//! runs is reported as failed with the reason.
+//! runs is reported as failed with the reason; a cancelled run stops its running hosts and
+//! skips the rest.
 
 use crate::saved::next;
 use kaiport_core::{Engine, EngineConfig, EventStream};
@@ -202,6 +203,46 @@ async fn a_fleet_run_follows_each_hosts_rules_groups_the_output_and_audits_every
     );
     assert_eq!(report.groups[1].hosts, vec![VICTIM.to_owned()]);
 
+    // The gate shut again, four at a time: cancelled while the first four run.
+    std::fs::remove_file(gate_dir.path().join("gate")).unwrap();
+    for host in &everyone {
+        let _ = std::fs::remove_file(gate_dir.path().join(format!("started-{host}")));
+    }
+    engine
+        .handle(Op::FleetRun {
+            run: "third".to_owned(),
+            targets: vec!["web".to_owned()],
+            command: command.to_owned(),
+            mode: None,
+            approved: everyone.clone(),
+            automatic: false,
+            concurrency: Some(4),
+        })
+        .await;
+    appears(&gate_dir.path().join(format!("started-{}", name(0)))).await;
+    engine
+        .handle(Op::FleetCancel {
+            run: "third".to_owned(),
+        })
+        .await;
+    let report = finished(&mut events, "third").await;
+    std::fs::write(gate_dir.path().join("gate"), "").unwrap();
+    assert_eq!((report.total, report.cancelled), (20, 20), "{report:#?}");
+    let reason = |host: &str| {
+        let found = report.hosts.iter().find(|result| result.host == host);
+        found
+            .and_then(|result| result.reason.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        reason(&name(0)).contains("while this host ran"),
+        "{report:#?}"
+    );
+    assert!(
+        reason(&name(10)).contains("before this host started"),
+        "{report:#?}"
+    );
+
     // Each connection's audit has one line per run, saying how its part ended.
     let audit = kaiport_core::audit::read_recent(&audit_path, 1000).unwrap();
     for host in &everyone {
@@ -225,8 +266,158 @@ async fn a_fleet_run_follows_each_hosts_rules_groups_the_output_and_audits_every
             vec![
                 ("fleet:first".to_owned(), status, verdict),
                 ("fleet:second".to_owned(), second, verdict),
+                ("fleet:third".to_owned(), ToolStatus::Cancelled, verdict),
             ],
             "{host}"
         );
     }
+}
+
+/// Pilot's run_on_hosts on a group of three real sshd servers, one of whose rules forbid the
+/// line: one approval for the two that ask (its card lists all three and what each says), the
+/// forbidden one refused and said so, the output grouped for the model in one turn, and one
+/// audit line per host in its own connection's name.
+#[tokio::test(flavor = "multi_thread")]
+async fn pilot_runs_on_a_group_with_one_approval_and_each_hosts_rules() {
+    use kaiport_tests::engine_harness::EngineHarness;
+    use kaiport_tests::model_server::ModelServer;
+    use serde_json::json;
+
+    let base = Sshd::start().unwrap();
+    let tab = EngineHarness::open_sshd(&base, ConnectionSettings::default(), Mode::Ask)
+        .await
+        .unwrap();
+    let known_hosts = base.dir().join("harness_known_hosts");
+    let hosts = [("db-1", "1.24.0"), ("db-2", "1.24.0"), ("db-3", "1.22.1")];
+    let mut servers = Vec::new();
+    let mut profiles = String::new();
+    for (host, version) in hosts {
+        let server = base
+            .start_sibling(&[("NGINX_VERSION", version), ("HOST_NAME", host)])
+            .unwrap();
+        server.trust_in(&known_hosts).unwrap();
+        profiles.push_str(&format!(
+            "[[connection]]\nname = \"{host}\"\nkind = \"ssh\"\nhost = \"127.0.0.1\"\nport = {}\n\
+             user = \"{}\"\nidentity_files = [\"{}\"]\ntags = [\"db\"]\n",
+            server.port(),
+            server.user(),
+            server.keys.ed25519.display()
+        ));
+        if host == "db-3" {
+            profiles.push_str("[connection.settings]\nforbidden_commands = [\"printenv\"]\n");
+        }
+        servers.push(server);
+    }
+    std::fs::write(tab.home.path().join("connections.toml"), profiles).unwrap();
+
+    let model = ModelServer::from_json(json!({"steps": [
+        {"respond": {"text": "Checking nginx everywhere.", "tool_calls": [
+            {"name": "run_on_hosts", "arguments": {"hosts": ["db"], "command": "printenv NGINX_VERSION"}}
+        ]}},
+        {"respond": {"text": "Two hosts run nginx 1.24.0; db-3 refused the check."}}
+    ]}))
+    .unwrap();
+    tab.engine
+        .handle(Op::SendMessage {
+            tab: tab.tab.clone(),
+            text: "which nginx do the db hosts run?".to_owned(),
+            model: Some(model.openai_settings()),
+        })
+        .await;
+    tab.event("the turn's end", Duration::from_secs(120), |event| {
+        matches!(event, Event::TurnFinished { .. })
+    })
+    .await
+    .unwrap();
+    assert!(model.failures().is_empty(), "{:?}", model.failures());
+    let requests = model.requests();
+    assert!(
+        requests[0]
+            .tool_names()
+            .contains(&"run_on_hosts".to_owned()),
+        "{:?}",
+        requests[0].tool_names()
+    );
+
+    // One approval card, listing every host with what its rules say.
+    let cards: Vec<Vec<(String, Verdict)>> = tab
+        .events()
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::ApprovalRequested {
+                preview: Some(ApprovalPreview::Fleet { hosts, .. }),
+                ..
+            } => Some(
+                hosts
+                    .into_iter()
+                    .map(|host| (host.host, host.decision))
+                    .collect(),
+            ),
+            Event::ApprovalRequested { tool, .. } => panic!("another approval: {tool}"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        cards,
+        vec![vec![
+            ("db-1".to_owned(), Verdict::Ask),
+            ("db-2".to_owned(), Verdict::Ask),
+            ("db-3".to_owned(), Verdict::Deny),
+        ]]
+    );
+
+    // The model got the grouped outcome: the refusal with its reason, the two alike as one.
+    let results = requests.last().unwrap().tool_results();
+    let result = results.last().unwrap();
+    assert!(
+        result.contains("3 hosts: 2 done (0 exited non-zero), 1 refused"),
+        "{result}"
+    );
+    assert!(result.contains("1 host(s) refused: db-3"), "{result}");
+    assert!(result.contains("forbidden"), "{result}");
+    assert!(
+        result.contains("2 host(s) done, exit code 0: db-1, db-2"),
+        "{result}"
+    );
+    assert!(result.contains("1.24.0"), "{result}");
+    assert!(
+        !result.contains("1.22.1"),
+        "the forbidden host ran: {result}"
+    );
+
+    // Each host's own audit line, and the call's in the tab's.
+    let audit = tab.audit().unwrap();
+    let fleet: Vec<(String, String, String)> = audit
+        .iter()
+        .filter(|line| line["tool"] == "fleet_run")
+        .map(|line| {
+            (
+                line["connection"].as_str().unwrap_or_default().to_owned(),
+                line["decision"].as_str().unwrap_or_default().to_owned(),
+                line["status"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let mut fleet = fleet;
+    fleet.sort();
+    let line = |host: &str, decision: &str, status: &str| {
+        (host.to_owned(), decision.to_owned(), status.to_owned())
+    };
+    assert_eq!(
+        fleet,
+        vec![
+            line("db-1", "ask", "ok"),
+            line("db-2", "ask", "ok"),
+            line("db-3", "deny", "denied"),
+        ]
+    );
+    let call = audit
+        .iter()
+        .find(|line| line["tool"] == "run_on_hosts")
+        .unwrap();
+    assert_eq!(
+        (&call["decision"], &call["decided_by"], &call["status"]),
+        (&json!("ask"), &json!("user"), &json!("ok")),
+        "{call}"
+    );
 }

@@ -8,7 +8,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, write
 import { createServer, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, removeHome } from "./wait.mjs";
+import { freePort, ownSshd as startOwnSshd, removeHome } from "./wait.mjs";
 
 export function register({
   test,
@@ -40,17 +40,8 @@ export function register({
   }
 
   /** A `kaiport-sshd` of its own (e.g. password only), stopped by `stop()`. */
-  async function ownSshd(args) {
-    const started = await startWithFirstLine(SSHD, args, { env: process.env });
-    return {
-      ...JSON.parse(started.line),
-      stop: async () => {
-        started.child.stdin.end("\n");
-        if (started.child.exitCode === null) {
-          await new Promise((r) => started.child.once("exit", r));
-        }
-      },
-    };
+  function ownSshd(args) {
+    return startOwnSshd(startWithFirstLine, SSHD, args);
   }
 
   async function fillNewConnection(page, fields) {

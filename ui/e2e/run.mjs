@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { pilotTests } from "./pilot.mjs";
 import { register as registerConnections } from "./connections.mjs";
+import { fleetTests } from "./fleet.mjs";
 import { storageTests } from "./storage.mjs";
 import { shellFilesTests } from "./shell-files.mjs";
 import { viewTests } from "./views.mjs";
@@ -816,6 +817,7 @@ viewTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, K
 registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, KAIPORT, TIMEOUT });
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
 shellFilesTests({ test, until, runInTerminal, activeTab, terminalText, fillConnectionForm, OUTPUT });
+fleetTests({ test, until, startWithFirstLine, OUTPUT, SSHD });
 mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT: root, TIMEOUT, CHROMIUM_ARGS });
 layoutTests({ test, until, activeTab, terminalText, fillConnectionForm, startWithFirstLine, KAIPORT, OUTPUT });
 settingsTests({ test, until, activeTab, terminalText, OUTPUT });

@@ -203,3 +203,18 @@ export async function inSight(locator, what, timeout) {
     timeout,
   );
 }
+
+/** A `kaiport-sshd` of its own started by `start` (run.mjs's startWithFirstLine) from the binary
+ * `sshd` with `args`: its JSON line's fields, and `stop()`. */
+export async function ownSshd(start, sshd, args) {
+  const started = await start(sshd, args, { env: process.env });
+  return {
+    ...JSON.parse(started.line),
+    stop: async () => {
+      started.child.stdin.end("\n");
+      if (started.child.exitCode === null) {
+        await new Promise((r) => started.child.once("exit", r));
+      }
+    },
+  };
+}

@@ -137,7 +137,7 @@ pub async fn run_line(
         })
         .await;
     let live = std::io::stderr().is_terminal();
-    let mut tally = [0u32; 4];
+    let mut tally = [0u32; 5];
     let report = loop {
         match events.recv().await {
             Some(Event::FleetHostFinished {
@@ -171,7 +171,11 @@ pub async fn run_line(
     } else {
         print_table(&report);
     }
-    let bad = report.failed + report.refused + report.needs_approval + report.nonzero_exit;
+    let bad = report.failed
+        + report.refused
+        + report.needs_approval
+        + report.cancelled
+        + report.nonzero_exit;
     Ok(if bad > 0 {
         ExitCode::from(crate::tool::EXIT_FAILED)
     } else {
@@ -185,6 +189,7 @@ fn status_index(status: FleetStatus) -> usize {
         FleetStatus::Failed => 1,
         FleetStatus::Refused => 2,
         FleetStatus::NeedsApproval => 3,
+        FleetStatus::Cancelled => 4,
     }
 }
 
@@ -194,6 +199,7 @@ fn status_word(status: FleetStatus) -> &'static str {
         FleetStatus::Failed => "failed",
         FleetStatus::Refused => "refused",
         FleetStatus::NeedsApproval => "not approved",
+        FleetStatus::Cancelled => "cancelled",
     }
 }
 

@@ -6,7 +6,7 @@
 use kaiport_core::Engine;
 use kaiport_protocol::{
     ApprovalDecision, ApprovalPreview, Event, HostFacts, Op, Permission, Prompt, PromptAnswer,
-    Risk, ToolOutcome,
+    Risk, ToolOutcome, Verdict,
 };
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -195,6 +195,17 @@ impl Answerer {
             }
             Some(ApprovalPreview::Text { text: preview }) => {
                 text.push_str(&format!("\n  {preview:?}"))
+            }
+            Some(ApprovalPreview::Fleet { command, hosts }) => {
+                text.push_str(&format!("\n  {command}"));
+                for host in hosts {
+                    let word = match host.decision {
+                        Verdict::Allow => "allows it",
+                        Verdict::Ask => "asks (approving runs it there)",
+                        Verdict::Deny => "forbids it (refused)",
+                    };
+                    text.push_str(&format!("\n  • {}: {word}", host.host));
+                }
             }
             None => {}
         }

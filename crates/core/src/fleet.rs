@@ -106,15 +106,16 @@ pub fn output_text(output: &BoundedOutput, settings: &ConnectionSettings) -> Str
     cap_text_around(&text, limits, gap).0
 }
 
-/// Where a group goes in the report: refusals, failures and hosts waiting for approval first,
-/// then commands that exited with another code than 0, then the rest.
+/// Where a group goes in the report: refusals, failures, hosts waiting for approval and hosts
+/// cancelled first, then commands that exited with another code than 0, then the rest.
 fn rank(status: FleetStatus, exit_code: Option<i32>) -> u8 {
     match status {
         FleetStatus::Refused => 0,
         FleetStatus::Failed => 1,
         FleetStatus::NeedsApproval => 2,
-        FleetStatus::Done if exit_code != Some(0) => 3,
-        FleetStatus::Done => 4,
+        FleetStatus::Cancelled => 3,
+        FleetStatus::Done if exit_code != Some(0) => 4,
+        FleetStatus::Done => 5,
     }
 }
 
@@ -135,6 +136,7 @@ pub fn report(command: &str, results: Vec<(FleetHostResult, String)>) -> FleetRe
         failed: count(FleetStatus::Failed),
         refused: count(FleetStatus::Refused),
         needs_approval: count(FleetStatus::NeedsApproval),
+        cancelled: count(FleetStatus::Cancelled),
         nonzero_exit: u32::try_from(
             results
                 .iter()

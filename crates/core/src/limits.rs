@@ -90,6 +90,9 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
                 MAX_NAME_BYTES,
             )?;
         }
+        Op::FleetCancel { run } => {
+            c.op("fleet_cancel").text("the run id", run, MAX_ID_BYTES)?;
+        }
         Op::CloseForward { tab, id: _ } => c.op("close_forward").tab(tab)?,
         Op::ReplaceHostKey {
             tab,

@@ -122,6 +122,7 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::SaveSnippet { .. }
             | Op::DeleteSnippet { .. }
             | Op::ExpandSnippet { .. }
+            | Op::FleetCancel { .. }
             | Op::AppBackground
             | Op::AppForeground => Ok(Vec::new()),
         }

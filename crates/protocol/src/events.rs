@@ -69,6 +69,12 @@ pub enum ApprovalPreview {
     Text {
         text: String,
     },
+    /// One command line on many hosts: what each host's rules say of it. Approving runs it on
+    /// the hosts that ask; the allowed ones run anyway and the forbidden ones are refused.
+    Fleet {
+        command: String,
+        hosts: Vec<FleetHostCheck>,
+    },
 }
 
 /// The result object the model gets for one tool call.

@@ -31,6 +31,9 @@ pub enum FleetStatus {
     Refused,
     /// The connection's rules ask, and the caller did not approve it for this host.
     NeedsApproval,
+    /// The run was cancelled (`Op::FleetCancel`) before this host ended: one not started yet
+    /// never connected; one running was stopped by closing its connection.
+    Cancelled,
 }
 
 /// One host's outcome in a fleet run; its output is in the report's group.
@@ -68,6 +71,7 @@ pub struct FleetReport {
     pub failed: u32,
     pub refused: u32,
     pub needs_approval: u32,
+    pub cancelled: u32,
     /// Done hosts whose command exited with a code other than 0 (counted in `done` too).
     pub nonzero_exit: u32,
     pub groups: Vec<FleetGroup>,

@@ -435,6 +435,10 @@ pub enum Op {
         #[serde(default)]
         values: Vec<SnippetValue>,
     },
+    /// Stop fleet run `run`: hosts not started yet are skipped, running ones are stopped by
+    /// closing their connection; each is reported `cancelled` (with its audit line), then
+    /// `FleetFinished` as usual. A run that already ended, or is unknown, is left alone.
+    FleetCancel { run: String },
     /// Ask for an open tab's settings. Answered by `SettingsChanged`.
     ReadSettings { tab: TabId },
     /// Read the last `limit` lines of the audit log. Answered by `AuditLog`; every tool call

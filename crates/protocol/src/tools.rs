@@ -48,10 +48,11 @@ pub enum ToolName {
     AskUser,
     ListChanges,
     UndoChange,
+    RunOnHosts,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 22] = [
+    pub const ALL: [ToolName; 23] = [
         ToolName::RunCommand,
         ToolName::SendInput,
         ToolName::ReadScreen,
@@ -74,6 +75,7 @@ impl ToolName {
         ToolName::AskUser,
         ToolName::ListChanges,
         ToolName::UndoChange,
+        ToolName::RunOnHosts,
     ];
 
     /// The name the model and the audit log use, e.g. `run_command`.
@@ -101,6 +103,7 @@ impl ToolName {
             ToolName::AskUser => "ask_user",
             ToolName::ListChanges => "list_changes",
             ToolName::UndoChange => "undo_change",
+            ToolName::RunOnHosts => "run_on_hosts",
         }
     }
 
@@ -913,6 +916,20 @@ pub struct AskUserResult {
     pub answer: Option<String>,
 }
 
+/// One command line on many saved SSH connections at once, each under its own rules; the result
+/// is a `FleetReport` (hosts with identical output grouped, each group's output capped).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(deny_unknown_fields)]
+pub struct RunOnHostsParams {
+    /// Saved connection names and group (tag) names; a group means every connection in it.
+    pub hosts: Vec<String>,
+    /// One command line (no line breaks), run as it is on every host.
+    pub command: String,
+    /// One short sentence for the user: why this call (shown on the approval card).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
 // ---------------------------------------------------------------------------------------------
 // Changes kaiport made on a server, and their undo
 // ---------------------------------------------------------------------------------------------
@@ -1045,5 +1062,6 @@ pub fn parameters_schema(tool: ToolName) -> schemars::Schema {
         ToolName::AskUser => generator.root_schema_for::<AskUserParams>(),
         ToolName::ListChanges => generator.root_schema_for::<ListChangesParams>(),
         ToolName::UndoChange => generator.root_schema_for::<UndoChangeParams>(),
+        ToolName::RunOnHosts => generator.root_schema_for::<RunOnHostsParams>(),
     }
 }

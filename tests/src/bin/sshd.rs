@@ -7,7 +7,10 @@
 //! `--password` / `--keyboard-interactive` start a server that takes only that way of logging
 //! in (no public keys), for the password and keyboard-interactive prompts. `--sudo-password`
 //! logs in (with the keys, as always) as the user whose sudo asks for its password (the printed
-//! `password`), for sudo prompts the person answers in the terminal.
+//! `password`), for sudo prompts the person answers in the terminal. `--env=NAME=VALUE`
+//! (repeatable) gives its sessions that variable, so several servers can answer one command
+//! differently; `--trust-in=PATH` appends its host keys to the known_hosts file `PATH` (for
+//! clients that must not ask, such as fleet runs).
 
 use anyhow::Result;
 use kaiport_tests::sshd::{KEY_PASSPHRASE, Sshd, SshdConfig, TEST_PASSWORD};
@@ -15,7 +18,20 @@ use std::io::BufRead;
 
 fn main() -> Result<()> {
     let mut config = SshdConfig::default();
+    let mut env: Vec<(String, String)> = Vec::new();
+    let mut trust_in: Vec<std::path::PathBuf> = Vec::new();
     for arg in std::env::args().skip(1) {
+        if let Some(pair) = arg.strip_prefix("--env=") {
+            let Some((name, value)) = pair.split_once('=') else {
+                anyhow::bail!("--env takes NAME=VALUE, not {pair:?}");
+            };
+            env.push((name.to_owned(), value.to_owned()));
+            continue;
+        }
+        if let Some(path) = arg.strip_prefix("--trust-in=") {
+            trust_in.push(path.into());
+            continue;
+        }
         match arg.as_str() {
             "--password" => {
                 config.password = true;
@@ -28,11 +44,18 @@ fn main() -> Result<()> {
             "--sudo-password" => config.sudo_asks_password = true,
             other => anyhow::bail!(
                 "unknown argument {other:?}; kaiport-sshd takes --password, \
-                 --keyboard-interactive and --sudo-password"
+                 --keyboard-interactive, --sudo-password, --env=NAME=VALUE and --trust-in=PATH"
             ),
         }
     }
-    let sshd = Sshd::start_with(config)?;
+    let env: Vec<(&str, &str)> = env
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .collect();
+    let sshd = Sshd::start_with_env(config, &env)?;
+    for path in &trust_in {
+        sshd.trust_in(path)?;
+    }
     println!(
         "{}",
         serde_json::json!({

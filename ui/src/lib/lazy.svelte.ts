@@ -24,6 +24,7 @@ export const auditLogView = once(() => import("../components/audit/AuditLogView.
 export const connectionSettings = once(() => import("../components/connections/ConnectionSettingsDialog.svelte"));
 export const importSshConfig = once(() => import("../components/connections/ImportSshConfigDialog.svelte"));
 export const snippetPalette = once(() => import("../components/snippets/SnippetPalette.svelte"));
+export const fleetRunDialog = once(() => import("../components/connections/FleetRunDialog.svelte"));
 const markdownModule = once(() => import("./markdown"));
 
 /** The markdown renderer once loaded (until then, Markdown.svelte shows the text as it is). */
@@ -45,6 +46,7 @@ export function preloadAll(): void {
     connectionSettings,
     importSshConfig,
     snippetPalette,
+    fleetRunDialog,
   ];
   for (const load of loads) {
     load().catch(() => {});

@@ -45,7 +45,12 @@ new_file?: boolean;
  *  Where the old content will be kept ("backup: …"), or why not ("no backup: file too
  *  large"), for a change that replaces a file.
  */
-backup?: string | null } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string };
+backup?: string | null } | { kind: "operations"; lines: string[] } | { kind: "text"; text: string } | 
+/**
+ *  One command line on many hosts: what each host's rules say of it. Approving runs it on
+ *  the hosts that ask; the allowed ones run anyway and the forbidden ones are refused.
+ */
+{ kind: "fleet"; command: string; hosts: FleetHostCheck[] };
 
 /**  One line of the audit log (`ai-audit.jsonl`): one tool call, however it ended. */
 export type AuditEntry = {
@@ -617,6 +622,7 @@ export type FleetReport = {
 	failed: number,
 	refused: number,
 	needs_approval: number,
+	cancelled: number,
 	/**  Done hosts whose command exited with a code other than 0 (counted in `done` too). */
 	nonzero_exit: number,
 	groups: FleetGroup[],
@@ -636,7 +642,12 @@ export type FleetStatus =
 /**  The connection's rules forbid the line (or plan mode does). */
 "refused" | 
 /**  The connection's rules ask, and the caller did not approve it for this host. */
-"needs_approval";
+"needs_approval" | 
+/**
+ *  The run was cancelled (`Op::FleetCancel`) before this host ended: one not started yet
+ *  never connected; one running was stopped by closing its connection.
+ */
+"cancelled";
 
 /**  Which way a forward carries connections. */
 export type ForwardKind = 
@@ -1124,6 +1135,12 @@ model?: ModelSettings | null } |
  *  `TerminalInput`).
  */
 { type: "expand_snippet"; tab: string; name: string; values?: SnippetValue[] } | 
+/**
+ *  Stop fleet run `run`: hosts not started yet are skipped, running ones are stopped by
+ *  closing their connection; each is reported `cancelled` (with its audit line), then
+ *  `FleetFinished` as usual. A run that already ended, or is unknown, is left alone.
+ */
+{ type: "fleet_cancel"; run: string } | 
 /**  Ask for an open tab's settings. Answered by `SettingsChanged`. */
 { type: "read_settings"; tab: string } | 
 /**
@@ -1624,7 +1641,7 @@ export type TimerRow = {
  *  The fixed set of tools. A build may lack some (mobile builds have no edit_file, show_view,
  *  propose_plan, update_plan); the engine's registry says which ones this build has.
  */
-export type ToolName = "run_command" | "send_input" | "read_screen" | "show_view" | "propose_plan" | "update_plan" | "read_file" | "edit_file" | "write_file" | "list_dir" | "find_files" | "search_files" | "folder_report" | "make_dir" | "rename" | "delete" | "upload" | "download" | "execute_plan" | "ask_user" | "list_changes" | "undo_change";
+export type ToolName = "run_command" | "send_input" | "read_screen" | "show_view" | "propose_plan" | "update_plan" | "read_file" | "edit_file" | "write_file" | "list_dir" | "find_files" | "search_files" | "folder_report" | "make_dir" | "rename" | "delete" | "upload" | "download" | "execute_plan" | "ask_user" | "list_changes" | "undo_change" | "run_on_hosts";
 
 /**  The result object the model gets for one tool call. */
 export type ToolOutcome = {

@@ -121,6 +121,18 @@ fn entry_text(tool: &str, args: &Value, outcome: &ToolOutcome) -> Option<String>
             format!("ran `{line}`{exit}{status}")
         }
         ToolName::SendInput => return None,
+        ToolName::RunOnHosts => {
+            let line = text(args, "command");
+            if policy::plan_mode_check(&policy::analyse(line)).is_ok() {
+                return None;
+            }
+            let hosts: Vec<&str> = args
+                .get("hosts")
+                .and_then(Value::as_array)
+                .map(|hosts| hosts.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            format!("ran `{line}` on {}", hosts.join(", "))
+        }
         ToolName::EditFile => format!("edited {}{}", text(args, "path"), side(args)),
         ToolName::WriteFile => {
             let created = result

@@ -104,10 +104,48 @@ fn ok_result(tool: &str, result: &Value, frame: &UntrustedFrame) -> String {
                 r.bytes_written
             )
         }),
+        Some(ToolName::RunOnHosts) => parsed(result).map(|r| run_on_hosts(&r, frame)),
         _ => None,
     };
     rendered
         .unwrap_or_else(|| format!("{tool}: ok\n{}", frame.frame("result", &result.to_string())))
+}
+
+/// Counts, then each group: its hosts and outcome (the engine's words, the hosts' saved names),
+/// and what they printed, framed as server data.
+fn run_on_hosts(report: &kaiport_protocol::FleetReport, frame: &UntrustedFrame) -> String {
+    let mut out = format!(
+        "run_on_hosts: {} hosts: {} done ({} exited non-zero), {} refused, {} failed, {} not approved, {} cancelled",
+        report.total,
+        report.done,
+        report.nonzero_exit,
+        report.refused,
+        report.failed,
+        report.needs_approval,
+        report.cancelled
+    );
+    for group in &report.groups {
+        let status = serde_json::to_value(group.status).unwrap_or_default();
+        let _ = write!(
+            out,
+            "\n\n{} host(s) {}",
+            group.hosts.len(),
+            status.as_str().unwrap_or("done")
+        );
+        if let Some(code) = group.exit_code {
+            let _ = write!(out, ", exit code {code}");
+        }
+        let _ = write!(out, ": {}", group.hosts.join(", "));
+        if let Some(reason) = &group.reason {
+            out.push('\n');
+            out.push_str(&frame.frame("reason", reason));
+        }
+        if !group.output.is_empty() {
+            out.push('\n');
+            out.push_str(&frame.frame("output", &group.output));
+        }
+    }
+    out
 }
 
 fn seconds(ms: u64) -> String {

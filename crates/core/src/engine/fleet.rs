@@ -3,6 +3,8 @@
 //! would be (its settings, the run's mode, what the session has seen elsewhere), then where
 //! links on that server lead, and run on an exec channel of its own connection, a bounded
 //! number of hosts at once. Every host ends with a `FleetHostFinished` and one audit line.
+//! `Op::FleetCancel` skips the hosts not started yet and stops the running ones by dropping
+//! their connection.
 //!
 //! This must never run a line on a host whose rules forbid it, or that its rules ask about and
 //! the caller did not approve for that host; never type into a user's terminal; never ask
@@ -23,6 +25,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
 
 /// What `Op::FleetRun` asked.
 pub(super) struct FleetAsk {
@@ -56,6 +59,13 @@ impl HostEnd {
             verdict,
             decided_by,
             reasons: Vec::new(),
+        }
+    }
+
+    fn cancelled(reason: &str, verdict: Verdict) -> HostEnd {
+        HostEnd {
+            status: FleetStatus::Cancelled,
+            ..HostEnd::failed(reason.to_owned(), verdict, None)
         }
     }
 }
@@ -109,6 +119,20 @@ impl Inner {
         )
     }
 
+    /// What `host`'s rules say of `command` in `mode`, for a check or an approval card.
+    fn fleet_host_check(&self, host: &FleetHost, command: &str, mode: Mode) -> FleetHostCheck {
+        let (decision, reasons) = match self.fleet_decide(host, command, mode) {
+            Decision::Allow { reasons, .. } => (Verdict::Allow, reasons),
+            Decision::Ask { reasons, .. } => (Verdict::Ask, reasons),
+            Decision::Deny { reason } => (Verdict::Deny, vec![reason]),
+        };
+        FleetHostCheck {
+            host: host.name.clone(),
+            decision,
+            reasons,
+        }
+    }
+
     /// `Op::FleetCheck`.
     pub(super) async fn fleet_check(
         &self,
@@ -131,18 +155,7 @@ impl Inner {
         let mode = mode.unwrap_or_default();
         let hosts = hosts
             .iter()
-            .map(|host| {
-                let (decision, reasons) = match self.fleet_decide(host, &command, mode) {
-                    Decision::Allow { reasons, .. } => (Verdict::Allow, reasons),
-                    Decision::Ask { reasons, .. } => (Verdict::Ask, reasons),
-                    Decision::Deny { reason } => (Verdict::Deny, vec![reason]),
-                };
-                FleetHostCheck {
-                    host: host.name.clone(),
-                    decision,
-                    reasons,
-                }
-            })
+            .map(|host| self.fleet_host_check(host, &command, mode))
             .collect();
         self.emit(Event::FleetChecked {
             run,
@@ -151,33 +164,50 @@ impl Inner {
         });
     }
 
+    /// `Op::FleetCancel`.
+    pub(super) fn fleet_cancel(&self, run: &str) {
+        if let Some(cancel) = lock(&self.fleet_runs).get(run) {
+            cancel.cancel();
+        }
+    }
+
     /// `Op::FleetRun`.
     pub(super) async fn fleet_run(self: Arc<Self>, asked: FleetAsk) {
+        let cancel = CancellationToken::new();
+        lock(&self.fleet_runs).insert(asked.run.clone(), cancel.clone());
         let hosts = match self.fleet_line(&asked.command) {
             Ok(()) => self.fleet_hosts(asked.targets.clone()).await,
             Err(message) => Err(message),
         };
-        let hosts = match hosts {
-            Ok(hosts) => hosts,
-            Err(message) => {
-                self.emit(Event::Error { tab: None, message });
-                return;
+        match hosts {
+            Ok(hosts) => {
+                self.clone().fleet_run_hosts(&asked, hosts, &cancel).await;
             }
-        };
+            Err(message) => self.emit(Event::Error { tab: None, message }),
+        }
+        lock(&self.fleet_runs).remove(&asked.run);
+    }
+
+    /// Runs `hosts`, reports each and the whole (`FleetFinished`), and returns the report.
+    async fn fleet_run_hosts(
+        self: Arc<Self>,
+        asked: &FleetAsk,
+        hosts: Vec<FleetHost>,
+        cancel: &CancellationToken,
+    ) -> FleetReport {
         let at_once = asked
             .concurrency
             .map_or(self.config.fleet_concurrency, |asked| asked as usize)
             .clamp(1, crate::fleet::MAX_CONCURRENCY);
         let total = u32::try_from(hosts.len()).unwrap_or(u32::MAX);
         let finished = AtomicU32::new(0);
-        let asked = &asked;
         let finished = &finished;
         let mut results: Vec<(usize, FleetHostResult, String)> =
             futures::stream::iter(hosts.into_iter().enumerate())
                 .map(|(index, host)| {
                     let inner = self.clone();
                     async move {
-                        let (result, output) = inner.fleet_host(asked, &host).await;
+                        let (result, output) = inner.fleet_host(asked, &host, cancel).await;
                         let done = finished.fetch_add(1, Ordering::SeqCst) + 1;
                         inner.emit(Event::FleetHostFinished {
                             run: asked.run.clone(),
@@ -201,18 +231,168 @@ impl Inner {
         );
         self.emit(Event::FleetFinished {
             run: asked.run.clone(),
-            report,
+            report: report.clone(),
         });
+        report
     }
 
-    /// One host: judged, connected, judged again where links lead, run, audited.
-    async fn fleet_host(&self, asked: &FleetAsk, host: &FleetHost) -> (FleetHostResult, String) {
-        self.emit(Event::FleetHostRunning {
-            run: asked.run.clone(),
-            host: host.name.clone(),
+    /// The run_on_hosts tool: each host judged by its own rules in the tab's mode, ONE approval
+    /// (its card lists which hosts allow, ask and forbid the line) for the hosts that ask, then
+    /// a fleet run whose id is the call's; the model gets the grouped report, capped.
+    #[cfg(feature = "run-on-hosts")]
+    pub(super) async fn run_on_hosts(
+        self: &Arc<Self>,
+        tab: &Arc<super::tabs::Tab>,
+        call: &CallId,
+        tool: &str,
+        args: &serde_json::Value,
+        cancel: &CancellationToken,
+    ) -> super::pipeline::Ran {
+        use super::pipeline::{Approval, Ran, error_outcome, ok_outcome, why_of};
+        let ended = |status, message: String, verdict, by, reasons| {
+            Ran::ended(error_outcome(tool, status, message), verdict, by, reasons)
+        };
+        let params: tools::RunOnHostsParams = match serde_json::from_value(args.clone()) {
+            Ok(params) => params,
+            Err(error) => {
+                let message = format!("run_on_hosts: invalid arguments: {error}");
+                return ended(ToolStatus::Error, message, Verdict::Deny, None, Vec::new());
+            }
+        };
+        let hosts = match self.fleet_hosts(params.hosts.clone()).await {
+            Ok(hosts) => hosts,
+            Err(message) => {
+                let message = format!("run_on_hosts: {message}");
+                return ended(ToolStatus::Error, message, Verdict::Deny, None, Vec::new());
+            }
+        };
+        let mode = tab.mode();
+        let checks: Vec<FleetHostCheck> = hosts
+            .iter()
+            .map(|host| self.fleet_host_check(host, &params.command, mode))
+            .collect();
+        let asking: Vec<String> = checks
+            .iter()
+            .filter(|check| check.decision == Verdict::Ask)
+            .map(|check| check.host.clone())
+            .collect();
+        let forbidding = checks
+            .iter()
+            .filter(|check| check.decision == Verdict::Deny)
+            .count();
+        let mut reasons = vec![format!(
+            "{} of {} hosts ask, {forbidding} forbid it",
+            asking.len(),
+            checks.len()
+        )];
+        let mut waited = None;
+        let (verdict, by) = if asking.is_empty() {
+            (Verdict::Allow, DecidedBy::Rule)
+        } else {
+            reasons.push(format!("asked for {}", asking.join(", ")));
+            let asked = Instant::now();
+            let answer = self
+                .approvals
+                .ask(call.clone(), cancel, || {
+                    self.emit(Event::ApprovalRequested {
+                        tab: tab.id.clone(),
+                        call: call.clone(),
+                        tool: tool.to_owned(),
+                        reasons: reasons.clone(),
+                        risk: Risk::Routine,
+                        preview: Some(ApprovalPreview::Fleet {
+                            command: params.command.clone(),
+                            hosts: checks.clone(),
+                        }),
+                        permission: None,
+                        why: why_of(args),
+                        allow_rule: None,
+                    });
+                })
+                .await;
+            waited = Some(asked.elapsed());
+            let refused = |status, message: String, by| Ran {
+                waited,
+                ..ended(status, message, Verdict::Ask, by, reasons.clone())
+            };
+            match answer {
+                Ok(Approval {
+                    decision: ApprovalDecision::Approve | ApprovalDecision::AllowForConnection,
+                    by,
+                    ..
+                }) => (Verdict::Ask, by),
+                Ok(Approval { by, reason, .. }) => {
+                    let message = match reason {
+                        Some(reason) => format!("the user denied this call: {reason}"),
+                        None => "the user denied this call; nothing ran".to_owned(),
+                    };
+                    return refused(ToolStatus::Denied, message, Some(by));
+                }
+                Err(_) => {
+                    let message = "cancelled while waiting for approval".to_owned();
+                    return refused(ToolStatus::Cancelled, message, None);
+                }
+            }
+        };
+        self.emit(Event::ToolRunning {
+            tab: tab.id.clone(),
+            call: call.clone(),
         });
+        let asked = FleetAsk {
+            run: call.clone(),
+            targets: params.hosts,
+            command: params.command,
+            mode,
+            approved: if verdict == Verdict::Ask {
+                asking
+            } else {
+                Vec::new()
+            },
+            automatic: by == DecidedBy::Automatic,
+            concurrency: None,
+        };
+        let report = self.clone().fleet_run_hosts(&asked, hosts, cancel).await;
+        Ran {
+            waited,
+            ..Ran::ended(
+                ok_outcome(tool, &report_for_model(report)),
+                verdict,
+                Some(by),
+                reasons,
+            )
+        }
+    }
+
+    /// One host: judged, connected, judged again where links lead, run, audited; or cancelled.
+    async fn fleet_host(
+        &self,
+        asked: &FleetAsk,
+        host: &FleetHost,
+        cancel: &CancellationToken,
+    ) -> (FleetHostResult, String) {
         let started = Instant::now();
-        let end = self.fleet_host_end(asked, host).await;
+        let verdict = || match self.fleet_decide(host, &asked.command, asked.mode) {
+            Decision::Allow { .. } => Verdict::Allow,
+            Decision::Ask { .. } => Verdict::Ask,
+            Decision::Deny { .. } => Verdict::Deny,
+        };
+        let end = if cancel.is_cancelled() {
+            HostEnd::cancelled("the run was cancelled before this host started", verdict())
+        } else {
+            self.emit(Event::FleetHostRunning {
+                run: asked.run.clone(),
+                host: host.name.clone(),
+            });
+            // Dropping the host's future drops its connection, which stops the command.
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => HostEnd::cancelled(
+                    "the run was cancelled while this host ran; its connection was closed",
+                    verdict(),
+                ),
+                end = self.fleet_host_end(asked, host) => end,
+            }
+        };
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let result = FleetHostResult {
             host: host.name.clone(),
@@ -371,12 +551,14 @@ impl Inner {
             FleetStatus::Done => ToolStatus::Ok,
             FleetStatus::Failed => ToolStatus::Error,
             FleetStatus::Refused | FleetStatus::NeedsApproval => ToolStatus::Denied,
+            FleetStatus::Cancelled => ToolStatus::Cancelled,
         };
         let outcome = match end.status {
             FleetStatus::Done => "done",
             FleetStatus::Failed => "failed",
             FleetStatus::Refused => "refused",
             FleetStatus::NeedsApproval => "needs_approval",
+            FleetStatus::Cancelled => "cancelled",
         };
         let mut result = serde_json::json!({ "status": outcome });
         if let Some(code) = end.exit_code {
@@ -410,6 +592,28 @@ impl Inner {
             }),
         }
     }
+}
+
+/// The report as the model gets it: no per-host list (the groups name the hosts), each group's
+/// output cut to [`crate::tools::run_on_hosts::MAX_GROUP_OUTPUT_BYTES`].
+#[cfg(feature = "run-on-hosts")]
+fn report_for_model(mut report: FleetReport) -> FleetReport {
+    let keep = crate::tools::run_on_hosts::MAX_GROUP_OUTPUT_BYTES;
+    report.hosts.clear();
+    for group in &mut report.groups {
+        if group.output.len() > keep {
+            let mut cut = keep;
+            while !group.output.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let left_out = group.output.len() - cut;
+            group.output.truncate(cut);
+            group
+                .output
+                .push_str(&format!("\n[{left_out} more bytes of output left out]\n"));
+        }
+    }
+    report
 }
 
 /// A fleet host logs in without a person: keys and the ssh-agent, and secrets already in the

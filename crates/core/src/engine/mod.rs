@@ -103,6 +103,8 @@ struct Inner {
     unattended: AtomicBool,
     /// The open tabs as written for the next start ([`Engine::remember_tabs`]).
     remembered: Mutex<restore::Remembered>,
+    /// The fleet runs under way, by run id: what cancels each.
+    fleet_runs: Mutex<HashMap<String, CancellationToken>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -146,6 +148,7 @@ impl Engine {
                 transfers: Transfers::default(),
                 unattended: AtomicBool::new(false),
                 remembered: Mutex::default(),
+                fleet_runs: Mutex::default(),
             }),
         };
         engine.inner.emit(Event::Hello {
@@ -496,6 +499,7 @@ impl Engine {
                 };
                 tokio::spawn(async move { inner.fleet_run(asked).await });
             }
+            Op::FleetCancel { run } => inner.fleet_cancel(&run),
             op @ (Op::ListConnections
             | Op::SaveConnection { .. }
             | Op::DeleteConnection { .. }

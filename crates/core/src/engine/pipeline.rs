@@ -162,6 +162,11 @@ impl Inner {
         if let Err(message) = found.check_args(args) {
             return fail(message);
         }
+        // Many hosts, each judged by its own rules rather than this tab's.
+        #[cfg(feature = "run-on-hosts")]
+        if found.name() == kaiport_protocol::tools::ToolName::RunOnHosts {
+            return self.run_on_hosts(tab, call, tool, args, cancel).await;
+        }
         // 3. Prepare (reads only) on the connected tab, then the policy.
         let resources = match tab.session(cancel).await {
             Ok(resources) => resources,
@@ -677,7 +682,7 @@ fn millis(duration: Duration) -> u64 {
 const MAX_WHY: usize = 300;
 
 /// The call's `why` argument as a card may show it (see `Event::ApprovalRequested::why`).
-fn why_of(args: &Value) -> Option<String> {
+pub(super) fn why_of(args: &Value) -> Option<String> {
     user_words(args.get("why")?.as_str()?)
 }
 

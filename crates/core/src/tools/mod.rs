@@ -3,7 +3,7 @@
 //! prepared), and the typed form of one call.
 //!
 //! The registry is built in one place from Cargo features: mobile builds compile without
-//! `edit-file`, `show-view` and `plan`, and those tools are then absent from the schemas, not
+//! `edit-file`, `show-view`, `plan` and `run-on-hosts`, and those tools are then absent from the schemas, not
 //! merely refused. Arguments are parsed into the protocol's parameter types; a bad argument is
 //! the model's to fix, so it becomes a precise message, never a panic.
 
@@ -12,6 +12,8 @@ mod files;
 pub mod links;
 #[cfg(feature = "plan")]
 mod propose_plan;
+#[cfg(feature = "run-on-hosts")]
+pub mod run_on_hosts;
 #[cfg(feature = "show-view")]
 mod show_view;
 mod storage;
@@ -87,6 +89,8 @@ fn tools() -> Vec<&'static dyn AnyTool> {
         &Registered::<files::changes::UndoChange>::TOOL,
         &Registered::<ask_user::AskUser>::TOOL,
     ]);
+    #[cfg(feature = "run-on-hosts")]
+    tools.push(&Registered::<run_on_hosts::RunOnHosts>::TOOL);
     tools
 }
 
@@ -225,6 +229,9 @@ pub enum Action {
     ListChanges(ListChangesParams),
     /// undo_change, with the change's record and the file as the diff saw it.
     UndoChange(Box<files::changes::PlannedUndo>),
+    /// Run by the engine's fleet runs, each host judged by its own rules.
+    #[cfg(feature = "run-on-hosts")]
+    RunOnHosts(RunOnHostsParams),
 }
 
 /// Undo what preparing `action` did when it will not run (denied, refused by the user,
@@ -259,6 +266,10 @@ pub async fn execute(action: Action, context: &ToolContext<'_>) -> Result<Value,
         Action::StorageOps(plan) => storage::execute(*plan, context).await,
         Action::ListChanges(params) => files::changes::list(params, context).await,
         Action::UndoChange(plan) => files::changes::undo(*plan, context).await,
+        #[cfg(feature = "run-on-hosts")]
+        Action::RunOnHosts(_) => {
+            Err("run_on_hosts is run by the engine's fleet runs, not executed here".to_owned())
+        }
     }
 }
 
@@ -376,6 +387,10 @@ mod tests {
         assert_eq!(
             names.contains(&ToolName::UpdatePlan),
             cfg!(feature = "plan")
+        );
+        assert_eq!(
+            names.contains(&ToolName::RunOnHosts),
+            cfg!(feature = "run-on-hosts")
         );
         assert!(names.contains(&ToolName::RunCommand));
         assert!(names.contains(&ToolName::AskUser));

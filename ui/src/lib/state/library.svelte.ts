@@ -5,6 +5,7 @@
 import type { TabId } from "../ids";
 import type { ConnectionSettings, Event, SaveConnectionSecret, TabTarget } from "../protocol";
 import type { Transport } from "../transport/transport";
+import { FleetRun } from "./fleet.svelte";
 import { answers, applyLibraryEvent, initialLibrary, type LibraryState } from "./library";
 
 /** How many audit lines the view reads when it opens. */
@@ -159,5 +160,11 @@ export class Library {
 
   readAudit(limit = AUDIT_LINES): Promise<string | null> {
     return this.request({ type: "read_audit", limit }, "audit_log");
+  }
+
+  /** A fleet run on `targets` (saved connections and tags), for a "Run on group…" dialog;
+   * the dialog disposes of it when it closes. */
+  fleetRun(targets: string[]): FleetRun {
+    return new FleetRun(this.transport, targets);
   }
 }

@@ -112,6 +112,10 @@ export function approvalHeadline(tool: string, args: Value, preview: ApprovalPre
       const ops = Array.isArray(fields["ops"]) ? fields["ops"].length : 0;
       return `Carry out ${ops} file ${ops === 1 ? "operation" : "operations"}`;
     }
+    case "run_on_hosts": {
+      const asking = preview?.kind === "fleet" ? preview.hosts.filter((h) => h.decision === "ask").length : 0;
+      return `Run on ${asking} ${asking === 1 ? "host" : "hosts"} whose rules ask`;
+    }
     default:
       return `Let Pilot use ${tool}`;
   }
@@ -252,6 +256,10 @@ export function shortArgs(tool: string, args: Value): string {
     }
     case "ask_user":
       return oneLine(first("question") ?? "");
+    case "run_on_hosts": {
+      const hosts = Array.isArray(fields["hosts"]) ? fields["hosts"].map((h) => text(h) ?? "").join(", ") : "";
+      return oneLine(`${first("command") ?? ""} on ${hosts}`);
+    }
     case "rename":
       return oneLine(`${first("from") ?? ""} → ${first("to") ?? ""}`);
     case "upload":

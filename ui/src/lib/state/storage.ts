@@ -761,6 +761,8 @@ function previewLines(preview: ApprovalPreview | null | undefined): string[] {
       return preview.text.split("\n");
     case "diff":
       return [preview.path];
+    case "fleet":
+      return [preview.command, ...preview.hosts.map((h) => `${h.host}: ${h.decision}`)];
     default: {
       const unknown: never = preview;
       void unknown;

@@ -49,6 +49,7 @@ pub fn sample_args(tool: ToolName) -> Value {
         ToolName::AskUser => json!({"question": "Which site?"}),
         ToolName::ListChanges => json!({}),
         ToolName::UndoChange => json!({"change_id": "20261205T094425123Z-1a2b3c4d"}),
+        ToolName::RunOnHosts => json!({"hosts": ["web"], "command": "uptime"}),
     }
 }
 
