@@ -452,8 +452,10 @@ export function register({
       await page.screenshot({ path: join(OUTPUT, "agent-keys.png") });
       // No key file: the agent logs in, and the shell reaches it.
       await form.getByRole("button", { name: "Connect" }).click();
-      const terminal = page.getByRole("region", { name: "Terminal" });
-      await trustUntil(page, "the shell", () => terminal.isVisible());
+      // The terminal is drawn before the host key is asked: wait for the shell's prompt.
+      await trustUntil(page, "the shell", async () =>
+        /[$#] ?$/m.test((await page.evaluate((id) => window.kaiport.terminalText(id), await activeTab(page))) ?? ""),
+      );
       await runInTerminal(page, "ssh-add -l | cut -d' ' -f2", fingerprint);
     } finally {
       serve?.child.kill("SIGINT");

@@ -816,7 +816,7 @@ export function pilotTests(test, h) {
           const card = panel(page).getByRole("article", { name: /^edit_file / });
           await card.getByRole("button", { name: "Approve" }).waitFor();
           // The diff: both lines, coloured rows with signs, and the path.
-          const diff = card.getByRole("table", { name: "Change 1" });
+          const diff = card.getByRole("table", { name: "Change 1", exact: true });
           await diff.waitFor();
           const rows = await diff
             .locator("tr")
@@ -857,6 +857,7 @@ export function pilotTests(test, h) {
           // Narrowed again, chosen side by side no longer fits: unified.
           await splitter.focus();
           await page.keyboard.press("End");
+          await split.waitFor({ state: "detached" });
           await diff.waitFor();
           await addedInSight(card, diff);
           await card.getByRole("button", { name: "Approve" }).click();

@@ -51,6 +51,17 @@ export function startWithFirstLine(command, args, options) {
     const timer = setTimeout(() => reject(new Error(`${command}: no output in time\n${stderr}`)), TIMEOUT);
     lines.once("line", (line) => {
       clearTimeout(timer);
+      // A program that dies under a test says so, with what it wrote: a page whose link stays
+      // lost shows only "trying again".
+      child.once("exit", (code, signal) => {
+        if (child.killed) {
+          // Stopped by the test.
+        } else if (code !== 0 && code !== null) {
+          console.error(`${command} ${args[0] ?? ""} exited with ${code}:\n${stderr.slice(-4000)}`);
+        } else if (signal !== null && !["SIGINT", "SIGTERM", "SIGKILL"].includes(signal)) {
+          console.error(`${command} ${args[0] ?? ""} died of ${signal}:\n${stderr.slice(-4000)}`);
+        }
+      });
       resolvePromise({ child, line, stderr: () => stderr });
     });
     child.once("exit", (code) => reject(new Error(`${command} exited (${code})\n${stderr}`)));
