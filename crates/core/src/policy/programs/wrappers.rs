@@ -1047,6 +1047,12 @@ fn flock(call: &Call<'_>, verdict: &mut Verdict) {
 fn sg(call: &Call<'_>, verdict: &mut Verdict) {
     let args = call.args;
     let mut index = usize::from(args.first().is_some_and(|arg| arg == "-"));
+    // Its only options are `-` and `-c`: a group never starts with `-`.
+    if let Some(word) = args.get(index).filter(|word| word.starts_with('-')) {
+        verdict.unprovable(format!(
+            "option {word} of sg is not known to kaiport's rules"
+        ));
+    }
     if args.get(index).is_none() {
         verdict.shape = Shape::Shell {
             payload: Payload::Stdin,
@@ -1076,7 +1082,16 @@ fn runcon(call: &Call<'_>, verdict: &mut Verdict) {
 }
 
 /// `newgrp [-] [GROUP]`: a new shell, reading its commands from standard input.
-fn newgrp(_call: &Call<'_>, verdict: &mut Verdict) {
+fn newgrp(call: &Call<'_>, verdict: &mut Verdict) {
+    let args = call.args;
+    let skip = usize::from(args.first().is_some_and(|arg| arg == "-"));
+    let rest = &args[skip.min(args.len())..];
+    if rest.len() > 1 || rest.first().is_some_and(|word| word.starts_with('-')) {
+        verdict.unprovable(format!(
+            "`{}`: newgrp takes only `-` and a group; the rest is not known to kaiport's rules",
+            call.display()
+        ));
+    }
     verdict.shape = Shape::Shell {
         payload: Payload::Stdin,
     };
