@@ -1411,6 +1411,170 @@ fn awk_effects(name: &str, args: &[String], fx: &mut Verdict) {
 
 fn less(call: &Call<'_>, verdict: &mut Verdict) {
     less_effects(call.name, call.args, verdict);
+    if call.name == "less" {
+        less_options(call.args, verdict);
+    }
+}
+
+/// less's options (from its `--help` and manual page): short letters, those of them that take a
+/// value (attached or the next word), and long names (`=` marks a value). Long names may be
+/// abbreviated to any unique prefix; `-+X` and `--+name` reset one.
+const LESS_FLAGS: &str = "?aABcdeEfFgGiIJKLmMnNqQrRsSuUVwWX~";
+const LESS_VALUES: &str = "bDhjkoOpPtTxyz\"#";
+const LESS_LONG: &[&str] = &[
+    "help",
+    "search-skip-screen",
+    "SEARCH-SKIP-SCREEN",
+    "buffers=",
+    "auto-buffers",
+    "clear-screen",
+    "dumb",
+    "color=",
+    "quit-at-eof",
+    "QUIT-AT-EOF",
+    "force",
+    "quit-if-one-screen",
+    "hilite-search",
+    "HILITE-SEARCH",
+    "max-back-scroll=",
+    "ignore-case",
+    "IGNORE-CASE",
+    "jump-target=",
+    "status-column",
+    "lesskey-file=",
+    "quit-on-intr",
+    "no-lessopen",
+    "long-prompt",
+    "LONG-PROMPT",
+    "line-numbers",
+    "LINE-NUMBERS",
+    "log-file=",
+    "LOG-FILE=",
+    "pattern=",
+    "prompt=",
+    "quiet",
+    "QUIET",
+    "silent",
+    "SILENT",
+    "raw-control-chars",
+    "RAW-CONTROL-CHARS",
+    "squeeze-blank-lines",
+    "chop-long-lines",
+    "tag=",
+    "tag-file=",
+    "underline-special",
+    "UNDERLINE-SPECIAL",
+    "version",
+    "hilite-unread",
+    "HILITE-UNREAD",
+    "tabs=",
+    "no-init",
+    "max-forw-scroll=",
+    "window=",
+    "quotes=",
+    "tilde",
+    "shift=",
+    "file-size",
+    "follow-name",
+    "incsearch",
+    "line-num-width=",
+    "mouse",
+    "MOUSE",
+    "no-keypad",
+    "no-histdups",
+    "rscroll=",
+    "save-marks",
+    "status-col-width=",
+    "use-backslash",
+    "use-color",
+    "wheel-lines=",
+    "exit-follow-on-close",
+    "header=",
+    "intr=",
+    "lesskey-src=",
+    "lesskey-content=",
+    "modelines=",
+    "no-number-headers",
+    "no-search-headers",
+    "no-vbell",
+    "proc-backspace",
+    "PROC-BACKSPACE",
+    "proc-return",
+    "PROC-RETURN",
+    "proc-tab",
+    "PROC-TAB",
+    "redraw-on-quit",
+    "search-options=",
+    "show-preproc-errors",
+    "status-line",
+    "match-shift=",
+    "autosave=",
+    "no-edit-warn",
+    "no-paste",
+    "form-feed",
+    "wordwrap",
+    "search-header",
+    "no-search-header-lines",
+    "no-search-header-columns",
+];
+
+fn less_options(args: &[String], verdict: &mut Verdict) {
+    let mut unknown = |spelling: &str| {
+        verdict.unprovable(format!(
+            "option {spelling} of less is not known to kaiport's rules"
+        ));
+    };
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        index += 1;
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let long = long.strip_prefix('+').unwrap_or(long);
+            let (word, attached) = match long.split_once('=') {
+                Some((word, _)) => (word, true),
+                None => (long, false),
+            };
+            let found = match LESS_LONG
+                .iter()
+                .find(|name| name.trim_end_matches('=') == word)
+            {
+                Some(name) => Some(*name),
+                None => {
+                    let mut prefixed = LESS_LONG.iter().filter(|name| {
+                        !word.is_empty() && name.trim_end_matches('=').starts_with(word)
+                    });
+                    prefixed
+                        .next()
+                        .filter(|_| prefixed.next().is_none())
+                        .copied()
+                }
+            };
+            match found {
+                Some(name) if name.ends_with('=') && !attached => index += 1,
+                Some(_) => {}
+                None => unknown(&format!("--{word}")),
+            }
+            continue;
+        }
+        let Some(letters) = arg.strip_prefix('-').filter(|rest| !rest.is_empty()) else {
+            continue; // a file or a `+command`
+        };
+        let letters = letters.strip_prefix('+').unwrap_or(letters);
+        for (position, letter) in letters.char_indices() {
+            if LESS_VALUES.contains(letter) {
+                if position + letter.len_utf8() == letters.len() {
+                    index += 1; // the value is the next word
+                }
+                break;
+            }
+            if !LESS_FLAGS.contains(letter) && !letter.is_ascii_digit() {
+                unknown(&format!("-{letter}"));
+                break;
+            }
+        }
+    }
 }
 
 fn awk(call: &Call<'_>, verdict: &mut Verdict) {
