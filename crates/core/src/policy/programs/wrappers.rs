@@ -1,6 +1,7 @@
-//! Wrappers: programs whose effect is to run another command (`sudo`, `env`, `nice`, `timeout`,
-//! `flock`, `chronic`, `sg`, `newgrp`, …). The command they run is peeled off and judged as if
-//! typed; the wrapper's own options are judged here (`time -o FILE` writes, `sudo -e` edits).
+//! Wrappers: programs whose effect is to run another command (`sudo`, `pkexec`, `env`, `nice`,
+//! `timeout`, `flock`, `chronic`, `sg`, `newgrp`, `runcon`, …). The command they run is peeled off
+//! and judged as if typed; the wrapper's own options are judged here (`time -o FILE` writes,
+//! `sudo -e` edits).
 //!
 //! A wrapper whose options are not all known asks like any other program: an unknown option may
 //! take a value, and then the word taken for the command would not be the command.
@@ -81,6 +82,19 @@ pub const SPECS: &[Spec] = &[
                -s
                -u USER",
         hook: Some(after_assignments),
+    },
+    Spec {
+        names: &["pkexec"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -u USER, --user=USER
+               --keep-cwd
+               --disable-internal-agent
+               --help
+               --version",
+        hook: None,
     },
     Spec {
         names: &["env"],
