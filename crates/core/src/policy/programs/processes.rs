@@ -963,6 +963,26 @@ pub const SPECS: &[Spec] = &[
 ];
 
 /// `kill [-s SIG | -SIG | -n N] PID…`, `kill -l`: what is signalled, and with which signal.
+/// A signal as kill spells it: a number, or a name with or without `SIG` (`RTMIN+3` too).
+fn is_signal(word: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "IOT", "BUS", "FPE", "KILL", "USR1", "SEGV",
+        "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CLD", "CONT", "STOP", "TSTP", "TTIN",
+        "TTOU", "URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "POLL", "PWR", "SYS",
+        "UNUSED", "EXIT", "RTMIN", "RTMAX",
+    ];
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_digit()) {
+        return true;
+    }
+    let upper = word.to_ascii_uppercase();
+    let name = upper.strip_prefix("SIG").unwrap_or(&upper);
+    let base = name.split(['+', '-']).next().unwrap_or(name);
+    let offset_ok = name[base.len()..]
+        .get(1..)
+        .is_none_or(|number| !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()));
+    NAMES.contains(&base) && offset_ok && (base.starts_with("RT") || base.len() == name.len())
+}
+
 fn kill(call: &Call<'_>, verdict: &mut Verdict) {
     let args = call.args;
     let display = call.display();
@@ -982,18 +1002,38 @@ fn kill(call: &Call<'_>, verdict: &mut Verdict) {
                 signal = args.get(index + 1).cloned();
             }
             index += 1;
+        } else if text == "--timeout" {
+            // `--timeout MS SIGNAL`: a follow-up signal, as strong as the first.
+            index += 2;
         } else if matches!(
             text,
-            "-l" | "-L" | "--list" | "--table" | "-h" | "--help" | "-V" | "--version"
+            "-l" | "-L"
+                | "--list"
+                | "--table"
+                | "-h"
+                | "--help"
+                | "-V"
+                | "--version"
+                | "-p"
+                | "--pid"
         ) || text.starts_with("--list=")
         {
             lists = true;
-        } else if signal.is_none() && targets.is_empty() {
+        } else if matches!(
+            text,
+            "-a" | "--all" | "--verbose" | "-r" | "--require-handler"
+        ) {
+            // util-linux's: which processes match, what it prints, whether it sends.
+        } else if signal.is_none() && targets.is_empty() && is_signal(&text[1..]) {
             // `-9`, `-KILL`, `-SIGTERM`: the signal (only before the first PID).
             signal = Some(text[1..].to_owned());
-        } else {
+        } else if text[1..].chars().all(|c| c.is_ascii_digit()) {
             // `-1` after the signal: every process; `-123`: a process group.
             targets.push(text);
+        } else {
+            verdict.unprovable(format!(
+                "option {text} of kill is not known to kaiport's rules"
+            ));
         }
         index += 1;
     }

@@ -1411,6 +1411,170 @@ fn awk_effects(name: &str, args: &[String], fx: &mut Verdict) {
 
 fn less(call: &Call<'_>, verdict: &mut Verdict) {
     less_effects(call.name, call.args, verdict);
+    if call.name == "less" {
+        less_options(call.args, verdict);
+    }
+}
+
+/// less's options (from its `--help` and manual page): short letters, those of them that take a
+/// value (attached or the next word), and long names (`=` marks a value). Long names may be
+/// abbreviated to any unique prefix; `-+X` and `--+name` reset one.
+const LESS_FLAGS: &str = "?aABcdeEfFgGiIJKLmMnNqQrRsSuUVwWX~";
+const LESS_VALUES: &str = "bDhjkoOpPtTxyz\"#";
+const LESS_LONG: &[&str] = &[
+    "help",
+    "search-skip-screen",
+    "SEARCH-SKIP-SCREEN",
+    "buffers=",
+    "auto-buffers",
+    "clear-screen",
+    "dumb",
+    "color=",
+    "quit-at-eof",
+    "QUIT-AT-EOF",
+    "force",
+    "quit-if-one-screen",
+    "hilite-search",
+    "HILITE-SEARCH",
+    "max-back-scroll=",
+    "ignore-case",
+    "IGNORE-CASE",
+    "jump-target=",
+    "status-column",
+    "lesskey-file=",
+    "quit-on-intr",
+    "no-lessopen",
+    "long-prompt",
+    "LONG-PROMPT",
+    "line-numbers",
+    "LINE-NUMBERS",
+    "log-file=",
+    "LOG-FILE=",
+    "pattern=",
+    "prompt=",
+    "quiet",
+    "QUIET",
+    "silent",
+    "SILENT",
+    "raw-control-chars",
+    "RAW-CONTROL-CHARS",
+    "squeeze-blank-lines",
+    "chop-long-lines",
+    "tag=",
+    "tag-file=",
+    "underline-special",
+    "UNDERLINE-SPECIAL",
+    "version",
+    "hilite-unread",
+    "HILITE-UNREAD",
+    "tabs=",
+    "no-init",
+    "max-forw-scroll=",
+    "window=",
+    "quotes=",
+    "tilde",
+    "shift=",
+    "file-size",
+    "follow-name",
+    "incsearch",
+    "line-num-width=",
+    "mouse",
+    "MOUSE",
+    "no-keypad",
+    "no-histdups",
+    "rscroll=",
+    "save-marks",
+    "status-col-width=",
+    "use-backslash",
+    "use-color",
+    "wheel-lines=",
+    "exit-follow-on-close",
+    "header=",
+    "intr=",
+    "lesskey-src=",
+    "lesskey-content=",
+    "modelines=",
+    "no-number-headers",
+    "no-search-headers",
+    "no-vbell",
+    "proc-backspace",
+    "PROC-BACKSPACE",
+    "proc-return",
+    "PROC-RETURN",
+    "proc-tab",
+    "PROC-TAB",
+    "redraw-on-quit",
+    "search-options=",
+    "show-preproc-errors",
+    "status-line",
+    "match-shift=",
+    "autosave=",
+    "no-edit-warn",
+    "no-paste",
+    "form-feed",
+    "wordwrap",
+    "search-header",
+    "no-search-header-lines",
+    "no-search-header-columns",
+];
+
+fn less_options(args: &[String], verdict: &mut Verdict) {
+    let mut unknown = |spelling: &str| {
+        verdict.unprovable(format!(
+            "option {spelling} of less is not known to kaiport's rules"
+        ));
+    };
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        index += 1;
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let long = long.strip_prefix('+').unwrap_or(long);
+            let (word, attached) = match long.split_once('=') {
+                Some((word, _)) => (word, true),
+                None => (long, false),
+            };
+            let found = match LESS_LONG
+                .iter()
+                .find(|name| name.trim_end_matches('=') == word)
+            {
+                Some(name) => Some(*name),
+                None => {
+                    let mut prefixed = LESS_LONG.iter().filter(|name| {
+                        !word.is_empty() && name.trim_end_matches('=').starts_with(word)
+                    });
+                    prefixed
+                        .next()
+                        .filter(|_| prefixed.next().is_none())
+                        .copied()
+                }
+            };
+            match found {
+                Some(name) if name.ends_with('=') && !attached => index += 1,
+                Some(_) => {}
+                None => unknown(&format!("--{word}")),
+            }
+            continue;
+        }
+        let Some(letters) = arg.strip_prefix('-').filter(|rest| !rest.is_empty()) else {
+            continue; // a file or a `+command`
+        };
+        let letters = letters.strip_prefix('+').unwrap_or(letters);
+        for (position, letter) in letters.char_indices() {
+            if LESS_VALUES.contains(letter) {
+                if position + letter.len_utf8() == letters.len() {
+                    index += 1; // the value is the next word
+                }
+                break;
+            }
+            if !LESS_FLAGS.contains(letter) && !letter.is_ascii_digit() {
+                unknown(&format!("-{letter}"));
+                break;
+            }
+        }
+    }
 }
 
 fn awk(call: &Call<'_>, verdict: &mut Verdict) {
@@ -1419,53 +1583,74 @@ fn awk(call: &Call<'_>, verdict: &mut Verdict) {
     awk_effects(call.name, args, verdict);
     // Program text from a file (`-f`, `-i LIB`, gawk's `-E`) or an extension library (`-l`) can
     // run commands and write files unseen; gawk's `--sandbox` turns both off for the text.
-    let sandbox = args.iter().any(|arg| arg == "--sandbox");
-    let mut words = args.iter().enumerate();
-    while let Some((index, arg)) = words.next() {
-        if arg == "--" || !arg.starts_with('-') {
+    let sandbox = args.iter().any(|arg| arg == "--sandbox" || arg == "-S");
+    let mut sources = 0;
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        if arg == "--" || !arg.starts_with('-') || arg == "-" {
             break;
         }
-        let (option, value) = match arg.split_once('=') {
-            Some((option, value)) if option.starts_with("--") => (option, Some(value)),
-            _ => (arg.as_str(), None),
-        };
-        let value = value.or_else(|| args.get(index + 1).map(String::as_str));
-        let code = match option {
-            "-f" | "--file" | "-E" | "--exec" => !sandbox,
-            "-i" | "--include" => !sandbox && value != Some("inplace"),
-            "-l" | "--load" => true,
-            _ if option.len() > 2 && !option.starts_with("--") => {
-                // `-fprog.awk`, `-lext`, `-iinplace`.
-                let (letter, rest) = option[1..].split_at(1);
-                matches!(letter, "f" | "E") && !sandbox
-                    || letter == "l"
-                    || letter == "i" && rest != "inplace" && !sandbox
+        // Each option as (its long name, its value and whether the value is its own word).
+        let mut found: Vec<(&str, Option<&str>, bool)> = Vec::new();
+        if let Some(long) = arg.strip_prefix("--") {
+            let (word, value) = match long.split_once('=') {
+                Some((word, value)) => (word, Some(value)),
+                None => (long, None),
+            };
+            let Some(&(name, arity)) = awk_long(word) else {
+                verdict.unprovable(format!(
+                    "option --{word} of {} is not known to kaiport's rules",
+                    call.name
+                ));
+                return;
+            };
+            match (arity, value) {
+                (AwkArity::Value, None) => {
+                    index += 1;
+                    found.push((name, args.get(index).map(String::as_str), true));
+                }
+                (_, value) => found.push((name, value, false)),
             }
-            _ => false,
-        };
-        if code {
-            verdict.unprovable(format!(
-                "`{} {arg}` runs awk code from a file or library, which can run commands and write files",
-                call.name
-            ));
+        } else {
+            for (position, letter) in arg.char_indices().skip(1) {
+                let Some(&(name, _, arity)) =
+                    AWK_OPTIONS.iter().find(|(_, short, _)| *short == letter)
+                else {
+                    verdict.unprovable(format!(
+                        "option -{letter} of {} is not known to kaiport's rules",
+                        call.name
+                    ));
+                    return;
+                };
+                let rest = &arg[position + letter.len_utf8()..];
+                match arity {
+                    AwkArity::Flag => {
+                        found.push((name, None, false));
+                        continue;
+                    }
+                    AwkArity::Value if rest.is_empty() => {
+                        index += 1;
+                        found.push((name, args.get(index).map(String::as_str), true));
+                    }
+                    _ => found.push((name, (!rest.is_empty()).then_some(rest), false)),
+                }
+                break;
+            }
         }
-        if matches!(
-            option,
-            "-f" | "--file"
-                | "-E"
-                | "--exec"
-                | "-i"
-                | "--include"
-                | "-l"
-                | "--load"
-                | "-v"
-                | "--assign"
-                | "-F"
-                | "--field-separator"
-        ) && !arg.contains('=')
-        {
-            words.next();
+        for (name, value, own_word) in found {
+            awk_option(call, verdict, name, value, sandbox);
+            if name == "source" {
+                // The first `-e TEXT` with the text as its own word is the program read above;
+                // the others are read here.
+                if (sources > 0 || !own_word)
+                    && let Some(text) = value
+                {
+                    awk_effects(call.name, &[text.to_owned()], verdict);
+                }
+                sources += 1;
+            }
         }
+        index += 1;
     }
     let runs = !verdict.runs.is_empty()
         || args
@@ -1480,6 +1665,112 @@ fn awk(call: &Call<'_>, verdict: &mut Verdict) {
             call.display()
         ));
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AwkArity {
+    Flag,
+    Value,
+    /// An optional value, only in the same word (`-dFILE`, `--profile=FILE`).
+    Optional,
+}
+
+/// Every option of gawk, mawk and busybox awk: long name, short letter (`' '`: none), arity.
+/// A long option may be abbreviated to any unique prefix, as getopt allows.
+const AWK_OPTIONS: &[(&str, char, AwkArity)] = &[
+    ("characters-as-bytes", 'b', AwkArity::Flag),
+    ("traditional", 'c', AwkArity::Flag),
+    ("copyright", 'C', AwkArity::Flag),
+    ("dump-variables", 'd', AwkArity::Optional),
+    ("debug", 'D', AwkArity::Optional),
+    ("source", 'e', AwkArity::Value),
+    ("exec", 'E', AwkArity::Value),
+    ("file", 'f', AwkArity::Value),
+    ("field-separator", 'F', AwkArity::Value),
+    ("gen-pot", 'g', AwkArity::Flag),
+    ("help", 'h', AwkArity::Flag),
+    ("include", 'i', AwkArity::Value),
+    ("trace", 'I', AwkArity::Flag),
+    ("csv", 'k', AwkArity::Flag),
+    ("load", 'l', AwkArity::Value),
+    ("lint", 'L', AwkArity::Optional),
+    ("bignum", 'M', AwkArity::Flag),
+    ("use-lc-numeric", 'N', AwkArity::Flag),
+    ("non-decimal-data", 'n', AwkArity::Flag),
+    ("pretty-print", 'o', AwkArity::Optional),
+    ("optimize", 'O', AwkArity::Flag),
+    ("profile", 'p', AwkArity::Optional),
+    ("posix", 'P', AwkArity::Flag),
+    ("re-interval", 'r', AwkArity::Flag),
+    ("no-optimize", 's', AwkArity::Flag),
+    ("sandbox", 'S', AwkArity::Flag),
+    ("lint-old", 't', AwkArity::Flag),
+    ("version", 'V', AwkArity::Flag),
+    ("assign", 'v', AwkArity::Value),
+    ("", 'W', AwkArity::Value),
+    ("usage", ' ', AwkArity::Flag),
+];
+
+fn awk_long(word: &str) -> Option<&'static (&'static str, AwkArity)> {
+    static LONG: std::sync::OnceLock<Vec<(&'static str, AwkArity)>> = std::sync::OnceLock::new();
+    let long = LONG.get_or_init(|| {
+        AWK_OPTIONS
+            .iter()
+            .filter(|(name, ..)| !name.is_empty())
+            .map(|(name, _, arity)| (*name, *arity))
+            .collect()
+    });
+    if let Some(exact) = long.iter().find(|(name, _)| *name == word) {
+        return Some(exact);
+    }
+    let mut prefixed = long
+        .iter()
+        .filter(|(name, _)| !word.is_empty() && name.starts_with(word));
+    let first = prefixed.next()?;
+    prefixed.next().is_none().then_some(first)
+}
+
+/// What one awk option does: code from files asks, the dump, profile and pretty-print files are
+/// written (their defaults in the current folder), the debugger and `-W` forms other than
+/// `version`/`usage` ask.
+fn awk_option(
+    call: &Call<'_>,
+    verdict: &mut Verdict,
+    name: &str,
+    value: Option<&str>,
+    sandbox: bool,
+) {
+    let code = match name {
+        "file" | "exec" => !sandbox,
+        "include" => !sandbox && value != Some("inplace"),
+        "load" | "debug" => true,
+        "" => !matches!(
+            value,
+            Some("version" | "v" | "usage" | "help" | "interactive" | "i")
+        ),
+        _ => false,
+    };
+    if code {
+        let spelled = if name.is_empty() {
+            "-W".to_owned()
+        } else {
+            format!("--{name}")
+        };
+        verdict.unprovable(format!(
+            "`{} {spelled}` runs awk code or debugger commands from a file or library, or a form kaiport cannot check",
+            call.name
+        ));
+    }
+    let default = match name {
+        "dump-variables" => "awkvars.out",
+        "profile" | "pretty-print" => "awkprof.out",
+        _ => return,
+    };
+    verdict.output(
+        value.unwrap_or(default),
+        format!("{} --{name}", call.name),
+        false,
+    );
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! Wrappers: programs whose effect is to run another command (`sudo`, `env`, `nice`, `timeout`,
-//! `flock`, `chronic`, `sg`, `newgrp`, …). The command they run is peeled off and judged as if
-//! typed; the wrapper's own options are judged here (`time -o FILE` writes, `sudo -e` edits).
+//! Wrappers: programs whose effect is to run another command (`sudo`, `pkexec`, `env`, `nice`,
+//! `timeout`, `flock`, `chronic`, `sg`, `newgrp`, `runcon`, …). The command they run is peeled off
+//! and judged as if typed; the wrapper's own options are judged here (`time -o FILE` writes,
+//! `sudo -e` edits).
 //!
 //! A wrapper whose options are not all known asks like any other program: an unknown option may
 //! take a value, and then the word taken for the command would not be the command.
@@ -81,6 +82,19 @@ pub const SPECS: &[Spec] = &[
                -s
                -u USER",
         hook: Some(after_assignments),
+    },
+    Spec {
+        names: &["pkexec"],
+        family: "wrappers",
+        text: "@read-only
+               @operands command
+               @posix
+               -u USER, --user=USER
+               --keep-cwd
+               --disable-internal-agent
+               --help
+               --version",
+        hook: None,
     },
     Spec {
         names: &["env"],
@@ -890,6 +904,20 @@ pub const SPECS: &[Spec] = &[
         hook: Some(parallel_hook),
     },
     Spec {
+        names: &["runcon"],
+        family: "wrappers",
+        text: "@operands command
+               @posix
+               -c, --compute
+               -u USER, --user=USER
+               -r ROLE, --role=ROLE
+               -t TYPE, --type=TYPE
+               -l RANGE, --range=RANGE
+               --help
+               --version",
+        hook: Some(runcon),
+    },
+    Spec {
         names: &["tmux"],
         family: "wrappers",
         text: "@opaque",
@@ -1033,6 +1061,12 @@ fn flock(call: &Call<'_>, verdict: &mut Verdict) {
 fn sg(call: &Call<'_>, verdict: &mut Verdict) {
     let args = call.args;
     let mut index = usize::from(args.first().is_some_and(|arg| arg == "-"));
+    // Its only options are `-` and `-c`: a group never starts with `-`.
+    if let Some(word) = args.get(index).filter(|word| word.starts_with('-')) {
+        verdict.unprovable(format!(
+            "option {word} of sg is not known to kaiport's rules"
+        ));
+    }
     if args.get(index).is_none() {
         verdict.shape = Shape::Shell {
             payload: Payload::Stdin,
@@ -1052,8 +1086,26 @@ fn sg(call: &Call<'_>, verdict: &mut Verdict) {
     };
 }
 
+/// `runcon CONTEXT cmd` or `runcon [-c] [-t TYPE] … cmd`: without an option naming part of the
+/// context, the first operand is the context.
+fn runcon(call: &Call<'_>, verdict: &mut Verdict) {
+    let parts = ["--compute", "--user", "--role", "--type", "--range"];
+    if !parts.iter().any(|option| call.has(option)) {
+        second_operand(call, verdict);
+    }
+}
+
 /// `newgrp [-] [GROUP]`: a new shell, reading its commands from standard input.
-fn newgrp(_call: &Call<'_>, verdict: &mut Verdict) {
+fn newgrp(call: &Call<'_>, verdict: &mut Verdict) {
+    let args = call.args;
+    let skip = usize::from(args.first().is_some_and(|arg| arg == "-"));
+    let rest = &args[skip.min(args.len())..];
+    if rest.len() > 1 || rest.first().is_some_and(|word| word.starts_with('-')) {
+        verdict.unprovable(format!(
+            "`{}`: newgrp takes only `-` and a group; the rest is not known to kaiport's rules",
+            call.display()
+        ));
+    }
     verdict.shape = Shape::Shell {
         payload: Payload::Stdin,
     };
@@ -1166,43 +1218,353 @@ fn busybox(call: &Call<'_>, verdict: &mut Verdict) {
     }
 }
 
-fn tmux(call: &Call<'_>, verdict: &mut Verdict) {
-    let sends = call.args.iter().any(|arg| {
-        matches!(
-            arg.as_str(),
-            "send-keys"
-                | "send"
-                | "run-shell"
-                | "run"
-                | "new-session"
-                | "new"
-                | "new-window"
-                | "neww"
-                | "split-window"
-                | "splitw"
-                | "respawn-pane"
-                | "pipe-pane"
-        )
-    });
-    if sends {
-        verdict.shape = Shape::Unprovable(
-            "`tmux` runs or types commands in another terminal session".to_owned(),
-        );
-    }
-    verdict.not_read_only("`tmux` is not on plan mode's list of read-only commands");
+/// How tmux reads one of its commands: the flags that take a value, and what its operands are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TmuxRuns {
+    /// Runs nothing the analysis must see (lists, moves, kills its own panes).
+    Nothing,
+    /// The first operand is shell text (`run-shell 'cmd'`).
+    Shell,
+    /// `if-shell CONDITION CMD [CMD]`: shell text, then tmux commands.
+    IfShell,
+    /// The operands are a command run in a new pane: one word is shell text, more are
+    /// a program and its arguments (`new-window 'cmd'`, `split-window top -d`).
+    Pane,
+    /// Writes the file its operand names (`save-buffer FILE`).
+    SavesTo,
 }
 
-fn screen(call: &Call<'_>, verdict: &mut Verdict) {
-    if call
-        .args
+/// tmux's commands and aliases, the flags of each that take a value, and what it runs. The names
+/// not here (`source-file`, `set-hook`, `bind-key`, `send-keys`, `set-option`, `command-prompt`,
+/// …) run commands later or from text kaiport cannot read, so they ask.
+const TMUX_COMMANDS: &[(&str, &str, &str, TmuxRuns)] = &[
+    ("attach-session", "attach", "cft", TmuxRuns::Nothing),
+    ("detach-client", "detach", "Est", TmuxRuns::Nothing),
+    ("has-session", "has", "t", TmuxRuns::Nothing),
+    ("kill-server", "", "", TmuxRuns::Nothing),
+    ("kill-session", "", "t", TmuxRuns::Nothing),
+    ("kill-window", "killw", "t", TmuxRuns::Nothing),
+    ("kill-pane", "killp", "t", TmuxRuns::Nothing),
+    ("list-sessions", "ls", "Ff", TmuxRuns::Nothing),
+    ("list-windows", "lsw", "Fft", TmuxRuns::Nothing),
+    ("list-panes", "lsp", "Fft", TmuxRuns::Nothing),
+    ("list-clients", "lsc", "Fft", TmuxRuns::Nothing),
+    ("list-buffers", "lsb", "Ff", TmuxRuns::Nothing),
+    ("list-commands", "lscm", "F", TmuxRuns::Nothing),
+    ("list-keys", "lsk", "PT", TmuxRuns::Nothing),
+    ("show-options", "show", "t", TmuxRuns::Nothing),
+    ("show-window-options", "showw", "t", TmuxRuns::Nothing),
+    ("show-environment", "showenv", "t", TmuxRuns::Nothing),
+    ("show-buffer", "showb", "b", TmuxRuns::Nothing),
+    ("show-hooks", "", "t", TmuxRuns::Nothing),
+    ("show-messages", "showmsgs", "t", TmuxRuns::Nothing),
+    ("capture-pane", "capturep", "bEESt", TmuxRuns::Nothing),
+    ("display-message", "display", "cdt", TmuxRuns::Nothing),
+    ("select-window", "selectw", "t", TmuxRuns::Nothing),
+    ("select-pane", "selectp", "Tt", TmuxRuns::Nothing),
+    ("select-layout", "selectl", "t", TmuxRuns::Nothing),
+    ("rename-session", "rename", "t", TmuxRuns::Nothing),
+    ("rename-window", "renamew", "t", TmuxRuns::Nothing),
+    ("resize-pane", "resizep", "txy", TmuxRuns::Nothing),
+    ("resize-window", "resizew", "txy", TmuxRuns::Nothing),
+    ("switch-client", "switchc", "ctT", TmuxRuns::Nothing),
+    ("next-window", "next", "t", TmuxRuns::Nothing),
+    ("previous-window", "prev", "t", TmuxRuns::Nothing),
+    ("last-window", "last", "t", TmuxRuns::Nothing),
+    ("last-pane", "lastp", "t", TmuxRuns::Nothing),
+    ("swap-pane", "swapp", "st", TmuxRuns::Nothing),
+    ("swap-window", "swapw", "st", TmuxRuns::Nothing),
+    ("move-window", "movew", "st", TmuxRuns::Nothing),
+    ("clear-history", "clearhist", "t", TmuxRuns::Nothing),
+    ("start-server", "start", "", TmuxRuns::Nothing),
+    ("refresh-client", "refresh", "ACcflt", TmuxRuns::Nothing),
+    ("delete-buffer", "deleteb", "b", TmuxRuns::Nothing),
+    ("run-shell", "run", "cdt", TmuxRuns::Shell),
+    ("if-shell", "if", "t", TmuxRuns::IfShell),
+    ("new-session", "new", "cefFnstxy", TmuxRuns::Pane),
+    ("new-window", "neww", "ceFnt", TmuxRuns::Pane),
+    ("split-window", "splitw", "ceFlt", TmuxRuns::Pane),
+    ("respawn-pane", "respawnp", "cet", TmuxRuns::Pane),
+    ("respawn-window", "respawnw", "cet", TmuxRuns::Pane),
+    ("pipe-pane", "pipep", "t", TmuxRuns::Shell),
+    ("save-buffer", "saveb", "b", TmuxRuns::SavesTo),
+];
+
+/// A command name as tmux resolves it: a full name, an alias, or a prefix of exactly one name.
+fn tmux_command(word: &str) -> Option<(&'static str, &'static str, TmuxRuns)> {
+    let exact = TMUX_COMMANDS
         .iter()
-        .any(|arg| arg == "-X" || arg == "-dm" || arg == "-dmS")
-    {
-        verdict.shape = Shape::Unprovable(
-            "`screen` runs or types commands in another terminal session".to_owned(),
-        );
+        .find(|(name, alias, _, _)| *name == word || (!alias.is_empty() && *alias == word));
+    if let Some((name, _, values, runs)) = exact {
+        return Some((name, values, *runs));
     }
+    // tmux's other commands count too: a prefix of one of them is not one of these.
+    const OTHERS: &[&str] = &[
+        "bind-key",
+        "break-pane",
+        "choose-buffer",
+        "choose-client",
+        "choose-tree",
+        "clear-prompt-history",
+        "clock-mode",
+        "command-prompt",
+        "confirm-before",
+        "copy-mode",
+        "customize-mode",
+        "display-menu",
+        "display-panes",
+        "display-popup",
+        "find-window",
+        "join-pane",
+        "link-window",
+        "load-buffer",
+        "lock-client",
+        "lock-server",
+        "lock-session",
+        "move-pane",
+        "paste-buffer",
+        "rotate-window",
+        "send-keys",
+        "send-prefix",
+        "server-access",
+        "set-buffer",
+        "set-environment",
+        "set-hook",
+        "set-option",
+        "set-window-option",
+        "show-prompt-history",
+        "source-file",
+        "suspend-client",
+        "unbind-key",
+        "unlink-window",
+        "wait-for",
+        "next-layout",
+        "previous-layout",
+    ];
+    let mut found = TMUX_COMMANDS
+        .iter()
+        .map(|(name, ..)| *name)
+        .chain(OTHERS.iter().copied())
+        .filter(|name| name.starts_with(word));
+    let name = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    TMUX_COMMANDS
+        .iter()
+        .find(|(full, ..)| *full == name)
+        .map(|(name, _, values, runs)| (*name, *values, *runs))
+}
+
+/// `tmux [options] [command [flags] [args]] [; command …]`: the shell commands and programs
+/// tmux is told to run are analysed as if typed; the tmux commands nested in them
+/// (`if-shell COND 'run-shell …'`) are analysed as a `tmux` line of their own. Configuration
+/// files, hooks, key bindings and typed keys run commands kaiport cannot read, so they ask.
+fn tmux(call: &Call<'_>, verdict: &mut Verdict) {
+    verdict.shape = Shape::Plain;
+    verdict.not_read_only("`tmux` is not on plan mode's list of read-only commands");
+    let args = call.args;
+    if args.iter().any(|arg| arg.contains("#(")) {
+        verdict.unprovable("a tmux format `#(…)` runs a shell command that cannot be checked");
+    }
+    // tmux's own options.
+    let mut unknown = None;
+    let index = getopt_letters(args, 0, args.len(), "cfLST", |letter, value| {
+        match (letter, value) {
+            ('c', Some((text, source))) => verdict.script(text, "tmux -c", Some(source), false),
+            ('f', _) => verdict.unprovable(
+                "`tmux -f` reads a configuration file whose commands cannot be checked",
+            ),
+            (letter, _) if !"2CDhlNuvVLST".contains(letter) => {
+                unknown.get_or_insert(letter);
+            }
+            _ => {}
+        }
+    });
+    if let Some(letter) = unknown {
+        verdict.unprovable(format!(
+            "option -{letter} of tmux is not known to kaiport's rules"
+        ));
+        return;
+    }
+    // Its commands, split at `;` words.
+    let rest = &args[index.min(args.len())..];
+    let mut start = index;
+    for (offset, word) in rest.iter().enumerate() {
+        let at = index + offset;
+        if word == ";" {
+            tmux_one(call, start, at, verdict);
+            start = at + 1;
+        }
+    }
+    tmux_one(call, start, args.len(), verdict);
+}
+
+/// Reads getopt-style flags in `args[start..end]`: `seen` gets each letter and, for a letter in
+/// `values`, its value and the argument it came from. Returns where the operands start.
+fn getopt_letters<'a>(
+    args: &'a [String],
+    start: usize,
+    end: usize,
+    values: &str,
+    mut seen: impl FnMut(char, Option<(&'a str, usize)>),
+) -> usize {
+    let mut index = start;
+    while index < end {
+        let arg = &args[index];
+        if arg == "--" {
+            return index + 1;
+        }
+        if !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        for (position, letter) in arg.char_indices().skip(1) {
+            if !values.contains(letter) {
+                seen(letter, None);
+                continue;
+            }
+            let attached = &arg[position + letter.len_utf8()..];
+            if attached.is_empty() {
+                index += 1;
+                seen(
+                    letter,
+                    args.get(index)
+                        .filter(|_| index < end)
+                        .map(|value| (value.as_str(), index)),
+                );
+            } else {
+                seen(letter, Some((attached, index)));
+            }
+            break;
+        }
+        index += 1;
+    }
+    index
+}
+
+/// One tmux command, arguments `start..end`.
+fn tmux_one(call: &Call<'_>, start: usize, end: usize, verdict: &mut Verdict) {
+    let args = call.args;
+    let Some(word) = args.get(start).filter(|_| start < end) else {
+        return;
+    };
+    let Some((name, values, runs)) = tmux_command(word.trim_end_matches(';')) else {
+        verdict.unprovable(format!(
+            "`tmux {word}` runs, binds or types commands kaiport cannot check, so it asks"
+        ));
+        return;
+    };
+    let how = format!("tmux {name}");
+    // Its flags, then the operands; `run-shell -C`: the operand is a tmux command, not shell text.
+    let mut tmux_text = false;
+    let index = getopt_letters(args, start + 1, end, values, |letter, _| {
+        tmux_text |= name == "run-shell" && letter == 'C';
+    });
+    let operands = index..end;
+    match runs {
+        TmuxRuns::Nothing => {}
+        TmuxRuns::Shell if tmux_text => {
+            if let Some(text) = args.get(operands.start).filter(|_| !operands.is_empty()) {
+                verdict.script(&format!("tmux {text}"), how, Some(operands.start), false);
+            }
+        }
+        TmuxRuns::Shell => {
+            if let Some(text) = args.get(operands.start).filter(|_| !operands.is_empty()) {
+                verdict.script(text, how, Some(operands.start), false);
+            }
+        }
+        TmuxRuns::IfShell => {
+            if let Some(text) = args.get(operands.start).filter(|_| !operands.is_empty()) {
+                verdict.script(text, how.clone(), Some(operands.start), false);
+            }
+            for at in operands.start + 1..operands.end {
+                if !args[at].trim().is_empty() {
+                    // A tmux command string: read as its own tmux line.
+                    verdict.script(&format!("tmux {}", args[at]), how.clone(), Some(at), false);
+                }
+            }
+        }
+        TmuxRuns::Pane => match operands.len() {
+            0 => {}
+            1 => verdict.script(&args[operands.start], how, Some(operands.start), false),
+            _ => verdict.args(operands.start, operands.end, how),
+        },
+        TmuxRuns::SavesTo => {
+            if let Some(file) = args.get(operands.start).filter(|_| !operands.is_empty()) {
+                verdict.output(file, how, false);
+            }
+        }
+    }
+}
+
+/// `screen [options] [cmd [args]]`: the program it starts is analysed as if typed; `-Logfile`
+/// writes its file; a configuration file (`-c`), another shell (`-s`) and commands sent to a
+/// running session (`-X`, `-Q`) cannot be checked, so they ask, as does an option not known.
+fn screen(call: &Call<'_>, verdict: &mut Verdict) {
+    verdict.shape = Shape::Plain;
     verdict.not_read_only("`screen` is not on plan mode's list of read-only commands");
+    let args = call.args;
+    let mut reattach = false;
+    let mut detached = false;
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        if !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        match arg.as_str() {
+            "--" => {
+                index += 1;
+                break;
+            }
+            "-list" | "-ls" | "-wipe" => reattach = true,
+            "-fn" | "-fa" | "-ln" => {}
+            "-Logfile" | "-logfile" => {
+                index += 1;
+                if let Some(file) = args.get(index) {
+                    verdict.output(file, "screen -Logfile", false);
+                }
+            }
+            cluster => {
+                let letters: Vec<char> = cluster[1..].chars().collect();
+                for (position, letter) in letters.iter().enumerate() {
+                    match letter {
+                        'r' | 'R' | 'x' => reattach = true,
+                        'd' | 'D' => reattach |= !letters.contains(&'m'),
+                        'm' => detached = true,
+                        'a' | 'A' | 'f' | 'i' | 'l' | 'L' | 'O' | 'q' | 'U' | 'v' => {}
+                        'c' | 'e' | 'h' | 'p' | 's' | 'S' | 't' | 'T' | 'X' | 'Q' => {
+                            match letter {
+                                'c' => verdict.unprovable(
+                                    "`screen -c` reads a configuration file whose commands cannot be checked",
+                                ),
+                                's' => verdict.unprovable(
+                                    "`screen -s` runs another program as the shell, which cannot be checked",
+                                ),
+                                'X' | 'Q' => verdict.unprovable(
+                                    "`screen` runs or types commands in another terminal session",
+                                ),
+                                _ => {}
+                            }
+                            if position + 1 == letters.len() {
+                                index += 1; // the value is the next word
+                            }
+                            break;
+                        }
+                        _ => {
+                            verdict.unprovable(format!(
+                                "option -{letter} of screen is not known to kaiport's rules"
+                            ));
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        index += 1;
+    }
+    if index < args.len() && (detached || !reattach) {
+        verdict.args(index, args.len(), "screen");
+    }
 }
 
 fn parallel_hook(call: &Call<'_>, verdict: &mut Verdict) {
