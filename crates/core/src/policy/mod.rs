@@ -691,6 +691,10 @@ fn decide_command(line: &str, mode: Mode, settings: &ConnectionSettings) -> Deci
     }
 }
 
+/// Line ends of typed text tried, from the last, for a part that parses (see
+/// [`decide_terminal_input`]).
+const MAX_TYPED_LINES: usize = 64;
+
 fn decide_terminal_input(text: &str, mode: Mode, settings: &ConnectionSettings) -> Decision {
     // Typed text may be a whole command line: the rules for commands apply to it too.
     let analysis = if text.trim().is_empty() {
@@ -711,9 +715,38 @@ fn decide_terminal_input(text: &str, mode: Mode, settings: &ConnectionSettings) 
                 .to_owned(),
         };
     }
+    let unparsed = |analysis: &Analysis| {
+        analysis
+            .unprovable
+            .iter()
+            .any(|reason| reason.contains("could not be parsed"))
+    };
+    let mut typed = analysis.clone();
+    if unparsed(&analysis) && text.contains('\n') {
+        // The shell runs each line that is whole when its line end is typed, whatever half line
+        // follows: the longest part up to a line end that parses is judged on its own too. With
+        // none found among the last lines, what runs is unknown and the parse error stays.
+        let head = text
+            .match_indices('\n')
+            .rev()
+            .take(MAX_TYPED_LINES)
+            .map(|(end, _)| &text[..=end])
+            .find(|head| !unparsed(&analyse(head)));
+        match head {
+            Some(head) => {
+                let decision = decide_terminal_input(head, mode, settings);
+                if !matches!(decision, Decision::Allow { .. }) {
+                    return decision;
+                }
+            }
+            None => {
+                let (reasons, risk) = must_ask_reasons(&analysis, settings);
+                return Decision::Ask { reasons, risk };
+            }
+        }
+    }
     // Input is often not a whole line (`y`, `:wq`, half a quote): a parse error alone does not
     // ask; everything else that would ask for run_command does.
-    let mut typed = analysis.clone();
     typed
         .unprovable
         .retain(|reason| !reason.contains("could not be parsed"));
@@ -951,6 +984,30 @@ mod tests {
             matches!(typed, Decision::Ask { risk, .. } if risk.is_dangerous()),
             "{typed:?}"
         );
+    }
+
+    /// The shell runs a whole first line when its line end is typed, even when the text goes on
+    /// with half a line that does not parse.
+    #[test]
+    fn typed_lines_before_a_half_line_are_judged() {
+        let rules = settings(&["rm"], &[]);
+        let typed = |text: &str| {
+            decide(
+                &CallFacts::TerminalInput {
+                    text: text.to_owned(),
+                },
+                PolicyContext::new(Mode::Autopilot, &rules, TabKind::Terminal),
+            )
+        };
+        let lockout =
+            typed("echo `echo 'PermitRootLogin yes' >> /etc/ssh/sshd_config`\n$(cho ls` -la");
+        assert!(matches!(lockout, Decision::Ask { .. }), "{lockout:?}");
+        let forbidden = typed("rm -rf /srv\necho 'half");
+        assert!(matches!(forbidden, Decision::Deny { .. }), "{forbidden:?}");
+        // Half a line alone, or after a harmless line, is still typed unasked.
+        assert!(matches!(typed("it's"), Decision::Allow { .. }));
+        let harmless = typed("ls -l\necho 'half");
+        assert!(matches!(harmless, Decision::Allow { .. }), "{harmless:?}");
     }
 
     #[test]
