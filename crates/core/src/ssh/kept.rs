@@ -145,7 +145,7 @@ const MAX_MARK: usize = 160;
 
 /// `io` with each OSC 133 mark put back where the shell printed it, as near as the drawing
 /// shows: the multiplexer sends a mark at once and draws the text around it a moment later.
-/// `C` (output starts) goes after the next line end (the command line, drawn again); `D`, `A`
+/// `C` (output starts) goes where the next line starts (after the command line); `D`, `A`
 /// (the command ended, the prompt starts) go before the last line drawn until the output
 /// pauses for [`REDRAW_WAIT`] (the prompt), and `B` (the prompt ends) after it.
 pub fn marks_after_redraw(io: ShellIo) -> ShellIo {
@@ -214,6 +214,8 @@ struct Placer {
     /// A line end went out since the last `B` (the command line was drawn whole): a `C` that
     /// comes now belongs here, not after the next line, which is output.
     line_ended: bool,
+    /// The text drawn since the held `C` ended with a move to the first column.
+    line_start_pending: bool,
 }
 
 impl Placer {
@@ -234,17 +236,26 @@ impl Placer {
             Piece::Mark(letter, mark) => self.ends.push((letter, mark)),
             Piece::Text(text) if !self.ends.is_empty() => self.drawn.extend(text),
             Piece::Text(text) => match self.output_start.take() {
-                Some(start) => match memchr::memchr(b'\n', &text) {
-                    Some(newline) => {
-                        out.extend_from_slice(&text[..=newline]);
-                        out.extend(start);
-                        out.extend_from_slice(&text[newline + 1..]);
+                Some(start) => {
+                    let pending = std::mem::take(&mut self.line_start_pending);
+                    let found = match (pending, what_comes_next(&text)) {
+                        (true, Next::Text) => LineStart::At(0),
+                        (true, Next::End) => LineStart::Maybe,
+                        _ => next_line_start(&text),
+                    };
+                    match found {
+                        LineStart::At(at) => {
+                            out.extend_from_slice(&text[..at]);
+                            out.extend(start);
+                            out.extend_from_slice(&text[at..]);
+                        }
+                        LineStart::Maybe | LineStart::NotYet => {
+                            self.line_start_pending = found == LineStart::Maybe;
+                            out.extend(text);
+                            self.output_start = Some(start);
+                        }
                     }
-                    None => {
-                        out.extend(text);
-                        self.output_start = Some(start);
-                    }
-                },
+                }
                 None => {
                     self.line_ended |= text.contains(&b'\n');
                     out.extend(text);
@@ -256,6 +267,7 @@ impl Placer {
     /// The output paused: whatever waits goes out, in its place.
     fn pause(&mut self) -> Vec<u8> {
         let start = self.output_start.take();
+        self.line_start_pending = false;
         if self.ends.is_empty() {
             return start.unwrap_or_default();
         }
@@ -264,9 +276,9 @@ impl Placer {
         let (mut head, tail) = drawn.split_at(last_line);
         let mut out = Vec::with_capacity(drawn.len() + 256);
         if let Some(start) = start {
-            if let Some(newline) = memchr::memchr(b'\n', head) {
-                out.extend_from_slice(&head[..=newline]);
-                head = &head[newline + 1..];
+            if let LineStart::At(at) = next_line_start(head) {
+                out.extend_from_slice(&head[..at]);
+                head = &head[at..];
             }
             out.extend(start);
         }
@@ -284,6 +296,75 @@ impl Placer {
             self.line_ended = ended_at_line_end;
         }
         out
+    }
+}
+
+/// Where the next line starts in text drawn after the command line.
+#[derive(Debug, PartialEq, Eq)]
+enum LineStart {
+    At(usize),
+    /// The text ends with a move to the first column: whether output is drawn there shows in
+    /// the next piece.
+    Maybe,
+    NotYet,
+}
+
+/// Where the next line starts in `text`: after a line end, or at a cursor move to the first
+/// column that text is drawn at. tmux sends no line end for a line feed above the bottom row
+/// after a mark passed through (the mark resets its idea of where the cursor is): it moves the
+/// cursor there when it draws the next text.
+fn next_line_start(text: &[u8]) -> LineStart {
+    let newline = memchr::memchr(b'\n', text).map(|at| at + 1);
+    let mut at = 0;
+    while let Some(escape) = memchr::memchr(b'\x1b', &text[at..]).map(|found| at + found) {
+        if newline.is_some_and(|newline| newline <= escape) {
+            break;
+        }
+        let Some((params, len)) = csi(&text[escape..]) else {
+            at = escape + 1;
+            continue;
+        };
+        let column = params.split(|byte| *byte == b';').nth(1).unwrap_or(b"1");
+        if text[escape + len - 1] == b'H' && matches!(column, b"" | b"1") {
+            match what_comes_next(&text[escape + len..]) {
+                Next::Text => return LineStart::At(escape),
+                Next::End => return LineStart::Maybe,
+                Next::Move => {}
+            }
+        }
+        at = escape + len;
+    }
+    newline.map_or(LineStart::NotYet, LineStart::At)
+}
+
+/// `ESC [ params final` at the start of `bytes`: the params and the sequence's length.
+fn csi(bytes: &[u8]) -> Option<(&[u8], usize)> {
+    let body = bytes.strip_prefix(b"\x1b[")?;
+    let end = body.iter().position(|byte| (0x40..=0x7e).contains(byte))?;
+    Some((&body[..end], end + 3))
+}
+
+/// What follows a cursor move, past colours, line erases and mode switches.
+#[derive(Debug, PartialEq, Eq)]
+enum Next {
+    Text,
+    End,
+    Move,
+}
+
+fn what_comes_next(mut bytes: &[u8]) -> Next {
+    loop {
+        match bytes.first() {
+            Some(0x1b) => match csi(bytes) {
+                Some((_, len)) if matches!(bytes[len - 1], b'm' | b'K' | b'h' | b'l') => {
+                    bytes = &bytes[len..];
+                }
+                _ => return Next::Move,
+            },
+            Some(byte) if *byte >= b' ' => return Next::Text,
+            Some(_) => return Next::Move,
+            None => return Next::End,
+        }
     }
 }
 
@@ -472,6 +553,55 @@ mod tests {
             String::from_utf8(got).unwrap(),
             format!("$ {b}seq 2\r\n{c}1\r\n2\r\n$ ")
         );
+    }
+
+    /// As tmux sends it after a mark passed through: the command line's line feed becomes a
+    /// cursor move to the next row, after a reset that also moves the cursor.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_cursor_move_to_the_next_row_starts_the_output() {
+        let (io, ends) = ShellIo::pair();
+        let mut io = marks_after_redraw(io);
+        let data = |bytes: &[u8]| ShellOutput::Data(bytes.to_vec());
+        let (c, b) = ("\x1b]133;C\x07", "\x1b]133;B\x07");
+        ends.output
+            .send(data(format!("$ {b}").as_bytes()))
+            .await
+            .unwrap();
+        ends.output.send(data(b"seq 2")).await.unwrap();
+        let reset = "\x1b(B\x1b[m\x1b[1;1H\x1b[1;30r";
+        let moved = format!("{c}{reset}\x1b[18;1H\x1b[?1006h");
+        ends.output.send(data(moved.as_bytes())).await.unwrap();
+        ends.output
+            .send(data(b"\x1b[32m1\r\n2\r\n$ "))
+            .await
+            .unwrap();
+        let mut got = Vec::new();
+        while !got.ends_with(b"2\r\n$ ") {
+            match io.output.recv().await.unwrap() {
+                ShellOutput::Data(bytes) => got.extend(bytes),
+                closed => panic!("{closed:?}"),
+            }
+        }
+        let got = String::from_utf8(got).unwrap();
+        let output = got.split(c).nth(1).unwrap_or_else(|| panic!("{got:?}"));
+        assert_eq!(output, "\x1b[32m1\r\n2\r\n$ ", "{got:?}");
+    }
+
+    #[test]
+    fn the_next_line_starts_after_a_line_end_or_at_a_move_to_the_first_column() {
+        use LineStart::{At, Maybe, NotYet};
+        assert_eq!(next_line_start(b"ls\r\nout"), At(4));
+        assert_eq!(
+            next_line_start(b"ls\x1b[1;1H\x1b[1;30r\x1b[7;1Hout"),
+            At(15)
+        );
+        assert_eq!(next_line_start(b"\x1b[7H\x1b[?25h\x1b[32mout"), At(0));
+        assert_eq!(next_line_start(b"\x1b[5;3Hls\r\n\x1b[9;1Hx"), At(10));
+        // A move into the middle of a line, or to where the screen is then cleared, starts no
+        // line; one at the end of the text may.
+        assert_eq!(next_line_start(b"\x1b[7;3Hls"), NotYet);
+        assert_eq!(next_line_start(b"\x1b[7;1H\x1b[2J"), NotYet);
+        assert_eq!(next_line_start(b"\x1b[7;1H\x1b[?1006l"), Maybe);
     }
 
     /// The command line typed and drawn before the output paused after the prompt (the prompt
