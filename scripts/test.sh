@@ -38,6 +38,9 @@ export PATH="${KAIPORT_TOOLS:-$HOME/.cache/kaiport-tools}/bin:$PATH"
 
 LOGS=target/test-logs
 mkdir -p "$LOGS"
+# The big-file tests need several GiB free beside the build; a full disk shows up there as
+# servers dropping connections, so the free space is on record from the start.
+df -h . "${TMPDIR:-/tmp}" | sed 's/^/test.sh: disk: /'
 suite_started=$(date +%s)
 timings=()
 declare -A job_pid job_started

@@ -135,3 +135,32 @@ pub fn http_get(port: u16, path: &str) -> anyhow::Result<(u16, String)> {
 pub fn free_port() -> anyhow::Result<u16> {
     sshd::free_port()
 }
+
+/// Panics unless the file system of `dir` has `bytes` free, saying so plainly: a test server
+/// that runs out of disk drops its connections, which reads as a network fault, not a full disk.
+pub fn require_free_disk(dir: &std::path::Path, bytes: u64) {
+    let out = std::process::Command::new("df")
+        .args(["-Pk", "--"])
+        .arg(dir)
+        .output();
+    let free_kib = out.ok().and_then(|out| {
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.lines()
+            .nth(1)?
+            .split_whitespace()
+            .nth(3)?
+            .parse::<u64>()
+            .ok()
+    });
+    match free_kib {
+        Some(free) if free * 1024 < bytes => panic!(
+            "this test needs {} MiB free on the disk of {} and only {} MiB are: free disk \
+             space and run it again",
+            bytes >> 20,
+            dir.display(),
+            free >> 10
+        ),
+        Some(_) => {}
+        None => eprintln!("free disk space of {} unknown (df failed)", dir.display()),
+    }
+}

@@ -456,6 +456,7 @@ async fn killed_mid_transfer(kind: StorageKind) {
     // Large enough that WebDAV's streamed PUT goes through many chunks and the transfer
     // takes long enough to be killed.
     let size = 256 * 1024 * 1024;
+    kaiport_tests::require_free_disk(tab.local.path(), 4 << 28);
     let data: Vec<u8> = (0..size).map(|at| (at % 253) as u8).collect();
     std::fs::create_dir(tab.local.path().join("src")).unwrap();
     std::fs::write(tab.local.path().join("src/big.bin"), &data).unwrap();
@@ -542,6 +543,7 @@ async fn killed_mid_transfer(kind: StorageKind) {
 /// going when the test cuts it.
 fn big_local_file(tab: &StorageTab, name: &str) -> Vec<u8> {
     let size = 256 * 1024 * 1024;
+    kaiport_tests::require_free_disk(tab.local.path(), 3 << 28);
     let data: Vec<u8> = (0..size).map(|at| (at % 251) as u8).collect();
     std::fs::write(tab.local.path().join(name), &data).unwrap();
     data
@@ -951,6 +953,7 @@ async fn a_cancelled_s3_upload_leaves_no_parts() {
         .await
         .unwrap();
     // 512 MiB: still going after the checks below.
+    kaiport_tests::require_free_disk(tab.local.path(), 3 * 512 * 1024 * 1024);
     let block: Vec<u8> = (0..1024 * 1024u32).map(|at| (at % 249) as u8).collect();
     let mut file = std::fs::File::create(tab.local.path().join("big.bin")).unwrap();
     for _ in 0..512 {

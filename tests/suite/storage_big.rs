@@ -116,6 +116,8 @@ async fn one_gib_file(kind: StorageKind) {
     std::fs::create_dir(&src).unwrap();
     std::fs::create_dir(&down).unwrap();
     let name = "big file #1.bin";
+    // The file here, the server's copy and the one downloaded, with room to spare.
+    kaiport_tests::require_free_disk(&root, 3 * size + (512 << 20));
     write_big_file(&src.join(name), size).unwrap();
     let expected = sha256_file(&src.join(name)).unwrap();
     let harness = open(&server, &root).await;
