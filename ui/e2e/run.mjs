@@ -328,6 +328,75 @@ test("kaiport serve started again opens the same tabs, in their order, showing t
   }
 });
 
+test("a storage tab reopens at the folders it showed when kaiport serve stopped", async ({ page, sshd }) => {
+  const own = mkdtempSync(join(tmpdir(), "kaiport-e2e-restore-storage-"));
+  const shared = mkdtempSync(join(tmpdir(), "kaiport-e2e-restore-sftp-"));
+  const local = join(own, "here");
+  mkdirSync(join(local, "inbox"), { recursive: true });
+  writeFileSync(join(local, "inbox", "local-note.txt"), "here\n");
+  mkdirSync(join(shared, "logs", "2026"), { recursive: true });
+  writeFileSync(join(shared, "logs", "2026", "deep-file.txt"), "deep\n");
+  for (const dir of [shared, join(shared, "logs"), join(shared, "logs", "2026")]) chmodSync(dir, 0o755);
+  chmodSync(join(shared, "logs", "2026", "deep-file.txt"), 0o644);
+  const env = { ...process.env, KAIPORT_HOME: own, HOME: own, SHELL: "/bin/bash" };
+  const start = async () => {
+    const serve = await startWithFirstLine(KAIPORT, ["serve"], { env, cwd: own });
+    return { serve, url: serve.line.trim() };
+  };
+  const stop = async (serve) => {
+    serve.child.kill("SIGINT");
+    await new Promise((r) => (serve.child.exitCode !== null ? r() : serve.child.once("exit", r)));
+  };
+  const remote = page.getByRole("region", { name: new RegExp(`^sftp://${sshd.user}@127\\.0\\.0\\.1:${sshd.port}/`) });
+  const computer = page.getByRole("region", { name: "This computer" });
+  const listed = (pane, name) => pane.getByRole("row", { name: new RegExp(`^${name.replace(/[.]/g, "\\.")}\\b`) });
+  const into = async (pane, name) => {
+    await listed(pane, name).click();
+    await page.keyboard.press("Enter");
+  };
+  const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+  let first = await start();
+  try {
+    await page.goto(first.url);
+    await page.getByRole("button", { name: "New connection" }).first().click();
+    const form = page.getByRole("dialog", { name: "New connection" });
+    await form.getByLabel("Kind").selectOption({ label: "SFTP (files)" });
+    await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+    await form.getByLabel("Port").fill(String(sshd.port));
+    await form.getByLabel("User").fill(sshd.user);
+    await form.getByLabel("Folder", { exact: true }).fill(shared);
+    await form.getByLabel("Key file").fill(sshd.key);
+    await form.getByLabel("Local folder").fill(local);
+    await form.getByRole("button", { name: "Connect" }).click();
+    await until("the server's folder listed", async () => {
+      if (await hostKey.isVisible()) await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+      return listed(remote, "logs").isVisible();
+    });
+    await into(remote, "logs");
+    await listed(remote, "2026").waitFor();
+    await into(remote, "2026");
+    await listed(remote, "deep-file.txt").waitFor();
+    await listed(computer, "inbox").waitFor();
+    await into(computer, "inbox");
+    await listed(computer, "local-note.txt").waitFor();
+    await roundTrip(page, TIMEOUT);
+    await stop(first.serve);
+    first = await start();
+    await page.goto(first.url);
+    await until("both folders shown again", async () => {
+      if (await hostKey.isVisible()) await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+      return (
+        (await listed(remote, "deep-file.txt").isVisible()) && (await listed(computer, "local-note.txt").isVisible())
+      );
+    });
+    await page.screenshot({ path: join(OUTPUT, "restored-storage-folders.png") });
+  } finally {
+    await stop(first.serve);
+    await removeHome(own);
+    rmSync(shared, { recursive: true, force: true });
+  }
+});
+
 test("a hidden terminal sleeps as a snapshot and wakes as it was, with what it printed meanwhile", async ({
   page,
   served,

@@ -33,6 +33,47 @@ function openStorage(secret: string) {
 }
 
 describe("a storage tab's session", () => {
+  it("tells the engine the folders it shows, and reopens at them after a restart", () => {
+    const { transport, session, tab } = openStorage("");
+    transport.emit({ type: "connection_state", tab, state: { state: "connected" } });
+    session.storage.list(tab, "remote", "/logs/2026");
+    const remembered = transport.ops.filter((op) => op.type === "remember_tab_view");
+    expect(remembered.at(-1)).toEqual({
+      type: "remember_tab_view",
+      tab,
+      view: { pilot_open: false, folder: "/logs/2026", local_folder: "/home/ann" },
+    });
+    // The same folder listed again is not told again.
+    session.storage.list(tab, "remote", "/logs/2026");
+    expect(transport.ops.filter((op) => op.type === "remember_tab_view")).toHaveLength(remembered.length);
+
+    // The next run: the tab comes back before it is connected, then the views.
+    const again = new FakeTransport();
+    const next = new Session(again);
+    again.emit({ type: "tab_opened", tab: "t9", kind: "storage", title: "ftp://ann@127.0.0.1:2121/" });
+    again.emit({
+      type: "tabs_restored",
+      active: "t9",
+      views: { t9: { pilot_open: false, folder: "/logs/2026", local_folder: "/home/ann/in" } },
+    });
+    expect(again.ops.filter((op) => op.type === "run_tool")).toEqual([]);
+    again.emit({ type: "connection_state", tab: "t9", state: { state: "connected" } });
+    const lists = again.ops.filter((op) => op.type === "run_tool");
+    expect(lists.map((op) => op.type === "run_tool" && op.args)).toEqual([
+      { path: "/home/ann/in", side: "local" },
+      { path: "/logs/2026", side: "remote" },
+    ]);
+    expect(next.storage.state.tabs["t9"]?.panes.remote.path).toBe("/logs/2026");
+  });
+
+  it("lists the restored folders at once when the tab is already connected", () => {
+    const { transport, tab } = openStorage("");
+    transport.emit({ type: "connection_state", tab, state: { state: "connected" } });
+    transport.emit({ type: "tabs_restored", active: tab, views: { [tab]: { folder: "/srv" } } });
+    const last = transport.ops.filter((op) => op.type === "run_tool").at(-1);
+    expect(last?.type === "run_tool" && last.args).toEqual({ path: "/srv", side: "remote" });
+  });
+
   it("answers the engine's password prompt with the typed secret once, and shows no dialog", () => {
     const { transport, session, tab } = openStorage("s3cret");
     transport.emit({

@@ -17,6 +17,7 @@ import type {
   RenameParams,
   Side,
   TabTarget,
+  TabView,
   UploadParams,
   Value,
 } from "../protocol";
@@ -37,6 +38,7 @@ import {
   initialStorage,
   joinPath,
   listRequested,
+  folderRestored,
   needsConfirmation,
   nextStepDown,
   parentPath,
@@ -89,6 +91,10 @@ export class StorageDesk {
   /** Targets of storage tabs opened here, for where the local pane starts. */
   // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
   private readonly targets = new Map<TabId, TabTarget>();
+  /** Each storage tab's folders as last told to the engine, which reopens the tab at them after
+   * a restart (`remember_tab_view`, `tabs_restored`). */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
+  private readonly views = new Map<TabId, TabView>();
 
   constructor(send: (op: Op) => void) {
     this.send = send;
@@ -113,6 +119,7 @@ export class StorageDesk {
   closed(tab: TabId): void {
     this.secrets.delete(tab);
     this.targets.delete(tab);
+    this.views.delete(tab);
     this.state = storageTabClosed(this.state, tab);
   }
 
@@ -133,6 +140,27 @@ export class StorageDesk {
         this.send({ type: "answer_prompt", prompt: event.prompt_id, answer: { kind: "secret", value: secret } });
         return true;
       }
+      case "tabs_restored":
+        // Storage tabs of the last run reopen at the folders they showed; the listing follows
+        // when each is connected (or now, when it already is).
+        for (const [tab, view] of Object.entries(event.views)) {
+          this.views.set(tab, view);
+          const shown = this.state.tabs[tab];
+          if (shown === undefined || shown.shell === true) continue;
+          const sides: [Side, string | null | undefined][] = [
+            ["remote", view.folder],
+            ["local", view.local_folder],
+          ];
+          for (const [side, path] of sides) {
+            if (path === null || path === undefined || !path.startsWith("/")) continue;
+            if (shown.panes[side].listing === null && shown.panes[side].entries.length === 0) {
+              this.state = folderRestored(this.state, tab, side, path);
+            } else {
+              this.list(tab, side, path);
+            }
+          }
+        }
+        return false;
       case "tab_opened":
         if (event.kind === "storage") {
           this.state = storageTabOpened(this.state, event.tab, this.targets.get(event.tab) ?? null);
@@ -206,6 +234,23 @@ export class StorageDesk {
     this.state = listRequested(this.state, tab, side, path, call);
     const args: ListDirParams = { path, side };
     this.send({ type: "run_tool", tab, call, tool: "list_dir", args: asValue(args) });
+    this.remember(tab);
+  }
+
+  /** Tells the engine the folders a storage tab shows, when they changed. */
+  private remember(tab: TabId): void {
+    const view = this.state.tabs[tab];
+    if (view === undefined || view.shell === true) return;
+    const before = this.views.get(tab);
+    const local = view.panes.local;
+    const next: TabView = {
+      pilot_open: before?.pilot_open ?? false,
+      folder: view.panes.remote.path,
+      local_folder: local.findOpened ? (before?.local_folder ?? null) : local.path,
+    };
+    if (before?.folder === next.folder && before?.local_folder === next.local_folder) return;
+    this.views.set(tab, next);
+    this.send({ type: "remember_tab_view", tab, view: next });
   }
 
   refresh(tab: TabId, side: Side): void {

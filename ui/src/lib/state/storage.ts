@@ -483,6 +483,13 @@ function updatePane(view: StorageTab, side: Side, change: (pane: Pane) => Pane):
   return { ...view, panes: { ...view.panes, [side]: change(view.panes[side]) } };
 }
 
+/** A tab of the last run reopens showing `path` on `side` (listed once it is connected). */
+export function folderRestored(state: StorageState, tab: TabId, side: Side, path: string): StorageState {
+  return update(state, tab, (view) =>
+    updatePane(view, side, (p) => ({ ...p, path, findOpened: false, entries: [], selected: [], error: null })),
+  );
+}
+
 /** A list_dir of `path` was sent as `call`. */
 export function listRequested(state: StorageState, tab: TabId, side: Side, path: string, call: CallId): StorageState {
   return update(state, tab, (view) => ({
