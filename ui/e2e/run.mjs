@@ -275,18 +275,26 @@ test("Ctrl+Shift+T opens a local tab and Ctrl+Shift+W closes it", async ({ page,
   await until("one of them closed", async () => (await opened()).length === 1);
 });
 
+/** A `kaiport serve` of a test's own, with `home` as its home (so its tabs file is the only one
+ * there): `start()` resolves with it and its address, `stop(serve)` ends it as Ctrl+C does. */
+function ownServe(home, extraEnv = {}) {
+  const env = { ...process.env, KAIPORT_HOME: home, HOME: home, SHELL: "/bin/bash", ...extraEnv };
+  return {
+    start: async () => {
+      const serve = await startWithFirstLine(KAIPORT, ["serve"], { env, cwd: home });
+      return { serve, url: serve.line.trim() };
+    },
+    stop: async (serve) => {
+      serve.child.kill("SIGINT");
+      await new Promise((r) => (serve.child.exitCode !== null ? r() : serve.child.once("exit", r)));
+    },
+  };
+}
+
 test("kaiport serve started again opens the same tabs, in their order, showing the same one", async ({ page }) => {
   // A server of this test's own: its tabs file is the only one in its home.
   const own = mkdtempSync(join(tmpdir(), "kaiport-e2e-restore-"));
-  const env = { ...process.env, KAIPORT_HOME: own, HOME: own, SHELL: "/bin/bash", PS1: "\\$ " };
-  const start = async () => {
-    const serve = await startWithFirstLine(KAIPORT, ["serve"], { env, cwd: own });
-    return { serve, url: serve.line.trim() };
-  };
-  const stop = async (serve) => {
-    serve.child.kill("SIGINT");
-    await new Promise((r) => (serve.child.exitCode !== null ? r() : serve.child.once("exit", r)));
-  };
+  const { start, stop } = ownServe(own, { PS1: "\\$ " });
   const strip = () =>
     page.getByRole("tab").evaluateAll((tabs) =>
       tabs.map((tab) => ({
@@ -338,15 +346,7 @@ test("a storage tab reopens at the folders it showed when kaiport serve stopped"
   writeFileSync(join(shared, "logs", "2026", "deep-file.txt"), "deep\n");
   for (const dir of [shared, join(shared, "logs"), join(shared, "logs", "2026")]) chmodSync(dir, 0o755);
   chmodSync(join(shared, "logs", "2026", "deep-file.txt"), 0o644);
-  const env = { ...process.env, KAIPORT_HOME: own, HOME: own, SHELL: "/bin/bash" };
-  const start = async () => {
-    const serve = await startWithFirstLine(KAIPORT, ["serve"], { env, cwd: own });
-    return { serve, url: serve.line.trim() };
-  };
-  const stop = async (serve) => {
-    serve.child.kill("SIGINT");
-    await new Promise((r) => (serve.child.exitCode !== null ? r() : serve.child.once("exit", r)));
-  };
+  const { start, stop } = ownServe(own);
   const remote = page.getByRole("region", { name: new RegExp(`^sftp://${sshd.user}@127\\.0\\.0\\.1:${sshd.port}/`) });
   const computer = page.getByRole("region", { name: "This computer" });
   const listed = (pane, name) => pane.getByRole("row", { name: new RegExp(`^${name.replace(/[.]/g, "\\.")}\\b`) });
