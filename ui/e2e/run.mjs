@@ -336,6 +336,48 @@ test("kaiport serve started again opens the same tabs, in their order, showing t
   }
 });
 
+test("a kept session's command runs on through a kaiport serve restart, in the same tab", async ({ page, sshd }) => {
+  const own = mkdtempSync(join(tmpdir(), "kaiport-e2e-restore-kept-"));
+  const { start, stop } = ownServe(own);
+  const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+  const lines = async () => ((await terminalText(page, await activeTab(page))) ?? "").split("\n");
+  let first = await start();
+  try {
+    await page.goto(first.url);
+    const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
+    await form.getByLabel("Keep the session on the server").check();
+    await form.getByRole("button", { name: "Connect" }).click();
+    await until("the shell's prompt", async () => {
+      if (await hostKey.isVisible()) await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+      return (await activeTab(page)) !== null && /[$#] ?$/m.test((await lines()).join("\n"));
+    });
+    await runInTerminal(page, "echo in-${TMUX:+tmux}", "in-tmux");
+    // Still running when kaiport serve stops; its word is not on the typed line.
+    const typed = "sleep 4; echo fin''ished-kept";
+    await page.keyboard.type(typed);
+    await page.keyboard.press("Enter");
+    await until("the command line echoed", async () => (await lines()).some((line) => line.trimEnd().endsWith(typed)));
+    await stop(first.serve);
+    first = await start();
+    await page.goto(first.url);
+    await until("the command's word in the same tab", async () =>
+      (await lines()).some((line) => line.trim() === "finished-kept"),
+    );
+    const text = (await lines()).join("\n");
+    if (text.includes("A new shell will start here")) {
+      throw new Error(`a new shell was started instead of the kept one:\n${text}`);
+    }
+    await page.screenshot({ path: join(OUTPUT, "restored-kept-session.png") });
+    await runInTerminal(page, "echo again-$((6 * 7))", "again-42");
+    // The shell's own end ends the session on the server.
+    await page.keyboard.type("exit");
+    await page.keyboard.press("Enter");
+  } finally {
+    await stop(first.serve);
+    await removeHome(own);
+  }
+});
+
 test("a storage tab reopens at the folders it showed when kaiport serve stopped", async ({ page, sshd }) => {
   const own = mkdtempSync(join(tmpdir(), "kaiport-e2e-restore-storage-"));
   const shared = mkdtempSync(join(tmpdir(), "kaiport-e2e-restore-sftp-"));
