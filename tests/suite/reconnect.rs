@@ -7,7 +7,7 @@
 use kaiport_core::EngineConfig;
 use kaiport_protocol::*;
 use kaiport_tests::engine_harness::EngineHarness;
-use kaiport_tests::sshd::Sshd;
+use kaiport_tests::sshd::{LoginShell, Sshd, SshdConfig};
 use serde_json::json;
 use std::time::Duration;
 
@@ -372,10 +372,72 @@ async fn a_kept_session_runs_on_through_a_drop_and_is_attached_again() {
         .unwrap();
     assert_eq!(result["output"].as_str().unwrap().trim(), "again-42");
     assert_eq!(result["detection"], "shell_integration", "{result}");
+    // The folder the shell reports inside tmux is taken as the tab's.
+    tab.ok("run_command", json!({"command": "cd /tmp"}))
+        .await
+        .unwrap();
+    let cwd = |event: &Event| matches!(event, Event::TerminalCwd { cwd, .. } if cwd == "/tmp");
+    tab.event("a TerminalCwd for /tmp", WAIT, cwd)
+        .await
+        .unwrap();
     // The shell's own end ends the session on the server.
     tab.type_line("exit").await;
     nth_state(&tab, "the shell's end", 1, |state| {
         matches!(state, ConnectionState::Disconnected { .. })
     })
     .await;
+}
+
+/// A kept session whose login shell is `shell` (bash: the test above, whose user and session
+/// name it would share): its shell integration works inside tmux, the output of each command
+/// whole and in place, the folder reported.
+async fn a_kept_session_works_in(shell: LoginShell) {
+    let sshd = Sshd::start_with(SshdConfig {
+        login_shell: shell,
+        ..SshdConfig::default()
+    })
+    .unwrap();
+    let tab = open_kept(&sshd).await;
+    for (command, output) in [
+        (
+            "seq 1 3; test -n \"$TMUX\" && echo in-tmux",
+            "1\n2\n3\nin-tmux",
+        ),
+        ("cd /tmp && pwd", "/tmp"),
+        ("printf '%s\\n' a b", "a\nb"),
+    ] {
+        let result = tab
+            .ok("run_command", json!({ "command": command }))
+            .await
+            .unwrap();
+        assert_eq!(
+            result["detection"], "shell_integration",
+            "{shell:?}: {result}"
+        );
+        assert_eq!(
+            result["output"].as_str().unwrap().trim(),
+            output,
+            "{shell:?}: {result}"
+        );
+    }
+    // The folder the shell reports inside tmux is taken as the tab's.
+    let cwd = |event: &Event| matches!(event, Event::TerminalCwd { cwd, .. } if cwd == "/tmp");
+    tab.event("a TerminalCwd for /tmp", WAIT, cwd)
+        .await
+        .unwrap_or_else(|error| panic!("{shell:?}: {error}"));
+    tab.type_line("exit").await;
+    nth_state(&tab, "the shell's end", 1, |state| {
+        matches!(state, ConnectionState::Disconnected { .. })
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_kept_session_works_in_zsh() {
+    a_kept_session_works_in(LoginShell::Zsh).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_kept_session_works_in_fish() {
+    a_kept_session_works_in(LoginShell::Fish).await;
 }

@@ -416,6 +416,16 @@ impl MarkSplitter {
                 });
             match end {
                 Some(end) if end <= MAX_MARK => {
+                    // The folder the shell reports right after its mark stays right after it
+                    // (only there is it the shell's), so it goes where the mark goes.
+                    let end = match osc7_after(&rest[end..]) {
+                        Osc7::Whole(len) => end + len,
+                        Osc7::Partial if rest.len() < MAX_MARK + MAX_OSC7 => {
+                            self.partial = rest.to_vec();
+                            break;
+                        }
+                        Osc7::Partial | Osc7::None => end,
+                    };
                     if !text.is_empty() {
                         pieces.push(Piece::Text(std::mem::take(&mut text)));
                     }
@@ -443,6 +453,37 @@ impl MarkSplitter {
     fn rest(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.partial)
     }
+}
+
+const OSC7_START: &[u8] = b"\x1b]7;";
+/// The longest OSC 7 kept with its mark: a percent-encoded `PATH_MAX` path and a host name.
+const MAX_OSC7: usize = 3 * crate::terminal::marks::MAX_CWD_BYTES + 300;
+
+/// An OSC 7 at the start of some bytes.
+#[derive(Debug, PartialEq, Eq)]
+enum Osc7 {
+    /// Ended (BEL or ST), this long.
+    Whole(usize),
+    /// Begun, its end not here yet.
+    Partial,
+    None,
+}
+
+fn osc7_after(bytes: &[u8]) -> Osc7 {
+    if !bytes.starts_with(OSC7_START) {
+        return if !bytes.is_empty() && OSC7_START.starts_with(bytes) {
+            Osc7::Partial
+        } else {
+            Osc7::None
+        };
+    }
+    let end = bytes
+        .iter()
+        .enumerate()
+        .skip(OSC7_START.len())
+        .take(MAX_OSC7)
+        .find_map(|(n, &b)| (b == 0x07 || (b == b'\\' && bytes[n - 1] == 0x1b)).then_some(n + 1));
+    end.map_or(Osc7::Partial, Osc7::Whole)
 }
 
 #[cfg(test)]
@@ -585,6 +626,39 @@ mod tests {
         let got = String::from_utf8(got).unwrap();
         let output = got.split(c).nth(1).unwrap_or_else(|| panic!("{got:?}"));
         assert_eq!(output, "\x1b[32m1\r\n2\r\n$ ", "{got:?}");
+    }
+
+    #[test]
+    fn the_folder_reported_right_after_a_mark_stays_with_it() {
+        let mut splitter = MarkSplitter::default();
+        let d = "\x1b]133;D;0;kp=s\x07";
+        let osc7 = "\x1b]7;file://h/tmp\x1b\\";
+        let pieces = splitter.split(format!("x{d}{osc7}y").as_bytes());
+        assert_eq!(
+            pieces,
+            vec![
+                Piece::Text(b"x".to_vec()),
+                Piece::Mark(b'D', format!("{d}{osc7}").into_bytes()),
+                Piece::Text(b"y".to_vec()),
+            ]
+        );
+        // Split over chunks: the mark waits for the rest of the OSC 7.
+        assert_eq!(
+            splitter.split(format!("{d}\x1b]7;file://h/t").as_bytes()),
+            vec![]
+        );
+        assert_eq!(
+            splitter.split(b"mp\x07$ "),
+            vec![
+                Piece::Mark(b'D', format!("{d}\x1b]7;file://h/tmp\x07").into_bytes()),
+                Piece::Text(b"$ ".to_vec()),
+            ]
+        );
+        // A mark at the end of a chunk does not wait for what may follow.
+        assert_eq!(
+            splitter.split(d.as_bytes()),
+            vec![Piece::Mark(b'D', d.as_bytes().to_vec())]
+        );
     }
 
     #[test]

@@ -195,16 +195,36 @@ pub fn snippet_for(shell: ShellKind, secret: &str, passthrough: Passthrough) -> 
             &[("@KP_NONCE@${__kp_b}", r"@KP_NONCE@${__kp_b}${__kp_e}\\")],
         ),
     };
-    let opened = match passthrough {
-        Passthrough::Tmux => format!("{esc}Ptmux;{esc}{esc}]133;"),
-        _ => format!("{esc}P{esc}]133;"),
+    // The OSC 7 that follows a mark goes in the same passthrough, so that it still comes right
+    // after the mark's end (only there is it the shell's: marks.rs): its ESC doubled for tmux,
+    // the ST after its BEL, none after the mark's.
+    let (bel, osc7_end, osc7_wrapped) = match shell {
+        ShellKind::Bash => (r"\007", r"file://%s%s\007'", r"file://%s%s\007\033\\'"),
+        ShellKind::Zsh => (r"\a", r"file://%s%s\a'", r"file://%s%s\a\e\\'"),
+        ShellKind::Fish => (r"\a", r"file://%s%s\a'", r"file://%s%s\a\e\\\\'"),
+        ShellKind::Sh => ("", "", ""),
     };
-    let mut text = template.replace(&format!("{esc}]133;"), &opened);
+    let (opened, inner_esc) = match passthrough {
+        Passthrough::Tmux => (format!("{esc}Ptmux;{esc}{esc}]133;"), format!("{esc}{esc}")),
+        _ => (format!("{esc}P{esc}]133;"), esc.to_owned()),
+    };
+    let mark_then_osc7 = format!("{NONCE}{bel}{esc}]7;");
+    let mut text = template
+        .replace(&mark_then_osc7, OSC7_AFTER_MARK)
+        .replace(&format!("{esc}]133;"), &opened);
     for (end, wrapped) in ends {
         text = text.replace(end, wrapped);
     }
+    if shell != ShellKind::Sh {
+        text = text
+            .replace(OSC7_AFTER_MARK, &format!("{NONCE}{bel}{inner_esc}]7;"))
+            .replace(osc7_end, osc7_wrapped);
+    }
     text.replace(NONCE, secret)
 }
+
+/// Stands for a mark's end followed by an OSC 7 while [`snippet_for`] wraps the marks.
+const OSC7_AFTER_MARK: &str = "@KP_OSC7@";
 
 /// A fresh session secret: 128 random bits as 32 hex digits.
 pub fn new_secret() -> String {
