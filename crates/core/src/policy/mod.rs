@@ -1022,11 +1022,18 @@ mod tests {
     fn a_forbidden_command_inside_an_unknown_program_asks() {
         let rules = settings(&["rm", "systemctl stop"], &[]);
         for line in [
-            "setpriv --reuid=1000 rm -rf /srv",
-            "firejail --quiet /bin/rm -rf /srv",
+            "my-jail --uid=1000 rm -rf /srv",
+            "my-sandbox --quiet /bin/rm -rf /srv",
             "my-wrapper systemctl stop ssh",
         ] {
             assert_eq!(verdict(line, Mode::Autopilot, &rules), "ask", "{line}");
+        }
+        // A launcher with a spec has the command it starts judged as typed: refused.
+        for line in [
+            "setpriv --reuid=1000 rm -rf /srv",
+            "firejail --quiet /bin/rm -rf /srv",
+        ] {
+            assert_eq!(verdict(line, Mode::Autopilot, &rules), "deny", "{line}");
         }
         // Not named: as before, the user's own program runs.
         assert_eq!(
