@@ -586,6 +586,19 @@ mod tests {
             );
         }
         assert_eq!(is("docker run -t alpine", "-t"), "harmless");
+        // tar's archive is read or, when tar makes or changes it, written: the code tells.
+        for line in ["tar -cf /tmp/a.tar /srv", "tar -xf /tmp/a.tar"] {
+            let what = is(line, "-f");
+            assert!(what.contains("writes with -c"), "{line}: -f is {what:?}");
+        }
+        let writes_archive = |line: &str| {
+            judge(&words(line))
+                .writes
+                .iter()
+                .any(|write| write.path == "/tmp/a.tar")
+        };
+        assert!(writes_archive("tar -cf /tmp/a.tar /srv"));
+        assert!(!writes_archive("tar -xf /tmp/a.tar"));
         // A judged value adds nothing of its own: the hook decides.
         assert!(
             judge(&words("docker run -v /srv/data:/data alpine ls"))
