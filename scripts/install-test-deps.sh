@@ -74,9 +74,9 @@ done
 # The policy spec test (crates/core/tests/policy_specs.rs) reads the --help and manual page of
 # every program with a complete spec and fails on an option its spec does not know; a program
 # that is not installed is skipped, so CI installs them all (firewalls and interface tools,
-# compilers, editors and snap among them). Services these packages bring (atop, mdadm's monitor,
-# lvm2, tcpdump's apparmor profile, redis, firewalld, snapd, wpa_supplicant) are never started:
-# the policy-rc.d below refuses every start while apt runs.
+# compilers, editors, snap and the launchers among them). Services these packages bring (atop,
+# mdadm's monitor, lvm2, tcpdump's apparmor profile, redis, firewalld, snapd, wpa_supplicant, tor,
+# runit's runsvdir) are never started: the policy-rc.d below refuses every start while apt runs.
 for package in man-db rsync moreutils mariadb-client postgresql-client redis-tools nftables ufw at \
     parallel socat tcpdump ltrace strace ansible-core certbot time zip unzip zstd xz-utils bzip2 \
     curl wget make git iproute2 procps psmisc sysstat lsof lm-sensors kmod pciutils usbutils \
@@ -86,7 +86,9 @@ for package in man-db rsync moreutils mariadb-client postgresql-client redis-too
     gdb adduser passwd finger iputils-ping iputils-tracepath traceroute mtr-tiny bind9-dnsutils \
     whois net-tools ncat netcat-openbsd sysvinit-utils init-system-helpers \
     iptables ipset firewalld ifupdown isc-dhcp-client netplan.io wpasupplicant \
-    gcc g++ clang nano emacs-nox joe micro mc mg jed snapd podman logrotate; do
+    gcc g++ clang nano emacs-nox joe micro mc mg jed snapd podman logrotate \
+    numactl firejail bubblewrap libcap2-bin cgroup-tools runit daemontools daemonize schedtool \
+    cpulimit trickle tor faketime valgrind; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
         missing+=("$package")
     fi

@@ -73,6 +73,13 @@ async fn follows_the_folder(shell: LoginShell) {
 
     // Output that prints OSC 7, alone or behind a mark without the session's secret.
     run(&tab, r"printf '\x1b]7;file://evil/etc\x07'").await;
+    // The same first in a long output: the shell's own OSC 7 at the next prompt comes in a
+    // later read, so the printed one cannot hide behind it.
+    run(
+        &tab,
+        r"printf '\x1b]7;file://evil/etc\x07'; head -c 300000 /dev/zero | tr '\0' x; echo",
+    )
+    .await;
     run(
         &tab,
         r"printf '\x1b]133;D;0\x07\x1b]7;file://evil/usr\x07x\n'",

@@ -557,6 +557,9 @@ pub fn must_ask_reasons(analysis: &Analysis, settings: &ConnectionSettings) -> (
         }
         lockout |= !command.judged.lockout.is_empty();
         reasons.extend(command.judged.lockout.iter().cloned());
+        if let Some(reason) = forbidden_inside_unknown(command, settings) {
+            reasons.push(reason);
+        }
     }
     for write in &analysis.writes {
         if let Some(reason) = rules::lockout_write(write) {
@@ -593,6 +596,34 @@ pub fn plan_mode_check(analysis: &Analysis) -> Result<(), String> {
         command.judged.read_only.clone()?;
     }
     Ok(())
+}
+
+/// A program kaiport has no spec for may run its arguments as a command, as wrappers do
+/// (`setpriv … rm -rf /srv`): where its arguments name a command this connection forbids, it is
+/// not run unasked. A program with a spec has its commands found by the spec.
+fn forbidden_inside_unknown(
+    command: &SimpleCommand,
+    settings: &ConnectionSettings,
+) -> Option<String> {
+    if settings.forbidden_commands.is_empty() || programs::registry().find(command.name()).is_some()
+    {
+        return None;
+    }
+    (1..command.words.len()).find_map(|start| {
+        let inner = &command.words[start..];
+        settings
+            .forbidden_commands
+            .iter()
+            .find(|pattern| rules::matches_loosely(pattern, inner))
+            .map(|pattern| {
+                format!(
+                    "`{}` is not known to kaiport's rules and its arguments name `{}`, a forbidden \
+                     command on this connection (rule: {pattern:?}), which it may run",
+                    command.name(),
+                    inner.join(" ")
+                )
+            })
+    })
 }
 
 fn forbidden(analysis: &Analysis, settings: &ConnectionSettings) -> Option<(String, String)> {
@@ -983,6 +1014,40 @@ mod tests {
         assert!(
             matches!(typed, Decision::Ask { risk, .. } if risk.is_dangerous()),
             "{typed:?}"
+        );
+    }
+
+    /// A program without a spec may run what its arguments name, as a wrapper would.
+    #[test]
+    fn a_forbidden_command_inside_an_unknown_program_asks() {
+        let rules = settings(&["rm", "systemctl stop"], &[]);
+        for line in [
+            "my-jail --uid=1000 rm -rf /srv",
+            "my-sandbox --quiet /bin/rm -rf /srv",
+            "my-wrapper systemctl stop ssh",
+        ] {
+            assert_eq!(verdict(line, Mode::Autopilot, &rules), "ask", "{line}");
+        }
+        // A launcher with a spec has the command it starts judged as typed: refused.
+        for line in [
+            "setpriv --reuid=1000 rm -rf /srv",
+            "firejail --quiet /bin/rm -rf /srv",
+        ] {
+            assert_eq!(verdict(line, Mode::Autopilot, &rules), "deny", "{line}");
+        }
+        // Not named: as before, the user's own program runs.
+        assert_eq!(
+            verdict("./deploy.sh web1 --fast", Mode::Autopilot, &rules),
+            "allow"
+        );
+        assert_eq!(
+            verdict("my-wrapper systemctl status ssh", Mode::Autopilot, &rules),
+            "allow"
+        );
+        // A program with a spec is judged by it: an echoed word is only text.
+        assert_eq!(
+            verdict("echo rm -rf /srv", Mode::Autopilot, &rules),
+            "allow"
         );
     }
 

@@ -20,8 +20,9 @@
 //!
 //! bash, zsh and fish also report the current folder as OSC 7 (`ESC ] 7 ; file://HOST/PATH BEL`,
 //! the path percent-encoded byte by byte), printed in the same write right after an
-//! authentic mark (`D` in bash and zsh, `A` in fish): only there does the terminal believe it
-//! (see [`super::marks`]). POSIX shells get none (their marks live in `PS1`, which cannot encode).
+//! authentic mark (`D` in bash and zsh, `A` in fish): only there does the terminal believe it,
+//! never after `C`, which the command's own output follows (see [`super::marks`]). POSIX
+//! shells get none (their marks live in `PS1`, which cannot encode).
 //!
 //! These snippets must never print anything visible, change the prompt's look, or change the
 //! user's shell options.

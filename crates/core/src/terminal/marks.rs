@@ -18,10 +18,13 @@
 //! alone when it injected the integration; marks without the secret are output like any other.
 //!
 //! **OSC 7 (`ESC ] 7 ; file://HOST/PATH BEL`, the shell's current folder) counts only right
-//! after an authentic mark.** OSC 7 has no field for the secret, and any output can print one;
-//! kaiport's snippets print it in the same write as an authentic mark, so the scanner takes an
-//! OSC 7 only when its ESC is the byte right after such a mark ends ([`MarkScanner::take_cwd`]).
-//! A program's output cannot put bytes there: the shell prints the mark after the command ended.
+//! after an authentic `D` or `A` mark.** OSC 7 has no field for the secret, and any output can
+//! print one; kaiport's snippets print it in the same write as an authentic `D` (bash, zsh) or
+//! `A` (fish) mark, so the scanner takes an OSC 7 only when its ESC is the byte right after such
+//! a mark ends ([`MarkScanner::take_cwd`]). A program's output cannot put bytes there: the shell
+//! prints those marks after the command ended. Never after `C`: the shell prints it just before
+//! the command runs, so the command's first output byte is the one right after it (and after
+//! `B` come the typed line's echo).
 
 /// Which OSC 133 mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +92,8 @@ pub struct MarkScanner {
     offset: u64,
     /// The session secret authentic marks carry, if any.
     secret: Option<Vec<u8>>,
-    /// Where the last authentic mark ended: an OSC 7 starting right there is the shell's.
+    /// Where the last authentic `D` or `A` mark ended: an OSC 7 starting right there is the
+    /// shell's.
     authentic_end: Option<u64>,
     /// The last current folder an authentic OSC 7 reported, not yet taken.
     cwd: Option<String>,
@@ -225,7 +229,12 @@ impl MarkScanner {
                 .secret
                 .as_deref()
                 .is_some_and(|secret| mark_secret(payload) == Some(secret));
-            if authentic {
+            if authentic
+                && matches!(
+                    kind,
+                    MarkKind::CommandFinished { .. } | MarkKind::PromptStart
+                )
+            {
                 self.authentic_end = Some(end);
             }
             out.push(Mark {
@@ -429,6 +438,10 @@ mod tests {
             b"\x1b]133;D;0;kp=s3cr3t\x07 \x1b]7;file://x/etc\x07",
             b"\x1b]133;D;0;kp=s3cr3t\x07\x1b]7;file://x/etc%0Aevil\x07",
             b"\x1b]133;D;0;kp=s3cr3t\x07\x1b]7;http://x/etc\x07",
+            // The command's own first bytes come right after the shell's `C` (bash's PS0,
+            // zsh's preexec); the typed line's echo right after `B`.
+            b"\x1b]133;C;kp=s3cr3t\x07\x1b]7;file://x/etc\x07",
+            b"\x1b]133;B;kp=s3cr3t\x07\x1b]7;file://x/etc\x07",
         ] {
             assert_eq!(cwd_after(fake), None, "{}", String::from_utf8_lossy(fake));
         }

@@ -1853,7 +1853,7 @@ impl Terminal {
     }
 
     /// The shell's current folder as its integration last reported it (OSC 7 right after an
-    /// authentic mark); None without integration or before the first prompt.
+    /// authentic `D` or `A` mark); None without integration or before the first prompt.
     pub fn cwd(&self) -> Option<String> {
         self.lock().cwd.clone()
     }

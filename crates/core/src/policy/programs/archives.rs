@@ -115,7 +115,7 @@ pub const SPECS: &[Spec] = &[
                --xattrs-exclude=PATTERN
                --xattrs-include=PATTERN
                --force-local
-               -f ARCHIVE, --file=ARCHIVE : reads
+               -f ARCHIVE, --file=ARCHIVE : judged the archive it reads, or writes with -c, -r, -u, -A or --delete
                -F SCRIPT, --info-script=SCRIPT, --new-volume-script=SCRIPT : runs *
                -L NUMBER, --tape-length=NUMBER
                -M, --multi-volume

@@ -194,6 +194,40 @@ pub fn read_call<'t>(name: &'t str, table: &'t Table, args: &'t [String]) -> Cal
     call
 }
 
+/// `args[start..]` read as options of `level` up to its first operand, as getopt with `+` reads
+/// them, for the code of an `@opaque` spec that reads the words before `start` itself
+/// (`setarch ARCH -R cmd`): the operands are every word from the first one on.
+pub fn read_options_from<'t>(
+    name: &'t str,
+    level: &'t Level,
+    args: &'t [String],
+    start: usize,
+) -> Call<'t> {
+    let mut call = Call {
+        name,
+        args,
+        root: level,
+        path: Vec::new(),
+        sub_words: Vec::new(),
+        options: Vec::new(),
+        operands: Vec::new(),
+        unknown: Vec::new(),
+    };
+    let mut index = start;
+    while let Some(arg) = args.get(index) {
+        if arg == "--" {
+            index += 1;
+            break;
+        }
+        if arg.len() < 2 || !arg.starts_with('-') {
+            break;
+        }
+        index = read_option(&mut call, &[level], index, level.loose);
+    }
+    call.operands.extend(index..args.len());
+    call
+}
+
 fn short<'t>(levels: &[&'t Level], letter: char) -> Option<&'t OptDef> {
     let mut buffer = [0u8; 4];
     let spelling = format!("-{}", letter.encode_utf8(&mut buffer));

@@ -30,6 +30,7 @@ mod findutils;
 pub mod git;
 mod gpg;
 mod interactive;
+mod launchers;
 pub mod model;
 mod network;
 mod packages;
@@ -57,6 +58,7 @@ pub use verdict::{Embedded, Judged, Payload, Run, Shape, Verdict, WriteSpec};
 /// Every family's specs.
 const FAMILIES: &[&[Spec]] = &[
     wrappers::SPECS,
+    launchers::SPECS,
     shells::SPECS,
     interactive::SPECS,
     findutils::SPECS,
@@ -211,17 +213,7 @@ fn apply_generic(call: &Call<'_>, verdict: &mut Verdict) {
             apply_class(class, &how, None, None, &display, verdict);
         }
     }
-    for found in &call.options {
-        let how = format!("{} {}", call.display_path(), found.def.display());
-        apply_class(
-            &found.def.class,
-            &how,
-            found.value.as_deref(),
-            Some(found.index),
-            &display,
-            verdict,
-        );
-    }
+    apply_options(call, &display, verdict);
     let operands = call.operand_texts();
     match level.operands {
         Operands::Command => match call.operands.first() {
@@ -247,6 +239,33 @@ fn apply_generic(call: &Call<'_>, verdict: &mut Verdict) {
         Operands::Copy => copy_writes(call, verdict),
         Operands::Args | Operands::Files => {}
     }
+}
+
+fn apply_options(call: &Call<'_>, display: &str, verdict: &mut Verdict) {
+    for found in &call.options {
+        let how = format!("{} {}", call.display_path(), found.def.display());
+        apply_class(
+            &found.def.class,
+            &how,
+            found.value.as_deref(),
+            Some(found.index),
+            display,
+            verdict,
+        );
+    }
+}
+
+/// For the code of an `@opaque` spec: reads `args[start..]` as the program's options up to the
+/// first operand ([`args::read_options_from`]) and judges them by their classes, as the
+/// generic reading would (an option the table does not list asks). Returns where the operands
+/// start.
+pub(super) fn judge_options_from(call: &Call<'_>, start: usize, verdict: &mut Verdict) -> usize {
+    let options = args::read_options_from(call.name, call.root, call.args, start);
+    for reason in &options.unknown {
+        verdict.unprovable(reason.clone());
+    }
+    apply_options(&options, &call.display(), verdict);
+    options.operands.first().copied().unwrap_or(call.args.len())
 }
 
 fn apply_class(
@@ -567,6 +586,19 @@ mod tests {
             );
         }
         assert_eq!(is("docker run -t alpine", "-t"), "harmless");
+        // tar's archive is read or, when tar makes or changes it, written: the code tells.
+        for line in ["tar -cf /tmp/a.tar /srv", "tar -xf /tmp/a.tar"] {
+            let what = is(line, "-f");
+            assert!(what.contains("writes with -c"), "{line}: -f is {what:?}");
+        }
+        let writes_archive = |line: &str| {
+            judge(&words(line))
+                .writes
+                .iter()
+                .any(|write| write.path == "/tmp/a.tar")
+        };
+        assert!(writes_archive("tar -cf /tmp/a.tar /srv"));
+        assert!(!writes_archive("tar -xf /tmp/a.tar"));
         // A judged value adds nothing of its own: the hook decides.
         assert!(
             judge(&words("docker run -v /srv/data:/data alpine ls"))

@@ -994,7 +994,7 @@ fn env(call: &Call<'_>, verdict: &mut Verdict) {
 }
 
 /// `timeout 5 cmd`, `chroot /mnt cmd`: the command is the second operand.
-fn second_operand(call: &Call<'_>, verdict: &mut Verdict) {
+pub(super) fn second_operand(call: &Call<'_>, verdict: &mut Verdict) {
     verdict.shape = match call.operands.get(1) {
         Some(start) => Shape::Wrapper {
             inner_starts: *start,
