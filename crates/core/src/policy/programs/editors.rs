@@ -5,13 +5,12 @@
 //! Ex commands it cannot follow ask, script files ask; emacs `--eval`/`-l`/`-f`/`--script`, jed's
 //! `-l`/`-f`/`-hook`/`-script`, mg's `-b`/`-u` and micro's `-config-dir` run editor code and ask;
 //! nano's `--speller` and `--rcfile` and micro's `-sucmd` can name programs and ask; joe's
-//! `!cmd` file runs the command, analysed as typed. Each lists every option; only sudoedit (a
-//! form of sudo) is still read loosely by its files. ed has a complete spec of its own (its `-s`
+//! `!cmd` file runs the command, analysed as typed. Each lists every option (sudoedit's `-D` and
+//! `-R` move where its files are, and ask). ed has a complete spec of its own (its `-s`
 //! takes no value) and reads its commands from standard input: fed anything but the terminal, it
 //! asks.
 
 use super::args::Call;
-use super::common::positional_args;
 use super::common::run_any;
 use super::spec::Spec;
 use super::verdict::Verdict;
@@ -515,24 +514,37 @@ pub const SPECS: &[Spec] = &[
     Spec {
         names: &["sudoedit"],
         family: "editors",
-        text: "@loose
-               @opaque",
+        text: "@posix
+               -A, --askpass
+               -B, --bell
+               -C NUM, --close-from=NUM
+               -D DIR, --chdir=DIR : unprovable relative files are found from another folder
+               -g GROUP, --group=GROUP
+               -h[HOST]
+               --help
+               --host=HOST
+               -k, --reset-timestamp
+               -N, --no-update
+               -n, --non-interactive
+               -p PROMPT, --prompt=PROMPT
+               -R DIR, --chroot=DIR : unprovable the files are under another root
+               -r ROLE, --role=ROLE
+               -S, --stdin
+               -t TYPE, --type=TYPE
+               -T TIMEOUT, --command-timeout=TIMEOUT
+               -u USER, --user=USER
+               -V, --version",
         hook: Some(editor),
     },
 ];
 
 fn editor(call: &Call<'_>, verdict: &mut Verdict) {
     let how = format!("{} (editor)", call.name);
-    // A complete spec has read the options; the loose ones are read here by letter.
-    let files: Vec<&str> = if call.level().opaque {
-        positional_args(call.args, "cSsTuUwWiq", &[])
-            .into_iter()
-            .map(String::as_str)
-            .collect()
-    } else {
-        call.operand_texts()
-    };
-    for file in files.into_iter().filter(|arg| !arg.starts_with('+')) {
+    for file in call
+        .operand_texts()
+        .into_iter()
+        .filter(|arg| !arg.starts_with('+'))
+    {
         edits(call.name, file, &how, verdict);
     }
     verdict.not_read_only(format!(
