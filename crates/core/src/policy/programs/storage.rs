@@ -427,6 +427,7 @@ pub const SPECS: &[Spec] = &[
                --examine-badblocks
                -F, --monitor, --follow
                -G, --grow
+               --manage
                -I, --incremental
                -Q, --query
                --auto-detect
