@@ -1411,10 +1411,46 @@ fn awk_effects(name: &str, args: &[String], fx: &mut Verdict) {
 
 fn less(call: &Call<'_>, verdict: &mut Verdict) {
     less_effects(call.name, call.args, verdict);
-    if call.name == "less" {
-        less_options(call.args, verdict);
+    match call.name {
+        // Debian's `pager` is less unless the admin chose otherwise.
+        "less" | "pager" => pager_options(call.name, &LESS_OPTIONS, call.args, verdict),
+        "more" => pager_options(call.name, &MORE_OPTIONS, call.args, verdict),
+        _ => {}
     }
 }
+
+/// A pager's options: short letters, those of them that take a value (attached or the next
+/// word), and long names (`=` marks a value), which may be abbreviated to any unique prefix.
+struct PagerOptions {
+    flags: &'static str,
+    values: &'static str,
+    long: &'static [&'static str],
+}
+
+const LESS_OPTIONS: PagerOptions = PagerOptions {
+    flags: LESS_FLAGS,
+    values: LESS_VALUES,
+    long: LESS_LONG,
+};
+
+/// util-linux more's options (its `--help`); `-NUMBER` is `--lines`.
+const MORE_OPTIONS: PagerOptions = PagerOptions {
+    flags: "dflcpesuhV",
+    values: "n",
+    long: &[
+        "silent",
+        "logical",
+        "no-pause",
+        "print-over",
+        "clean-print",
+        "exit-on-eof",
+        "squeeze",
+        "plain",
+        "lines=",
+        "help",
+        "version",
+    ],
+};
 
 /// less's options (from its `--help` and manual page): short letters, those of them that take a
 /// value (attached or the next word), and long names (`=` marks a value). Long names may be
@@ -1518,10 +1554,10 @@ const LESS_LONG: &[&str] = &[
     "no-search-header-columns",
 ];
 
-fn less_options(args: &[String], verdict: &mut Verdict) {
+fn pager_options(name: &str, table: &PagerOptions, args: &[String], verdict: &mut Verdict) {
     let mut unknown = |spelling: &str| {
         verdict.unprovable(format!(
-            "option {spelling} of less is not known to kaiport's rules"
+            "option {spelling} of {name} is not known to kaiport's rules"
         ));
     };
     let mut index = 0;
@@ -1536,13 +1572,14 @@ fn less_options(args: &[String], verdict: &mut Verdict) {
                 Some((word, _)) => (word, true),
                 None => (long, false),
             };
-            let found = match LESS_LONG
+            let found = match table
+                .long
                 .iter()
                 .find(|name| name.trim_end_matches('=') == word)
             {
                 Some(name) => Some(*name),
                 None => {
-                    let mut prefixed = LESS_LONG.iter().filter(|name| {
+                    let mut prefixed = table.long.iter().filter(|name| {
                         !word.is_empty() && name.trim_end_matches('=').starts_with(word)
                     });
                     prefixed
@@ -1563,13 +1600,13 @@ fn less_options(args: &[String], verdict: &mut Verdict) {
         };
         let letters = letters.strip_prefix('+').unwrap_or(letters);
         for (position, letter) in letters.char_indices() {
-            if LESS_VALUES.contains(letter) {
+            if table.values.contains(letter) {
                 if position + letter.len_utf8() == letters.len() {
                     index += 1; // the value is the next word
                 }
                 break;
             }
-            if !LESS_FLAGS.contains(letter) && !letter.is_ascii_digit() {
+            if !table.flags.contains(letter) && !letter.is_ascii_digit() {
                 unknown(&format!("-{letter}"));
                 break;
             }
@@ -1794,5 +1831,44 @@ mod tests {
             (Vec::new(), Vec::new())
         );
         assert_eq!(sed_script_effects("s/e/E/g"), (Vec::new(), Vec::new()));
+    }
+
+    /// Each option the installed less and more list in their help is in their table (where they
+    /// are installed), and a made-up one is not.
+    #[test]
+    fn the_pagers_tables_hold_the_options_of_their_help() {
+        for (program, table) in [("less", &LESS_OPTIONS), ("more", &MORE_OPTIONS)] {
+            let Ok(out) = std::process::Command::new(program).arg("--help").output() else {
+                continue;
+            };
+            let help = String::from_utf8_lossy(&out.stdout);
+            let options: Vec<&str> = help
+                .split(|c: char| c.is_whitespace() || c == ',' || c == '=' || c == '[')
+                .filter(|word| {
+                    let name = word.trim_start_matches('-');
+                    (word.starts_with("--") && name.len() > 1
+                        || word.len() == 2 && word.starts_with('-'))
+                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                })
+                .collect();
+            assert!(options.len() > 10, "{program}: {options:?}");
+            for option in options {
+                let mut verdict = Verdict::default();
+                pager_options(
+                    program,
+                    table,
+                    &[option.to_owned(), "1".to_owned()],
+                    &mut verdict,
+                );
+                assert_eq!(
+                    verdict.unprovable,
+                    Vec::<String>::new(),
+                    "{program} {option}"
+                );
+            }
+            let mut verdict = Verdict::default();
+            pager_options(program, table, &["--frobnicate".to_owned()], &mut verdict);
+            assert_eq!(verdict.unprovable.len(), 1, "{program}");
+        }
     }
 }
