@@ -1264,7 +1264,12 @@ export type ProcessesView = {
 };
 
 /**  What an engine prompt asks the user. */
-export type Prompt = { kind: "unknown_host_key"; host: string; port: number; key_type: string; fingerprint: string } | { kind: "password"; user: string; host: string } | { kind: "passphrase"; key_path: string } | { kind: "keyboard_interactive"; name: string; instructions: string; prompts: string[] };
+export type Prompt = { kind: "unknown_host_key"; host: string; port: number; key_type: string; fingerprint: string } | { kind: "password"; user: string; host: string } | { kind: "passphrase"; key_path: string } | { kind: "keyboard_interactive"; name: string; instructions: string; prompts: string[] } | 
+/**
+ *  The password `sudo` asks for on `host`, to read or change `path` as root (answered with
+ *  `PromptAnswer::Secret`, which goes to sudo's standard input only).
+ */
+{ kind: "sudo_password"; user: string; host: string; path: string };
 
 /**  An answer to an engine prompt. */
 export type PromptAnswer = 

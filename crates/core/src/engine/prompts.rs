@@ -5,6 +5,7 @@
 use super::Inner;
 use crate::connect::secrets::{SecretStore, key_passphrase_account, ssh_password_account};
 use crate::ssh::ConnectInteraction;
+use crate::tools::SudoPasswordAsker;
 use kaiport_protocol::*;
 use std::path::Path;
 use std::sync::Arc;
@@ -34,6 +35,36 @@ impl Inner {
             })
             .await
             .ok()
+    }
+}
+
+impl Inner {
+    /// Asks the tab's user for the sudo password (a `SudoPassword` prompt), for sudo reads and
+    /// writes; the answer is handed to the tool and kept nowhere.
+    pub(super) fn sudo_password_asker(
+        self: &Arc<Self>,
+        tab: &super::tabs::Tab,
+    ) -> SudoPasswordAsker {
+        let inner = self.clone();
+        let id = tab.id.clone();
+        let (user, host) = match &tab.target {
+            TabTarget::Ssh { user, host, .. } => (user.clone(), host.clone()),
+            _ => (String::new(), String::new()),
+        };
+        Arc::new(move |path: String| {
+            let (inner, id) = (inner.clone(), id.clone());
+            let prompt = Prompt::SudoPassword {
+                user: user.clone(),
+                host: host.clone(),
+                path,
+            };
+            Box::pin(async move {
+                match inner.prompt(&id, prompt).await {
+                    Some(PromptAnswer::Secret { value }) => Some(zeroize::Zeroizing::new(value)),
+                    _ => None,
+                }
+            })
+        })
     }
 }
 

@@ -8,8 +8,8 @@
 //! policy denies before anything is read); a file that was read and changed since is never
 //! overwritten, and replacing an existing file needs a read first; edit/write previews are
 //! unified diffs; every write keeps the old content first ([`crate::backup`]) and keeps the
-//! file's owner, group and mode (or writes nothing); sudo writes go through the user's terminal
-//! and never see or type a password.
+//! file's owner, group and mode (or writes nothing); sudo reads and writes ([`sudo`]) hand a
+//! sudo password the user gave to sudo's standard input and nowhere else.
 //! Nothing here logs file contents.
 
 pub(super) mod changes;
@@ -274,8 +274,28 @@ fn change_facts(
 // edit_file and write_file
 // ---------------------------------------------------------------------------------------------
 
+/// The whole of `path`, at most `limit` bytes, over the tab's files; with `root` (a sudo call's
+/// context), as root through sudo when the login may not read it.
+async fn read_content(
+    tool: ToolName,
+    files: &dyn FileAccess,
+    path: &str,
+    limit: u64,
+    root: Option<&ToolContext<'_>>,
+) -> Result<Vec<u8>, String> {
+    match (read_whole(files, path, limit).await, root) {
+        (Ok(raw), _) => Ok(raw),
+        (Err(error), Some(context)) if error.kind == FsErrorKind::PermissionDenied => {
+            sudo::read_as_root(path, limit, context)
+                .await
+                .map_err(|message| format!("{tool}: {message}"))
+        }
+        (Err(error), _) => Err(fs_message(tool, &error)),
+    }
+}
+
 /// Reads the current content of an existing text file for a diff, enforcing the read-before-
-/// change rule. Returns the bytes, its metadata and its hash.
+/// change rule (`root`: a sudo call's context, which may read as root). Returns the bytes.
 async fn current_text(
     tool: ToolName,
     tab: &TabFiles,
@@ -283,6 +303,7 @@ async fn current_text(
     path: &str,
     found: &Metadata,
     must_have_read: bool,
+    root: Option<&ToolContext<'_>>,
 ) -> Result<Vec<u8>, String> {
     if found.kind != EntryKind::File {
         return Err(format!("{tool}: {path} is not a regular file"));
@@ -300,9 +321,7 @@ async fn current_text(
             found.size
         ));
     }
-    let raw = read_whole(files, path, MAX_READ_BYTES + 1)
-        .await
-        .map_err(|error| fs_message(tool, &error))?;
+    let raw = read_content(tool, files, path, MAX_READ_BYTES + 1, root).await?;
     if let Some(record) = record {
         let hash_differs = record.hash.is_some_and(|read| read != hash(&raw));
         if record.stamp != found.stamp() || hash_differs {
@@ -351,9 +370,8 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
     let path = plan.path.as_str();
     // The approval may have taken minutes: the content must still be what the diff showed.
     if let Some(expected) = plan.before_hash {
-        let now = read_whole(files.as_ref(), path, MAX_READ_BYTES + 1)
-            .await
-            .map_err(|error| fs_message(tool, &error))?;
+        let root = plan.sudo.then_some(context);
+        let now = read_content(tool, files.as_ref(), path, MAX_READ_BYTES + 1, root).await?;
         if hash(&now) != expected {
             return Err(format!(
                 "{tool}: {path} changed on the server after the diff was made; nothing was written. Read it again."
@@ -399,7 +417,7 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
             .map(drop)
             .map_err(|error| match error.kind {
                 FsErrorKind::PermissionDenied => format!(
-                    "{tool}: {error}. If the file needs root, retry with sudo: true (the user may be asked for a sudo password in the terminal)."
+                    "{tool}: {error}. If the file needs root, retry with sudo: true (the user may be asked for the sudo password)."
                 ),
                 _ => fs_message(tool, &error),
             })
