@@ -589,6 +589,11 @@ pub struct DirEntry {
     pub permissions: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_target: Option<String>,
+    /// A file the login may not read, or may not replace keeping its owner (someone else's,
+    /// or without write permission): reading or changing it takes `sudo: true`. SSH terminal
+    /// tabs only, where the login's uid and groups are known.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub root_only: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]

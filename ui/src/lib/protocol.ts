@@ -250,6 +250,12 @@ export type DirEntry = {
 	/**  `rwxr-xr-x` style, where the service has permissions. */
 	permissions?: string | null,
 	link_target?: string | null,
+	/**
+	 *  A file the login may not read, or may not replace keeping its owner (someone else's,
+	 *  or without write permission): reading or changing it takes `sudo: true`. SSH terminal
+	 *  tabs only, where the login's uid and groups are known.
+	 */
+	root_only?: boolean,
 };
 
 export type DiskUsageEntry = {
@@ -1292,6 +1298,21 @@ export type ProviderKind =
  */
 "openai";
 
+export type ReadFileParams = {
+	/**  Absolute path; remote paths start with `/`. */
+	path: string,
+	/**  First line to return (1-based), with line_count. */
+	start_line?: number | null,
+	line_count?: number | null,
+	/**
+	 *  Terminal tabs: read as root through `sudo`, for a file the login cannot read (the user
+	 *  is asked for the sudo password, if sudo needs one).
+	 */
+	sudo?: boolean | null,
+	/**  Storage tabs only: `remote` (default) or `local`. */
+	side?: Side | null,
+};
+
 export type ReadFileResult = {
 	path: string,
 	content: string,
@@ -1807,6 +1828,15 @@ export type WebsitesView = {
 	/**  The configuration files read. */
 	files: string[],
 	sites: SiteRow[],
+};
+
+export type WriteFileParams = {
+	path: string,
+	content: string,
+	sudo?: boolean | null,
+	side?: Side | null,
+	/**  One short sentence for the user: why this call (shown on the approval card). */
+	why?: string | null,
 };
 
 export type WriteFileResult = {

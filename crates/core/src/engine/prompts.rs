@@ -39,8 +39,9 @@ impl Inner {
 }
 
 impl Inner {
-    /// Asks the tab's user for the sudo password (a `SudoPassword` prompt), for sudo reads and
-    /// writes; the answer is handed to the tool and kept nowhere.
+    /// Asks the tab's user for the sudo password (a `SudoPassword` prompt), for the sudo reads
+    /// and writes of one call: asked once per call (a write reads, checks and installs), kept
+    /// in memory until the call ends, then wiped; never kept between calls.
     pub(super) fn sudo_password_asker(
         self: &Arc<Self>,
         tab: &super::tabs::Tab,
@@ -49,20 +50,24 @@ impl Inner {
         let id = tab.id.clone();
         let (user, host) = match &tab.target {
             TabTarget::Ssh { user, host, .. } => (user.clone(), host.clone()),
-            _ => (String::new(), String::new()),
+            _ => (String::new(), tab.connection.clone()),
         };
+        let given: Arc<tokio::sync::Mutex<Option<zeroize::Zeroizing<String>>>> = Arc::default();
         Arc::new(move |path: String| {
-            let (inner, id) = (inner.clone(), id.clone());
+            let (inner, id, given) = (inner.clone(), id.clone(), given.clone());
             let prompt = Prompt::SudoPassword {
                 user: user.clone(),
                 host: host.clone(),
                 path,
             };
             Box::pin(async move {
-                match inner.prompt(&id, prompt).await {
-                    Some(PromptAnswer::Secret { value }) => Some(zeroize::Zeroizing::new(value)),
-                    _ => None,
+                let mut given = given.lock().await;
+                if given.is_none()
+                    && let Some(PromptAnswer::Secret { value }) = inner.prompt(&id, prompt).await
+                {
+                    *given = Some(zeroize::Zeroizing::new(value));
                 }
+                given.clone()
             })
         })
     }

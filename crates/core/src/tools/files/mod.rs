@@ -68,7 +68,40 @@ enum FilesSource {
 pub struct TabFiles {
     source: FilesSource,
     opened: tokio::sync::OnceCell<Arc<dyn FileAccess>>,
+    login: tokio::sync::OnceCell<Option<Login>>,
     reads: Mutex<HashMap<String, ReadRecord>>,
+}
+
+/// Who an SSH tab's login is on the server (`id -u`, `id -G`), to tell which files it may not
+/// read or replace without root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Login {
+    uid: u32,
+    gids: Vec<u32>,
+}
+
+impl Login {
+    /// Parses `id -u` and `id -G` output (two lines).
+    fn parse(output: &str) -> Option<Login> {
+        let mut lines = output.lines();
+        let uid = lines.next()?.trim().parse().ok()?;
+        let gids = lines
+            .next()?
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        Some(Login { uid, gids })
+    }
+
+    /// Whether this login may not read `found`, or not replace it keeping its owner (ACLs
+    /// aside): it is someone else's, or its owner bits lack read or write. Root may do all.
+    fn needs_root(&self, found: &Metadata) -> bool {
+        let (Some(uid), Some(mode)) = (found.uid, found.mode) else {
+            return false;
+        };
+        self.uid != 0 && (uid != self.uid || (mode >> 6) & 0o6 != 0o6)
+    }
 }
 
 impl TabFiles {
@@ -91,6 +124,7 @@ impl TabFiles {
         TabFiles {
             source,
             opened: tokio::sync::OnceCell::new(),
+            login: tokio::sync::OnceCell::new(),
             reads: Mutex::new(HashMap::new()),
         }
     }
@@ -110,6 +144,21 @@ impl TabFiles {
             })
             .await
             .cloned()
+    }
+
+    /// The login's uid and groups (SSH tabs, asked once on an exec channel); `None` elsewhere
+    /// or when the server does not say.
+    async fn login(&self) -> Option<&Login> {
+        self.login
+            .get_or_init(|| async {
+                let FilesSource::Sftp(ssh) = &self.source else {
+                    return None;
+                };
+                let output = ssh.exec("id -u && id -G").await.ok()?;
+                Login::parse(&String::from_utf8_lossy(&output.stdout))
+            })
+            .await
+            .as_ref()
     }
 
     fn record(&self, path: &str) -> Option<ReadRecord> {
@@ -503,4 +552,32 @@ pub async fn folder_report_on(
     params: &FolderReportParams,
 ) -> Result<FolderReportResult, String> {
     walk::folder_report(files, params, chrono::Utc::now().timestamp()).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(uid: u32, mode: u32) -> Metadata {
+        Metadata {
+            uid: Some(uid),
+            gid: Some(0),
+            mode: Some(mode),
+            ..Metadata::bare_folder()
+        }
+    }
+
+    #[test]
+    fn a_login_needs_root_for_others_files_and_its_own_without_rw() {
+        let login = Login::parse("1000\n1000 27 100\n").unwrap();
+        assert_eq!(login.gids, vec![1000, 27, 100]);
+        assert!(!login.needs_root(&file(1000, 0o644)));
+        assert!(login.needs_root(&file(1000, 0o444)), "read-only");
+        assert!(login.needs_root(&file(0, 0o666)), "someone else's");
+        assert!(login.needs_root(&file(0, 0o600)));
+        let root = Login::parse("0\n0\n").unwrap();
+        assert!(!root.needs_root(&file(1000, 0o000)));
+        assert_eq!(Login::parse("x\n"), None);
+        assert!(!login.needs_root(&Metadata::bare_folder()), "nothing known");
+    }
 }
