@@ -283,6 +283,17 @@ impl EngineHarness {
         settings: ConnectionSettings,
         mode: Mode,
     ) -> Result<EngineHarness> {
+        EngineHarness::open_sshd_with_secret(sshd, settings, mode, None).await
+    }
+
+    /// [`EngineHarness::open_sshd`], answering the engine's prompts (sudo passwords) with
+    /// `secret`; `None` dismisses them.
+    pub async fn open_sshd_with_secret(
+        sshd: &crate::sshd::Sshd,
+        settings: ConnectionSettings,
+        mode: Mode,
+        secret: Option<&str>,
+    ) -> Result<EngineHarness> {
         let known_hosts = sshd.dir().join("harness_known_hosts");
         sshd.write_known_hosts(&known_hosts)?;
         let target = TabTarget::Ssh {
@@ -296,7 +307,8 @@ impl EngineHarness {
             identity_agent: None,
             forward_agent: false,
         };
-        EngineHarness::open(target, Some(known_hosts), settings, mode).await
+        let secret = secret.map(str::to_owned);
+        EngineHarness::open_with_secret(target, Some(known_hosts), settings, mode, secret).await
     }
 
     pub fn set_approvals(&self, approvals: Approvals) {

@@ -624,6 +624,11 @@ async fn list_dir_edges_empty_folders_and_symlink_loops() {
         (json!("file"), json!(5))
     );
     assert_eq!(file["permissions"], "rw-r--r--");
+    assert_eq!(
+        file.get("root_only"),
+        None,
+        "the login's own file needs no root"
+    );
     // Walks report links and do not follow them, so loops end.
     let report = tab
         .ok(

@@ -1,8 +1,8 @@
-//! sudo writes whose sudo asks for a password: the prompt is the user's, in the terminal. The
-//! tool waits for it within the command time limit; the test types the password the way the
-//! user would (an `Op::TerminalInput`, never a tool), and checks that the file is written with
-//! owner, group and mode kept; and that a limit passing without a password gives a clear error
-//! and leaves the original intact, even when the password comes later.
+//! sudo reads and writes whose sudo asks for a password: the app asks for it (a `SudoPassword`
+//! prompt, answered here the way the password dialog does) and it goes to sudo's standard input
+//! only — never into an event, the audit log or the terminal. Files are written with owner, group
+//! and mode kept; a file the login cannot read at all is read and edited as root; a dismissed or
+//! wrong password leaves the original intact.
 //!
 //! The tests run as root (like CI); sshd logs in as [`SUDO_PASSWORD_USER`], whose sudo asks for
 //! [`TEST_PASSWORD`] every time.
@@ -14,22 +14,17 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
-use std::time::Duration;
 
-/// What sudo prints before reading the password.
-const SUDO_PROMPT: &str = "[sudo] password for";
-
-/// A root-owned file (mode 0640, group the login user's so it can read it for the diff) in a
-/// root-owned folder the login user cannot write.
-fn root_file(sshd: &Sshd, content: &str) -> (tempfile::TempDir, std::path::PathBuf, u32) {
+/// A root-owned file with `mode` and group `gid` in a root-owned folder the login user cannot
+/// write.
+fn root_file(content: &str, mode: u32, gid: u32) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir_in("/tmp").unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let target = dir.path().join("app 'prod'.conf");
     std::fs::write(&target, content).unwrap();
-    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let (_, gid) = super::files::uid_gid(sshd.user());
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode)).unwrap();
     std::os::unix::fs::chown(&target, Some(0), Some(gid)).unwrap();
-    (dir, target, gid)
+    (dir, target)
 }
 
 fn owner_group_mode(path: &Path) -> (u32, u32, u32) {
@@ -37,36 +32,18 @@ fn owner_group_mode(path: &Path) -> (u32, u32, u32) {
     (meta.uid(), meta.gid(), meta.mode() & 0o7777)
 }
 
-async fn open(sshd: &Sshd, command_timeout_s: u32) -> EngineHarness {
+async fn open(sshd: &Sshd, mode: Mode, password: Option<&str>) -> EngineHarness {
     let settings = ConnectionSettings {
         send_file_contents: true,
-        command_timeout_s,
+        command_timeout_s: 60,
         ..ConnectionSettings::default()
     };
-    EngineHarness::open_sshd(sshd, settings, Mode::Autopilot)
+    EngineHarness::open_sshd_with_secret(sshd, settings, mode, password)
         .await
         .unwrap()
 }
 
-/// This tab's uploads (named in the command line the terminal echoed) that still exist. Other
-/// tests' uploads in /tmp are not looked at: they may run at the same time.
-fn uploads_left(tab: &EngineHarness) -> Vec<String> {
-    const PREFIX: &str = "/tmp/.kaiport-sudo-";
-    let text = tab.terminal_text();
-    let nonce: String = text
-        .split(PREFIX)
-        .nth(1)
-        .map(|rest| rest.chars().take(16).collect())
-        .unwrap_or_default();
-    assert_eq!(nonce.len(), 16, "no upload named in the terminal:\n{text}");
-    ["sh", "data"]
-        .iter()
-        .map(|ext| format!("{PREFIX}{nonce}.{ext}"))
-        .filter(|path| Path::new(path).exists())
-        .collect()
-}
-
-pub(super) fn start_server() -> Option<Sshd> {
+pub(super) fn start_server() -> Sshd {
     let sshd = Sshd::start_with(SshdConfig {
         sudo_asks_password: true,
         ..SshdConfig::default()
@@ -77,53 +54,32 @@ pub(super) fn start_server() -> Option<Sshd> {
         SUDO_PASSWORD_USER,
         "the suite runs as root, which makes a user whose sudo asks for a password (scripts/test.sh checks)"
     );
-    Some(sshd)
+    sshd
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn sudo_password_typed_by_the_user_in_the_terminal() {
-    let Some(sshd) = start_server() else {
-        return;
-    };
-    let tab = open(&sshd, 60).await;
-    let (dir, target, gid) = root_file(&sshd, "workers = 2\nlisten = 80\n");
-    let call = tab
-        .start(
-            "edit_file",
-            json!({"path": target.display().to_string(), "sudo": true, "edits": [
-                {"old_text": "workers = 2", "new_text": "workers = 8"}
-            ]}),
-        )
-        .await;
-    tab.output_shows(SUDO_PROMPT, Duration::from_secs(30))
-        .await
-        .unwrap();
-    // The tool waits for the user; nothing has changed yet. (A tool that gave up at the prompt
-    // would end in an error, which the outcome after the password below would show.)
-    assert!(
-        tab.outcome(&call, Duration::from_millis(10)).await.is_err(),
-        "the tool must wait for the password"
-    );
-    assert_eq!(
-        std::fs::read_to_string(&target).unwrap(),
-        "workers = 2\nlisten = 80\n"
-    );
+fn sudo_prompts(tab: &EngineHarness) -> Vec<String> {
+    tab.events()
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::PromptRequested {
+                prompt: Prompt::SudoPassword { path, .. },
+                ..
+            } => Some(path),
+            _ => None,
+        })
+        .collect()
+}
 
-    tab.type_line(TEST_PASSWORD).await;
-    let outcome = tab.outcome(&call, Duration::from_secs(60)).await.unwrap();
-    assert_eq!(outcome.status, ToolStatus::Ok, "{:?}", outcome.error);
-    assert_eq!(
-        std::fs::read_to_string(&target).unwrap(),
-        "workers = 8\nlisten = 80\n"
-    );
-    assert_eq!(owner_group_mode(&target), (0, gid, 0o640));
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        1,
-        "no temp file beside the target"
-    );
-    assert_eq!(uploads_left(&tab), Vec::<String>::new(), "uploads removed");
-    // The password went to sudo only: not echoed, not in any event, result or audit line.
+/// edit_file of `target` through sudo, `old` to `new`.
+async fn sudo_edit(tab: &EngineHarness, target: &Path, old: &str, new: &str) -> ToolOutcome {
+    let args = json!({"path": target.display().to_string(), "sudo": true, "edits": [
+        {"old_text": old, "new_text": new}
+    ]});
+    tab.call("edit_file", args).await.unwrap()
+}
+
+/// The password went to sudo only: not in any event, result, audit line or the terminal.
+fn password_nowhere(tab: &EngineHarness) {
     let events = serde_json::to_string(&tab.events()).unwrap();
     assert!(
         !events.contains(TEST_PASSWORD),
@@ -134,45 +90,140 @@ async fn sudo_password_typed_by_the_user_in_the_terminal() {
         !audit.contains(TEST_PASSWORD),
         "the password leaked into the audit log"
     );
+    assert!(
+        !tab.terminal_text().contains(TEST_PASSWORD),
+        "the password reached the terminal"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn sudo_password_never_typed_times_out_and_keeps_the_original() {
-    let Some(sshd) = start_server() else {
-        return;
-    };
-    let limit_s = 4;
-    let tab = open(&sshd, limit_s).await;
-    let original = "workers = 2\n";
-    let (dir, target, gid) = root_file(&sshd, original);
-    // The 4 s limit must pass by design; `call` gives up after 90 s (a hang guard).
-    let outcome = tab
-        .call(
-            "edit_file",
-            json!({"path": target.display().to_string(), "sudo": true, "edits": [
-                {"old_text": "workers = 2", "new_text": "workers = 99"}
-            ]}),
+async fn sudo_password_asked_by_the_app_goes_to_sudo_only() {
+    let sshd = start_server();
+    let tab = open(&sshd, Mode::Autopilot, Some(TEST_PASSWORD)).await;
+    let (_, gid) = super::files::uid_gid(sshd.user());
+    let (dir, target) = root_file("workers = 2\nlisten = 80\n", 0o640, gid);
+    let outcome = sudo_edit(&tab, &target, "workers = 2", "workers = 8").await;
+    assert_eq!(outcome.status, ToolStatus::Ok, "{:?}", outcome.error);
+    assert_eq!(sudo_prompts(&tab), vec![target.display().to_string()]);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "workers = 8\nlisten = 80\n"
+    );
+    assert_eq!(owner_group_mode(&target), (0, gid, 0o640));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temp file beside the target"
+    );
+    password_nowhere(&tab);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_the_login_cannot_read_is_read_and_edited_as_root() {
+    let sshd = start_server();
+    let tab = open(&sshd, Mode::Autopilot, Some(TEST_PASSWORD)).await;
+    let (_dir, target) = root_file("token = old\n", 0o600, 0);
+    let path = target.display().to_string();
+    // The listing marks it: only root may read or change it.
+    let listed = tab
+        .ok(
+            "list_dir",
+            json!({"path": target.parent().unwrap().display().to_string()}),
         )
         .await
         .unwrap();
-    assert_ne!(outcome.status, ToolStatus::Ok, "{outcome:?}");
-    let error = outcome.error.unwrap_or_default();
-    assert!(
-        error.contains("waiting for input") && error.contains("not changed"),
-        "{error}"
-    );
-    assert!(tab.terminal_text().contains(SUDO_PROMPT));
-    assert_eq!(std::fs::read_to_string(&target).unwrap(), original);
-    assert_eq!(owner_group_mode(&target), (0, gid, 0o640));
-    assert_eq!(uploads_left(&tab), Vec::<String>::new(), "uploads removed");
-
-    // The user answers the prompt after the tool gave up: the script is gone, so nothing that
-    // was not approved any more can land.
-    tab.type_line(TEST_PASSWORD).await;
-    tab.output_shows("-failed\r\n", Duration::from_secs(30))
+    assert_eq!(listed["entries"][0]["root_only"], true, "{listed}");
+    // Without sudo the login may not read it.
+    let refused = tab.call("read_file", json!({"path": path})).await.unwrap();
+    assert_ne!(refused.status, ToolStatus::Ok);
+    let read = tab
+        .ok("read_file", json!({"path": path, "sudo": true}))
         .await
         .unwrap();
-    assert_eq!(std::fs::read_to_string(&target).unwrap(), original);
-    assert_eq!(owner_group_mode(&target), (0, gid, 0o640));
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    assert_eq!(read["content"], "token = old\n");
+    tab.ok(
+        "edit_file",
+        json!({"path": path, "sudo": true, "edits": [
+            {"old_text": "old", "new_text": "new"}
+        ]}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "token = new\n");
+    assert_eq!(owner_group_mode(&target), (0, 0, 0o600));
+    // Asked once per call: the read, then the edit (its diff, its check and its install).
+    assert_eq!(sudo_prompts(&tab), vec![path.clone(), path.clone()]);
+    password_nowhere(&tab);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sudo_read_asks_in_ask_mode() {
+    let sshd = start_server();
+    let tab = open(&sshd, Mode::Ask, Some(TEST_PASSWORD)).await;
+    let (_dir, target) = root_file("a = 1\n", 0o600, 0);
+    tab.ok(
+        "read_file",
+        json!({"path": target.display().to_string(), "sudo": true}),
+    )
+    .await
+    .unwrap();
+    let asked = tab.events().into_iter().any(|event| {
+        matches!(event, Event::ApprovalRequested { ref reasons, .. }
+            if reasons.iter().any(|reason| reason.contains("as root")))
+    });
+    assert!(asked, "a read as root asks outside autopilot");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dismissed_or_wrong_password_keeps_the_original() {
+    let sshd = start_server();
+    let (_, gid) = super::files::uid_gid(sshd.user());
+    let original = "workers = 2\n";
+    let (dir, target) = root_file(original, 0o640, gid);
+    for (password, said) in [
+        (None, "did not give the sudo password"),
+        (Some("not the password"), "did not accept the password"),
+    ] {
+        let tab = open(&sshd, Mode::Autopilot, password).await;
+        let outcome = sudo_edit(&tab, &target, "workers = 2", "workers = 99").await;
+        assert_ne!(outcome.status, ToolStatus::Ok, "{outcome:?}");
+        let error = outcome.error.unwrap_or_default();
+        assert!(
+            error.contains(said) && error.contains("not changed"),
+            "{error}"
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), original);
+        assert_eq!(owner_group_mode(&target), (0, gid, 0o640));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
+
+/// An SFTP write keeps owner, group and mode too: a root-owned file the login may write (its
+/// group's) in a folder the login owns is rewritten in place of a new file only if the new file
+/// can get root as owner; it cannot, so nothing is replaced and the change says so, while the
+/// same change through sudo keeps all three.
+#[tokio::test(flavor = "multi_thread")]
+async fn sftp_and_sudo_writes_keep_owner_group_and_mode() {
+    let sshd = start_server();
+    let tab = open(&sshd, Mode::Autopilot, Some(TEST_PASSWORD)).await;
+    let (uid, gid) = super::files::uid_gid(sshd.user());
+    let dir = tempfile::tempdir_in("/tmp").unwrap();
+    std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).unwrap();
+    let target = dir.path().join("shared.conf");
+    std::fs::write(&target, "mode = a\n").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o664)).unwrap();
+    std::os::unix::fs::chown(&target, Some(0), Some(gid)).unwrap();
+    let path = target.display().to_string();
+    let edit = |to: &str, sudo: bool| json!({"path": path, "sudo": sudo, "edits": [{"old_text": "mode = a", "new_text": to}]});
+    let refused = tab
+        .call("edit_file", edit("mode = b", false))
+        .await
+        .unwrap();
+    assert_ne!(refused.status, ToolStatus::Ok);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "mode = a\n");
+    assert_eq!(owner_group_mode(&target), (0, gid, 0o664));
+    tab.ok("edit_file", edit("mode = c", true)).await.unwrap();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "mode = c\n");
+    assert_eq!(owner_group_mode(&target), (0, gid, 0o664));
+    password_nowhere(&tab);
 }

@@ -361,7 +361,7 @@ fn default_settings() -> ConnectionSettings {
 
 /// A server whose login user's sudo asks for its password ([`TEST_PASSWORD`]).
 fn sudo_password_server() -> Sshd {
-    super::files_sudo::start_server().unwrap()
+    super::files_sudo::start_server()
 }
 
 /// Stops a process the scenario left running (its PID in `pidfile`) when the test ends.

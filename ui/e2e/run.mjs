@@ -938,7 +938,17 @@ pilotTests(test, {
 viewTests(test, { startWithFirstLine, until, runInTerminal, activeTab, OUTPUT, KAIPORT, ROOT: root, TIMEOUT });
 registerConnections({ test, until, runInTerminal, activeTab, startWithFirstLine, OUTPUT, SSHD, KAIPORT, TIMEOUT });
 storageTests({ test, until, closedPort, OUTPUT, TIMEOUT });
-shellFilesTests({ test, until, runInTerminal, activeTab, terminalText, fillConnectionForm, OUTPUT });
+shellFilesTests({
+  test,
+  until,
+  runInTerminal,
+  activeTab,
+  terminalText,
+  fillConnectionForm,
+  startWithFirstLine,
+  OUTPUT,
+  SSHD,
+});
 fleetTests({ test, until, startWithFirstLine, OUTPUT, SSHD });
 mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT: root, TIMEOUT, CHROMIUM_ARGS });
 layoutTests({ test, until, activeTab, terminalText, fillConnectionForm, startWithFirstLine, KAIPORT, OUTPUT });

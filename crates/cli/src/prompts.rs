@@ -285,6 +285,13 @@ impl Answerer {
                 },
                 None => secret(format!("Enter passphrase for key '{key_path}': ")).await,
             },
+            // Asked of the person at the terminal only: --password-env is the login's password.
+            Prompt::SudoPassword { user, host, path } => {
+                secret(format!(
+                    "[sudo] password for {user} on {host} (for {path}): "
+                ))
+                .await
+            }
             Prompt::KeyboardInteractive {
                 name,
                 instructions,

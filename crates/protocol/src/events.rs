@@ -112,6 +112,13 @@ pub enum Prompt {
         instructions: String,
         prompts: Vec<String>,
     },
+    /// The password `sudo` asks for on `host`, to read or change `path` as root (answered with
+    /// `PromptAnswer::Secret`, which goes to sudo's standard input only).
+    SudoPassword {
+        user: String,
+        host: String,
+        path: String,
+    },
 }
 
 /// Where a plan stands (plan cards).

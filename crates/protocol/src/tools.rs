@@ -462,6 +462,10 @@ pub struct ReadFileParams {
     pub start_line: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_count: Option<u64>,
+    /// Terminal tabs: read as root through `sudo`, for a file the login cannot read (the user
+    /// is asked for the sudo password, if sudo needs one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sudo: Option<bool>,
     /// Storage tabs only: `remote` (default) or `local`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<Side>,
@@ -509,7 +513,8 @@ pub struct EditFileParams {
     pub path: String,
     /// Applied in order; all apply or none.
     pub edits: Vec<TextEdit>,
-    /// Terminal tabs: write through sudo in the terminal, keeping owner, group and mode.
+    /// Terminal tabs: write as root through `sudo` (the user is asked for the sudo password, if sudo
+    /// needs one), keeping owner, group and mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sudo: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -584,6 +589,11 @@ pub struct DirEntry {
     pub permissions: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_target: Option<String>,
+    /// A file the login may not read, or may not replace keeping its owner (someone else's,
+    /// or without write permission): reading or changing it takes `sudo: true`. SSH terminal
+    /// tabs only, where the login's uid and groups are known.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub root_only: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]

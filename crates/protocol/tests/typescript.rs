@@ -45,7 +45,10 @@ fn bindings() -> String {
         .register::<tools::FindFilesParams>()
         .register::<tools::FindFilesResult>()
         .register::<tools::ExecutePlanParams>()
-        .register::<tools::ExecutePlanResult>();
+        .register::<tools::ExecutePlanResult>()
+        // The file editor of a terminal tab's pane (ui/src/components/terminal/FileEditor.svelte).
+        .register::<tools::ReadFileParams>()
+        .register::<tools::WriteFileParams>();
     types.iter_mut(|named| {
         if let Some(ty) = named.ty.as_mut() {
             wide_integers_as_numbers(ty);

@@ -25,6 +25,9 @@ export const connectionSettings = once(() => import("../components/connections/C
 export const importSshConfig = once(() => import("../components/connections/ImportSshConfigDialog.svelte"));
 export const snippetPalette = once(() => import("../components/snippets/SnippetPalette.svelte"));
 export const fleetRunDialog = once(() => import("../components/connections/FleetRunDialog.svelte"));
+/** The file editor with CodeMirror: not preloaded (it is the largest part and most sessions
+ * open no file); it loads on the first file opened. */
+export const fileEditor = once(() => import("../components/terminal/FileEditor.svelte"));
 const markdownModule = once(() => import("./markdown"));
 
 /** The markdown renderer once loaded (until then, Markdown.svelte shows the text as it is). */

@@ -250,6 +250,12 @@ export type DirEntry = {
 	/**  `rwxr-xr-x` style, where the service has permissions. */
 	permissions?: string | null,
 	link_target?: string | null,
+	/**
+	 *  A file the login may not read, or may not replace keeping its owner (someone else's,
+	 *  or without write permission): reading or changing it takes `sudo: true`. SSH terminal
+	 *  tabs only, where the login's uid and groups are known.
+	 */
+	root_only?: boolean,
 };
 
 export type DiskUsageEntry = {
@@ -1264,7 +1270,12 @@ export type ProcessesView = {
 };
 
 /**  What an engine prompt asks the user. */
-export type Prompt = { kind: "unknown_host_key"; host: string; port: number; key_type: string; fingerprint: string } | { kind: "password"; user: string; host: string } | { kind: "passphrase"; key_path: string } | { kind: "keyboard_interactive"; name: string; instructions: string; prompts: string[] };
+export type Prompt = { kind: "unknown_host_key"; host: string; port: number; key_type: string; fingerprint: string } | { kind: "password"; user: string; host: string } | { kind: "passphrase"; key_path: string } | { kind: "keyboard_interactive"; name: string; instructions: string; prompts: string[] } | 
+/**
+ *  The password `sudo` asks for on `host`, to read or change `path` as root (answered with
+ *  `PromptAnswer::Secret`, which goes to sudo's standard input only).
+ */
+{ kind: "sudo_password"; user: string; host: string; path: string };
 
 /**  An answer to an engine prompt. */
 export type PromptAnswer = 
@@ -1286,6 +1297,21 @@ export type ProviderKind =
  *  vLLM, OpenRouter, …).
  */
 "openai";
+
+export type ReadFileParams = {
+	/**  Absolute path; remote paths start with `/`. */
+	path: string,
+	/**  First line to return (1-based), with line_count. */
+	start_line?: number | null,
+	line_count?: number | null,
+	/**
+	 *  Terminal tabs: read as root through `sudo`, for a file the login cannot read (the user
+	 *  is asked for the sudo password, if sudo needs one).
+	 */
+	sudo?: boolean | null,
+	/**  Storage tabs only: `remote` (default) or `local`. */
+	side?: Side | null,
+};
 
 export type ReadFileResult = {
 	path: string,
@@ -1802,6 +1828,15 @@ export type WebsitesView = {
 	/**  The configuration files read. */
 	files: string[],
 	sites: SiteRow[],
+};
+
+export type WriteFileParams = {
+	path: string,
+	content: string,
+	sudo?: boolean | null,
+	side?: Side | null,
+	/**  One short sentence for the user: why this call (shown on the approval card). */
+	why?: string | null,
 };
 
 export type WriteFileResult = {

@@ -180,6 +180,7 @@ impl Inner {
             cancel,
             transfers: Some(self.transfers.reporter(&self.events, &tab.id, call)),
             views: Some(self.view_reporter(&tab.id, call)),
+            sudo_password: Some(self.sudo_password_asker(tab)),
         };
         let prepared = match found.prepare(args.clone(), &context).await {
             Ok(prepared) => prepared,

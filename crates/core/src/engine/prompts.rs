@@ -5,6 +5,7 @@
 use super::Inner;
 use crate::connect::secrets::{SecretStore, key_passphrase_account, ssh_password_account};
 use crate::ssh::ConnectInteraction;
+use crate::tools::SudoPasswordAsker;
 use kaiport_protocol::*;
 use std::path::Path;
 use std::sync::Arc;
@@ -34,6 +35,41 @@ impl Inner {
             })
             .await
             .ok()
+    }
+}
+
+impl Inner {
+    /// Asks the tab's user for the sudo password (a `SudoPassword` prompt), for the sudo reads
+    /// and writes of one call: asked once per call (a write reads, checks and installs), kept
+    /// in memory until the call ends, then wiped; never kept between calls.
+    pub(super) fn sudo_password_asker(
+        self: &Arc<Self>,
+        tab: &super::tabs::Tab,
+    ) -> SudoPasswordAsker {
+        let inner = self.clone();
+        let id = tab.id.clone();
+        let (user, host) = match &tab.target {
+            TabTarget::Ssh { user, host, .. } => (user.clone(), host.clone()),
+            _ => (String::new(), tab.connection.clone()),
+        };
+        let given: Arc<tokio::sync::Mutex<Option<zeroize::Zeroizing<String>>>> = Arc::default();
+        Arc::new(move |path: String| {
+            let (inner, id, given) = (inner.clone(), id.clone(), given.clone());
+            let prompt = Prompt::SudoPassword {
+                user: user.clone(),
+                host: host.clone(),
+                path,
+            };
+            Box::pin(async move {
+                let mut given = given.lock().await;
+                if given.is_none()
+                    && let Some(PromptAnswer::Secret { value }) = inner.prompt(&id, prompt).await
+                {
+                    *given = Some(zeroize::Zeroizing::new(value));
+                }
+                given.clone()
+            })
+        })
     }
 }
 

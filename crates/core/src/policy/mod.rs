@@ -72,6 +72,9 @@ pub enum CallFacts {
     /// Reads only. `contents`: file contents go to the model (read_file, search_files), which
     /// needs the connection's `send_file_contents` permission.
     Read { contents: bool },
+    /// A file's contents read as root through sudo (read_file with `sudo`): like a read with
+    /// contents, and it asks unless in autopilot (files only root can read often hold secrets).
+    ReadAsRoot { path: String },
     /// Needs the user anyway (ask_user): no approval on top.
     Interaction,
     /// Plan bookkeeping (update_plan status changes): changes nothing on any server.
@@ -237,7 +240,9 @@ pub fn missing_permission(
     settings: &ConnectionSettings,
 ) -> Option<kaiport_protocol::Permission> {
     match facts {
-        CallFacts::Read { contents: true } if !settings.send_file_contents => {
+        CallFacts::Read { contents: true } | CallFacts::ReadAsRoot { .. }
+            if !settings.send_file_contents =>
+        {
             Some(kaiport_protocol::Permission::FileContents)
         }
         _ => None,
@@ -253,11 +258,25 @@ pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
         ..
     } = context;
     let decision = match facts {
-        CallFacts::Read { contents: true } if !settings.send_file_contents => Decision::Deny {
+        CallFacts::Read { contents: true } | CallFacts::ReadAsRoot { .. }
+            if !settings.send_file_contents =>
+        {
+            Decision::Deny {
             reason: "this connection does not allow sending file contents to the AI (setting \
                      send_file_contents is off); no file contents were read. Use list_dir, find_files \
                      or folder_report, or ask the user to turn the permission on."
                 .to_owned(),
+            }
+        }
+        CallFacts::ReadAsRoot { path } if mode == Mode::Autopilot => Decision::Allow {
+            by: DecidedBy::Autopilot,
+            reasons: vec![format!("autopilot: reads {path} as root (sudo)")],
+        },
+        CallFacts::ReadAsRoot { path } => Decision::Ask {
+            reasons: vec![format!(
+                "reads {path} as root (sudo): files only root can read often hold secrets"
+            )],
+            risk: Risk::Routine,
         },
         CallFacts::Read { .. } => Decision::Allow {
             by: DecidedBy::Rule,

@@ -283,6 +283,24 @@ impl SshSession {
         Ok(output)
     }
 
+    /// Like [`SshSession::exec`], with `input` written to the command's standard input, which
+    /// is then closed. For a secret the command reads (sudo's password): it goes nowhere else.
+    pub async fn exec_with_input(
+        &self,
+        command: &str,
+        input: &[u8],
+    ) -> Result<ExecOutput, SshError> {
+        let mut output = ExecOutput::default();
+        let (exit_status, _) = self
+            .exec_fed(command, input, |error, data| match error {
+                false => output.stdout.extend_from_slice(data),
+                true => output.stderr.extend_from_slice(data),
+            })
+            .await?;
+        output.exit_status = exit_status;
+        Ok(output)
+    }
+
     /// Runs `command` on a separate exec channel like [`SshSession::exec`], its standard output
     /// and error merged in the order they arrive, keeping at most `keep` bytes: the first and the
     /// last half, the middle counted in [`BoundedOutput::left_out`] (so a huge output costs
@@ -304,6 +322,17 @@ impl SshSession {
     async fn exec_each(
         &self,
         command: &str,
+        data: impl FnMut(bool, &[u8]),
+    ) -> Result<(Option<u32>, Option<String>), SshError> {
+        self.exec_fed(command, &[], data).await
+    }
+
+    /// [`SshSession::exec_each`] with `input` on standard input (closed after it; an empty
+    /// `input` leaves it open, as a plain exec does).
+    async fn exec_fed(
+        &self,
+        command: &str,
+        input: &[u8],
         mut data: impl FnMut(bool, &[u8]),
     ) -> Result<(Option<u32>, Option<String>), SshError> {
         let mut channel = self.open_session_channel().await?;
@@ -311,6 +340,16 @@ impl SshSession {
             .exec(/* want_reply */ true, command)
             .await
             .map_err(|e| self.channel_error("run a command", e))?;
+        if !input.is_empty() {
+            channel
+                .data(input)
+                .await
+                .map_err(|e| self.channel_error("write a command's input", e))?;
+            channel
+                .eof()
+                .await
+                .map_err(|e| self.channel_error("close a command's input", e))?;
+        }
         let (mut exit_status, mut signal) = (None, None);
         let mut ended_cleanly = false;
         while let Some(msg) = channel.wait().await {

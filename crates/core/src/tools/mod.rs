@@ -37,6 +37,14 @@ pub type TransferReporter =
 /// Receives the whole view of a show_view call (the engine turns it into `ViewShown`).
 pub type ViewReporter = std::sync::Arc<dyn Fn(kaiport_protocol::ViewReport) + Send + Sync>;
 
+/// Asks the user for the sudo password of the tab's server, to read or change the given path as
+/// root; `None` when they did not give it. The answer goes to sudo's standard input only.
+pub type SudoPasswordAsker = std::sync::Arc<
+    dyn Fn(String) -> futures::future::BoxFuture<'static, Option<zeroize::Zeroizing<String>>>
+        + Send
+        + Sync,
+>;
+
 use crate::policy::CallFacts;
 use crate::ssh::SshSession;
 use crate::terminal::Terminal;
@@ -189,6 +197,8 @@ pub struct ToolContext<'a> {
     pub transfers: Option<TransferReporter>,
     /// Where show_view's whole view goes (the engine turns it into `ViewShown`).
     pub views: Option<ViewReporter>,
+    /// Who gives the sudo password when a sudo read or write needs one (`None`: nobody can).
+    pub sudo_password: Option<SudoPasswordAsker>,
 }
 
 /// A call made ready to decide on: the facts the policy needs, what the user sees in an

@@ -14,12 +14,15 @@ import type {
   ListDirParams,
   MakeDirParams,
   Op,
+  ReadFileParams,
   RenameParams,
   Side,
   TabTarget,
   TabView,
+  ToolOutcome,
   UploadParams,
   Value,
+  WriteFileParams,
 } from "../protocol";
 import {
   USER_CALL_PREFIX,
@@ -65,7 +68,9 @@ type ToolCall =
   | { tool: "rename"; args: RenameParams }
   | { tool: "delete"; args: DeleteParams }
   | { tool: "upload"; args: UploadParams }
-  | { tool: "download"; args: DownloadParams };
+  | { tool: "download"; args: DownloadParams }
+  | { tool: "read_file"; args: ReadFileParams }
+  | { tool: "write_file"; args: WriteFileParams };
 
 function asValue(args: ToolCall["args"]): Value {
   return JSON.parse(JSON.stringify(args)) as Value;
@@ -95,6 +100,10 @@ export class StorageDesk {
    * a restart (`remember_tab_view`, `tabs_restored`). */
   // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
   private readonly views = new Map<TabId, TabView>();
+
+  /** Calls whose outcome a caller awaits (the file editor's reads and saves). */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
+  private readonly awaited = new Map<CallId, (outcome: ToolOutcome) => void>();
 
   constructor(send: (op: Op) => void) {
     this.send = send;
@@ -191,6 +200,8 @@ export class StorageDesk {
         break;
       }
       case "tool_finished": {
+        this.awaited.get(event.call)?.(event.outcome);
+        this.awaited.delete(event.call);
         const asked = this.state.tabs[event.tab]?.calls[event.call];
         const args = this.requested.get(event.call);
         this.requested.delete(event.call);
@@ -227,6 +238,31 @@ export class StorageDesk {
       after === null ? callStarted(this.state, tab, call, what) : followUpStarted(this.state, tab, after, call, what);
     this.send({ type: "run_tool", tab, call, tool, args: asValue(args) });
     return call;
+  }
+
+  /** Reads a text file of the server for the editor (as root with `sudo`), through the
+   * pipeline like every call of the user's; resolves with the call's outcome. */
+  readFile(tab: TabId, path: string, sudo: boolean): Promise<ToolOutcome> {
+    const args: ReadFileParams = sudo ? { path, sudo } : { path };
+    return this.awaitCall(tab, { tool: "read_file", args }, `open ${path}${sudo ? " as root" : ""}`);
+  }
+
+  /** Saves the editor's text over the file it read (write_file: the policy, backup and audit
+   * of every change); resolves with the call's outcome. */
+  writeFile(tab: TabId, path: string, content: string, sudo: boolean): Promise<ToolOutcome> {
+    const args: WriteFileParams = sudo ? { path, content, sudo } : { path, content };
+    return this.awaitCall(tab, { tool: "write_file", args }, `save ${path}${sudo ? " as root" : ""}`);
+  }
+
+  private awaitCall(
+    tab: TabId,
+    call: Extract<ToolCall, { tool: "read_file" | "write_file" }>,
+    what: string,
+  ): Promise<ToolOutcome> {
+    return new Promise((resolve) => {
+      const id = this.run(tab, call, { kind: "change", tool: call.tool, side: "remote", what });
+      this.awaited.set(id, resolve);
+    });
   }
 
   list(tab: TabId, side: Side, path: string): void {

@@ -91,7 +91,12 @@ export interface Transfer {
 /** What a call of this page is for. */
 export type UserCall =
   | { kind: "list"; side: Side; path: string }
-  | { kind: "change"; tool: "make_dir" | "rename" | "delete"; side: Side; what: string }
+  | {
+      kind: "change";
+      tool: "make_dir" | "rename" | "delete" | "read_file" | "write_file";
+      side: Side;
+      what: string;
+    }
   | {
       kind: "transfer";
       direction: Direction | null;

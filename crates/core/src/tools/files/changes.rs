@@ -166,7 +166,7 @@ impl Tool for UndoChange {
                     .unwrap_or("its old content was not kept")
             ));
         }
-        if record.sudo && context.resources.terminal.is_none() {
+        if record.sudo && context.resources.terminal.is_none() && context.resources.ssh.is_none() {
             return Err(format!(
                 "{TOOL}: change {} was made through sudo; undo it in a terminal tab",
                 record.id

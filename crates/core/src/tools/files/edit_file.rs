@@ -59,7 +59,9 @@ impl Tool for EditFile {
             Err(error) => return Err(fs_message(TOOL, &error)),
         };
         let (target, resolved) = resolution?;
-        let raw = current_text(TOOL, tab, files.as_ref(), path, &found, false).await?;
+        let sudo = params.sudo.unwrap_or(false);
+        let root = sudo.then_some(context);
+        let raw = current_text(TOOL, tab, files.as_ref(), path, &found, false, root).await?;
         if text::looks_binary(&raw) {
             return Err(format!(
                 "edit_file: {path} is a binary file; it cannot be edited"
@@ -73,7 +75,6 @@ impl Tool for EditFile {
         let after = text::apply_edits(&before, &params.edits)?;
         let (lines_added, lines_removed) = count_changes(&before, &after);
         let unified = unified_diff(path, &before, &after);
-        let sudo = params.sudo.unwrap_or(false);
         let backup = plan_backup(files.as_ref(), context, Some(&found), sudo).await;
         Ok(Prepared {
             facts: Self::facts(

@@ -2,7 +2,7 @@
 
 use super::super::tool::Tool;
 use super::super::{Action, Prepared, ToolContext, to_value};
-use super::{access, check_path, walk};
+use super::{check_path, tab_files, walk};
 use crate::policy::CallFacts;
 use kaiport_protocol::TabKind;
 use kaiport_protocol::tools::{ListDirParams, ToolName};
@@ -39,6 +39,8 @@ pub(crate) async fn execute(
     params: ListDirParams,
     context: &ToolContext<'_>,
 ) -> Result<Value, String> {
-    let files = access(context, params.side).await?;
-    to_value(&walk::list_dir(files.as_ref(), &params.path).await?)
+    let tab = tab_files(context, params.side)?;
+    let files = tab.access().await?;
+    let login = tab.login().await;
+    to_value(&walk::list_dir(files.as_ref(), &params.path, login).await?)
 }

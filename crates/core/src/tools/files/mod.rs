@@ -8,8 +8,8 @@
 //! policy denies before anything is read); a file that was read and changed since is never
 //! overwritten, and replacing an existing file needs a read first; edit/write previews are
 //! unified diffs; every write keeps the old content first ([`crate::backup`]) and keeps the
-//! file's owner, group and mode (or writes nothing); sudo writes go through the user's terminal
-//! and never see or type a password.
+//! file's owner, group and mode (or writes nothing); sudo reads and writes ([`sudo`]) hand a
+//! sudo password the user gave to sudo's standard input and nowhere else.
 //! Nothing here logs file contents.
 
 pub(super) mod changes;
@@ -68,7 +68,40 @@ enum FilesSource {
 pub struct TabFiles {
     source: FilesSource,
     opened: tokio::sync::OnceCell<Arc<dyn FileAccess>>,
+    login: tokio::sync::OnceCell<Option<Login>>,
     reads: Mutex<HashMap<String, ReadRecord>>,
+}
+
+/// Who an SSH tab's login is on the server (`id -u`, `id -G`), to tell which files it may not
+/// read or replace without root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Login {
+    uid: u32,
+    gids: Vec<u32>,
+}
+
+impl Login {
+    /// Parses `id -u` and `id -G` output (two lines).
+    fn parse(output: &str) -> Option<Login> {
+        let mut lines = output.lines();
+        let uid = lines.next()?.trim().parse().ok()?;
+        let gids = lines
+            .next()?
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        Some(Login { uid, gids })
+    }
+
+    /// Whether this login may not read `found`, or not replace it keeping its owner (ACLs
+    /// aside): it is someone else's, or its owner bits lack read or write. Root may do all.
+    fn needs_root(&self, found: &Metadata) -> bool {
+        let (Some(uid), Some(mode)) = (found.uid, found.mode) else {
+            return false;
+        };
+        self.uid != 0 && (uid != self.uid || (mode >> 6) & 0o6 != 0o6)
+    }
 }
 
 impl TabFiles {
@@ -91,6 +124,7 @@ impl TabFiles {
         TabFiles {
             source,
             opened: tokio::sync::OnceCell::new(),
+            login: tokio::sync::OnceCell::new(),
             reads: Mutex::new(HashMap::new()),
         }
     }
@@ -110,6 +144,21 @@ impl TabFiles {
             })
             .await
             .cloned()
+    }
+
+    /// The login's uid and groups (SSH tabs, asked once on an exec channel); `None` elsewhere
+    /// or when the server does not say.
+    async fn login(&self) -> Option<&Login> {
+        self.login
+            .get_or_init(|| async {
+                let FilesSource::Sftp(ssh) = &self.source else {
+                    return None;
+                };
+                let output = ssh.exec("id -u && id -G").await.ok()?;
+                Login::parse(&String::from_utf8_lossy(&output.stdout))
+            })
+            .await
+            .as_ref()
     }
 
     fn record(&self, path: &str) -> Option<ReadRecord> {
@@ -274,8 +323,28 @@ fn change_facts(
 // edit_file and write_file
 // ---------------------------------------------------------------------------------------------
 
+/// The whole of `path`, at most `limit` bytes, over the tab's files; with `root` (a sudo call's
+/// context), as root through sudo when the login may not read it.
+async fn read_content(
+    tool: ToolName,
+    files: &dyn FileAccess,
+    path: &str,
+    limit: u64,
+    root: Option<&ToolContext<'_>>,
+) -> Result<Vec<u8>, String> {
+    match (read_whole(files, path, limit).await, root) {
+        (Ok(raw), _) => Ok(raw),
+        (Err(error), Some(context)) if error.kind == FsErrorKind::PermissionDenied => {
+            sudo::read_as_root(path, limit, context)
+                .await
+                .map_err(|message| format!("{tool}: {message}"))
+        }
+        (Err(error), _) => Err(fs_message(tool, &error)),
+    }
+}
+
 /// Reads the current content of an existing text file for a diff, enforcing the read-before-
-/// change rule. Returns the bytes, its metadata and its hash.
+/// change rule (`root`: a sudo call's context, which may read as root). Returns the bytes.
 async fn current_text(
     tool: ToolName,
     tab: &TabFiles,
@@ -283,6 +352,7 @@ async fn current_text(
     path: &str,
     found: &Metadata,
     must_have_read: bool,
+    root: Option<&ToolContext<'_>>,
 ) -> Result<Vec<u8>, String> {
     if found.kind != EntryKind::File {
         return Err(format!("{tool}: {path} is not a regular file"));
@@ -300,9 +370,7 @@ async fn current_text(
             found.size
         ));
     }
-    let raw = read_whole(files, path, MAX_READ_BYTES + 1)
-        .await
-        .map_err(|error| fs_message(tool, &error))?;
+    let raw = read_content(tool, files, path, MAX_READ_BYTES + 1, root).await?;
     if let Some(record) = record {
         let hash_differs = record.hash.is_some_and(|read| read != hash(&raw));
         if record.stamp != found.stamp() || hash_differs {
@@ -351,9 +419,8 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
     let path = plan.path.as_str();
     // The approval may have taken minutes: the content must still be what the diff showed.
     if let Some(expected) = plan.before_hash {
-        let now = read_whole(files.as_ref(), path, MAX_READ_BYTES + 1)
-            .await
-            .map_err(|error| fs_message(tool, &error))?;
+        let root = plan.sudo.then_some(context);
+        let now = read_content(tool, files.as_ref(), path, MAX_READ_BYTES + 1, root).await?;
         if hash(&now) != expected {
             return Err(format!(
                 "{tool}: {path} changed on the server after the diff was made; nothing was written. Read it again."
@@ -399,7 +466,7 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
             .map(drop)
             .map_err(|error| match error.kind {
                 FsErrorKind::PermissionDenied => format!(
-                    "{tool}: {error}. If the file needs root, retry with sudo: true (the user may be asked for a sudo password in the terminal)."
+                    "{tool}: {error}. If the file needs root, retry with sudo: true (the user may be asked for the sudo password)."
                 ),
                 _ => fs_message(tool, &error),
             })
@@ -485,4 +552,32 @@ pub async fn folder_report_on(
     params: &FolderReportParams,
 ) -> Result<FolderReportResult, String> {
     walk::folder_report(files, params, chrono::Utc::now().timestamp()).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(uid: u32, mode: u32) -> Metadata {
+        Metadata {
+            uid: Some(uid),
+            gid: Some(0),
+            mode: Some(mode),
+            ..Metadata::bare_folder()
+        }
+    }
+
+    #[test]
+    fn a_login_needs_root_for_others_files_and_its_own_without_rw() {
+        let login = Login::parse("1000\n1000 27 100\n").unwrap();
+        assert_eq!(login.gids, vec![1000, 27, 100]);
+        assert!(!login.needs_root(&file(1000, 0o644)));
+        assert!(login.needs_root(&file(1000, 0o444)), "read-only");
+        assert!(login.needs_root(&file(0, 0o666)), "someone else's");
+        assert!(login.needs_root(&file(0, 0o600)));
+        let root = Login::parse("0\n0\n").unwrap();
+        assert!(!root.needs_root(&file(1000, 0o000)));
+        assert_eq!(Login::parse("x\n"), None);
+        assert!(!login.needs_root(&Metadata::bare_folder()), "nothing known");
+    }
 }

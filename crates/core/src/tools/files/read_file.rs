@@ -1,10 +1,13 @@
 //! read_file: a text file, or a range of its lines. Its contents go to the model only with the
-//! connection's permission (the policy denies before anything is read).
+//! connection's permission (the policy denies before anything is read). With `sudo: true` a
+//! file the login may not read is read as root ([`super::sudo`]); the policy judges that apart.
 
 use super::super::tool::Tool;
 use super::super::{Action, Prepared, ToolContext, to_value};
-use super::{MAX_READ_BYTES, ReadRecord, TextFile, check_path, fs_message, hash, tab_files, text};
-use crate::fs::read_whole;
+use super::{
+    MAX_READ_BYTES, ReadRecord, TextFile, check_path, fs_message, hash, read_content, tab_files,
+    text,
+};
 use crate::policy::CallFacts;
 use kaiport_protocol::TabKind;
 use kaiport_protocol::tools::{EntryKind, ReadFileParams, ToolName};
@@ -22,6 +25,9 @@ impl Tool for ReadFile {
 
     fn check(params: &ReadFileParams) -> Result<(), String> {
         check_path(Self::NAME, &params.path)?;
+        if params.sudo == Some(true) && params.side == Some(kaiport_protocol::tools::Side::Local) {
+            return Err("read_file: sudo reads the server's files only".to_owned());
+        }
         if params.start_line == Some(0) {
             return Err("read_file: start_line counts from 1".to_owned());
         }
@@ -31,8 +37,13 @@ impl Tool for ReadFile {
         Ok(())
     }
 
-    fn facts(_: &ReadFileParams, _: Option<&()>) -> CallFacts {
-        CallFacts::Read { contents: true }
+    fn facts(params: &ReadFileParams, _: Option<&()>) -> CallFacts {
+        match params.sudo {
+            Some(true) => CallFacts::ReadAsRoot {
+                path: params.path.clone(),
+            },
+            _ => CallFacts::Read { contents: true },
+        }
     }
 
     async fn prepare(params: ReadFileParams, _: &ToolContext<'_>) -> Result<Prepared, String> {
@@ -68,11 +79,16 @@ pub(crate) async fn execute(
             found.size
         ));
     }
+    let root = params.sudo.unwrap_or(false).then_some(context);
+    if !whole && root.is_some() {
+        return Err(format!(
+            "read_file: {path} is {} bytes; as root, read_file reads whole files of at most 2 MB",
+            found.size
+        ));
+    }
     let start_line = params.start_line.unwrap_or(1);
     let (raw, total_lines, complete) = if whole {
-        let raw = read_whole(files.as_ref(), path, MAX_READ_BYTES + 1)
-            .await
-            .map_err(|error| fs_message(TOOL, &error))?;
+        let raw = read_content(TOOL, files.as_ref(), path, MAX_READ_BYTES + 1, root).await?;
         if raw.len() as u64 > MAX_READ_BYTES {
             return Err(format!(
                 "read_file: {path} grew past 2 MB while it was read; read a part with start_line and line_count"

@@ -1,17 +1,22 @@
-//! sudo writes (edit_file / write_file with `sudo: true`, terminal tabs): for files the SSH user
-//! cannot write.
+//! sudo reads and writes (read_file / edit_file / write_file with `sudo: true`, terminal tabs):
+//! for files the SSH user cannot read or write.
 //!
-//! The new content and a small install script go up over SFTP as private temp files; then one
-//! short command line, `sudo sh <script>`, runs in the user's terminal. The script copies the
-//! content to a temp file beside the target, gives it the target's owner, group and mode, and
-//! renames it over the target — so the change is atomic and the metadata stays. Before that it
-//! copies the old file into root's backup area with `cp -p` and, after, prunes that area to
-//! its limits (`crate::backup`); an undo installs a backup the same way, or removes the file.
-//! No path appears on the command line (they are single-quoted inside the script), so names
-//! with spaces, quotes, newlines or leading dashes cannot change what runs.
+//! In SSH tabs sudo runs on an exec channel of the tab's connection, never in the user's
+//! terminal. When sudo needs a password, the user is asked for it by the app
+//! (`ToolContext::sudo_password`) and it goes to sudo's standard input only (`sudo -S`): never
+//! into a command line, an event, the audit log, an error or a log. A read is `head -c` of the
+//! file as root. A write uploads the new content and a small install script over SFTP as private
+//! temp files, then runs `sudo sh <script>`. The script copies the content to a temp file beside
+//! the target, gives it the target's owner, group and mode, and renames it over the target — so
+//! the change is atomic and the metadata stays. Before that it copies the old file into root's
+//! backup area with `cp -p` and, after, prunes that area to its limits (`crate::backup`); an undo
+//! installs a backup the same way, or removes the file. No path appears on a write's command line
+//! (they are single-quoted inside the script), so names with spaces, quotes, newlines or leading
+//! dashes cannot change what runs; a read's path is one single-quoted word after `--`.
 //!
-//! A sudo password prompt is the user's to answer in the terminal: this module never sees or
-//! types it; it waits (within the command time limit) for the script's end marker.
+//! Without an SSH connection (the local terminal tab) a write's `sudo sh <script>` runs in the
+//! user's terminal instead, and a password prompt there is the user's to answer: this module
+//! never sees or types it; it waits (within the command time limit) for the script's end marker.
 
 use crate::fs::{FileAccess, join};
 use crate::tools::ToolContext;
@@ -107,18 +112,16 @@ pub(super) fn install_script(job: &Job<'_>, source: Option<&str>) -> String {
     script
 }
 
-/// Runs `job` through sudo in the user's terminal.
+/// Runs `job` through sudo: on an exec channel in SSH tabs, else in the user's terminal.
 pub(crate) async fn run(
     job: &Job<'_>,
     files: &dyn FileAccess,
     context: &ToolContext<'_>,
 ) -> Result<(), String> {
     let tool = job.tool;
-    let terminal = context
-        .resources
-        .terminal
-        .as_ref()
-        .ok_or_else(|| format!("{tool}: sudo writes need a terminal tab"))?;
+    if context.resources.ssh.is_none() && context.resources.terminal.is_none() {
+        return Err(format!("{tool}: sudo works in terminal tabs only"));
+    }
     let nonce: u64 = rand::random();
     let dir = files.temp_dir();
     let data_path = join(&dir, &format!(".kaiport-sudo-{nonce:016x}.data"));
@@ -152,7 +155,18 @@ pub(crate) async fn run(
         };
         crate::fs::check_unchanged(job.target, job.before, now)
             .map_err(|error| format!("{tool}: {error}"))?;
-        run_install(&script_path, nonce, terminal, context).await
+        match (&context.resources.ssh, &context.resources.terminal) {
+            (Some(ssh), _) => {
+                let line = format!("sh {}", sh_quote(&script_path));
+                let output = as_root(ssh, &line, job.target, "changed", context).await?;
+                match output.exit_status {
+                    Some(0) => Ok(()),
+                    _ => Err(failure(&String::from_utf8_lossy(&output.stderr), "")),
+                }
+            }
+            (None, Some(terminal)) => run_install(&script_path, nonce, terminal, context).await,
+            (None, None) => Err("sudo works in terminal tabs only".to_owned()),
+        }
     }
     .await;
     // The temp files are the SSH user's own: remove them whatever happened.
@@ -232,10 +246,106 @@ async fn run_install(
     }
 }
 
+/// Reads at most `limit` bytes of `path` as root (read_file and the diff of a sudo write, for a
+/// file the login cannot read).
+pub(super) async fn read_as_root(
+    path: &str,
+    limit: u64,
+    context: &ToolContext<'_>,
+) -> Result<Vec<u8>, String> {
+    let ssh = context
+        .resources
+        .ssh
+        .as_ref()
+        .ok_or_else(|| "reading as root (sudo) works in SSH tabs only".to_owned())?;
+    let line = format!("head -c {limit} -- {}", sh_quote(path));
+    let output = as_root(ssh, &line, path, "read", context).await?;
+    match output.exit_status {
+        Some(0) => Ok(output.stdout),
+        _ => Err(format!(
+            "sudo could not read {path}: {}",
+            crate::taint::server_text(&crate::audit::shorten(
+                String::from_utf8_lossy(&output.stderr).trim(),
+                400
+            ))
+        )),
+    }
+}
+
+/// What sudo said when it needs a password and `-n` forbade asking.
+fn needs_password(stderr: &str) -> bool {
+    stderr.contains("password is required") || stderr.contains("a terminal is required")
+}
+
+/// What sudo says when the password it read was wrong or missing.
+fn password_refused(stderr: &str) -> bool {
+    [
+        "incorrect password",
+        "Sorry, try again",
+        "no password was provided",
+    ]
+    .iter()
+    .any(|said| stderr.contains(said))
+}
+
+/// Runs `line` (already quoted for sh) as root on an exec channel: without a password when sudo
+/// lets it, else with the one the user gives for `path` (asked through the app). `undone`: what
+/// did not happen to the file when it fails ("read", "changed"). Within the command time limit
+/// (the time the user takes to answer is not counted); cancel ends it.
+async fn as_root(
+    ssh: &crate::ssh::SshSession,
+    line: &str,
+    path: &str,
+    undone: &str,
+    context: &ToolContext<'_>,
+) -> Result<crate::ssh::ExecOutput, String> {
+    let limit = Duration::from_secs(u64::from(context.settings.command_timeout_s));
+    let exec = |command: String, input: zeroize::Zeroizing<Vec<u8>>| async move {
+        tokio::select! {
+            () = context.cancel.cancelled() => Err("cancelled".to_owned()),
+            ran = tokio::time::timeout(limit, ssh.exec_with_input(&command, &input)) => match ran {
+                Ok(Ok(output)) => Ok(output),
+                Ok(Err(error)) => Err(error.to_string()),
+                Err(_) => Err(format!(
+                    "sudo did not finish within {} s; the file was not {undone}",
+                    limit.as_secs()
+                )),
+            },
+        }
+    };
+    let quiet = zeroize::Zeroizing::new(Vec::new());
+    let first = exec(format!("sudo -n -- {line}"), quiet).await?;
+    let said = String::from_utf8_lossy(&first.stderr).into_owned();
+    if first.exit_status == Some(0) || !needs_password(&said) {
+        return Ok(first);
+    }
+    let ask = context.sudo_password.as_ref().ok_or_else(|| {
+        format!("sudo asks for a password here and nobody can give it; the file was not {undone}")
+    })?;
+    let Some(password) = ask(path.to_owned()).await else {
+        return Err(format!(
+            "the user did not give the sudo password; the file was not {undone}"
+        ));
+    };
+    let mut input = zeroize::Zeroizing::new(Vec::with_capacity(password.len() + 1));
+    input.extend_from_slice(password.as_bytes());
+    input.push(b'\n');
+    drop(password);
+    // -p '': sudo's prompt would only land in the output; -S: the password from standard input.
+    let output = exec(format!("sudo -S -p '' -- {line}"), input).await?;
+    let said = String::from_utf8_lossy(&output.stderr);
+    if output.exit_status != Some(0) && password_refused(&said) {
+        return Err(format!(
+            "sudo did not accept the password; the file was not {undone}"
+        ));
+    }
+    Ok(output)
+}
+
 fn failure(output: &str, marker: &str) -> String {
     let cleaned: Vec<&str> = output
         .lines()
-        .filter(|line| !line.contains(marker))
+        .filter(|line| marker.is_empty() || !line.contains(marker))
         .collect();
     format!(
         "the sudo write failed; the file was not changed. sudo said: {}",

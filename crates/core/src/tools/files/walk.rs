@@ -174,7 +174,13 @@ fn permission_string(mode: u32) -> String {
 // list_dir
 // ---------------------------------------------------------------------------------------------
 
-pub(super) async fn list_dir(files: &dyn FileAccess, path: &str) -> Result<ListDirResult, String> {
+/// `login`: who the tab's login is, where known (entries it may not read or replace are marked
+/// `root_only`).
+pub(super) async fn list_dir(
+    files: &dyn FileAccess,
+    path: &str,
+    login: Option<&super::Login>,
+) -> Result<ListDirResult, String> {
     const TOOL: ToolName = ToolName::ListDir;
     let mut refused = Vec::new();
     let mut items = match files.read_dir(path).await {
@@ -208,6 +214,8 @@ pub(super) async fn list_dir(files: &dyn FileAccess, path: &str) -> Result<ListD
                 modified: rfc3339(item.metadata.modified),
                 permissions: item.metadata.mode.map(permission_string),
                 link_target,
+                root_only: item.metadata.kind == EntryKind::File
+                    && login.is_some_and(|login| login.needs_root(&item.metadata)),
                 name: item.name,
             }
         })

@@ -47,7 +47,8 @@ impl Tool for WriteFile {
         let existing = existing.map_err(|error| fs_message(TOOL, &error))?;
         let (kind, before_text, before_hash, content) = match &existing {
             Some(found) => {
-                let raw = current_text(TOOL, tab, files.as_ref(), path, found, true).await?;
+                let root = params.sudo.unwrap_or(false).then_some(context);
+                let raw = current_text(TOOL, tab, files.as_ref(), path, found, true, root).await?;
                 let before = String::from_utf8_lossy(&raw).into_owned();
                 // A CRLF file stays CRLF when the model writes plain newlines.
                 let content = match LineEndingInfo::of(&raw).ending {
