@@ -252,12 +252,44 @@ test("a local terminal: type echo and see it", async ({ page, served }) => {
     .click();
   await page.getByRole("tab", { name: /local/, selected: true }).waitFor();
   await runInTerminal(page, "echo hello-$((6*7))", "hello-42");
-  // Connected: the tab says nothing more than its name.
+  // Connected: the tab says nothing more than its name (and the shell's folder).
+  const shown = page.getByRole("tab", { selected: true });
   await until(
     "the tab connected",
-    async () => (await page.getByRole("tab", { selected: true }).textContent())?.trim() === "local",
+    async () =>
+      (await shown.locator(".title").textContent()) === "local" && (await shown.locator(".state").count()) === 0,
   );
   await page.screenshot({ path: join(OUTPUT, "local-terminal.png") });
+});
+
+test("a terminal tab's title adds the shell's folder, or the program's own title while it runs", async ({
+  page,
+  served,
+}) => {
+  await page.goto(served.url);
+  await page
+    .getByRole("navigation", { name: "Connections" })
+    .getByRole("button", { name: "New local terminal" })
+    .click();
+  const shown = page.getByRole("tab", { selected: true });
+  const detail = shown.locator(".detail");
+  const says = async (what) => (await detail.count()) === 1 && (await detail.textContent()) === what;
+  await runInTerminal(page, "cd /usr/share && echo in-$((2*3))", "in-6");
+  await until("the folder in the tab", () => says("share"));
+  // A program that titles the terminal names the tab while it runs (cat waits for input).
+  await runInTerminal(page, "printf '\\033]2;kaiport-test@host: editing notes\\007'; echo titled; cat", "titled");
+  await until("the program's title in the tab", () => says("editing notes"));
+  if ((await shown.locator(".title").textContent()) !== "local") {
+    throw new Error("the tab's name changed");
+  }
+  await page.screenshot({ path: join(OUTPUT, "tab-title-program.png") });
+  // Back at the prompt, the folder again.
+  await page.keyboard.press("Control+C");
+  await until("the folder in the tab again", () => says("share"));
+  // The All tabs menu says the same.
+  await page.getByRole("button", { name: "All tabs" }).click();
+  await page.getByRole("menuitemradio", { name: "local share" }).waitFor();
+  await page.keyboard.press("Escape");
 });
 
 test("Ctrl+Shift+T opens a local tab and Ctrl+Shift+W closes it", async ({ page, served }) => {
