@@ -106,8 +106,9 @@ export function pilotKit(h) {
     await until("the turn to end", async () => await panel(page).getByRole("button", { name: "Stop" }).isDisabled());
   }
 
-  /** An SSH tab to the sshd fixture, through "New connection", its host key trusted. */
-  async function openSsh(page, url, sshd) {
+  /** An SSH tab to the sshd fixture, through "New connection", its host key trusted; with
+   * `name`, saved under that name first and opened from the sidebar, as a user would. */
+  async function openSsh(page, url, sshd, { name } = {}) {
     await page.goto(url);
     await page.getByRole("button", { name: "New connection" }).first().click();
     const form = page.getByRole("dialog", { name: "New connection" });
@@ -115,7 +116,17 @@ export function pilotKit(h) {
     await form.getByLabel("Port").fill(String(sshd.port));
     await form.getByLabel("User").fill(sshd.user);
     await form.getByLabel("Key file").fill(sshd.key);
-    await form.getByRole("button", { name: "Connect" }).click();
+    if (name === undefined) {
+      await form.getByRole("button", { name: "Connect" }).click();
+    } else {
+      await form.getByLabel("Name").fill(name);
+      await form.getByRole("button", { name: "Save" }).click();
+      await form.waitFor({ state: "hidden" });
+      await page
+        .getByRole("navigation", { name: "Connections" })
+        .getByRole("button", { name: `Open ${name} (SSH)` })
+        .click();
+    }
     await page
       .getByRole("dialog", { name: "Unknown host key" })
       .getByRole("button", { name: "Trust and connect" })
@@ -179,6 +190,14 @@ export function pilotTests(test, h) {
         await page.screenshot({ path: join(OUTPUT, "pilot-setup-tested.png") });
         await dialog.getByRole("button", { name: "Save" }).click();
         await dialog.getByRole("status").filter({ hasText: "Saved. Pilot uses scripted-model from now on." }).waitFor();
+        // Behind the dialog the panel has the model already (the README's picture of this step).
+        await panel(page).getByText("Pilot has no model yet").waitFor({ state: "hidden" });
+        await until(
+          "the model in the panel",
+          async () => (await panel(page).getByRole("combobox", { name: "Model" }).inputValue()) === "scripted-model",
+        );
+        await dialog.getByText("2 models from the provider").waitFor();
+        await page.screenshot({ path: join(OUTPUT, "pilot-setup-saved.png") });
         if ((await dialog.getByLabel("API key").inputValue()) !== "") {
           throw new Error("the key stays in the field after Save");
         }
@@ -396,13 +415,13 @@ export function pilotTests(test, h) {
         ],
       },
       async ({ url }) => {
-        await openSsh(page, url, sshd);
+        await openSsh(page, url, sshd, { name: "web1" });
         await message(page, "how full is the disk?");
         const cards = panel(page).getByRole("article", { name: `run_command ${check}` });
         // A routine card: what happens in words, Pilot's reason, the command once, no boilerplate.
         const first = cards.first();
         await first.getByRole("button", { name: "Approve" }).waitFor();
-        await first.getByText(/^Run in .+’s terminal$/).waitFor();
+        await first.getByText("Run in web1’s terminal", { exact: true }).waitFor();
         await first.getByText("Pilot: “To see how full the disk is.”").waitFor();
         if ((await first.getByText(check, { exact: true }).count()) !== 1) {
           throw new Error("the card does not show the command exactly once");
