@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { animationFrames, inSight, removeHome } from "./wait.mjs";
+import { animationFrames, inSight, removeHome, SIZES } from "./wait.mjs";
 
 const KEY_VAR = "KAIPORT_E2E_MODEL_KEY";
 const KEY = "e2e-model-key-not-a-real-one";
@@ -21,7 +21,11 @@ export function modelServerKeptTo(script, modelOut) {
   if (failures.length > 0) {
     throw new Error(`the model server's expectations failed:\n${failures.join("\n")}`);
   }
-  const requests = modelOut.split("\n").filter((line) => line.startsWith("{")).length;
+  // Requests with a wrong key (a test of the setup dialog) are refused before any step.
+  const requests = modelOut
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .filter((line) => JSON.parse(line).auth_ok !== false).length;
   if (requests !== script.steps.length) {
     throw new Error(`the model was asked ${requests} times, not ${script.steps.length}`);
   }
@@ -99,6 +103,14 @@ export function pilotKit(h) {
     await page.getByRole("button", { name: "Send" }).click();
   }
 
+  /** Opens Pilot where it is not always shown (a tablet's overlay, a phone's sheet). */
+  async function showPilot(page) {
+    const show = page.getByRole("button", { name: /^(Pilot|Show Pilot)$/ });
+    if (await show.isVisible()) {
+      await show.click();
+    }
+  }
+
   /** The visible Pilot panel. */
   const panel = (page) => page.getByRole("region", { name: "Pilot" }).filter({ visible: true });
 
@@ -134,7 +146,7 @@ export function pilotKit(h) {
     await runInTerminal(page, "echo ssh-$((2+3))", "ssh-5");
   }
 
-  return { withPilot, openLocal, openSsh, message, panel, turnDone };
+  return { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot };
 }
 
 /**
@@ -142,7 +154,7 @@ export function pilotKit(h) {
  */
 export function pilotTests(test, h) {
   const { until, activeTab, startWithFirstLine, terminalText, OUTPUT, SSHD, TIMEOUT } = h;
-  const { withPilot, openLocal, openSsh, message, panel, turnDone } = pilotKit(h);
+  const { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot } = pilotKit(h);
 
   /** A directory the sshd fixture's user owns (files Pilot changes over SSH). */
   function userDir(user) {
@@ -176,6 +188,18 @@ export function pilotTests(test, h) {
         const dialog = page.getByRole("dialog", { name: "Pilot settings" });
         await dialog.getByLabel("Provider").selectOption("anthropic");
         await dialog.getByLabel("Base URL").fill(baseUrl);
+        // A wrong key: the provider's refusal, in words, for the model list and for Test.
+        await dialog.getByLabel("API key").fill("sk-wrong-key-e2e-0000");
+        await dialog.getByLabel("Model").focus();
+        await dialog.getByText(/refused the API key \(HTTP 401\)/).waitFor();
+        await dialog.getByLabel("Model").fill("scripted-model");
+        await dialog.getByRole("button", { name: "Test" }).click();
+        const refused = dialog.getByRole("status").filter({ hasText: "refused the API key" });
+        await refused.waitFor();
+        if ((await refused.textContent()).includes("sk-wrong")) {
+          throw new Error("the refusal shows the key");
+        }
+        await page.screenshot({ path: join(OUTPUT, "pilot-setup-refused.png") });
         await dialog.getByLabel("API key").fill(KEY);
         // Leaving the key field asks the provider for its models, with the key just typed.
         await dialog.getByLabel("Model").focus();
@@ -719,12 +743,71 @@ export function pilotTests(test, h) {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // "Just this once" runs the refused read once and changes no setting: the next read asks again.
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot: "Just this once" runs a refused file read once; the next read asks again`,
+      async ({ page }) => {
+        const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-once-"));
+        const file = join(dir, "notes.txt");
+        writeFileSync(file, "marker-4711\n");
+        try {
+          await withPilot(
+            {
+              steps: [
+                { respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] } },
+                {
+                  expect: { last_result_contains: ["marker-4711"] },
+                  respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] },
+                },
+                { expect: { last_result_contains: ["denied"] }, respond: { text: "I will not read it again." } },
+              ],
+            },
+            async ({ url }) => {
+              await openLocal(page, url);
+              await showPilot(page);
+              await message(page, "read my notes");
+              const cards = panel(page).getByRole("article", { name: /^read_file / });
+              const once = cards.first().getByRole("button", { name: "Just this once" });
+              await inSight(once, "Just this once", TIMEOUT);
+              await page.screenshot({ path: join(OUTPUT, `${size}-pilot-file-contents-once.png`) });
+              await once.click();
+              await cards.first().getByText("ok", { exact: true }).waitFor();
+              // The setting is as it was: the second read asks again.
+              const again = cards.nth(1).getByRole("group", { name: "Permission" });
+              await again.getByText("Let Pilot read file contents?").waitFor();
+              await again.getByRole("button", { name: "Deny" }).click();
+              await panel(page).getByText("I will not read it again.").waitFor();
+              await turnDone(page);
+              await page.screenshot({ path: join(OUTPUT, `${size}-pilot-file-contents-once-done.png`) });
+              // Where Pilot lies over the terminal (a tablet), it is put away first.
+              const hide = page.getByRole("button", { name: "Hide Pilot" });
+              if (device.hasTouch === true && (await hide.isVisible())) {
+                await hide.click();
+              }
+              const settings = page.getByRole("button", { name: "Connection settings", exact: true });
+              if (await settings.isVisible()) {
+                await settings.click();
+                const dialog = page.getByRole("dialog", { name: "Connection settings" });
+                const box = dialog.getByRole("checkbox", { name: "Send file contents to the AI" });
+                await box.waitFor();
+                if (await box.isChecked()) {
+                  throw new Error("Just this once changed the connection's setting");
+                }
+                await dialog.getByRole("button", { name: "Cancel" }).click();
+              }
+            },
+          );
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      device,
+    );
+  }
+
   // A failed edit is red and says so under its summary, even when the model then says it worked.
-  for (const [size, device] of [
-    ["desktop", { viewport: { width: 1440, height: 900 } }],
-    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
-    ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
-  ]) {
+  for (const [size, device] of SIZES) {
     test(
       `${size}: Pilot: a failed edit_file reads "Edit failed" in red though the model claims success`,
       async ({ page }) => {
@@ -967,11 +1050,7 @@ export function pilotTests(test, h) {
     );
   });
 
-  for (const [size, device] of [
-    ["desktop", { viewport: { width: 1440, height: 900 } }],
-    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
-    ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
-  ]) {
+  for (const [size, device] of SIZES) {
     test(
       `${size}: Pilot: an approved plan says which mode Pilot works in now`,
       async ({ page }) => {
