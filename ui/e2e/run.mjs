@@ -21,7 +21,15 @@ import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
 import { layoutTests, settingsTests } from "./layout.mjs";
 import { snippetTests } from "./snippets.mjs";
-import { armFrame, freePort as closedPort, removeHome, roundTrip, until as waitUntil, watchLinks } from "./wait.mjs";
+import {
+  armFrame,
+  freePort as closedPort,
+  removeHome,
+  roundTrip,
+  SIZES,
+  until as waitUntil,
+  watchLinks,
+} from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -543,6 +551,69 @@ test("Ctrl+Shift+F searches the terminal", async ({ page, context, served }) => 
   await until("No matches", async () => (await standing.textContent())?.trim() === "No matches");
   await page.screenshot({ path: join(OUTPUT, "search-none.png") });
 });
+
+// Where a keyboard is (a desktop, a tablet with one): choosing a tab gives its terminal the keys,
+// and a search says which match of how many.
+for (const [size, device] of SIZES.filter(([name]) => name !== "phone")) {
+  test(
+    `${size}: choosing a tab focuses its terminal; a search says "3 of 12"`,
+    async ({ page, served }) => {
+      await page.goto(served.url);
+      await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+      const drawer = page.getByRole("button", { name: "Connections" });
+      const openLocal = async () => {
+        if (await drawer.isVisible()) await drawer.click();
+        await page
+          .getByRole("navigation", { name: "Connections" })
+          .getByRole("button", { name: "New local terminal" })
+          .click();
+      };
+      await openLocal();
+      // Twelve lines that match; the command line itself does not.
+      await runInTerminal(page, "for i in $(seq 12); do echo x$((40+2))y; done; echo done-$((1+1))", "done-2");
+      const first = await activeTab(page);
+      await openLocal();
+      await runInTerminal(page, "echo second-$((2+2))", "second-4");
+      // Choosing the first tab gives its terminal the keys: typing goes to its shell.
+      await page.locator(`#tab-button-${first}`).click();
+      await until("the first tab's terminal focused", async () =>
+        page.evaluate(
+          (id) =>
+            document.activeElement?.classList.contains("xterm-helper-textarea") === true &&
+            document.getElementById(`tab-panel-${id}`)?.contains(document.activeElement) === true,
+          first,
+        ),
+      );
+      await page.keyboard.type("echo typed-$((3+4))");
+      await page.keyboard.press("Enter");
+      await until("typed into the first tab", async () =>
+        ((await terminalText(page, first)) ?? "").split("\n").some((line) => line.trim() === "typed-7"),
+      );
+      // Search: Enter moves on, Shift+Enter and Previous go back; the count is said in words.
+      await page.keyboard.press("Control+Shift+F");
+      const search = page.getByRole("textbox", { name: "Search terminal" });
+      await search.fill("x42y");
+      const standing = page.getByRole("search").getByRole("status");
+      const says = async () => (await standing.textContent())?.trim();
+      for (let i = 0; i < 12 && (await says()) !== "3 of 12"; i++) {
+        await search.press("Enter");
+        await until("N of 12", async () => /^\d+ of 12$/.test((await says()) ?? ""));
+      }
+      if ((await says()) !== "3 of 12") {
+        throw new Error(`the search says ${await says()}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, `${size}-search-3-of-12.png`) });
+      await search.press("Shift+Enter");
+      await until("2 of 12", async () => (await says()) === "2 of 12");
+      await page.getByRole("search").getByRole("button", { name: "Previous" }).click();
+      await until("1 of 12", async () => (await says()) === "1 of 12");
+      await search.fill("x43y");
+      await search.press("Enter");
+      await until("No matches", async () => (await says()) === "No matches");
+    },
+    device,
+  );
+}
 
 test(
   "on a phone the connections are a drawer and the tabs a switcher",
