@@ -164,87 +164,112 @@ export function pilotTests(test, h) {
     return dir;
   }
 
-  test("Pilot set up in the app: the provider's models listed, Test answered, Save keeps the key in the keychain, then a turn", async ({
-    page,
-  }) => {
-    const frames = [];
-    page.on("websocket", (ws) =>
-      ws.on("framereceived", (f) =>
-        frames.push(typeof f.payload === "string" ? f.payload : f.payload.toString("latin1")),
-      ),
-    );
-    await withPilot(
-      {
-        models: ["scripted-model", "scripted-model-mini"],
-        steps: [
-          { respond: { text: "OK" } },
-          { expect: { body_contains: ["hello"] }, respond: { text: "Hello from the model you set up." } },
-        ],
-      },
-      async ({ url, home, baseUrl }) => {
-        await openLocal(page, url);
-        await panel(page).getByText("Pilot has no model yet").waitFor();
-        await panel(page).getByRole("button", { name: "Set up Pilot" }).click();
-        const dialog = page.getByRole("dialog", { name: "Pilot settings" });
-        await dialog.getByLabel("Provider").selectOption("anthropic");
-        await dialog.getByLabel("Base URL").fill(baseUrl);
-        // A wrong key: the provider's refusal, in words, for the model list and for Test.
-        await dialog.getByLabel("API key").fill("sk-wrong-key-e2e-0000");
-        await dialog.getByLabel("Model").focus();
-        await dialog.getByText(/refused the API key \(HTTP 401\)/).waitFor();
-        await dialog.getByLabel("Model").fill("scripted-model");
-        await dialog.getByRole("button", { name: "Test" }).click();
-        const refused = dialog.getByRole("status").filter({ hasText: "refused the API key" });
-        await refused.waitFor();
-        if ((await refused.textContent()).includes("sk-wrong")) {
-          throw new Error("the refusal shows the key");
-        }
-        await page.screenshot({ path: join(OUTPUT, "pilot-setup-refused.png") });
-        await dialog.getByLabel("API key").fill(KEY);
-        // Leaving the key field asks the provider for its models, with the key just typed.
-        await dialog.getByLabel("Model").focus();
-        await dialog.getByText("2 models from the provider").waitFor();
-        const offered = await dialog.locator("#ps-models option").evaluateAll((options) => options.map((o) => o.value));
-        if (offered.join(",") !== "scripted-model,scripted-model-mini") {
-          throw new Error(`the Model field offers ${offered}`);
-        }
-        await dialog.getByLabel("Model").fill("scripted-model");
-        await dialog.getByRole("button", { name: "Test" }).click();
-        await dialog.getByRole("status").filter({ hasText: "scripted-model answered: OK" }).waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-setup-tested.png") });
-        await dialog.getByRole("button", { name: "Save" }).click();
-        await dialog.getByRole("status").filter({ hasText: "Saved. Pilot uses scripted-model from now on." }).waitFor();
-        // Behind the dialog the panel has the model already (the README's picture of this step).
-        await panel(page).getByText("Pilot has no model yet").waitFor({ state: "hidden" });
-        await until(
-          "the model in the panel",
-          async () => (await panel(page).getByRole("combobox", { name: "Model" }).inputValue()) === "scripted-model",
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot set up in the app: the provider's models listed, Test answered, Save keeps the key in the keychain, then a turn`,
+      async ({ page }) => {
+        const frames = [];
+        page.on("websocket", (ws) =>
+          ws.on("framereceived", (f) =>
+            frames.push(typeof f.payload === "string" ? f.payload : f.payload.toString("latin1")),
+          ),
         );
-        await dialog.getByText("2 models from the provider").waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-setup-saved.png") });
-        if ((await dialog.getByLabel("API key").inputValue()) !== "") {
-          throw new Error("the key stays in the field after Save");
-        }
-        const file = readFileSync(join(home, "pilot.toml"), "utf8");
-        if (!/provider = "anthropic"/.test(file) || !/model = "scripted-model"/.test(file) || file.includes(KEY)) {
-          throw new Error(`pilot.toml after Save:\n${file}`);
-        }
-        await dialog.getByRole("button", { name: "Close" }).click();
-        await panel(page).getByText("API key saved in the keychain").waitFor();
-        if (await panel(page).getByRole("button", { name: "Set up Pilot" }).isVisible()) {
-          throw new Error("Set up Pilot is still offered after Save");
-        }
-        await message(page, "hello");
-        await panel(page).getByText("Hello from the model you set up.").waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-setup-turn.png") });
-        const leaked = frames.filter((frame) => frame.includes(KEY));
-        if (leaked.length > 0) {
-          throw new Error(`the API key came back to the page: ${leaked[0].slice(0, 200)}`);
-        }
+        await withPilot(
+          {
+            models: ["scripted-model", "scripted-model-mini"],
+            steps: [
+              { respond: { text: "OK" } },
+              { expect: { body_contains: ["hello"] }, respond: { text: "Hello from the model you set up." } },
+            ],
+          },
+          async ({ url, home, baseUrl }) => {
+            await openLocal(page, url);
+            await showPilot(page);
+            await panel(page).getByText("Pilot has no model yet").waitFor();
+            await panel(page).getByRole("button", { name: "Set up Pilot" }).click();
+            const dialog = page.getByRole("dialog", { name: "Pilot settings" });
+            await dialog.getByLabel("Provider").selectOption("anthropic");
+            await dialog.getByLabel("Base URL").fill(baseUrl);
+            // A wrong key: the provider's refusal, in words, for the model list and for Test.
+            // The key is masked as it is typed.
+            if ((await dialog.getByLabel("API key").getAttribute("type")) !== "password") {
+              throw new Error("the API key field shows the key");
+            }
+            await dialog.getByLabel("API key").fill("sk-wrong-key-e2e-0000");
+            await dialog.getByLabel("Model").focus();
+            await dialog.getByText(/refused the API key \(HTTP 401\)/).waitFor();
+            await dialog.getByLabel("Model").fill("scripted-model");
+            await dialog.getByRole("button", { name: "Test" }).click();
+            const refused = dialog.getByRole("status").filter({ hasText: "refused the API key" });
+            await refused.waitFor();
+            if ((await refused.textContent()).includes("sk-wrong")) {
+              throw new Error("the refusal shows the key");
+            }
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-setup-refused.png`) });
+            // The whole dialog is on the screen, its buttons included, however long the error.
+            const width = page.viewportSize().width;
+            for (const box of [
+              await dialog.boundingBox(),
+              await dialog.getByRole("button", { name: "Save" }).boundingBox(),
+            ]) {
+              if (box === null || box.x < 0 || box.x + box.width > width) {
+                throw new Error(`the dialog goes past the screen's ${width} px: ${JSON.stringify(box)}`);
+              }
+            }
+            await dialog.getByLabel("API key").fill(KEY);
+            // Leaving the key field asks the provider for its models, with the key just typed.
+            await dialog.getByLabel("Model").focus();
+            await dialog.getByText("2 models from the provider").waitFor();
+            const offered = await dialog
+              .locator("#ps-models option")
+              .evaluateAll((options) => options.map((o) => o.value));
+            if (offered.join(",") !== "scripted-model,scripted-model-mini") {
+              throw new Error(`the Model field offers ${offered}`);
+            }
+            await dialog.getByLabel("Model").fill("scripted-model");
+            await dialog.getByRole("button", { name: "Test" }).click();
+            await dialog.getByRole("status").filter({ hasText: "scripted-model answered: OK" }).waitFor();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-setup-tested.png`) });
+            await dialog.getByRole("button", { name: "Save" }).click();
+            await dialog
+              .getByRole("status")
+              .filter({ hasText: "Saved. Pilot uses scripted-model from now on." })
+              .waitFor();
+            // Behind the dialog the panel has the model already (the README's picture of this step).
+            await panel(page).getByText("Pilot has no model yet").waitFor({ state: "hidden" });
+            await until(
+              "the model in the panel",
+              async () =>
+                (await panel(page).getByRole("combobox", { name: "Model" }).inputValue()) === "scripted-model",
+            );
+            await dialog.getByText("2 models from the provider").waitFor();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-setup-saved.png`) });
+            if ((await dialog.getByLabel("API key").inputValue()) !== "") {
+              throw new Error("the key stays in the field after Save");
+            }
+            const file = readFileSync(join(home, "pilot.toml"), "utf8");
+            if (!/provider = "anthropic"/.test(file) || !/model = "scripted-model"/.test(file) || file.includes(KEY)) {
+              throw new Error(`pilot.toml after Save:\n${file}`);
+            }
+            await dialog.getByRole("button", { name: "Close" }).click();
+            await panel(page).getByText("API key saved in the keychain").waitFor();
+            if (await panel(page).getByRole("button", { name: "Set up Pilot" }).isVisible()) {
+              throw new Error("Set up Pilot is still offered after Save");
+            }
+            await message(page, "hello");
+            await panel(page).getByText("Hello from the model you set up.").waitFor();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-setup-turn.png`) });
+            const leaked = frames.filter((frame) => frame.includes(KEY));
+            if (leaked.length > 0) {
+              throw new Error(`the API key came back to the page: ${leaked[0].slice(0, 200)}`);
+            }
+          },
+          { modelFlags: false },
+        );
       },
-      { modelFlags: false },
+      device,
     );
-  });
+  }
 
   test("Pilot: a run_command asks, is approved in its card and shows its exit code", async ({ page }) => {
     const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-run-"));

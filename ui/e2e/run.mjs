@@ -615,6 +615,52 @@ for (const [size, device] of SIZES.filter(([name]) => name !== "phone")) {
   );
 }
 
+// A button that does nothing now looks it everywhere: faded, and no pointing hand.
+for (const [size, device] of SIZES) {
+  test(
+    `${size}: disabled buttons look disabled`,
+    async ({ page, served }) => {
+      await page.goto(served.url);
+      await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+      const drawer = page.getByRole("button", { name: "Connections" });
+      if (await drawer.isVisible()) await drawer.click();
+      await page
+        .getByRole("navigation", { name: "Connections" })
+        .getByRole("button", { name: "New local terminal" })
+        .click();
+      await runInTerminal(page, "echo ready-$((3+3))", "ready-6");
+      const show = page.getByRole("button", { name: /^(Pilot|Show Pilot)$/ });
+      if (await show.isVisible()) await show.click();
+      const pilot = page.getByRole("region", { name: "Pilot" }).filter({ visible: true });
+      const look = (button) =>
+        button.evaluate((el) => {
+          const style = getComputedStyle(el);
+          return { disabled: el.disabled, opacity: Number(style.opacity), cursor: style.cursor };
+        });
+      const lookDisabled = async (button, name) => {
+        const seen = await look(button);
+        if (!seen.disabled || seen.opacity > 0.5 || seen.cursor === "pointer") {
+          throw new Error(`${name} does not look disabled: ${JSON.stringify(seen)}`);
+        }
+      };
+      const lookEnabled = async (button, name) => {
+        const seen = await look(button);
+        if (seen.disabled || seen.opacity < 1 || seen.cursor !== "pointer") {
+          throw new Error(`${name} does not look enabled: ${JSON.stringify(seen)}`);
+        }
+      };
+      const send = pilot.getByRole("button", { name: "Send" });
+      const stop = pilot.getByRole("button", { name: "Stop" });
+      await lookDisabled(send, "Send with nothing to send");
+      await lookDisabled(stop, "Stop with no turn");
+      await pilot.getByRole("textbox", { name: "Message Pilot" }).fill("hello");
+      await lookEnabled(send, "Send with a message");
+      await page.screenshot({ path: join(OUTPUT, `${size}-disabled-buttons.png`) });
+    },
+    device,
+  );
+}
+
 test(
   "on a phone the connections are a drawer and the tabs a switcher",
   async ({ page, served }) => {
