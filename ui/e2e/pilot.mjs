@@ -134,6 +134,11 @@ export function pilotKit(h) {
       await form.getByLabel("Name").fill(name);
       await form.getByRole("button", { name: "Save" }).click();
       await form.waitFor({ state: "hidden" });
+      // On a phone or tablet the connections are a drawer.
+      const drawer = page.getByRole("button", { name: "Connections" });
+      if (await drawer.isVisible()) {
+        await drawer.click();
+      }
       await page
         .getByRole("navigation", { name: "Connections" })
         .getByRole("button", { name: `Open ${name} (SSH)` })
@@ -153,7 +158,7 @@ export function pilotKit(h) {
  * Registers the Pilot tests with run.mjs's `test`. `h` carries run.mjs's helpers and paths.
  */
 export function pilotTests(test, h) {
-  const { until, activeTab, startWithFirstLine, terminalText, OUTPUT, SSHD, TIMEOUT } = h;
+  const { until, activeTab, runInTerminal, startWithFirstLine, terminalText, OUTPUT, SSHD, TIMEOUT } = h;
   const { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot } = pilotKit(h);
 
   /** A directory the sshd fixture's user owns (files Pilot changes over SSH). */
@@ -826,6 +831,62 @@ export function pilotTests(test, h) {
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }
+      },
+      device,
+    );
+  }
+
+  // A dropped connection comes back in the same tab with Pilot's conversation: shown, and sent
+  // to the model with the next message.
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot: the conversation stays through a dropped connection and its reconnect`,
+      async ({ page, sshd }) => {
+        await withPilot(
+          {
+            steps: [
+              { expect: { body_contains: ["how full is the disk"] }, respond: { text: "The disk is half full." } },
+              {
+                expect: { body_contains: ["how full is the disk", "The disk is half full.", "and now?"] },
+                respond: { text: "Still half full after the reconnect." },
+              },
+            ],
+          },
+          async ({ url }) => {
+            await openSsh(page, url, sshd, { name: "web1" });
+            const tab = await activeTab(page);
+            await showPilot(page);
+            await message(page, "how full is the disk?");
+            await panel(page).getByText("The disk is half full.").waitFor();
+            await turnDone(page);
+            // Pilot out of the way where it lies over the terminal, then the session is killed.
+            for (const name of ["Close Pilot", "Hide Pilot"]) {
+              const button = page.getByRole("button", { name });
+              if (device.hasTouch === true && (await button.isVisible())) await button.click();
+            }
+            await page.getByRole("region", { name: "Terminal" }).click();
+            await page.keyboard.type("kill -9 $PPID");
+            await page.keyboard.press("Enter");
+            await page
+              .getByRole("status")
+              .getByText(/^Reconnecting/)
+              .waitFor();
+            // Connected again: the tab's status line is gone (what is typed while it reconnects
+            // is not kept).
+            await until("connected again", async () => (await page.getByRole("status").count()) === 0);
+            await runInTerminal(page, "echo back-$((4+4))", "back-8");
+            if ((await activeTab(page)) !== tab) {
+              throw new Error("the reconnect made another tab");
+            }
+            await showPilot(page);
+            await panel(page).getByText("how full is the disk?").waitFor();
+            await panel(page).getByText("The disk is half full.").waitFor();
+            await message(page, "and now?");
+            await panel(page).getByText("Still half full after the reconnect.").waitFor();
+            await turnDone(page);
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-after-reconnect.png`) });
+          },
+        );
       },
       device,
     );
