@@ -158,7 +158,7 @@ export function pilotKit(h) {
  * Registers the Pilot tests with run.mjs's `test`. `h` carries run.mjs's helpers and paths.
  */
 export function pilotTests(test, h) {
-  const { until, activeTab, runInTerminal, startWithFirstLine, terminalText, OUTPUT, SSHD, TIMEOUT } = h;
+  const { until, activeTab, runInTerminal, dropSession, startWithFirstLine, terminalText, OUTPUT, SSHD, TIMEOUT } = h;
   const { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot } = pilotKit(h);
 
   /** A directory the sshd fixture's user owns (files Pilot changes over SSH). */
@@ -864,16 +864,7 @@ export function pilotTests(test, h) {
               const button = page.getByRole("button", { name });
               if (device.hasTouch === true && (await button.isVisible())) await button.click();
             }
-            await page.getByRole("region", { name: "Terminal" }).click();
-            await page.keyboard.type("kill -9 $PPID");
-            await page.keyboard.press("Enter");
-            await page
-              .getByRole("status")
-              .getByText(/^Reconnecting/)
-              .waitFor();
-            // Connected again: the tab's status line is gone (what is typed while it reconnects
-            // is not kept).
-            await until("connected again", async () => (await page.getByRole("status").count()) === 0);
+            await dropSession(page, "web1");
             await runInTerminal(page, "echo back-$((4+4))", "back-8");
             if ((await activeTab(page)) !== tab) {
               throw new Error("the reconnect made another tab");

@@ -110,6 +110,20 @@ export async function runInTerminal(page, command, expected, { prefix = false } 
   );
 }
 
+/** Ends the visible SSH tab's session on the server's side (its shell kills its sshd process):
+ * the tab drops, says it reconnects, and is connected again when its status line is gone.
+ * (What is typed while it reconnects is not kept: type after this returns.) */
+export async function dropSession(page, what) {
+  await page.getByRole("region", { name: "Terminal" }).click();
+  await page.keyboard.type("kill -9 $PPID");
+  await page.keyboard.press("Enter");
+  await page
+    .getByRole("status")
+    .getByText(/^Reconnecting/)
+    .waitFor();
+  await until(`${what}: connected again`, async () => (await page.getByRole("status").count()) === 0);
+}
+
 /** Opens "New connection" and fills in an SSH server on 127.0.0.1; returns the dialog. */
 export async function fillConnectionForm(page, { port, user, key }) {
   await page.getByRole("button", { name: "New connection" }).first().click();
@@ -866,14 +880,7 @@ test(
       const before = await activeTab(page);
       const marker = `before-drop-${Date.now()}`;
       await runInTerminal(page, `echo ${marker}`, marker);
-      await page.getByRole("region", { name: "Terminal" }).click();
-      await page.keyboard.type("kill -9 $PPID");
-      await page.keyboard.press("Enter");
-      await page
-        .getByRole("status")
-        .getByText(/^Reconnecting/)
-        .waitFor();
-      await until(`${what}: connected again`, async () => (await page.getByRole("status").count()) === 0);
+      await dropSession(page, what);
       if ((await activeTab(page)) !== before) {
         throw new Error(`${what}: reconnecting made another tab`);
       }
@@ -965,6 +972,7 @@ pilotTests(test, {
   startWithFirstLine,
   until,
   runInTerminal,
+  dropSession,
   activeTab,
   terminalText,
   OUTPUT,
