@@ -545,84 +545,100 @@ export function pilotTests(test, h) {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test("Pilot: a dangerous card focuses Deny; a lock-out card asks a second time", async ({ page }) => {
-    const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-risk-"));
-    const junk = join(dir, "junk");
-    writeFileSync(junk, "keep me\n");
-    const keys = join(dir, ".ssh/authorized_keys");
-    const lockout = `mkdir -p ${dir}/.ssh && echo e2e-key-91 >> ${keys}`;
-    await withPilot(
-      {
-        steps: [
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot: a dangerous card is red and focuses Deny; a lock-out card asks a second time`,
+      async ({ page }) => {
+        const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-risk-"));
+        const junk = join(dir, "junk");
+        writeFileSync(junk, "keep me\n");
+        const keys = join(dir, ".ssh/authorized_keys");
+        const lockout = `mkdir -p ${dir}/.ssh && echo e2e-key-91 >> ${keys}`;
+        await withPilot(
           {
-            respond: {
-              tool_calls: [{ name: "run_command", arguments: { command: `rm -rf ${junk}`, why: "It is junk." } }],
-            },
+            steps: [
+              {
+                respond: {
+                  tool_calls: [{ name: "run_command", arguments: { command: `rm -rf ${junk}`, why: "It is junk." } }],
+                },
+              },
+              {
+                expect: { last_result_contains: ["denied"] },
+                respond: {
+                  tool_calls: [{ name: "run_command", arguments: { command: lockout, why: "To let the key in." } }],
+                },
+              },
+              { expect: { last_result_contains: ["exit code 0"] }, respond: { text: "The key is in." } },
+            ],
           },
-          {
-            expect: { last_result_contains: ["denied"] },
-            respond: {
-              tool_calls: [{ name: "run_command", arguments: { command: lockout, why: "To let the key in." } }],
-            },
-          },
-          { expect: { last_result_contains: ["exit code 0"] }, respond: { text: "The key is in." } },
-        ],
-      },
-      async ({ url }) => {
-        await openLocal(page, url);
-        await message(page, "tidy up and add the key");
-        const danger = panel(page).getByRole("article", { name: /^run_command rm -rf/ });
-        const deny = danger.getByRole("button", { name: "Deny" });
-        await deny.waitFor();
-        await danger.getByText("Dangerous", { exact: true }).waitFor();
-        await phoneShot(page, "pilot-card-dangerous-phone.png");
-        await until("Deny focused", () => deny.evaluate((el) => el === document.activeElement));
-        const order = await danger
-          .locator(".actions button")
-          .evaluateAll((buttons) =>
-            buttons.map((b) => `${b.textContent.trim()}${b.classList.contains("primary") ? "*" : ""}`),
-          );
-        if (order[0] !== "Deny*" || order[1] !== "Approve") {
-          throw new Error(`a dangerous card's buttons: ${order.join(", ")}`);
-        }
-        if (
-          (await danger.getByRole("button", { name: "Always allow this command on this connection" }).count()) !== 0
-        ) {
-          throw new Error("a dangerous card offers Always allow");
-        }
-        await danger.getByRole("list", { name: "Why it asks" }).waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-dangerous.png") });
-        // Enter on the focused button denies.
-        await page.keyboard.press("Enter");
-        await danger.getByText("you denied it", { exact: true }).waitFor();
-        if (readFileSync(junk, "utf8") !== "keep me\n") {
-          throw new Error("the denied rm ran");
-        }
+          async ({ url }) => {
+            await openLocal(page, url);
+            await showPilot(page);
+            await message(page, "tidy up and add the key");
+            const danger = panel(page).getByRole("article", { name: /^run_command rm -rf/ });
+            const deny = danger.getByRole("button", { name: "Deny" });
+            await deny.waitFor();
+            await danger.getByText("Dangerous", { exact: true }).waitFor();
+            await inSight(deny, "Deny", TIMEOUT);
+            // The warning colour: the waiting card's frame and its mark are the red of danger.
+            const red = "rgb(198, 40, 40)";
+            const colours = await danger.evaluate((card) => ({
+              frame: getComputedStyle(card).borderTopColor,
+              mark: getComputedStyle(card.querySelector(".risk")).color,
+            }));
+            if (colours.frame !== red || colours.mark !== red) {
+              throw new Error(`a dangerous card is not red: ${JSON.stringify(colours)}`);
+            }
+            await until("Deny focused", () => deny.evaluate((el) => el === document.activeElement));
+            const order = await danger
+              .locator(".actions button")
+              .evaluateAll((buttons) =>
+                buttons.map((b) => `${b.textContent.trim()}${b.classList.contains("primary") ? "*" : ""}`),
+              );
+            if (order[0] !== "Deny*" || order[1] !== "Approve") {
+              throw new Error(`a dangerous card's buttons: ${order.join(", ")}`);
+            }
+            if (
+              (await danger.getByRole("button", { name: "Always allow this command on this connection" }).count()) !== 0
+            ) {
+              throw new Error("a dangerous card offers Always allow");
+            }
+            await danger.getByRole("list", { name: "Why it asks" }).waitFor();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-dangerous.png`) });
+            // Enter on the focused button denies.
+            await page.keyboard.press("Enter");
+            await danger.getByText("you denied it", { exact: true }).waitFor();
+            if (readFileSync(junk, "utf8") !== "keep me\n") {
+              throw new Error("the denied rm ran");
+            }
 
-        const lock = panel(page).getByRole("article", { name: /^run_command mkdir -p/ });
-        await lock.getByText("Can lock you out", { exact: true }).waitFor();
-        await lock.getByRole("button", { name: "Approve" }).click();
-        const confirm = lock.getByRole("group", { name: "Confirm the change" });
-        const back = confirm.getByRole("button", { name: "Go back" });
-        await until("Go back focused", () => back.evaluate((el) => el === document.activeElement));
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-lockout-confirm.png") });
-        await phoneShot(page, "pilot-card-lockout-confirm-phone.png");
-        // Going back leaves it waiting; only "Yes, change it" makes the change.
-        await back.click();
-        await lock.getByRole("button", { name: "Approve" }).click();
-        if (existsSync(keys)) {
-          throw new Error("the lock-out change ran before its second confirmation");
-        }
-        await confirm.getByRole("button", { name: "Yes, change it" }).click();
-        await lock.getByText("ok", { exact: true }).waitFor();
-        await turnDone(page);
-        if (readFileSync(keys, "utf8").trim() !== "e2e-key-91") {
-          throw new Error("the approved lock-out change did not run");
-        }
+            const lock = panel(page).getByRole("article", { name: /^run_command mkdir -p/ });
+            await lock.getByText("Can lock you out", { exact: true }).waitFor();
+            await lock.getByRole("button", { name: "Approve" }).click();
+            const confirm = lock.getByRole("group", { name: "Confirm the change" });
+            const back = confirm.getByRole("button", { name: "Go back" });
+            await until("Go back focused", () => back.evaluate((el) => el === document.activeElement));
+            await inSight(back, "Go back", TIMEOUT);
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-lockout-confirm.png`) });
+            // Going back leaves it waiting; only "Yes, change it" makes the change.
+            await back.click();
+            await lock.getByRole("button", { name: "Approve" }).click();
+            if (existsSync(keys)) {
+              throw new Error("the lock-out change ran before its second confirmation");
+            }
+            await confirm.getByRole("button", { name: "Yes, change it" }).click();
+            await lock.getByText("ok", { exact: true }).waitFor();
+            await turnDone(page);
+            if (readFileSync(keys, "utf8").trim() !== "e2e-key-91") {
+              throw new Error("the approved lock-out change did not run");
+            }
+          },
+        );
+        rmSync(dir, { recursive: true, force: true });
       },
+      device,
     );
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }
 
   test("Pilot: a sudo password prompt shows the banner; the password typed in the terminal reaches sudo and the turn goes on", async ({
     page,
