@@ -1001,6 +1001,76 @@ export async function stopAll({ browser, sshdProcess, servedProcess, home }) {
   await removeHome(home);
 }
 
+// A dropped SSH tab says so in its own status line only: the other tab shows nothing of it.
+for (const [size, device] of SIZES) {
+  test(
+    `${size}: a dropped SSH tab's notice stays in that tab; another tab shows nothing of it`,
+    async ({ page, served }) => {
+      const own = await startWithFirstLine(SSHD, [], { env: process.env });
+      const server = JSON.parse(own.line);
+      const drawer = page.getByRole("button", { name: "Connections" });
+      const sidebar = page.getByRole("navigation", { name: "Connections" });
+      const switcherButton = page.getByRole("button", { name: /^Tabs: / });
+      /** Shows the tab whose title starts with `title`: from the strip, or the phone's switcher. */
+      async function show(title) {
+        if (await switcherButton.isVisible()) {
+          await switcherButton.click();
+          const switcher = page.getByRole("dialog", { name: "Open tabs" });
+          await switcher.getByRole("button", { name: new RegExp(`^${title}`) }).click();
+          await switcher.waitFor({ state: "detached" });
+        } else {
+          await page.getByRole("tab", { name: new RegExp(`^${title}`) }).click();
+        }
+      }
+      /** What the page shows about connections: alerts, and status lines that are not Pilot's. */
+      const told = () =>
+        page
+          .locator('[role="alert"], [role="status"]')
+          .filter({ visible: true })
+          .filter({ hasText: /lost|Reconnect|dropped|failed/i })
+          .allTextContents();
+      try {
+        await page.goto(served.url);
+        await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+        if (await drawer.isVisible()) await drawer.click();
+        const form = await fillConnectionForm(page, { port: server.port, user: server.user, key: server.key });
+        await form.getByRole("button", { name: "Connect" }).click();
+        await page
+          .getByRole("dialog", { name: "Unknown host key" })
+          .getByRole("button", { name: "Trust and connect" })
+          .click();
+        await runInTerminal(page, "echo ssh-$((5+5))", "ssh-10");
+        if (await drawer.isVisible()) await drawer.click();
+        await sidebar.getByRole("button", { name: "New local terminal" }).click();
+        await runInTerminal(page, "echo local-$((6+6))", "local-12");
+        // The server goes away while the local tab is shown.
+        own.child.stdin.write("stop\n");
+        await show(`${server.user}@127`);
+        const status = page.getByRole("status");
+        await status.getByText(/^Reconnecting in \d+ s…$/).waitFor();
+        await status.getByRole("button", { name: "Cancel reconnecting" }).click();
+        await status.getByRole("button", { name: "Reconnect", exact: true }).waitFor();
+        // Why, in words for a person (the library's "network error: …" only in brackets).
+        const why = (await status.textContent()) ?? "";
+        if (/network error/i.test(why) || !/The (connection closed|server dropped)/.test(why)) {
+          throw new Error(`the dropped tab says: ${why}`);
+        }
+        await page.screenshot({ path: join(OUTPUT, `${size}-notice-dropped-tab.png`) });
+        await show("local");
+        await runInTerminal(page, "echo still-$((7+7))", "still-14");
+        const shown = await told();
+        if (shown.length > 0) {
+          throw new Error(`the local tab shows the SSH tab's trouble: ${JSON.stringify(shown)}`);
+        }
+        await page.screenshot({ path: join(OUTPUT, `${size}-notice-other-tab.png`) });
+      } finally {
+        own.child.stdin.end();
+      }
+    },
+    device,
+  );
+}
+
 test("a lost connection shows Reconnecting in N s with Cancel; Cancel leaves it dropped with Reconnect", async ({
   page,
   served,
