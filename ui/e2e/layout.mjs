@@ -300,6 +300,50 @@ export function layoutTests({
     PHONE,
   );
 
+  // What the phone test checks of the first screen and the form, on the desktop and the tablet.
+  for (const [size, device] of [
+    ["desktop", DESKTOP],
+    ["tablet", TABLET],
+  ]) {
+    test(
+      `${size}: the first screen says what kaiport is; a missing key file is caught in the form`,
+      async ({ page, served }) => {
+        await page.goto(served.url);
+        const about = page.locator(".empty .about");
+        await about.getByText("Pilot, an AI assistant").waitFor();
+        for (const words of ["storage", "approval", "audit log"]) {
+          if (!((await about.textContent()) ?? "").replace(/\s+/g, " ").includes(words)) {
+            throw new Error(`the first screen does not mention ${words}`);
+          }
+        }
+        // Two lines, as written, wherever there is room for them (not wrapped into four).
+        const lines = await about.evaluate((el) =>
+          Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight)),
+        );
+        if (size === "desktop" && lines > 2) throw new Error(`the first screen's text takes ${lines} lines`);
+        // A touch screen names no keyboard shortcut.
+        if (device.hasTouch === true && (await page.getByText(/Ctrl\+Shift/).count()) !== 0) {
+          throw new Error("a touch tablet shows keyboard shortcuts");
+        }
+        await page.screenshot({ path: join(OUTPUT, `${size}-first-screen.png`) });
+        await page.locator(".empty").getByRole("button", { name: "New connection" }).click();
+        const form = page.getByRole("dialog", { name: "New connection" });
+        await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+        await form.getByLabel("Port").fill("9");
+        await form.getByLabel("User").fill("nobody");
+        await form.getByLabel("Key file").fill("/nonexistent/kaiport/id_missing");
+        await form.getByRole("button", { name: "Connect" }).click();
+        await form.getByRole("alert").getByText("key file not found: /nonexistent/kaiport/id_missing").waitFor();
+        await page.screenshot({ path: join(OUTPUT, `${size}-key-file-not-found.png`) });
+        await form.getByRole("button", { name: "Cancel" }).click();
+        if ((await page.getByRole("tab").count()) !== 0) {
+          throw new Error("a form with a missing key file opened a tab");
+        }
+      },
+      device,
+    );
+  }
+
   test("two windows: the host-key prompt only where the tab was opened, the pty at the size of the window that typed", async ({
     browser,
     sshd,
