@@ -24,6 +24,17 @@ const PHONE = { ...devices["iPhone 13"], viewport: { width: 390, height: 844 } }
 /** What a finger needs (docs/ui-contract.md): 44 CSS px each way. */
 const TOUCH_TARGET = 44;
 
+/** A key file that is not there is caught in the open "New connection" form `form` (port 9,
+ * on which nothing is tried: the form stops first). */
+async function missingKeyFileCaught(form) {
+  await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+  await form.getByLabel("Port").fill("9");
+  await form.getByLabel("User").fill("nobody");
+  await form.getByLabel("Key file").fill("/nonexistent/kaiport/id_missing");
+  await form.getByRole("button", { name: "Connect" }).click();
+  await form.getByRole("alert").getByText("key file not found: /nonexistent/kaiport/id_missing").waitFor();
+}
+
 /** Fills the open "New connection" form with an SFTP storage tab on the sshd fixture's
  * `folder`; returns the dialog. */
 export async function fillSftpForm(page, sshd, folder) {
@@ -241,13 +252,7 @@ export function layoutTests({
       const form = page.getByRole("dialog", { name: "New connection" });
       await fingerSized(form.getByRole("button", { name: "Connect" }), "Connect");
       await fingerSized(form.getByRole("button", { name: "Cancel" }), "Cancel");
-      // A key file that is not there is caught in the form.
-      await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-      await form.getByLabel("Port").fill("9");
-      await form.getByLabel("User").fill("nobody");
-      await form.getByLabel("Key file").fill("/nonexistent/kaiport/id_missing");
-      await form.getByRole("button", { name: "Connect" }).tap();
-      await form.getByRole("alert").getByText("key file not found: /nonexistent/kaiport/id_missing").waitFor();
+      await missingKeyFileCaught(form);
       await page.screenshot({ path: join(OUTPUT, "phone-key-file-not-found.png") });
       // A port nobody listens on: the failure's line fits the screen, its button in sight.
       await form.getByLabel("Key file").fill("");
@@ -328,12 +333,7 @@ export function layoutTests({
         await page.screenshot({ path: join(OUTPUT, `${size}-first-screen.png`) });
         await page.locator(".empty").getByRole("button", { name: "New connection" }).click();
         const form = page.getByRole("dialog", { name: "New connection" });
-        await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-        await form.getByLabel("Port").fill("9");
-        await form.getByLabel("User").fill("nobody");
-        await form.getByLabel("Key file").fill("/nonexistent/kaiport/id_missing");
-        await form.getByRole("button", { name: "Connect" }).click();
-        await form.getByRole("alert").getByText("key file not found: /nonexistent/kaiport/id_missing").waitFor();
+        await missingKeyFileCaught(form);
         await page.screenshot({ path: join(OUTPUT, `${size}-key-file-not-found.png`) });
         await form.getByRole("button", { name: "Cancel" }).click();
         if ((await page.getByRole("tab").count()) !== 0) {
