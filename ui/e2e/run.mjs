@@ -835,101 +835,126 @@ test("SSH through the form: the unknown host key is trusted in the dialog, then 
   await page.screenshot({ path: join(OUTPUT, "ssh-terminal.png") });
 });
 
-test(
-  "the shell gets the size the terminal draws, on connect and after Reconnect, saved or not",
-  async ({ page, served, sshd }) => {
-    await page.goto(served.url);
-    const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
-    let sizeCalls = 0;
-    /** The shell's `stty size` is the grid xterm.js draws in the tab shown (once its prompt is there). */
-    async function sizesAgree(what) {
-      const tab = await activeTab(page);
-      await until(`${what}: a shell prompt`, async () => {
-        if (await hostKey.isVisible()) {
-          await hostKey.getByRole("button", { name: "Trust and connect" }).click();
-        }
-        return /[$#] ?$/m.test((await terminalText(page, tab)) ?? "");
-      });
-      const size = () => page.evaluate((id) => window.kaiport.terminalSize(id), tab);
-      // The scrollback keeps the lines of earlier calls: each call's marker is its own.
-      const call = ++sizeCalls;
-      // The pane may still be settling (a notice above it going away after a reconnect): a
-      // grid that changed while `stty` ran is asked again, one that stayed must agree.
-      for (let attempt = 1; ; attempt++) {
-        const before = await size();
-        const marker = `size-${call}-${attempt}-$((6*7))`;
-        const answer = `size-${call}-${attempt}-42`;
-        await runInTerminal(page, `echo ${marker} $(stty size)`, answer, { prefix: true });
-        const line = ((await terminalText(page, tab)) ?? "").split("\n").find((l) => l.startsWith(`${answer} `));
-        const after = await size();
-        const told = line?.split(" ").slice(1).join(" ");
-        if (told === `${after.rows} ${after.cols}`) {
-          return after;
-        }
-        if (before.rows === after.rows && before.cols === after.cols) {
-          throw new Error(`${what}: the shell says ${told}, the terminal draws ${after.rows} ${after.cols}`);
-        }
-        if (attempt === 5) {
-          throw new Error(`${what}: the terminal's grid kept changing (${JSON.stringify(after)})`);
+// Where the terminal is wide (a desktop) and where it takes a tablet's whole width.
+for (const [size, device] of SIZES.filter(([name]) => name !== "phone")) {
+  test(
+    `${size}: the shell gets the size the terminal draws, on connect and after Reconnect, saved or not, local too`,
+    async ({ page, served, sshd }) => {
+      await page.goto(served.url);
+      await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+      /** The connections, in a drawer on a tablet. */
+      const sidebar = page.getByRole("navigation", { name: "Connections" });
+      async function openSidebar() {
+        const drawer = page.getByRole("button", { name: "Connections" });
+        if (await drawer.isVisible()) await drawer.click();
+        await sidebar.waitFor();
+      }
+      const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+      let sizeCalls = 0;
+      /** The shell's `stty size` is the grid xterm.js draws in the tab shown (once its prompt is there). */
+      async function sizesAgree(what) {
+        const tab = await activeTab(page);
+        await until(`${what}: a shell prompt`, async () => {
+          if (await hostKey.isVisible()) {
+            await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+          }
+          return /[$#] ?$/m.test((await terminalText(page, tab)) ?? "");
+        });
+        const size = () => page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+        // The scrollback keeps the lines of earlier calls: each call's marker is its own.
+        const call = ++sizeCalls;
+        // The pane may still be settling (a notice above it going away after a reconnect): a
+        // grid that changed while `stty` ran is asked again, one that stayed must agree.
+        for (let attempt = 1; ; attempt++) {
+          const before = await size();
+          const marker = `size-${call}-${attempt}-$((6*7))`;
+          const answer = `size-${call}-${attempt}-42`;
+          await runInTerminal(page, `echo ${marker} $(stty size)`, answer, { prefix: true });
+          const line = ((await terminalText(page, tab)) ?? "").split("\n").find((l) => l.startsWith(`${answer} `));
+          const after = await size();
+          const told = line?.split(" ").slice(1).join(" ");
+          if (told === `${after.rows} ${after.cols}`) {
+            return after;
+          }
+          if (before.rows === after.rows && before.cols === after.cols) {
+            throw new Error(`${what}: the shell says ${told}, the terminal draws ${after.rows} ${after.cols}`);
+          }
+          if (attempt === 5) {
+            throw new Error(`${what}: the terminal's grid kept changing (${JSON.stringify(after)})`);
+          }
         }
       }
-    }
-    /** Ends the shell's SSH session on the server's side, so the tab drops and connects again by
-     * itself: the same tab, in its place, with what it showed before. */
-    async function dropAndReconnect(what) {
-      const before = await activeTab(page);
-      const marker = `before-drop-${Date.now()}`;
-      await runInTerminal(page, `echo ${marker}`, marker);
-      await dropSession(page, what);
-      if ((await activeTab(page)) !== before) {
-        throw new Error(`${what}: reconnecting made another tab`);
+      /** Ends the shell's SSH session on the server's side, so the tab drops and connects again by
+       * itself: the same tab, in its place, with what it showed before. */
+      async function dropAndReconnect(what) {
+        const before = await activeTab(page);
+        const marker = `before-drop-${Date.now()}`;
+        await runInTerminal(page, `echo ${marker}`, marker);
+        await dropSession(page, what);
+        if ((await activeTab(page)) !== before) {
+          throw new Error(`${what}: reconnecting made another tab`);
+        }
+        const text = (await terminalText(page, before)) ?? "";
+        if (!text.includes(marker)) {
+          throw new Error(`${what}: the scrollback from before the drop is gone`);
+        }
       }
-      const text = (await terminalText(page, before)) ?? "";
-      if (!text.includes(marker)) {
-        throw new Error(`${what}: the scrollback from before the drop is gone`);
+      await openSidebar();
+      const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
+      await form.getByRole("button", { name: "Connect" }).click();
+      const drawn = await sizesAgree("an ad-hoc connection");
+      // Not the size the tab was asked for with (100 x 30): the page's own grid.
+      if (drawn.cols === 100 && drawn.rows === 30) {
+        throw new Error("the terminal draws 100 x 30, the size every tab is asked for with: the test proves nothing");
       }
-    }
-    const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
-    await form.getByRole("button", { name: "Connect" }).click();
-    const drawn = await sizesAgree("an ad-hoc connection");
-    // Not the size the tab was asked for with (100 x 30): the page's own grid.
-    if (drawn.cols === 100 && drawn.rows === 30) {
-      throw new Error("the terminal draws 100 x 30, the size every tab is asked for with: the test proves nothing");
-    }
-    await dropAndReconnect("the ad-hoc connection");
-    await sizesAgree("the ad-hoc connection after Reconnect");
-    // The drop was told in the tab's own status line; nothing of it stays after reconnecting.
-    const alerts = await page.getByRole("alert").allTextContents();
-    if (alerts.length > 0) {
-      throw new Error(`notices stay after Reconnect: ${JSON.stringify(alerts)}`);
-    }
-    await page.screenshot({ path: join(OUTPUT, "size-after-reconnect.png") });
-    await page
-      .getByRole("button", { name: /^Close tab / })
-      .first()
-      .click();
+      await dropAndReconnect("the ad-hoc connection");
+      await sizesAgree("the ad-hoc connection after Reconnect");
+      // The drop was told in the tab's own status line; nothing of it stays after reconnecting.
+      const alerts = await page.getByRole("alert").allTextContents();
+      if (alerts.length > 0) {
+        throw new Error(`notices stay after Reconnect: ${JSON.stringify(alerts)}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, `${size}-size-after-reconnect.png`) });
+      await page
+        .getByRole("button", { name: /^Close tab / })
+        .first()
+        .click();
 
-    const saved = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
-    await saved.getByLabel("Name").fill("e2e-size");
-    await saved.getByRole("button", { name: "Save" }).click();
-    await saved.waitFor({ state: "hidden" });
-    const sidebar = page.getByRole("navigation", { name: "Connections" });
-    try {
-      await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).click();
-      await page.getByRole("tab", { name: /e2e-size/, selected: true }).waitFor();
-      await sizesAgree("a saved connection");
-      await dropAndReconnect("the saved connection");
-      await sizesAgree("the saved connection after Reconnect");
-    } finally {
-      // The saved connection goes again, passed or failed: later tests count the saved ones.
-      await page.keyboard.press("Escape");
-      await sidebar.getByRole("button", { name: "Delete e2e-size" }).click();
-      await sidebar.getByRole("group", { name: "Delete e2e-size?" }).getByRole("button", { name: "Delete" }).click();
-      await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).waitFor({ state: "detached" });
-    }
-  },
-  { viewport: { width: 1440, height: 900 } },
-);
+      // A local terminal, at connect.
+      await openSidebar();
+      await sidebar.getByRole("button", { name: "New local terminal" }).click();
+      await sizesAgree("a local terminal");
+      await page
+        .getByRole("button", { name: /^Close tab / })
+        .first()
+        .click();
+
+      await openSidebar();
+      const saved = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
+      await saved.getByLabel("Name").fill("e2e-size");
+      await saved.getByRole("button", { name: "Save" }).click();
+      await saved.waitFor({ state: "hidden" });
+      try {
+        await openSidebar();
+        await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).click();
+        await page.getByRole("tab", { name: /e2e-size/, selected: true }).waitFor();
+        await sizesAgree("a saved connection");
+        await dropAndReconnect("the saved connection");
+        await sizesAgree("the saved connection after Reconnect");
+      } finally {
+        // The saved connection goes again, passed or failed: later tests count the saved ones.
+        await page.keyboard.press("Escape");
+        await openSidebar();
+        await sidebar.getByRole("button", { name: "Delete e2e-size" }).click();
+        await sidebar.getByRole("group", { name: "Delete e2e-size?" }).getByRole("button", { name: "Delete" }).click();
+        await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).waitFor({ state: "detached" });
+        // The drawer (a tablet's) closes again.
+        await page.keyboard.press("Escape");
+      }
+    },
+    device,
+  );
+}
 
 test("a key's passphrase is asked in a masked field and never comes back to the page", async ({
   page,
