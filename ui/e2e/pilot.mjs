@@ -871,6 +871,11 @@ export function pilotTests(test, h) {
           async ({ url }) => {
             await openSsh(page, url, sshd, { name: "web1" });
             const tab = await activeTab(page);
+            // A saved connection's tab is titled by its name.
+            const strip = page.getByRole("tab", { selected: true });
+            if ((await strip.count()) > 0 && (await strip.locator(".title").textContent()) !== "web1") {
+              throw new Error(`the saved connection's tab is titled ${await strip.locator(".title").textContent()}`);
+            }
             await showPilot(page);
             await message(page, "how full is the disk?");
             await panel(page).getByText("The disk is half full.").waitFor();

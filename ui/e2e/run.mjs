@@ -757,44 +757,51 @@ test("New connection to a port nobody listens on: the tab says it failed and off
   }
 });
 
-test(
-  "tab titles are short and told apart, and a new tab in a full strip scrolls into view",
-  async ({ page, served }) => {
-    await page.goto(served.url);
-    const open = page
-      .getByRole("navigation", { name: "Connections" })
-      .getByRole("button", { name: "New local terminal" });
-    for (let i = 0; i < 9; i++) {
-      await open.click();
-    }
-    const tabs = page.getByRole("tablist", { name: "Open tabs" }).getByRole("tab");
-    await until("nine tabs", async () => (await tabs.count()) === 9);
-    const names = await tabs.evaluateAll((all) => all.map((tab) => tab.querySelector(".title")?.textContent));
-    if (names[0] !== "local" || names[1] !== "local (2)" || names[8] !== "local (9)") {
-      throw new Error(`titles: ${JSON.stringify(names)}`);
-    }
-    const strip = await page.getByRole("tablist", { name: "Open tabs" }).boundingBox();
-    const last = page.getByRole("tab", { name: /^local \(9\)/ });
-    await until("the new tab in view", async () => {
-      const box = await last.boundingBox();
-      return box !== null && strip !== null && box.x >= strip.x && box.x + box.width <= strip.x + strip.width + 1;
-    });
-    await page.screenshot({ path: join(OUTPUT, "tabs-many.png") });
-    await tabs.first().click();
-    await until("the first tab in view again", async () => {
-      const box = await tabs.first().boundingBox();
-      return box !== null && strip !== null && box.x >= strip.x - 1;
-    });
-    for (let i = 0; i < 9; i++) {
-      await page
-        .getByRole("button", { name: /^Close tab / })
-        .first()
-        .click();
-    }
-    await until("no tabs", async () => (await tabs.count()) === 0);
-  },
-  { viewport: { width: 1024, height: 768 } },
-);
+// The strip at a desktop's width and a tablet's (a phone has a tab switcher instead).
+for (const [size, device] of SIZES.filter(([name]) => name !== "phone")) {
+  test(
+    `${size}: tab titles are short and told apart, and a new tab in a full strip scrolls into view`,
+    async ({ page, served }) => {
+      await page.goto(served.url);
+      await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+      const drawer = page.getByRole("button", { name: "Connections" });
+      const open = page
+        .getByRole("navigation", { name: "Connections" })
+        .getByRole("button", { name: "New local terminal" });
+      for (let i = 0; i < 9; i++) {
+        // On a tablet the drawer closes after each choice.
+        if (await drawer.isVisible()) await drawer.click();
+        await open.click();
+      }
+      const tabs = page.getByRole("tablist", { name: "Open tabs" }).getByRole("tab");
+      await until("nine tabs", async () => (await tabs.count()) === 9);
+      const names = await tabs.evaluateAll((all) => all.map((tab) => tab.querySelector(".title")?.textContent));
+      if (names[0] !== "local" || names[1] !== "local (2)" || names[8] !== "local (9)") {
+        throw new Error(`titles: ${JSON.stringify(names)}`);
+      }
+      const strip = await page.getByRole("tablist", { name: "Open tabs" }).boundingBox();
+      const last = page.getByRole("tab", { name: /^local \(9\)/ });
+      await until("the new tab in view", async () => {
+        const box = await last.boundingBox();
+        return box !== null && strip !== null && box.x >= strip.x && box.x + box.width <= strip.x + strip.width + 1;
+      });
+      await page.screenshot({ path: join(OUTPUT, `${size}-tabs-many.png`) });
+      await tabs.first().click();
+      await until("the first tab in view again", async () => {
+        const box = await tabs.first().boundingBox();
+        return box !== null && strip !== null && box.x >= strip.x - 1;
+      });
+      for (let i = 0; i < 9; i++) {
+        await page
+          .getByRole("button", { name: /^Close tab / })
+          .first()
+          .click();
+      }
+      await until("no tabs", async () => (await tabs.count()) === 0);
+    },
+    device,
+  );
+}
 
 test("a reload shows the open tab and what it printed", async ({ page, served }) => {
   await page.goto(served.url);
@@ -1065,6 +1072,13 @@ for (const [size, device] of SIZES) {
           .getByRole("button", { name: "Trust and connect" })
           .click();
         await runInTerminal(page, "echo ssh-$((5+5))", "ssh-10");
+        // An ad-hoc tab is titled user@host, with the port as it is not 22.
+        if (!(await switcherButton.isVisible())) {
+          const title = await page.getByRole("tab", { selected: true }).locator(".title").textContent();
+          if (title !== `${server.user}@127.0.0.1:${server.port}`) {
+            throw new Error(`the ad-hoc tab is titled ${title}`);
+          }
+        }
         if (await drawer.isVisible()) await drawer.click();
         await sidebar.getByRole("button", { name: "New local terminal" }).click();
         await runInTerminal(page, "echo local-$((6+6))", "local-12");
