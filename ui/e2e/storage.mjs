@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { SIZES } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FTPD = resolve(here, "../../tests/fixtures/ftpd.py");
@@ -263,13 +264,9 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     }
   }
 
-  // A storage connection goes into Recent once it connected, not when it failed. (On a phone
-  // Recent is the same sidebar in the connections drawer, whose 44 px rows connections.mjs
-  // checks.)
-  for (const [size, options] of [
-    ["desktop", { viewport: { width: 1440, height: 900 } }],
-    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
-  ]) {
+  // A storage connection goes into Recent once it connected, not when it failed; on touch
+  // screens Recent is in the connections drawer, its rows 44 px high.
+  for (const [size, options] of SIZES) {
     test(
       `storage: a connected storage tab is in Recent, a failed one is not (${size})`,
       withFtp(async ({ page, served, ftp }) => {
@@ -282,7 +279,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
         await showSidebar();
         const again = sidebar.getByRole("button", { name: `Connect to ${ftp.title}` });
         await again.waitFor();
-        if (size === "tablet") {
+        if (options.hasTouch === true) {
           const box = await again.boundingBox();
           if (box === null || box.height < 44) throw new Error(`Recent's row is too small: ${JSON.stringify(box)}`);
         }
@@ -302,8 +299,8 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
         if ((await sidebar.getByRole("button", { name: new RegExp(`:${port}`) }).count()) !== 0) {
           throw new Error("a failed storage connection is in Recent");
         }
-        // An upright tablet's drawer covers the tab strip: closed, as a user would.
-        if (size === "tablet") {
+        // A touch screen's drawer covers the tabs: closed, as a user would.
+        if (options.hasTouch === true) {
           await page.keyboard.press("Escape");
           await sidebar.waitFor({ state: "detached" });
         }
