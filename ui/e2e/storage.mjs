@@ -309,6 +309,42 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     );
   }
 
+  // The audit log leaves the user's own browsing out until asked, says who made each call and
+  // names the tab as the strip does.
+  for (const [size, options] of SIZES) {
+    test(
+      `storage: the audit log groups out my browsing and names the tab as the strip does (${size})`,
+      withFtp(async ({ page, served, ftp }) => {
+        await openFtpTab(page, served, ftp);
+        const drawer = page.getByRole("button", { name: "Connections" });
+        if (await drawer.isVisible()) await drawer.click();
+        await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "Audit log" }).click();
+        const audit = page.getByRole("dialog", { name: "Audit log" });
+        const count = audit.getByRole("status");
+        await count.getByText(/^\d+ of [1-9]\d* calls$/).waitFor();
+        const browsing = audit.locator("tbody tr").filter({ hasText: "list_dir" });
+        if ((await browsing.count()) !== 0) {
+          throw new Error("the user's browsing is listed before it is asked for");
+        }
+        await page.screenshot({ path: join(OUTPUT, `audit-browsing-hidden-${size}.png`) });
+        await audit.getByRole("checkbox", { name: "Show my browsing" }).check();
+        await browsing.first().waitFor();
+        const cells = await browsing
+          .first()
+          .locator("td")
+          .evaluateAll((tds) => tds.map((td) => td.textContent.trim()));
+        // Time, Tab, By, Tool, …: the tab as the strip names it, made by the user.
+        if (cells[1] !== ftp.title || cells[2] !== "you" || cells[3] !== "list_dir") {
+          throw new Error(`a browsing row reads ${JSON.stringify(cells)}`);
+        }
+        await page.screenshot({ path: join(OUTPUT, `audit-browsing-shown-${size}.png`) });
+        await page.keyboard.press("Escape");
+        await audit.waitFor({ state: "detached" });
+      }),
+      options,
+    );
+  }
+
   test(
     "storage: an FTP tab through the form lists both sides, sorts by keyboard and makes a folder",
     withFtp(async ({ page, served, ftp }) => {
