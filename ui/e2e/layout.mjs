@@ -239,7 +239,7 @@ export function layoutTests({
   );
 
   test(
-    "phone: the extra keys say they scroll, buttons are 44 px, no keyboard hints, Pilot is a half-height sheet",
+    "phone: the extra keys say they scroll, buttons are 44 px, no keyboard hints, Pilot is a half-height sheet with a handle to drag",
     async ({ page, served }) => {
       await page.goto(served.url);
       await page.getByText("Pilot, an AI assistant").waitFor();
@@ -299,7 +299,22 @@ export function layoutTests({
       await page.screenshot({ path: join(OUTPUT, "phone-pilot-expanded.png") });
       await sheet.getByRole("button", { name: "Shrink Pilot" }).tap();
       await until("half the height again", async () => (await sheet.boundingBox()).height < 844 * 0.55);
-      await sheet.getByRole("button", { name: "Close Pilot" }).tap();
+      // The handle dragged: up gives the whole height, down half again, down once more closes.
+      const handle = sheet.getByRole("button", { name: /^(Expand|Shrink) Pilot$/ });
+      const drag = async (dy) => {
+        const box = await handle.boundingBox();
+        const x = box.x + box.width / 2;
+        const y = box.y + box.height / 2;
+        await page.mouse.move(x, y);
+        await page.mouse.down();
+        await page.mouse.move(x, y + dy, { steps: 5 });
+        await page.mouse.up();
+      };
+      await drag(-200);
+      await until("the whole height, dragged", async () => (await sheet.boundingBox()).height > 844 * 0.8);
+      await drag(200);
+      await until("half the height, dragged", async () => (await sheet.boundingBox()).height < 844 * 0.55);
+      await drag(200);
       await message.waitFor({ state: "hidden" });
     },
     PHONE,
