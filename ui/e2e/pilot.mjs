@@ -1015,6 +1015,8 @@ export function pilotTests(test, h) {
           await message(page, "use port 8080");
           const card = panel(page).getByRole("article", { name: /^edit_file / });
           await card.getByRole("button", { name: "Approve" }).waitFor();
+          // What will happen, in words: the file it changes.
+          await card.getByText(`Change ${file}`, { exact: true }).waitFor();
           // The diff: both lines, coloured rows with signs, and the path.
           const diff = card.getByRole("table", { name: "Change 1", exact: true });
           await diff.waitFor();
