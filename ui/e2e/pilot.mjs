@@ -111,6 +111,29 @@ export function pilotKit(h) {
     }
   }
 
+  /** Opens the shown tab's "Connection settings": from the tab's tools, or on a phone from the
+   * tab switcher; Pilot is put away first where it lies over the tab. Returns the dialog. */
+  async function openConnectionSettings(page) {
+    for (const name of ["Close Pilot", "Hide Pilot"]) {
+      const button = page.getByRole("button", { name });
+      const over = await page.evaluate(() => matchMedia("(pointer: coarse)").matches);
+      if (over && (await button.isVisible())) await button.click();
+    }
+    const direct = page.getByRole("button", { name: "Connection settings", exact: true });
+    if (await direct.isVisible()) {
+      await direct.click();
+    } else {
+      await page.getByRole("button", { name: /^Tabs: / }).click();
+      await page
+        .getByRole("dialog", { name: "Open tabs" })
+        .getByRole("button", { name: /^Connection settings for / })
+        .click();
+    }
+    const dialog = page.getByRole("dialog", { name: "Connection settings" });
+    await dialog.waitFor();
+    return dialog;
+  }
+
   /** The visible Pilot panel. */
   const panel = (page) => page.getByRole("region", { name: "Pilot" }).filter({ visible: true });
 
@@ -151,7 +174,7 @@ export function pilotKit(h) {
     await runInTerminal(page, "echo ssh-$((2+3))", "ssh-5");
   }
 
-  return { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot };
+  return { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot, openConnectionSettings };
 }
 
 /**
@@ -159,7 +182,7 @@ export function pilotKit(h) {
  */
 export function pilotTests(test, h) {
   const { until, activeTab, runInTerminal, dropSession, startWithFirstLine, terminalText, OUTPUT, SSHD, TIMEOUT } = h;
-  const { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot } = pilotKit(h);
+  const { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot, openConnectionSettings } = pilotKit(h);
 
   /** A directory the sshd fixture's user owns (files Pilot changes over SSH). */
   function userDir(user) {
@@ -742,52 +765,58 @@ export function pilotTests(test, h) {
     }
   });
 
-  test("Pilot: a file read the connection refuses asks; allowing it for the connection changes its settings", async ({
-    page,
-  }) => {
-    const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-contents-"));
-    const file = join(dir, "notes.txt");
-    writeFileSync(file, "marker-31337\n");
-    await withPilot(
-      {
-        steps: [
-          { respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] } },
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot: a file read the connection refuses asks; allowing it for the connection changes its settings`,
+      async ({ page }) => {
+        const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-contents-"));
+        const file = join(dir, "notes.txt");
+        writeFileSync(file, "marker-31337\n");
+        await withPilot(
           {
-            expect: { last_result_contains: ["marker-31337"] },
-            respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] },
+            steps: [
+              { respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] } },
+              {
+                expect: { last_result_contains: ["marker-31337"] },
+                respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] },
+              },
+              { expect: { last_result_contains: ["marker-31337"] }, respond: { text: "Read it twice." } },
+            ],
           },
-          { expect: { last_result_contains: ["marker-31337"] }, respond: { text: "Read it twice." } },
-        ],
+          async ({ url }) => {
+            await openLocal(page, url);
+            await showPilot(page);
+            await message(page, "read my notes");
+            const cards = panel(page).getByRole("article", { name: /^read_file / });
+            const first = cards.first();
+            const ask = first.getByRole("group", { name: "Permission" });
+            await ask.getByText("Let Pilot read file contents?").waitFor();
+            await ask.getByText("This tab does not send file contents to the AI").waitFor();
+            await ask.getByRole("button", { name: "Just this once" }).waitFor();
+            const allow = ask.getByRole("button", { name: "Allow file contents for this connection" });
+            await inSight(allow, "Allow file contents for this connection", TIMEOUT);
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-file-contents-permission.png`) });
+            await allow.click();
+            await first.getByText("ok", { exact: true }).waitFor();
+            await turnDone(page);
+            await panel(page).getByText("Read it twice.").waitFor();
+            // The second read ran without asking: its card never waited.
+            const second = cards.nth(1);
+            await second.getByText("ok", { exact: true }).waitFor();
+            await second.getByRole("button", { expanded: false }).click();
+            await second.getByText("allowed by a rule").waitFor();
+            // The tab's settings say so, as if changed in Connection settings.
+            const settings = await openConnectionSettings(page);
+            const box = settings.getByRole("checkbox", { name: "Send file contents to the AI" });
+            await until("the setting to show", async () => await box.isChecked());
+            await settings.getByRole("button", { name: "Cancel" }).click();
+          },
+        );
+        rmSync(dir, { recursive: true, force: true });
       },
-      async ({ url }) => {
-        await openLocal(page, url);
-        await message(page, "read my notes");
-        const cards = panel(page).getByRole("article", { name: /^read_file / });
-        const first = cards.first();
-        const ask = first.getByRole("group", { name: "Permission" });
-        await ask.getByText("Let Pilot read file contents?").waitFor();
-        await ask.getByText("This tab does not send file contents to the AI").waitFor();
-        await ask.getByRole("button", { name: "Just this once" }).waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-file-contents-permission.png") });
-        await ask.getByRole("button", { name: "Allow file contents for this connection" }).click();
-        await first.getByText("ok", { exact: true }).waitFor();
-        await turnDone(page);
-        await panel(page).getByText("Read it twice.").waitFor();
-        // The second read ran without asking: its card never waited.
-        const second = cards.nth(1);
-        await second.getByText("ok", { exact: true }).waitFor();
-        await second.getByRole("button", { expanded: false }).click();
-        await second.getByText("allowed by a rule").waitFor();
-        // The tab's settings say so, as if changed in Connection settings.
-        await page.getByRole("button", { name: "Connection settings" }).click();
-        const settings = page.getByRole("dialog", { name: "Connection settings" });
-        const box = settings.getByRole("checkbox", { name: "Send file contents to the AI" });
-        await until("the setting to show", async () => await box.isChecked());
-        await settings.getByRole("button", { name: "Cancel" }).click();
-      },
+      device,
     );
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }
 
   // "Just this once" runs the refused read once and changes no setting: the next read asks again.
   for (const [size, device] of SIZES) {
@@ -826,22 +855,13 @@ export function pilotTests(test, h) {
               await panel(page).getByText("I will not read it again.").waitFor();
               await turnDone(page);
               await page.screenshot({ path: join(OUTPUT, `${size}-pilot-file-contents-once-done.png`) });
-              // Where Pilot lies over the terminal (a tablet), it is put away first.
-              const hide = page.getByRole("button", { name: "Hide Pilot" });
-              if (device.hasTouch === true && (await hide.isVisible())) {
-                await hide.click();
+              const dialog = await openConnectionSettings(page);
+              const box = dialog.getByRole("checkbox", { name: "Send file contents to the AI" });
+              await box.waitFor();
+              if (await box.isChecked()) {
+                throw new Error("Just this once changed the connection's setting");
               }
-              const settings = page.getByRole("button", { name: "Connection settings", exact: true });
-              if (await settings.isVisible()) {
-                await settings.click();
-                const dialog = page.getByRole("dialog", { name: "Connection settings" });
-                const box = dialog.getByRole("checkbox", { name: "Send file contents to the AI" });
-                await box.waitFor();
-                if (await box.isChecked()) {
-                  throw new Error("Just this once changed the connection's setting");
-                }
-                await dialog.getByRole("button", { name: "Cancel" }).click();
-              }
+              await dialog.getByRole("button", { name: "Cancel" }).click();
             },
           );
         } finally {
