@@ -184,6 +184,13 @@ export function pilotTests(test, h) {
   const { until, activeTab, runInTerminal, dropSession, startWithFirstLine, terminalText, OUTPUT, SSHD, TIMEOUT } = h;
   const { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot, openConnectionSettings } = pilotKit(h);
 
+  /** A model script that reads `file` (holding `marker`), reads it again once the marker came
+   * back, then takes `last` as its answer to the second read. */
+  function readTwice(file, marker, last) {
+    const read = { tool_calls: [{ name: "read_file", arguments: { path: file } }] };
+    return [{ respond: read }, { expect: { last_result_contains: [marker] }, respond: read }, last];
+  }
+
   /** A directory the sshd fixture's user owns (files Pilot changes over SSH). */
   function userDir(user) {
     const dir = mkdtempSync(join("/tmp", "kaiport-e2e-files-"));
@@ -774,14 +781,10 @@ export function pilotTests(test, h) {
         writeFileSync(file, "marker-31337\n");
         await withPilot(
           {
-            steps: [
-              { respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] } },
-              {
-                expect: { last_result_contains: ["marker-31337"] },
-                respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] },
-              },
-              { expect: { last_result_contains: ["marker-31337"] }, respond: { text: "Read it twice." } },
-            ],
+            steps: readTwice(file, "marker-31337", {
+              expect: { last_result_contains: ["marker-31337"] },
+              respond: { text: "Read it twice." },
+            }),
           },
           async ({ url }) => {
             await openLocal(page, url);
@@ -829,14 +832,10 @@ export function pilotTests(test, h) {
         try {
           await withPilot(
             {
-              steps: [
-                { respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] } },
-                {
-                  expect: { last_result_contains: ["marker-4711"] },
-                  respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] },
-                },
-                { expect: { last_result_contains: ["denied"] }, respond: { text: "I will not read it again." } },
-              ],
+              steps: readTwice(file, "marker-4711", {
+                expect: { last_result_contains: ["denied"] },
+                respond: { text: "I will not read it again." },
+              }),
             },
             async ({ url }) => {
               await openLocal(page, url);
