@@ -441,139 +441,122 @@ export function pilotTests(test, h) {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The page at a phone's width (390 px) with Pilot's sheet open, for a screenshot of the card
-   * that waits, then back to the desktop size. */
-  async function phoneShot(page, name) {
-    const desktop = page.viewportSize();
-    await page.setViewportSize({ width: 390, height: 760 });
-    await animationFrames(page, 2);
-    // The sheet may have opened for the card that waits; else the header's Pilot button opens it.
-    const close = page.getByRole("button", { name: "Close Pilot" });
-    if (!(await close.isVisible())) {
-      await page.getByRole("button", { name: /^Pilot( \d+ waiting)?$/ }).click();
-    }
-    await close.waitFor();
-    await animationFrames(page, 2);
-    await page.screenshot({ path: join(OUTPUT, name) });
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
-    await page.getByRole("button", { name: "Close Pilot" }).click();
-    await page.setViewportSize(desktop);
-    if (width > 390) {
-      throw new Error(`${name}: the page is ${width} px wide at 390 px`);
-    }
-  }
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot: approval cards in words: Always allow, the rule in Connection settings, Edit before running, a deny reason`,
+      async ({ page, sshd }) => {
+        const dir = userDir(sshd.user);
+        const target = join(dir, "must-not-exist");
+        const check = "df -P /";
+        await withPilot(
+          {
+            steps: [
+              {
+                respond: {
+                  text: "Let me look at the disk.",
+                  tool_calls: [
+                    { name: "run_command", arguments: { command: check, why: "To see how full the disk is." } },
+                  ],
+                },
+              },
+              {
+                expect: { last_result_contains: ["Filesystem"] },
+                respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
+              },
+              { expect: { last_result_contains: ["Filesystem"] }, respond: { text: "The disk has room." } },
+              {
+                expect: { body_contains: ["once more"] },
+                respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
+              },
+              {
+                expect: { last_result_contains: ["edited_by_user", "edited-23"] },
+                respond: { tool_calls: [{ name: "run_command", arguments: { command: `touch ${target}` } }] },
+              },
+              {
+                expect: { last_result_contains: ["the user denied this call: not today, thanks"] },
+                respond: { text: "Understood: not today." },
+              },
+            ],
+          },
+          async ({ url }) => {
+            await openSsh(page, url, sshd, { name: "web1" });
+            await showPilot(page);
+            await message(page, "how full is the disk?");
+            const cards = panel(page).getByRole("article", { name: `run_command ${check}` });
+            // A routine card: what happens in words, Pilot's reason, the command once, no boilerplate.
+            const first = cards.first();
+            await first.getByRole("button", { name: "Approve" }).waitFor();
+            await first.getByText("Run in web1’s terminal", { exact: true }).waitFor();
+            await first.getByText("Pilot: “To see how full the disk is.”").waitFor();
+            if ((await first.getByText(check, { exact: true }).count()) !== 1) {
+              throw new Error("the card does not show the command exactly once");
+            }
+            if ((await first.getByRole("list", { name: "Why it asks" }).count()) !== 0) {
+              throw new Error("a routine card lists the policy's routine reason");
+            }
+            await first.getByText("adds df to its allowed commands").waitFor();
+            await inSight(first.getByRole("button", { name: "Approve" }), "Approve", TIMEOUT);
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-routine.png`) });
+            await first.getByRole("button", { name: "Always allow this command on this connection" }).click();
+            await first.getByText("ok", { exact: true }).waitFor();
+            // The same call again runs without a card: a rule allowed it.
+            const second = cards.nth(1);
+            await second.getByText("ok", { exact: true }).waitFor();
+            await panel(page).getByText("The disk has room.").waitFor();
+            await turnDone(page);
+            await second.getByRole("button", { expanded: false }).click();
+            await second.getByText("allowed by a rule").waitFor();
+            // The rule is in Connection settings; taking it out there undoes it.
+            const settings = await openConnectionSettings(page);
+            const allowed = settings.getByLabel("Allowed commands");
+            await until("the rule in the settings", async () => (await allowed.inputValue()) === "df");
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-always-allow-settings.png`) });
+            await allowed.fill("");
+            await settings.getByRole("button", { name: "Save settings" }).click();
+            await settings.waitFor({ state: "hidden" });
 
-  test("Pilot: approval cards in words: Always allow, the rule in Connection settings, Edit before running, a deny reason", async ({
-    page,
-    sshd,
-  }) => {
-    const dir = userDir(sshd.user);
-    const target = join(dir, "must-not-exist");
-    const check = "df -P /";
-    await withPilot(
-      {
-        steps: [
-          {
-            respond: {
-              text: "Let me look at the disk.",
-              tool_calls: [{ name: "run_command", arguments: { command: check, why: "To see how full the disk is." } }],
-            },
-          },
-          {
-            expect: { last_result_contains: ["Filesystem"] },
-            respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
-          },
-          { expect: { last_result_contains: ["Filesystem"] }, respond: { text: "The disk has room." } },
-          {
-            expect: { body_contains: ["once more"] },
-            respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
-          },
-          {
-            expect: { last_result_contains: ["edited_by_user", "edited-23"] },
-            respond: { tool_calls: [{ name: "run_command", arguments: { command: `touch ${target}` } }] },
-          },
-          {
-            expect: { last_result_contains: ["the user denied this call: not today, thanks"] },
-            respond: { text: "Understood: not today." },
-          },
-        ],
-      },
-      async ({ url }) => {
-        await openSsh(page, url, sshd, { name: "web1" });
-        await message(page, "how full is the disk?");
-        const cards = panel(page).getByRole("article", { name: `run_command ${check}` });
-        // A routine card: what happens in words, Pilot's reason, the command once, no boilerplate.
-        const first = cards.first();
-        await first.getByRole("button", { name: "Approve" }).waitFor();
-        await first.getByText("Run in web1’s terminal", { exact: true }).waitFor();
-        await first.getByText("Pilot: “To see how full the disk is.”").waitFor();
-        if ((await first.getByText(check, { exact: true }).count()) !== 1) {
-          throw new Error("the card does not show the command exactly once");
-        }
-        if ((await first.getByRole("list", { name: "Why it asks" }).count()) !== 0) {
-          throw new Error("a routine card lists the policy's routine reason");
-        }
-        await first.getByText("adds df to its allowed commands").waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-routine.png") });
-        await phoneShot(page, "pilot-card-routine-phone.png");
-        await first.getByRole("button", { name: "Always allow this command on this connection" }).click();
-        await first.getByText("ok", { exact: true }).waitFor();
-        // The same call again runs without a card: a rule allowed it.
-        const second = cards.nth(1);
-        await second.getByText("ok", { exact: true }).waitFor();
-        await panel(page).getByText("The disk has room.").waitFor();
-        await turnDone(page);
-        await second.getByRole("button", { expanded: false }).click();
-        await second.getByText("allowed by a rule").waitFor();
-        // The rule is in Connection settings; taking it out there undoes it.
-        await page.getByRole("button", { name: "Connection settings", exact: true }).click();
-        const settings = page.getByRole("dialog", { name: "Connection settings" });
-        const allowed = settings.getByLabel("Allowed commands");
-        await until("the rule in the settings", async () => (await allowed.inputValue()) === "df");
-        await page.screenshot({ path: join(OUTPUT, "pilot-always-allow-settings.png") });
-        await allowed.fill("");
-        await settings.getByRole("button", { name: "Save settings" }).click();
-        await settings.waitFor({ state: "hidden" });
+            // Without the rule it asks again: the user edits the line, and their line runs.
+            await showPilot(page);
+            await message(page, "once more");
+            const third = cards.nth(2);
+            await third.getByRole("button", { name: "Edit before running" }).click();
+            const box = third.getByRole("textbox", { name: "Command" });
+            if ((await box.inputValue()) !== check) {
+              throw new Error(`the command box starts with ${await box.inputValue()}`);
+            }
+            await box.fill("echo edited-$((20+3))");
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-edit.png`) });
+            await third.getByRole("button", { name: "Approve" }).click();
+            await third.getByText("ok", { exact: true }).waitFor();
+            await until("the edited line in the terminal", async () =>
+              ((await terminalText(page, await activeTab(page))) ?? "")
+                .split("\n")
+                .some((line) => line.trim() === "edited-23"),
+            );
+            await third.getByText("echo edited-$((20+3))").waitFor();
 
-        // Without the rule it asks again: the user edits the line, and their line runs.
-        await message(page, "once more");
-        const third = cards.nth(2);
-        await third.getByRole("button", { name: "Edit before running" }).click();
-        const box = third.getByRole("textbox", { name: "Command" });
-        if ((await box.inputValue()) !== check) {
-          throw new Error(`the command box starts with ${await box.inputValue()}`);
-        }
-        await box.fill("echo edited-$((20+3))");
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-edit.png") });
-        await phoneShot(page, "pilot-card-edit-phone.png");
-        await third.getByRole("button", { name: "Approve" }).click();
-        await third.getByText("ok", { exact: true }).waitFor();
-        await until("the edited line in the terminal", async () =>
-          ((await terminalText(page, await activeTab(page))) ?? "")
-            .split("\n")
-            .some((line) => line.trim() === "edited-23"),
+            // A deny with a reason: the model gets it; the card says it in the user's words.
+            const touch = panel(page).getByRole("article", { name: /^run_command touch/ });
+            await touch.getByRole("button", { name: "Deny" }).waitFor();
+            await touch.getByRole("textbox", { name: "Reason (sent to Pilot)" }).fill("not today, thanks");
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-deny-reason.png`) });
+            await touch.getByRole("button", { name: "Deny" }).click();
+            await touch.getByText("you denied it", { exact: true }).waitFor();
+            await turnDone(page);
+            await panel(page).getByText("Understood: not today.").waitFor();
+            await touch.getByRole("button", { expanded: false }).click();
+            await touch.getByText("You denied it: “not today, thanks”").scrollIntoViewIfNeeded();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-denied.png`) });
+            if (existsSync(target)) {
+              throw new Error("the denied command ran");
+            }
+          },
         );
-        await third.getByText("echo edited-$((20+3))").waitFor();
-
-        // A deny with a reason: the model gets it; the card says it in the user's words.
-        const touch = panel(page).getByRole("article", { name: /^run_command touch/ });
-        await touch.getByRole("button", { name: "Deny" }).waitFor();
-        await touch.getByRole("textbox", { name: "Reason (sent to Pilot)" }).fill("not today, thanks");
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-deny-reason.png") });
-        await touch.getByRole("button", { name: "Deny" }).click();
-        await touch.getByText("you denied it", { exact: true }).waitFor();
-        await turnDone(page);
-        await panel(page).getByText("Understood: not today.").waitFor();
-        await touch.getByRole("button", { expanded: false }).click();
-        await touch.getByText("You denied it: “not today, thanks”").scrollIntoViewIfNeeded();
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-denied.png") });
-        if (existsSync(target)) {
-          throw new Error("the denied command ran");
-        }
+        rmSync(dir, { recursive: true, force: true });
       },
+      device,
     );
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }
 
   for (const [size, device] of SIZES) {
     test(
