@@ -1116,6 +1116,57 @@ for (const [size, device] of SIZES) {
   );
 }
 
+test("a reconnected tab keeps its place, in this window and in a second one", async ({
+  page,
+  context,
+  served,
+  sshd,
+}) => {
+  await page.goto(served.url);
+  const sidebar = page.getByRole("navigation", { name: "Connections" });
+  const order = (p) =>
+    p
+      .getByRole("tablist", { name: "Open tabs" })
+      .getByRole("tab")
+      .evaluateAll((all) => all.map((t) => t.id));
+  await sidebar.getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo first-$((1+1))", "first-2");
+  const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
+  await form.getByRole("button", { name: "Connect" }).click();
+  const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+  await until("the SSH shell", async () => {
+    if (await hostKey.isVisible()) await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+    return /[$#] ?$/m.test((await terminalText(page, await activeTab(page))) ?? "");
+  });
+  const ssh = await activeTab(page);
+  await sidebar.getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo third-$((1+2))", "third-3");
+  const second = await context.newPage();
+  try {
+    await second.goto(served.url);
+    await until("three tabs in the second window", async () => (await order(second)).length === 3);
+    const before = await order(page);
+    if (JSON.stringify(await order(second)) !== JSON.stringify(before) || before[1] !== `tab-button-${ssh}`) {
+      throw new Error(`the windows' orders differ: ${JSON.stringify([before, await order(second)])}`);
+    }
+    await page.locator(`#tab-button-${ssh}`).click();
+    await dropSession(page, "the middle tab");
+    await runInTerminal(page, "echo back-$((2+2))", "back-4");
+    for (const [name, p] of [
+      ["this window", page],
+      ["the second window", second],
+    ]) {
+      const now = await order(p);
+      if (JSON.stringify(now) !== JSON.stringify(before)) {
+        throw new Error(`${name}: the reconnected tab moved: ${JSON.stringify(now)} (was ${JSON.stringify(before)})`);
+      }
+    }
+    await second.screenshot({ path: join(OUTPUT, "reconnect-second-window.png") });
+  } finally {
+    await second.close();
+  }
+});
+
 test("a lost connection shows Reconnecting in N s with Cancel; Cancel leaves it dropped with Reconnect", async ({
   page,
   served,
