@@ -251,8 +251,11 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
   }
 
   /** After "Retry": the upload ends and the server holds the file byte for byte. */
-  async function retriedUploadArrived(remote, item, ftp, name) {
+  async function retriedUploadArrived(page, remote, item, ftp, name) {
     await item.getByText("done").waitFor({ timeout: 60_000 });
+    // On a phone one side shows at a time: the storage side, to see the file there.
+    const sides = page.getByRole("group", { name: "Side shown" });
+    if (await sides.isVisible()) await sides.getByText("Storage", { exact: true }).click();
     await row(remote, name).waitFor();
     if (sha256(join(ftp.local, name)) !== sha256(join(ftp.data, name))) {
       throw new Error(`the retried upload of ${name} differs`);
@@ -688,38 +691,44 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     }),
   );
 
-  test(
-    "storage: a cancelled upload leaves nothing under its name, and Retry completes it",
-    withFtp(async ({ page, served, ftp }) => {
-      const { remote, item } = await bigUploadUnderWay(page, served, ftp, "cancel-me.bin");
-      await item.getByRole("button", { name: "Cancel" }).click();
-      await item.getByText("cancelled", { exact: true }).waitFor();
-      if (existsSync(join(ftp.data, "cancel-me.bin"))) {
-        throw new Error("a cancelled upload left a file under its final name");
-      }
-      // The engine removes its temporary copy too.
-      await until("no half-written copy left", async () => readdirSync(ftp.data).length === 0);
-      await page.screenshot({ path: join(OUTPUT, "storage-cancelled.png") });
-      await item.getByRole("button", { name: "Retry" }).click();
-      await retriedUploadArrived(remote, item, ftp, "cancel-me.bin");
-    }),
-  );
+  // Cancelled or cut off by the server, at every size: nothing left under the name, no
+  // temporary copy beside it, and Retry sends it whole.
+  for (const [size, options] of SIZES) {
+    test(
+      `storage: a cancelled upload leaves nothing under its name, and Retry completes it (${size})`,
+      withFtp(async ({ page, served, ftp }) => {
+        const { remote, item } = await bigUploadUnderWay(page, served, ftp, "cancel-me.bin");
+        await item.getByRole("button", { name: "Cancel" }).click();
+        await item.getByText("cancelled", { exact: true }).waitFor();
+        if (existsSync(join(ftp.data, "cancel-me.bin"))) {
+          throw new Error("a cancelled upload left a file under its final name");
+        }
+        // The engine removes its temporary copy too.
+        await until("no half-written copy left", async () => readdirSync(ftp.data).length === 0);
+        await page.screenshot({ path: join(OUTPUT, `storage-cancelled-${size}.png`) });
+        await item.getByRole("button", { name: "Retry" }).click();
+        await retriedUploadArrived(page, remote, item, ftp, "cancel-me.bin");
+      }),
+      options,
+    );
 
-  test(
-    "storage: an upload whose server dies fails, and Retry sends it again once the server is back",
-    withFtp(async ({ page, served, ftp }) => {
-      const { remote, item } = await bigUploadUnderWay(page, served, ftp, "survivor.bin");
-      await ftp.kill();
-      await item.getByText("failed", { exact: true }).waitFor({ timeout: 60_000 });
-      if (existsSync(join(ftp.data, "survivor.bin"))) {
-        throw new Error("a failed upload left a file under its final name");
-      }
-      await page.screenshot({ path: join(OUTPUT, "storage-failed.png") });
-      await ftp.restart();
-      await item.getByRole("button", { name: "Retry" }).click();
-      await retriedUploadArrived(remote, item, ftp, "survivor.bin");
-    }),
-  );
+    test(
+      `storage: an upload whose server dies fails, and Retry sends it again once the server is back (${size})`,
+      withFtp(async ({ page, served, ftp }) => {
+        const { remote, item } = await bigUploadUnderWay(page, served, ftp, "survivor.bin");
+        await ftp.kill();
+        await item.getByText("failed", { exact: true }).waitFor({ timeout: 60_000 });
+        if (existsSync(join(ftp.data, "survivor.bin"))) {
+          throw new Error("a failed upload left a file under its final name");
+        }
+        await page.screenshot({ path: join(OUTPUT, `storage-failed-${size}.png`) });
+        await ftp.restart();
+        await item.getByRole("button", { name: "Retry" }).click();
+        await retriedUploadArrived(page, remote, item, ftp, "survivor.bin");
+      }),
+      options,
+    );
+  }
 
   test(
     "storage: rename, and delete only after the confirmation (dark)",
