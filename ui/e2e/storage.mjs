@@ -605,40 +605,43 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     );
   }
 
-  test(
-    "storage: several files uploaded at once end in one status line that keeps the one not done",
-    withFtp(async ({ page, served, ftp }) => {
-      for (const name of ["a.txt", "b.txt", "c.txt"]) {
-        writeFileSync(join(ftp.local, name), `${name} from this computer\n`);
-      }
-      writeFileSync(join(ftp.data, "b.txt"), "the server's b\n");
-      const { local } = await openFtpTab(page, served, ftp);
-      await row(local, "a.txt").click();
-      await row(local, "c.txt").click({ modifiers: ["Shift"] });
-      await local.getByRole("button", { name: "Upload" }).click();
-      // b.txt would replace the server's: asked, and kept.
-      const confirm = page.getByRole("dialog", { name: "Replace?" });
-      await confirm.waitFor();
-      for (const name of ["a.txt", "c.txt"]) {
-        await transfer(page, name).getByText("done").waitFor({ timeout: 30_000 });
-      }
-      await confirm.getByRole("button", { name: "Cancel" }).click();
-      const status = page.getByRole("status").filter({ hasText: /upload 3 files/ });
-      await status.waitFor();
-      const said = await status.textContent();
-      // The user's own Cancel of the question is a cancel, not a refusal (people-text.ts).
-      if (said !== "Done 2 of 3: upload 3 files; 1 cancelled.") {
-        throw new Error(`the status line says: ${said}`);
-      }
-      if (
-        readFileSync(join(ftp.data, "b.txt"), "utf8") !== "the server's b\n" ||
-        readFileSync(join(ftp.data, "c.txt"), "utf8") !== "c.txt from this computer\n"
-      ) {
-        throw new Error("the server does not hold what was asked");
-      }
-      await page.screenshot({ path: join(OUTPUT, "storage-batch-status.png") });
-    }),
-  );
+  for (const [size, options] of SIZES) {
+    test(
+      `storage: several files uploaded at once end in one status line that keeps the one not done (${size})`,
+      withFtp(async ({ page, served, ftp }) => {
+        for (const name of ["a.txt", "b.txt", "c.txt"]) {
+          writeFileSync(join(ftp.local, name), `${name} from this computer\n`);
+        }
+        writeFileSync(join(ftp.data, "b.txt"), "the server's b\n");
+        const { local } = await openFtpTab(page, served, ftp);
+        await row(local, "a.txt").click();
+        await row(local, "c.txt").click({ modifiers: ["Shift"] });
+        await local.getByRole("button", { name: "Upload" }).click();
+        // b.txt would replace the server's: asked, and kept.
+        const confirm = page.getByRole("dialog", { name: "Replace?" });
+        await confirm.waitFor();
+        for (const name of ["a.txt", "c.txt"]) {
+          await transfer(page, name).getByText("done").waitFor({ timeout: 30_000 });
+        }
+        await confirm.getByRole("button", { name: "Cancel" }).click();
+        const status = page.getByRole("status").filter({ hasText: /upload 3 files/ });
+        await status.waitFor();
+        const said = await status.textContent();
+        // The user's own Cancel of the question is a cancel, not a refusal (people-text.ts).
+        if (said !== "Done 2 of 3: upload 3 files; 1 cancelled.") {
+          throw new Error(`the status line says: ${said}`);
+        }
+        if (
+          readFileSync(join(ftp.data, "b.txt"), "utf8") !== "the server's b\n" ||
+          readFileSync(join(ftp.data, "c.txt"), "utf8") !== "c.txt from this computer\n"
+        ) {
+          throw new Error("the server does not hold what was asked");
+        }
+        await page.screenshot({ path: join(OUTPUT, `storage-batch-status-${size}.png`) });
+      }),
+      options,
+    );
+  }
 
   test(
     "storage: a folder uploaded by button arrives whole, in one plan and one row",
