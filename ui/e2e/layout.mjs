@@ -24,6 +24,17 @@ const PHONE = { ...devices["iPhone 13"], viewport: { width: 390, height: 844 } }
 /** What a finger needs (docs/ui-contract.md): 44 CSS px each way. */
 const TOUCH_TARGET = 44;
 
+/** A key file that is not there is caught in the open "New connection" form `form` (port 9,
+ * on which nothing is tried: the form stops first). */
+async function missingKeyFileCaught(form) {
+  await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+  await form.getByLabel("Port").fill("9");
+  await form.getByLabel("User").fill("nobody");
+  await form.getByLabel("Key file").fill("/nonexistent/kaiport/id_missing");
+  await form.getByRole("button", { name: "Connect" }).click();
+  await form.getByRole("alert").getByText("key file not found: /nonexistent/kaiport/id_missing").waitFor();
+}
+
 /** Fills the open "New connection" form with an SFTP storage tab on the sshd fixture's
  * `folder`; returns the dialog. */
 export async function fillSftpForm(page, sshd, folder) {
@@ -228,7 +239,7 @@ export function layoutTests({
   );
 
   test(
-    "phone: the extra keys say they scroll, buttons are 44 px, no keyboard hints, Pilot is a half-height sheet",
+    "phone: the extra keys say they scroll, buttons are 44 px, no keyboard hints, Pilot is a half-height sheet with a handle to drag",
     async ({ page, served }) => {
       await page.goto(served.url);
       await page.getByText("Pilot, an AI assistant").waitFor();
@@ -241,13 +252,7 @@ export function layoutTests({
       const form = page.getByRole("dialog", { name: "New connection" });
       await fingerSized(form.getByRole("button", { name: "Connect" }), "Connect");
       await fingerSized(form.getByRole("button", { name: "Cancel" }), "Cancel");
-      // A key file that is not there is caught in the form.
-      await form.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-      await form.getByLabel("Port").fill("9");
-      await form.getByLabel("User").fill("nobody");
-      await form.getByLabel("Key file").fill("/nonexistent/kaiport/id_missing");
-      await form.getByRole("button", { name: "Connect" }).tap();
-      await form.getByRole("alert").getByText("key file not found: /nonexistent/kaiport/id_missing").waitFor();
+      await missingKeyFileCaught(form);
       await page.screenshot({ path: join(OUTPUT, "phone-key-file-not-found.png") });
       // A port nobody listens on: the failure's line fits the screen, its button in sight.
       await form.getByLabel("Key file").fill("");
@@ -294,11 +299,65 @@ export function layoutTests({
       await page.screenshot({ path: join(OUTPUT, "phone-pilot-expanded.png") });
       await sheet.getByRole("button", { name: "Shrink Pilot" }).tap();
       await until("half the height again", async () => (await sheet.boundingBox()).height < 844 * 0.55);
-      await sheet.getByRole("button", { name: "Close Pilot" }).tap();
+      // The handle dragged: up gives the whole height, down half again, down once more closes.
+      const handle = sheet.getByRole("button", { name: /^(Expand|Shrink) Pilot$/ });
+      const drag = async (dy) => {
+        const box = await handle.boundingBox();
+        const x = box.x + box.width / 2;
+        const y = box.y + box.height / 2;
+        await page.mouse.move(x, y);
+        await page.mouse.down();
+        await page.mouse.move(x, y + dy, { steps: 5 });
+        await page.mouse.up();
+      };
+      await drag(-200);
+      await until("the whole height, dragged", async () => (await sheet.boundingBox()).height > 844 * 0.8);
+      await drag(200);
+      await until("half the height, dragged", async () => (await sheet.boundingBox()).height < 844 * 0.55);
+      await drag(200);
       await message.waitFor({ state: "hidden" });
     },
     PHONE,
   );
+
+  // What the phone test checks of the first screen and the form, on the desktop and the tablet.
+  for (const [size, device] of [
+    ["desktop", DESKTOP],
+    ["tablet", TABLET],
+  ]) {
+    test(
+      `${size}: the first screen says what kaiport is; a missing key file is caught in the form`,
+      async ({ page, served }) => {
+        await page.goto(served.url);
+        const about = page.locator(".empty .about");
+        await about.getByText("Pilot, an AI assistant").waitFor();
+        for (const words of ["storage", "approval", "audit log"]) {
+          if (!((await about.textContent()) ?? "").replace(/\s+/g, " ").includes(words)) {
+            throw new Error(`the first screen does not mention ${words}`);
+          }
+        }
+        // Two lines, as written, wherever there is room for them (not wrapped into four).
+        const lines = await about.evaluate((el) =>
+          Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight)),
+        );
+        if (size === "desktop" && lines > 2) throw new Error(`the first screen's text takes ${lines} lines`);
+        // A touch screen names no keyboard shortcut.
+        if (device.hasTouch === true && (await page.getByText(/Ctrl\+Shift/).count()) !== 0) {
+          throw new Error("a touch tablet shows keyboard shortcuts");
+        }
+        await page.screenshot({ path: join(OUTPUT, `${size}-first-screen.png`) });
+        await page.locator(".empty").getByRole("button", { name: "New connection" }).click();
+        const form = page.getByRole("dialog", { name: "New connection" });
+        await missingKeyFileCaught(form);
+        await page.screenshot({ path: join(OUTPUT, `${size}-key-file-not-found.png`) });
+        await form.getByRole("button", { name: "Cancel" }).click();
+        if ((await page.getByRole("tab").count()) !== 0) {
+          throw new Error("a form with a missing key file opened a tab");
+        }
+      },
+      device,
+    );
+  }
 
   test("two windows: the host-key prompt only where the tab was opened, the pty at the size of the window that typed", async ({
     browser,

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { animationFrames, inSight, removeHome } from "./wait.mjs";
+import { animationFrames, inSight, removeHome, SIZES } from "./wait.mjs";
 
 const KEY_VAR = "KAIPORT_E2E_MODEL_KEY";
 const KEY = "e2e-model-key-not-a-real-one";
@@ -21,7 +21,11 @@ export function modelServerKeptTo(script, modelOut) {
   if (failures.length > 0) {
     throw new Error(`the model server's expectations failed:\n${failures.join("\n")}`);
   }
-  const requests = modelOut.split("\n").filter((line) => line.startsWith("{")).length;
+  // Requests with a wrong key (a test of the setup dialog) are refused before any step.
+  const requests = modelOut
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .filter((line) => JSON.parse(line).auth_ok !== false).length;
   if (requests !== script.steps.length) {
     throw new Error(`the model was asked ${requests} times, not ${script.steps.length}`);
   }
@@ -99,6 +103,37 @@ export function pilotKit(h) {
     await page.getByRole("button", { name: "Send" }).click();
   }
 
+  /** Opens Pilot where it is not always shown (a tablet's overlay, a phone's sheet). */
+  async function showPilot(page) {
+    const show = page.getByRole("button", { name: /^(Pilot|Show Pilot)$/ });
+    if (await show.isVisible()) {
+      await show.click();
+    }
+  }
+
+  /** Opens the shown tab's "Connection settings": from the tab's tools, or on a phone from the
+   * tab switcher; Pilot is put away first where it lies over the tab. Returns the dialog. */
+  async function openConnectionSettings(page) {
+    for (const name of ["Close Pilot", "Hide Pilot"]) {
+      const button = page.getByRole("button", { name });
+      const over = await page.evaluate(() => matchMedia("(pointer: coarse)").matches);
+      if (over && (await button.isVisible())) await button.click();
+    }
+    const direct = page.getByRole("button", { name: "Connection settings", exact: true });
+    if (await direct.isVisible()) {
+      await direct.click();
+    } else {
+      await page.getByRole("button", { name: /^Tabs: / }).click();
+      await page
+        .getByRole("dialog", { name: "Open tabs" })
+        .getByRole("button", { name: /^Connection settings for / })
+        .click();
+    }
+    const dialog = page.getByRole("dialog", { name: "Connection settings" });
+    await dialog.waitFor();
+    return dialog;
+  }
+
   /** The visible Pilot panel. */
   const panel = (page) => page.getByRole("region", { name: "Pilot" }).filter({ visible: true });
 
@@ -106,8 +141,9 @@ export function pilotKit(h) {
     await until("the turn to end", async () => await panel(page).getByRole("button", { name: "Stop" }).isDisabled());
   }
 
-  /** An SSH tab to the sshd fixture, through "New connection", its host key trusted. */
-  async function openSsh(page, url, sshd) {
+  /** An SSH tab to the sshd fixture, through "New connection", its host key trusted; with
+   * `name`, saved under that name first and opened from the sidebar, as a user would. */
+  async function openSsh(page, url, sshd, { name } = {}) {
     await page.goto(url);
     await page.getByRole("button", { name: "New connection" }).first().click();
     const form = page.getByRole("dialog", { name: "New connection" });
@@ -115,7 +151,22 @@ export function pilotKit(h) {
     await form.getByLabel("Port").fill(String(sshd.port));
     await form.getByLabel("User").fill(sshd.user);
     await form.getByLabel("Key file").fill(sshd.key);
-    await form.getByRole("button", { name: "Connect" }).click();
+    if (name === undefined) {
+      await form.getByRole("button", { name: "Connect" }).click();
+    } else {
+      await form.getByLabel("Name").fill(name);
+      await form.getByRole("button", { name: "Save" }).click();
+      await form.waitFor({ state: "hidden" });
+      // On a phone or tablet the connections are a drawer.
+      const drawer = page.getByRole("button", { name: "Connections" });
+      if (await drawer.isVisible()) {
+        await drawer.click();
+      }
+      await page
+        .getByRole("navigation", { name: "Connections" })
+        .getByRole("button", { name: `Open ${name} (SSH)` })
+        .click();
+    }
     await page
       .getByRole("dialog", { name: "Unknown host key" })
       .getByRole("button", { name: "Trust and connect" })
@@ -123,15 +174,22 @@ export function pilotKit(h) {
     await runInTerminal(page, "echo ssh-$((2+3))", "ssh-5");
   }
 
-  return { withPilot, openLocal, openSsh, message, panel, turnDone };
+  return { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot, openConnectionSettings };
 }
 
 /**
  * Registers the Pilot tests with run.mjs's `test`. `h` carries run.mjs's helpers and paths.
  */
 export function pilotTests(test, h) {
-  const { until, activeTab, startWithFirstLine, terminalText, OUTPUT, SSHD, TIMEOUT } = h;
-  const { withPilot, openLocal, openSsh, message, panel, turnDone } = pilotKit(h);
+  const { until, activeTab, runInTerminal, dropSession, startWithFirstLine, terminalText, OUTPUT, SSHD, TIMEOUT } = h;
+  const { withPilot, openLocal, openSsh, message, panel, turnDone, showPilot, openConnectionSettings } = pilotKit(h);
+
+  /** A model script that reads `file` (holding `marker`), reads it again once the marker came
+   * back, then takes `last` as its answer to the second read. */
+  function readTwice(file, marker, last) {
+    const read = { tool_calls: [{ name: "read_file", arguments: { path: file } }] };
+    return [{ respond: read }, { expect: { last_result_contains: [marker] }, respond: read }, last];
+  }
 
   /** A directory the sshd fixture's user owns (files Pilot changes over SSH). */
   function userDir(user) {
@@ -141,67 +199,112 @@ export function pilotTests(test, h) {
     return dir;
   }
 
-  test("Pilot set up in the app: the provider's models listed, Test answered, Save keeps the key in the keychain, then a turn", async ({
-    page,
-  }) => {
-    const frames = [];
-    page.on("websocket", (ws) =>
-      ws.on("framereceived", (f) =>
-        frames.push(typeof f.payload === "string" ? f.payload : f.payload.toString("latin1")),
-      ),
-    );
-    await withPilot(
-      {
-        models: ["scripted-model", "scripted-model-mini"],
-        steps: [
-          { respond: { text: "OK" } },
-          { expect: { body_contains: ["hello"] }, respond: { text: "Hello from the model you set up." } },
-        ],
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot set up in the app: the provider's models listed, Test answered, Save keeps the key in the keychain, then a turn`,
+      async ({ page }) => {
+        const frames = [];
+        page.on("websocket", (ws) =>
+          ws.on("framereceived", (f) =>
+            frames.push(typeof f.payload === "string" ? f.payload : f.payload.toString("latin1")),
+          ),
+        );
+        await withPilot(
+          {
+            models: ["scripted-model", "scripted-model-mini"],
+            steps: [
+              { respond: { text: "OK" } },
+              { expect: { body_contains: ["hello"] }, respond: { text: "Hello from the model you set up." } },
+            ],
+          },
+          async ({ url, home, baseUrl }) => {
+            await openLocal(page, url);
+            await showPilot(page);
+            await panel(page).getByText("Pilot has no model yet").waitFor();
+            await panel(page).getByRole("button", { name: "Set up Pilot" }).click();
+            const dialog = page.getByRole("dialog", { name: "Pilot settings" });
+            await dialog.getByLabel("Provider").selectOption("anthropic");
+            await dialog.getByLabel("Base URL").fill(baseUrl);
+            // A wrong key: the provider's refusal, in words, for the model list and for Test.
+            // The key is masked as it is typed.
+            if ((await dialog.getByLabel("API key").getAttribute("type")) !== "password") {
+              throw new Error("the API key field shows the key");
+            }
+            await dialog.getByLabel("API key").fill("sk-wrong-key-e2e-0000");
+            await dialog.getByLabel("Model").focus();
+            await dialog.getByText(/refused the API key \(HTTP 401\)/).waitFor();
+            await dialog.getByLabel("Model").fill("scripted-model");
+            await dialog.getByRole("button", { name: "Test" }).click();
+            const refused = dialog.getByRole("status").filter({ hasText: "refused the API key" });
+            await refused.waitFor();
+            if ((await refused.textContent()).includes("sk-wrong")) {
+              throw new Error("the refusal shows the key");
+            }
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-setup-refused.png`) });
+            // The whole dialog is on the screen, its buttons included, however long the error.
+            const width = page.viewportSize().width;
+            for (const box of [
+              await dialog.boundingBox(),
+              await dialog.getByRole("button", { name: "Save" }).boundingBox(),
+            ]) {
+              if (box === null || box.x < 0 || box.x + box.width > width) {
+                throw new Error(`the dialog goes past the screen's ${width} px: ${JSON.stringify(box)}`);
+              }
+            }
+            await dialog.getByLabel("API key").fill(KEY);
+            // Leaving the key field asks the provider for its models, with the key just typed.
+            await dialog.getByLabel("Model").focus();
+            await dialog.getByText("2 models from the provider").waitFor();
+            const offered = await dialog
+              .locator("#ps-models option")
+              .evaluateAll((options) => options.map((o) => o.value));
+            if (offered.join(",") !== "scripted-model,scripted-model-mini") {
+              throw new Error(`the Model field offers ${offered}`);
+            }
+            await dialog.getByLabel("Model").fill("scripted-model");
+            await dialog.getByRole("button", { name: "Test" }).click();
+            await dialog.getByRole("status").filter({ hasText: "scripted-model answered: OK" }).waitFor();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-setup-tested.png`) });
+            await dialog.getByRole("button", { name: "Save" }).click();
+            await dialog
+              .getByRole("status")
+              .filter({ hasText: "Saved. Pilot uses scripted-model from now on." })
+              .waitFor();
+            // Behind the dialog the panel has the model already (the README's picture of this step).
+            await panel(page).getByText("Pilot has no model yet").waitFor({ state: "hidden" });
+            await until(
+              "the model in the panel",
+              async () =>
+                (await panel(page).getByRole("combobox", { name: "Model" }).inputValue()) === "scripted-model",
+            );
+            await dialog.getByText("2 models from the provider").waitFor();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-setup-saved.png`) });
+            if ((await dialog.getByLabel("API key").inputValue()) !== "") {
+              throw new Error("the key stays in the field after Save");
+            }
+            const file = readFileSync(join(home, "pilot.toml"), "utf8");
+            if (!/provider = "anthropic"/.test(file) || !/model = "scripted-model"/.test(file) || file.includes(KEY)) {
+              throw new Error(`pilot.toml after Save:\n${file}`);
+            }
+            await dialog.getByRole("button", { name: "Close" }).click();
+            await panel(page).getByText("API key saved in the keychain").waitFor();
+            if (await panel(page).getByRole("button", { name: "Set up Pilot" }).isVisible()) {
+              throw new Error("Set up Pilot is still offered after Save");
+            }
+            await message(page, "hello");
+            await panel(page).getByText("Hello from the model you set up.").waitFor();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-setup-turn.png`) });
+            const leaked = frames.filter((frame) => frame.includes(KEY));
+            if (leaked.length > 0) {
+              throw new Error(`the API key came back to the page: ${leaked[0].slice(0, 200)}`);
+            }
+          },
+          { modelFlags: false },
+        );
       },
-      async ({ url, home, baseUrl }) => {
-        await openLocal(page, url);
-        await panel(page).getByText("Pilot has no model yet").waitFor();
-        await panel(page).getByRole("button", { name: "Set up Pilot" }).click();
-        const dialog = page.getByRole("dialog", { name: "Pilot settings" });
-        await dialog.getByLabel("Provider").selectOption("anthropic");
-        await dialog.getByLabel("Base URL").fill(baseUrl);
-        await dialog.getByLabel("API key").fill(KEY);
-        // Leaving the key field asks the provider for its models, with the key just typed.
-        await dialog.getByLabel("Model").focus();
-        await dialog.getByText("2 models from the provider").waitFor();
-        const offered = await dialog.locator("#ps-models option").evaluateAll((options) => options.map((o) => o.value));
-        if (offered.join(",") !== "scripted-model,scripted-model-mini") {
-          throw new Error(`the Model field offers ${offered}`);
-        }
-        await dialog.getByLabel("Model").fill("scripted-model");
-        await dialog.getByRole("button", { name: "Test" }).click();
-        await dialog.getByRole("status").filter({ hasText: "scripted-model answered: OK" }).waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-setup-tested.png") });
-        await dialog.getByRole("button", { name: "Save" }).click();
-        await dialog.getByRole("status").filter({ hasText: "Saved. Pilot uses scripted-model from now on." }).waitFor();
-        if ((await dialog.getByLabel("API key").inputValue()) !== "") {
-          throw new Error("the key stays in the field after Save");
-        }
-        const file = readFileSync(join(home, "pilot.toml"), "utf8");
-        if (!/provider = "anthropic"/.test(file) || !/model = "scripted-model"/.test(file) || file.includes(KEY)) {
-          throw new Error(`pilot.toml after Save:\n${file}`);
-        }
-        await dialog.getByRole("button", { name: "Close" }).click();
-        await panel(page).getByText("API key saved in the keychain").waitFor();
-        if (await panel(page).getByRole("button", { name: "Set up Pilot" }).isVisible()) {
-          throw new Error("Set up Pilot is still offered after Save");
-        }
-        await message(page, "hello");
-        await panel(page).getByText("Hello from the model you set up.").waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-setup-turn.png") });
-        const leaked = frames.filter((frame) => frame.includes(KEY));
-        if (leaked.length > 0) {
-          throw new Error(`the API key came back to the page: ${leaked[0].slice(0, 200)}`);
-        }
-      },
-      { modelFlags: false },
+      device,
     );
-  });
+  }
 
   test("Pilot: a run_command asks, is approved in its card and shows its exit code", async ({ page }) => {
     const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-run-"));
@@ -338,218 +441,217 @@ export function pilotTests(test, h) {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The page at a phone's width (390 px) with Pilot's sheet open, for a screenshot of the card
-   * that waits, then back to the desktop size. */
-  async function phoneShot(page, name) {
-    const desktop = page.viewportSize();
-    await page.setViewportSize({ width: 390, height: 760 });
-    await animationFrames(page, 2);
-    // The sheet may have opened for the card that waits; else the header's Pilot button opens it.
-    const close = page.getByRole("button", { name: "Close Pilot" });
-    if (!(await close.isVisible())) {
-      await page.getByRole("button", { name: /^Pilot( \d+ waiting)?$/ }).click();
-    }
-    await close.waitFor();
-    await animationFrames(page, 2);
-    await page.screenshot({ path: join(OUTPUT, name) });
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
-    await page.getByRole("button", { name: "Close Pilot" }).click();
-    await page.setViewportSize(desktop);
-    if (width > 390) {
-      throw new Error(`${name}: the page is ${width} px wide at 390 px`);
-    }
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot: approval cards in words: Always allow, the rule in Connection settings, Edit before running, a deny reason`,
+      async ({ page, sshd }) => {
+        const dir = userDir(sshd.user);
+        const target = join(dir, "must-not-exist");
+        const check = "df -P /";
+        await withPilot(
+          {
+            steps: [
+              {
+                respond: {
+                  text: "Let me look at the disk.",
+                  tool_calls: [
+                    { name: "run_command", arguments: { command: check, why: "To see how full the disk is." } },
+                  ],
+                },
+              },
+              {
+                expect: { last_result_contains: ["Filesystem"] },
+                respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
+              },
+              { expect: { last_result_contains: ["Filesystem"] }, respond: { text: "The disk has room." } },
+              {
+                expect: { body_contains: ["once more"] },
+                respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
+              },
+              {
+                expect: { last_result_contains: ["edited_by_user", "edited-23"] },
+                respond: { tool_calls: [{ name: "run_command", arguments: { command: `touch ${target}` } }] },
+              },
+              {
+                expect: { last_result_contains: ["the user denied this call: not today, thanks"] },
+                respond: { text: "Understood: not today." },
+              },
+            ],
+          },
+          async ({ url }) => {
+            await openSsh(page, url, sshd, { name: "web1" });
+            await showPilot(page);
+            await message(page, "how full is the disk?");
+            const cards = panel(page).getByRole("article", { name: `run_command ${check}` });
+            // A routine card: what happens in words, Pilot's reason, the command once, no boilerplate.
+            const first = cards.first();
+            await first.getByRole("button", { name: "Approve" }).waitFor();
+            await first.getByText("Run in web1’s terminal", { exact: true }).waitFor();
+            await first.getByText("Pilot: “To see how full the disk is.”").waitFor();
+            if ((await first.getByText(check, { exact: true }).count()) !== 1) {
+              throw new Error("the card does not show the command exactly once");
+            }
+            if ((await first.getByRole("list", { name: "Why it asks" }).count()) !== 0) {
+              throw new Error("a routine card lists the policy's routine reason");
+            }
+            await first.getByText("adds df to its allowed commands").waitFor();
+            await inSight(first.getByRole("button", { name: "Approve" }), "Approve", TIMEOUT);
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-routine.png`) });
+            await first.getByRole("button", { name: "Always allow this command on this connection" }).click();
+            await first.getByText("ok", { exact: true }).waitFor();
+            // The same call again runs without a card: a rule allowed it.
+            const second = cards.nth(1);
+            await second.getByText("ok", { exact: true }).waitFor();
+            await panel(page).getByText("The disk has room.").waitFor();
+            await turnDone(page);
+            await second.getByRole("button", { expanded: false }).click();
+            await second.getByText("allowed by a rule").waitFor();
+            // The rule is in Connection settings; taking it out there undoes it.
+            const settings = await openConnectionSettings(page);
+            const allowed = settings.getByLabel("Allowed commands");
+            await until("the rule in the settings", async () => (await allowed.inputValue()) === "df");
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-always-allow-settings.png`) });
+            await allowed.fill("");
+            await settings.getByRole("button", { name: "Save settings" }).click();
+            await settings.waitFor({ state: "hidden" });
+
+            // Without the rule it asks again: the user edits the line, and their line runs.
+            await showPilot(page);
+            await message(page, "once more");
+            const third = cards.nth(2);
+            await third.getByRole("button", { name: "Edit before running" }).click();
+            const box = third.getByRole("textbox", { name: "Command" });
+            if ((await box.inputValue()) !== check) {
+              throw new Error(`the command box starts with ${await box.inputValue()}`);
+            }
+            await box.fill("echo edited-$((20+3))");
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-edit.png`) });
+            await third.getByRole("button", { name: "Approve" }).click();
+            await third.getByText("ok", { exact: true }).waitFor();
+            await until("the edited line in the terminal", async () =>
+              ((await terminalText(page, await activeTab(page))) ?? "")
+                .split("\n")
+                .some((line) => line.trim() === "edited-23"),
+            );
+            await third.getByText("echo edited-$((20+3))").waitFor();
+
+            // A deny with a reason: the model gets it; the card says it in the user's words.
+            const touch = panel(page).getByRole("article", { name: /^run_command touch/ });
+            await touch.getByRole("button", { name: "Deny" }).waitFor();
+            await touch.getByRole("textbox", { name: "Reason (sent to Pilot)" }).fill("not today, thanks");
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-deny-reason.png`) });
+            await touch.getByRole("button", { name: "Deny" }).click();
+            await touch.getByText("you denied it", { exact: true }).waitFor();
+            await turnDone(page);
+            await panel(page).getByText("Understood: not today.").waitFor();
+            await touch.getByRole("button", { expanded: false }).click();
+            await touch.getByText("You denied it: “not today, thanks”").scrollIntoViewIfNeeded();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-denied.png`) });
+            if (existsSync(target)) {
+              throw new Error("the denied command ran");
+            }
+          },
+        );
+        rmSync(dir, { recursive: true, force: true });
+      },
+      device,
+    );
   }
 
-  test("Pilot: approval cards in words: Always allow, the rule in Connection settings, Edit before running, a deny reason", async ({
-    page,
-    sshd,
-  }) => {
-    const dir = userDir(sshd.user);
-    const target = join(dir, "must-not-exist");
-    const check = "df -P /";
-    await withPilot(
-      {
-        steps: [
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot: a dangerous card is red and focuses Deny; a lock-out card asks a second time`,
+      async ({ page }) => {
+        const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-risk-"));
+        const junk = join(dir, "junk");
+        writeFileSync(junk, "keep me\n");
+        const keys = join(dir, ".ssh/authorized_keys");
+        const lockout = `mkdir -p ${dir}/.ssh && echo e2e-key-91 >> ${keys}`;
+        await withPilot(
           {
-            respond: {
-              text: "Let me look at the disk.",
-              tool_calls: [{ name: "run_command", arguments: { command: check, why: "To see how full the disk is." } }],
-            },
+            steps: [
+              {
+                respond: {
+                  tool_calls: [{ name: "run_command", arguments: { command: `rm -rf ${junk}`, why: "It is junk." } }],
+                },
+              },
+              {
+                expect: { last_result_contains: ["denied"] },
+                respond: {
+                  tool_calls: [{ name: "run_command", arguments: { command: lockout, why: "To let the key in." } }],
+                },
+              },
+              { expect: { last_result_contains: ["exit code 0"] }, respond: { text: "The key is in." } },
+            ],
           },
-          {
-            expect: { last_result_contains: ["Filesystem"] },
-            respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
-          },
-          { expect: { last_result_contains: ["Filesystem"] }, respond: { text: "The disk has room." } },
-          {
-            expect: { body_contains: ["once more"] },
-            respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
-          },
-          {
-            expect: { last_result_contains: ["edited_by_user", "edited-23"] },
-            respond: { tool_calls: [{ name: "run_command", arguments: { command: `touch ${target}` } }] },
-          },
-          {
-            expect: { last_result_contains: ["the user denied this call: not today, thanks"] },
-            respond: { text: "Understood: not today." },
-          },
-        ],
-      },
-      async ({ url }) => {
-        await openSsh(page, url, sshd);
-        await message(page, "how full is the disk?");
-        const cards = panel(page).getByRole("article", { name: `run_command ${check}` });
-        // A routine card: what happens in words, Pilot's reason, the command once, no boilerplate.
-        const first = cards.first();
-        await first.getByRole("button", { name: "Approve" }).waitFor();
-        await first.getByText(/^Run in .+’s terminal$/).waitFor();
-        await first.getByText("Pilot: “To see how full the disk is.”").waitFor();
-        if ((await first.getByText(check, { exact: true }).count()) !== 1) {
-          throw new Error("the card does not show the command exactly once");
-        }
-        if ((await first.getByRole("list", { name: "Why it asks" }).count()) !== 0) {
-          throw new Error("a routine card lists the policy's routine reason");
-        }
-        await first.getByText("adds df to its allowed commands").waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-routine.png") });
-        await phoneShot(page, "pilot-card-routine-phone.png");
-        await first.getByRole("button", { name: "Always allow this command on this connection" }).click();
-        await first.getByText("ok", { exact: true }).waitFor();
-        // The same call again runs without a card: a rule allowed it.
-        const second = cards.nth(1);
-        await second.getByText("ok", { exact: true }).waitFor();
-        await panel(page).getByText("The disk has room.").waitFor();
-        await turnDone(page);
-        await second.getByRole("button", { expanded: false }).click();
-        await second.getByText("allowed by a rule").waitFor();
-        // The rule is in Connection settings; taking it out there undoes it.
-        await page.getByRole("button", { name: "Connection settings", exact: true }).click();
-        const settings = page.getByRole("dialog", { name: "Connection settings" });
-        const allowed = settings.getByLabel("Allowed commands");
-        await until("the rule in the settings", async () => (await allowed.inputValue()) === "df");
-        await page.screenshot({ path: join(OUTPUT, "pilot-always-allow-settings.png") });
-        await allowed.fill("");
-        await settings.getByRole("button", { name: "Save settings" }).click();
-        await settings.waitFor({ state: "hidden" });
+          async ({ url }) => {
+            await openLocal(page, url);
+            await showPilot(page);
+            await message(page, "tidy up and add the key");
+            const danger = panel(page).getByRole("article", { name: /^run_command rm -rf/ });
+            const deny = danger.getByRole("button", { name: "Deny" });
+            await deny.waitFor();
+            await danger.getByText("Dangerous", { exact: true }).waitFor();
+            await inSight(deny, "Deny", TIMEOUT);
+            // The warning colour: the waiting card's frame and its mark are the red of danger.
+            const red = "rgb(198, 40, 40)";
+            const colours = await danger.evaluate((card) => ({
+              frame: getComputedStyle(card).borderTopColor,
+              mark: getComputedStyle(card.querySelector(".risk")).color,
+            }));
+            if (colours.frame !== red || colours.mark !== red) {
+              throw new Error(`a dangerous card is not red: ${JSON.stringify(colours)}`);
+            }
+            await until("Deny focused", () => deny.evaluate((el) => el === document.activeElement));
+            const order = await danger
+              .locator(".actions button")
+              .evaluateAll((buttons) =>
+                buttons.map((b) => `${b.textContent.trim()}${b.classList.contains("primary") ? "*" : ""}`),
+              );
+            if (order[0] !== "Deny*" || order[1] !== "Approve") {
+              throw new Error(`a dangerous card's buttons: ${order.join(", ")}`);
+            }
+            if (
+              (await danger.getByRole("button", { name: "Always allow this command on this connection" }).count()) !== 0
+            ) {
+              throw new Error("a dangerous card offers Always allow");
+            }
+            await danger.getByRole("list", { name: "Why it asks" }).waitFor();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-dangerous.png`) });
+            // Enter on the focused button denies.
+            await page.keyboard.press("Enter");
+            await danger.getByText("you denied it", { exact: true }).waitFor();
+            if (readFileSync(junk, "utf8") !== "keep me\n") {
+              throw new Error("the denied rm ran");
+            }
 
-        // Without the rule it asks again: the user edits the line, and their line runs.
-        await message(page, "once more");
-        const third = cards.nth(2);
-        await third.getByRole("button", { name: "Edit before running" }).click();
-        const box = third.getByRole("textbox", { name: "Command" });
-        if ((await box.inputValue()) !== check) {
-          throw new Error(`the command box starts with ${await box.inputValue()}`);
-        }
-        await box.fill("echo edited-$((20+3))");
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-edit.png") });
-        await phoneShot(page, "pilot-card-edit-phone.png");
-        await third.getByRole("button", { name: "Approve" }).click();
-        await third.getByText("ok", { exact: true }).waitFor();
-        await until("the edited line in the terminal", async () =>
-          ((await terminalText(page, await activeTab(page))) ?? "")
-            .split("\n")
-            .some((line) => line.trim() === "edited-23"),
+            const lock = panel(page).getByRole("article", { name: /^run_command mkdir -p/ });
+            await lock.getByText("Can lock you out", { exact: true }).waitFor();
+            await lock.getByRole("button", { name: "Approve" }).click();
+            const confirm = lock.getByRole("group", { name: "Confirm the change" });
+            const back = confirm.getByRole("button", { name: "Go back" });
+            await until("Go back focused", () => back.evaluate((el) => el === document.activeElement));
+            await inSight(back, "Go back", TIMEOUT);
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-lockout-confirm.png`) });
+            // Going back leaves it waiting; only "Yes, change it" makes the change.
+            await back.click();
+            await lock.getByRole("button", { name: "Approve" }).click();
+            if (existsSync(keys)) {
+              throw new Error("the lock-out change ran before its second confirmation");
+            }
+            await confirm.getByRole("button", { name: "Yes, change it" }).click();
+            await lock.getByText("ok", { exact: true }).waitFor();
+            await turnDone(page);
+            if (readFileSync(keys, "utf8").trim() !== "e2e-key-91") {
+              throw new Error("the approved lock-out change did not run");
+            }
+          },
         );
-        await third.getByText("echo edited-$((20+3))").waitFor();
-
-        // A deny with a reason: the model gets it; the card says it in the user's words.
-        const touch = panel(page).getByRole("article", { name: /^run_command touch/ });
-        await touch.getByRole("button", { name: "Deny" }).waitFor();
-        await touch.getByRole("textbox", { name: "Reason (sent to Pilot)" }).fill("not today, thanks");
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-deny-reason.png") });
-        await touch.getByRole("button", { name: "Deny" }).click();
-        await touch.getByText("you denied it", { exact: true }).waitFor();
-        await turnDone(page);
-        await panel(page).getByText("Understood: not today.").waitFor();
-        await touch.getByRole("button", { expanded: false }).click();
-        await touch.getByText("You denied it: “not today, thanks”").scrollIntoViewIfNeeded();
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-denied.png") });
-        if (existsSync(target)) {
-          throw new Error("the denied command ran");
-        }
+        rmSync(dir, { recursive: true, force: true });
       },
+      device,
     );
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  test("Pilot: a dangerous card focuses Deny; a lock-out card asks a second time", async ({ page }) => {
-    const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-risk-"));
-    const junk = join(dir, "junk");
-    writeFileSync(junk, "keep me\n");
-    const keys = join(dir, ".ssh/authorized_keys");
-    const lockout = `mkdir -p ${dir}/.ssh && echo e2e-key-91 >> ${keys}`;
-    await withPilot(
-      {
-        steps: [
-          {
-            respond: {
-              tool_calls: [{ name: "run_command", arguments: { command: `rm -rf ${junk}`, why: "It is junk." } }],
-            },
-          },
-          {
-            expect: { last_result_contains: ["denied"] },
-            respond: {
-              tool_calls: [{ name: "run_command", arguments: { command: lockout, why: "To let the key in." } }],
-            },
-          },
-          { expect: { last_result_contains: ["exit code 0"] }, respond: { text: "The key is in." } },
-        ],
-      },
-      async ({ url }) => {
-        await openLocal(page, url);
-        await message(page, "tidy up and add the key");
-        const danger = panel(page).getByRole("article", { name: /^run_command rm -rf/ });
-        const deny = danger.getByRole("button", { name: "Deny" });
-        await deny.waitFor();
-        await danger.getByText("Dangerous", { exact: true }).waitFor();
-        await phoneShot(page, "pilot-card-dangerous-phone.png");
-        await until("Deny focused", () => deny.evaluate((el) => el === document.activeElement));
-        const order = await danger
-          .locator(".actions button")
-          .evaluateAll((buttons) =>
-            buttons.map((b) => `${b.textContent.trim()}${b.classList.contains("primary") ? "*" : ""}`),
-          );
-        if (order[0] !== "Deny*" || order[1] !== "Approve") {
-          throw new Error(`a dangerous card's buttons: ${order.join(", ")}`);
-        }
-        if (
-          (await danger.getByRole("button", { name: "Always allow this command on this connection" }).count()) !== 0
-        ) {
-          throw new Error("a dangerous card offers Always allow");
-        }
-        await danger.getByRole("list", { name: "Why it asks" }).waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-dangerous.png") });
-        // Enter on the focused button denies.
-        await page.keyboard.press("Enter");
-        await danger.getByText("you denied it", { exact: true }).waitFor();
-        if (readFileSync(junk, "utf8") !== "keep me\n") {
-          throw new Error("the denied rm ran");
-        }
-
-        const lock = panel(page).getByRole("article", { name: /^run_command mkdir -p/ });
-        await lock.getByText("Can lock you out", { exact: true }).waitFor();
-        await lock.getByRole("button", { name: "Approve" }).click();
-        const confirm = lock.getByRole("group", { name: "Confirm the change" });
-        const back = confirm.getByRole("button", { name: "Go back" });
-        await until("Go back focused", () => back.evaluate((el) => el === document.activeElement));
-        await page.screenshot({ path: join(OUTPUT, "pilot-card-lockout-confirm.png") });
-        await phoneShot(page, "pilot-card-lockout-confirm-phone.png");
-        // Going back leaves it waiting; only "Yes, change it" makes the change.
-        await back.click();
-        await lock.getByRole("button", { name: "Approve" }).click();
-        if (existsSync(keys)) {
-          throw new Error("the lock-out change ran before its second confirmation");
-        }
-        await confirm.getByRole("button", { name: "Yes, change it" }).click();
-        await lock.getByText("ok", { exact: true }).waitFor();
-        await turnDone(page);
-        if (readFileSync(keys, "utf8").trim() !== "e2e-key-91") {
-          throw new Error("the approved lock-out change did not run");
-        }
-      },
-    );
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }
 
   test("Pilot: a sudo password prompt shows the banner; the password typed in the terminal reaches sudo and the turn goes on", async ({
     page,
@@ -653,59 +755,159 @@ export function pilotTests(test, h) {
     }
   });
 
-  test("Pilot: a file read the connection refuses asks; allowing it for the connection changes its settings", async ({
-    page,
-  }) => {
-    const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-contents-"));
-    const file = join(dir, "notes.txt");
-    writeFileSync(file, "marker-31337\n");
-    await withPilot(
-      {
-        steps: [
-          { respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] } },
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot: a file read the connection refuses asks; allowing it for the connection changes its settings`,
+      async ({ page }) => {
+        const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-contents-"));
+        const file = join(dir, "notes.txt");
+        writeFileSync(file, "marker-31337\n");
+        await withPilot(
           {
-            expect: { last_result_contains: ["marker-31337"] },
-            respond: { tool_calls: [{ name: "read_file", arguments: { path: file } }] },
+            steps: readTwice(file, "marker-31337", {
+              expect: { last_result_contains: ["marker-31337"] },
+              respond: { text: "Read it twice." },
+            }),
           },
-          { expect: { last_result_contains: ["marker-31337"] }, respond: { text: "Read it twice." } },
-        ],
+          async ({ url }) => {
+            await openLocal(page, url);
+            await showPilot(page);
+            await message(page, "read my notes");
+            const cards = panel(page).getByRole("article", { name: /^read_file / });
+            const first = cards.first();
+            const ask = first.getByRole("group", { name: "Permission" });
+            await ask.getByText("Let Pilot read file contents?").waitFor();
+            await ask.getByText("This tab does not send file contents to the AI").waitFor();
+            await ask.getByRole("button", { name: "Just this once" }).waitFor();
+            const allow = ask.getByRole("button", { name: "Allow file contents for this connection" });
+            await inSight(allow, "Allow file contents for this connection", TIMEOUT);
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-file-contents-permission.png`) });
+            await allow.click();
+            await first.getByText("ok", { exact: true }).waitFor();
+            await turnDone(page);
+            await panel(page).getByText("Read it twice.").waitFor();
+            // The second read ran without asking: its card never waited.
+            const second = cards.nth(1);
+            await second.getByText("ok", { exact: true }).waitFor();
+            await second.getByRole("button", { expanded: false }).click();
+            await second.getByText("allowed by a rule").waitFor();
+            // The tab's settings say so, as if changed in Connection settings.
+            const settings = await openConnectionSettings(page);
+            const box = settings.getByRole("checkbox", { name: "Send file contents to the AI" });
+            await until("the setting to show", async () => await box.isChecked());
+            await settings.getByRole("button", { name: "Cancel" }).click();
+          },
+        );
+        rmSync(dir, { recursive: true, force: true });
       },
-      async ({ url }) => {
-        await openLocal(page, url);
-        await message(page, "read my notes");
-        const cards = panel(page).getByRole("article", { name: /^read_file / });
-        const first = cards.first();
-        const ask = first.getByRole("group", { name: "Permission" });
-        await ask.getByText("Let Pilot read file contents?").waitFor();
-        await ask.getByText("This tab does not send file contents to the AI").waitFor();
-        await ask.getByRole("button", { name: "Just this once" }).waitFor();
-        await page.screenshot({ path: join(OUTPUT, "pilot-file-contents-permission.png") });
-        await ask.getByRole("button", { name: "Allow file contents for this connection" }).click();
-        await first.getByText("ok", { exact: true }).waitFor();
-        await turnDone(page);
-        await panel(page).getByText("Read it twice.").waitFor();
-        // The second read ran without asking: its card never waited.
-        const second = cards.nth(1);
-        await second.getByText("ok", { exact: true }).waitFor();
-        await second.getByRole("button", { expanded: false }).click();
-        await second.getByText("allowed by a rule").waitFor();
-        // The tab's settings say so, as if changed in Connection settings.
-        await page.getByRole("button", { name: "Connection settings" }).click();
-        const settings = page.getByRole("dialog", { name: "Connection settings" });
-        const box = settings.getByRole("checkbox", { name: "Send file contents to the AI" });
-        await until("the setting to show", async () => await box.isChecked());
-        await settings.getByRole("button", { name: "Cancel" }).click();
-      },
+      device,
     );
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }
+
+  // "Just this once" runs the refused read once and changes no setting: the next read asks again.
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot: "Just this once" runs a refused file read once; the next read asks again`,
+      async ({ page }) => {
+        const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-once-"));
+        const file = join(dir, "notes.txt");
+        writeFileSync(file, "marker-4711\n");
+        try {
+          await withPilot(
+            {
+              steps: readTwice(file, "marker-4711", {
+                expect: { last_result_contains: ["denied"] },
+                respond: { text: "I will not read it again." },
+              }),
+            },
+            async ({ url }) => {
+              await openLocal(page, url);
+              await showPilot(page);
+              await message(page, "read my notes");
+              const cards = panel(page).getByRole("article", { name: /^read_file / });
+              const once = cards.first().getByRole("button", { name: "Just this once" });
+              await inSight(once, "Just this once", TIMEOUT);
+              await page.screenshot({ path: join(OUTPUT, `${size}-pilot-file-contents-once.png`) });
+              await once.click();
+              await cards.first().getByText("ok", { exact: true }).waitFor();
+              // The setting is as it was: the second read asks again.
+              const again = cards.nth(1).getByRole("group", { name: "Permission" });
+              await again.getByText("Let Pilot read file contents?").waitFor();
+              await again.getByRole("button", { name: "Deny" }).click();
+              await panel(page).getByText("I will not read it again.").waitFor();
+              await turnDone(page);
+              await page.screenshot({ path: join(OUTPUT, `${size}-pilot-file-contents-once-done.png`) });
+              const dialog = await openConnectionSettings(page);
+              const box = dialog.getByRole("checkbox", { name: "Send file contents to the AI" });
+              await box.waitFor();
+              if (await box.isChecked()) {
+                throw new Error("Just this once changed the connection's setting");
+              }
+              await dialog.getByRole("button", { name: "Cancel" }).click();
+            },
+          );
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      device,
+    );
+  }
+
+  // A dropped connection comes back in the same tab with Pilot's conversation: shown, and sent
+  // to the model with the next message.
+  for (const [size, device] of SIZES) {
+    test(
+      `${size}: Pilot: the conversation stays through a dropped connection and its reconnect`,
+      async ({ page, sshd }) => {
+        await withPilot(
+          {
+            steps: [
+              { expect: { body_contains: ["how full is the disk"] }, respond: { text: "The disk is half full." } },
+              {
+                expect: { body_contains: ["how full is the disk", "The disk is half full.", "and now?"] },
+                respond: { text: "Still half full after the reconnect." },
+              },
+            ],
+          },
+          async ({ url }) => {
+            await openSsh(page, url, sshd, { name: "web1" });
+            const tab = await activeTab(page);
+            // A saved connection's tab is titled by its name.
+            const strip = page.getByRole("tab", { selected: true });
+            if ((await strip.count()) > 0 && (await strip.locator(".title").textContent()) !== "web1") {
+              throw new Error(`the saved connection's tab is titled ${await strip.locator(".title").textContent()}`);
+            }
+            await showPilot(page);
+            await message(page, "how full is the disk?");
+            await panel(page).getByText("The disk is half full.").waitFor();
+            await turnDone(page);
+            // Pilot out of the way where it lies over the terminal, then the session is killed.
+            for (const name of ["Close Pilot", "Hide Pilot"]) {
+              const button = page.getByRole("button", { name });
+              if (device.hasTouch === true && (await button.isVisible())) await button.click();
+            }
+            await dropSession(page, "web1");
+            await runInTerminal(page, "echo back-$((4+4))", "back-8");
+            if ((await activeTab(page)) !== tab) {
+              throw new Error("the reconnect made another tab");
+            }
+            await showPilot(page);
+            await panel(page).getByText("how full is the disk?").waitFor();
+            await panel(page).getByText("The disk is half full.").waitFor();
+            await message(page, "and now?");
+            await panel(page).getByText("Still half full after the reconnect.").waitFor();
+            await turnDone(page);
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-after-reconnect.png`) });
+          },
+        );
+      },
+      device,
+    );
+  }
 
   // A failed edit is red and says so under its summary, even when the model then says it worked.
-  for (const [size, device] of [
-    ["desktop", { viewport: { width: 1440, height: 900 } }],
-    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
-    ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
-  ]) {
+  for (const [size, device] of SIZES) {
     test(
       `${size}: Pilot: a failed edit_file reads "Edit failed" in red though the model claims success`,
       async ({ page }) => {
@@ -815,6 +1017,8 @@ export function pilotTests(test, h) {
           await message(page, "use port 8080");
           const card = panel(page).getByRole("article", { name: /^edit_file / });
           await card.getByRole("button", { name: "Approve" }).waitFor();
+          // What will happen, in words: the file it changes.
+          await card.getByText(`Change ${file}`, { exact: true }).waitFor();
           // The diff: both lines, coloured rows with signs, and the path.
           const diff = card.getByRole("table", { name: "Change 1", exact: true });
           await diff.waitFor();
@@ -948,11 +1152,7 @@ export function pilotTests(test, h) {
     );
   });
 
-  for (const [size, device] of [
-    ["desktop", { viewport: { width: 1440, height: 900 } }],
-    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
-    ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
-  ]) {
+  for (const [size, device] of SIZES) {
     test(
       `${size}: Pilot: an approved plan says which mode Pilot works in now`,
       async ({ page }) => {

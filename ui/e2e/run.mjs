@@ -21,7 +21,15 @@ import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
 import { layoutTests, settingsTests } from "./layout.mjs";
 import { snippetTests } from "./snippets.mjs";
-import { armFrame, freePort as closedPort, removeHome, roundTrip, until as waitUntil, watchLinks } from "./wait.mjs";
+import {
+  armFrame,
+  freePort as closedPort,
+  removeHome,
+  roundTrip,
+  SIZES,
+  until as waitUntil,
+  watchLinks,
+} from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -100,6 +108,20 @@ export async function runInTerminal(page, command, expected, { prefix = false } 
       .split("\n")
       .some((line) => (prefix ? line.startsWith(`${expected} `) : line.trim() === expected)),
   );
+}
+
+/** Ends the visible SSH tab's session on the server's side (its shell kills its sshd process):
+ * the tab drops, says it reconnects, and is connected again when its status line is gone.
+ * (What is typed while it reconnects is not kept: type after this returns.) */
+export async function dropSession(page, what) {
+  await page.getByRole("region", { name: "Terminal" }).click();
+  await page.keyboard.type("kill -9 $PPID");
+  await page.keyboard.press("Enter");
+  await page
+    .getByRole("status")
+    .getByText(/^Reconnecting/)
+    .waitFor();
+  await until(`${what}: connected again`, async () => (await page.getByRole("status").count()) === 0);
 }
 
 /** Opens "New connection" and fills in an SSH server on 127.0.0.1; returns the dialog. */
@@ -252,12 +274,44 @@ test("a local terminal: type echo and see it", async ({ page, served }) => {
     .click();
   await page.getByRole("tab", { name: /local/, selected: true }).waitFor();
   await runInTerminal(page, "echo hello-$((6*7))", "hello-42");
-  // Connected: the tab says nothing more than its name.
+  // Connected: the tab says nothing more than its name (and the shell's folder).
+  const shown = page.getByRole("tab", { selected: true });
   await until(
     "the tab connected",
-    async () => (await page.getByRole("tab", { selected: true }).textContent())?.trim() === "local",
+    async () =>
+      (await shown.locator(".title").textContent()) === "local" && (await shown.locator(".state").count()) === 0,
   );
   await page.screenshot({ path: join(OUTPUT, "local-terminal.png") });
+});
+
+test("a terminal tab's title adds the shell's folder, or the program's own title while it runs", async ({
+  page,
+  served,
+}) => {
+  await page.goto(served.url);
+  await page
+    .getByRole("navigation", { name: "Connections" })
+    .getByRole("button", { name: "New local terminal" })
+    .click();
+  const shown = page.getByRole("tab", { selected: true });
+  const detail = shown.locator(".detail");
+  const says = async (what) => (await detail.count()) === 1 && (await detail.textContent()) === what;
+  await runInTerminal(page, "cd /usr/share && echo in-$((2*3))", "in-6");
+  await until("the folder in the tab", () => says("share"));
+  // A program that titles the terminal names the tab while it runs (cat waits for input).
+  await runInTerminal(page, "printf '\\033]2;kaiport-test@host: editing notes\\007'; echo titled; cat", "titled");
+  await until("the program's title in the tab", () => says("editing notes"));
+  if ((await shown.locator(".title").textContent()) !== "local") {
+    throw new Error("the tab's name changed");
+  }
+  await page.screenshot({ path: join(OUTPUT, "tab-title-program.png") });
+  // Back at the prompt, the folder again.
+  await page.keyboard.press("Control+C");
+  await until("the folder in the tab again", () => says("share"));
+  // The All tabs menu says the same.
+  await page.getByRole("button", { name: "All tabs" }).click();
+  await page.getByRole("menuitemradio", { name: "local share" }).waitFor();
+  await page.keyboard.press("Escape");
 });
 
 test("Ctrl+Shift+T opens a local tab and Ctrl+Shift+W closes it", async ({ page, served }) => {
@@ -623,6 +677,121 @@ test("Ctrl+Shift+F searches the terminal", async ({ page, context, served }) => 
   await page.screenshot({ path: join(OUTPUT, "search-none.png") });
 });
 
+// Where a keyboard is (a desktop, a tablet with one): choosing a tab gives its terminal the keys,
+// and a search says which match of how many.
+for (const [size, device] of SIZES.filter(([name]) => name !== "phone")) {
+  test(
+    `${size}: choosing a tab focuses its terminal; a search says "3 of 12"`,
+    async ({ page, served }) => {
+      await page.goto(served.url);
+      await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+      const drawer = page.getByRole("button", { name: "Connections" });
+      const openLocal = async () => {
+        if (await drawer.isVisible()) await drawer.click();
+        await page
+          .getByRole("navigation", { name: "Connections" })
+          .getByRole("button", { name: "New local terminal" })
+          .click();
+      };
+      await openLocal();
+      // Twelve lines that match; the command line itself does not.
+      await runInTerminal(page, "for i in $(seq 12); do echo x$((40+2))y; done; echo done-$((1+1))", "done-2");
+      const first = await activeTab(page);
+      await openLocal();
+      await runInTerminal(page, "echo second-$((2+2))", "second-4");
+      // Choosing the first tab gives its terminal the keys: typing goes to its shell.
+      await page.locator(`#tab-button-${first}`).click();
+      await until("the first tab's terminal focused", async () =>
+        page.evaluate(
+          (id) =>
+            document.activeElement?.classList.contains("xterm-helper-textarea") === true &&
+            document.getElementById(`tab-panel-${id}`)?.contains(document.activeElement) === true,
+          first,
+        ),
+      );
+      await page.keyboard.type("echo typed-$((3+4))");
+      await page.keyboard.press("Enter");
+      await until("typed into the first tab", async () =>
+        ((await terminalText(page, first)) ?? "").split("\n").some((line) => line.trim() === "typed-7"),
+      );
+      // Search: Enter moves on, Shift+Enter and Previous go back; the count is said in words.
+      await page.keyboard.press("Control+Shift+F");
+      const search = page.getByRole("textbox", { name: "Search terminal" });
+      await search.fill("x42y");
+      const standing = page.getByRole("search").getByRole("status");
+      const says = async () => (await standing.textContent())?.trim();
+      for (let i = 0; i < 12 && (await says()) !== "3 of 12"; i++) {
+        await search.press("Enter");
+        await until("N of 12", async () => /^\d+ of 12$/.test((await says()) ?? ""));
+      }
+      if ((await says()) !== "3 of 12") {
+        throw new Error(`the search says ${await says()}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, `${size}-search-3-of-12.png`) });
+      await search.press("Shift+Enter");
+      await until("2 of 12", async () => (await says()) === "2 of 12");
+      await page.getByRole("search").getByRole("button", { name: "Previous" }).click();
+      await until("1 of 12", async () => (await says()) === "1 of 12");
+      await search.fill("x43y");
+      await search.press("Enter");
+      await until("No matches", async () => (await says()) === "No matches");
+    },
+    device,
+  );
+}
+
+// A button that does nothing now looks it everywhere: faded, and no pointing hand.
+for (const [size, device] of SIZES) {
+  test(
+    `${size}: disabled buttons look disabled`,
+    async ({ page, served }) => {
+      await page.goto(served.url);
+      await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+      const drawer = page.getByRole("button", { name: "Connections" });
+      if (await drawer.isVisible()) await drawer.click();
+      await page
+        .getByRole("navigation", { name: "Connections" })
+        .getByRole("button", { name: "New local terminal" })
+        .click();
+      await runInTerminal(page, "echo ready-$((3+3))", "ready-6");
+      const show = page.getByRole("button", { name: /^(Pilot|Show Pilot)$/ });
+      if (await show.isVisible()) await show.click();
+      const pilot = page.getByRole("region", { name: "Pilot" }).filter({ visible: true });
+      const look = (button) =>
+        button.evaluate((el) => {
+          const style = getComputedStyle(el);
+          return { disabled: el.disabled, opacity: Number(style.opacity), cursor: style.cursor };
+        });
+      const lookDisabled = async (button, name) => {
+        const seen = await look(button);
+        if (!seen.disabled || seen.opacity > 0.5 || seen.cursor === "pointer") {
+          throw new Error(`${name} does not look disabled: ${JSON.stringify(seen)}`);
+        }
+      };
+      const lookEnabled = async (button, name) => {
+        const seen = await look(button);
+        if (seen.disabled || seen.opacity < 1 || seen.cursor !== "pointer") {
+          throw new Error(`${name} does not look enabled: ${JSON.stringify(seen)}`);
+        }
+      };
+      const send = pilot.getByRole("button", { name: "Send" });
+      const stop = pilot.getByRole("button", { name: "Stop" });
+      // A touch screen (tablet or phone) names no keyboard shortcut in the message box.
+      const box = pilot.getByRole("textbox", { name: "Message Pilot" });
+      const hint = (await box.getAttribute("placeholder")) ?? "";
+      if (device.hasTouch === true && /Ctrl/.test(hint)) {
+        throw new Error(`the message box on a touch screen says ${hint}`);
+      }
+      await lookDisabled(send, "Send with nothing to send");
+      await lookDisabled(stop, "Stop with no turn");
+      await pilot.getByRole("textbox", { name: "Message Pilot" }).fill("hello");
+      await lookEnabled(send, "Send with a message");
+      await page.screenshot({ path: join(OUTPUT, `${size}-disabled-buttons.png`) });
+    },
+    device,
+  );
+}
+
 test(
   "on a phone the connections are a drawer and the tabs a switcher",
   async ({ page, served }) => {
@@ -705,44 +874,51 @@ test("New connection to a port nobody listens on: the tab says it failed and off
   }
 });
 
-test(
-  "tab titles are short and told apart, and a new tab in a full strip scrolls into view",
-  async ({ page, served }) => {
-    await page.goto(served.url);
-    const open = page
-      .getByRole("navigation", { name: "Connections" })
-      .getByRole("button", { name: "New local terminal" });
-    for (let i = 0; i < 9; i++) {
-      await open.click();
-    }
-    const tabs = page.getByRole("tablist", { name: "Open tabs" }).getByRole("tab");
-    await until("nine tabs", async () => (await tabs.count()) === 9);
-    const names = await tabs.evaluateAll((all) => all.map((tab) => tab.querySelector(".title")?.textContent));
-    if (names[0] !== "local" || names[1] !== "local (2)" || names[8] !== "local (9)") {
-      throw new Error(`titles: ${JSON.stringify(names)}`);
-    }
-    const strip = await page.getByRole("tablist", { name: "Open tabs" }).boundingBox();
-    const last = page.getByRole("tab", { name: /^local \(9\)/ });
-    await until("the new tab in view", async () => {
-      const box = await last.boundingBox();
-      return box !== null && strip !== null && box.x >= strip.x && box.x + box.width <= strip.x + strip.width + 1;
-    });
-    await page.screenshot({ path: join(OUTPUT, "tabs-many.png") });
-    await tabs.first().click();
-    await until("the first tab in view again", async () => {
-      const box = await tabs.first().boundingBox();
-      return box !== null && strip !== null && box.x >= strip.x - 1;
-    });
-    for (let i = 0; i < 9; i++) {
-      await page
-        .getByRole("button", { name: /^Close tab / })
-        .first()
-        .click();
-    }
-    await until("no tabs", async () => (await tabs.count()) === 0);
-  },
-  { viewport: { width: 1024, height: 768 } },
-);
+// The strip at a desktop's width and a tablet's (a phone has a tab switcher instead).
+for (const [size, device] of SIZES.filter(([name]) => name !== "phone")) {
+  test(
+    `${size}: tab titles are short and told apart, and a new tab in a full strip scrolls into view`,
+    async ({ page, served }) => {
+      await page.goto(served.url);
+      await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+      const drawer = page.getByRole("button", { name: "Connections" });
+      const open = page
+        .getByRole("navigation", { name: "Connections" })
+        .getByRole("button", { name: "New local terminal" });
+      for (let i = 0; i < 9; i++) {
+        // On a tablet the drawer closes after each choice.
+        if (await drawer.isVisible()) await drawer.click();
+        await open.click();
+      }
+      const tabs = page.getByRole("tablist", { name: "Open tabs" }).getByRole("tab");
+      await until("nine tabs", async () => (await tabs.count()) === 9);
+      const names = await tabs.evaluateAll((all) => all.map((tab) => tab.querySelector(".title")?.textContent));
+      if (names[0] !== "local" || names[1] !== "local (2)" || names[8] !== "local (9)") {
+        throw new Error(`titles: ${JSON.stringify(names)}`);
+      }
+      const strip = await page.getByRole("tablist", { name: "Open tabs" }).boundingBox();
+      const last = page.getByRole("tab", { name: /^local \(9\)/ });
+      await until("the new tab in view", async () => {
+        const box = await last.boundingBox();
+        return box !== null && strip !== null && box.x >= strip.x && box.x + box.width <= strip.x + strip.width + 1;
+      });
+      await page.screenshot({ path: join(OUTPUT, `${size}-tabs-many.png`) });
+      await tabs.first().click();
+      await until("the first tab in view again", async () => {
+        const box = await tabs.first().boundingBox();
+        return box !== null && strip !== null && box.x >= strip.x - 1;
+      });
+      for (let i = 0; i < 9; i++) {
+        await page
+          .getByRole("button", { name: /^Close tab / })
+          .first()
+          .click();
+      }
+      await until("no tabs", async () => (await tabs.count()) === 0);
+    },
+    device,
+  );
+}
 
 test("a reload shows the open tab and what it printed", async ({ page, served }) => {
   await page.goto(served.url);
@@ -783,108 +959,126 @@ test("SSH through the form: the unknown host key is trusted in the dialog, then 
   await page.screenshot({ path: join(OUTPUT, "ssh-terminal.png") });
 });
 
-test(
-  "the shell gets the size the terminal draws, on connect and after Reconnect, saved or not",
-  async ({ page, served, sshd }) => {
-    await page.goto(served.url);
-    const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
-    let sizeCalls = 0;
-    /** The shell's `stty size` is the grid xterm.js draws in the tab shown (once its prompt is there). */
-    async function sizesAgree(what) {
-      const tab = await activeTab(page);
-      await until(`${what}: a shell prompt`, async () => {
-        if (await hostKey.isVisible()) {
-          await hostKey.getByRole("button", { name: "Trust and connect" }).click();
-        }
-        return /[$#] ?$/m.test((await terminalText(page, tab)) ?? "");
-      });
-      const size = () => page.evaluate((id) => window.kaiport.terminalSize(id), tab);
-      // The scrollback keeps the lines of earlier calls: each call's marker is its own.
-      const call = ++sizeCalls;
-      // The pane may still be settling (a notice above it going away after a reconnect): a
-      // grid that changed while `stty` ran is asked again, one that stayed must agree.
-      for (let attempt = 1; ; attempt++) {
-        const before = await size();
-        const marker = `size-${call}-${attempt}-$((6*7))`;
-        const answer = `size-${call}-${attempt}-42`;
-        await runInTerminal(page, `echo ${marker} $(stty size)`, answer, { prefix: true });
-        const line = ((await terminalText(page, tab)) ?? "").split("\n").find((l) => l.startsWith(`${answer} `));
-        const after = await size();
-        const told = line?.split(" ").slice(1).join(" ");
-        if (told === `${after.rows} ${after.cols}`) {
-          return after;
-        }
-        if (before.rows === after.rows && before.cols === after.cols) {
-          throw new Error(`${what}: the shell says ${told}, the terminal draws ${after.rows} ${after.cols}`);
-        }
-        if (attempt === 5) {
-          throw new Error(`${what}: the terminal's grid kept changing (${JSON.stringify(after)})`);
+// Where the terminal is wide (a desktop) and where it takes a tablet's whole width.
+for (const [size, device] of SIZES.filter(([name]) => name !== "phone")) {
+  test(
+    `${size}: the shell gets the size the terminal draws, on connect and after Reconnect, saved or not, local too`,
+    async ({ page, served, sshd }) => {
+      await page.goto(served.url);
+      await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+      /** The connections, in a drawer on a tablet. */
+      const sidebar = page.getByRole("navigation", { name: "Connections" });
+      async function openSidebar() {
+        const drawer = page.getByRole("button", { name: "Connections" });
+        if (await drawer.isVisible()) await drawer.click();
+        await sidebar.waitFor();
+      }
+      const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+      let sizeCalls = 0;
+      /** The shell's `stty size` is the grid xterm.js draws in the tab shown (once its prompt is there). */
+      async function sizesAgree(what) {
+        const tab = await activeTab(page);
+        await until(`${what}: a shell prompt`, async () => {
+          if (await hostKey.isVisible()) {
+            await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+          }
+          return /[$#] ?$/m.test((await terminalText(page, tab)) ?? "");
+        });
+        const size = () => page.evaluate((id) => window.kaiport.terminalSize(id), tab);
+        // The scrollback keeps the lines of earlier calls: each call's marker is its own.
+        const call = ++sizeCalls;
+        // The pane may still be settling (a notice above it going away after a reconnect): a
+        // grid that changed while `stty` ran is asked again, one that stayed must agree.
+        for (let attempt = 1; ; attempt++) {
+          const before = await size();
+          const marker = `size-${call}-${attempt}-$((6*7))`;
+          const answer = `size-${call}-${attempt}-42`;
+          await runInTerminal(page, `echo ${marker} $(stty size)`, answer, { prefix: true });
+          const line = ((await terminalText(page, tab)) ?? "").split("\n").find((l) => l.startsWith(`${answer} `));
+          const after = await size();
+          const told = line?.split(" ").slice(1).join(" ");
+          if (told === `${after.rows} ${after.cols}`) {
+            return after;
+          }
+          if (before.rows === after.rows && before.cols === after.cols) {
+            throw new Error(`${what}: the shell says ${told}, the terminal draws ${after.rows} ${after.cols}`);
+          }
+          if (attempt === 5) {
+            throw new Error(`${what}: the terminal's grid kept changing (${JSON.stringify(after)})`);
+          }
         }
       }
-    }
-    /** Ends the shell's SSH session on the server's side, so the tab drops and connects again by
-     * itself: the same tab, in its place, with what it showed before. */
-    async function dropAndReconnect(what) {
-      const before = await activeTab(page);
-      const marker = `before-drop-${Date.now()}`;
-      await runInTerminal(page, `echo ${marker}`, marker);
-      await page.getByRole("region", { name: "Terminal" }).click();
-      await page.keyboard.type("kill -9 $PPID");
-      await page.keyboard.press("Enter");
+      /** Ends the shell's SSH session on the server's side, so the tab drops and connects again by
+       * itself: the same tab, in its place, with what it showed before. */
+      async function dropAndReconnect(what) {
+        const before = await activeTab(page);
+        const marker = `before-drop-${Date.now()}`;
+        await runInTerminal(page, `echo ${marker}`, marker);
+        await dropSession(page, what);
+        if ((await activeTab(page)) !== before) {
+          throw new Error(`${what}: reconnecting made another tab`);
+        }
+        const text = (await terminalText(page, before)) ?? "";
+        if (!text.includes(marker)) {
+          throw new Error(`${what}: the scrollback from before the drop is gone`);
+        }
+      }
+      await openSidebar();
+      const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
+      await form.getByRole("button", { name: "Connect" }).click();
+      const drawn = await sizesAgree("an ad-hoc connection");
+      // Not the size the tab was asked for with (100 x 30): the page's own grid.
+      if (drawn.cols === 100 && drawn.rows === 30) {
+        throw new Error("the terminal draws 100 x 30, the size every tab is asked for with: the test proves nothing");
+      }
+      await dropAndReconnect("the ad-hoc connection");
+      await sizesAgree("the ad-hoc connection after Reconnect");
+      // The drop was told in the tab's own status line; nothing of it stays after reconnecting.
+      const alerts = await page.getByRole("alert").allTextContents();
+      if (alerts.length > 0) {
+        throw new Error(`notices stay after Reconnect: ${JSON.stringify(alerts)}`);
+      }
+      await page.screenshot({ path: join(OUTPUT, `${size}-size-after-reconnect.png`) });
       await page
-        .getByRole("status")
-        .getByText(/^Reconnecting/)
-        .waitFor();
-      await until(`${what}: connected again`, async () => (await page.getByRole("status").count()) === 0);
-      if ((await activeTab(page)) !== before) {
-        throw new Error(`${what}: reconnecting made another tab`);
-      }
-      const text = (await terminalText(page, before)) ?? "";
-      if (!text.includes(marker)) {
-        throw new Error(`${what}: the scrollback from before the drop is gone`);
-      }
-    }
-    const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
-    await form.getByRole("button", { name: "Connect" }).click();
-    const drawn = await sizesAgree("an ad-hoc connection");
-    // Not the size the tab was asked for with (100 x 30): the page's own grid.
-    if (drawn.cols === 100 && drawn.rows === 30) {
-      throw new Error("the terminal draws 100 x 30, the size every tab is asked for with: the test proves nothing");
-    }
-    await dropAndReconnect("the ad-hoc connection");
-    await sizesAgree("the ad-hoc connection after Reconnect");
-    // The drop was told in the tab's own status line; nothing of it stays after reconnecting.
-    const alerts = await page.getByRole("alert").allTextContents();
-    if (alerts.length > 0) {
-      throw new Error(`notices stay after Reconnect: ${JSON.stringify(alerts)}`);
-    }
-    await page.screenshot({ path: join(OUTPUT, "size-after-reconnect.png") });
-    await page
-      .getByRole("button", { name: /^Close tab / })
-      .first()
-      .click();
+        .getByRole("button", { name: /^Close tab / })
+        .first()
+        .click();
 
-    const saved = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
-    await saved.getByLabel("Name").fill("e2e-size");
-    await saved.getByRole("button", { name: "Save" }).click();
-    await saved.waitFor({ state: "hidden" });
-    const sidebar = page.getByRole("navigation", { name: "Connections" });
-    try {
-      await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).click();
-      await page.getByRole("tab", { name: /e2e-size/, selected: true }).waitFor();
-      await sizesAgree("a saved connection");
-      await dropAndReconnect("the saved connection");
-      await sizesAgree("the saved connection after Reconnect");
-    } finally {
-      // The saved connection goes again, passed or failed: later tests count the saved ones.
-      await page.keyboard.press("Escape");
-      await sidebar.getByRole("button", { name: "Delete e2e-size" }).click();
-      await sidebar.getByRole("group", { name: "Delete e2e-size?" }).getByRole("button", { name: "Delete" }).click();
-      await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).waitFor({ state: "detached" });
-    }
-  },
-  { viewport: { width: 1440, height: 900 } },
-);
+      // A local terminal, at connect.
+      await openSidebar();
+      await sidebar.getByRole("button", { name: "New local terminal" }).click();
+      await sizesAgree("a local terminal");
+      await page
+        .getByRole("button", { name: /^Close tab / })
+        .first()
+        .click();
+
+      await openSidebar();
+      const saved = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
+      await saved.getByLabel("Name").fill("e2e-size");
+      await saved.getByRole("button", { name: "Save" }).click();
+      await saved.waitFor({ state: "hidden" });
+      try {
+        await openSidebar();
+        await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).click();
+        await page.getByRole("tab", { name: /e2e-size/, selected: true }).waitFor();
+        await sizesAgree("a saved connection");
+        await dropAndReconnect("the saved connection");
+        await sizesAgree("the saved connection after Reconnect");
+      } finally {
+        // The saved connection goes again, passed or failed: later tests count the saved ones.
+        await page.keyboard.press("Escape");
+        await openSidebar();
+        await sidebar.getByRole("button", { name: "Delete e2e-size" }).click();
+        await sidebar.getByRole("group", { name: "Delete e2e-size?" }).getByRole("button", { name: "Delete" }).click();
+        await sidebar.getByRole("button", { name: "Open e2e-size (SSH)" }).waitFor({ state: "detached" });
+        // The drawer (a tablet's) closes again.
+        await page.keyboard.press("Escape");
+      }
+    },
+    device,
+  );
+}
 
 test("a key's passphrase is asked in a masked field and never comes back to the page", async ({
   page,
@@ -927,6 +1121,7 @@ pilotTests(test, {
   startWithFirstLine,
   until,
   runInTerminal,
+  dropSession,
   activeTab,
   terminalText,
   OUTPUT,
@@ -964,6 +1159,134 @@ export async function stopAll({ browser, sshdProcess, servedProcess, home }) {
   await new Promise((r) => (sshdProcess.child.exitCode !== null ? r() : sshdProcess.child.once("exit", r)));
   await removeHome(home);
 }
+
+// A dropped SSH tab says so in its own status line only: the other tab shows nothing of it.
+for (const [size, device] of SIZES) {
+  test(
+    `${size}: a dropped SSH tab's notice stays in that tab; another tab shows nothing of it`,
+    async ({ page, served }) => {
+      const own = await startWithFirstLine(SSHD, [], { env: process.env });
+      const server = JSON.parse(own.line);
+      const drawer = page.getByRole("button", { name: "Connections" });
+      const sidebar = page.getByRole("navigation", { name: "Connections" });
+      const switcherButton = page.getByRole("button", { name: /^Tabs: / });
+      /** Shows the tab whose title starts with `title`: from the strip, or the phone's switcher. */
+      async function show(title) {
+        if (await switcherButton.isVisible()) {
+          await switcherButton.click();
+          const switcher = page.getByRole("dialog", { name: "Open tabs" });
+          await switcher.getByRole("button", { name: new RegExp(`^${title}`) }).click();
+          await switcher.waitFor({ state: "detached" });
+        } else {
+          await page.getByRole("tab", { name: new RegExp(`^${title}`) }).click();
+        }
+      }
+      /** What the page shows about connections: alerts, and status lines that are not Pilot's. */
+      const told = () =>
+        page
+          .locator('[role="alert"], [role="status"]')
+          .filter({ visible: true })
+          .filter({ hasText: /lost|Reconnect|dropped|failed/i })
+          .allTextContents();
+      try {
+        await page.goto(served.url);
+        await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+        if (await drawer.isVisible()) await drawer.click();
+        const form = await fillConnectionForm(page, { port: server.port, user: server.user, key: server.key });
+        await form.getByRole("button", { name: "Connect" }).click();
+        await page
+          .getByRole("dialog", { name: "Unknown host key" })
+          .getByRole("button", { name: "Trust and connect" })
+          .click();
+        await runInTerminal(page, "echo ssh-$((5+5))", "ssh-10");
+        // An ad-hoc tab is titled user@host, with the port as it is not 22.
+        if (!(await switcherButton.isVisible())) {
+          const title = await page.getByRole("tab", { selected: true }).locator(".title").textContent();
+          if (title !== `${server.user}@127.0.0.1:${server.port}`) {
+            throw new Error(`the ad-hoc tab is titled ${title}`);
+          }
+        }
+        if (await drawer.isVisible()) await drawer.click();
+        await sidebar.getByRole("button", { name: "New local terminal" }).click();
+        await runInTerminal(page, "echo local-$((6+6))", "local-12");
+        // The server goes away while the local tab is shown.
+        own.child.stdin.write("stop\n");
+        await show(`${server.user}@127`);
+        const status = page.getByRole("status");
+        await status.getByText(/^Reconnecting in \d+ s…$/).waitFor();
+        await status.getByRole("button", { name: "Cancel reconnecting" }).click();
+        await status.getByRole("button", { name: "Reconnect", exact: true }).waitFor();
+        // Why, in words for a person (the library's "network error: …" only in brackets).
+        const why = (await status.textContent()) ?? "";
+        if (/network error/i.test(why) || !/The (connection closed|server dropped)/.test(why)) {
+          throw new Error(`the dropped tab says: ${why}`);
+        }
+        await page.screenshot({ path: join(OUTPUT, `${size}-notice-dropped-tab.png`) });
+        await show("local");
+        await runInTerminal(page, "echo still-$((7+7))", "still-14");
+        const shown = await told();
+        if (shown.length > 0) {
+          throw new Error(`the local tab shows the SSH tab's trouble: ${JSON.stringify(shown)}`);
+        }
+        await page.screenshot({ path: join(OUTPUT, `${size}-notice-other-tab.png`) });
+      } finally {
+        own.child.stdin.end();
+      }
+    },
+    device,
+  );
+}
+
+test("a reconnected tab keeps its place, in this window and in a second one", async ({
+  page,
+  context,
+  served,
+  sshd,
+}) => {
+  await page.goto(served.url);
+  const sidebar = page.getByRole("navigation", { name: "Connections" });
+  const order = (p) =>
+    p
+      .getByRole("tablist", { name: "Open tabs" })
+      .getByRole("tab")
+      .evaluateAll((all) => all.map((t) => t.id));
+  await sidebar.getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo first-$((1+1))", "first-2");
+  const form = await fillConnectionForm(page, { port: sshd.port, user: sshd.user, key: sshd.key });
+  await form.getByRole("button", { name: "Connect" }).click();
+  const hostKey = page.getByRole("dialog", { name: "Unknown host key" });
+  await until("the SSH shell", async () => {
+    if (await hostKey.isVisible()) await hostKey.getByRole("button", { name: "Trust and connect" }).click();
+    return /[$#] ?$/m.test((await terminalText(page, await activeTab(page))) ?? "");
+  });
+  const ssh = await activeTab(page);
+  await sidebar.getByRole("button", { name: "New local terminal" }).click();
+  await runInTerminal(page, "echo third-$((1+2))", "third-3");
+  const second = await context.newPage();
+  try {
+    await second.goto(served.url);
+    await until("three tabs in the second window", async () => (await order(second)).length === 3);
+    const before = await order(page);
+    if (JSON.stringify(await order(second)) !== JSON.stringify(before) || before[1] !== `tab-button-${ssh}`) {
+      throw new Error(`the windows' orders differ: ${JSON.stringify([before, await order(second)])}`);
+    }
+    await page.locator(`#tab-button-${ssh}`).click();
+    await dropSession(page, "the middle tab");
+    await runInTerminal(page, "echo back-$((2+2))", "back-4");
+    for (const [name, p] of [
+      ["this window", page],
+      ["the second window", second],
+    ]) {
+      const now = await order(p);
+      if (JSON.stringify(now) !== JSON.stringify(before)) {
+        throw new Error(`${name}: the reconnected tab moved: ${JSON.stringify(now)} (was ${JSON.stringify(before)})`);
+      }
+    }
+    await second.screenshot({ path: join(OUTPUT, "reconnect-second-window.png") });
+  } finally {
+    await second.close();
+  }
+});
 
 test("a lost connection shows Reconnecting in N s with Cancel; Cancel leaves it dropped with Reconnect", async ({
   page,

@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { SIZES } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FTPD = resolve(here, "../../tests/fixtures/ftpd.py");
@@ -250,8 +251,11 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
   }
 
   /** After "Retry": the upload ends and the server holds the file byte for byte. */
-  async function retriedUploadArrived(remote, item, ftp, name) {
+  async function retriedUploadArrived(page, remote, item, ftp, name) {
     await item.getByText("done").waitFor({ timeout: 60_000 });
+    // On a phone one side shows at a time: the storage side, to see the file there.
+    const sides = page.getByRole("group", { name: "Side shown" });
+    if (await sides.isVisible()) await sides.getByText("Storage", { exact: true }).click();
     await row(remote, name).waitFor();
     if (sha256(join(ftp.local, name)) !== sha256(join(ftp.data, name))) {
       throw new Error(`the retried upload of ${name} differs`);
@@ -263,13 +267,9 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     }
   }
 
-  // A storage connection goes into Recent once it connected, not when it failed. (On a phone
-  // Recent is the same sidebar in the connections drawer, whose 44 px rows connections.mjs
-  // checks.)
-  for (const [size, options] of [
-    ["desktop", { viewport: { width: 1440, height: 900 } }],
-    ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
-  ]) {
+  // A storage connection goes into Recent once it connected, not when it failed; on touch
+  // screens Recent is in the connections drawer, its rows 44 px high.
+  for (const [size, options] of SIZES) {
     test(
       `storage: a connected storage tab is in Recent, a failed one is not (${size})`,
       withFtp(async ({ page, served, ftp }) => {
@@ -282,7 +282,7 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
         await showSidebar();
         const again = sidebar.getByRole("button", { name: `Connect to ${ftp.title}` });
         await again.waitFor();
-        if (size === "tablet") {
+        if (options.hasTouch === true) {
           const box = await again.boundingBox();
           if (box === null || box.height < 44) throw new Error(`Recent's row is too small: ${JSON.stringify(box)}`);
         }
@@ -302,11 +302,47 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
         if ((await sidebar.getByRole("button", { name: new RegExp(`:${port}`) }).count()) !== 0) {
           throw new Error("a failed storage connection is in Recent");
         }
-        // An upright tablet's drawer covers the tab strip: closed, as a user would.
-        if (size === "tablet") {
+        // A touch screen's drawer covers the tabs: closed, as a user would.
+        if (options.hasTouch === true) {
           await page.keyboard.press("Escape");
           await sidebar.waitFor({ state: "detached" });
         }
+      }),
+      options,
+    );
+  }
+
+  // The audit log leaves the user's own browsing out until asked, says who made each call and
+  // names the tab as the strip does.
+  for (const [size, options] of SIZES) {
+    test(
+      `storage: the audit log groups out my browsing and names the tab as the strip does (${size})`,
+      withFtp(async ({ page, served, ftp }) => {
+        await openFtpTab(page, served, ftp);
+        const drawer = page.getByRole("button", { name: "Connections" });
+        if (await drawer.isVisible()) await drawer.click();
+        await page.getByRole("navigation", { name: "Connections" }).getByRole("button", { name: "Audit log" }).click();
+        const audit = page.getByRole("dialog", { name: "Audit log" });
+        const count = audit.getByRole("status");
+        await count.getByText(/^\d+ of [1-9]\d* calls$/).waitFor();
+        const browsing = audit.locator("tbody tr").filter({ hasText: "list_dir" });
+        if ((await browsing.count()) !== 0) {
+          throw new Error("the user's browsing is listed before it is asked for");
+        }
+        await page.screenshot({ path: join(OUTPUT, `audit-browsing-hidden-${size}.png`) });
+        await audit.getByRole("checkbox", { name: "Show my browsing" }).check();
+        await browsing.first().waitFor();
+        const cells = await browsing
+          .first()
+          .locator("td")
+          .evaluateAll((tds) => tds.map((td) => td.textContent.trim()));
+        // Time, Tab, By, Tool, …: the tab as the strip names it, made by the user.
+        if (cells[1] !== ftp.title || cells[2] !== "you" || cells[3] !== "list_dir") {
+          throw new Error(`a browsing row reads ${JSON.stringify(cells)}`);
+        }
+        await page.screenshot({ path: join(OUTPUT, `audit-browsing-shown-${size}.png`) });
+        await page.keyboard.press("Escape");
+        await audit.waitFor({ state: "detached" });
       }),
       options,
     );
@@ -569,40 +605,43 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     );
   }
 
-  test(
-    "storage: several files uploaded at once end in one status line that keeps the one not done",
-    withFtp(async ({ page, served, ftp }) => {
-      for (const name of ["a.txt", "b.txt", "c.txt"]) {
-        writeFileSync(join(ftp.local, name), `${name} from this computer\n`);
-      }
-      writeFileSync(join(ftp.data, "b.txt"), "the server's b\n");
-      const { local } = await openFtpTab(page, served, ftp);
-      await row(local, "a.txt").click();
-      await row(local, "c.txt").click({ modifiers: ["Shift"] });
-      await local.getByRole("button", { name: "Upload" }).click();
-      // b.txt would replace the server's: asked, and kept.
-      const confirm = page.getByRole("dialog", { name: "Replace?" });
-      await confirm.waitFor();
-      for (const name of ["a.txt", "c.txt"]) {
-        await transfer(page, name).getByText("done").waitFor({ timeout: 30_000 });
-      }
-      await confirm.getByRole("button", { name: "Cancel" }).click();
-      const status = page.getByRole("status").filter({ hasText: /upload 3 files/ });
-      await status.waitFor();
-      const said = await status.textContent();
-      // The user's own Cancel of the question is a cancel, not a refusal (people-text.ts).
-      if (said !== "Done 2 of 3: upload 3 files; 1 cancelled.") {
-        throw new Error(`the status line says: ${said}`);
-      }
-      if (
-        readFileSync(join(ftp.data, "b.txt"), "utf8") !== "the server's b\n" ||
-        readFileSync(join(ftp.data, "c.txt"), "utf8") !== "c.txt from this computer\n"
-      ) {
-        throw new Error("the server does not hold what was asked");
-      }
-      await page.screenshot({ path: join(OUTPUT, "storage-batch-status.png") });
-    }),
-  );
+  for (const [size, options] of SIZES) {
+    test(
+      `storage: several files uploaded at once end in one status line that keeps the one not done (${size})`,
+      withFtp(async ({ page, served, ftp }) => {
+        for (const name of ["a.txt", "b.txt", "c.txt"]) {
+          writeFileSync(join(ftp.local, name), `${name} from this computer\n`);
+        }
+        writeFileSync(join(ftp.data, "b.txt"), "the server's b\n");
+        const { local } = await openFtpTab(page, served, ftp);
+        await row(local, "a.txt").click();
+        await row(local, "c.txt").click({ modifiers: ["Shift"] });
+        await local.getByRole("button", { name: "Upload" }).click();
+        // b.txt would replace the server's: asked, and kept.
+        const confirm = page.getByRole("dialog", { name: "Replace?" });
+        await confirm.waitFor();
+        for (const name of ["a.txt", "c.txt"]) {
+          await transfer(page, name).getByText("done").waitFor({ timeout: 30_000 });
+        }
+        await confirm.getByRole("button", { name: "Cancel" }).click();
+        const status = page.getByRole("status").filter({ hasText: /upload 3 files/ });
+        await status.waitFor();
+        const said = await status.textContent();
+        // The user's own Cancel of the question is a cancel, not a refusal (people-text.ts).
+        if (said !== "Done 2 of 3: upload 3 files; 1 cancelled.") {
+          throw new Error(`the status line says: ${said}`);
+        }
+        if (
+          readFileSync(join(ftp.data, "b.txt"), "utf8") !== "the server's b\n" ||
+          readFileSync(join(ftp.data, "c.txt"), "utf8") !== "c.txt from this computer\n"
+        ) {
+          throw new Error("the server does not hold what was asked");
+        }
+        await page.screenshot({ path: join(OUTPUT, `storage-batch-status-${size}.png`) });
+      }),
+      options,
+    );
+  }
 
   test(
     "storage: a folder uploaded by button arrives whole, in one plan and one row",
@@ -655,38 +694,44 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
     }),
   );
 
-  test(
-    "storage: a cancelled upload leaves nothing under its name, and Retry completes it",
-    withFtp(async ({ page, served, ftp }) => {
-      const { remote, item } = await bigUploadUnderWay(page, served, ftp, "cancel-me.bin");
-      await item.getByRole("button", { name: "Cancel" }).click();
-      await item.getByText("cancelled", { exact: true }).waitFor();
-      if (existsSync(join(ftp.data, "cancel-me.bin"))) {
-        throw new Error("a cancelled upload left a file under its final name");
-      }
-      // The engine removes its temporary copy too.
-      await until("no half-written copy left", async () => readdirSync(ftp.data).length === 0);
-      await page.screenshot({ path: join(OUTPUT, "storage-cancelled.png") });
-      await item.getByRole("button", { name: "Retry" }).click();
-      await retriedUploadArrived(remote, item, ftp, "cancel-me.bin");
-    }),
-  );
+  // Cancelled or cut off by the server, at every size: nothing left under the name, no
+  // temporary copy beside it, and Retry sends it whole.
+  for (const [size, options] of SIZES) {
+    test(
+      `storage: a cancelled upload leaves nothing under its name, and Retry completes it (${size})`,
+      withFtp(async ({ page, served, ftp }) => {
+        const { remote, item } = await bigUploadUnderWay(page, served, ftp, "cancel-me.bin");
+        await item.getByRole("button", { name: "Cancel" }).click();
+        await item.getByText("cancelled", { exact: true }).waitFor();
+        if (existsSync(join(ftp.data, "cancel-me.bin"))) {
+          throw new Error("a cancelled upload left a file under its final name");
+        }
+        // The engine removes its temporary copy too.
+        await until("no half-written copy left", async () => readdirSync(ftp.data).length === 0);
+        await page.screenshot({ path: join(OUTPUT, `storage-cancelled-${size}.png`) });
+        await item.getByRole("button", { name: "Retry" }).click();
+        await retriedUploadArrived(page, remote, item, ftp, "cancel-me.bin");
+      }),
+      options,
+    );
 
-  test(
-    "storage: an upload whose server dies fails, and Retry sends it again once the server is back",
-    withFtp(async ({ page, served, ftp }) => {
-      const { remote, item } = await bigUploadUnderWay(page, served, ftp, "survivor.bin");
-      await ftp.kill();
-      await item.getByText("failed", { exact: true }).waitFor({ timeout: 60_000 });
-      if (existsSync(join(ftp.data, "survivor.bin"))) {
-        throw new Error("a failed upload left a file under its final name");
-      }
-      await page.screenshot({ path: join(OUTPUT, "storage-failed.png") });
-      await ftp.restart();
-      await item.getByRole("button", { name: "Retry" }).click();
-      await retriedUploadArrived(remote, item, ftp, "survivor.bin");
-    }),
-  );
+    test(
+      `storage: an upload whose server dies fails, and Retry sends it again once the server is back (${size})`,
+      withFtp(async ({ page, served, ftp }) => {
+        const { remote, item } = await bigUploadUnderWay(page, served, ftp, "survivor.bin");
+        await ftp.kill();
+        await item.getByText("failed", { exact: true }).waitFor({ timeout: 60_000 });
+        if (existsSync(join(ftp.data, "survivor.bin"))) {
+          throw new Error("a failed upload left a file under its final name");
+        }
+        await page.screenshot({ path: join(OUTPUT, `storage-failed-${size}.png`) });
+        await ftp.restart();
+        await item.getByRole("button", { name: "Retry" }).click();
+        await retriedUploadArrived(page, remote, item, ftp, "survivor.bin");
+      }),
+      options,
+    );
+  }
 
   test(
     "storage: rename, and delete only after the confirmation (dark)",

@@ -4,6 +4,14 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 
+/** The screen sizes each item is tried at: a desktop window, a tablet in portrait, a phone
+ * (browser context options, by name). */
+export const SIZES = [
+  ["desktop", { viewport: { width: 1440, height: 900 } }],
+  ["tablet", { viewport: { width: 1024, height: 1366 }, hasTouch: true, isMobile: true }],
+  ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
+];
+
 /** A TCP port on 127.0.0.1 that nothing listens on now. */
 export function freePort() {
   return new Promise((resolvePromise) => {

@@ -13,6 +13,10 @@ describe("error text for people", () => {
     expect(forPeople("network error: early eof")).toBe(
       "The connection closed while receiving data — check the server and retry. (early eof)",
     );
+    // A terminal tab's reason for reconnecting, with the engine's words inside.
+    expect(forPeople("the connection was lost: network error: early eof")).toBe(
+      "The connection closed while receiving data — check the server and retry. (the connection was lost: early eof)",
+    );
     expect(forPeople("/big.bin: connection reset by peer")).toMatch(/^The server dropped the connection/);
     expect(forPeople("operation timed out")).toMatch(/^The server did not answer in time/);
   });

@@ -1,6 +1,6 @@
 // Error text for people. The engine's messages are written for Pilot (the model reads them as
-// tool results and must keep getting exactly them); what a person sees in a storage tab is
-// said here in plain words, with what to do next. Only display text changes: nothing here is
+// tool results and must keep getting exactly them); what a person sees in a storage tab or a
+// terminal tab's status line is said here in plain words, with what to do next. Only display text changes: nothing here is
 // sent back to the engine.
 
 /** The reason the storage tab gives the engine when the user cancels a call it asked about. */
@@ -36,7 +36,7 @@ export function forPeople(message: string): string {
   }
   for (const [pattern, plain] of NETWORK) {
     if (pattern.test(text)) {
-      return `${plain} (${text.replace(/^network error:\s*/i, "")})`;
+      return `${plain} (${text.replace(/network error:\s*/i, "")})`;
     }
   }
   return text;

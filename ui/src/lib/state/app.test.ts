@@ -9,6 +9,8 @@ import {
   movedIndex,
   promptsHere,
   shortTitle,
+  tabDetail,
+  terminalTitled,
   tabClosing,
   tabOpening,
   tabReconnecting,
@@ -67,6 +69,8 @@ describe("the event → state reducer", () => {
         target: { kind: "local" },
         askedHere: true,
         connection: { state: "connected" },
+        cwd: null,
+        terminalTitle: null,
       },
     ]);
   });
@@ -216,6 +220,23 @@ describe("the event → state reducer", () => {
     // Told again (a reload's replay), a tab keeps its own title.
     state = apply(state, { type: "tab_opened", tab: "b", kind: "terminal", title: "ssh://alice@web1:22" });
     expect(state.tabs.map((t) => t.title)).toEqual(["alice@web1", "alice@web1 (2)", "alice@web1 (3)"]);
+  });
+
+  it("adds the shell's folder, or the running program's title, after a tab's name", () => {
+    let state = apply(initialState(), { type: "tab_opened", tab: "a", kind: "terminal", title: "web1" });
+    const detail = () => (state.tabs[0] === undefined ? undefined : tabDetail(state.tabs[0]));
+    expect(detail()).toBeNull();
+    state = apply(state, { type: "terminal_cwd", tab: "a", cwd: "/srv/www" });
+    expect(detail()).toBe("www");
+    state = terminalTitled(state, "a", [{ title: "alice@web1: vim index.html" }]);
+    expect(detail()).toBe("vim index.html");
+    expect(state.tabs[0]?.title).toBe("web1");
+    // Back at the prompt: the program's title is over, the folder shows again.
+    state = terminalTitled(state, "a", [{ prompt: true }]);
+    expect(detail()).toBe("www");
+    // A new connection is a new shell: nothing is known about it yet.
+    state = tabReconnecting(state, "a");
+    expect(detail()).toBeNull();
   });
 
   it("leaves the state alone for events other views show", () => {

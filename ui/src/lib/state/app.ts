@@ -4,6 +4,7 @@
 import type { ConnectionState, Event, Prompt, TabKind, TabTarget, ToolName } from "../protocol";
 import type { PromptId, TabId } from "../ids";
 import type { LinkStatus } from "../transport/transport";
+import { cleanTitle, folderName, type TitleChange } from "../terminal-title";
 
 export interface EngineInfo {
   version: string;
@@ -22,6 +23,10 @@ export interface TabView {
    * password) are asked here; other pages only say that one waits. */
   askedHere: boolean;
   connection: ConnectionState;
+  /** The shell's folder, as its integration last said (terminal tabs). */
+  cwd: string | null;
+  /** The title the terminal's programs gave it (OSC 0/2), cleaned; null at the prompt. */
+  terminalTitle: string | null;
 }
 
 export interface PendingPrompt {
@@ -98,14 +103,41 @@ export function tabOpening(state: AppState, tab: TabId, target: TabTarget, title
     target,
     askedHere: true,
     connection: { state: "connecting" },
+    cwd: null,
+    terminalTitle: null,
   };
   return { ...state, tabs: [...state.tabs.filter((t) => t.id !== tab), view], active: tab };
+}
+
+/** What a terminal tab's title adds after its name: what the running program calls itself
+ * (its terminal title), else the shell's folder; null when the terminal has said neither. */
+export function tabDetail(tab: TabView): string | null {
+  if (tab.terminalTitle !== null) return tab.terminalTitle;
+  return tab.cwd === null ? null : folderName(tab.cwd);
+}
+
+/** The terminal of `tab` set its title, or its shell is at the prompt again (a finished
+ * program's title is over then). */
+export function terminalTitled(state: AppState, tab: TabId, changes: readonly TitleChange[]): AppState {
+  const last = changes[changes.length - 1];
+  if (last === undefined) return state;
+  const title = "title" in last ? cleanTitle(last.title) : null;
+  const view = state.tabs.find((t) => t.id === tab);
+  if (view === undefined || view.terminalTitle === title) return state;
+  return updateTab(state, tab, (t) => ({ ...t, terminalTitle: title }));
 }
 
 /** The user asked to connect `tab` again: it connects, in its place; what went wrong with the
  * old connection (its notices, its prompts) is over. */
 export function tabReconnecting(state: AppState, tab: TabId): AppState {
-  const next = updateTab(state, tab, (t) => ({ ...t, askedHere: true, connection: { state: "connecting" } }));
+  // A new shell: what the old one said about its folder and program is not its.
+  const next = updateTab(state, tab, (t) => ({
+    ...t,
+    askedHere: true,
+    connection: { state: "connecting" },
+    cwd: null,
+    terminalTitle: null,
+  }));
   return {
     ...next,
     prompts: next.prompts.filter((p) => p.tab !== tab),
@@ -240,6 +272,8 @@ export function applyEvent(state: AppState, event: Event): AppState {
         target: null,
         askedHere: false,
         connection: { state: "connecting" },
+        cwd: null,
+        terminalTitle: null,
       };
       return { ...state, tabs: [...state.tabs, view], active: state.active ?? event.tab };
     }
@@ -275,12 +309,13 @@ export function applyEvent(state: AppState, event: Event): AppState {
     }
     case "error":
       return addNotice(state, event.tab ?? null, event.message);
+    case "terminal_cwd":
+      return updateTab(state, event.tab, (t) => (t.cwd === event.cwd ? t : { ...t, cwd: event.cwd }));
     // Shown by views that are not built yet (Pilot, cards, transfers) or carried elsewhere
     // (terminal bytes arrive as binary frames): nothing in this state changes.
     case "terminal_output":
     case "mode_changed":
     case "host_facts":
-    case "terminal_cwd":
     case "settings_changed":
     case "tool_requested":
     case "approval_requested":

@@ -13,6 +13,7 @@ import type {
   ViewButton,
 } from "../protocol";
 import { TerminalOutput } from "../terminal-output";
+import { TitleScanner } from "../terminal-title";
 import type { Transport } from "../transport/transport";
 import { StorageDesk, type StorageRequest } from "./storage.svelte";
 import {
@@ -27,6 +28,7 @@ import {
   tabOpening,
   tabReconnecting,
   tabsReordered,
+  terminalTitled,
   type AppState,
 } from "./app";
 import {
@@ -85,6 +87,9 @@ export class Session {
    * is connected, so they wait here and go out, in order, when it is. */
   // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
   private readonly typedAhead = new Map<TabId, Uint8Array[]>();
+  /** Each terminal tab's title finder (its titles land in `state`). */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping that nothing shows
+  private readonly titles = new Map<TabId, TitleScanner>();
 
   constructor(transport: Transport) {
     this.transport = transport;
@@ -125,12 +130,14 @@ export class Session {
           break;
         case "output":
           this.output.write(message.tab, message.data);
+          this.readTitle(message.tab, message.data);
           break;
         case "link":
           if (message.status === "open") {
             if (this.everOpen) {
               // The server replays tabs, prompts and recent output on every connection.
               this.output.resetAll();
+              this.titles.clear();
               this.pilot = initialPilot();
             }
             this.everOpen = true;
@@ -143,6 +150,19 @@ export class Session {
           break;
       }
     });
+  }
+
+  /** The tab's title from its own bytes (lib/terminal-title.ts). */
+  private readTitle(tab: TabId, data: Uint8Array): void {
+    let scanner = this.titles.get(tab);
+    if (scanner === undefined) {
+      scanner = new TitleScanner();
+      this.titles.set(tab, scanner);
+    }
+    const changes = scanner.scan(data);
+    if (changes.length > 0) {
+      this.state = terminalTitled(this.state, tab, changes);
+    }
   }
 
   dispose(): void {
@@ -220,6 +240,7 @@ export class Session {
     this.storage.closed(tab);
     this.state = tabClosing(this.state, tab);
     this.output.forget(tab);
+    this.titles.delete(tab);
     this.transport.send({ type: "close_tab", tab });
   }
 
