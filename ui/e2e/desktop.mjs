@@ -42,13 +42,14 @@ import {
   withSshd,
 } from "./desktop-driver.mjs";
 import { FTP_PASSWORD, FTP_USER, startFtp } from "./storage.mjs";
-import { freePort, processesOf } from "./wait.mjs";
+import { freePort, keepTrafficOnLoopback, processesOf } from "./wait.mjs";
 
 const CLOSE_WINDOW = fileURLToPath(new URL("./close-window.py", import.meta.url));
 const DROP_FILES = fileURLToPath(new URL("./drop-files.py", import.meta.url));
 /** Debian's Python, where Debian's python3-xlib is (drop-files.py); `python3` may be another. */
 const SYSTEM_PYTHON = "/usr/bin/python3";
 
+keepTrafficOnLoopback();
 const tests = [];
 
 /** The environments (lists of NAME=value) of the processes named `comm` of the app in `home`. */

@@ -24,6 +24,7 @@ import { snippetTests } from "./snippets.mjs";
 import {
   armFrame,
   freePort as closedPort,
+  keepTrafficOnLoopback,
   removeHome,
   roundTrip,
   SIZES,
@@ -32,6 +33,7 @@ import {
 } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
+keepTrafficOnLoopback();
 const root = resolve(here, "../..");
 export const KAIPORT = process.env.KAIPORT_BIN ?? join(root, "target/debug/kaiport");
 export const SSHD = process.env.KAIPORT_SSHD_BIN ?? join(root, "target/debug/kaiport-sshd");

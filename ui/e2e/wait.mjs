@@ -226,3 +226,17 @@ export async function ownSshd(start, sshd, args) {
     },
   };
 }
+
+/** Sends every HTTP(S) request that this run's programs (kaiport, the browser) would make to
+ * another machine to a closed port on this one instead: tests talk to loopback only, and a
+ * screen that fetches a provider's model list by default (Pilot's settings) must not reach out,
+ * let alone with a key some earlier run left in the keychain. Loopback itself goes direct. */
+export function keepTrafficOnLoopback() {
+  const closed = "http://127.0.0.1:9";
+  for (const name of ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]) {
+    process.env[name] = closed;
+  }
+  for (const name of ["NO_PROXY", "no_proxy"]) {
+    process.env[name] = "127.0.0.1,localhost,::1";
+  }
+}
