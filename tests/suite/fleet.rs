@@ -22,7 +22,7 @@ fn name(index: usize) -> String {
 }
 
 /// Waits for `path` to exist: the remote command made it (a hang guard, not a timing).
-async fn appears(path: &Path) {
+pub(crate) async fn appears(path: &Path) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !path.exists() {
         assert!(

@@ -584,10 +584,16 @@ impl Inner {
             duration_ms,
             waited_ms: None,
         };
+        self.record_audit(record, None);
+    }
+
+    /// Appends `record` to the audit log and tells the front ends (`AuditRecorded`), or tells
+    /// them it could not be written (on `tab`).
+    pub(super) fn record_audit(&self, record: AuditRecord, tab: Option<TabId>) {
         match self.audit.append(&record) {
             Ok(()) => self.emit(Event::AuditRecorded { entry: record }),
             Err(error) => self.emit(Event::Error {
-                tab: None,
+                tab,
                 message: error.to_string(),
             }),
         }
