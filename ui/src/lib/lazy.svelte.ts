@@ -25,6 +25,8 @@ export const connectionSettings = once(() => import("../components/connections/C
 export const importSshConfig = once(() => import("../components/connections/ImportSshConfigDialog.svelte"));
 export const snippetPalette = once(() => import("../components/snippets/SnippetPalette.svelte"));
 export const fleetRunDialog = once(() => import("../components/connections/FleetRunDialog.svelte"));
+export const broadcastDialog = once(() => import("../components/broadcast/BroadcastDialog.svelte"));
+export const broadcastBanner = once(() => import("../components/broadcast/BroadcastBanner.svelte"));
 const markdownModule = once(() => import("./markdown"));
 
 /** The markdown renderer once loaded (until then, Markdown.svelte shows the text as it is). */
@@ -47,6 +49,8 @@ export function preloadAll(): void {
     importSshConfig,
     snippetPalette,
     fleetRunDialog,
+    broadcastDialog,
+    broadcastBanner,
   ];
   for (const load of loads) {
     load().catch(() => {});

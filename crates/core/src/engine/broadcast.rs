@@ -122,7 +122,16 @@ impl Inner {
         let (decision, outcome, reasons) = match decision {
             Decision::Allow { reasons, .. } => (Verdict::Allow, BroadcastOutcome::Sent, reasons),
             Decision::Ask { reasons, .. } => (Verdict::Ask, BroadcastOutcome::Sent, reasons),
-            Decision::Deny { reason } => (Verdict::Deny, BroadcastOutcome::Refused, vec![reason]),
+            Decision::Deny { reason } => {
+                // Said to the person who typed it, not to a model: the rule, not advice.
+                let reason = match crate::policy::forbidden_command(line, &settings) {
+                    Some((command, rule)) => {
+                        format!("`{command}` is forbidden on this connection (rule: {rule:?})")
+                    }
+                    None => reason,
+                };
+                (Verdict::Deny, BroadcastOutcome::Refused, vec![reason])
+            }
         };
         BroadcastTabResult {
             tab: tab.to_owned(),
