@@ -5,8 +5,10 @@
 //! largest size (`/usr/bin/time`). A reference that is not installed is skipped, saying so.
 //!
 //! Run: `KAIPORT_BIN=target/release/kaiport cargo bench -p kaiport-tests --bench fleet` (as
-//! root, after scripts/test.sh has installed sshd; `apt-get install pssh ansible`). Prints
-//! medians and ratios; the numbers go into BENCHMARKS.md.
+//! root, after scripts/test.sh has installed sshd; `apt-get install pssh ansible`), or with a
+//! debug build through `cargo test --bench fleet`; `FLEET_BENCH_SIZES` and `FLEET_BENCH_RUNS`
+//! choose fewer sizes and runs (ansible takes seconds per host). Prints medians and ratios;
+//! the numbers go into BENCHMARKS.md.
 
 use anyhow::{Context, Result, bail};
 use kaiport_tests::bench_timing::{compare, kaiport_bin};
@@ -14,14 +16,30 @@ use kaiport_tests::sshd::Sshd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// Host counts measured, unless `FLEET_BENCH_SIZES` lists others (`20,50`).
 const SIZES: [usize; 3] = [20, 50, 100];
 /// kaiport's default, given to every tool.
 const PARALLEL: usize = 16;
+/// Timed runs per side, unless `FLEET_BENCH_RUNS` says (ansible takes seconds per host).
 const RUNS: usize = 5;
-const COMMANDS: [(&str, &str); 2] = [
-    ("uname -a", "uname -a"),
-    ("1 MB output", "head -c 1000000 /dev/zero | tr '\\0' x"),
-];
+/// Without a pipe: ansible's command module runs a program, not a shell line. The second
+/// prints 142857 lines of 7 bytes, 999999 bytes.
+const COMMANDS: [(&str, &str); 2] = [("uname -a", "uname -a"), ("1 MB output", "seq -w 1 142857")];
+
+/// `name`'s value as a list of numbers, else `default`.
+fn numbers(name: &str, default: &[usize]) -> Result<Vec<usize>> {
+    match std::env::var(name) {
+        Ok(value) => value
+            .split(',')
+            .map(|one| {
+                one.trim()
+                    .parse()
+                    .with_context(|| format!("{name}={value}"))
+            })
+            .collect(),
+        Err(_) => Ok(default.to_vec()),
+    }
+}
 
 /// Everything one size needs: the servers and each tool's host list.
 struct Fleet {
@@ -165,26 +183,31 @@ fn main() -> Result<()> {
             println!("{name} is not installed: its comparison is skipped");
         }
     }
-    for hosts in SIZES {
+    let sizes = numbers("FLEET_BENCH_SIZES", &SIZES)?;
+    let runs = numbers("FLEET_BENCH_RUNS", &[RUNS])?
+        .first()
+        .copied()
+        .unwrap_or(RUNS);
+    for &hosts in &sizes {
         let fleet = Fleet::start(&base, hosts)?;
         for (what, command) in COMMANDS {
             let ours = || quiet(fleet.kaiport(&kaiport, command));
             if pssh {
-                let (k, p) = compare(RUNS, ours, || quiet(fleet.pssh(command)))?;
+                let (k, p) = compare(runs, ours, || quiet(fleet.pssh(command)))?;
                 println!(
                     "{hosts:>3} hosts, {what:<11}: kaiport {k:>8.2?}  parallel-ssh {p:>8.2?}  ratio {:.2}",
                     k.as_secs_f64() / p.as_secs_f64()
                 );
             }
             if ansible {
-                let (k, a) = compare(RUNS, ours, || quiet(fleet.ansible(command)))?;
+                let (k, a) = compare(runs, ours, || quiet(fleet.ansible(command)))?;
                 println!(
                     "{hosts:>3} hosts, {what:<11}: kaiport {k:>8.2?}  ansible      {a:>8.2?}  ratio {:.2}",
                     k.as_secs_f64() / a.as_secs_f64()
                 );
             }
         }
-        if fleet.hosts == SIZES[SIZES.len() - 1] {
+        if sizes.last() == Some(&fleet.hosts) {
             let peak = peak_kib(fleet.kaiport(&kaiport, COMMANDS[1].1))?;
             println!(
                 "{hosts} hosts, 1 MB output: kaiport peak {peak} KiB, {:.0} KiB per host",

@@ -410,6 +410,22 @@ impl EngineHarness {
         }
     }
 
+    /// Sends the user's message `text` to Pilot with `model` and waits for the turn's end.
+    pub async fn turn(&self, text: &str, model: kaiport_protocol::ModelSettings) -> Result<()> {
+        self.engine
+            .handle(Op::SendMessage {
+                tab: self.tab.clone(),
+                text: text.to_owned(),
+                model: Some(model),
+            })
+            .await;
+        self.event("the turn's end", Duration::from_secs(120), |event| {
+            matches!(event, Event::TurnFinished { .. })
+        })
+        .await
+        .map(|_| ())
+    }
+
     /// The audit log's lines so far.
     pub fn audit(&self) -> Result<Vec<Value>> {
         let text =

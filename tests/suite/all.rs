@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod approvals;
+mod broadcast;
 mod cwd;
 mod documents;
 mod edges;

@@ -22,7 +22,7 @@ fn name(index: usize) -> String {
 }
 
 /// Waits for `path` to exist: the remote command made it (a hang guard, not a timing).
-async fn appears(path: &Path) {
+pub(crate) async fn appears(path: &Path) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !path.exists() {
         assert!(
@@ -277,18 +277,11 @@ async fn a_fleet_run_follows_each_hosts_rules_groups_the_output_and_audits_every
 /// line: one approval for the two that ask (its card lists all three and what each says), the
 /// forbidden one refused and said so, the output grouped for the model in one turn, and one
 /// audit line per host in its own connection's name.
-#[tokio::test(flavor = "multi_thread")]
-async fn pilot_runs_on_a_group_with_one_approval_and_each_hosts_rules() {
-    use kaiport_tests::engine_harness::EngineHarness;
-    use kaiport_tests::model_server::ModelServer;
-    use serde_json::json;
-
-    let base = Sshd::start().unwrap();
-    let tab = EngineHarness::open_sshd(&base, ConnectionSettings::default(), Mode::Ask)
-        .await
-        .unwrap();
+/// Siblings of `base` trusted in the harness's known_hosts, saved as connections tagged `db`
+/// (`forbidding` forbids `printenv`): the servers (kept running while held) and the
+/// connections file.
+fn db_hosts(base: &Sshd, hosts: &[(&str, &str)], forbidding: Option<&str>) -> (Vec<Sshd>, String) {
     let known_hosts = base.dir().join("harness_known_hosts");
-    let hosts = [("db-1", "1.24.0"), ("db-2", "1.24.0"), ("db-3", "1.22.1")];
     let mut servers = Vec::new();
     let mut profiles = String::new();
     for (host, version) in hosts {
@@ -303,11 +296,26 @@ async fn pilot_runs_on_a_group_with_one_approval_and_each_hosts_rules() {
             server.user(),
             server.keys.ed25519.display()
         ));
-        if host == "db-3" {
+        if forbidding == Some(*host) {
             profiles.push_str("[connection.settings]\nforbidden_commands = [\"printenv\"]\n");
         }
         servers.push(server);
     }
+    (servers, profiles)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pilot_runs_on_a_group_with_one_approval_and_each_hosts_rules() {
+    use kaiport_tests::engine_harness::EngineHarness;
+    use kaiport_tests::model_server::ModelServer;
+    use serde_json::json;
+
+    let base = Sshd::start().unwrap();
+    let tab = EngineHarness::open_sshd(&base, ConnectionSettings::default(), Mode::Ask)
+        .await
+        .unwrap();
+    let hosts = [("db-1", "1.24.0"), ("db-2", "1.24.0"), ("db-3", "1.22.1")];
+    let (_servers, profiles) = db_hosts(&base, &hosts, Some("db-3"));
     std::fs::write(tab.home.path().join("connections.toml"), profiles).unwrap();
 
     let model = ModelServer::from_json(json!({"steps": [
@@ -317,18 +325,9 @@ async fn pilot_runs_on_a_group_with_one_approval_and_each_hosts_rules() {
         {"respond": {"text": "Two hosts run nginx 1.24.0; db-3 refused the check."}}
     ]}))
     .unwrap();
-    tab.engine
-        .handle(Op::SendMessage {
-            tab: tab.tab.clone(),
-            text: "which nginx do the db hosts run?".to_owned(),
-            model: Some(model.openai_settings()),
-        })
-        .await;
-    tab.event("the turn's end", Duration::from_secs(120), |event| {
-        matches!(event, Event::TurnFinished { .. })
-    })
-    .await
-    .unwrap();
+    tab.turn("which nginx do the db hosts run?", model.openai_settings())
+        .await
+        .unwrap();
     assert!(model.failures().is_empty(), "{:?}", model.failures());
     let requests = model.requests();
     assert!(
@@ -419,5 +418,70 @@ async fn pilot_runs_on_a_group_with_one_approval_and_each_hosts_rules() {
         (&call["decision"], &call["decided_by"], &call["status"]),
         (&json!("ask"), &json!("user"), &json!("ok")),
         "{call}"
+    );
+}
+
+/// In autopilot, a line no host asks about runs without a card, and the call's audit line says
+/// what let it run: the rules for a command on every host's allowed list, autopilot for a
+/// change it let through.
+#[tokio::test(flavor = "multi_thread")]
+async fn run_on_hosts_in_autopilot_says_what_decided() {
+    use kaiport_tests::engine_harness::EngineHarness;
+    use kaiport_tests::model_server::ModelServer;
+    use serde_json::json;
+
+    let base = Sshd::start().unwrap();
+    let marks = base.writable_folder().unwrap();
+    let tab = EngineHarness::open_sshd(&base, ConnectionSettings::default(), Mode::Autopilot)
+        .await
+        .unwrap();
+    let (_servers, profiles) = db_hosts(&base, &[("db-1", "1"), ("db-2", "2")], None);
+    // `uname` is on each connection's allowed list: the rules let it run, not autopilot.
+    let profiles = profiles.replace(
+        "tags = [\"db\"]\n",
+        "tags = [\"db\"]\n[connection.settings]\nallowed_commands = [\"uname\"]\n",
+    );
+    std::fs::write(tab.home.path().join("connections.toml"), profiles).unwrap();
+    // A path without variables: autopilot asks about a write it cannot place.
+    let mark = marks.path().join("mark");
+    let touch = format!("touch {}", mark.display());
+    let call = |command: &str| {
+        json!({"respond": {"tool_calls": [
+            {"name": "run_on_hosts", "arguments": {"hosts": ["db"], "command": command}}
+        ]}})
+    };
+    let model = ModelServer::from_json(json!({"steps": [
+        call("uname -s"),
+        call(&touch),
+        {"respond": {"text": "Done."}}
+    ]}))
+    .unwrap();
+    tab.turn("check and mark the db hosts", model.openai_settings())
+        .await
+        .unwrap();
+    assert!(model.failures().is_empty(), "{:?}", model.failures());
+    let asked: Vec<Vec<String>> = tab
+        .events()
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::ApprovalRequested { reasons, .. } => Some(reasons),
+            _ => None,
+        })
+        .collect();
+    assert!(asked.is_empty(), "autopilot asked: {asked:?}");
+    assert!(mark.exists());
+    let calls: Vec<(serde_json::Value, serde_json::Value)> = tab
+        .audit()
+        .unwrap()
+        .into_iter()
+        .filter(|line| line["tool"] == "run_on_hosts")
+        .map(|line| (line["decision"].clone(), line["decided_by"].clone()))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            (json!("allow"), json!("rule")),
+            (json!("allow"), json!("autopilot")),
+        ]
     );
 }

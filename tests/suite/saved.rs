@@ -26,7 +26,7 @@ pub(crate) async fn next<T>(
     }
 }
 
-fn ssh_target(sshd: &Sshd) -> TabTarget {
+pub(crate) fn ssh_target(sshd: &Sshd) -> TabTarget {
     TabTarget::Ssh {
         host: "127.0.0.1".to_owned(),
         port: sshd.port(),

@@ -7,15 +7,9 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ownSshd } from "./wait.mjs";
+import { savedFixtures } from "./wait.mjs";
 
 export function fleetTests({ test, until, startWithFirstLine, OUTPUT, SSHD }) {
-  /** A `kaiport-sshd` whose sessions see `env`, its host keys trusted in `knownHosts`. */
-  function fixture(env, knownHosts) {
-    const args = [`--trust-in=${knownHosts}`, ...Object.entries(env).map(([k, v]) => `--env=${k}=${v}`)];
-    return ownSshd(startWithFirstLine, SSHD, args);
-  }
-
   test("Run on group: one approval for the asking hosts, a refusal said so, output grouped", async ({
     page,
     served,
@@ -24,23 +18,13 @@ export function fleetTests({ test, until, startWithFirstLine, OUTPUT, SSHD }) {
     const file = join(home, "connections.toml");
     const before = existsSync(file) ? readFileSync(file, "utf8") : "";
     const knownHosts = join(home, "known_hosts");
-    const servers = [];
+    const hosts = [
+      { name: "e2e-fleet-1", env: { NGINX_VERSION: "nginx/1.24.0" } },
+      { name: "e2e-fleet-2", env: { NGINX_VERSION: "nginx/1.24.0" } },
+      { name: "e2e-fleet-3", env: { NGINX_VERSION: "nginx/1.22.1" }, forbid: "printenv" },
+    ];
+    const { servers, profiles } = await savedFixtures(startWithFirstLine, SSHD, knownHosts, "fleet", hosts);
     try {
-      const hosts = [
-        { name: "e2e-fleet-1", version: "nginx/1.24.0" },
-        { name: "e2e-fleet-2", version: "nginx/1.24.0" },
-        { name: "e2e-fleet-3", version: "nginx/1.22.1", forbid: true },
-      ];
-      let profiles = "";
-      for (const host of hosts) {
-        const server = await fixture({ NGINX_VERSION: host.version }, knownHosts);
-        servers.push(server);
-        profiles +=
-          `[[connection]]\nname = "${host.name}"\nkind = "ssh"\nhost = "127.0.0.1"\nport = ${server.port}\n` +
-          `user = "${server.user}"\nidentity_files = ["${server.key}"]\ntags = ["fleet"]\n` +
-          (host.forbid ? `[connection.settings]\nforbidden_commands = ["printenv"]\n` : "") +
-          "\n";
-      }
       writeFileSync(file, profiles);
       await page.goto(served.url);
       const group = page.getByRole("navigation", { name: "Connections" }).getByRole("group", { name: "Group fleet" });
@@ -115,6 +99,27 @@ export function fleetTests({ test, until, startWithFirstLine, OUTPUT, SSHD }) {
         rmSync(gate, { recursive: true, force: true });
       }
       await dialog.getByRole("button", { name: "Close" }).click();
+
+      // Not a group: two saved connections ticked by hand, one of them forbidding the line.
+      await page
+        .getByRole("navigation", { name: "Connections" })
+        .getByRole("button", { name: "Run on connections…" })
+        .click();
+      const chosen = page.getByRole("dialog", { name: "Run on connections" });
+      await chosen.getByRole("checkbox", { name: "e2e-fleet-1" }).check();
+      await chosen.getByRole("checkbox", { name: "e2e-fleet-3" }).check();
+      await chosen.getByText("2 of 3 chosen").waitFor();
+      await chosen.getByRole("textbox", { name: "Command" }).fill("printenv NGINX_VERSION");
+      await chosen.getByRole("button", { name: "Run", exact: true }).click();
+      await chosen
+        .getByRole("article", { name: "Approval" })
+        .getByRole("button", { name: "Approve for 1 host" })
+        .click();
+      const picked = chosen.getByRole("region", { name: "Results" });
+      await picked.getByText("2 hosts: 1 done, 1 refused").waitFor();
+      await picked.getByText("1 host: nginx/1.24.0").waitFor();
+      await page.screenshot({ path: join(OUTPUT, "fleet-chosen.png") });
+      await chosen.getByRole("button", { name: "Close" }).click();
     } finally {
       writeFileSync(file, before);
       for (const server of servers) {

@@ -21,10 +21,12 @@ import { viewTests } from "./views.mjs";
 import { mobileTests } from "./mobile.mjs";
 import { layoutTests, settingsTests } from "./layout.mjs";
 import { snippetTests } from "./snippets.mjs";
+import { broadcastTests } from "./broadcast.mjs";
 import {
   armFrame,
   freePort as closedPort,
   keepTrafficOnLoopback,
+  openLocalOnPhone,
   removeHome,
   roundTrip,
   SIZES,
@@ -798,13 +800,8 @@ test(
   "on a phone the connections are a drawer and the tabs a switcher",
   async ({ page, served }) => {
     await page.goto(served.url);
-    await page.getByRole("button", { name: "Connections" }).click();
-    await page
-      .getByRole("navigation", { name: "Connections" })
-      .getByRole("button", { name: "New local terminal" })
-      .click();
     // Choosing closes the drawer.
-    await page.getByRole("navigation", { name: "Connections" }).waitFor({ state: "detached" });
+    await openLocalOnPhone(page);
     await runInTerminal(page, "echo phone", "phone");
     await page.getByRole("button", { name: /^Tabs: local, 1 open$/ }).waitFor();
     if ((await page.getByRole("tablist").count()) !== 0) {
@@ -1151,6 +1148,7 @@ mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT: root, TIMEOUT, CHRO
 layoutTests({ test, until, activeTab, terminalText, fillConnectionForm, startWithFirstLine, KAIPORT, OUTPUT });
 settingsTests({ test, until, activeTab, terminalText, OUTPUT });
 snippetTests({ test, until, runInTerminal, activeTab, terminalText, fillConnectionForm, OUTPUT });
+broadcastTests({ test, until, startWithFirstLine, activeTab, terminalText, runInTerminal, OUTPUT, SSHD });
 
 /** Closes the browser, stops sshd and `kaiport serve` (Ctrl-C) and removes the test's home. */
 export async function stopAll({ browser, sshdProcess, servedProcess, home }) {

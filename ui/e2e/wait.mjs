@@ -240,3 +240,30 @@ export function keepTrafficOnLoopback() {
     process.env[name] = "127.0.0.1,localhost,::1";
   }
 }
+
+/** Saved SSH connections tagged `tag` on `kaiport-sshd` fixtures of their own (their host keys
+ * trusted in `knownHosts`): per host `{ name, env, forbid }`, `forbid` a command its rules
+ * forbid. The servers, and the `connections.toml` text naming them. */
+export async function savedFixtures(start, sshd, knownHosts, tag, hosts) {
+  const servers = [];
+  let profiles = "";
+  for (const host of hosts) {
+    const env = Object.entries(host.env ?? {}).map(([k, v]) => `--env=${k}=${v}`);
+    const server = await ownSshd(start, sshd, [`--trust-in=${knownHosts}`, ...env]);
+    servers.push(server);
+    profiles +=
+      `[[connection]]\nname = "${host.name}"\nkind = "ssh"\nhost = "127.0.0.1"\nport = ${server.port}\n` +
+      `user = "${server.user}"\nidentity_files = ["${server.key}"]\ntags = ["${tag}"]\n` +
+      (host.forbid === undefined ? "" : `[connection.settings]\nforbidden_commands = ["${host.forbid}"]\n`) +
+      "\n";
+  }
+  return { servers, profiles };
+}
+
+/** On a phone: a new local terminal from the connections drawer (which closes on choosing). */
+export async function openLocalOnPhone(page) {
+  await page.getByRole("button", { name: "Connections" }).click();
+  const drawer = page.getByRole("navigation", { name: "Connections" });
+  await drawer.getByRole("button", { name: "New local terminal" }).click();
+  await drawer.waitFor({ state: "detached" });
+}

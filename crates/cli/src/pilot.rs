@@ -443,6 +443,7 @@ pub async fn run(args: PilotArgs) -> anyhow::Result<ExitCode> {
             | Event::SavedConnections { .. }
             | Event::SshConfigHosts { .. }
             | Event::FleetChecked { .. }
+            | Event::BroadcastJudged { .. }
             | Event::Snippets { .. }
             | Event::SnippetExpanded { .. }
             | Event::FleetHostRunning { .. }

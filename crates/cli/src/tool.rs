@@ -225,6 +225,7 @@ pub async fn run_calls(
             | Event::SavedConnections { .. }
             | Event::SshConfigHosts { .. }
             | Event::FleetChecked { .. }
+            | Event::BroadcastJudged { .. }
             | Event::Snippets { .. }
             | Event::SnippetExpanded { .. }
             | Event::FleetHostRunning { .. }

@@ -272,6 +272,17 @@ pub fn check(op: &Op) -> Result<(), TooLarge> {
                 .text("the name", name, MAX_NAME_BYTES)?;
             c.list("the tags", tags, MAX_LIST_ITEMS, MAX_NAME_BYTES)?;
         }
+        Op::BroadcastLine {
+            broadcast,
+            tabs,
+            line,
+            skip_refused: _,
+        } => {
+            c.op("broadcast_line")
+                .text("the broadcast id", broadcast, MAX_ID_BYTES)?;
+            c.list("the tabs", tabs, MAX_LONG_LIST_ITEMS, MAX_ID_BYTES)?;
+            c.text("the line", line, MAX_PATH_BYTES)?;
+        }
         Op::FleetCheck {
             run,
             targets,

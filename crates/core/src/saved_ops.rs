@@ -123,6 +123,7 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::DeleteSnippet { .. }
             | Op::ExpandSnippet { .. }
             | Op::FleetCancel { .. }
+            | Op::BroadcastLine { .. }
             | Op::AppBackground
             | Op::AppForeground => Ok(Vec::new()),
         }

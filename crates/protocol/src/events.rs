@@ -1,5 +1,6 @@
 //! What the engine tells front ends.
 
+use crate::broadcast::BroadcastTabResult;
 use crate::common::{CallId, DecidedBy, PromptId, Risk, TabId, ToolStatus, Verdict};
 use crate::facts::HostFacts;
 use crate::fleet::{FleetHostCheck, FleetHostResult, FleetReport};
@@ -459,6 +460,13 @@ pub enum Event {
         result: FleetHostResult,
         done: u32,
         total: u32,
+    },
+    /// What became of a broadcast line (`BroadcastLine`) on each of its tabs, in the order
+    /// named.
+    BroadcastJudged {
+        broadcast: String,
+        line: String,
+        tabs: Vec<BroadcastTabResult>,
     },
     /// A fleet run ended: every host's outcome, grouped.
     FleetFinished {

@@ -5,6 +5,7 @@
 //! the model sees, and their JSON schemas are generated from the Rust types. Plain data only:
 //! no I/O, no async runtime, no business logic.
 
+pub mod broadcast;
 pub mod common;
 pub mod events;
 pub mod facts;
@@ -18,6 +19,7 @@ pub mod snippets;
 pub mod tools;
 pub mod views;
 
+pub use broadcast::*;
 pub use common::*;
 pub use events::*;
 pub use facts::HostFacts;

@@ -435,6 +435,19 @@ pub enum Op {
         #[serde(default)]
         values: Vec<SnippetValue>,
     },
+    /// Broadcast input: type `line` and Enter into every terminal tab of `tabs` (the user's
+    /// typing, once for all). Each tab judges the line first by its own connection's rules, as
+    /// a command typed there (ask and autopilot lines are sent: the user typed them). When a tab
+    /// forbids it, it is typed nowhere, unless `skip_refused` (the user chose to send it to the
+    /// tabs that allow it). One audit line per tab (tool `broadcast_input`). Answered by
+    /// `BroadcastJudged`; a line with a line break is an `Error` and is typed nowhere.
+    BroadcastLine {
+        broadcast: String,
+        tabs: Vec<TabId>,
+        line: String,
+        #[serde(default)]
+        skip_refused: bool,
+    },
     /// Stop fleet run `run`: hosts not started yet are skipped, running ones are stopped by
     /// closing their connection; each is reported `cancelled` (with its audit line), then
     /// `FleetFinished` as usual. A run that already ended, or is unknown, is left alone.

@@ -28,6 +28,8 @@ export const fleetRunDialog = once(() => import("../components/connections/Fleet
 /** The file editor with CodeMirror: not preloaded (it is the largest part and most sessions
  * open no file); it loads on the first file opened. */
 export const fileEditor = once(() => import("../components/terminal/FileEditor.svelte"));
+export const broadcastDialog = once(() => import("../components/broadcast/BroadcastDialog.svelte"));
+export const broadcastBanner = once(() => import("../components/broadcast/BroadcastBanner.svelte"));
 const markdownModule = once(() => import("./markdown"));
 
 /** The markdown renderer once loaded (until then, Markdown.svelte shows the text as it is). */
@@ -50,6 +52,8 @@ export function preloadAll(): void {
     importSshConfig,
     snippetPalette,
     fleetRunDialog,
+    broadcastDialog,
+    broadcastBanner,
   ];
   for (const load of loads) {
     load().catch(() => {});

@@ -87,6 +87,32 @@ export type AuditEntry = {
 	waited_ms?: number | null,
 };
 
+/**  What became of a broadcast line on one tab. */
+export type BroadcastOutcome = 
+/**  Typed there, with Enter. */
+"sent" | 
+/**  The tab's rules forbid the line: nothing was typed there. */
+"refused" | 
+/**
+ *  Allowed there, but not typed because another tab refused it (and the user did not
+ *  choose to send it to the others anyway).
+ */
+"held" | 
+/**  Not typed: the tab is not a connected terminal. */
+"failed";
+
+/**  One receiving tab's part of a broadcast line. */
+export type BroadcastTabResult = {
+	tab: string,
+	/**  The tab's connection, as its audit line names it (empty for an unknown tab). */
+	connection: string,
+	/**  What the tab's rules say of the line (ask counts as allowed: the user typed it). */
+	decision: Verdict,
+	outcome: BroadcastOutcome,
+	/**  Why it was refused, held or failed; the rules' reasons for an ask. */
+	reasons: string[],
+};
+
 /**  What a view button does; the engine derives its command from this alone. */
 export type ButtonAction = { kind: "container"; verb: ContainerVerb; container: string } | 
 /**  Through sudo: the terminal is where its password prompt can be answered. */
@@ -493,6 +519,11 @@ problem?: string | null } |
 { type: "fleet_host_running"; run: string; host: string } | 
 /**  A host of a fleet run ended; `done` of `total` hosts have ended so far. */
 { type: "fleet_host_finished"; run: string; result: FleetHostResult; done: number; total: number } | 
+/**
+ *  What became of a broadcast line (`BroadcastLine`) on each of its tabs, in the order
+ *  named.
+ */
+{ type: "broadcast_judged"; broadcast: string; line: string; tabs: BroadcastTabResult[] } | 
 /**  A fleet run ended: every host's outcome, grouped. */
 { type: "fleet_finished"; run: string; report: FleetReport } | 
 /**
@@ -1141,6 +1172,15 @@ model?: ModelSettings | null } |
  *  `TerminalInput`).
  */
 { type: "expand_snippet"; tab: string; name: string; values?: SnippetValue[] } | 
+/**
+ *  Broadcast input: type `line` and Enter into every terminal tab of `tabs` (the user's
+ *  typing, once for all). Each tab judges the line first by its own connection's rules, as
+ *  a command typed there (ask and autopilot lines are sent: the user typed them). When a tab
+ *  forbids it, it is typed nowhere, unless `skip_refused` (the user chose to send it to the
+ *  tabs that allow it). One audit line per tab (tool `broadcast_input`). Answered by
+ *  `BroadcastJudged`; a line with a line break is an `Error` and is typed nowhere.
+ */
+{ type: "broadcast_line"; broadcast: string; tabs: string[]; line: string; skip_refused?: boolean } | 
 /**
  *  Stop fleet run `run`: hosts not started yet are skipped, running ones are stopped by
  *  closing their connection; each is reported `cancelled` (with its audit line), then

@@ -121,16 +121,28 @@ impl Inner {
 
     /// What `host`'s rules say of `command` in `mode`, for a check or an approval card.
     fn fleet_host_check(&self, host: &FleetHost, command: &str, mode: Mode) -> FleetHostCheck {
-        let (decision, reasons) = match self.fleet_decide(host, command, mode) {
-            Decision::Allow { reasons, .. } => (Verdict::Allow, reasons),
-            Decision::Ask { reasons, .. } => (Verdict::Ask, reasons),
-            Decision::Deny { reason } => (Verdict::Deny, vec![reason]),
+        self.fleet_host_judged(host, command, mode).0
+    }
+
+    /// [`Inner::fleet_host_check`], with what decided an allowed line (the rules, or
+    /// autopilot); `Rule` for a line that asks or is forbidden.
+    fn fleet_host_judged(
+        &self,
+        host: &FleetHost,
+        command: &str,
+        mode: Mode,
+    ) -> (FleetHostCheck, DecidedBy) {
+        let (decision, reasons, by) = match self.fleet_decide(host, command, mode) {
+            Decision::Allow { reasons, by } => (Verdict::Allow, reasons, by),
+            Decision::Ask { reasons, .. } => (Verdict::Ask, reasons, DecidedBy::Rule),
+            Decision::Deny { reason } => (Verdict::Deny, vec![reason], DecidedBy::Rule),
         };
-        FleetHostCheck {
+        let check = FleetHostCheck {
             host: host.name.clone(),
             decision,
             reasons,
-        }
+        };
+        (check, by)
     }
 
     /// `Op::FleetCheck`.
@@ -248,7 +260,7 @@ impl Inner {
         args: &serde_json::Value,
         cancel: &CancellationToken,
     ) -> super::pipeline::Ran {
-        use super::pipeline::{Approval, Ran, error_outcome, ok_outcome, why_of};
+        use super::pipeline::{Approval, Card, Ran, error_outcome, ok_outcome};
         let ended = |status, message: String, verdict, by, reasons| {
             Ran::ended(error_outcome(tool, status, message), verdict, by, reasons)
         };
@@ -267,10 +279,18 @@ impl Inner {
             }
         };
         let mode = tab.mode();
-        let checks: Vec<FleetHostCheck> = hosts
+        let judged: Vec<(FleetHostCheck, DecidedBy)> = hosts
             .iter()
-            .map(|host| self.fleet_host_check(host, &params.command, mode))
+            .map(|host| self.fleet_host_judged(host, &params.command, mode))
             .collect();
+        // Without a host that asks, what let the line run: autopilot where it let through a
+        // line that would ask in ask mode, else the rules themselves.
+        let unasked = if judged.iter().any(|(_, by)| *by == DecidedBy::Autopilot) {
+            DecidedBy::Autopilot
+        } else {
+            DecidedBy::Rule
+        };
+        let checks: Vec<FleetHostCheck> = judged.into_iter().map(|(check, _)| check).collect();
         let asking: Vec<String> = checks
             .iter()
             .filter(|check| check.decision == Verdict::Ask)
@@ -287,30 +307,21 @@ impl Inner {
         )];
         let mut waited = None;
         let (verdict, by) = if asking.is_empty() {
-            (Verdict::Allow, DecidedBy::Rule)
+            (Verdict::Allow, unasked)
         } else {
             reasons.push(format!("asked for {}", asking.join(", ")));
-            let asked = Instant::now();
-            let answer = self
-                .approvals
-                .ask(call.clone(), cancel, || {
-                    self.emit(Event::ApprovalRequested {
-                        tab: tab.id.clone(),
-                        call: call.clone(),
-                        tool: tool.to_owned(),
-                        reasons: reasons.clone(),
-                        risk: Risk::Routine,
-                        preview: Some(ApprovalPreview::Fleet {
-                            command: params.command.clone(),
-                            hosts: checks.clone(),
-                        }),
-                        permission: None,
-                        why: why_of(args),
-                        allow_rule: None,
-                    });
-                })
-                .await;
-            waited = Some(asked.elapsed());
+            let card = Card {
+                reasons: reasons.clone(),
+                risk: Risk::Routine,
+                preview: Some(ApprovalPreview::Fleet {
+                    command: params.command.clone(),
+                    hosts: checks.clone(),
+                }),
+                permission: None,
+                allow_rule: None,
+            };
+            let (answer, asked_for) = self.ask_approval(tab, call, tool, args, card, cancel).await;
+            waited = Some(asked_for);
             let refused = |status, message: String, by| Ran {
                 waited,
                 ..ended(status, message, Verdict::Ask, by, reasons.clone())
@@ -584,10 +595,16 @@ impl Inner {
             duration_ms,
             waited_ms: None,
         };
+        self.record_audit(record, None);
+    }
+
+    /// Appends `record` to the audit log and tells the front ends (`AuditRecorded`), or tells
+    /// them it could not be written (on `tab`).
+    pub(super) fn record_audit(&self, record: AuditRecord, tab: Option<TabId>) {
         match self.audit.append(&record) {
             Ok(()) => self.emit(Event::AuditRecorded { entry: record }),
             Err(error) => self.emit(Event::Error {
-                tab: None,
+                tab,
                 message: error.to_string(),
             }),
         }

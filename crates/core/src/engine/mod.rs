@@ -19,6 +19,7 @@
 //!
 //! Pilot sees the engine only through [`crate::agent::PilotHost`].
 
+mod broadcast;
 mod fleet;
 mod foreground;
 mod forwards;
@@ -500,6 +501,16 @@ impl Engine {
                 tokio::spawn(async move { inner.fleet_run(asked).await });
             }
             Op::FleetCancel { run } => inner.fleet_cancel(&run),
+            Op::BroadcastLine {
+                broadcast,
+                tabs,
+                line,
+                skip_refused,
+            } => {
+                inner
+                    .broadcast_line(broadcast, tabs, line, skip_refused)
+                    .await;
+            }
             op @ (Op::ListConnections
             | Op::SaveConnection { .. }
             | Op::DeleteConnection { .. }

@@ -25,6 +25,16 @@ pub(super) struct Approval {
     pub(super) by: DecidedBy,
 }
 
+/// What an approval card shows of a call besides its tool and `why`
+/// (`Event::ApprovalRequested`).
+pub(super) struct Card {
+    pub(super) reasons: Vec<String>,
+    pub(super) risk: Risk,
+    pub(super) preview: Option<ApprovalPreview>,
+    pub(super) permission: Option<Permission>,
+    pub(super) allow_rule: Option<String>,
+}
+
 /// How one call was decided and how it ended: what its `ToolFinished` and audit line say.
 pub(super) struct Ran {
     pub(super) outcome: ToolOutcome,
@@ -267,25 +277,16 @@ impl Inner {
                     _ => None,
                 };
                 // 4. Approval: waits for the user, without a time limit; cancel ends it.
-                let preview = prepared.preview.clone();
-                let asked = Instant::now();
-                let answer = self
-                    .approvals
-                    .ask(call.clone(), cancel, || {
-                        self.emit(Event::ApprovalRequested {
-                            tab: tab.id.clone(),
-                            call: call.clone(),
-                            tool: tool.to_owned(),
-                            reasons: reasons.clone(),
-                            risk,
-                            preview,
-                            permission,
-                            why: why_of(args),
-                            allow_rule: allow_rule.clone(),
-                        });
-                    })
-                    .await;
-                waited = Some(asked.elapsed());
+                let card = Card {
+                    reasons: reasons.clone(),
+                    risk,
+                    preview: prepared.preview.clone(),
+                    permission,
+                    allow_rule: allow_rule.clone(),
+                };
+                let (answer, asked_for) =
+                    self.ask_approval(tab, call, tool, args, card, cancel).await;
+                waited = Some(asked_for);
                 let ended = |outcome, verdict, decided_by, reasons| Ran {
                     waited,
                     ..Ran::ended(outcome, verdict, decided_by, reasons)
@@ -531,6 +532,37 @@ impl Inner {
     }
 
     /// ask_user: shown to the user and answered only by them, in every mode.
+    /// Asks the user to approve `call` (its card: `ApprovalRequested`) and waits, without a
+    /// time limit, for the answer or `cancel`; also how long it waited.
+    pub(super) async fn ask_approval(
+        &self,
+        tab: &Tab,
+        call: &CallId,
+        tool: &str,
+        args: &Value,
+        card: Card,
+        cancel: &CancellationToken,
+    ) -> (Result<Approval, crate::pending::NoAnswer>, Duration) {
+        let asked = Instant::now();
+        let answer = self
+            .approvals
+            .ask(call.clone(), cancel, || {
+                self.emit(Event::ApprovalRequested {
+                    tab: tab.id.clone(),
+                    call: call.clone(),
+                    tool: tool.to_owned(),
+                    reasons: card.reasons,
+                    risk: card.risk,
+                    preview: card.preview,
+                    permission: card.permission,
+                    why: why_of(args),
+                    allow_rule: card.allow_rule,
+                });
+            })
+            .await;
+        (answer, asked.elapsed())
+    }
+
     pub(super) async fn ask_user(
         &self,
         tab: &Arc<Tab>,

@@ -645,6 +645,12 @@ fn forbidden_inside_unknown(
     })
 }
 
+/// The first command of `line` the connection's forbidden-commands rules match, with the rule:
+/// how a refusal is worded for the person who typed the line.
+pub fn forbidden_command(line: &str, settings: &ConnectionSettings) -> Option<(String, String)> {
+    forbidden(&analyse(line), settings)
+}
+
 fn forbidden(analysis: &Analysis, settings: &ConnectionSettings) -> Option<(String, String)> {
     analysis.commands.iter().find_map(|command| {
         rules::first_loose_match(command, &settings.forbidden_commands)

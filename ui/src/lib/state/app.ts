@@ -352,6 +352,7 @@ export function applyEvent(state: AppState, event: Event): AppState {
     case "fleet_finished":
     case "snippets": // the snippet palette's answers: snippets.svelte.ts
     case "snippet_expanded":
+    case "broadcast_judged": // broadcast input: broadcast.ts
       return state;
     default: {
       // A new event type fails to compile here; one from a newer engine is ignored.

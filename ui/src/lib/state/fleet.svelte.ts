@@ -14,8 +14,8 @@ function newRunId(): string {
 
 export class FleetRun {
   state: FleetRunState = $state.raw(initialFleetRun());
-  /** Saved connections and tags, as the dialog was opened for. */
-  readonly targets: string[];
+  /** Saved connections and tags to run on (the dialog's chosen ones may change between runs). */
+  targets: string[];
   private readonly transport: Transport;
   private readonly stop: () => void;
 
@@ -33,9 +33,11 @@ export class FleetRun {
     this.stop();
   }
 
-  /** Ask what each host's rules say of `command` (the approval card shows it). */
-  check(command: string): void {
+  /** Ask what each host's rules say of `command` on `targets` (the approval card shows it); the
+   * run that follows goes to the same targets. */
+  check(command: string, targets: string[] = this.targets): void {
     const run = newRunId();
+    this.targets = [...targets];
     this.state = { ...initialFleetRun(), run, phase: "checking", command };
     this.transport.send({ type: "fleet_check", run, targets: this.targets, command, mode: null });
   }

@@ -15,6 +15,7 @@ import type {
 import { TerminalOutput } from "../terminal-output";
 import { TitleScanner } from "../terminal-title";
 import type { Transport } from "../transport/transport";
+import { BroadcastInput } from "./broadcast.svelte";
 import { StorageDesk, type StorageRequest } from "./storage.svelte";
 import {
   activate,
@@ -78,6 +79,8 @@ export class Session {
   readonly library: Library;
   /** The snippet palette's requests. */
   readonly snippets: SnippetRequests;
+  /** Broadcast input: one typed line into several terminal tabs. */
+  readonly broadcast: BroadcastInput;
   /** The storage tabs' panes and transfers (storage.svelte.ts). */
   readonly storage: StorageDesk;
   private readonly transport: Transport;
@@ -95,11 +98,13 @@ export class Session {
     this.transport = transport;
     this.library = new Library(transport);
     this.snippets = new SnippetRequests(transport);
+    this.broadcast = new BroadcastInput(transport);
     this.storage = new StorageDesk((op) => transport.send(op));
     this.stop = transport.subscribe((message) => {
       switch (message.kind) {
         case "event":
           this.snippets.handle(message.event);
+          this.broadcast.handle(message.event);
           if (this.library.answered(message.event)) {
             // Shown in the dialog that asked.
             break;

@@ -1034,6 +1034,7 @@ export function applyStorageEvent(state: StorageState, event: Event, now: number
     case "fleet_finished":
     case "snippets": // the snippet palette: snippets.svelte.ts
     case "snippet_expanded":
+    case "broadcast_judged": // broadcast input: broadcast.ts
     case "view_shown":
     case "view_button_finished":
       return state;
