@@ -1,7 +1,8 @@
 // Browser test of the snippet palette: opened by keyboard only over an SSH tab on the sshd
 // fixture, a snippet chosen with the arrows, its variable asked for (its default filled), and
 // the expanded line typed into the terminal as the user's input — not run, as the snippet has
-// no Enter flag — until the user presses Enter. Registered by run.mjs.
+// no Enter flag — until the user presses Enter; and handed to a fleet run instead. Registered by
+// run.mjs.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -95,5 +96,23 @@ export function snippetTests({ test, until, runInTerminal, activeTab, terminalTe
     await until("the snippet deleted", async () => (await options.count()) === 2);
     await page.keyboard.press("Escape");
     await palette.waitFor({ state: "hidden" });
+
+    // "Run on connections…" hands the expanded line to a fleet run instead of the terminal; not
+    // for a snippet with {{user}}, whose value is this tab's.
+    await page.keyboard.press("Control+Shift+S");
+    await palette.waitFor();
+    const fleet = palette.getByRole("button", { name: "Run on connections…" });
+    await page.keyboard.type("marker");
+    await until("the filter keeps one", async () => (await options.count()) === 1);
+    if (await fleet.isEnabled()) throw new Error("a snippet with {{user}} can be run on other connections");
+    await search.fill("other");
+    await until("the filter keeps the other", async () => (await options.count()) === 1);
+    await fleet.click();
+    await palette.waitFor({ state: "hidden" });
+    const command = page.getByRole("textbox", { name: "Command" });
+    await until("the fleet dialog with the snippet's line", async () => (await command.inputValue()) === "echo other");
+    await page.screenshot({ path: join(OUTPUT, "snippets-fleet.png") });
+    await page.keyboard.press("Escape");
+    await command.waitFor({ state: "hidden" });
   });
 }
