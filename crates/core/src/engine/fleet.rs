@@ -135,7 +135,16 @@ impl Inner {
         let (decision, reasons, by) = match self.fleet_decide(host, command, mode) {
             Decision::Allow { reasons, by } => (Verdict::Allow, reasons, by),
             Decision::Ask { reasons, .. } => (Verdict::Ask, reasons, DecidedBy::Rule),
-            Decision::Deny { reason } => (Verdict::Deny, vec![reason], DecidedBy::Rule),
+            Decision::Deny { reason } => {
+                // Said to the person choosing hosts, not the model's advice about it.
+                let reason = match crate::policy::forbidden_command(command, &host.settings) {
+                    Some((command, rule)) => {
+                        format!("`{command}` is forbidden on this connection (rule: {rule:?})")
+                    }
+                    None => reason,
+                };
+                (Verdict::Deny, vec![reason], DecidedBy::Rule)
+            }
         };
         let check = FleetHostCheck {
             host: host.name.clone(),
