@@ -64,6 +64,9 @@ export function newTabId(): TabId {
   return `tab-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
+/** Said when keys are typed into a terminal tab that is not connected. */
+export const NOT_SENT = "What you typed was not sent: this tab is not connected. Type it again once it is.";
+
 export class Session {
   state: AppState = $state.raw(initialState());
   /** Pilot's conversation and cards, per tab. */
@@ -281,6 +284,15 @@ export class Session {
       const waiting = this.typedAhead.get(tab) ?? [];
       waiting.push(data);
       this.typedAhead.set(tab, waiting);
+      return;
+    }
+    if (view !== undefined && view.connection.state !== "connected" && view.kind === "terminal") {
+      // Not held for a shell that may come back as a new one (a line typed for the old one
+      // could run in another folder): said, so that nobody waits for it. Terminal reports
+      // (focus, mouse) start with ESC and are not the user's typing.
+      if (data[0] !== 0x1b) {
+        this.state = addNotice(this.state, tab, NOT_SENT);
+      }
       return;
     }
     this.transport.input(tab, data);

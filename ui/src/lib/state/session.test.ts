@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Op } from "../protocol";
+import type { ConnectionState, Op } from "../protocol";
 import type { Incoming, Transport } from "../transport/transport";
-import { Session } from "./session.svelte";
+import { NOT_SENT, Session } from "./session.svelte";
 
 class FakeTransport implements Transport {
   ops: Op[] = [];
@@ -51,6 +51,26 @@ describe("the session", () => {
       event: { type: "connection_state", tab, state: { state: "failed", error: "refused" } },
     });
     expect(transport.inputs).toEqual([]);
+  });
+
+  it("says keys typed into a terminal tab that reconnects were not sent, and sends none", () => {
+    const transport = new FakeTransport();
+    const session = new Session(transport);
+    const tab = session.openLocal();
+    const state = (state: ConnectionState) =>
+      transport.handler?.({ kind: "event", event: { type: "connection_state", tab, state } });
+    state({ state: "connected" });
+    state({ state: "reconnecting", attempt: 1, in_ms: 1000, reason: "the server went away" });
+    session.input(tab, new TextEncoder().encode("\x1b[I"));
+    expect(session.state.notices).toEqual([]);
+    session.input(tab, new TextEncoder().encode("rm -rf build\r"));
+    expect(transport.inputs).toEqual([]);
+    expect(session.state.notices.map((n) => [n.tab, n.message])).toEqual([[tab, NOT_SENT]]);
+    // Back: the notice goes, and typing reaches the shell again.
+    state({ state: "connected" });
+    expect(session.state.notices).toEqual([]);
+    session.input(tab, new TextEncoder().encode("ls\r"));
+    expect(transport.inputs).toEqual([[tab, "ls\r"]]);
   });
 
   it("answers a prompt once and forgets it", () => {
