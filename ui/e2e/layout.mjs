@@ -539,7 +539,17 @@ export function settingsTests({ test, until, activeTab, terminalText, OUTPUT }) 
           "the light theme",
           async () => (await page.evaluate(() => document.documentElement.dataset.theme)) === "light",
         );
+        // "Set up Pilot…" leads to Pilot's own settings, where a model and its key are chosen.
+        await again.getByRole("button", { name: "Set up Pilot…" }).click();
+        const pilot = page.getByRole("dialog", { name: "Pilot settings" });
+        await pilot.waitFor();
+        await pilot.getByLabel("API key").waitFor();
+        await page.screenshot({ path: join(OUTPUT, `${size}-settings-pilot.png`) });
+        await page.keyboard.press("Escape");
+        await pilot.waitFor({ state: "detached" });
+        // Back in Settings, where it was opened from.
         await again.getByRole("button", { name: "Close" }).click();
+        await again.waitFor({ state: "detached" });
       },
       device,
     );
