@@ -84,7 +84,8 @@ export function fleetTests({ test, until, startWithFirstLine, OUTPUT, SSHD }) {
       const gate = mkdtempSync(join(tmpdir(), "kaiport-fleet-gate-"));
       chmodSync(gate, 0o777);
       try {
-        const wait = `until [ -e ${gate}/open ]; do sleep 0.1; done`;
+        // It also ends once the gate is gone: a cancelled run leaves it running on the servers.
+        const wait = `while [ -d ${gate} ] && [ ! -e ${gate}/open ]; do sleep 0.1; done`;
         await dialog.getByRole("textbox", { name: "Command" }).fill(wait);
         await dialog.getByRole("button", { name: "Run", exact: true }).click();
         await card.getByRole("button", { name: "Approve for 3 hosts" }).click();
