@@ -491,6 +491,16 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
+    /// Reads `io`'s output into `got` until it ends with `suffix`.
+    async fn read_until(io: &mut ShellIo, got: &mut Vec<u8>, suffix: &[u8]) {
+        while !got.ends_with(suffix) {
+            match io.output.recv().await.unwrap() {
+                ShellOutput::Data(bytes) => got.extend(bytes),
+                closed => panic!("{closed:?}"),
+            }
+        }
+    }
+
     #[test]
     fn session_names_are_the_tab_id_or_a_clean_one_with_a_hash() {
         assert_eq!(session_name("tab-0a1b"), "kaiport-tab-0a1b");
@@ -551,12 +561,7 @@ mod tests {
             .await
             .unwrap();
         let mut got = Vec::new();
-        while !got.ends_with(b.as_bytes()) {
-            match io.output.recv().await.unwrap() {
-                ShellOutput::Data(bytes) => got.extend(bytes),
-                closed => panic!("{closed:?}"),
-            }
-        }
+        read_until(&mut io, &mut got, b.as_bytes()).await;
         assert_eq!(
             String::from_utf8(got).unwrap(),
             format!("\x1b[m\x1b[1;1H\x1b[5;3Hecho hi\r\n{c}hi\r\n{d}{a}$ {b}")
@@ -617,12 +622,7 @@ mod tests {
             .await
             .unwrap();
         let mut got = Vec::new();
-        while !got.ends_with(b"2\r\n$ ") {
-            match io.output.recv().await.unwrap() {
-                ShellOutput::Data(bytes) => got.extend(bytes),
-                closed => panic!("{closed:?}"),
-            }
-        }
+        read_until(&mut io, &mut got, b"2\r\n$ ").await;
         let got = String::from_utf8(got).unwrap();
         let output = got.split(c).nth(1).unwrap_or_else(|| panic!("{got:?}"));
         assert_eq!(output, "\x1b[32m1\r\n2\r\n$ ", "{got:?}");
@@ -692,12 +692,7 @@ mod tests {
             .unwrap();
         ends.output.send(data(b"1\r\n2\r\n$ ")).await.unwrap();
         let mut got = Vec::new();
-        while !got.ends_with(b"2\r\n$ ") {
-            match io.output.recv().await.unwrap() {
-                ShellOutput::Data(bytes) => got.extend(bytes),
-                closed => panic!("{closed:?}"),
-            }
-        }
+        read_until(&mut io, &mut got, b"2\r\n$ ").await;
         let got = String::from_utf8(got).unwrap();
         let output = got.split(c).nth(1).unwrap_or_else(|| panic!("{got:?}"));
         assert_eq!(output, "1\r\n2\r\n$ ", "{got:?}");
