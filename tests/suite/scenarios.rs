@@ -1577,6 +1577,9 @@ async fn host_facts_are_in_the_first_prompt() {
 // Provider caching
 // ---------------------------------------------------------------------------------------------
 
+/// The environment variable an Anthropic test's API key comes from.
+const TEST_KEY_VAR: &str = "KAIPORT_SCENARIO_TEST_KEY";
+
 /// The system prompt and the tools are byte for byte the same in two requests of a turn while
 /// the terminal's folder changed between them: the live facts travel in the tab-now block after
 /// the newest message, behind Anthropic's cache breakpoints on the prompt, the tools and the
@@ -1591,9 +1594,18 @@ async fn system_prompt_and_tools_stay_byte_identical_while_the_folder_changes() 
             .told(&["current folder is \"/tmp\""])
             .says("We are in /tmp now."),
     ];
+    // Anthropic's API wants a key; the test's own, from its environment, so that nothing in
+    // this machine's keychain decides the outcome.
+    // SAFETY: this test runs in a process of its own (nextest) and only it sets this variable;
+    // no C code in the process reads the environment concurrently.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::env::set_var(TEST_KEY_VAR, "sk-scenario-test-key");
+    }
     let mut pilot = Pilot::open(&sshd, default_settings(), Mode::Autopilot, moves).await;
     pilot.settings.provider = ProviderKind::Anthropic;
     pilot.settings.base_url = Some(pilot.model.anthropic_url());
+    pilot.settings.api_key_env = Some(TEST_KEY_VAR.to_owned());
     let first = pilot
         .seen("the shell's first folder", |event| {
             matches!(event, Event::TerminalCwd { .. })

@@ -492,6 +492,12 @@ fn sources() -> Vec<Source> {
         // Launchers whose help is not `--help`.
         help("numactl", &[&["man", "numactl"]]),
         help("chpst", &[&["man", "chpst"]]),
+        help("envdir", &[&["man", "envdir"]]),
+        help("envuidgid", &[&["man", "envuidgid"]]),
+        help("softlimit", &[&["man", "softlimit"]]),
+        help("setlock", &[&["man", "setlock"]]),
+        help("pgrphack", &[&["man", "pgrphack"]]),
+        help("fghack", &[&["man", "fghack"]]),
         help("setuidgid", &[&["man", "setuidgid"]]),
         help("daemonize", &[&["man", "daemonize"]]),
         help("schedtool", &[&["schedtool", "-h"], &["man", "schedtool"]]),

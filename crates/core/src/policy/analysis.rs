@@ -1397,20 +1397,17 @@ impl Walker {
                     self.record_command(texts, frame, Some(&verdict));
                     return;
                 }
-                self.apply_writes(&verdict.writes, &texts, frame);
+                self.apply_writes(&verdict, frame);
                 let mut inner = frame.clone();
                 inner.wrappers.push(texts[..inner_starts].to_vec());
                 inner.inherited.inherit(&verdict.judged);
-                // xargs adds arguments to the command, unless it replaces a string in it (`-I`).
-                if name == "xargs" && verdict.replace.is_none() {
-                    inner.more_args_unknown = true;
-                }
+                inner.more_args_unknown |= verdict.adds_args;
                 let mut inner_words = words[inner_starts..].to_vec();
                 mark_replaced(&mut inner_words, verdict.replace.as_deref());
                 self.simple(inner_words, &inner);
             }
             Shape::Shell { payload } => {
-                self.apply_writes(&verdict.writes, &texts, frame);
+                self.apply_writes(&verdict, frame);
                 let wrapper = texts.clone();
                 let mut inner = frame.clone();
                 inner.wrappers.push(wrapper);
@@ -1446,8 +1443,8 @@ impl Walker {
                             ));
                         }
                         let joined = args_text(&args[from..]).join(" ");
-                        if name == "ssh" {
-                            inner.remote = args_text(args).get(from.saturating_sub(1)).cloned();
+                        if verdict.remote.is_some() {
+                            inner.remote = verdict.remote.clone();
                         }
                         self.script(&joined, &inner);
                     }
@@ -1705,7 +1702,7 @@ impl Walker {
             remote: frame.remote.clone(),
             judged,
         };
-        self.apply_writes(&verdict.writes, &command.words, frame);
+        self.apply_writes(&verdict, frame);
         for (folder, how) in &verdict.into_folders {
             // After a literal `cd` the folder is known and its writes were judged by path.
             if self.cwd_path().is_none() {
@@ -1719,7 +1716,7 @@ impl Walker {
             let mut with_unknown = command.words.clone();
             with_unknown.push("{}".to_owned());
             let later = programs::judge(&with_unknown);
-            self.apply_writes(&later.writes, &with_unknown, frame);
+            self.apply_writes(&later, frame);
         }
         if let Some((targets, folder)) = &verdict.links {
             self.check_link_targets(targets, folder.as_deref());
@@ -1731,14 +1728,10 @@ impl Walker {
     }
 
     /// Record the paths a command writes; for `tee` and copies, what ends up in them.
-    fn apply_writes(&mut self, writes: &[WriteSpec], words: &[String], frame: &Frame) {
-        let name = words
-            .first()
-            .map(|name| normalise_name(name))
-            .unwrap_or_default();
-        let copied = copy_source(&name, words.get(1..).unwrap_or_default());
-        let piped = frame.piped_text.clone().filter(|_| name == "tee");
-        for write in writes {
+    fn apply_writes(&mut self, verdict: &Verdict, frame: &Frame) {
+        let copied = verdict.copied_from.as_ref();
+        let piped = frame.piped_text.clone().filter(|_| verdict.writes_stdin);
+        for write in &verdict.writes {
             let dynamic = is_dynamic_text(&write.path);
             let Some(path) =
                 self.write_text(&write.path, dynamic, &write.how, write.subtree, write.own)
@@ -1748,7 +1741,7 @@ impl Walker {
             if let Some(text) = &piped {
                 self.set_content(&path, Content::Text(text.clone()));
             }
-            if let Some(source) = &copied {
+            if let Some(source) = copied {
                 let source_path = normalise_path(source, self.cwd_path().as_deref());
                 // A copy of a file the line wrote holds what was written to it; of any other
                 // file, the program it is.
@@ -2225,32 +2218,6 @@ fn is_on_search_path(written: &str, name: &str) -> bool {
         "~/.local/bin",
     ];
     base == name && folders.contains(&folder)
-}
-
-/// The single source of `cp`/`install`/`mv`/`ln` (`cp /bin/rm /tmp/d`): the destination then
-/// holds that program.
-fn copy_source(name: &str, args: &[String]) -> Option<String> {
-    if !matches!(name, "cp" | "install" | "mv" | "ln") {
-        return None;
-    }
-    let takes_value = [
-        "-m", "-o", "-g", "-S", "-t", "--mode", "--owner", "--group", "--suffix",
-    ];
-    let mut positional: Vec<&String> = Vec::new();
-    let mut skip = false;
-    for arg in args {
-        if skip {
-            skip = false;
-        } else if takes_value.contains(&arg.as_str()) {
-            skip = true;
-        } else if !arg.starts_with('-') {
-            positional.push(arg);
-        }
-    }
-    match positional.as_slice() {
-        [source, _destination] => Some((*source).clone()),
-        _ => None,
-    }
 }
 
 /// Names a dynamic command name might have: the literal text without its expansions, and the

@@ -973,7 +973,7 @@ pub const SPECS: &[Spec] = &[
                --output-error[=X]
                --help
                --version",
-        hook: None,
+        hook: Some(tee),
     },
     Spec {
         names: &["cp"],
@@ -1328,6 +1328,11 @@ fn cp(call: &Call<'_>, verdict: &mut Verdict) {
     empties_destination(call, verdict);
 }
 
+/// Its files get what is piped in.
+fn tee(_call: &Call<'_>, verdict: &mut Verdict) {
+    verdict.writes_stdin = true;
+}
+
 fn install(call: &Call<'_>, verdict: &mut Verdict) {
     empties_destination(call, verdict);
     if let Some(mode) = call.value("--mode")
@@ -1338,6 +1343,7 @@ fn install(call: &Call<'_>, verdict: &mut Verdict) {
     if call.has("--directory") {
         // `install -d DIR…`: every operand is a folder it makes.
         verdict.writes.retain(|write| write.how != "install");
+        verdict.copied_from = None;
         for folder in call.operand_texts() {
             verdict.write(folder, "install -d", false, true);
         }
@@ -1354,6 +1360,9 @@ fn mv(call: &Call<'_>, verdict: &mut Verdict) {
         );
     }
     // Sources disappear and the destination is written: all of them, with what is below them.
+    if let ([source, _], None) = (operands.as_slice(), call.value("--target-directory")) {
+        verdict.copied_from = Some((*source).to_owned());
+    }
     for path in operands {
         verdict.write(path, "mv", true, true);
     }
@@ -1600,6 +1609,9 @@ fn ln(call: &Call<'_>, verdict: &mut Verdict) {
         verdict.write(&path, "ln", false, true);
     }
     verdict.links = Some(link_targets(args));
+    if let ([target, _], None) = (call.operand_texts().as_slice(), ln_target_directory(args)) {
+        verdict.copied_from = Some((*target).to_owned());
+    }
 }
 
 fn ln_target_directory(args: &[String]) -> Option<String> {

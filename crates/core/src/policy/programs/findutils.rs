@@ -256,6 +256,8 @@ fn xargs(call: &Call<'_>, verdict: &mut Verdict) {
             .find(|found| found.def.has("--replace"))
             .map(|found| found.value.clone().unwrap_or_else(|| "{}".to_owned()))
     });
+    // Without a string to replace, it adds the input's words to the command's arguments.
+    verdict.adds_args = replace.is_none();
     verdict.replace = replace;
     if call.operands.is_empty() {
         // No command: xargs runs `echo`.

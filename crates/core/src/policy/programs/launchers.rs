@@ -304,12 +304,59 @@ pub const SPECS: &[Spec] = &[
         hook: None,
     },
     Spec {
-        names: &["setuidgid"],
+        names: &["setuidgid", "envuidgid"],
         family: "launchers",
         text: "@read-only
                @operands command
                @posix",
         hook: Some(second_operand),
+    },
+    Spec {
+        names: &["envdir"],
+        family: "launchers",
+        text: "@read-only
+               @operands command
+               @posix",
+        hook: Some(envdir),
+    },
+    Spec {
+        names: &["softlimit"],
+        family: "launchers",
+        text: "@read-only
+               @operands command
+               @posix
+               -m BYTES
+               -d BYTES
+               -s BYTES
+               -l BYTES
+               -a BYTES
+               -o N
+               -p N
+               -f BYTES
+               -c BYTES
+               -r BYTES
+               -t SECONDS",
+        hook: None,
+    },
+    Spec {
+        names: &["setlock"],
+        family: "launchers",
+        text: "@read-only
+               @operands command
+               @posix
+               -n
+               -N
+               -x
+               -X",
+        hook: Some(setlock),
+    },
+    Spec {
+        names: &["pgrphack", "fghack"],
+        family: "launchers",
+        text: "@read-only
+               @operands command
+               @posix",
+        hook: None,
     },
     Spec {
         names: &["daemonize"],
@@ -1167,3 +1214,22 @@ const VALGRIND: &str = "@read-only
 --xtree-memory-file=X : writes
 --zero-before=X
 -s";
+
+/// `envdir DIR child`: runs child with variables read from the files in DIR, which may set
+/// `LD_PRELOAD` or `PATH` — what runs is not known from the line.
+fn envdir(call: &Call<'_>, verdict: &mut Verdict) {
+    second_operand(call, verdict);
+    if let Some(folder) = call.operand_texts().first() {
+        verdict.unprovable(format!(
+            "`envdir` sets the environment of the command it runs from the files in `{folder}` (LD_PRELOAD, PATH), which this analysis cannot read"
+        ));
+    }
+}
+
+/// `setlock [-nNxX] FILE child`: creates and locks FILE, then runs child.
+fn setlock(call: &Call<'_>, verdict: &mut Verdict) {
+    second_operand(call, verdict);
+    if let Some(file) = call.operand_texts().first() {
+        verdict.write(file, "setlock (lock file)", false, true);
+    }
+}

@@ -338,6 +338,9 @@ fn copy_writes(call: &Call<'_>, verdict: &mut Verdict) {
         return;
     };
     verdict.write(destination, call.name, recursive, true);
+    if let ([source], None) = (sources.as_slice(), target_dir) {
+        verdict.copied_from = Some((*source).to_owned());
+    }
     for source in sources {
         let base = source
             .trim_end_matches('/')

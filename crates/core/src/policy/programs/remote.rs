@@ -976,6 +976,7 @@ fn ssh(call: &Call<'_>, verdict: &mut Verdict) {
         verdict.shape = Shape::Shell {
             payload: Payload::Joined(host + 1),
         };
+        verdict.remote = call.args.get(host).cloned();
     } else {
         // An interactive session on the other host.
         verdict.not_read_only(format!(

@@ -142,6 +142,15 @@ pub struct Verdict {
     pub replace: Option<String>,
     /// `ln`: what the links point to, and the folder a relative target is read from.
     pub links: Option<(Vec<String>, Option<String>)>,
+    /// The one file whose content its destination gets (`cp /bin/rm /tmp/d`, `mv`, `install`,
+    /// `ln`, `rsync`): the destination then holds that file, or the program it is.
+    pub copied_from: Option<String>,
+    /// Its files get what is piped into it (`tee`).
+    pub writes_stdin: bool,
+    /// The command it runs gets more arguments when it runs (`xargs` without `-I`).
+    pub adds_args: bool,
+    /// Its command string runs on this host (`ssh host 'cmd'`).
+    pub remote: Option<String>,
     /// Runs earlier command lines again from the shell's history (`fc -s`, zsh's `r`).
     pub reruns_history: bool,
     /// Folders (as spelled: `.`, `..`) it writes files into whose names it does not say
