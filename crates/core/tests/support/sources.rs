@@ -939,10 +939,13 @@ fn build() -> Vec<Source> {
             "nc.openbsd",
             &[&["nc.openbsd", "-h"], &["man", "nc.openbsd"]],
         ),
-        help(
-            "nc.traditional",
-            &[&["nc.traditional", "-h"], &["man", "nc.traditional"]],
-        ),
+        Source {
+            program: "nc.traditional",
+            path: &[],
+            help: &[&["nc.traditional", "-h"], &["man", "nc.traditional"]],
+            // The usage's placeholder for its options, each listed.
+            ignore: &["-options"],
+        },
         help("s6-svc", &[&["s6-svc", "-h"]]),
         help("doas", &[&["doas", "-h"], &["man", "doas"]]),
         help("pkexec", &[&["pkexec", "--help"], &["man", "pkexec"]]),

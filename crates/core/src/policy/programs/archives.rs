@@ -434,25 +434,7 @@ pub const SPECS: &[Spec] = &[
                -H, --long-help
                -V, --version
                --fast
-               --best
-               # pigz's own
-               -A X, --alias=X
-               -b X, --blocksize=X
-               -C X, --comment=X
-               -F, --first
-               -H, --huffman
-               -i, --independent
-               -I X, --iterations=X
-               -J X, --maxsplits=X
-               -K, --zip
-               -m, --no-time
-               -M, --time
-               -O, --oneblock
-               -p X, --processes=X
-               -R
-               -U, --rle
-               -Y
-               -z, --zlib",
+               --best",
         hook: Some(compressor),
     },
     Spec {

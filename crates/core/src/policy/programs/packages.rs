@@ -626,14 +626,15 @@ pub const SPECS: &[Spec] = &[
                --noscriptlet
                --overwrite=X
                --print-format=X
+               # The actions' own options (the spec's code judges the action).
                --print
-               --nodeps : dangerous skips the dependency checks
-               --cascade : deletes removes the packages that depend on them too
-               --nosave : deletes removes the packages' configuration files too
-               --recursive : deletes removes the dependencies no other package needs too
+               --nodeps
+               --cascade
+               --nosave
+               --recursive
                --unneeded
-               --clean : deletes removes cached packages
-               --sysupgrade : changes upgrades every package
+               --clean
+               --sysupgrade
                -x, --regex
                --machinereadable
                -D, --database
