@@ -76,7 +76,8 @@ done
 # that is not installed is skipped, so CI installs them all (firewalls and interface tools,
 # compilers, editors, snap and the launchers among them). Services these packages bring (atop,
 # mdadm's monitor, lvm2, tcpdump's apparmor profile, redis, firewalld, snapd, wpa_supplicant, tor,
-# runit's runsvdir) are never started: the policy-rc.d below refuses every start while apt runs.
+# runit's runsvdir, apache2, NetworkManager, polkit, shorewall) are never started: the policy-rc.d
+# below refuses every start while apt runs. All are installed without their recommends.
 for package in man-db rsync moreutils mariadb-client postgresql-client redis-tools nftables ufw at \
     parallel socat tcpdump ltrace strace ansible-core certbot time zip unzip zstd xz-utils bzip2 \
     curl wget make git iproute2 procps psmisc sysstat lsof lm-sensors kmod pciutils usbutils \
@@ -88,7 +89,10 @@ for package in man-db rsync moreutils mariadb-client postgresql-client redis-too
     iptables ipset firewalld ifupdown isc-dhcp-client netplan.io wpasupplicant \
     gcc g++ clang nano emacs-nox joe micro mc mg jed snapd podman logrotate \
     numactl firejail bubblewrap libcap2-bin cgroup-tools runit daemontools daemonize schedtool \
-    cpulimit trickle tor faketime valgrind; do
+    cpulimit trickle tor faketime valgrind \
+    pigz gawk most screen netcat-traditional s6 opendoas pkexec expect eatmydata nocache \
+    proxychains proxychains4 apache2 network-manager glances zypper aptitude \
+    pacman-package-manager neovim shorewall shorewall6; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
         missing+=("$package")
     fi
@@ -107,6 +111,36 @@ if ! command -v cargo-nextest >/dev/null 2>&1 && [ ! -x "$TOOLS/bin/cargo-nextes
     echo "install-test-deps.sh: building cargo-nextest into $TOOLS"
     PATH="$HOME/.cargo/bin:$PATH" cargo install cargo-nextest --version 0.9.143 --locked --root "$TOOLS" --quiet
 fi
+
+# Manual pages alone, for the spec test, of packages whose installing would change how the
+# machine starts or resolves names (openrc's rc-service and rc-update, systemd-resolved's
+# resolvectl, which points /etc/resolv.conf at a resolver that is not running): unpacked from the
+# downloaded package, never installed.
+MAN_ONLY=/usr/local/share/kaiport-test/man
+man_only() {
+    local package=$1
+    shift
+    local page missing_page=0
+    for page in "$@"; do
+        [ -e "$MAN_ONLY/${page##*/}" ] || missing_page=1
+    done
+    [ "$missing_page" -eq 1 ] || return 0
+    local tmp
+    tmp=$(mktemp -d)
+    chmod 755 "$tmp" # apt downloads as its own user
+    if ! (cd "$tmp" && apt-get download -qq "$package" 2>/dev/null); then
+        apt-get update -qq
+        (cd "$tmp" && apt-get download -qq "$package")
+    fi
+    dpkg-deb -x "$tmp"/*.deb "$tmp/unpacked"
+    mkdir -p "$MAN_ONLY"
+    for page in "$@"; do
+        cp "$tmp/unpacked/$page" "$MAN_ONLY/"
+    done
+    rm -rf "$tmp"
+}
+man_only systemd-resolved usr/share/man/man1/resolvectl.1.gz
+man_only openrc usr/share/man/man8/rc-service.8.gz usr/share/man/man8/rc-update.8.gz
 
 if [ "${#missing[@]}" -eq 0 ]; then
     echo "install-test-deps.sh: all test dependencies present"

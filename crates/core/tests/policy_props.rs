@@ -15,7 +15,8 @@
 //! forms (coproc, here-documents, scripts the line writes and runs, copies of the program), and
 //! every such line must be denied.
 //!
-//! 3. An allowed program with an option from its own `--help` or manual page and a payload (`sh
+//! 3. An allowed program with an option from its own `--help` or manual page (every source the
+//!    spec test checks: tests/support/sources.rs) and a payload (`sh
 //!    -c id`, a path under /etc/ssh): either its spec knows the option and the decision follows
 //!    the option's class (one that runs, deletes or is dangerous never allows; one that writes
 //!    never allows a write to /etc/ssh), or the answer is ask.
@@ -37,9 +38,11 @@ use kaiport_core::policy::programs::{is_complete, option_class};
 use kaiport_core::policy::{CallFacts, Decision, PolicyContext, analyse, decide};
 use kaiport_protocol::{ConnectionSettings, Mode, TabKind};
 use proptest::prelude::*;
+use std::collections::HashSet;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-use support::help::{help_text, installed, listed_options};
+use support::help::{installed, listed_options};
+use support::sources::{sources, texts};
 
 /// Far above any real analysis (BENCHMARKS.md: well under a millisecond); only a hang fails it.
 const HANG_GUARD: Duration = Duration::from_secs(10);
@@ -262,79 +265,27 @@ fn the_longest_ordinary_lines_are_analysed_whole_and_alike() {
     }
 }
 
-/// Programs whose help the third property draws options from: program, subcommand path, the
-/// command that lists its options.
-const HELP_SOURCES: &[(&str, &[&str], &[&str])] = &[
-    ("tar", &[], &["tar", "--help"]),
-    ("rsync", &[], &["rsync", "--help"]),
-    ("sort", &[], &["sort", "--help"]),
-    ("zip", &[], &["man", "zip"]),
-    ("unzip", &[], &["man", "unzip"]),
-    ("curl", &[], &["curl", "--help", "all"]),
-    ("wget", &[], &["wget", "--help"]),
-    ("grep", &[], &["grep", "--help"]),
-    ("sed", &[], &["sed", "--help"]),
-    ("cp", &[], &["cp", "--help"]),
-    ("mv", &[], &["mv", "--help"]),
-    ("install", &[], &["install", "--help"]),
-    ("tee", &[], &["tee", "--help"]),
-    ("xargs", &[], &["xargs", "--help"]),
-    ("make", &[], &["make", "--help"]),
-    ("psql", &[], &["psql", "--help"]),
-    ("mysql", &[], &["mysql", "--help"]),
-    ("journalctl", &[], &["journalctl", "--help"]),
-    ("systemctl", &[], &["systemctl", "--help"]),
-    ("ssh", &[], &["man", "ssh"]),
-    ("scp", &[], &["man", "scp"]),
-    ("ssh-keygen", &[], &["man", "ssh-keygen"]),
-    ("gzip", &[], &["gzip", "--help"]),
-    ("zstd", &[], &["zstd", "--help"]),
-    ("timeout", &[], &["timeout", "--help"]),
-    ("env", &[], &["env", "--help"]),
-    ("flock", &[], &["flock", "--help"]),
-    ("date", &[], &["date", "--help"]),
-    ("ls", &[], &["ls", "--help"]),
-    ("git", &["log"], &["git", "log", "-h"]),
-    ("git", &["diff"], &["git", "diff", "-h"]),
-    ("git", &["rebase"], &["git", "rebase", "-h"]),
-    ("git", &["clone"], &["git", "clone", "-h"]),
-    ("git", &["fetch"], &["git", "fetch", "-h"]),
-    ("git", &["config"], &["git", "config", "-h"]),
-    ("git", &["grep"], &["git", "grep", "-h"]),
-    ("docker", &["run"], &["docker", "run", "--help"]),
-    ("docker", &["build"], &["docker", "build", "--help"]),
-    ("docker", &["save"], &["docker", "save", "--help"]),
-    ("podman", &["run"], &["podman", "run", "--help"]),
-    ("podman", &["build"], &["podman", "build", "--help"]),
-    ("podman", &["save"], &["podman", "save", "--help"]),
-    ("podman", &[], &["podman", "--help"]),
-    ("patch", &[], &["patch", "--help"]),
-    ("ed", &[], &["ed", "--help"]),
-    ("gpg", &[], &["gpg", "--help"]),
-    ("gcc", &[], &["gcc", "--help"]),
-    ("gcc", &[], &["gcc", "--help=common"]),
-    ("clang", &[], &["clang", "--help"]),
-    ("rustc", &[], &["rustc", "--help", "-v"]),
-    ("vim", &[], &["vim", "--help"]),
-    ("nano", &[], &["nano", "--help"]),
-    ("emacs", &[], &["emacs", "--help"]),
-    ("snap", &["install"], &["snap", "install", "--help"]),
-    ("snap", &["remove"], &["snap", "remove", "--help"]),
-];
-
 /// (program, subcommand path, option) from the installed programs' help, read once.
 fn help_options() -> &'static [(&'static str, &'static [&'static str], String)] {
     static OPTIONS: OnceLock<Vec<(&'static str, &'static [&'static str], String)>> =
         OnceLock::new();
     OPTIONS.get_or_init(|| {
+        let sources = sources();
         let mut all = Vec::new();
-        for (program, path, command) in HELP_SOURCES {
-            if !installed(program) || !is_complete(program) {
+        let mut seen = HashSet::new();
+        for text in texts() {
+            let source = &sources[text.source];
+            if !is_complete(source.name()) {
                 continue;
             }
-            let man = command.first() == Some(&"man");
-            for option in listed_options(&help_text(command), man) {
-                all.push((*program, *path, option));
+            let man = text.command.first() == Some(&"man");
+            for option in listed_options(&text.text, man) {
+                if source.ignore.contains(&option.as_str())
+                    || !seen.insert((source.program, source.path, option.clone()))
+                {
+                    continue;
+                }
+                all.push((source.program, source.path, option));
             }
         }
         all

@@ -1,2 +1,3 @@
 //! Helpers several policy test binaries share.
 pub mod help;
+pub mod sources;

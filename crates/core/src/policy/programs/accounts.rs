@@ -29,6 +29,7 @@ pub const SPECS: &[Spec] = &[
                -G X, --groups=X
                -h, --help
                -k X, --skel=X : reads
+               -K X, --key=X
                -l, --no-log-init
                -m, --create-home
                -M, --no-create-home
@@ -68,6 +69,10 @@ pub const SPECS: &[Spec] = &[
                -s X, --shell=X
                -u X, --uid=X
                -U, --unlock
+               -v X, --add-subuids=X
+               -V X, --del-subuids=X
+               -w X, --add-subgids=X
+               -W X, --del-subgids=X
                -Z X, --selinux-user=X",
         hook: Some(accounts),
     },
@@ -127,6 +132,7 @@ pub const SPECS: &[Spec] = &[
                -f, --force
                -g X, --gid=X
                -h, --help
+               -K X, --key=X
                -o, --non-unique
                -p X, --password=X
                -r, --system

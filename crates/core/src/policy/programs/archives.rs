@@ -353,7 +353,7 @@ pub const SPECS: &[Spec] = &[
                -L, --license
                -n, --no-name
                -N, --name
-               -q, --quiet
+               -q, --quiet, --silent
                -r, --recursive
                --rsyncable
                -S SUFFIX, --suffix=SUFFIX
@@ -362,7 +362,25 @@ pub const SPECS: &[Spec] = &[
                -v, --verbose
                -V, --version
                --fast
-               --best",
+               --best
+               # pigz's own
+               -A X, --alias=X
+               -b X, --blocksize=X
+               -C X, --comment=X
+               -F, --first
+               -H, --huffman
+               -i, --independent
+               -I X, --iterations=X
+               -J X, --maxsplits=X
+               -K, --zip
+               -m, --no-time
+               -M, --time
+               -O, --oneblock
+               -p X, --processes=X
+               -R
+               -U, --rle
+               -Y
+               -z, --zlib",
         hook: Some(compressor),
     },
     Spec {

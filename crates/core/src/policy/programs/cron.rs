@@ -41,6 +41,7 @@ pub const SPECS: &[Spec] = &[
                -d
                -b
                -v
+               -k
                -c
                -t TIME
                -o FORMAT",

@@ -68,7 +68,14 @@ pub const SPECS: &[Spec] = &[
                --remote-tab, --remote-tab-silent, --remote-tab-wait, --remote-tab-wait-silent : unprovable edits files in another running vim
                --serverlist
                --servername=NAME
-               --socketid=ID",
+               --socketid=ID
+               -es, -Es : unprovable runs the editor commands it reads on standard input
+               # nvim's own
+               --headless
+               --api-info
+               --embed : unprovable takes its editor commands from standard input
+               --listen=ADDRESS : unprovable takes editor commands from whatever connects to the address
+               --server=ADDRESS : unprovable sends editor commands to another running nvim",
         hook: Some(vim_hook),
     },
     Spec {

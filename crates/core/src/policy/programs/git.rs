@@ -44,6 +44,8 @@ pub const SPECS: &[Spec] = &[Spec {
                --noglob-pathspecs
                --icase-pathspecs
                --no-optional-locks
+               --no-lazy-fetch
+               --no-advice
                --list-cmds=X
                @block git-1
                @use git-5
@@ -621,6 +623,9 @@ pub const SPECS: &[Spec] = &[Spec {
                -n X, --max-count=X
                @sub diff : read-only
                @negatable
+               --cached
+               --merge-base
+               --no-index
                -1, --base
                -2, --ours
                -3, --theirs
@@ -636,6 +641,7 @@ pub const SPECS: &[Spec] = &[Spec {
                @use git-21
                @sub blame : read-only
                @negatable
+               --since=X
                @use git-9
                -e, --show-email
                @sub annotate : read-only
@@ -663,6 +669,7 @@ pub const SPECS: &[Spec] = &[Spec {
                @sub shortlog : read-only
                @negatable
                @numeric
+               --pretty[=X]
                @use git-8
                @use git-35
                -c, --committer, --no-committer
@@ -837,6 +844,7 @@ pub const SPECS: &[Spec] = &[Spec {
                @sub grep : read-only
                @negatable
                @numeric
+               --parent-basename
                --cached, --no-cached
                --no-index
                --index
@@ -1019,6 +1027,7 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-mailmap-blob
                @sub check-ref-format : read-only
                @negatable
+               --branch
                --allow-onelevel, --no-allow-onelevel
                --refspec-pattern
                --normalize

@@ -445,9 +445,24 @@ fn read_alone<R>(
 pub fn accepts_option(program: &str, path: &[&str], option: &str) -> Option<bool> {
     read_alone(program, path, option, |call| {
         let level = call.level();
-        if level.loose || level.opaque {
-            // The spec's own code reads these arguments: only a listed spelling counts.
-            return Some(level.loose || level.options.iter().any(|def| def.has(option)));
+        if level.loose {
+            return Some(true);
+        }
+        if level.opaque && level.options.is_empty() && level.subs.is_empty() {
+            // The spec's code alone reads the words (kill, awk, less, tmux): it knows the option
+            // when judging it alone gives no "not known" reason.
+            let mut words = vec![program.to_owned()];
+            words.extend(path.iter().map(|word| (*word).to_owned()));
+            words.push(option.to_owned());
+            let unknown = judge(&words)
+                .unprovable
+                .iter()
+                .any(|reason| reason.contains("not known to kaiport's rules"));
+            return Some(!unknown);
+        }
+        if level.opaque {
+            // The spec's code reads these arguments with its table: only a listed spelling counts.
+            return Some(level.options.iter().any(|def| def.has(option)));
         }
         Some(call.unknown.is_empty())
     })

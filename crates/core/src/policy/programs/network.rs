@@ -720,6 +720,7 @@ pub const SPECS: &[Spec] = &[
                @operands args
                @posix
                -a, --ask
+               --offline
                -c WHEN, --colors=WHEN
                --complete-args
                -e WHEN, --escape=WHEN
@@ -1001,6 +1002,10 @@ pub const SPECS: &[Spec] = &[
                --rose
                --ash
                --bluetooth
+               --l2cap, -2
+               --rfcomm, -f
+               --tcpip, --ip
+               --ddp
                --econet
                -4
                -6
@@ -1192,6 +1197,7 @@ pub const SPECS: &[Spec] = &[
                -C
                -d
                -l
+               -n
                -m FLAG
                -N NDOTS
                -p PORT

@@ -32,6 +32,7 @@ pub const SPECS: &[Spec] = &[
                -m, --ignore-missing, --fix-missing
                --no-download
                --no-show-upgraded
+               -u, --show-upgraded
                -V, --verbose-versions
                -a ARCH, --host-architecture=ARCH
                -P PROFILES, --build-profiles=PROFILES
@@ -148,8 +149,8 @@ pub const SPECS: &[Spec] = &[
                -O X
                -w X
                -f
-               -V
-               -D
+               -V, --show-versions
+               -D, --show-deps
                -Z
                -v
                -t
@@ -210,6 +211,7 @@ pub const SPECS: &[Spec] = &[
         text: "@read-only
                @opaque
                -i, --install
+               -a, --pending
                --unpack
                -A, --record-avail
                --configure
@@ -360,7 +362,12 @@ pub const SPECS: &[Spec] = &[
                --noartifact
                --dump
                -l, --list
-               --queryformat=X
+               --queryformat=X, --qf=X
+               -V, --verify
+               -R
+               --triggerscripts
+               --nover
+               --nomd5
                -s, --state
                --nofiledigest
                --nofiles
@@ -602,7 +609,7 @@ pub const SPECS: &[Spec] = &[
                --debug
                --disable-download-timeout
                --gpgdir=X
-               --hookdir=X
+               --hookdir=X : unprovable runs the hooks in a folder
                --logfile=X
                --noconfirm
                --sysroot
@@ -619,6 +626,15 @@ pub const SPECS: &[Spec] = &[
                --noscriptlet
                --overwrite=X
                --print-format=X
+               # The actions' own options (the spec's code judges the action).
+               --print
+               --nodeps
+               --cascade
+               --nosave
+               --recursive
+               --unneeded
+               --clean
+               --sysupgrade
                -x, --regex
                --machinereadable
                -D, --database

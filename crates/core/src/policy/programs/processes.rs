@@ -71,6 +71,7 @@ pub const SPECS: &[Spec] = &[
                --signal=X
                -q X, --queue=X
                -e, --echo
+               --inverse : dangerous signals every process the pattern does not match
                @use processes-signals",
         hook: Some(pkill),
     },
@@ -482,6 +483,7 @@ pub const SPECS: &[Spec] = &[
                @operands args
                -?, -h
                -a
+               -m X : reads
                -A X : reads
                -b
                -c X
@@ -909,6 +911,10 @@ pub const SPECS: &[Spec] = &[
                --enable-irq
                --enable-process-extended
                --disable-separator
+               --separator, --enable-separator
+               --programs, --program
+               --enable-history
+               --export-graph-path=X : writes-into
                --sort-processes=X
                --export=X : network sends the statistics to another system
                --export-csv-file=X : writes

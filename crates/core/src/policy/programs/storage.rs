@@ -360,7 +360,8 @@ pub const SPECS: &[Spec] = &[
         family: "storage",
         text: "@read-only
                @operands args
-               -l",
+               -l
+               -a",
         hook: Some(partition),
     },
     Spec {
@@ -516,6 +517,7 @@ pub const SPECS: &[Spec] = &[
                @operands args
                -a, --all
                -c, --no-canonicalize
+               -s
                -f, --fake
                -F, --fork
                -T X, --fstab=X : reads

@@ -306,6 +306,8 @@ pub const SPECS: &[Spec] = &[
                @operands args
                @posix
                -e, --exists
+               -c, --ifcrashed
+               -D, --nodeps
                -i, --ifexists
                -I, --ifinactive
                -N, --ifnotstarted
@@ -357,6 +359,7 @@ pub const SPECS: &[Spec] = &[
                -a
                -b
                -q
+               -Q
                -h
                -k
                -t

@@ -198,6 +198,7 @@ pub const SPECS: &[Spec] = &[
                @operands args
                -e SCRIPT, --expression=SCRIPT
                -f FILE, --file=FILE : reads
+               -V
                -n, --quiet, --silent
                --debug
                --follow-symlinks
@@ -1455,7 +1456,7 @@ const MORE_OPTIONS: PagerOptions = PagerOptions {
 /// less's options (from its `--help` and manual page): short letters, those of them that take a
 /// value (attached or the next word), and long names (`=` marks a value). Long names may be
 /// abbreviated to any unique prefix; `-+X` and `--+name` reset one.
-const LESS_FLAGS: &str = "?aABcdeEfFgGiIJKLmMnNqQrRsSuUVwWX~";
+const LESS_FLAGS: &str = "?aABcCdeEfFgGiIJKLmMnNqQrRsSuUVwWX~";
 const LESS_VALUES: &str = "bDhjkoOpPtTxyz\"#";
 const LESS_LONG: &[&str] = &[
     "help",

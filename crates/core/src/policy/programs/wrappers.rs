@@ -736,7 +736,8 @@ pub const SPECS: &[Spec] = &[
         text: "@operands command
                @posix
                -q
-               -f FILE : reads",
+               -f FILE : reads
+               --help",
         hook: None,
     },
     Spec {
