@@ -728,7 +728,6 @@ pub const SPECS: &[Spec] = &[
                -g FIELDS, --get-values=FIELDS
                -h, --help
                -m MODE, --mode=MODE
-               --offline
                -o, --overview
                -p, --pretty
                -s, --show-secrets
