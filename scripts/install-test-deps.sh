@@ -49,8 +49,10 @@ declare -A needed=(
     # A private Docker engine per test (tests/src/dockerd.rs), images from busybox, never pulled.
     [/usr/sbin/dockerd]=docker.io
     [/bin/busybox]=busybox-static
-    # Kept sessions (tests/suite/reconnect.rs): the shell runs inside tmux on the server.
+    # Kept sessions (tests/suite/reconnect.rs): the shell runs inside tmux on the server, or
+    # GNU screen where tmux is missing (a test hides tmux from its login's PATH).
     [/usr/bin/tmux]=tmux
+    [/usr/bin/screen]=screen
 )
 
 missing=()

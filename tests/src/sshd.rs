@@ -71,6 +71,35 @@ pub struct SshdConfig {
     /// Log in as a user whose login shell is this one (as root only; e.g. [`LoginShell::Zsh`]),
     /// with passwordless sudo like [`TEST_USER`].
     pub login_shell: LoginShell,
+    /// Which multiplexers the sessions' `PATH` finds (as root only: for kept sessions).
+    pub multiplexers: Multiplexers,
+}
+
+/// Which of tmux and screen a session finds on its `PATH`. Other than [`Multiplexers::Both`],
+/// the server logs in as a user of its own (bash, passwordless sudo) and its sessions get
+/// (sshd's `SetEnv`) a `PATH` of one folder in the fixture's dir, holding a link to every
+/// program of the system's `PATH` but the hidden ones. Nothing of the system is changed. A
+/// login shell's profile may set its own `PATH` (Debian's /etc/profile does); the lookups on an
+/// exec channel and a multiplexer's own shells (not login shells) keep this one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Multiplexers {
+    #[default]
+    Both,
+    /// No tmux: `kaiport-screen` logs in.
+    ScreenOnly,
+    /// Neither tmux nor screen: `kaiport-nomux` logs in.
+    Neither,
+}
+
+impl Multiplexers {
+    /// The login user and the programs hidden from its `PATH`; None for [`Multiplexers::Both`].
+    fn hidden(self) -> Option<(&'static str, &'static [&'static str])> {
+        match self {
+            Multiplexers::Both => None,
+            Multiplexers::ScreenOnly => Some(("kaiport-screen", &["tmux"])),
+            Multiplexers::Neither => Some(("kaiport-nomux", &["tmux", "screen"])),
+        }
+    }
 }
 
 /// The login shell of the user sshd logs in as (as root; otherwise the current user's).
@@ -133,10 +162,15 @@ impl Sshd {
         host: &str,
         netns: Option<&str>,
     ) -> Result<Sshd> {
-        let user = match (config.sudo_asks_password, config.login_shell) {
-            (true, _) => ensure_sudo_password_user()?,
-            (false, LoginShell::Bash) => ensure_test_user()?,
-            (false, shell) => ensure_shell_user(shell)?,
+        let user = match (
+            config.sudo_asks_password,
+            config.login_shell,
+            config.multiplexers.hidden(),
+        ) {
+            (true, _, _) => ensure_sudo_password_user()?,
+            (false, LoginShell::Bash, Some((user, _))) => ensure_bash_user(user)?,
+            (false, LoginShell::Bash, None) => ensure_test_user()?,
+            (false, shell, _) => ensure_shell_user(shell)?,
         };
         std::fs::create_dir_all("/run/sshd").or_else(|e| {
             if is_root() {
@@ -177,10 +211,21 @@ impl Sshd {
         std::fs::write(&authorized_keys, authorized)?;
         set_mode(&authorized_keys, 0o644)?;
 
+        let path = match config.multiplexers.hidden() {
+            Some((_, hidden)) if is_root() => {
+                Some(programs_without(&dir.path().join("path"), hidden)?)
+            }
+            _ => None,
+        };
+        let path = path.map(|path| path.display().to_string());
+        let mut env = env.to_vec();
+        if let Some(path) = &path {
+            env.push(("PATH", path.as_str()));
+        }
         let mut last_error = None;
         for _ in 0..START_ATTEMPTS {
             let port = free_port()?;
-            write_config(dir.path(), host, port, &user, config, env)?;
+            write_config(dir.path(), host, port, &user, config, &env)?;
             match spawn_sshd(dir.path(), host, port, netns) {
                 Ok(child) => {
                     return Ok(Sshd {
@@ -466,6 +511,22 @@ impl Sshd {
         }
     }
 
+    /// Kills the connection handlers sshd started (its `sshd` processes) and nothing else, as
+    /// a network drop ends them: the kernel hangs up their terminals, so what a shell left
+    /// running in its own session (a screen or tmux server) goes on. Clients can log in again.
+    pub fn drop_connections(&self) {
+        if let Some(child) = &self.child {
+            let handlers: Vec<u32> = descendants(child.id())
+                .into_iter()
+                .filter(|pid| {
+                    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                        .is_ok_and(|comm| comm.trim() == "sshd")
+                })
+                .collect();
+            kill_pids(&handlers);
+        }
+    }
+
     /// The SHA256 fingerprint of the server's ed25519 host key, as `ssh-keygen -l` prints it.
     pub fn host_fingerprint(&self) -> Result<String> {
         let out = Command::new("ssh-keygen")
@@ -616,6 +677,49 @@ fn ensure_sudo_password_user() -> Result<String> {
 
 fn create_test_user() -> Result<String> {
     create_user(TEST_USER, &format!("{TEST_USER} ALL=(ALL) NOPASSWD:ALL"))
+}
+
+/// Like [`ensure_test_user`], for `user` (of [`Multiplexers::hidden`]): bash, passwordless sudo.
+fn ensure_bash_user(user: &'static str) -> Result<String> {
+    static USERS: std::sync::Mutex<Vec<(&str, std::result::Result<String, String>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut users = USERS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, made)) = users.iter().find(|(name, _)| *name == user) {
+        return made.clone().map_err(|e| anyhow::anyhow!(e));
+    }
+    let made =
+        create_user(user, &format!("{user} ALL=(ALL) NOPASSWD:ALL")).map_err(|e| format!("{e:#}"));
+    users.push((user, made.clone()));
+    made.map_err(|e| anyhow::anyhow!(e))
+}
+
+/// Makes `folder` (in a fixture's dir) with a link to every program of the system's `PATH`
+/// but those named `hidden`, the first of a name winning as in a `PATH` lookup; returns it.
+fn programs_without(folder: &Path, hidden: &[&str]) -> Result<PathBuf> {
+    std::fs::create_dir_all(folder)?;
+    set_mode(folder, 0o755)?;
+    let mut seen = std::collections::HashSet::new();
+    for dir in [
+        "/usr/local/sbin",
+        "/usr/local/bin",
+        "/usr/sbin",
+        "/usr/bin",
+        "/sbin",
+        "/bin",
+    ] {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if hidden.iter().any(|h| name == *h) || !seen.insert(name.clone()) {
+                continue;
+            }
+            std::os::unix::fs::symlink(entry.path(), folder.join(&name))
+                .with_context(|| format!("linking {}", entry.path().display()))?;
+        }
+    }
+    Ok(folder.to_path_buf())
 }
 
 /// Like [`ensure_test_user`], for the user whose login shell is `shell` (zsh or fish).

@@ -2,12 +2,13 @@
 //! connection drops") against a real sshd: a terminal whose connection is lost comes back by
 //! itself with its output kept; a shell that exits stays closed; a changed host key stops the
 //! attempts with `Failed`; `Op::CancelReconnect` stops them; keepalives find a silent server
-//! (frozen, or behind a cut link in a network namespace) within the dead-peer time.
+//! (frozen, or behind a cut link in a network namespace) within the dead-peer time; a kept
+//! session goes on in tmux, or in screen without tmux, and a server with neither says so.
 
 use kaiport_core::EngineConfig;
 use kaiport_protocol::*;
 use kaiport_tests::engine_harness::EngineHarness;
-use kaiport_tests::sshd::{LoginShell, Sshd, SshdConfig};
+use kaiport_tests::sshd::{LoginShell, Multiplexers, Sshd, SshdConfig};
 use serde_json::json;
 use std::time::Duration;
 
@@ -317,14 +318,24 @@ async fn a_cut_link_is_found_by_keepalives_and_the_tab_comes_back_with_it() {
     back_again(&tab).await;
 }
 
-/// A tab whose shell the server keeps in tmux ("keep the session on the server").
+/// A tab whose shell the server keeps in tmux, or screen ("keep the session on the server").
 async fn open_kept(sshd: &Sshd) -> EngineHarness {
     // A session a failed run left (the harness's tab id is always the same) would be attached.
-    if let Ok(mut tmux) = kaiport_tests::command_as(sshd.user(), "tmux") {
-        let _ = tmux
-            .args(["-L", "kaiport", "kill-session", "-t", "kaiport-t1"])
-            .stderr(std::process::Stdio::null())
-            .status();
+    let leftovers = [
+        (
+            "tmux",
+            &["-L", "kaiport", "kill-session", "-t", "kaiport-t1"][..],
+        ),
+        ("screen", &["-S", "kaiport-t1", "-X", "quit"][..]),
+    ];
+    for (program, args) in leftovers {
+        if let Ok(mut command) = kaiport_tests::command_as(sshd.user(), program) {
+            let _ = command
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
     }
     open_keeping(sshd, true, |config| {
         config.reconnect.first_delay = Duration::from_millis(100);
@@ -339,39 +350,14 @@ async fn open_kept(sshd: &Sshd) -> EngineHarness {
 async fn a_kept_session_runs_on_through_a_drop_and_is_attached_again() {
     let sshd = Sshd::start().unwrap();
     let tab = open_kept(&sshd).await;
-    let result = tab
-        .ok(
-            "run_command",
-            json!({"command": "seq 1 5; echo in-${TMUX:+tmux}"}),
-        )
-        .await
-        .unwrap();
-    assert_eq!(result["detection"], "shell_integration", "{result}");
-    assert_eq!(
-        result["output"].as_str().unwrap().trim(),
-        "1\n2\n3\n4\n5\nin-tmux"
-    );
-    // Started now, still running when the connection drops; its word is not on the line.
-    tab.type_line("sleep 2; echo fin''ished").await;
-    tab.output_shows("fin''ished", WAIT).await.unwrap();
-    sshd.kill_connections();
-    let dropped_at = tab.terminal_text().len();
-    nth_state(&tab, "connected again", 2, connected).await;
-    tab.output_shows("finished", WAIT).await.unwrap();
-    let text = tab.terminal_text();
-    let note = text
-        .find("reconnecting to the same shell")
-        .unwrap_or_else(|| panic!("{text}"));
-    let finished = text.rfind("finished").unwrap();
-    assert!(note < finished && dropped_at <= finished, "{text}");
-    assert!(!text.contains("A new shell will start here"), "{text}");
-    // The same shell, with its integration, after the reconnect.
-    let result = tab
-        .ok("run_command", json!({"command": "echo again-$((6 * 7))"}))
-        .await
-        .unwrap();
-    assert_eq!(result["output"].as_str().unwrap().trim(), "again-42");
-    assert_eq!(result["detection"], "shell_integration", "{result}");
+    integrated(
+        &tab,
+        "seq 1 5; echo in-${TMUX:+tmux}",
+        "1\n2\n3\n4\n5\nin-tmux",
+    )
+    .await;
+    goes_on_through_a_drop(&tab, 2, "finished", || sshd.kill_connections()).await;
+    integrated(&tab, "echo again-$((6 * 7))", "again-42").await;
     // The folder the shell reports inside tmux is taken as the tab's.
     tab.ok("run_command", json!({"command": "cd /tmp"}))
         .await
@@ -380,12 +366,107 @@ async fn a_kept_session_runs_on_through_a_drop_and_is_attached_again() {
     tab.event("a TerminalCwd for /tmp", WAIT, cwd)
         .await
         .unwrap();
-    // The shell's own end ends the session on the server.
+    exit_ends_the_session(&tab).await;
+}
+
+/// A kept session through a drop (`cut` ends the connection): `echo WORD` after `seconds` of
+/// sleep, started before it and still running, prints WORD into the same tab after the
+/// reconnect, after the note that it is the same shell; the screen the multiplexer draws again
+/// shows none of the lines kaiport typed hidden when it made the session (the detection probe,
+/// the integration snippet and its secret).
+async fn goes_on_through_a_drop(tab: &EngineHarness, seconds: u32, word: &str, cut: impl FnOnce()) {
+    // Typed as `wo''rd`: the word itself is not on the line.
+    let (head, tail) = word.split_at(2);
+    let quoted = format!("{head}''{tail}");
+    tab.type_line(&format!("sleep {seconds}; echo {quoted}"))
+        .await;
+    tab.output_shows(&quoted, WAIT).await.unwrap();
+    cut();
+    let dropped_at = tab.terminal_text().len();
+    nth_state(tab, "connected again", 2, connected).await;
+    tab.output_shows(word, WAIT).await.unwrap();
+    let text = tab.terminal_text();
+    let note = text
+        .find("reconnecting to the same shell")
+        .unwrap_or_else(|| panic!("{text}"));
+    let printed = text.rfind(word).unwrap();
+    assert!(note < printed && dropped_at <= printed, "{text}");
+    assert!(!text.contains("A new shell will start here"), "{text}");
+    let redrawn = &text[dropped_at..];
+    assert!(
+        !redrawn.contains("__kp"),
+        "the reattached screen shows kaiport's hidden lines: {redrawn}"
+    );
+}
+
+/// Runs `command` as Pilot does: it prints `output`, its end told by the shell integration.
+async fn integrated(tab: &EngineHarness, command: &str, output: &str) {
+    assert_eq!(ran(tab, command, output).await, "shell_integration");
+}
+
+/// Runs `command` as Pilot does: it prints `output`; returns how its end was detected.
+async fn ran(tab: &EngineHarness, command: &str, output: &str) -> String {
+    let result = tab
+        .ok("run_command", json!({ "command": command }))
+        .await
+        .unwrap();
+    assert_eq!(
+        result["output"].as_str().unwrap().trim(),
+        output,
+        "{result}"
+    );
+    result["detection"].as_str().unwrap_or_default().to_owned()
+}
+
+/// The shell's own end ends the session on the server, and the tab's connection.
+async fn exit_ends_the_session(tab: &EngineHarness) {
     tab.type_line("exit").await;
-    nth_state(&tab, "the shell's end", 1, |state| {
+    nth_state(tab, "the shell's end", 1, |state| {
         matches!(state, ConnectionState::Disconnected { .. })
     })
     .await;
+}
+
+/// Without tmux, a kept session runs in GNU screen: a command started before the drop prints
+/// `done` into the same tab after the reconnect, and Pilot's commands run there before and
+/// after. (Its own login user: it never shares a session with the tmux tests.)
+#[tokio::test(flavor = "multi_thread")]
+async fn without_tmux_a_kept_session_runs_in_screen_through_a_drop() {
+    let sshd = Sshd::start_with(SshdConfig {
+        multiplexers: Multiplexers::ScreenOnly,
+        ..SshdConfig::default()
+    })
+    .unwrap();
+    let tab = open_kept(&sshd).await;
+    // The integration's marks do not come through screen (yet): commands there end by the
+    // prompt heuristic.
+    let probe = "command -v tmux || echo no-tmux; echo in-${STY:+screen}";
+    ran(&tab, probe, "no-tmux\nin-screen").await;
+    goes_on_through_a_drop(&tab, 3, "done", || sshd.drop_connections()).await;
+    let again = "echo again-$((6 * 7))-${STY:+screen}";
+    ran(&tab, again, "again-42-screen").await;
+    exit_ends_the_session(&tab).await;
+}
+
+/// With neither tmux nor screen, the tab says its shell cannot be kept and why, and the shell
+/// works all the same.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_tmux_or_screen_the_tab_says_its_shell_cannot_be_kept() {
+    let sshd = Sshd::start_with(SshdConfig {
+        multiplexers: Multiplexers::Neither,
+        ..SshdConfig::default()
+    })
+    .unwrap();
+    let tab = open_kept(&sshd).await;
+    tab.output_shows(
+        "Neither tmux nor screen is installed on this server, so this shell cannot be kept: \
+         it ends when the connection drops.",
+        WAIT,
+    )
+    .await
+    .unwrap();
+    let command = "echo plain-${STY:+screen}${TMUX:+tmux}-$((6 * 7))";
+    integrated(&tab, command, "plain--42").await;
 }
 
 /// A kept session whose login shell is `shell` (bash: the test above, whose user and session
@@ -406,30 +487,14 @@ async fn a_kept_session_works_in(shell: LoginShell) {
         ("cd /tmp && pwd", "/tmp"),
         ("printf '%s\\n' a b", "a\nb"),
     ] {
-        let result = tab
-            .ok("run_command", json!({ "command": command }))
-            .await
-            .unwrap();
-        assert_eq!(
-            result["detection"], "shell_integration",
-            "{shell:?}: {result}"
-        );
-        assert_eq!(
-            result["output"].as_str().unwrap().trim(),
-            output,
-            "{shell:?}: {result}"
-        );
+        integrated(&tab, command, output).await;
     }
     // The folder the shell reports inside tmux is taken as the tab's.
     let cwd = |event: &Event| matches!(event, Event::TerminalCwd { cwd, .. } if cwd == "/tmp");
     tab.event("a TerminalCwd for /tmp", WAIT, cwd)
         .await
         .unwrap_or_else(|error| panic!("{shell:?}: {error}"));
-    tab.type_line("exit").await;
-    nth_state(&tab, "the shell's end", 1, |state| {
-        matches!(state, ConnectionState::Disconnected { .. })
-    })
-    .await;
+    exit_ends_the_session(&tab).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -443,7 +443,7 @@ export function pilotTests(test, h) {
 
   for (const [size, device] of SIZES) {
     test(
-      `${size}: Pilot: approval cards in words: Always allow, the rule in Connection settings, Edit before running, a deny reason`,
+      `${size}: Pilot: approval cards in words: Always allow, its Undo, the rule in Connection settings, Edit before running, a deny reason`,
       async ({ page, sshd }) => {
         const dir = userDir(sshd.user);
         const target = join(dir, "must-not-exist");
@@ -466,6 +466,11 @@ export function pilotTests(test, h) {
               { expect: { last_result_contains: ["Filesystem"] }, respond: { text: "The disk has room." } },
               {
                 expect: { body_contains: ["once more"] },
+                respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
+              },
+              { expect: { last_result_contains: ["Filesystem"] }, respond: { text: "Still room." } },
+              {
+                expect: { body_contains: ["and again"] },
                 respond: { tool_calls: [{ name: "run_command", arguments: { command: check } }] },
               },
               {
@@ -499,6 +504,9 @@ export function pilotTests(test, h) {
             await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-routine.png`) });
             await first.getByRole("button", { name: "Always allow this command on this connection" }).click();
             await first.getByText("ok", { exact: true }).waitFor();
+            // The card says which rule it added, and offers to take it back.
+            const addedNote = (card) => card.getByRole("status", { name: "Always allow" });
+            await addedNote(first).getByText("Added df to this connection's allowed commands.").waitFor();
             // The same call again runs without a card: a rule allowed it.
             const second = cards.nth(1);
             await second.getByText("ok", { exact: true }).waitFor();
@@ -506,34 +514,72 @@ export function pilotTests(test, h) {
             await turnDone(page);
             await second.getByRole("button", { expanded: false }).click();
             await second.getByText("allowed by a rule").waitFor();
-            // The rule is in Connection settings; taking it out there undoes it.
-            const settings = await openConnectionSettings(page);
-            const allowed = settings.getByLabel("Allowed commands");
+            await addedNote(first).scrollIntoViewIfNeeded();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-always-allow-added.png`) });
+            // The rule is in Connection settings.
+            let settings = await openConnectionSettings(page);
+            let allowed = settings.getByLabel("Allowed commands");
             await until("the rule in the settings", async () => (await allowed.inputValue()) === "df");
             await page.screenshot({ path: join(OUTPUT, `${size}-pilot-always-allow-settings.png`) });
-            await allowed.fill("");
-            await settings.getByRole("button", { name: "Save settings" }).click();
+            await settings.getByRole("button", { name: "Cancel" }).click();
             await settings.waitFor({ state: "hidden" });
 
-            // Without the rule it asks again: the user edits the line, and their line runs.
+            // "Undo always allow" on the card takes it out of the tab's and the saved settings.
+            await showPilot(page);
+            await addedNote(first).getByRole("button", { name: "Undo always allow" }).click();
+            await addedNote(first)
+              .getByText("Removed df from this connection's allowed commands: Pilot asks again before running it.")
+              .waitFor();
+            if ((await addedNote(first).getByRole("button", { name: "Undo always allow" }).count()) !== 0) {
+              throw new Error("Undo is still offered after the rule was removed");
+            }
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-always-allow-undone.png`) });
+            settings = await openConnectionSettings(page);
+            allowed = settings.getByLabel("Allowed commands");
+            await until("no rule in the settings", async () => (await allowed.inputValue()) === "");
+            await settings.getByRole("button", { name: "Cancel" }).click();
+            await settings.waitFor({ state: "hidden" });
+
+            // Without the rule the same call asks again. Allowed again, then taken out in
+            // Connection settings: the card's Undo says it is gone already.
             await showPilot(page);
             await message(page, "once more");
             const third = cards.nth(2);
-            await third.getByRole("button", { name: "Edit before running" }).click();
-            const box = third.getByRole("textbox", { name: "Command" });
+            await third.getByRole("button", { name: "Always allow this command on this connection" }).click();
+            await addedNote(third).getByText("Added df to this connection's allowed commands.").waitFor();
+            await panel(page).getByText("Still room.").waitFor();
+            await turnDone(page);
+            settings = await openConnectionSettings(page);
+            allowed = settings.getByLabel("Allowed commands");
+            await until("the rule in the settings again", async () => (await allowed.inputValue()) === "df");
+            await allowed.fill("");
+            await settings.getByRole("button", { name: "Save settings" }).click();
+            await settings.waitFor({ state: "hidden" });
+            await showPilot(page);
+            await addedNote(third).getByRole("button", { name: "Undo always allow" }).click();
+            await addedNote(third)
+              .getByText("df was already removed from this connection's allowed commands; nothing to undo.")
+              .waitFor();
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-always-allow-gone.png`) });
+
+            // It asks again: the user edits the line, and their line runs.
+            await message(page, "and again");
+            const fourth = cards.nth(3);
+            await fourth.getByRole("button", { name: "Edit before running" }).click();
+            const box = fourth.getByRole("textbox", { name: "Command" });
             if ((await box.inputValue()) !== check) {
               throw new Error(`the command box starts with ${await box.inputValue()}`);
             }
             await box.fill("echo edited-$((20+3))");
             await page.screenshot({ path: join(OUTPUT, `${size}-pilot-card-edit.png`) });
-            await third.getByRole("button", { name: "Approve" }).click();
-            await third.getByText("ok", { exact: true }).waitFor();
+            await fourth.getByRole("button", { name: "Approve" }).click();
+            await fourth.getByText("ok", { exact: true }).waitFor();
             await until("the edited line in the terminal", async () =>
               ((await terminalText(page, await activeTab(page))) ?? "")
                 .split("\n")
                 .some((line) => line.trim() === "edited-23"),
             );
-            await third.getByText("echo edited-$((20+3))").waitFor();
+            await fourth.getByText("echo edited-$((20+3))").waitFor();
 
             // A deny with a reason: the model gets it; the card says it in the user's words.
             const touch = panel(page).getByRole("article", { name: /^run_command touch/ });

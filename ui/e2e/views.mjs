@@ -272,6 +272,36 @@ export function viewTests(test, h) {
           if ((await card.getByRole("list", { name: "Pressed buttons" }).locator("li").count()) !== 1) {
             throw new Error("the reloaded card shows another number of presses");
           }
+          // The audit log says the view's button made that call (By), approved by the user,
+          // and its By filter keeps it while leaving out Pilot's show_view.
+          await page.getByRole("button", { name: "Audit log" }).click();
+          const audit = page.getByRole("dialog", { name: "Audit log" });
+          const rows = audit.locator("tbody tr");
+          const pressRow = rows.filter({ hasText: command });
+          const viewRow = rows.filter({ hasText: "show_view" });
+          await pressRow.waitFor();
+          await viewRow.first().waitFor();
+          // Time, Tab, By, Tool, Arguments, Decision, Approved by, Ended.
+          const cells = async (row) => (await row.locator("td").allTextContents()).map((text) => text.trim());
+          const press = await cells(pressRow);
+          if (press[2] !== "view button" || press[3] !== "view_button" || press[6] !== "you") {
+            throw new Error(`the button's audit row says ${JSON.stringify(press)}`);
+          }
+          if ((await cells(viewRow.first()))[2] !== "Pilot") {
+            throw new Error(`show_view's row says ${JSON.stringify(await cells(viewRow.first()))}`);
+          }
+          await audit.getByLabel("By").selectOption({ label: "View buttons" });
+          await until(
+            "only the view button's rows",
+            async () =>
+              (await viewRow.count()) === 0 &&
+              (await pressRow.count()) === 1 &&
+              (await rows.evaluateAll((all) =>
+                all.every((row) => row.cells[2]?.textContent?.trim() === "view button"),
+              )),
+          );
+          await page.screenshot({ path: join(OUTPUT, "audit-log-by-view-button.png") });
+          await audit.getByRole("button", { name: "Close" }).click();
         },
       );
     } finally {

@@ -260,6 +260,50 @@ pub fn redact_args(args: &Value) -> Value {
     }
 }
 
+/// What the user changed in a connection's settings, as the arguments of its audit line: each
+/// setting that differs, a list as the entries `added` and `removed`, any other value as `from`
+/// and `to`. None when nothing changed. (Settings hold no secret.)
+pub fn settings_change(
+    before: &kaiport_protocol::ConnectionSettings,
+    after: &kaiport_protocol::ConnectionSettings,
+) -> Option<Value> {
+    let (Ok(Value::Object(before)), Ok(Value::Object(after))) =
+        (serde_json::to_value(before), serde_json::to_value(after))
+    else {
+        return None;
+    };
+    let mut changed = Map::new();
+    for (name, new) in &after {
+        let old = before.get(name).unwrap_or(&Value::Null);
+        if old == new {
+            continue;
+        }
+        let change = match (old, new) {
+            (Value::Array(old), Value::Array(new)) => {
+                let mut lists = Map::new();
+                for (word, from, to) in [("added", old, new), ("removed", new, old)] {
+                    let entries: Vec<Value> = to
+                        .iter()
+                        .filter(|entry| !from.contains(entry))
+                        .cloned()
+                        .collect();
+                    if !entries.is_empty() {
+                        lists.insert(word.to_owned(), Value::Array(entries));
+                    }
+                }
+                // Only the order changed: the new order is the change.
+                if lists.is_empty() {
+                    lists.insert("order".to_owned(), Value::Array(new.clone()));
+                }
+                Value::Object(lists)
+            }
+            _ => serde_json::json!({"from": old, "to": new}),
+        };
+        changed.insert(name.clone(), redact_args(&change));
+    }
+    (!changed.is_empty()).then_some(Value::Object(changed))
+}
+
 /// A string as the audit log keeps it (cut like the arguments' strings).
 pub fn shorten_logged(text: &str) -> String {
     shorten(text, MAX_LOGGED_CHARS)
@@ -336,6 +380,35 @@ pub fn now_rfc3339() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_settings_change_names_what_was_added_removed_and_set() {
+        let before = kaiport_protocol::ConnectionSettings {
+            allowed_commands: vec!["df".to_owned(), "uptime".to_owned()],
+            ..Default::default()
+        };
+        assert_eq!(settings_change(&before, &before), None);
+        let after = kaiport_protocol::ConnectionSettings {
+            allowed_commands: vec!["uptime".to_owned(), "free".to_owned()],
+            command_timeout_s: 30,
+            ..before.clone()
+        };
+        assert_eq!(
+            settings_change(&before, &after),
+            Some(serde_json::json!({
+                "allowed_commands": {"added": ["free"], "removed": ["df"]},
+                "command_timeout_s": {"from": 60, "to": 30},
+            }))
+        );
+        let reordered = kaiport_protocol::ConnectionSettings {
+            allowed_commands: vec!["uptime".to_owned(), "df".to_owned()],
+            ..before.clone()
+        };
+        assert_eq!(
+            settings_change(&before, &reordered),
+            Some(serde_json::json!({"allowed_commands": {"order": ["uptime", "df"]}}))
+        );
+    }
     use kaiport_protocol::{DecidedBy, ToolStatus, Verdict};
     use pretty_assertions::assert_eq;
     use serde_json::json;

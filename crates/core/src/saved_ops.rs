@@ -9,13 +9,54 @@ use crate::config::EngineConfig;
 use crate::connect::library::{self, LibraryError};
 use crate::connect::secrets::SecretStore;
 use crate::connect::ssh_config::default_ssh_config_path;
-use kaiport_protocol::{Event, Op};
+use kaiport_protocol::{ConnectionSettings, Event, Op};
 
-/// Handles one of the ops above; its answer (or an `Error`) goes to `emit`.
-pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) {
+/// A saved connection's settings as `UpdateConnectionSettings` changed them, for the audit line
+/// of the user's change.
+pub(crate) struct SavedSettingsChange {
+    pub(crate) name: String,
+    pub(crate) before: ConnectionSettings,
+    pub(crate) after: ConnectionSettings,
+}
+
+/// Handles one of the ops above; its answer (or an `Error`) goes to `emit`. Returns the change
+/// an `UpdateConnectionSettings` made.
+pub(crate) async fn handle(
+    config: &EngineConfig,
+    emit: impl Fn(Event),
+    op: Op,
+) -> Option<SavedSettingsChange> {
     let config = config.clone();
     let profiles = config.profiles_path.clone();
-    let work = move || -> Result<Vec<Event>, String> {
+    let work = move || -> Result<(Vec<Event>, Option<SavedSettingsChange>), String> {
+        let mut change = None;
+        let events = answer(&config, &profiles, op, &mut change)?;
+        Ok((events, change))
+    };
+    let (events, change) = match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(answered)) => answered,
+        Ok(Err(message)) => (vec![Event::Error { tab: None, message }], None),
+        Err(error) => (
+            vec![Event::Error {
+                tab: None,
+                message: format!("the saved connections could not be read or changed: {error}"),
+            }],
+            None,
+        ),
+    };
+    events.into_iter().for_each(emit);
+    change
+}
+
+/// The blocking work of [`handle`]: the events that answer `op`.
+fn answer(
+    config: &EngineConfig,
+    profiles: &std::path::Path,
+    op: Op,
+    change: &mut Option<SavedSettingsChange>,
+) -> Result<Vec<Event>, String> {
+    let profiles = profiles.to_path_buf();
+    {
         let text = |error: LibraryError| error.to_string();
         let listed = |profiles: &std::path::Path| -> Result<Event, String> {
             Ok(Event::SavedConnections {
@@ -68,7 +109,12 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
                 Ok(vec![listed(&profiles)?])
             }
             Op::UpdateConnectionSettings { name, settings } => {
-                library::update_settings(&profiles, &name, &settings).map_err(text)?;
+                let before = library::update_settings(&profiles, &name, &settings).map_err(text)?;
+                *change = before.map(|before| SavedSettingsChange {
+                    name,
+                    before,
+                    after: settings,
+                });
                 Ok(vec![listed(&profiles)?])
             }
             Op::SetConnectionTags { name, tags } => {
@@ -127,14 +173,5 @@ pub(crate) async fn handle(config: &EngineConfig, emit: impl Fn(Event), op: Op) 
             | Op::AppBackground
             | Op::AppForeground => Ok(Vec::new()),
         }
-    };
-    let events = match tokio::task::spawn_blocking(work).await {
-        Ok(Ok(events)) => events,
-        Ok(Err(message)) => vec![Event::Error { tab: None, message }],
-        Err(error) => vec![Event::Error {
-            tab: None,
-            message: format!("the saved connections could not be read or changed: {error}"),
-        }],
-    };
-    events.into_iter().for_each(emit);
+    }
 }

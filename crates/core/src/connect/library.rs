@@ -449,12 +449,13 @@ pub fn import(config: &Path, profiles: &Path, names: &[String]) -> Result<usize,
     Ok(added)
 }
 
-/// Replaces the settings of connection `name`.
+/// Replaces the settings of connection `name`; returns what they were (None when they did
+/// not read).
 pub fn update_settings(
     profiles: &Path,
     name: &str,
     settings: &ConnectionSettings,
-) -> Result<(), LibraryError> {
+) -> Result<Option<ConnectionSettings>, LibraryError> {
     settings
         .validate()
         .map_err(|error| LibraryError::Invalid(format!("{name}: {error}")))?;
@@ -463,13 +464,15 @@ pub fn update_settings(
         .get(name)
         .cloned()
         .ok_or_else(|| ProfileError::NotFound(name.to_owned()))?;
+    // Settings saved by an older build that no longer read are replaced all the same.
+    let before = profile.connection_settings().ok();
     profile.settings = match serde_json::to_value(settings) {
         Ok(serde_json::Value::Object(map)) => map,
         _ => serde_json::Map::new(),
     };
     store.upsert(profile);
     store.save()?;
-    Ok(())
+    Ok(before)
 }
 
 /// Replaces the tags of connection `name` ([`super::profiles::normalise_tags`]).
@@ -579,7 +582,8 @@ mod tests {
             "web1: command_timeout_s must be a whole number from 1 to 600, not 700"
         );
         stricter.command_timeout_s = 30;
-        update_settings(&path, "web1", &stricter).unwrap();
+        let before = update_settings(&path, "web1", &stricter).unwrap();
+        assert_eq!(before.as_ref(), Some(&settings));
         assert_eq!(list(&path).unwrap()[0].settings, stricter);
 
         delete(&path, "web1", || Ok(store.clone())).unwrap();

@@ -262,7 +262,14 @@ impl Engine {
                         message: error.to_string(),
                     });
                 } else if let Some(found) = inner.tab(&tab) {
-                    *lock(&found.settings) = settings.clone();
+                    let before = std::mem::replace(&mut *lock(&found.settings), settings.clone());
+                    inner.audit_settings_change(
+                        Some(&tab),
+                        &found.connection,
+                        format!("user-settings-{tab}"),
+                        &before,
+                        &settings,
+                    );
                     inner.emit(Event::SettingsChanged { tab, settings });
                 } else {
                     inner.no_such_tab(&tab);
@@ -727,7 +734,17 @@ impl Inner {
                         | Op::ExpandSnippet { .. }) => inner.snippet_op(op).await,
                         op => {
                             let emit = |event| inner.emit(event);
-                            crate::saved_ops::handle(&inner.config, emit, op).await;
+                            if let Some(change) =
+                                crate::saved_ops::handle(&inner.config, emit, op).await
+                            {
+                                inner.audit_settings_change(
+                                    None,
+                                    &change.name,
+                                    format!("user-settings-{}", change.name),
+                                    &change.before,
+                                    &change.after,
+                                );
+                            }
                         }
                     }
                 }
@@ -763,12 +780,42 @@ impl Inner {
             duration_ms: 0,
             waited_ms: None,
         };
-        if let Err(error) = self.audit.append(&record) {
-            self.emit(Event::Error {
+        match self.audit.append(&record) {
+            Ok(()) => self.emit(Event::AuditRecorded { entry: record }),
+            Err(error) => self.emit(Event::Error {
                 tab: action.tab,
                 message: error.to_string(),
-            });
+            }),
         }
+    }
+
+    /// The audit line of the user's change to a tab's or a saved connection's settings
+    /// (Connection settings, or a card's "Undo always allow"): what changed; none when nothing
+    /// did. Its call id starts with `user-`, as the user's own calls do.
+    fn audit_settings_change(
+        &self,
+        tab: Option<&TabId>,
+        connection: &str,
+        call: String,
+        before: &ConnectionSettings,
+        after: &ConnectionSettings,
+    ) {
+        let Some(changed) = crate::audit::settings_change(before, after) else {
+            return;
+        };
+        let args = match tab {
+            Some(_) => serde_json::json!({ "changed": changed }),
+            None => serde_json::json!({ "saved_connection": connection, "changed": changed }),
+        };
+        self.audit_user_action(UserAction {
+            tab: tab.cloned(),
+            connection: connection.to_owned(),
+            tool: "connection_settings",
+            call,
+            args,
+            status: ToolStatus::Ok,
+            error: None,
+        });
     }
 
     /// What the user's own typing or resizing met. A shell that is gone was told already, in

@@ -850,6 +850,12 @@ impl Inner {
                     // A shell made now gets a secret of its own.
                     secret: secret.filter(|_| existing),
                 };
+                let io = match multiplexer {
+                    crate::ssh::kept::Multiplexer::Screen => {
+                        crate::ssh::kept::without_alternate_screen(io)
+                    }
+                    crate::ssh::kept::Multiplexer::Tmux => io,
+                };
                 let io = crate::ssh::kept::marks_after_redraw(io);
                 Terminal::start_kept(io, size.cols, size.rows, terminal_settings, notify, kept)
             }

@@ -52,11 +52,12 @@ impl Inner {
             duration_ms: started.elapsed().as_millis() as u64,
             waited_ms: None,
         };
-        if let Err(error) = self.audit.append(&record) {
-            self.emit(Event::Error {
+        match self.audit.append(&record) {
+            Ok(()) => self.emit(Event::AuditRecorded { entry: record }),
+            Err(error) => self.emit(Event::Error {
                 tab: Some(tab_id.to_owned()),
                 message: error.to_string(),
-            });
+            }),
         }
         self.emit(Event::ViewButtonFinished {
             tab: tab_id.to_owned(),

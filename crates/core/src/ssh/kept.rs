@@ -14,6 +14,10 @@
 //! [`marks_after_redraw`] puts each mark back after the drawing that follows it, so the terminal
 //! sees marks and text in the order the shell wrote them.
 //!
+//! GNU screen puts the outer terminal on its alternate screen while attached;
+//! [`without_alternate_screen`] takes those switches out, so a tab kept in screen is a terminal
+//! at a prompt as one kept in tmux is.
+//!
 //! This module must never run anything on the server but the lookup and the attach command
 //! below, and never use a session name it did not make.
 
@@ -132,8 +136,9 @@ pub fn attach_command(multiplexer: Multiplexer, name: &str, cols: u16, rows: u16
              $t set-option -s terminal-overrides \"*:smcup@:rmcup@\" >/dev/null 2>&1; \
              exec $t attach-session -t ={name}"
         ),
-        // -D -R: attach, detaching it elsewhere first, or make it.
-        Multiplexer::Screen => format!("exec screen -U -D -R -S {name}"),
+        // -D -R: attach, detaching it elsewhere first, or make it; -q: without the message
+        // "New screen..." on the prompt's line, where the cursor then stands.
+        Multiplexer::Screen => format!("exec screen -q -U -D -R -S {name}"),
     };
     in_sh(&script)
 }
@@ -142,6 +147,77 @@ pub fn attach_command(multiplexer: Multiplexer, name: &str, cols: u16, rows: u16
 const REDRAW_WAIT: Duration = Duration::from_millis(30);
 /// The longest a mark that was not ended (its BEL or ST) is looked at before it counts as text.
 const MAX_MARK: usize = 160;
+
+/// The switches of the outer terminal to its alternate screen and back (xterm's three kinds).
+const ALTERNATE_SCREEN: [&[u8]; 6] = [
+    b"\x1b[?1049h",
+    b"\x1b[?1049l",
+    b"\x1b[?1047h",
+    b"\x1b[?1047l",
+    b"\x1b[?47h",
+    b"\x1b[?47l",
+];
+
+/// `io` without [`ALTERNATE_SCREEN`]'s switches, for a shell kept in GNU screen. screen puts
+/// the outer terminal on its alternate screen while attached (`smcup`; tmux is told not to,
+/// see [`attach_command`]), and never passes a program's own switch on (its `altscreen` is off
+/// unless the user's `~/.screenrc` turns it on), so the tab stays a terminal at a prompt that
+/// kaiport may type into, as with tmux.
+pub fn without_alternate_screen(io: ShellIo) -> ShellIo {
+    let ShellIo { input, mut output } = io;
+    let (tx, rx) = mpsc::channel(SHELL_PIPE_CAPACITY);
+    tokio::spawn(async move {
+        let mut filter = AlternateScreenFilter::default();
+        while let Some(message) = output.recv().await {
+            let message = match message {
+                ShellOutput::Data(bytes) => ShellOutput::Data(filter.filter(&bytes)),
+                closed @ ShellOutput::Closed(_) => {
+                    let rest = std::mem::take(&mut filter.held);
+                    if !rest.is_empty() && tx.send(ShellOutput::Data(rest)).await.is_err() {
+                        return;
+                    }
+                    closed
+                }
+            };
+            if tx.send(message).await.is_err() {
+                return;
+            }
+        }
+    });
+    ShellIo { input, output: rx }
+}
+
+/// Drops [`ALTERNATE_SCREEN`]'s switches from a stream, also where one is split between two
+/// chunks (its start is held back until the next).
+#[derive(Debug, Default)]
+struct AlternateScreenFilter {
+    held: Vec<u8>,
+}
+
+impl AlternateScreenFilter {
+    fn filter(&mut self, chunk: &[u8]) -> Vec<u8> {
+        let mut bytes = std::mem::take(&mut self.held);
+        bytes.extend_from_slice(chunk);
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut at = 0;
+        while at < bytes.len() {
+            let rest = &bytes[at..];
+            if rest[0] == 0x1b {
+                if let Some(switch) = ALTERNATE_SCREEN.iter().find(|s| rest.starts_with(s)) {
+                    at += switch.len();
+                    continue;
+                }
+                if ALTERNATE_SCREEN.iter().any(|s| s.starts_with(rest)) {
+                    self.held = rest.to_vec();
+                    break;
+                }
+            }
+            out.push(rest[0]);
+            at += 1;
+        }
+        out
+    }
+}
 
 /// `io` with each OSC 133 mark put back where the shell printed it, as near as the drawing
 /// shows: the multiplexer sends a mark at once and draws the text around it a moment later.
@@ -540,6 +616,25 @@ mod tests {
         );
         assert_eq!(splitter.split(b"\x1b"), []);
         assert_eq!(splitter.rest(), b"\x1b");
+    }
+
+    #[test]
+    fn screens_alternate_screen_switches_go_even_when_split() {
+        let mut filter = AlternateScreenFilter::default();
+        assert_eq!(
+            filter.filter(b"\x1b[?1049h\x1b[22;0;0t\x1b[H\x1b[2J$ "),
+            b"\x1b[22;0;0t\x1b[H\x1b[2J$ "
+        );
+        assert_eq!(filter.filter(b"ls\r\n\x1b[?10"), b"ls\r\n");
+        assert_eq!(filter.filter(b"49l\x1b[?25h"), b"\x1b[?25h");
+        // Other private modes, and an ESC that starts none of them, pass whole.
+        assert_eq!(
+            filter.filter(b"\x1b[?1h\x1b[?2004h"),
+            b"\x1b[?1h\x1b[?2004h"
+        );
+        assert_eq!(filter.filter(b"a\x1b"), b"a");
+        assert_eq!(filter.filter(b"[?47"), b"");
+        assert_eq!(filter.filter(b"0h"), b"\x1b[?470h");
     }
 
     /// As tmux sends them: the marks first, then the drawing of the text around them.

@@ -221,8 +221,16 @@ pub fn snippet_for(shell: ShellKind, secret: &str, passthrough: Passthrough) -> 
             .replace(OSC7_AFTER_MARK, &format!("{NONCE}{bel}{inner_esc}]7;"))
             .replace(osc7_end, osc7_wrapped);
     }
+    text.push_str(CLEAR_MULTIPLEXER);
     text.replace(NONCE, secret)
 }
+
+/// Ends a snippet typed into a multiplexer's fresh session. The multiplexer keeps what it drew
+/// and draws it again for the next connection: the lines typed hidden (the detection probe,
+/// this snippet with its secret, and their echoes) are cleared from its screen and history, so
+/// the prompt drawn next is at the top, where the tab shows it. `printf` takes `\033` in every
+/// shell here (fish's and zsh's builtins, dash's and bash's).
+const CLEAR_MULTIPLEXER: &str = r"; printf '\033[H\033[2J\033[3J'";
 
 /// Stands for a mark's end followed by an OSC 7 while [`snippet_for`] wraps the marks.
 const OSC7_AFTER_MARK: &str = "@KP_OSC7@";
@@ -276,14 +284,44 @@ mod tests {
     }
 
     #[test]
+    fn a_snippet_for_a_multiplexer_clears_its_screen_and_history_last() {
+        for shell in [
+            ShellKind::Bash,
+            ShellKind::Zsh,
+            ShellKind::Fish,
+            ShellKind::Sh,
+        ] {
+            assert!(!snippet(shell, "0123abcd").contains(CLEAR_MULTIPLEXER));
+            for passthrough in [Passthrough::Tmux, Passthrough::Screen] {
+                let text = snippet_for(shell, "0123abcd", passthrough);
+                assert!(text.ends_with(CLEAR_MULTIPLEXER), "{}", shell.name());
+                assert!(!text.contains('\n'), "{}", shell.name());
+            }
+        }
+        // What the shells' printf makes of it: home, clear the screen, clear the history.
+        let cleared = std::process::Command::new("sh")
+            .args(["-c", CLEAR_MULTIPLEXER.trim_start_matches("; ")])
+            .output();
+        match cleared {
+            Ok(out) => assert_eq!(out.stdout, b"\x1b[H\x1b[2J\x1b[3J"),
+            Err(err) => eprintln!("skipped: sh not runnable: {err}"),
+        }
+    }
+
+    #[test]
     fn bash_and_sh_snippets_parse() {
         for (interpreter, shell) in [("bash", ShellKind::Bash), ("sh", ShellKind::Sh)] {
-            let status = std::process::Command::new(interpreter)
-                .args(["-n", "-c", &snippet(shell, &new_secret())])
-                .status();
-            match status {
-                Ok(status) => assert!(status.success(), "{interpreter}"),
-                Err(err) => eprintln!("skipped: {interpreter} not runnable: {err}"),
+            for text in [
+                snippet(shell, &new_secret()),
+                snippet_for(shell, &new_secret(), Passthrough::Tmux),
+            ] {
+                let status = std::process::Command::new(interpreter)
+                    .args(["-n", "-c", &text])
+                    .status();
+                match status {
+                    Ok(status) => assert!(status.success(), "{interpreter}"),
+                    Err(err) => eprintln!("skipped: {interpreter} not runnable: {err}"),
+                }
             }
         }
     }

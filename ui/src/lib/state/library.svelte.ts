@@ -6,7 +6,14 @@ import type { TabId } from "../ids";
 import type { ConnectionSettings, Event, SaveConnectionSecret, TabTarget } from "../protocol";
 import type { Transport } from "../transport/transport";
 import { FleetRun } from "./fleet.svelte";
-import { answers, applyLibraryEvent, initialLibrary, type LibraryState } from "./library";
+import {
+  answers,
+  applyLibraryEvent,
+  initialLibrary,
+  withoutAllowedRule,
+  type LibraryState,
+  type RuleRemoval,
+} from "./library";
 
 /** How many audit lines the view reads when it opens. */
 export const AUDIT_LINES = 200;
@@ -147,6 +154,63 @@ export class Library {
 
   updateTabSettings(tab: TabId, settings: ConnectionSettings): void {
     this.transport.send({ type: "update_settings", tab, settings });
+  }
+
+  /** Asks for an open tab's settings, or changes them (`settings`), and waits for the engine's
+   * answer: the settings it has now, or why not (a string). */
+  private tabSettings(tab: TabId, settings: ConnectionSettings | null = null): Promise<ConnectionSettings | string> {
+    return new Promise((resolve) => {
+      const stop = this.onEvent((event) => {
+        if (event.type === "settings_changed" && event.tab === tab) {
+          stop();
+          resolve(event.settings);
+        } else if (event.type === "error" && (event.tab ?? null) === tab) {
+          stop();
+          resolve(event.message);
+        }
+      });
+      if (settings === null) {
+        this.readTabSettings(tab);
+      } else {
+        this.updateTabSettings(tab, settings);
+      }
+    });
+  }
+
+  /** Takes the allowed-commands rule `rule` back from tab `tab` and from the saved connection
+   * `profile` it was opened from, the way Connection settings changes them (the engine audits
+   * each as the user's change). Only that entry goes; where it is gone already, nothing
+   * changes. */
+  async removeAllowedCommand(tab: TabId, profile: string | null, rule: string): Promise<RuleRemoval> {
+    let removed = false;
+    const current = await this.tabSettings(tab);
+    if (typeof current === "string") {
+      return { kind: "failed", message: current };
+    }
+    const fewer = withoutAllowedRule(current, rule);
+    if (fewer !== null) {
+      const changed = await this.tabSettings(tab, fewer);
+      if (typeof changed === "string") {
+        return { kind: "failed", message: changed };
+      }
+      removed = true;
+    }
+    if (profile !== null) {
+      // What is saved now, not what the page last heard.
+      const listed = await this.request({ type: "list_connections" }, "saved_connections");
+      const saved = this.state.saved?.find((c) => c.name === profile);
+      const fewerSaved = listed === null && saved !== undefined ? withoutAllowedRule(saved.settings, rule) : null;
+      if (fewerSaved !== null) {
+        const problem = await this.updateSettings(profile, fewerSaved);
+        if (problem !== null) {
+          return { kind: "failed", message: problem };
+        }
+        removed = true;
+      } else if (listed !== null) {
+        return { kind: "failed", message: listed };
+      }
+    }
+    return removed ? { kind: "removed" } : { kind: "gone" };
   }
 
   /** Subscribe to raw events (the settings dialog of an open tab waits for its answer). */

@@ -7,6 +7,7 @@ import {
   endedWords,
   initialLibrary,
   MAX_AUDIT_ENTRIES,
+  withoutAllowedRule,
   type LibraryState,
 } from "./library";
 import { formFromSettings, settingsFromForm } from "./settings-form";
@@ -252,5 +253,17 @@ describe("the Connection settings form", () => {
         allowed: "rm cannot be both forbidden and allowed (forbidden wins); remove it from one list.",
       },
     });
+  });
+});
+
+describe("taking an allowed-commands rule back", () => {
+  it("removes that entry alone, and says when it is gone already", () => {
+    const settings = { forbidden_commands: ["rm"], allowed_commands: ["df", "df -h", "uptime"] };
+    expect(withoutAllowedRule(settings, "df")).toEqual({
+      forbidden_commands: ["rm"],
+      allowed_commands: ["df -h", "uptime"],
+    });
+    expect(withoutAllowedRule({ allowed_commands: ["df -h"] }, "df")).toBeNull();
+    expect(withoutAllowedRule({}, "df")).toBeNull();
   });
 });

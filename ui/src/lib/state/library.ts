@@ -2,7 +2,7 @@
 // function of the engine's events (Event in → state out). No DOM, no Svelte: Vitest checks it.
 
 import type { TabId } from "../ids";
-import type { AgentInfo, AuditEntry, Event, SavedConnection, SshConfigHost } from "../protocol";
+import type { AgentInfo, AuditEntry, ConnectionSettings, Event, SavedConnection, SshConfigHost } from "../protocol";
 
 /** A server whose host key is not the one known_hosts holds: its tab must not connect anyway. */
 export interface HostKeyChange {
@@ -107,6 +107,20 @@ function withTouch(
   }
   return { ...touches, [tab]: { keyType: key.key_type, fingerprint: key.fingerprint } };
 }
+
+/** `settings` without the allowed-commands rule `rule` (that entry alone), or null when they do
+ * not have it (the user removed it already). */
+export function withoutAllowedRule(settings: ConnectionSettings, rule: string): ConnectionSettings | null {
+  const allowed = settings.allowed_commands ?? [];
+  if (!allowed.includes(rule)) {
+    return null;
+  }
+  return { ...settings, allowed_commands: allowed.filter((entry) => entry !== rule) };
+}
+
+/** How taking an allowed-commands rule back ended: removed from the tab (and its saved
+ * connection), already gone from both, or why it could not be. */
+export type RuleRemoval = { kind: "removed" } | { kind: "gone" } | { kind: "failed"; message: string };
 
 /** The answer an op of this module waits for: its event, or an `error` outside any tab. */
 export function answers(event: Event, awaited: Event["type"]): { ok: true } | { ok: false; message: string } | null {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ApprovalPreview, Event, Value } from "../protocol";
 import { applyPilotEvent, initialPilot, tabPilot } from "./pilot";
 import {
+  alwaysAllowedWords,
   approvalHeadline,
   cardDetails,
   cardStatus,
@@ -266,5 +267,28 @@ describe("what an approval card says", () => {
     expect(editedCommand(ran)).toBe("seq 1 1");
     expect(cardDetails(ran).facts).toContain("you edited the command before it ran; Pilot asked for: seq 1 100000");
     expect(editedCommand(card(requested))).toBeNull();
+  });
+});
+
+describe("what a card says of the rule Always allow added", () => {
+  it("names the rule, offers the undo until it is done, and says when it was gone already", () => {
+    const words = (state: "added" | "undoing" | "removed" | "gone" | "failed", message: string | null = null) => {
+      const said = alwaysAllowedWords({ rule: "df", state, message });
+      return [`${said.before}df${said.after}`, said.undo];
+    };
+    expect(words("added")).toEqual(["Added df to this connection's allowed commands.", "offered"]);
+    expect(words("undoing")).toEqual(["Removing df from this connection's allowed commands…", "busy"]);
+    expect(words("removed")).toEqual([
+      "Removed df from this connection's allowed commands: Pilot asks again before running it.",
+      "none",
+    ]);
+    expect(words("gone")).toEqual([
+      "df was already removed from this connection's allowed commands; nothing to undo.",
+      "none",
+    ]);
+    expect(words("failed", "the connection to kaiport was lost")).toEqual([
+      "Could not remove df: the connection to kaiport was lost.",
+      "offered",
+    ]);
   });
 });

@@ -16,7 +16,7 @@ import type {
   Value,
   WriteFileResult,
 } from "../protocol";
-import type { Approval, CallCard } from "./pilot";
+import type { AlwaysAllowed, Approval, CallCard } from "./pilot";
 
 export type CardStatus =
   | "waiting"
@@ -415,4 +415,34 @@ export function isLeftOutMarker(line: string): boolean {
 /** Storage plan lines that destroy something get a danger mark. */
 export function isDangerousOperation(line: string): boolean {
   return /^(\d+\.\s*)?delete\b/i.test(line) || /\bREPLACING\b|\breplacing\b|\boverwrit/i.test(line);
+}
+
+/** What a card says of the rule its "Always allow" added, around the rule itself (shown as
+ * code): added, being taken back, taken back, gone already, or why it could not be; and whether
+ * "Undo always allow" is offered (and pressable). */
+export function alwaysAllowedWords(added: AlwaysAllowed): {
+  before: string;
+  after: string;
+  undo: "offered" | "busy" | "none";
+} {
+  switch (added.state) {
+    case "added":
+      return { before: "Added ", after: " to this connection's allowed commands.", undo: "offered" };
+    case "undoing":
+      return { before: "Removing ", after: " from this connection's allowed commands…", undo: "busy" };
+    case "removed":
+      return {
+        before: "Removed ",
+        after: " from this connection's allowed commands: Pilot asks again before running it.",
+        undo: "none",
+      };
+    case "gone":
+      return {
+        before: "",
+        after: " was already removed from this connection's allowed commands; nothing to undo.",
+        undo: "none",
+      };
+    case "failed":
+      return { before: "Could not remove ", after: `: ${added.message ?? "no reason given"}.`, undo: "offered" };
+  }
 }

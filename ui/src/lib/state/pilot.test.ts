@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Event, PlanCard } from "../protocol";
 import {
+  alwaysAllowUndo,
   applyPilotEvent,
   decided,
   hostSummary,
@@ -374,5 +375,76 @@ describe("a password Pilot's command waits for", () => {
     state = applyPilotEvent(state, finished("awaiting_secret"));
     state = applyPilotEvent(state, { type: "turn_finished", tab: "t", turn: 1, status: "completed" });
     expect(tabPilot(state, "t").secretWanted).toBe(false);
+  });
+});
+
+describe("a rule added by Always allow, on its card", () => {
+  const asked = (call: string, allowRule: string | null): Event[] => [
+    { type: "tool_requested", tab: "t", call, tool: "run_command", args: { command: "df -P /" } },
+    {
+      type: "approval_requested",
+      tab: "t",
+      call,
+      tool: "run_command",
+      reasons: ["run_command asks in ask mode"],
+      risk: "routine",
+      preview: { kind: "command", command: "df -P /" },
+      allow_rule: allowRule,
+    },
+  ];
+  const added = (state: PilotState, call: string) => tabPilot(state, "t").calls[call]?.alwaysAllowed ?? null;
+
+  it("is the rule offered, kept through the call's end, and follows its undo", () => {
+    let state = apply(initialPilot(), ...asked("c1", "df"));
+    state = decided(state, "t", "c1", "allow_for_connection");
+    expect(added(state, "c1")).toEqual({ rule: "df", state: "added", message: null });
+    state = apply(
+      state,
+      { type: "tool_running", tab: "t", call: "c1" },
+      {
+        type: "tool_finished",
+        tab: "t",
+        call: "c1",
+        outcome: { tool: "run_command", status: "ok", result: { output: "" } },
+        verdict: "ask",
+        decided_by: "user",
+        duration_ms: 40,
+      },
+    );
+    expect(added(state, "c1")?.state).toBe("added");
+    state = alwaysAllowUndo(state, "t", "c1", { kind: "undoing" });
+    expect(added(state, "c1")?.state).toBe("undoing");
+    state = alwaysAllowUndo(state, "t", "c1", { kind: "failed", message: "the connection to kaiport was lost" });
+    expect(added(state, "c1")).toEqual({ rule: "df", state: "failed", message: "the connection to kaiport was lost" });
+    state = alwaysAllowUndo(state, "t", "c1", { kind: "removed" });
+    expect(added(state, "c1")).toEqual({ rule: "df", state: "removed", message: null });
+    state = alwaysAllowUndo(state, "t", "c1", { kind: "gone" });
+    expect(added(state, "c1")?.state).toBe("gone");
+  });
+
+  it("is none for a plain approve, an edited line, a card without a rule, or a permission", () => {
+    let state = apply(initialPilot(), ...asked("a", "df"), ...asked("e", "df"), ...asked("n", null));
+    state = decided(state, "t", "a", "approve");
+    state = decided(state, "t", "e", "allow_for_connection", true);
+    state = decided(state, "t", "n", "allow_for_connection");
+    state = apply(
+      state,
+      { type: "tool_requested", tab: "t", call: "p", tool: "read_file", args: { path: "/etc/motd" } },
+      {
+        type: "approval_requested",
+        tab: "t",
+        call: "p",
+        tool: "read_file",
+        reasons: ["file contents"],
+        risk: "routine",
+        permission: "file_contents",
+      },
+    );
+    state = decided(state, "t", "p", "allow_for_connection");
+    for (const call of ["a", "e", "n", "p"]) {
+      expect(added(state, call)).toBeNull();
+    }
+    // An undo of a card that added nothing changes nothing.
+    expect(alwaysAllowUndo(state, "t", "a", { kind: "removed" })).toEqual(state);
   });
 });

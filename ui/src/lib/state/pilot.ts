@@ -6,6 +6,7 @@
 // the order they appeared.
 
 import type { TabId } from "../ids";
+import type { RuleRemoval } from "./library";
 import type {
   ApprovalDecision,
   ApprovalPreview,
@@ -62,6 +63,15 @@ export interface ButtonPress {
   message: string | null;
 }
 
+/** The rule "Always allow this command on this connection" added, shown on its card with an
+ * undo: where that undo stands. */
+export interface AlwaysAllowed {
+  rule: string;
+  /** added; undoing: asked; removed; gone: the user had removed it already; failed: `message`. */
+  state: "added" | "undoing" | "removed" | "gone" | "failed";
+  message: string | null;
+}
+
 export interface CallCard {
   call: CallId;
   tool: string;
@@ -80,6 +90,8 @@ export interface CallCard {
   view: ViewReport | null;
   /** show_view: the buttons the user confirmed, oldest first. */
   presses: ButtonPress[];
+  /** The allowed-commands rule the user's "Always allow" added; null when none. */
+  alwaysAllowed: AlwaysAllowed | null;
 }
 
 export type Item =
@@ -252,6 +264,7 @@ function ensureCall(pilot: TabPilot, call: CallId, tool: string, args: Value = n
     durationMs: null,
     view: null,
     presses: [],
+    alwaysAllowed: null,
   };
   return addItem({ ...pilot, calls: { ...pilot.calls, [call]: card } }, { kind: "call", call });
 }
@@ -506,14 +519,52 @@ export function modelChosen(state: PilotState, tab: TabId, model: ModelSettings 
   return update(state, tab, (p) => ({ ...p, model }));
 }
 
-/** The user approved or denied a call (or a plan, or an added step). */
-export function decided(state: PilotState, tab: TabId, call: CallId, decision: ApprovalDecision): PilotState {
+/** The user approved or denied a call (or a plan, or an added step); `edited` when they
+ * approved a command line they edited. "Always allow" on a card that offered a rule (for the
+ * model's own line) adds that rule, which the card then shows. */
+export function decided(
+  state: PilotState,
+  tab: TabId,
+  call: CallId,
+  decision: ApprovalDecision,
+  edited = false,
+): PilotState {
   return update(state, tab, (p) => {
     if (p.planApproval?.call === call) {
       return { ...p, planApproval: { ...p.planApproval, answered: decision } };
     }
-    return updateCall(p, call, (card) => ({ ...card, answered: { decision } }));
+    return updateCall(p, call, (card) => {
+      const rule = card.approval?.permission === null ? card.approval.allowRule : null;
+      const adds = decision === "allow_for_connection" && !edited && rule !== null;
+      return {
+        ...card,
+        answered: { decision },
+        alwaysAllowed: adds ? { rule, state: "added", message: null } : card.alwaysAllowed,
+      };
+    });
   });
+}
+
+/** "Undo always allow" on a card: asked (`undoing`), then how it ended. */
+export function alwaysAllowUndo(
+  state: PilotState,
+  tab: TabId,
+  call: CallId,
+  undo: { kind: "undoing" } | RuleRemoval,
+): PilotState {
+  return update(state, tab, (p) =>
+    updateCall(p, call, (card) => {
+      if (card.alwaysAllowed === null) {
+        return card;
+      }
+      const next: AlwaysAllowed = {
+        rule: card.alwaysAllowed.rule,
+        state: undo.kind,
+        message: undo.kind === "failed" ? undo.message : null,
+      };
+      return { ...card, alwaysAllowed: next };
+    }),
+  );
 }
 
 /** The user answered an ask_user question (null: "Don't answer"). */

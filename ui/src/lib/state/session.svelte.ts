@@ -33,6 +33,7 @@ import {
   type AppState,
 } from "./app";
 import {
+  alwaysAllowUndo,
   applyPilotEvent,
   decided,
   initialPilot,
@@ -370,7 +371,7 @@ export class Session {
     decision: ApprovalDecision,
     { reason = null, command = null }: { reason?: string | null; command?: string | null } = {},
   ): void {
-    this.pilot = decided(this.pilot, tab, call, decision);
+    this.pilot = decided(this.pilot, tab, call, decision, command !== null);
     const cleaned = reason?.trim() ?? "";
     this.transport.send({
       type: "approve",
@@ -379,6 +380,20 @@ export class Session {
       reason: cleaned === "" ? null : cleaned,
       ...(command !== null ? { command } : {}),
     });
+  }
+
+  /** "Undo always allow" on a card: its rule leaves the tab's allowed commands and those of the
+   * saved connection the tab was opened from, through the ops Connection settings uses. */
+  async undoAlwaysAllow(tab: TabId, call: CallId): Promise<void> {
+    const rule = this.pilot.tabs[tab]?.calls[call]?.alwaysAllowed?.rule;
+    if (rule === undefined) {
+      return;
+    }
+    this.pilot = alwaysAllowUndo(this.pilot, tab, call, { kind: "undoing" });
+    const target = this.state.tabs.find((t) => t.id === tab)?.target;
+    const profile = target?.kind === "profile" ? target.name : null;
+    const ended = await this.library.removeAllowedCommand(tab, profile, rule);
+    this.pilot = alwaysAllowUndo(this.pilot, tab, call, ended);
   }
 
   /** Answer an ask_user question; null is "Don't answer". */
