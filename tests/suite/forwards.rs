@@ -132,6 +132,8 @@ async fn a_local_forward_reaches_a_server_behind_the_ssh_server() {
         .iter()
         .filter(|line| line["tool"] == "port_forward")
         .map(|line| {
+            // The user's own action: the audit view's "By" says "you" for `user-` ids.
+            assert!(line["call"].as_str().unwrap().starts_with("user-"), "{line}");
             (
                 line["args"]["action"].as_str().unwrap(),
                 line["args"]["forward"].as_str().unwrap(),

@@ -448,6 +448,7 @@ async fn a_changed_host_key_is_refused_and_replaced_only_deliberately() {
     let statuses: Vec<ToolStatus> = audit
         .iter()
         .filter(|entry| entry.tool == "replace_host_key")
+        .inspect(|entry| assert!(entry.call.starts_with("user-"), "{}", entry.call))
         .map(|entry| entry.status)
         .collect();
     assert_eq!(

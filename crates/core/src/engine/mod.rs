@@ -756,15 +756,16 @@ impl Inner {
     }
 
     /// The audit line of something the user did outside a tool call (a port forward, a
-    /// replaced host key): decided by the user, `Denied` counted as a deny. A failed write is
-    /// told as an `Error` of `tab`.
+    /// replaced host key): decided by the user, `Denied` counted as a deny, its call id
+    /// starting with `user-` as the user's own calls do (the audit view's "By" reads it). A
+    /// failed write is told as an `Error` of `tab`.
     fn audit_user_action(&self, action: UserAction) {
         let record = crate::audit::AuditRecord {
             time: crate::audit::now_rfc3339(),
             tab: action.tab.clone().unwrap_or_default(),
             connection: action.connection,
             tool: action.tool.to_owned(),
-            call: action.call,
+            call: format!("user-{}", action.call),
             args: action.args,
             decision: if action.status == ToolStatus::Denied {
                 Verdict::Deny

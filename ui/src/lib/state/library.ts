@@ -143,7 +143,8 @@ export type AuditBy = "Pilot" | "you" | "view button";
 export type ByFilter = "all" | AuditBy;
 
 /** Who made the call of `entry`, from what every audit line has: a view's button is its own
- * tool, the storage tab's own calls have ids starting with `user-` (storage.ts), the rest are
+ * tool, the user's own calls and actions (a storage tab's transfers, a port forward, a replaced
+ * host key, a settings change) have ids starting with `user-` (storage.ts), the rest are
  * Pilot's. Old lines read the same way. */
 export function auditBy(entry: Pick<AuditEntry, "tool" | "call">): AuditBy {
   if (entry.tool === "view_button") return "view button";
