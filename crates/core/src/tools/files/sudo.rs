@@ -272,6 +272,35 @@ pub(super) async fn read_as_root(
     }
 }
 
+/// `find`'s fields of one entry, each ended by NUL (a name cannot hold one): type, size,
+/// modified (seconds, with a fraction), mode (octal), link target, name.
+pub(super) const LIST_FIELDS: usize = 6;
+
+/// Lists the folder `path` as root (list_dir with `sudo`, for a folder the login may not
+/// open): `find`'s NUL-separated fields of each entry ([`LIST_FIELDS`]; GNU find).
+pub(super) async fn list_as_root(path: &str, context: &ToolContext<'_>) -> Result<Vec<u8>, String> {
+    let ssh = context
+        .resources
+        .ssh
+        .as_ref()
+        .ok_or_else(|| "listing as root (sudo) works in SSH tabs only".to_owned())?;
+    let line = format!(
+        "find {} -mindepth 1 -maxdepth 1 -printf '%y\\0%s\\0%T@\\0%m\\0%l\\0%f\\0'",
+        sh_quote(path)
+    );
+    let output = as_root(ssh, &line, path, "listed", context).await?;
+    match output.exit_status {
+        Some(0) => Ok(output.stdout),
+        _ => Err(format!(
+            "sudo could not list {path}: {}",
+            crate::taint::server_text(&crate::audit::shorten(
+                String::from_utf8_lossy(&output.stderr).trim(),
+                400
+            ))
+        )),
+    }
+}
+
 /// What sudo said when it needs a password and `-n` forbade asking.
 fn needs_password(stderr: &str) -> bool {
     stderr.contains("password is required") || stderr.contains("a terminal is required")
