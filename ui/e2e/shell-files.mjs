@@ -585,8 +585,13 @@ export function shellFilesTests(h) {
         });
         await page.screenshot({ path: join(OUTPUT, "ssh-files-root-folder-phone.png") });
         await page.setViewportSize({ width: 1280, height: 760 });
+        await until("the pane beside the terminal again", async () => {
+          const box = await files.boundingBox();
+          return box !== null && box.x < 300 && box.height > 600;
+        });
         // Its file opens as root in the editor.
-        await row(remote, "secret.conf").dblclick();
+        await row(remote, "secret.conf").click();
+        await remote.getByRole("button", { name: "Open as root" }).click();
         await asked.getByLabel("Password").fill(own.password);
         await asked.getByRole("button", { name: "Continue as root" }).click();
         const editor = page.getByRole("dialog", { name: "Edit secret.conf" });
