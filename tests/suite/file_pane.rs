@@ -55,6 +55,13 @@ async fn names(tab: &EngineHarness, n: u32, path: &str) -> Vec<String> {
     result.entries.into_iter().map(|entry| entry.name).collect()
 }
 
+/// `outcome` is an error that says `words`.
+fn assert_refused(outcome: &ToolOutcome, words: &str) {
+    assert_eq!(outcome.status, ToolStatus::Error);
+    let said = outcome.error.as_deref().unwrap_or("");
+    assert!(said.contains(words), "{said:?} does not say {words:?}");
+}
+
 /// The same quoting as the page's "Open terminal here" (ui/src/lib/state/shell-pane.ts).
 fn cd_line(folder: &str) -> String {
     format!("cd -- '{}'", folder.replace('\'', r"'\''"))
@@ -199,30 +206,12 @@ async fn ssh_tab_file_pane_uploads_and_downloads_with_this_computer() {
         json!({ "local_path": local.join("up.bin").display().to_string(), "remote_dir": "/tmp" }),
     )
     .await;
-    assert_eq!(refused.status, ToolStatus::Error);
-    assert!(
-        refused
-            .error
-            .as_deref()
-            .unwrap_or("")
-            .contains("does not work in this kind of tab"),
-        "{:?}",
-        refused.error
-    );
+    assert_refused(&refused, "does not work in this kind of tab");
     let refused = pilot(
         "pilot-2",
         "list_dir",
         json!({ "path": local.display().to_string(), "side": "local" }),
     )
     .await;
-    assert_eq!(refused.status, ToolStatus::Error);
-    assert!(
-        refused
-            .error
-            .as_deref()
-            .unwrap_or("")
-            .contains("only in storage tabs"),
-        "{:?}",
-        refused.error
-    );
+    assert_refused(&refused, "only in storage tabs");
 }
