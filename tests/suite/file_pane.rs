@@ -2,7 +2,9 @@
 //! rename, delete as the user's own `user-…` tool calls) go over SFTP on the tab's own
 //! connection, the listing follows the shell's folder as `TerminalCwd` reports it after a `cd`
 //! typed into the terminal, and "Open terminal here" (a shell-quoted `cd -- '…'` typed as the
-//! user's input) moves the shell to a folder whose name needs quoting.
+//! user's input) moves the shell to a folder whose name needs quoting. The pane's transfers with
+//! this computer (the user's upload and download in an SSH tab) move a file there and back, and
+//! Pilot is offered neither them nor this computer's side there.
 
 use kaiport_protocol::tools::ListDirResult;
 use kaiport_protocol::*;
@@ -51,6 +53,13 @@ async fn names(tab: &EngineHarness, n: u32, path: &str) -> Vec<String> {
     let result: ListDirResult = serde_json::from_value(outcome.result.unwrap()).unwrap();
     assert_eq!(result.path, path);
     result.entries.into_iter().map(|entry| entry.name).collect()
+}
+
+/// `outcome` is an error that says `words`.
+fn assert_refused(outcome: &ToolOutcome, words: &str) {
+    assert_eq!(outcome.status, ToolStatus::Error);
+    let said = outcome.error.as_deref().unwrap_or("");
+    assert!(said.contains(words), "{said:?} does not say {words:?}");
 }
 
 /// The same quoting as the page's "Open terminal here" (ui/src/lib/state/shell-pane.ts).
@@ -110,4 +119,99 @@ async fn ssh_tab_file_pane_lists_and_follows_the_shell() {
 
     tab.type_line(&format!("cd / && rm -rf {dir}")).await;
     reported(&tab, "/").await;
+}
+
+/// The pane's transfers with this computer: the user's own upload and download move a file to
+/// the server and back byte for byte, between the tab's server and this computer's folder for
+/// it (the documents folder here, else the home folder); Pilot's calls are refused both the
+/// transfer tools and this computer's side in an SSH tab.
+#[tokio::test(flavor = "multi_thread")]
+async fn ssh_tab_file_pane_uploads_and_downloads_with_this_computer() {
+    use kaiport_core::agent::PilotHost;
+    let sshd = Sshd::start().unwrap();
+    let known_hosts = sshd.dir().join("pane_transfer_known_hosts");
+    sshd.write_known_hosts(&known_hosts).unwrap();
+    let mut local = None;
+    let tab = EngineHarness::open_configured(
+        sshd.tab_target(),
+        Some(known_hosts),
+        ConnectionSettings::default(),
+        Mode::Ask,
+        None,
+        |config, home| {
+            let folder = home.join("this-computer");
+            std::fs::create_dir_all(folder.join("back")).unwrap();
+            local = Some(folder.clone());
+            config.documents_dir = Some(folder);
+        },
+    )
+    .await
+    .unwrap();
+    let local = local.unwrap();
+    let content: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(local.join("up.bin"), &content).unwrap();
+    let remote = sshd.writable_folder().unwrap();
+    let remote_dir = remote.path().display().to_string();
+
+    let outcome = user_call(
+        &tab,
+        1,
+        "upload",
+        json!({ "local_path": local.join("up.bin").display().to_string(), "remote_dir": remote_dir }),
+    )
+    .await;
+    assert_eq!(outcome.status, ToolStatus::Ok, "{:?}", outcome.error);
+    assert_eq!(
+        std::fs::read(remote.path().join("up.bin")).unwrap(),
+        content
+    );
+
+    let outcome = user_call(
+        &tab,
+        2,
+        "download",
+        json!({
+            "remote_path": format!("{remote_dir}/up.bin"),
+            "local_dir": local.join("back").display().to_string(),
+        }),
+    )
+    .await;
+    assert_eq!(outcome.status, ToolStatus::Ok, "{:?}", outcome.error);
+    assert_eq!(std::fs::read(local.join("back/up.bin")).unwrap(), content);
+    // The user's calls are in the audit log as theirs.
+    let audit = tab.audit().unwrap();
+    for tool in ["upload", "download"] {
+        assert!(
+            audit.iter().any(|line| line["tool"] == tool
+                && line["call"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("user-"))),
+            "no audit line of the user's {tool}: {audit:?}"
+        );
+    }
+
+    // Pilot is offered neither here: its calls are refused before anything is read.
+    let pilot = |call: &str, tool: &str, args: Value| {
+        PilotHost::run_tool(
+            &tab.engine,
+            tab.tab.clone(),
+            call.to_owned(),
+            tool.to_owned(),
+            args,
+        )
+    };
+    let refused = pilot(
+        "pilot-1",
+        "upload",
+        json!({ "local_path": local.join("up.bin").display().to_string(), "remote_dir": "/tmp" }),
+    )
+    .await;
+    assert_refused(&refused, "does not work in this kind of tab");
+    let refused = pilot(
+        "pilot-2",
+        "list_dir",
+        json!({ "path": local.display().to_string(), "side": "local" }),
+    )
+    .await;
+    assert_refused(&refused, "only in storage tabs");
 }

@@ -2,11 +2,12 @@
 //! prompt, answered here the way the password dialog does) and it goes to sudo's standard input
 //! only — never into an event, the audit log or the terminal. Files are written with owner, group
 //! and mode kept; a file the login cannot read at all is read and edited as root; a dismissed or
-//! wrong password leaves the original intact.
+//! wrong password leaves the original intact. A folder the login cannot open is listed as root.
 //!
 //! The tests run as root (like CI); sshd logs in as [`SUDO_PASSWORD_USER`], whose sudo asks for
 //! [`TEST_PASSWORD`] every time.
 
+use kaiport_protocol::tools::{EntryKind, ListDirResult};
 use kaiport_protocol::*;
 use kaiport_tests::engine_harness::EngineHarness;
 use kaiport_tests::sshd::{SUDO_PASSWORD_USER, Sshd, SshdConfig, TEST_PASSWORD};
@@ -153,6 +154,88 @@ async fn a_file_the_login_cannot_read_is_read_and_edited_as_root() {
     assert_eq!(owner_group_mode(&target), (0, 0, 0o600));
     // Asked once per call: the read, then the edit (its diff, its check and its install).
     assert_eq!(sudo_prompts(&tab), vec![path.clone(), path.clone()]);
+    password_nowhere(&tab);
+}
+
+/// A root-owned 0700 folder: the listing of its parent marks it, listing it says only root
+/// may open it, and listed as root (asked in ask mode, the password through the app) it shows
+/// its files, folders and links, each marked root-only.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_folder_only_root_may_open_is_listed_as_root() {
+    let sshd = start_server();
+    let tab = open(&sshd, Mode::Ask, Some(TEST_PASSWORD)).await;
+    let parent = tempfile::tempdir_in("/tmp").unwrap();
+    std::fs::set_permissions(parent.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let vault = parent.path().join("vault 'x'");
+    std::fs::create_dir_all(vault.join("inner")).unwrap();
+    std::fs::write(vault.join("secret.conf"), "key = 1\n").unwrap();
+    std::os::unix::fs::symlink("secret.conf", vault.join("link")).unwrap();
+    std::fs::set_permissions(&vault, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let path = vault.display().to_string();
+
+    let listed = tab
+        .ok(
+            "list_dir",
+            json!({"path": parent.path().display().to_string()}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(listed["entries"][0]["root_only"], true, "{listed}");
+    let refused = tab.call("list_dir", json!({"path": path})).await.unwrap();
+    assert_eq!(refused.status, ToolStatus::Error);
+    assert!(
+        refused
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .contains("only root may open"),
+        "{:?}",
+        refused.error
+    );
+
+    let listed = tab
+        .ok("list_dir", json!({"path": path, "sudo": true}))
+        .await
+        .unwrap();
+    let result: ListDirResult = serde_json::from_value(listed).unwrap();
+    let seen: Vec<(String, EntryKind, u64, Option<String>, bool)> = result
+        .entries
+        .into_iter()
+        .map(|entry| {
+            let size = if entry.kind == EntryKind::File {
+                entry.size
+            } else {
+                0
+            };
+            (
+                entry.name,
+                entry.kind,
+                size,
+                entry.link_target,
+                entry.root_only,
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("inner".to_owned(), EntryKind::Dir, 0, None, true),
+            (
+                "link".to_owned(),
+                EntryKind::Symlink,
+                0,
+                Some("secret.conf".to_owned()),
+                true
+            ),
+            ("secret.conf".to_owned(), EntryKind::File, 8, None, true),
+        ]
+    );
+    assert_eq!(sudo_prompts(&tab), vec![path.clone()]);
+    let asked = tab.events().into_iter().any(|event| {
+        matches!(event, Event::ApprovalRequested { ref reasons, .. }
+            if reasons.iter().any(|reason| reason.contains("lists") && reason.contains("as root")))
+    });
+    assert!(asked, "a listing as root asks outside autopilot");
     password_nowhere(&tab);
 }
 

@@ -4,8 +4,8 @@
 // approval, opens New connection through the native File menu's shortcut (typed with xdotool),
 // fills the key file in through GTK's file chooser, sees the notification of Pilot's wait on the
 // session bus while another window is in front (and focusing the window brings that tab back),
-// takes files dropped from outside on an FTP tab's server side (drop-files.py plays the file
-// manager's side of XDND) and uploads them, asks before closing while Pilot works, opens ssh:// and
+// takes files dropped from outside on an FTP tab's server side and on an SSH tab's file pane
+// (drop-files.py plays the file manager's side of XDND) and uploads them, asks before closing while Pilot works, opens ssh:// and
 // sftp:// links given at the start or handed over by a second start (one instance), and starts
 // again where the window was left, at its size.
 // Screenshots go to ui/test-output/desktop/. Prints "N passed, N failed" last.
@@ -298,12 +298,87 @@ test("a notification when Pilot waits while the window is in the background; foc
   }
 });
 
+/** Drops the files at `paths` on the middle of the file pane side `side` (`remote`, `local`), at
+ * its place on the screen: the window's place, the native menu bar above the page, and the
+ * pane's middle in the page. */
+async function dropFiles(driver, env, side, paths) {
+  const xdotool = (...args) => run("xdotool", args, { env });
+  const [window] = (await xdotool("search", "--onlyvisible", "--name", "^kaiport$")).split("\n");
+  const geometry = Object.fromEntries(
+    (await xdotool("getwindowgeometry", "--shell", window)).split("\n").map((line) => line.split("=")),
+  );
+  const at = await driver.run(
+    `const pane = document.querySelector("[data-storage-side='" + arguments[0] + "']").getBoundingClientRect();
+    return { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2, height: window.innerHeight };`,
+    side,
+  );
+  const x = Math.round(Number(geometry.X) + at.x);
+  const y = Math.round(Number(geometry.Y) + Number(geometry.HEIGHT) - at.height + at.y);
+  await run(SYSTEM_PYTHON, [DROP_FILES, window, String(x), String(y), ...paths], { env });
+}
+
+/** Puts the fixture's key where ssh looks for one in the app's `home`. */
+function keyAtHome(fixture, home) {
+  mkdirSync(join(home, ".ssh"), { recursive: true, mode: 0o700 });
+  copyFileSync(fixture.key, join(home, ".ssh/id_ed25519"));
+  chmodSync(join(home, ".ssh/id_ed25519"), 0o600);
+}
+
+test("files dropped from the file manager on an SSH tab's file pane are uploaded to its folder", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "kaiport-desktop-drop-"));
+  chmodSync(folder, 0o777);
+  const content = `dropped on the SSH pane ${Date.now()}\n`;
+  try {
+    await withSshd(async (fixture) => {
+      await withApp(
+        null,
+        async (driver, { env, home }) => {
+          await driver.click(
+            "//dialog[@open]//button[normalize-space()='Trust and connect']",
+            "the unknown host key question",
+          );
+          await runInTerminal(driver, `cd ${folder} && echo in-$((3*3))`, "in-9");
+          await driver.click(button("Files"), "Files");
+          const remote = "//aside[@aria-label='Files']//*[@data-storage-side='remote']";
+          await driver.find(
+            `${remote}//nav//*[@aria-current='location'][@title='${folder}']`,
+            "the pane in the folder",
+          );
+          await dropFiles(driver, env, "remote", [join(home, "dropped on ssh.txt")]);
+          await driver.find(
+            "//ul[@aria-label='Transfers']/li[.//*[normalize-space()='dropped on ssh.txt']]//*[normalize-space()='done']",
+            "the dropped file done in Transfers",
+          );
+          await until(
+            "the dropped file on the server",
+            async () =>
+              existsSync(join(folder, "dropped on ssh.txt")) &&
+              readFileSync(join(folder, "dropped on ssh.txt"), "utf8") === content,
+            10_000,
+          );
+          await driver.find(`${remote}//tr[.//*[normalize-space()='dropped on ssh.txt']]`, "the file in the pane");
+          await driver.screenshot("drop-files-ssh-pane.png");
+        },
+        {
+          args: [`ssh://${fixture.user}@127.0.0.1:${fixture.port}`],
+          prepare: (home) => {
+            keyAtHome(fixture, home);
+            // This computer's side of an SSH tab is the home folder: the file comes from there.
+            writeFileSync(join(home, "dropped on ssh.txt"), content);
+          },
+        },
+      );
+    });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
 test("files dropped from the file manager on a storage tab's server side are uploaded there", async () => {
   const ftp = await startFtp(15_000, freePort);
   try {
     await withApp(null, async (driver, { display }) => {
       const env = { ...process.env, DISPLAY: display };
-      const xdotool = (...args) => run("xdotool", args, { env });
       const content = `dropped from the file manager ${Date.now()}\n`;
       writeFileSync(join(ftp.local, "dropped notes.txt"), content);
       writeFileSync(join(ftp.local, "second.txt"), "second\n");
@@ -324,26 +399,13 @@ test("files dropped from the file manager on a storage tab's server side are upl
         `${remote}//*[contains(normalize-space(), 'This folder is empty')]`,
         "the server's empty folder",
       );
-      // Drops `files` on the middle of `side`'s pane, at its place on the screen: the window's
-      // place, the native menu bar above the page, and the pane's middle in the page.
-      const [window] = (await xdotool("search", "--onlyvisible", "--name", "^kaiport$")).split("\n");
-      const geometry = Object.fromEntries(
-        (await xdotool("getwindowgeometry", "--shell", window)).split("\n").map((line) => line.split("=")),
-      );
-      const dropOn = async (side, files) => {
-        const at = await driver.run(
-          `const pane = document.querySelector("[data-storage-side='" + arguments[0] + "']").getBoundingClientRect();
-          return { x: pane.x + pane.width / 2, y: pane.y + pane.height / 2, height: window.innerHeight };`,
+      const dropOn = (side, files) =>
+        dropFiles(
+          driver,
+          env,
           side,
+          files.map((name) => join(ftp.local, name)),
         );
-        const x = Math.round(Number(geometry.X) + at.x);
-        const y = Math.round(Number(geometry.Y) + Number(geometry.HEIGHT) - at.height + at.y);
-        await run(
-          SYSTEM_PYTHON,
-          [DROP_FILES, window, String(x), String(y), ...files.map((name) => join(ftp.local, name))],
-          { env },
-        );
-      };
       await dropOn("remote", ["dropped notes.txt", "second.txt"]);
       // Through the same path as Upload: a row in Transfers for each, and the files on the server.
       for (const name of ["dropped notes.txt", "second.txt"]) {
@@ -481,9 +543,7 @@ test("ssh:// and sftp:// links: one given at the start opens a tab (its host key
           // The fixture's key where ssh looks for one, and a session bus for the one-instance
           // hand-over.
           prepare: async (home) => {
-            mkdirSync(join(home, ".ssh"), { recursive: true, mode: 0o700 });
-            copyFileSync(fixture.key, join(home, ".ssh/id_ed25519"));
-            chmodSync(join(home, ".ssh/id_ed25519"), 0o600);
+            keyAtHome(fixture, home);
             bus = await startSessionBus(home);
             return () => stop(bus.child);
           },

@@ -102,8 +102,8 @@ export async function terminalText(page, tab) {
  * a line that starts with it). */
 export async function runInTerminal(page, command, expected, { prefix = false } = {}) {
   const tab = await activeTab(page);
-  // The shell is ready when its prompt shows.
-  await until("a shell prompt", async () => /[$#] ?$/m.test((await terminalText(page, tab)) ?? ""));
+  // The shell is ready when its prompt shows (bash's `$`/`#`, zsh's `%`, fish's `>`).
+  await until("a shell prompt", async () => /[$#%>] ?$/m.test((await terminalText(page, tab)) ?? ""));
   await page.getByRole("region", { name: "Terminal" }).click();
   await page.keyboard.type(command);
   await page.keyboard.press("Enter");

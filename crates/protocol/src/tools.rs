@@ -574,6 +574,10 @@ pub struct ListDirParams {
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<Side>,
+    /// Terminal tabs: list as root through `sudo`, for a folder the login may not open (the
+    /// user is asked for the sudo password, if sudo needs one). Its entries are `root_only`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sudo: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
@@ -590,8 +594,9 @@ pub struct DirEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_target: Option<String>,
     /// A file the login may not read, or may not replace keeping its owner (someone else's,
-    /// or without write permission): reading or changing it takes `sudo: true`. SSH terminal
-    /// tabs only, where the login's uid and groups are known.
+    /// or without write permission): reading or changing it takes `sudo: true`; a folder the
+    /// login may not open (list or enter): listing it takes `sudo: true`. SSH terminal tabs
+    /// only, where the login's uid and groups are known.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub root_only: bool,
 }

@@ -7,13 +7,14 @@
 //! `--password` / `--keyboard-interactive` start a server that takes only that way of logging
 //! in (no public keys), for the password and keyboard-interactive prompts. `--sudo-password`
 //! logs in (with the keys, as always) as the user whose sudo asks for its password (the printed
-//! `password`), for sudo prompts the person answers in the terminal. `--env=NAME=VALUE`
+//! `password`), for sudo prompts the person answers in the terminal. `--login-shell=zsh` /
+//! `--login-shell=fish` log in as a user whose login shell is that one. `--env=NAME=VALUE`
 //! (repeatable) gives its sessions that variable, so several servers can answer one command
 //! differently; `--trust-in=PATH` appends its host keys to the known_hosts file `PATH` (for
 //! clients that must not ask, such as fleet runs).
 
 use anyhow::Result;
-use kaiport_tests::sshd::{KEY_PASSPHRASE, Sshd, SshdConfig, TEST_PASSWORD};
+use kaiport_tests::sshd::{KEY_PASSPHRASE, LoginShell, Sshd, SshdConfig, TEST_PASSWORD};
 use std::io::BufRead;
 
 fn main() -> Result<()> {
@@ -42,9 +43,12 @@ fn main() -> Result<()> {
                 config.no_publickey = true;
             }
             "--sudo-password" => config.sudo_asks_password = true,
+            "--login-shell=zsh" => config.login_shell = LoginShell::Zsh,
+            "--login-shell=fish" => config.login_shell = LoginShell::Fish,
             other => anyhow::bail!(
                 "unknown argument {other:?}; kaiport-sshd takes --password, \
-                 --keyboard-interactive, --sudo-password, --env=NAME=VALUE and --trust-in=PATH"
+                 --keyboard-interactive, --sudo-password, --login-shell=zsh|fish, \
+                 --env=NAME=VALUE and --trust-in=PATH"
             ),
         }
     }

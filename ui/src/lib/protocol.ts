@@ -278,8 +278,9 @@ export type DirEntry = {
 	link_target?: string | null,
 	/**
 	 *  A file the login may not read, or may not replace keeping its owner (someone else's,
-	 *  or without write permission): reading or changing it takes `sudo: true`. SSH terminal
-	 *  tabs only, where the login's uid and groups are known.
+	 *  or without write permission): reading or changing it takes `sudo: true`; a folder the
+	 *  login may not open (list or enter): listing it takes `sudo: true`. SSH terminal tabs
+	 *  only, where the login's uid and groups are known.
 	 */
 	root_only?: boolean,
 };
@@ -820,6 +821,11 @@ export type LineEnding = "lf" | "crlf" | "mixed" | "none";
 export type ListDirParams = {
 	path: string,
 	side?: Side | null,
+	/**
+	 *  Terminal tabs: list as root through `sudo`, for a folder the login may not open (the
+	 *  user is asked for the sudo password, if sudo needs one). Its entries are `root_only`.
+	 */
+	sudo?: boolean | null,
 };
 
 export type ListDirResult = {

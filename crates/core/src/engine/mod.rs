@@ -39,7 +39,7 @@ use crate::audit::AuditLog;
 use crate::pending::Pending;
 use crate::tools::{self, TabResources};
 use kaiport_protocol::*;
-use pipeline::{Approval, Ran, error_outcome};
+use pipeline::{Approval, Caller, Ran, error_outcome};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -283,7 +283,7 @@ impl Engine {
             } => {
                 let inner = self.inner.clone();
                 tokio::spawn(async move {
-                    inner.run_tool(tab, call, tool, args).await;
+                    inner.run_tool(tab, call, tool, args, Caller::User).await;
                 });
             }
             Op::ListChanges { tab, call, path } => {
@@ -291,7 +291,7 @@ impl Engine {
                 let args = serde_json::json!({ "path": path });
                 tokio::spawn(async move {
                     let tool = kaiport_protocol::ToolName::ListChanges.as_str().to_owned();
-                    inner.run_tool(tab, call, tool, args).await;
+                    inner.run_tool(tab, call, tool, args, Caller::User).await;
                 });
             }
             Op::UndoChange {
@@ -303,7 +303,7 @@ impl Engine {
                 let args = serde_json::json!({ "change_id": change_id });
                 tokio::spawn(async move {
                     let tool = kaiport_protocol::ToolName::UndoChange.as_str().to_owned();
-                    inner.run_tool(tab, call, tool, args).await;
+                    inner.run_tool(tab, call, tool, args, Caller::User).await;
                 });
             }
             Op::RetryTransfer {
@@ -324,7 +324,9 @@ impl Engine {
                 };
                 let inner = self.inner.clone();
                 tokio::spawn(async move {
-                    inner.run_tool(tab, new_call, tool, args).await;
+                    inner
+                        .run_tool(tab, new_call, tool, args, Caller::User)
+                        .await;
                 });
             }
             Op::Approve {
@@ -543,7 +545,10 @@ impl Engine {
         tool: String,
         args: Value,
     ) -> ToolOutcome {
-        self.inner.clone().run_tool(tab, call, tool, args).await
+        self.inner
+            .clone()
+            .run_tool(tab, call, tool, args, Caller::User)
+            .await
     }
 
     /// What Pilot's system prompt and policy need to know about a tab.
@@ -679,7 +684,9 @@ impl PilotHost for Engine {
         tool: String,
         args: Value,
     ) -> impl Future<Output = ToolOutcome> + Send {
-        self.inner.clone().run_tool(tab, call, tool, args)
+        self.inner
+            .clone()
+            .run_tool(tab, call, tool, args, Caller::Pilot)
     }
 
     fn reject_tool_call(

@@ -66,6 +66,15 @@ impl Ran {
     }
 }
 
+/// Who asked for a call: the user's own actions (a storage tab's or an SSH tab's file pane's
+/// buttons, `kaiport tool`, a retry) may reach tools the model is not offered in that kind of
+/// tab (an SSH tab's transfers with this computer: [`tools::AnyTool::user_tabs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Caller {
+    User,
+    Pilot,
+}
+
 /// What "for this connection" (`ApprovalDecision::AllowForConnection`) turns on.
 enum Grant {
     Permission(Permission),
@@ -103,6 +112,7 @@ impl Inner {
         call: CallId,
         tool: String,
         args: Value,
+        by: Caller,
     ) -> ToolOutcome {
         let started = Instant::now();
         self.emit(Event::ToolRequested {
@@ -129,7 +139,7 @@ impl Inner {
         let cancel = tab.closing.child_token();
         lock(&tab.calls).insert(call.clone(), cancel.clone());
         let mut ran = self
-            .decide_and_execute(&tab, &call, &tool, &args, &cancel)
+            .decide_and_execute(&tab, &call, &tool, &args, &cancel, by)
             .await;
         lock(&tab.calls).remove(&call);
         ran.outcome = self
@@ -145,6 +155,7 @@ impl Inner {
         tool: &str,
         args: &Value,
         cancel: &CancellationToken,
+        by: Caller,
     ) -> Ran {
         let fail = |message: String| {
             Ran::ended(
@@ -165,8 +176,22 @@ impl Inner {
                 known.join(", ")
             ));
         };
-        if !found.tabs().contains(&tab.kind) {
+        let tabs = match by {
+            Caller::User => found.user_tabs(),
+            Caller::Pilot => found.tabs(),
+        };
+        if !tabs.contains(&tab.kind) {
             return fail(format!("{tool} does not work in this kind of tab"));
+        }
+        // This computer's side of an SSH tab is there for the user's own transfers in its file
+        // pane: Pilot works on the tab's server only.
+        if by == Caller::Pilot
+            && tab.kind == TabKind::Terminal
+            && args.get("side").and_then(Value::as_str) == Some("local")
+        {
+            return fail(format!(
+                "{tool}: side \"local\" exists only in storage tabs (the user's own computer)"
+            ));
         }
         // 2. Typed arguments, checked before waiting for the tab.
         if let Err(message) = found.check_args(args) {

@@ -878,12 +878,34 @@ impl Inner {
             Some(session) => tools::TabFiles::sftp(session.clone()),
             None => tools::TabFiles::local(),
         });
+        // An SSH tab's file pane uploads from and downloads to this computer: the home folder
+        // (or the documents folder where the engine keeps one), confined like a storage tab's
+        // local side. Only the user's own calls reach it (engine/pipeline.rs, `Caller`).
+        let local_files = match &ssh {
+            Some(_) => self.ssh_tab_local_side(),
+            None => None,
+        };
         Ok(Arc::new(TabResources {
             terminal: Some(terminal),
             ssh,
             files,
-            local_files: None,
+            local_files,
         }))
+    }
+
+    /// This computer's side of an SSH tab, or `None` when its folder cannot be opened (the
+    /// pane then says so when asked to use it).
+    fn ssh_tab_local_side(&self) -> Option<tools::TabFiles> {
+        let home = crate::connect::paths::expand_tilde("~")
+            .display()
+            .to_string();
+        let roots: Vec<PathBuf> = self
+            .local_roots(vec![home])
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let confined = crate::fs::ConfinedLocal::new(&roots).ok()?;
+        Some(tools::TabFiles::given(Arc::new(confined)))
     }
 
     /// Opens a storage tab: the service (secret from the keychain, else asked for with a

@@ -75,6 +75,9 @@ pub enum CallFacts {
     /// A file's contents read as root through sudo (read_file with `sudo`): like a read with
     /// contents, and it asks unless in autopilot (files only root can read often hold secrets).
     ReadAsRoot { path: String },
+    /// A folder's names listed as root through sudo (list_dir with `sudo`): no contents, and it
+    /// asks unless in autopilot (what a root-only folder holds is root's to show).
+    ListAsRoot { path: String },
     /// Needs the user anyway (ask_user): no approval on top.
     Interaction,
     /// Plan bookkeeping (update_plan status changes): changes nothing on any server.
@@ -275,6 +278,16 @@ pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
         CallFacts::ReadAsRoot { path } => Decision::Ask {
             reasons: vec![format!(
                 "reads {path} as root (sudo): files only root can read often hold secrets"
+            )],
+            risk: Risk::Routine,
+        },
+        CallFacts::ListAsRoot { path } if mode == Mode::Autopilot => Decision::Allow {
+            by: DecidedBy::Autopilot,
+            reasons: vec![format!("autopilot: lists {path} as root (sudo)")],
+        },
+        CallFacts::ListAsRoot { path } => Decision::Ask {
+            reasons: vec![format!(
+                "lists {path} as root (sudo): only root may open this folder"
             )],
             risk: Risk::Routine,
         },

@@ -168,7 +168,8 @@ pub struct TabResources {
     /// The tab's files (SFTP for SSH tabs, opened on first use; this computer for the local tab;
     /// the service for storage tabs).
     pub files: Option<TabFiles>,
-    /// Storage tabs: this computer, confined to the folders the user opened for the tab.
+    /// Storage tabs: this computer, confined to the folders the user opened for the tab; SSH
+    /// tabs: the home folder, for the file pane's transfers (the user's calls only).
     pub local_files: Option<TabFiles>,
 }
 
@@ -181,7 +182,9 @@ impl TabResources {
                 .as_ref()
                 .ok_or_else(|| "this tab has no file access".to_owned()),
             Side::Local => self.local_files.as_ref().ok_or_else(|| {
-                "side \"local\" exists only in storage tabs (the user's own computer)".to_owned()
+                "side \"local\" exists only in storage tabs and SSH tabs' file panes (the user's \
+                 own computer)"
+                    .to_owned()
             }),
         }
     }

@@ -24,6 +24,9 @@ pub(crate) trait Tool: Send + Sync + 'static {
     const DESCRIPTION: &'static str;
     /// The kinds of tab the tool works in.
     const TABS: &'static [TabKind];
+    /// The kinds of tab the user's own calls may use it in: more than [`Tool::TABS`] where
+    /// a tab's pane offers the user what the model is not offered there.
+    const USER_TABS: &'static [TabKind] = Self::TABS;
 
     /// The typed arguments (the protocol's parameter type; its schema is the model's).
     type Params: DeserializeOwned + Send + Sync;
@@ -58,6 +61,8 @@ pub trait AnyTool: Send + Sync {
     fn name(&self) -> ToolName;
     fn description(&self) -> &'static str;
     fn tabs(&self) -> &'static [TabKind];
+    /// See [`Tool::USER_TABS`].
+    fn user_tabs(&self) -> &'static [TabKind];
     /// See [`Tool::ALWAYS_ASKS`].
     fn always_asks(&self) -> bool;
     /// Parses and checks `args` (nothing is read or run).
@@ -97,6 +102,10 @@ impl<T: Tool> AnyTool for Registered<T> {
 
     fn tabs(&self) -> &'static [TabKind] {
         T::TABS
+    }
+
+    fn user_tabs(&self) -> &'static [TabKind] {
+        T::USER_TABS
     }
 
     fn always_asks(&self) -> bool {

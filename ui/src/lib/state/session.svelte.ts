@@ -78,6 +78,11 @@ export class Session {
   modelSetup: ModelSetupState = $state.raw(initialModelSetup());
   /** A tab the user wants to close while Pilot works in it: asked first. */
   closeAsked: TabId | null = $state(null);
+  /** The file with unsaved edits in each SSH tab's editor (its name), if any. */
+  unsavedEdits: Record<TabId, string> = $state({});
+  /** Something that would throw away unsaved edits (closing the editor, its pane or its tab),
+   * asked first: "Discard changes to NAME?". */
+  discardAsked: { tab: TabId; name: string; then: () => void } | null = $state(null);
   readonly output = new TerminalOutput();
   /** Saved connections, settings, the audit log. */
   readonly library: Library;
@@ -236,8 +241,45 @@ export class Session {
     this.transport.send({ type: "cancel_reconnect", tab });
   }
 
-  /** Close a tab; while Pilot works in it, ask first (`force` once the user said yes). */
+  /** The editor of `tab` has unsaved edits of the file `name` (`null`: none now). */
+  editorChanged(tab: TabId, name: string | null): void {
+    if (name === null) {
+      if (this.unsavedEdits[tab] === undefined) return;
+      const rest = { ...this.unsavedEdits };
+      delete rest[tab];
+      this.unsavedEdits = rest;
+    } else if (this.unsavedEdits[tab] !== name) {
+      this.unsavedEdits = { ...this.unsavedEdits, [tab]: name };
+    }
+  }
+
+  /** Runs `then` (which throws away the editor of `tab`) at once when it has no unsaved edits,
+   * else once the user chose "Discard". */
+  whenDiscarded(tab: TabId, then: () => void): void {
+    const name = this.unsavedEdits[tab];
+    if (name === undefined) {
+      then();
+    } else {
+      this.discardAsked = { tab, name, then };
+    }
+  }
+
+  /** The answer to "Discard changes to NAME?". */
+  discardAnswered(discard: boolean): void {
+    const asked = this.discardAsked;
+    this.discardAsked = null;
+    if (asked === null || !discard) return;
+    this.editorChanged(asked.tab, null);
+    asked.then();
+  }
+
+  /** Close a tab; with unsaved edits in its editor, or while Pilot works in it, ask first
+   * (`force` once the user said yes). */
   close(tab: TabId, force = false): void {
+    if (!force && this.unsavedEdits[tab] !== undefined) {
+      this.whenDiscarded(tab, () => this.close(tab));
+      return;
+    }
     if (!force && isBusy(this.pilot, tab)) {
       this.closeAsked = tab;
       return;
@@ -246,6 +288,7 @@ export class Session {
       this.closeAsked = null;
     }
     this.typedAhead.delete(tab);
+    this.editorChanged(tab, null);
     this.storage.closed(tab);
     this.state = tabClosing(this.state, tab);
     this.output.forget(tab);

@@ -233,3 +233,106 @@ describe("a storage tab's session", () => {
     });
   });
 });
+
+describe("an SSH tab's file pane", () => {
+  function openShellPane() {
+    const transport = new FakeTransport();
+    const session = new Session(transport);
+    const tab = "t1";
+    session.storage.openShellPane(tab, "/home/ann");
+    return { transport, session, tab };
+  }
+  const lists = (transport: FakeTransport) =>
+    transport.ops.flatMap((op) => (op.type === "run_tool" && op.tool === "list_dir" ? [op] : []));
+  const finished = (tab: string, call: string, outcome: Extract<Event, { type: "tool_finished" }>["outcome"]) =>
+    ({ type: "tool_finished", tab, call, outcome, verdict: "allow", duration_ms: 1 }) as const;
+
+  it("offers Open as root for a folder only root may open, and lists it and what is in it through sudo", () => {
+    const { transport, session, tab } = openShellPane();
+    session.storage.list(tab, "remote", "/home/ann/vault");
+    const denied = lists(transport).at(-1);
+    if (denied === undefined) throw new Error("no list_dir");
+    expect(denied.args).toEqual({ path: "/home/ann/vault", side: "remote" });
+    transport.emit(
+      finished(tab, denied.call, {
+        tool: "list_dir",
+        status: "error",
+        error: "list_dir: permission denied: only root may open /home/ann/vault; list it as root with sudo: true",
+      }),
+    );
+    expect(session.storage.state.tabs[tab]?.panes.remote).toMatchObject({ denied: true, rootFolder: null });
+
+    session.storage.list(tab, "remote", "/home/ann/vault", true);
+    expect(lists(transport).at(-1)?.args).toEqual({ path: "/home/ann/vault", side: "remote", sudo: true });
+    expect(session.storage.state.tabs[tab]?.panes.remote).toMatchObject({
+      denied: false,
+      rootFolder: "/home/ann/vault",
+    });
+    // A folder in it goes through sudo too; the folder above it does not.
+    session.storage.list(tab, "remote", "/home/ann/vault/inner");
+    expect(lists(transport).at(-1)?.args).toEqual({ path: "/home/ann/vault/inner", side: "remote", sudo: true });
+    session.storage.up(tab, "remote");
+    session.storage.up(tab, "remote");
+    expect(lists(transport).at(-1)?.args).toEqual({ path: "/home/ann", side: "remote" });
+    expect(session.storage.state.tabs[tab]?.panes.remote.rootFolder).toBeNull();
+    // A folder whose name only starts like it is not in it.
+    session.storage.list(tab, "remote", "/home/ann/vault", true);
+    session.storage.list(tab, "remote", "/home/ann/vault2");
+    expect(lists(transport).at(-1)?.args).toEqual({ path: "/home/ann/vault2", side: "remote" });
+  });
+
+  it("lists this computer's side when first shown, walking down to its folder", () => {
+    const { transport, session, tab } = openShellPane();
+    const before = lists(transport).length;
+    session.storage.showLocal(tab);
+    const first = lists(transport).at(-1);
+    if (first === undefined) throw new Error("no list_dir");
+    expect(lists(transport)).toHaveLength(before + 1);
+    expect(first.args).toEqual({ path: "/", side: "local" });
+    const dir = (name: string) => ({ name, kind: "dir" as const, size: 0 });
+    transport.emit(
+      finished(tab, first.call, {
+        tool: "list_dir",
+        status: "ok",
+        result: { path: "/", entries: [dir("home")], omitted: 0 },
+      }),
+    );
+    expect(lists(transport).at(-1)?.args).toEqual({ path: "/home", side: "local" });
+    // Shown again, it is not listed again while it has its listing.
+    const second = lists(transport).at(-1);
+    if (second === undefined) throw new Error("no list_dir");
+    transport.emit(
+      finished(tab, second.call, {
+        tool: "list_dir",
+        status: "ok",
+        result: { path: "/home", entries: [{ ...dir("ann"), modified: "2026-01-01T00:00:00Z" }], omitted: 0 },
+      }),
+    );
+    const count = lists(transport).length;
+    session.storage.showLocal(tab);
+    expect(lists(transport)).toHaveLength(count);
+  });
+
+  it("asks before throwing away unsaved edits, and closes at once without them", () => {
+    const { transport, session, tab } = openShellPane();
+    let closed = 0;
+    session.whenDiscarded(tab, () => (closed += 1));
+    expect(closed).toBe(1);
+    expect(session.discardAsked).toBeNull();
+
+    session.editorChanged(tab, "notes.txt");
+    session.whenDiscarded(tab, () => (closed += 1));
+    expect(session.discardAsked).toMatchObject({ tab, name: "notes.txt" });
+    session.discardAnswered(false);
+    expect(closed).toBe(1);
+    expect(session.unsavedEdits[tab]).toBe("notes.txt");
+
+    // Closing the tab asks too; "Discard" closes it.
+    session.close(tab);
+    expect(transport.ops.some((op) => op.type === "close_tab")).toBe(false);
+    expect(session.discardAsked?.name).toBe("notes.txt");
+    session.discardAnswered(true);
+    expect(transport.ops.some((op) => op.type === "close_tab" && op.tab === tab)).toBe(true);
+    expect(session.unsavedEdits[tab]).toBeUndefined();
+  });
+});

@@ -41,6 +41,8 @@ import {
   initialStorage,
   joinPath,
   listRequested,
+  localSideShown,
+  rootFolderFor,
   folderRestored,
   needsConfirmation,
   nextStepDown,
@@ -123,6 +125,14 @@ export class StorageDesk {
     if (this.state.tabs[tab] !== undefined) return;
     this.state = shellPaneOpened(this.state, tab, path);
     this.list(tab, "remote", path);
+  }
+
+  /** A terminal tab's file pane shows this computer's side: listed the first time. */
+  showLocal(tab: TabId): void {
+    const local = this.state.tabs[tab]?.panes.local;
+    if (local === undefined || local.entries.length > 0 || local.listing !== null) return;
+    this.state = localSideShown(this.state, tab);
+    this.list(tab, "local", "/");
   }
 
   closed(tab: TabId): void {
@@ -265,10 +275,14 @@ export class StorageDesk {
     });
   }
 
-  list(tab: TabId, side: Side, path: string): void {
+  /** Lists `path`; through sudo when `asRoot` (the pane's "Open as root") or when it is in the
+   * folder the user opened as root. */
+  list(tab: TabId, side: Side, path: string, asRoot = false): void {
     const call = newCallId();
-    this.state = listRequested(this.state, tab, side, path, call);
-    const args: ListDirParams = { path, side };
+    const pane = this.state.tabs[tab]?.panes[side];
+    const root = asRoot ? path : rootFolderFor(pane?.rootFolder ?? null, path);
+    this.state = listRequested(this.state, tab, side, path, call, root);
+    const args: ListDirParams = root === null ? { path, side } : { path, side, sudo: true };
     this.send({ type: "run_tool", tab, call, tool: "list_dir", args: asValue(args) });
     this.remember(tab);
   }

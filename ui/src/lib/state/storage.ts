@@ -52,6 +52,11 @@ export interface Pane {
    * walks down the way the engine shows to it (fs/confined.rs). */
   findOpened: boolean;
   error: string | null;
+  /** The last listing failed because only root may open the folder (an SSH tab's pane then
+   * offers "Open as root"). */
+  denied: boolean;
+  /** The folder the user opened as root: it and the folders in it are listed through sudo. */
+  rootFolder: string | null;
   sort: SortOrder;
   /** Names of the selected entries. */
   selected: string[];
@@ -150,8 +155,9 @@ export interface StorageTab {
   status: StatusLine | null;
   /** The batches of the last action of several calls (kept after they end, for retries). */
   batches: Batch[];
-  /** The file pane of a terminal tab (shell-pane.ts): its remote side only, the tab's own
-   * files; it has no side of this computer to list or copy to. */
+  /** The file pane of a terminal tab (shell-pane.ts): the tab's own files, and this
+   * computer's side (the engine's home folder for it) once the user shows it, to copy to and
+   * from. */
   shell?: true;
 }
 
@@ -421,6 +427,8 @@ function pane(side: Side, path: string, findOpened: boolean): Pane {
     listing: null,
     findOpened,
     error: null,
+    denied: false,
+    rootFolder: null,
     sort: { key: "name", descending: false },
     selected: [],
   };
@@ -451,6 +459,14 @@ export function storageTabOpened(state: StorageState, tab: TabId, target: TabTar
     batches: [],
   };
   return { tabs: { ...state.tabs, [tab]: view } };
+}
+
+/** A terminal tab's file pane shows this computer's side for the first time: listed from `/`,
+ * it walks down to the folder the engine opened for it (fs/confined.rs). */
+export function localSideShown(state: StorageState, tab: TabId): StorageState {
+  return update(state, tab, (view) =>
+    updatePane(view, "local", (p) => ({ ...p, path: "/", findOpened: true, entries: [], error: null })),
+  );
 }
 
 /** A terminal tab's file pane was opened, showing `path` (the shell's folder, else `/`). */
@@ -495,8 +511,22 @@ export function folderRestored(state: StorageState, tab: TabId, side: Side, path
   );
 }
 
-/** A list_dir of `path` was sent as `call`. */
-export function listRequested(state: StorageState, tab: TabId, side: Side, path: string, call: CallId): StorageState {
+/** The folder opened as root that `path` is in (`root` itself or below it), else null. */
+export function rootFolderFor(root: string | null, path: string): string | null {
+  if (root === null) return null;
+  return path === root || path.startsWith(root === "/" ? "/" : `${root}/`) ? root : null;
+}
+
+/** A list_dir of `path` was sent as `call` (through sudo when `rootFolder`, the folder opened
+ * as root it is in, is given). */
+export function listRequested(
+  state: StorageState,
+  tab: TabId,
+  side: Side,
+  path: string,
+  call: CallId,
+  rootFolder: string | null = null,
+): StorageState {
   return update(state, tab, (view) => ({
     ...updatePane(view, side, (p) => ({
       ...p,
@@ -504,6 +534,8 @@ export function listRequested(state: StorageState, tab: TabId, side: Side, path:
       // A new folder: its listing replaces the old one; the same folder keeps showing meanwhile.
       ...(p.path === path ? {} : { path, entries: [], omitted: 0, selected: [] }),
       error: null,
+      denied: false,
+      rootFolder,
     })),
     calls: { ...view.calls, [call]: { kind: "list", side, path } },
   }));
@@ -838,7 +870,10 @@ function finished(view: StorageTab, call: CallId, outcome: ToolOutcome, workMs: 
       }
       const result = outcome.status === "ok" ? listResult(outcome) : null;
       if (result === null) {
-        return { ...p, listing: null, findOpened: false, error: outcomeMessage(outcome) };
+        const error = outcomeMessage(outcome);
+        // The engine's words when the login may not open the folder (tools/files/walk.rs).
+        const denied = /only root may open/.test(outcome.error ?? "");
+        return { ...p, listing: null, findOpened: false, error, denied };
       }
       const names = new Set(result.entries.map((e) => e.name));
       return {

@@ -1,4 +1,5 @@
-//! list_dir: a folder's entries (name, type, size, modified, permissions). Reads metadata only.
+//! list_dir: a folder's entries (name, type, size, modified, permissions). Reads metadata only;
+//! with `sudo` (terminal tabs), a folder only root may open, listed as root (`sudo::list_as_root`).
 
 use super::super::tool::Tool;
 use super::super::{Action, Prepared, ToolContext, to_value};
@@ -19,11 +20,20 @@ impl Tool for ListDir {
     type Found = ();
 
     fn check(params: &ListDirParams) -> Result<(), String> {
-        check_path(Self::NAME, &params.path)
+        check_path(Self::NAME, &params.path)?;
+        if params.sudo == Some(true) && params.side == Some(kaiport_protocol::tools::Side::Local) {
+            return Err("list_dir: sudo lists the server's folders only".to_owned());
+        }
+        Ok(())
     }
 
-    fn facts(_: &ListDirParams, _: Option<&()>) -> CallFacts {
-        CallFacts::Read { contents: false }
+    fn facts(params: &ListDirParams, _: Option<&()>) -> CallFacts {
+        match params.sudo {
+            Some(true) => CallFacts::ListAsRoot {
+                path: params.path.clone(),
+            },
+            _ => CallFacts::Read { contents: false },
+        }
     }
 
     async fn prepare(params: ListDirParams, _: &ToolContext<'_>) -> Result<Prepared, String> {
@@ -39,6 +49,10 @@ pub(crate) async fn execute(
     params: ListDirParams,
     context: &ToolContext<'_>,
 ) -> Result<Value, String> {
+    if params.sudo == Some(true) {
+        let listed = super::sudo::list_as_root(&params.path, context).await?;
+        return to_value(&walk::root_listing(&params.path, &listed)?);
+    }
     let tab = tab_files(context, params.side)?;
     let files = tab.access().await?;
     let login = tab.login().await;

@@ -102,6 +102,22 @@ impl Login {
         };
         self.uid != 0 && (uid != self.uid || (mode >> 6) & 0o6 != 0o6)
     }
+
+    /// Whether this login may not list or enter the folder `found` (ACLs aside): the bits of
+    /// its class (owner, group, others) lack read or search. Root may do all.
+    fn cannot_open(&self, found: &Metadata) -> bool {
+        let (Some(uid), Some(gid), Some(mode)) = (found.uid, found.gid, found.mode) else {
+            return false;
+        };
+        let bits = if uid == self.uid {
+            mode >> 6
+        } else if self.gids.contains(&gid) {
+            mode >> 3
+        } else {
+            mode
+        };
+        self.uid != 0 && bits & 0o5 != 0o5
+    }
 }
 
 impl TabFiles {

@@ -63,10 +63,21 @@ pub(crate) async fn execute(
     let tab = tab_files(context, params.side)?;
     let files = tab.access().await?;
     let path = params.path.as_str();
-    let found = files
-        .metadata(path)
-        .await
-        .map_err(|error| fs_message(TOOL, &error))?;
+    let found = match files.metadata(path).await {
+        Ok(found) => found,
+        // In a folder only root may open, only root can look: the file is read as root up to
+        // the limit, and what was read is checked below.
+        Err(error)
+            if params.sudo == Some(true)
+                && error.kind == crate::fs::FsErrorKind::PermissionDenied =>
+        {
+            crate::fs::Metadata {
+                kind: EntryKind::File,
+                ..crate::fs::Metadata::bare_folder()
+            }
+        }
+        Err(error) => return Err(fs_message(TOOL, &error)),
+    };
     if found.kind == EntryKind::Dir {
         return Err(format!("read_file: {path} is a folder; use list_dir"));
     }

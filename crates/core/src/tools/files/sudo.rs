@@ -253,17 +253,42 @@ pub(super) async fn read_as_root(
     limit: u64,
     context: &ToolContext<'_>,
 ) -> Result<Vec<u8>, String> {
+    let line = format!("head -c {limit} -- {}", sh_quote(path));
+    stdout_as_root(&line, path, ["reading", "read", "read"], context).await
+}
+
+/// `find`'s fields of one entry, each ended by NUL (a name cannot hold one): type, size,
+/// modified (seconds, with a fraction), mode (octal), link target, name.
+pub(super) const LIST_FIELDS: usize = 6;
+
+/// Lists the folder `path` as root (list_dir with `sudo`, for a folder the login may not
+/// open): `find`'s NUL-separated fields of each entry ([`LIST_FIELDS`]; GNU find).
+pub(super) async fn list_as_root(path: &str, context: &ToolContext<'_>) -> Result<Vec<u8>, String> {
+    let line = format!(
+        "find {} -mindepth 1 -maxdepth 1 -printf '%y\\0%s\\0%T@\\0%m\\0%l\\0%f\\0'",
+        sh_quote(path)
+    );
+    stdout_as_root(&line, path, ["listing", "list", "listed"], context).await
+}
+
+/// What `line` (about `path`) printed, run as root; `[doing, verb, done]`: the words for it in
+/// the errors ("listing", "list", "listed").
+async fn stdout_as_root(
+    line: &str,
+    path: &str,
+    [doing, verb, done]: [&str; 3],
+    context: &ToolContext<'_>,
+) -> Result<Vec<u8>, String> {
     let ssh = context
         .resources
         .ssh
         .as_ref()
-        .ok_or_else(|| "reading as root (sudo) works in SSH tabs only".to_owned())?;
-    let line = format!("head -c {limit} -- {}", sh_quote(path));
-    let output = as_root(ssh, &line, path, "read", context).await?;
+        .ok_or_else(|| format!("{doing} as root (sudo) works in SSH tabs only"))?;
+    let output = as_root(ssh, line, path, done, context).await?;
     match output.exit_status {
         Some(0) => Ok(output.stdout),
         _ => Err(format!(
-            "sudo could not read {path}: {}",
+            "sudo could not {verb} {path}: {}",
             crate::taint::server_text(&crate::audit::shorten(
                 String::from_utf8_lossy(&output.stderr).trim(),
                 400

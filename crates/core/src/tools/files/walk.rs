@@ -192,6 +192,12 @@ pub(super) async fn list_dir(
             {
                 return Err(format!("list_dir: {path} is not a folder; use read_file"));
             }
+            if error.kind == crate::fs::FsErrorKind::PermissionDenied && login.is_some() {
+                return Err(format!(
+                    "list_dir: permission denied: only root may open {path}; list it as root \
+                     with sudo: true"
+                ));
+            }
             return Err(describe(TOOL, &error));
         }
     };
@@ -214,14 +220,87 @@ pub(super) async fn list_dir(
                 modified: rfc3339(item.metadata.modified),
                 permissions: item.metadata.mode.map(permission_string),
                 link_target,
-                root_only: item.metadata.kind == EntryKind::File
-                    && login.is_some_and(|login| login.needs_root(&item.metadata)),
+                root_only: login.is_some_and(|login| match item.metadata.kind {
+                    EntryKind::File => login.needs_root(&item.metadata),
+                    EntryKind::Dir => login.cannot_open(&item.metadata),
+                    EntryKind::Symlink | EntryKind::Other => false,
+                }),
                 name: item.name,
             }
         })
         .buffered(CONCURRENCY)
         .collect()
         .await;
+    Ok(ListDirResult {
+        path: path.to_owned(),
+        entries,
+        omitted,
+        refused,
+    })
+}
+
+/// A folder's entries as [`super::sudo::list_as_root`] read them: every one `root_only` (the
+/// login may not even open the folder they are in).
+pub(super) fn root_listing(path: &str, listed: &[u8]) -> Result<ListDirResult, String> {
+    let fields: Vec<&[u8]> = listed.split(|byte| *byte == 0).collect();
+    let mut items = Vec::new();
+    // The last piece is what follows the last NUL: nothing.
+    for entry in fields.chunks_exact(super::sudo::LIST_FIELDS) {
+        let text = |field: &[u8]| String::from_utf8_lossy(field).into_owned();
+        let [kind, size, modified, mode, link, name] = *entry else {
+            continue;
+        };
+        let kind = match kind {
+            b"d" => EntryKind::Dir,
+            b"f" => EntryKind::File,
+            b"l" => EntryKind::Symlink,
+            _ => EntryKind::Other,
+        };
+        let name = text(name);
+        if name.is_empty() {
+            continue;
+        }
+        let metadata = Metadata {
+            kind,
+            size: text(size).parse().unwrap_or(0),
+            modified: text(modified)
+                .split('.')
+                .next()
+                .and_then(|seconds| seconds.parse().ok()),
+            mode: u32::from_str_radix(&text(mode), 8).ok(),
+            ..Metadata::bare_folder()
+        };
+        let link = (kind == EntryKind::Symlink).then(|| text(link));
+        items.push((DirItem { name, metadata }, link));
+    }
+    if fields.len() % super::sudo::LIST_FIELDS != 1 {
+        return Err(format!(
+            "list_dir: the listing of {path} as root was cut short; try again"
+        ));
+    }
+    let mut refused = Vec::new();
+    let (items, links): (Vec<DirItem>, Vec<Option<String>>) = items.into_iter().unzip();
+    let links: HashMap<String, Option<String>> = items
+        .iter()
+        .map(|item| item.name.clone())
+        .zip(links)
+        .collect();
+    let mut items = keep_usable(path, items, &mut refused);
+    items.sort_by(|a, b| a.name.cmp(&b.name));
+    let omitted = items.len().saturating_sub(MAX_LIST_ENTRIES) as u64;
+    items.truncate(MAX_LIST_ENTRIES);
+    let entries = items
+        .into_iter()
+        .map(|item| DirEntry {
+            kind: item.metadata.kind,
+            size: item.metadata.size,
+            modified: rfc3339(item.metadata.modified),
+            permissions: item.metadata.mode.map(permission_string),
+            link_target: links.get(&item.name).cloned().flatten(),
+            root_only: true,
+            name: item.name,
+        })
+        .collect();
     Ok(ListDirResult {
         path: path.to_owned(),
         entries,

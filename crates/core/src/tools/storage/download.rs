@@ -14,6 +14,8 @@ impl Tool for Download {
     const DESCRIPTION: &'static str =
         "Copy one file from storage into a folder on the user's computer.";
     const TABS: &'static [TabKind] = &[TabKind::Storage];
+    /// An SSH tab's file pane moves files between its server and this computer.
+    const USER_TABS: &'static [TabKind] = &[TabKind::Terminal, TabKind::Storage];
     type Params = DownloadParams;
     type Found = OpFound;
 

@@ -16,6 +16,8 @@ impl Tool for ExecutePlan {
     const DESCRIPTION: &'static str =
         "Run up to 200 storage operations after one approval; stops at the first error.";
     const TABS: &'static [TabKind] = &[TabKind::Storage];
+    /// An SSH tab's file pane moves files between its server and this computer.
+    const USER_TABS: &'static [TabKind] = &[TabKind::Terminal, TabKind::Storage];
     type Params = ExecutePlanParams;
     /// The changes of the operations that passed their checks.
     type Found = Vec<FileChange>;

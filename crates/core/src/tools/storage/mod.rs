@@ -2,7 +2,8 @@
 //! execute_plan, over the two sides of a storage tab (the service, and this computer confined to
 //! the folders the user opened). make_dir, rename and delete also work in terminal tabs, on the
 //! tab's own files (an SSH tab's SFTP on its connection): the file pane beside the terminal
-//! uses them.
+//! uses them. upload, download and execute_plan work there for the user's own calls only (the
+//! pane's transfers with this computer's home folder; `Caller` in engine/pipeline.rs).
 //!
 //! Preparing reads only: it finds out what each operation would replace or delete (with file
 //! and byte counts for folders) so the policy and the approval see facts, and the approval lists

@@ -14,6 +14,8 @@ impl Tool for Upload {
     const DESCRIPTION: &'static str =
         "Copy one file from the user's computer into a storage folder.";
     const TABS: &'static [TabKind] = &[TabKind::Storage];
+    /// An SSH tab's file pane moves files between its server and this computer.
+    const USER_TABS: &'static [TabKind] = &[TabKind::Terminal, TabKind::Storage];
     type Params = UploadParams;
     type Found = OpFound;
 
