@@ -44,7 +44,7 @@
 
 use super::paths::lockout_match;
 use super::paths::normalise_path;
-use super::programs::{self, Judged, Payload, Run, Shape, Verdict, WriteSpec};
+use super::programs::{self, Judged, Payload, Run, Shape, Verdict};
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 use tree_sitter::{Node, Parser};
