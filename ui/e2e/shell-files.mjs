@@ -499,7 +499,27 @@ export function shellFilesTests(h) {
       throw new Error("discarded edits reached the file");
     }
 
+    // Another tab put in front (Ctrl+Shift+T opens one while the editor is open) hides the
+    // editor; back on this tab, the unsaved edits are still there.
+    await open();
+    await edit();
+    await page.keyboard.press("Control+Shift+T");
+    await editor.waitFor({ state: "hidden" });
+    await page.getByRole("tab").first().click();
+    await editor.waitFor();
+    await text.getByText("second line").waitFor();
+    await editor.getByText("· changed").waitFor();
+    await page.screenshot({ path: join(OUTPUT, "editor-after-tab-switch.png") });
+    await page.getByRole("tab").last().click();
+    await page.keyboard.press("Control+Shift+W");
+    await page.getByRole("tab").nth(1).waitFor({ state: "detached" });
+    await page.getByRole("tab").first().click();
+    await editor.waitFor();
+
     // Putting the pane away asks (Ctrl+Shift+E), and so does closing the tab (Ctrl+Shift+W).
+    await editor.getByRole("button", { name: "Close", exact: true }).click();
+    await discard.getByRole("button", { name: "Discard" }).click();
+    await editor.waitFor({ state: "detached" });
     await open();
     await edit();
     await page.keyboard.press("Control+Shift+E");
