@@ -51,3 +51,44 @@ pub fn kaiport_bin() -> Result<PathBuf> {
     }
     Ok(kaiport)
 }
+
+/// [`compare`] for any number of sides whose runs each time several moments (the first rows
+/// and the last, say), each run timing itself: one warm-up run per side, then `runs` rounds in
+/// which every side goes first in turn. Per side, the median of each moment, and every run's
+/// times (to print beside the medians).
+pub fn compare_moments<const N: usize>(
+    runs: usize,
+    sides: &mut [&mut dyn FnMut() -> Result<[Duration; N]>],
+) -> Result<Vec<Moments<N>>> {
+    for (index, side) in sides.iter_mut().enumerate() {
+        side().with_context(|| format!("warm-up run of side {index}"))?;
+    }
+    let count = sides.len();
+    let mut runs_of: Vec<Vec<[Duration; N]>> = vec![Vec::with_capacity(runs); count];
+    for round in 0..runs {
+        for offset in 0..count {
+            let index = (round + offset) % count;
+            let times = sides[index]().with_context(|| format!("run {round} of side {index}"))?;
+            runs_of[index].push(times);
+        }
+    }
+    Ok(runs_of
+        .into_iter()
+        .map(|runs| Moments {
+            medians: std::array::from_fn(|moment| {
+                let mut column: Vec<Duration> = runs.iter().map(|times| times[moment]).collect();
+                median(&mut column)
+            }),
+            runs,
+        })
+        .collect())
+}
+
+/// One side's times from [`compare_moments`].
+#[derive(Debug, Clone)]
+pub struct Moments<const N: usize> {
+    /// The median of each moment.
+    pub medians: [Duration; N],
+    /// Every timed run, in order.
+    pub runs: Vec<[Duration; N]>,
+}

@@ -35,6 +35,8 @@ pub struct EngineHarness {
     pub tab: TabId,
     events: Arc<Mutex<Vec<Event>>>,
     finished: Arc<Mutex<HashMap<CallId, ToolOutcome>>>,
+    /// Woken whenever a call's outcome arrives (so [`EngineHarness::outcome`] waits on it).
+    outcome_arrived: Arc<tokio::sync::Notify>,
     pub approvals: Arc<Mutex<Approvals>>,
     /// Answer to the next ask_user questions (None: "did not answer").
     pub question_answer: Arc<Mutex<Option<String>>>,
@@ -154,6 +156,7 @@ impl EngineHarness {
         let approvals = Arc::new(Mutex::new(Approvals::Approve));
         let question_answer: Arc<Mutex<Option<String>>> = Arc::default();
         let finished: Arc<Mutex<HashMap<CallId, ToolOutcome>>> = Arc::default();
+        let outcome_arrived = Arc::new(tokio::sync::Notify::new());
         let (connected_tx, mut connected_rx) = mpsc::unbounded_channel();
         {
             let engine = engine.clone();
@@ -161,6 +164,7 @@ impl EngineHarness {
             let approvals = approvals.clone();
             let question_answer = question_answer.clone();
             let finished = finished.clone();
+            let outcome_arrived = outcome_arrived.clone();
             tokio::spawn(async move {
                 while let Some(event) = stream.recv().await {
                     match &event {
@@ -224,15 +228,23 @@ impl EngineHarness {
                                 })
                                 .await;
                         }
-                        Event::ToolFinished { call, outcome, .. } => {
-                            finished
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .insert(call.clone(), outcome.clone());
-                        }
                         _ => {}
                     }
+                    let outcome = match &event {
+                        Event::ToolFinished { call, outcome, .. } => {
+                            Some((call.clone(), outcome.clone()))
+                        }
+                        _ => None,
+                    };
                     events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
+                    // Told once the event is among the events too: a test may look for it next.
+                    if let Some((call, outcome)) = outcome {
+                        finished
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .insert(call, outcome);
+                        outcome_arrived.notify_waiters();
+                    }
                 }
             });
         }
@@ -271,6 +283,7 @@ impl EngineHarness {
             tab,
             events,
             finished,
+            outcome_arrived,
             approvals,
             question_answer,
             next_call: Mutex::new(0),
@@ -345,10 +358,14 @@ impl EngineHarness {
             .await;
     }
 
-    /// Wait for a call's outcome.
+    /// Wait for a call's outcome (woken as it arrives).
     pub async fn outcome(&self, call: &str, within: Duration) -> Result<ToolOutcome> {
         let deadline = tokio::time::Instant::now() + within;
         loop {
+            // Listening before looking: an outcome arriving in between still wakes this.
+            let arrived = self.outcome_arrived.notified();
+            tokio::pin!(arrived);
+            arrived.as_mut().enable();
             if let Some(outcome) = self
                 .finished
                 .lock()
@@ -357,10 +374,9 @@ impl EngineHarness {
             {
                 return Ok(outcome);
             }
-            if tokio::time::Instant::now() >= deadline {
+            if tokio::time::timeout_at(deadline, arrived).await.is_err() {
                 bail!("no outcome for {call} within {within:?}");
             }
-            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 

@@ -436,6 +436,20 @@ impl StorageServer {
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     }
 
+    /// Turns Azure's blob soft delete on for `days` (`None`: off) on azurite, through Azure's
+    /// SDK. Azurite keeps the setting and tells it, but does not itself keep deleted blobs.
+    pub fn set_azure_soft_delete(&self, days: Option<u32>) -> Result<()> {
+        anyhow::ensure!(self.kind == StorageKind::Azure, "not an Azure server");
+        let script = "import sys\n\
+                      from azure.storage.blob import BlobServiceClient, RetentionPolicy\n\
+                      service = BlobServiceClient.from_connection_string(sys.argv[1])\n\
+                      days = int(sys.argv[3])\n\
+                      policy = RetentionPolicy(enabled=True, days=days) if days else RetentionPolicy(enabled=False)\n\
+                      service.set_service_properties(delete_retention_policy=policy)\n";
+        self.azure_python(script, &[&days.unwrap_or(0).to_string()])?;
+        Ok(())
+    }
+
     /// Puts `files` (name, content) into `folder` (relative to the URL's root, `/`-separated)
     /// on the server's side, not through kaiport: into the folder the server serves from disk,
     /// or for Azure through Azure's SDK (azurite keeps blobs in its own store).

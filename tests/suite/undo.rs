@@ -403,3 +403,154 @@ async fn storage_delete_and_rename_over_are_backed_up_and_undone() {
     undo(&tab, &rename_id).await;
     assert_eq!(std::fs::read_to_string(&kept).unwrap(), "keep me\n");
 }
+
+/// The approval lines of the cards shown so far.
+fn card_lines(tab: &EngineHarness) -> Vec<String> {
+    tab.events()
+        .into_iter()
+        .filter_map(|event| match event {
+            Event::ApprovalRequested {
+                preview: Some(ApprovalPreview::Operations { lines }),
+                ..
+            } => Some(lines),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// The audit lines of `tool`'s calls, as written.
+fn audit_lines(tab: &EngineHarness, tool: &str) -> Vec<String> {
+    tab.audit()
+        .unwrap()
+        .into_iter()
+        .filter(|line| line["tool"] == tool)
+        .map(|line| line.to_string())
+        .collect()
+}
+
+/// Whether the service itself keeps old versions, asked as a tab does; an error (the service
+/// did not tell, say a request signed wrongly) fails the test.
+async fn old_versions(server: &StorageServer) -> Option<String> {
+    kaiport_core::storage::install_crypto_provider();
+    let url = kaiport_core::storage::StorageUrl::parse(&server.url(), None).unwrap();
+    let files = kaiport_core::storage::object::ObjectFiles::open(&url, Some(server.secret()))
+        .await
+        .unwrap();
+    files.old_versions().await.unwrap()
+}
+
+/// Azure's blob soft delete keeps a deleted or overwritten blob: with it on, a delete on an
+/// Azure tab says so on its card, in its result and in its audit line, where it said "no backup"
+/// before (and still does with it off). Azurite keeps and tells the setting; it does not itself
+/// keep deleted blobs, so only what kaiport says is checked, not the service's versions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_soft_delete_is_named_instead_of_a_backup() {
+    let server = StorageServer::start(StorageKind::Azure).unwrap();
+    let seeded: Vec<(String, Vec<u8>)> = ["off.txt", "on.txt"]
+        .iter()
+        .map(|name| ((*name).to_owned(), b"old\n".to_vec()))
+        .collect();
+    server.seed_files("docs", &seeded).unwrap();
+    let local = tempfile::tempdir().unwrap();
+    let open = || {
+        EngineHarness::open_storage(
+            &server,
+            local.path(),
+            allowed(),
+            Mode::Autopilot,
+            Some(server.secret()),
+        )
+    };
+    let kept_phrase = "the previous version is kept by Azure's soft delete";
+
+    // Off (azurite's default): as before, no backup and nothing recorded.
+    assert_eq!(old_versions(&server).await, None);
+    let tab = open().await.unwrap();
+    let deleted = tab
+        .ok("delete", json!({"path": "/docs/off.txt"}))
+        .await
+        .unwrap();
+    assert_eq!(deleted.get("change"), None, "{deleted}");
+    let lines = card_lines(&tab);
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.contains("no backup: not supported for storage yet")),
+        "{lines:?}"
+    );
+    assert!(
+        !lines.iter().any(|line| line.contains(kept_phrase)),
+        "{lines:?}"
+    );
+
+    // On: the card, the result and the audit line say the service keeps it.
+    server.set_azure_soft_delete(Some(7)).unwrap();
+    let said =
+        "the previous version is kept by Azure's soft delete for 7 days (kaiport keeps no copy)";
+    assert_eq!(old_versions(&server).await.as_deref(), Some(said));
+    let tab = open().await.unwrap();
+    let deleted = tab
+        .ok("delete", json!({"path": "/docs/on.txt"}))
+        .await
+        .unwrap();
+    assert_eq!(deleted["change"]["note"], said, "{deleted}");
+    assert_eq!(deleted["change"].get("backup"), None, "{deleted}");
+    assert_eq!(server.stored_files("docs").unwrap(), Vec::<String>::new());
+    let lines = card_lines(&tab);
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.starts_with("delete file /docs/on.txt") && line.contains(said)),
+        "{lines:?}"
+    );
+    assert!(
+        !lines.iter().any(|line| line.contains("no backup")),
+        "{lines:?}"
+    );
+    let audit = audit_lines(&tab, "delete");
+    assert!(audit.iter().any(|line| line.contains(said)), "{audit:?}");
+}
+
+/// rclone's S3 server answers GetBucketVersioning (signed as every request: a wrong signature
+/// would fail the test) with versioning never turned on, and cannot turn it on
+/// (PutBucketVersioning is not implemented): a rename over a file says "no backup" as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s3_without_versioning_says_no_backup_as_before() {
+    let server = StorageServer::start(StorageKind::S3).unwrap();
+    let seeded: Vec<(String, Vec<u8>)> = ["a.txt", "b.txt"]
+        .iter()
+        .map(|name| ((*name).to_owned(), name.as_bytes().to_vec()))
+        .collect();
+    server.seed_files("docs", &seeded).unwrap();
+    assert_eq!(old_versions(&server).await, None);
+    let local = tempfile::tempdir().unwrap();
+    let tab = EngineHarness::open_storage(
+        &server,
+        local.path(),
+        allowed(),
+        Mode::Autopilot,
+        Some(server.secret()),
+    )
+    .await
+    .unwrap();
+    let renamed = tab
+        .ok(
+            "rename",
+            json!({"from": "/docs/a.txt", "to": "/docs/b.txt"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(renamed.get("change"), None, "{renamed}");
+    let lines = card_lines(&tab);
+    assert!(
+        lines.iter().any(|line| line.contains("REPLACING")
+            && line.contains("no backup: not supported for storage yet")),
+        "{lines:?}"
+    );
+    let claimed = "kept by the bucket's versioning";
+    assert!(
+        !lines.iter().any(|line| line.contains(claimed)),
+        "{lines:?}"
+    );
+}

@@ -16,7 +16,9 @@
 //! The area is bounded by the connection's settings (docs/policy.md): backups older than
 //! `backup_max_age_days` go, then the oldest until all fit in `backup_total_kb`; a file larger
 //! than `backup_file_limit_kb` is changed without one and the result says "no backup: file too
-//! large". Sides that are no SSH server (storage services, this computer) keep none and say so.
+//! large". Sides that are no SSH server (storage services, this computer) keep none and say so;
+//! where the service keeps the previous version itself (an S3 bucket's versioning, Azure's soft
+//! delete: `crate::storage::versions`) the change says that instead.
 //!
 //! This module must never log file contents, and never back up outside the areas above.
 
@@ -178,6 +180,9 @@ pub struct PlannedBackup {
     pub backup: Option<String>,
     /// Why nothing is kept, when something existed.
     pub note: Option<String>,
+    /// The service keeps the previous version itself (`note` says how): nothing is copied,
+    /// and the change is told as kaiport's backups are, without a record.
+    pub kept_by_service: bool,
 }
 
 impl PlannedBackup {
@@ -192,11 +197,16 @@ impl PlannedBackup {
         let id = new_id();
         let (files, _) = raw(files);
         let Some(area) = Area::of(files).await else {
+            let kept = match existing {
+                Some(_) => files.old_versions_kept().await,
+                None => None,
+            };
             return PlannedBackup {
                 id,
                 area: None,
                 backup: None,
-                note: existing.map(|_| NOT_SUPPORTED.to_owned()),
+                kept_by_service: kept.is_some(),
+                note: kept.or_else(|| existing.map(|_| NOT_SUPPORTED.to_owned())),
             };
         };
         let (backup, note) = match existing {
@@ -224,6 +234,7 @@ impl PlannedBackup {
             area: Some(area),
             backup,
             note,
+            kept_by_service: false,
         }
     }
 
@@ -234,6 +245,7 @@ impl PlannedBackup {
             area: None,
             backup: None,
             note,
+            kept_by_service: false,
         }
     }
 
@@ -258,6 +270,12 @@ impl PlannedBackup {
     /// Whether the change is recorded (the side has an area).
     pub fn recorded(&self) -> bool {
         self.area.is_some()
+    }
+
+    /// Whether the result and the audit line name the change ([`PlannedBackup::note`]): it is
+    /// recorded, or the service keeps the previous version.
+    pub fn told(&self) -> bool {
+        self.recorded() || self.kept_by_service
     }
 }
 

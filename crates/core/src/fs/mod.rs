@@ -320,6 +320,13 @@ pub trait FileAccess: Send + Sync {
         None
     }
 
+    /// Where the service itself keeps the previous version of a file replaced or deleted here
+    /// (an S3 bucket's versioning, Azure's soft delete): what the change says instead of "no
+    /// backup". `None` where it keeps none or does not tell.
+    async fn old_versions_kept(&self) -> Option<String> {
+        None
+    }
+
     /// Makes `to` a second name of the file `from` (no bytes copied). Fails where the server
     /// cannot (another file system, links protected, no extension), and the caller copies.
     async fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError> {

@@ -19,6 +19,7 @@ pub mod object;
 pub mod rooted;
 pub mod sftp_storage;
 pub mod transfer;
+pub mod versions;
 pub mod webdav;
 
 /// Retries of a storage request that failed in a way that may pass (a 5xx, a 429, a dropped

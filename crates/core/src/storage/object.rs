@@ -99,6 +99,8 @@ pub struct ObjectFiles {
     pending_folders: std::sync::Mutex<std::collections::BTreeSet<String>>,
     /// Requests sent again (see [`with_retries`]).
     retries: Retries,
+    /// Asks whether the service keeps old versions itself (S3 and Azure).
+    versions: Option<super::versions::VersionsProbe>,
 }
 
 fn map_error(label: &str, path: &str, error: opendal::Error) -> FsError {
@@ -381,6 +383,7 @@ impl ObjectFiles {
         let secret = secret.unwrap_or_default();
         let user = url.user.clone().unwrap_or_default();
         let mut webdav = None;
+        let mut versions = None;
         let (operator, kind) = match &url.service {
             Service::S3 {
                 bucket,
@@ -406,6 +409,13 @@ impl ObjectFiles {
                 if let Some(token) = session_token {
                     builder = builder.session_token(token);
                 }
+                versions = super::versions::VersionsProbe::s3(
+                    bucket,
+                    endpoint.as_deref(),
+                    region.as_deref().unwrap_or("us-east-1"),
+                    *path_style,
+                    (&user, secret, session_token.as_deref()),
+                );
                 (Operator::new(builder).map_err(config_error)?, Kind::S3)
             }
             Service::Webdav { endpoint, ca_file } => {
@@ -446,6 +456,9 @@ impl ObjectFiles {
                 } else {
                     builder.account_key(secret)
                 };
+                versions = Some(super::versions::VersionsProbe::azure(
+                    &endpoint, &account, secret, *sas,
+                ));
                 (Operator::new(builder).map_err(config_error)?, Kind::Azure)
             }
             Service::Ftp { .. } | Service::Sftp { .. } => {
@@ -464,6 +477,7 @@ impl ObjectFiles {
             markers: std::sync::atomic::AtomicU8::new(MARKERS_UNKNOWN),
             pending_folders: std::sync::Mutex::new(std::collections::BTreeSet::new()),
             retries: Retries::default(),
+            versions,
         };
         // A listing proves the endpoint answers and the credentials are accepted. It is sent
         // again only when the service answered that it is busy: a wrong host, port or
@@ -509,6 +523,21 @@ impl ObjectFiles {
 
     fn error(&self, path: &str, error: opendal::Error) -> FsError {
         map_error(&self.label, path, error)
+    }
+
+    /// What a change says where the service keeps the previous version of what it replaces or
+    /// deletes (`Ok(None)`: it keeps none); `Err` where the service did not tell.
+    pub async fn old_versions(&self) -> Result<Option<String>, FsError> {
+        match &self.versions {
+            Some(probe) => probe.kept().await.map_err(|why| {
+                FsError::new(
+                    FsErrorKind::Other,
+                    &self.label,
+                    format!("cannot tell whether old versions are kept: {why}"),
+                )
+            }),
+            None => Ok(None),
+        }
     }
 
     /// The pending folders (see [`ObjectFiles::pending_folders`]); a poisoned lock still holds
@@ -859,6 +888,17 @@ impl ObjectFiles {
 
 #[async_trait]
 impl FileAccess for ObjectFiles {
+    async fn old_versions_kept(&self) -> Option<String> {
+        match self.old_versions().await {
+            Ok(kept) => kept,
+            Err(error) => {
+                // Taken as keeping nothing: the change says "no backup", as it would anyway.
+                tracing::debug!(error = %error, "the service did not tell about old versions");
+                None
+            }
+        }
+    }
+
     fn location(&self) -> String {
         self.label.clone()
     }

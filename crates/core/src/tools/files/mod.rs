@@ -495,7 +495,7 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
         let limits = crate::backup::Limits::of(context.settings);
         crate::backup::prune(files.as_ref(), area, &limits, &plan.backup.id).await;
     }
-    let change = plan.backup.recorded().then(|| plan.backup.note());
+    let change = plan.backup.told().then(|| plan.backup.note());
     // What was written is now what the model knows.
     if let Ok(found) = files.metadata(path).await {
         tab.remember(

@@ -145,7 +145,7 @@ async fn settle_backup<T>(
                 let limits = crate::backup::Limits::of(context.settings);
                 crate::backup::prune(files, area, &limits, &planned.id).await;
             }
-            planned.recorded().then(|| planned.note())
+            planned.told().then(|| planned.note())
         }
         Err(_) => {
             crate::backup::discard(files, planned).await;
