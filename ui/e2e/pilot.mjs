@@ -444,16 +444,24 @@ export function pilotTests(test, h) {
               const card = panel(page).getByRole("article", { name: `open_forward ${forward}` });
               await card.getByRole("button", { name: "Approve" }).waitFor();
               await card
-                .getByText(`Open a port forward on web1: this computer’s 127.0.0.1:${port} → 127.0.0.1:${to} on the server`, {
-                  exact: true,
-                })
+                .getByText(
+                  `Open a port forward on web1: this computer’s 127.0.0.1:${port} → 127.0.0.1:${to} on the server`,
+                  {
+                    exact: true,
+                  },
+                )
                 .waitFor();
               await card.getByText("Pilot: “To read the status page in your browser.”").waitFor();
               await card.getByLabel("Forward").getByText(`-L 127.0.0.1:${port} → 127.0.0.1:${to}`).waitFor();
               await inSight(card.getByRole("button", { name: "Approve" }), "Approve", TIMEOUT);
               await page.screenshot({ path: join(OUTPUT, `${size}-pilot-open-forward-card.png`) });
               // Nothing listens before the user approves.
-              if (await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false)) {
+              if (
+                await fetch(`http://127.0.0.1:${port}/`).then(
+                  () => true,
+                  () => false,
+                )
+              ) {
                 throw new Error("the forward listens before it was approved");
               }
               await card.getByRole("button", { name: "Approve" }).click();
