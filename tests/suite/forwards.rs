@@ -474,27 +474,20 @@ mod pilot {
     async fn a_denied_forward_listens_nowhere() {
         let sshd = Sshd::start().unwrap();
         let tab = open(&sshd).await;
-        tab.set_approvals(Approvals::Deny);
         let port = free_port();
-        let results = pilot_calls(&tab, &[json!({"forward": format!("-D {port}")})]).await;
-        assert_eq!(cards(&tab).len(), 1);
-        assert!(
-            results
-                .last()
-                .unwrap()
-                .contains("the user denied this call"),
-            "{results:?}"
-        );
-        tab.set_approvals(Approvals::Automatic);
-        let results = pilot_calls(&tab, &[json!({"forward": format!("-D {port}")})]).await;
-        assert_eq!(cards(&tab).len(), 2);
-        assert!(
-            results
-                .last()
-                .unwrap()
-                .contains("only a person can approve open_forward"),
-            "{results:?}"
-        );
+        for (answer, said) in [
+            (Approvals::Deny, "the user denied this call"),
+            (
+                Approvals::Automatic,
+                "only a person can approve open_forward",
+            ),
+        ] {
+            tab.set_approvals(answer);
+            let asked = cards(&tab).len();
+            let results = pilot_calls(&tab, &[json!({"forward": format!("-D {port}")})]).await;
+            assert_eq!(cards(&tab).len(), asked + 1, "{answer:?}");
+            assert!(results.last().unwrap().contains(said), "{results:?}");
+        }
         assert_eq!(forward_events(&tab), 0);
         assert!(
             tokio::net::TcpStream::connect(("127.0.0.1", port))
