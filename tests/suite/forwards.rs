@@ -368,7 +368,22 @@ mod pilot {
             .collect();
         steps.push(json!({"respond": {"text": "Done."}}));
         let model = ModelServer::from_json(json!({ "steps": steps })).unwrap();
-        tab.turn("forward the web server to me", model.openai_settings())
+        // A turn of its own: the tab may have finished turns before this one.
+        let finished = || {
+            tab.events()
+                .iter()
+                .filter(|event| matches!(event, Event::TurnFinished { .. }))
+                .count()
+        };
+        let before = finished();
+        tab.engine
+            .handle(Op::SendMessage {
+                tab: tab.tab.clone(),
+                text: "forward the web server to me".to_owned(),
+                model: Some(model.openai_settings()),
+            })
+            .await;
+        tab.event("the turn's end", QUICK, |_| finished() > before)
             .await
             .unwrap();
         assert!(model.failures().is_empty(), "{:?}", model.failures());
