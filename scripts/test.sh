@@ -174,7 +174,7 @@ mobile_checks() {
     local mobile_tools tool
     mobile_tools=$(target/debug/kaiport-mobile tools --json)
     grep -q '"name": "run_command"' <<<"$mobile_tools"
-    for tool in edit_file show_view propose_plan update_plan run_on_hosts; do
+    for tool in edit_file show_view propose_plan update_plan run_on_hosts open_forward; do
         if grep -q "\"name\": \"$tool\"" <<<"$mobile_tools"; then
             echo "test.sh: the mobile build offers $tool" >&2
             exit 1
@@ -183,20 +183,20 @@ mobile_checks() {
     echo "test.sh: mobile tool set checked"
     # The phone app (src-tauri as a library, mobile/README.md): its tool set is chosen by target
     # in src-tauri/Cargo.toml, so the iOS and Android targets must resolve kaiport-core without
-    # the desktop tools and the desktop targets with all five. This host cannot compile for a
+    # the desktop tools and the desktop targets with all six. This host cannot compile for a
     # phone (no iOS or Android standard library), so the app is also checked here with the
     # phone's feature set, and the files in mobile/ are well-formed.
     local target tree desktop_tools want
     for target in aarch64-apple-ios aarch64-apple-ios-sim aarch64-linux-android \
         x86_64-unknown-linux-gnu aarch64-apple-darwin x86_64-pc-windows-msvc; do
         tree=$(cargo tree -q --locked -p kaiport-app --target "$target" -e features -i kaiport-core)
-        desktop_tools=$(grep -cE 'kaiport-core feature "(edit-file|show-view|plan|run-on-hosts|local-terminal)"' <<<"$tree" || true)
+        desktop_tools=$(grep -cE 'kaiport-core feature "(edit-file|show-view|plan|run-on-hosts|open-forward|local-terminal)"' <<<"$tree" || true)
         case "$target" in
             *-ios* | *-android*) want=0 ;;
-            *) want=5 ;;
+            *) want=6 ;;
         esac
         if [ "$desktop_tools" != "$want" ]; then
-            echo "test.sh: kaiport-app for $target gets $desktop_tools of the 5 desktop tools, not $want" >&2
+            echo "test.sh: kaiport-app for $target gets $desktop_tools of the 6 desktop tools, not $want" >&2
             exit 1
         fi
     done

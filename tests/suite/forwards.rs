@@ -351,3 +351,210 @@ async fn a_saved_connections_forwards_open_with_its_tab() {
     forward_state(&tab, "listening", 0, listening).await;
     assert!(fetch(port).await.ends_with("hello from a saved forward"));
 }
+
+/// Pilot's open_forward, scripted: what the model got back, and the cards it caused.
+mod pilot {
+    use super::*;
+    use kaiport_tests::engine_harness::Approvals;
+    use kaiport_tests::model_server::ModelServer;
+    use serde_json::json;
+
+    /// One turn in which the model calls open_forward with each of `calls`' arguments in turn;
+    /// the results the model got back.
+    async fn pilot_calls(tab: &EngineHarness, calls: &[serde_json::Value]) -> Vec<String> {
+        let mut steps: Vec<serde_json::Value> = calls
+            .iter()
+            .map(|args| {
+                json!({"respond": {"tool_calls": [{"name": "open_forward", "arguments": args}]}})
+            })
+            .collect();
+        steps.push(json!({"respond": {"text": "Done."}}));
+        let model = ModelServer::from_json(json!({ "steps": steps })).unwrap();
+        // A turn of its own: the tab may have finished turns before this one.
+        let finished = || {
+            tab.events()
+                .iter()
+                .filter(|event| matches!(event, Event::TurnFinished { .. }))
+                .count()
+        };
+        let before = finished();
+        tab.engine
+            .handle(Op::SendMessage {
+                tab: tab.tab.clone(),
+                text: "forward the web server to me".to_owned(),
+                model: Some(model.openai_settings()),
+            })
+            .await;
+        tab.event("the turn's end", QUICK, |_| finished() > before)
+            .await
+            .unwrap();
+        assert!(model.failures().is_empty(), "{:?}", model.failures());
+        let requests = model.requests();
+        assert!(
+            requests[0]
+                .tool_names()
+                .contains(&"open_forward".to_owned()),
+            "{:?}",
+            requests[0].tool_names()
+        );
+        requests.last().unwrap().tool_results()
+    }
+
+    fn cards(tab: &EngineHarness) -> Vec<(String, Option<ApprovalPreview>)> {
+        tab.events()
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::ApprovalRequested { tool, preview, .. } => Some((tool, preview)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn forward_events(tab: &EngineHarness) -> usize {
+        tab.events()
+            .iter()
+            .filter(|event| matches!(event, Event::ForwardState { .. }))
+            .count()
+    }
+
+    /// In autopilot, with every command allowed, open_forward still shows its card; approved,
+    /// the forward is in the tab's forwards like the user's, carries traffic, and its audit line
+    /// says Pilot asked for it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn pilot_opens_a_forward_only_once_the_user_approves_it() {
+        let sshd = Sshd::start().unwrap();
+        let http = http_server("hello through Pilot's -L");
+        let permissive = ConnectionSettings {
+            allowed_commands: vec!["ssh".to_owned()],
+            ..ConnectionSettings::default()
+        };
+        let tab = EngineHarness::open_sshd(&sshd, permissive, Mode::Autopilot)
+            .await
+            .unwrap();
+        let port = free_port();
+        let forward = format!("-L {port}:localhost:{http}");
+        let results = pilot_calls(
+            &tab,
+            &[json!({"forward": forward, "why": "to read the status page"})],
+        )
+        .await;
+
+        // One card, naming the address it binds.
+        assert_eq!(
+            cards(&tab),
+            vec![(
+                "open_forward".to_owned(),
+                Some(ApprovalPreview::Forward {
+                    forward: ForwardSpec {
+                        bind_address: Some("127.0.0.1".to_owned()),
+                        ..local(port, http)
+                    }
+                })
+            )]
+        );
+        // The model learns where it listens.
+        let result = results.last().unwrap();
+        assert!(result.contains("open_forward: ok"), "{result}");
+        assert!(result.contains(&format!("127.0.0.1:{port}")), "{result}");
+        assert!(result.contains("listening"), "{result}");
+
+        let answer = fetch(port).await;
+        assert!(answer.ends_with("hello through Pilot's -L"), "{answer}");
+        let report = forward_state(&tab, "the traffic", 0, |f| f.total_connections == 1).await;
+        assert_eq!(report.spec, local(port, http));
+
+        let audit = tab.audit().unwrap();
+        let call = audit
+            .iter()
+            .find(|line| line["tool"] == "open_forward")
+            .unwrap();
+        assert_eq!(
+            (&call["decision"], &call["decided_by"], &call["status"]),
+            (&json!("ask"), &json!("user"), &json!("ok")),
+            "{call}"
+        );
+        let opened: Vec<&serde_json::Value> = audit
+            .iter()
+            .filter(|line| line["tool"] == "port_forward")
+            .collect();
+        assert_eq!(opened.len(), 1, "{opened:?}");
+        assert_eq!(
+            opened[0]["args"],
+            json!({"action": "open", "forward": forward, "opened_by": "pilot",
+                   "pilot_call": call["call"]})
+        );
+    }
+
+    /// Denied by the user, or approved by a standing instruction rather than a person,
+    /// nothing listens and no forward is reported.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_denied_forward_listens_nowhere() {
+        let sshd = Sshd::start().unwrap();
+        let tab = open(&sshd).await;
+        let port = free_port();
+        for (answer, said) in [
+            (Approvals::Deny, "the user denied this call"),
+            (
+                Approvals::Automatic,
+                "only a person can approve open_forward",
+            ),
+        ] {
+            tab.set_approvals(answer);
+            let asked = cards(&tab).len();
+            let results = pilot_calls(&tab, &[json!({"forward": format!("-D {port}")})]).await;
+            assert_eq!(cards(&tab).len(), asked + 1, "{answer:?}");
+            assert!(results.last().unwrap().contains(said), "{results:?}");
+        }
+        assert_eq!(forward_events(&tab), 0);
+        assert!(
+            tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_err()
+        );
+        assert!(
+            !tab.audit()
+                .unwrap()
+                .iter()
+                .any(|line| line["tool"] == "port_forward")
+        );
+    }
+
+    /// A bind address other computers could reach is refused with a message for the model, in
+    /// any mode; in plan mode a loopback forward is refused too; neither asks the user.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn plan_mode_and_non_loopback_addresses_are_refused_without_asking() {
+        let sshd = Sshd::start().unwrap();
+        let tab = EngineHarness::open_sshd(&sshd, ConnectionSettings::default(), Mode::Plan)
+            .await
+            .unwrap();
+        let port = free_port();
+        let results = pilot_calls(
+            &tab,
+            &[
+                json!({"forward": format!("-L 0.0.0.0:{port}:localhost:80")}),
+                json!({"spec": {"kind": "local", "listen_port": port,
+                    "to_host": "localhost", "to_port": 80}}),
+            ],
+        )
+        .await;
+        assert_eq!(cards(&tab), Vec::new());
+        let [open_to_all, planning] = results.as_slice() else {
+            panic!("{results:?}")
+        };
+        assert!(
+            open_to_all.contains("listens on loopback only, not on \"0.0.0.0\""),
+            "{open_to_all}"
+        );
+        assert!(planning.contains("plan mode"), "{planning}");
+        assert!(
+            planning.contains(&format!("-L {port}:localhost:80")),
+            "{planning}"
+        );
+        assert_eq!(forward_events(&tab), 0);
+        assert!(
+            tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_err()
+        );
+    }
+}

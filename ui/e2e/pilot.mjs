@@ -8,8 +8,9 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createServer } from "node:http";
 import { createInterface } from "node:readline";
-import { animationFrames, inSight, removeHome, SIZES } from "./wait.mjs";
+import { animationFrames, freePort, inSight, removeHome, SIZES } from "./wait.mjs";
 
 const KEY_VAR = "KAIPORT_E2E_MODEL_KEY";
 const KEY = "e2e-model-key-not-a-real-one";
@@ -407,6 +408,90 @@ export function pilotTests(test, h) {
     );
     rmSync(dir, { recursive: true, force: true });
   });
+
+  for (const [size, device] of SIZES.filter(([size]) => size !== "tablet")) {
+    test(
+      `${size}: Pilot: open_forward says in words what it opens; approved, it is in the Forwards list`,
+      async ({ page, sshd }) => {
+        const target = createServer((_, response) => response.end("through Pilot's forward"));
+        await new Promise((listening) => target.listen(0, "127.0.0.1", listening));
+        const to = target.address().port;
+        const port = await freePort();
+        const forward = `-L ${port}:127.0.0.1:${to}`;
+        try {
+          await withPilot(
+            {
+              steps: [
+                {
+                  expect: { tools_include: ["open_forward"] },
+                  respond: {
+                    text: "I'll forward the status page to you.",
+                    tool_calls: [
+                      { name: "open_forward", arguments: { forward, why: "To read the status page in your browser." } },
+                    ],
+                  },
+                },
+                {
+                  expect: { last_result_contains: ["listening", `127.0.0.1:${port}`] },
+                  respond: { text: "The forward is open." },
+                },
+              ],
+            },
+            async ({ url }) => {
+              await openSsh(page, url, sshd, { name: "web1" });
+              await showPilot(page);
+              await message(page, "let me see the status page");
+              const card = panel(page).getByRole("article", { name: `open_forward ${forward}` });
+              await card.getByRole("button", { name: "Approve" }).waitFor();
+              await card
+                .getByText(
+                  `Open a port forward on web1: this computer’s 127.0.0.1:${port} → 127.0.0.1:${to} on the server`,
+                  {
+                    exact: true,
+                  },
+                )
+                .waitFor();
+              await card.getByText("Pilot: “To read the status page in your browser.”").waitFor();
+              await card.getByLabel("Forward").getByText(`-L 127.0.0.1:${port} → 127.0.0.1:${to}`).waitFor();
+              await inSight(card.getByRole("button", { name: "Approve" }), "Approve", TIMEOUT);
+              await page.screenshot({ path: join(OUTPUT, `${size}-pilot-open-forward-card.png`) });
+              // Nothing listens before the user approves.
+              if (
+                await fetch(`http://127.0.0.1:${port}/`).then(
+                  () => true,
+                  () => false,
+                )
+              ) {
+                throw new Error("the forward listens before it was approved");
+              }
+              await card.getByRole("button", { name: "Approve" }).click();
+              await card.getByText("ok", { exact: true }).waitFor();
+              await panel(page).getByText("The forward is open.").waitFor();
+              await turnDone(page);
+              // Pilot is put away where it lies over the tab, to see the tab's Forwards list.
+              const over = await page.evaluate(() => matchMedia("(pointer: coarse)").matches);
+              for (const name of ["Close Pilot", "Hide Pilot"]) {
+                const button = page.getByRole("button", { name });
+                if (over && (await button.isVisible())) await button.click();
+              }
+              const forwards = page.getByRole("region", { name: "Forwards" });
+              await forwards.getByText(`listening on 127.0.0.1:${port}`).waitFor();
+              await forwards.getByRole("button", { name: `Close -L ${port} → 127.0.0.1:${to}` }).waitFor();
+              const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+              if (body !== "through Pilot's forward") {
+                throw new Error(`the forward answered: ${body}`);
+              }
+              await inSight(forwards, "the Forwards list", TIMEOUT);
+              await page.screenshot({ path: join(OUTPUT, `${size}-pilot-open-forward-listed.png`) });
+            },
+          );
+        } finally {
+          target.close();
+        }
+      },
+      device,
+    );
+  }
 
   test("Pilot: a denied command does not run and its card says denied", async ({ page }) => {
     const dir = mkdtempSync(join(tmpdir(), "kaiport-e2e-deny-"));

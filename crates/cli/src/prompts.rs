@@ -207,6 +207,10 @@ impl Answerer {
                     text.push_str(&format!("\n  • {}: {word}", host.host));
                 }
             }
+            Some(ApprovalPreview::Forward { forward }) => text.push_str(&format!(
+                "\n  {}",
+                kaiport_core::forward::spec::describe(forward)
+            )),
             None => {}
         }
         if self.yes {

@@ -76,6 +76,10 @@ pub enum ApprovalPreview {
         command: String,
         hosts: Vec<FleetHostCheck>,
     },
+    /// A port forward Pilot asks to open (open_forward), with the address it will bind.
+    Forward {
+        forward: crate::ForwardSpec,
+    },
 }
 
 /// The result object the model gets for one tool call.

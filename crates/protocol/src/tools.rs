@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 
 /// The fixed set of tools. A build may lack some (mobile builds have no edit_file, show_view,
-/// propose_plan, update_plan); the engine's registry says which ones this build has.
+/// propose_plan, update_plan, run_on_hosts, open_forward); the engine's registry says which ones
+/// this build has.
 #[derive(
     Debug,
     Clone,
@@ -49,10 +50,11 @@ pub enum ToolName {
     ListChanges,
     UndoChange,
     RunOnHosts,
+    OpenForward,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 23] = [
+    pub const ALL: [ToolName; 24] = [
         ToolName::RunCommand,
         ToolName::SendInput,
         ToolName::ReadScreen,
@@ -76,6 +78,7 @@ impl ToolName {
         ToolName::ListChanges,
         ToolName::UndoChange,
         ToolName::RunOnHosts,
+        ToolName::OpenForward,
     ];
 
     /// The name the model and the audit log use, e.g. `run_command`.
@@ -104,6 +107,7 @@ impl ToolName {
             ToolName::ListChanges => "list_changes",
             ToolName::UndoChange => "undo_change",
             ToolName::RunOnHosts => "run_on_hosts",
+            ToolName::OpenForward => "open_forward",
         }
     }
 
@@ -945,6 +949,36 @@ pub struct RunOnHostsParams {
     pub why: Option<String>,
 }
 
+/// Open a port forward on the tab's SSH connection; the user approves every one, and closes it
+/// in the tab's Forwards list. Give the forward one way: `forward` (OpenSSH's spelling) or
+/// `spec` (the same as fields).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+#[serde(deny_unknown_fields)]
+pub struct OpenForwardParams {
+    /// As `ssh` takes it: `-L 8080:localhost:80` (this computer's port 8080 to the server's
+    /// localhost:80), `-R 9000:localhost:3000` (the server's port 9000 to this computer's
+    /// localhost:3000), `-D 1080` (a SOCKS proxy on this computer through the server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forward: Option<String>,
+    /// The same forward as fields, instead of `forward`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<crate::ForwardSpec>,
+    /// One short sentence for the user: why this forward (shown on the approval card).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// The forward open_forward opened, as it is once set up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
+pub struct OpenForwardResult {
+    /// Its id in the tab's Forwards list.
+    pub id: u32,
+    /// As `ssh` would take it, with the address it binds: `-L 127.0.0.1:8080:localhost:80`.
+    pub forward: String,
+    /// Listening (and where), waiting for the tab's connection, or still starting.
+    pub status: crate::ForwardStatus,
+}
+
 // ---------------------------------------------------------------------------------------------
 // Changes kaiport made on a server, and their undo
 // ---------------------------------------------------------------------------------------------
@@ -1078,5 +1112,6 @@ pub fn parameters_schema(tool: ToolName) -> schemars::Schema {
         ToolName::ListChanges => generator.root_schema_for::<ListChangesParams>(),
         ToolName::UndoChange => generator.root_schema_for::<UndoChangeParams>(),
         ToolName::RunOnHosts => generator.root_schema_for::<RunOnHostsParams>(),
+        ToolName::OpenForward => generator.root_schema_for::<OpenForwardParams>(),
     }
 }

@@ -50,7 +50,9 @@ backup?: string | null } | { kind: "operations"; lines: string[] } | { kind: "te
  *  One command line on many hosts: what each host's rules say of it. Approving runs it on
  *  the hosts that ask; the allowed ones run anyway and the forbidden ones are refused.
  */
-{ kind: "fleet"; command: string; hosts: FleetHostCheck[] };
+{ kind: "fleet"; command: string; hosts: FleetHostCheck[] } | 
+/**  A port forward Pilot asks to open (open_forward), with the address it will bind. */
+{ kind: "forward"; forward: ForwardSpec };
 
 /**  One line of the audit log (`ai-audit.jsonl`): one tool call, however it ended. */
 export type AuditEntry = {
@@ -1711,9 +1713,10 @@ export type TimerRow = {
 
 /**
  *  The fixed set of tools. A build may lack some (mobile builds have no edit_file, show_view,
- *  propose_plan, update_plan); the engine's registry says which ones this build has.
+ *  propose_plan, update_plan, run_on_hosts, open_forward); the engine's registry says which ones
+ *  this build has.
  */
-export type ToolName = "run_command" | "send_input" | "read_screen" | "show_view" | "propose_plan" | "update_plan" | "read_file" | "edit_file" | "write_file" | "list_dir" | "find_files" | "search_files" | "folder_report" | "make_dir" | "rename" | "delete" | "upload" | "download" | "execute_plan" | "ask_user" | "list_changes" | "undo_change" | "run_on_hosts";
+export type ToolName = "run_command" | "send_input" | "read_screen" | "show_view" | "propose_plan" | "update_plan" | "read_file" | "edit_file" | "write_file" | "list_dir" | "find_files" | "search_files" | "folder_report" | "make_dir" | "rename" | "delete" | "upload" | "download" | "execute_plan" | "ask_user" | "list_changes" | "undo_change" | "run_on_hosts" | "open_forward";
 
 /**  The result object the model gets for one tool call. */
 export type ToolOutcome = {

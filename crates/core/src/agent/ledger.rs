@@ -168,6 +168,14 @@ fn entry_text(tool: &str, args: &Value, outcome: &ToolOutcome) -> Option<String>
             format!("carried out a plan of {count} file operations")
         }
         ToolName::UndoChange => format!("undid the change {}", text(args, "change_id")),
+        // The engine's own spelling of the forward, not the model's arguments.
+        ToolName::OpenForward => {
+            let forward = result
+                .and_then(|result| result.get("forward"))
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            format!("opened the port forward {forward} (the user closes it in the Forwards list)")
+        }
         ToolName::ReadScreen
         | ToolName::ShowView
         | ToolName::ProposePlan

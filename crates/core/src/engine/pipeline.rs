@@ -354,6 +354,21 @@ impl Inner {
                         return ended(outcome, Verdict::Ask, Some(DecidedBy::Automatic), reasons);
                     }
                     Ok(Approval {
+                        decision: ApprovalDecision::Approve | ApprovalDecision::AllowForConnection,
+                        by: DecidedBy::Automatic,
+                        ..
+                    }) if tools::needs_a_person(&action) => {
+                        let outcome = error_outcome(
+                            tool,
+                            ToolStatus::Denied,
+                            format!(
+                                "only a person can approve {tool} (an automatic approval cannot); \
+                                 nothing was opened. Ask the user to approve it in the app"
+                            ),
+                        );
+                        return ended(outcome, Verdict::Ask, Some(DecidedBy::Automatic), reasons);
+                    }
+                    Ok(Approval {
                         decision: ApprovalDecision::Approve,
                         by,
                         ..
@@ -432,6 +447,10 @@ impl Inner {
             #[cfg(feature = "plan")]
             action @ (Action::ProposePlan(_) | Action::UpdatePlan(_)) => {
                 self.plan_call(tab, tool, &action, decided_by)
+            }
+            #[cfg(feature = "open-forward")]
+            Action::OpenForward(forward) => {
+                self.pilot_forward(tab, call, tool, forward, cancel).await
             }
             action => match tools::execute(action, &context).await {
                 Ok(result) => ToolOutcome {

@@ -89,6 +89,8 @@ struct Forward {
     received: Arc<AtomicU64>,
     stop: CancellationToken,
     notify: ForwardNotify,
+    /// Woken on every change of `status` (see [`TabForwards::settled`]).
+    changed: tokio::sync::Notify,
 }
 
 impl Forward {
@@ -119,6 +121,7 @@ impl Forward {
             }
         };
         if changed {
+            self.changed.notify_waiters();
             self.tell();
         }
     }
@@ -241,6 +244,7 @@ impl TabForwards {
             received: Arc::default(),
             stop: CancellationToken::new(),
             notify: self.notify.clone(),
+            changed: tokio::sync::Notify::new(),
         });
         lock(&self.forwards).push(forward.clone());
         let report = forward.report();
@@ -266,8 +270,30 @@ impl TabForwards {
         };
         forward.stop.cancel();
         *lock(&forward.status) = ForwardStatus::Closed;
+        forward.changed.notify_waiters();
         forward.tell();
         Some(forward.spec.clone())
+    }
+
+    /// Forward `id` once it is past starting (listening, waiting for the connection, failed or
+    /// closed), or as it is when `limit` has passed; `None` when the tab has no such forward.
+    pub async fn settled(&self, id: u32, limit: Duration) -> Option<ForwardReport> {
+        let forward = lock(&self.forwards).iter().find(|f| f.id == id).cloned()?;
+        let past_starting = async {
+            loop {
+                // Registered before the status is read, so no change slips between them.
+                let changed = forward.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                if *lock(&forward.status) != ForwardStatus::Starting {
+                    return;
+                }
+                changed.await;
+            }
+        };
+        // Still starting after the limit is an answer too: the report says so.
+        let _ = tokio::time::timeout(limit, past_starting).await;
+        Some(forward.report())
     }
 
     /// Closes every forward (the tab closes); the ids and specs that were open.

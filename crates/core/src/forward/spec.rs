@@ -65,6 +65,24 @@ pub fn parse(kind: ForwardKind, text: &str) -> Result<ForwardSpec, SpecError> {
     Ok(spec)
 }
 
+/// Parses a forward with its flag, as a command line gives it: `-L 8080:localhost:80`,
+/// `-R9000:localhost:3000`, `-D 1080`.
+pub fn parse_flagged(text: &str) -> Result<ForwardSpec, SpecError> {
+    let text = text.trim();
+    let kind = match text.get(..2) {
+        Some("-L") => ForwardKind::Local,
+        Some("-R") => ForwardKind::Remote,
+        Some("-D") => ForwardKind::Dynamic,
+        _ => {
+            return Err(SpecError {
+                given: text.to_owned(),
+                why: "starts with -L, -R or -D, e.g. `-L 8080:localhost:80`".to_owned(),
+            });
+        }
+    };
+    parse(kind, text[2..].trim_start())
+}
+
 /// Parses the arguments of an SSH config's `LocalForward`, `RemoteForward` (two words, or one
 /// with a colon-joined destination) or `DynamicForward` line.
 pub fn parse_config(kind: ForwardKind, args: &[String]) -> Result<ForwardSpec, SpecError> {
@@ -175,6 +193,15 @@ mod tests {
         let round = parse(Remote, "[::1]:9000:[fe80::1]:22").unwrap();
         assert_eq!(describe(&round), "-R [::1]:9000:[fe80::1]:22");
         assert_eq!(parse(Remote, &describe(&round)[3..]).unwrap(), round);
+        assert_eq!(parse_flagged(&describe(&round)).unwrap(), round);
+        assert_eq!(
+            parse_flagged(" -L8080:localhost:80").unwrap(),
+            spec(Local, None, 8080, Some(("localhost", 80)))
+        );
+        assert_eq!(
+            parse_flagged("-D 1080").unwrap(),
+            spec(Dynamic, None, 1080, None)
+        );
     }
 
     #[test]
@@ -187,5 +214,11 @@ mod tests {
         assert!(why(Dynamic, "a:b:c").contains("[BIND_ADDRESS:]PORT"));
         assert!(why(Local, "0:localhost:80").contains("other than 0"));
         assert!(why(Local, "[::1:8080:h:1").contains("unclosed"));
+        assert!(
+            parse_flagged("8080:localhost:80")
+                .unwrap_err()
+                .why
+                .contains("-L, -R or -D")
+        );
     }
 }

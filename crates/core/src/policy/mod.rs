@@ -88,6 +88,10 @@ pub enum CallFacts {
     PlanStepAdded { title: String },
     /// Changes to files or folders.
     Changes { changes: Vec<FileChange> },
+    /// A port forward Pilot proposes (open_forward), as `ssh` would take it
+    /// (`-L 8080:localhost:80`): asks in every mode, refused in plan mode and where the
+    /// connection forbids `ssh` with it.
+    Forward { forward: String },
 }
 
 /// One change a file tool would make.
@@ -323,6 +327,7 @@ pub fn decide(facts: &CallFacts, context: PolicyContext<'_>) -> Decision {
             risk: Risk::Routine,
         },
         CallFacts::Changes { changes } => decide_changes(changes, mode, tab_kind),
+        CallFacts::Forward { forward } => decide_forward(forward, mode, settings),
         CallFacts::Command { line } => decide_command(line, mode, settings),
         CallFacts::TerminalInput { text } => decide_terminal_input(text, mode, settings),
         CallFacts::LeaveProgram { .. } if mode == Mode::Plan => Decision::Allow {
@@ -506,6 +511,35 @@ fn apply_taint(decision: Decision, facts: &CallFacts, context: PolicyContext<'_>
             Decision::Ask { reasons, risk }
         }
         deny @ Decision::Deny { .. } => deny,
+    }
+}
+
+/// open_forward: something would listen on this computer or the server until the user closes
+/// it, so the user is asked in every mode; plan mode changes nothing, and a connection that
+/// forbids the `ssh` line that would open it forbids the forward.
+fn decide_forward(forward: &str, mode: Mode, settings: &ConnectionSettings) -> Decision {
+    if mode == Mode::Plan {
+        return Decision::Deny {
+            reason: format!(
+                "plan mode: the port forward {forward} would make something listen on this computer or the \
+                 server; nothing is opened while planning. Propose it as a plan step instead."
+            ),
+        };
+    }
+    if let Some((command, pattern)) = forbidden_command(&format!("ssh {forward}"), settings) {
+        return Decision::Deny {
+            reason: format!(
+                "`{command}` is a forbidden command on this connection (rule: {pattern:?}), and this port \
+                 forward is what it opens; nothing was opened. Ask the user to open it themselves if it is \
+                 really needed."
+            ),
+        };
+    }
+    Decision::Ask {
+        reasons: vec![format!(
+            "opens the port forward {forward}; it stays open until the user closes it"
+        )],
+        risk: Risk::Routine,
     }
 }
 

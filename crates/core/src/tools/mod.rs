@@ -3,13 +3,15 @@
 //! prepared), and the typed form of one call.
 //!
 //! The registry is built in one place from Cargo features: mobile builds compile without
-//! `edit-file`, `show-view`, `plan` and `run-on-hosts`, and those tools are then absent from the schemas, not
-//! merely refused. Arguments are parsed into the protocol's parameter types; a bad argument is
+//! `edit-file`, `show-view`, `plan`, `run-on-hosts` and `open-forward`, and those tools are then
+//! absent from the schemas, not merely refused. Arguments are parsed into the protocol's parameter types; a bad argument is
 //! the model's to fix, so it becomes a precise message, never a panic.
 
 mod ask_user;
 mod files;
 pub mod links;
+#[cfg(feature = "open-forward")]
+mod open_forward;
 #[cfg(feature = "plan")]
 mod propose_plan;
 #[cfg(feature = "run-on-hosts")]
@@ -99,6 +101,8 @@ fn tools() -> Vec<&'static dyn AnyTool> {
     ]);
     #[cfg(feature = "run-on-hosts")]
     tools.push(&Registered::<run_on_hosts::RunOnHosts>::TOOL);
+    #[cfg(feature = "open-forward")]
+    tools.push(&Registered::<open_forward::OpenForward>::TOOL);
     tools
 }
 
@@ -245,6 +249,20 @@ pub enum Action {
     /// Run by the engine's fleet runs, each host judged by its own rules.
     #[cfg(feature = "run-on-hosts")]
     RunOnHosts(RunOnHostsParams),
+    /// Opened by the engine, as the user's own forwards are (`engine/forwards.rs`).
+    #[cfg(feature = "open-forward")]
+    OpenForward(kaiport_protocol::ForwardSpec),
+}
+
+/// Whether only a person may approve `action`, never a standing instruction (`--yes`): a port
+/// forward keeps listening after the call, so someone must have seen it.
+pub fn needs_a_person(action: &Action) -> bool {
+    #[cfg(feature = "open-forward")]
+    if matches!(action, Action::OpenForward(_)) {
+        return true;
+    }
+    let _ = action;
+    false
 }
 
 /// Undo what preparing `action` did when it will not run (denied, refused by the user,
@@ -282,6 +300,10 @@ pub async fn execute(action: Action, context: &ToolContext<'_>) -> Result<Value,
         #[cfg(feature = "run-on-hosts")]
         Action::RunOnHosts(_) => {
             Err("run_on_hosts is run by the engine's fleet runs, not executed here".to_owned())
+        }
+        #[cfg(feature = "open-forward")]
+        Action::OpenForward(_) => {
+            Err("open_forward is opened by the engine's forwards, not executed here".to_owned())
         }
     }
 }
@@ -405,8 +427,35 @@ mod tests {
             names.contains(&ToolName::RunOnHosts),
             cfg!(feature = "run-on-hosts")
         );
+        assert_eq!(
+            names.contains(&ToolName::OpenForward),
+            cfg!(feature = "open-forward")
+        );
         assert!(names.contains(&ToolName::RunCommand));
         assert!(names.contains(&ToolName::AskUser));
+    }
+
+    /// Phones (built without `open-forward`) offer no open_forward at all: not in the
+    /// registry, so not in the schemas the model gets; the user alone opens forwards there.
+    #[test]
+    fn open_forward_is_in_the_desktop_registry_only() {
+        let offered = registry()
+            .iter()
+            .any(|spec| spec.name == ToolName::OpenForward);
+        assert_eq!(offered, cfg!(feature = "open-forward"));
+        let unseen = facts_unseen("open_forward", json!({"forward": "-D 1080"}));
+        if cfg!(feature = "open-forward") {
+            assert!(unseen.is_ok(), "{unseen:?}");
+            let spec = find("open_forward").unwrap();
+            assert_eq!(spec.tab_kinds, &[TabKind::Terminal]);
+            assert!(lookup("open_forward").unwrap().always_asks());
+        } else {
+            assert_eq!(
+                unseen.unwrap_err(),
+                "open_forward is not part of this build of kaiport"
+            );
+            assert!(lookup("open_forward").is_none());
+        }
     }
 
     #[test]

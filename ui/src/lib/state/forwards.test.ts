@@ -4,6 +4,7 @@ import {
   applyForwardEvent,
   forwardExposure,
   forwardFromForm,
+  forwardHeadline,
   forwardStatusWords,
   forwardWords,
   isLoopback,
@@ -92,5 +93,21 @@ describe("the Add forward form", () => {
     expect(listenExposure("local", "8080")).toBeNull();
     // A remote forward listens on the server: the server's own rules (GatewayPorts) apply.
     expect(forwardExposure({ kind: "remote", bind_address: "0.0.0.0", listen_port: 9000 })).toBeNull();
+  });
+
+  it("says what opening a forward will do, for an approval card", () => {
+    const to = { to_host: "db", to_port: 5432 };
+    expect(forwardHeadline({ kind: "local", bind_address: "127.0.0.1", listen_port: 15432, ...to }, "web1")).toBe(
+      "Open a port forward on web1: this computer’s 127.0.0.1:15432 → db:5432 on the server",
+    );
+    expect(forwardHeadline({ kind: "remote", listen_port: 9000, to_host: "localhost", to_port: 3000 }, "web1")).toBe(
+      "Open a port forward on web1: the server’s loopback port 9000 → localhost:3000 on this computer",
+    );
+    expect(forwardHeadline({ kind: "remote", listen_port: 0, to_host: "::1", to_port: 3000 }, "web1")).toBe(
+      "Open a port forward on web1: the server’s loopback (a port it chooses) → [::1]:3000 on this computer",
+    );
+    expect(forwardHeadline({ kind: "dynamic", bind_address: "::1", listen_port: 1080 }, "web1")).toBe(
+      "Open a port forward on web1: a SOCKS proxy on this computer’s [::1]:1080, through the server",
+    );
   });
 });

@@ -27,12 +27,12 @@ export function applyForwardEvent(state: ForwardsByTab, event: Event): ForwardsB
   }
 }
 
-function hostPort(host: string, port: number): string {
+export function hostPort(host: string, port: number): string {
   return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 /** The forward as `ssh` writes it: `-L 8080 → localhost:80`, `-D 1080 (SOCKS)`. */
-export function forwardWords(forward: ForwardReport): string {
+export function forwardWords(forward: Pick<ForwardReport, "spec">): string {
   const spec = forward.spec;
   const listen = spec.bind_address ? hostPort(spec.bind_address, spec.listen_port) : String(spec.listen_port);
   const flag = spec.kind === "local" ? "-L" : spec.kind === "remote" ? "-R" : "-D";
@@ -40,6 +40,29 @@ export function forwardWords(forward: ForwardReport): string {
     return `${flag} ${listen} (SOCKS)`;
   }
   return `${flag} ${listen} → ${hostPort(spec.to_host, spec.to_port)}`;
+}
+
+/** What opening `spec` on `place`'s connection will do, in words, for an approval card:
+ * "Open a port forward on web1: this computer’s 127.0.0.1:8080 → localhost:80 on the server". */
+export function forwardHeadline(spec: ForwardSpec, place: string): string {
+  const lead = `Open a port forward on ${place}:`;
+  const target = spec.to_host != null && spec.to_port != null ? hostPort(spec.to_host, spec.to_port) : "?";
+  switch (spec.kind) {
+    case "local":
+      return `${lead} this computer’s ${hostPort(spec.bind_address ?? "127.0.0.1", spec.listen_port)} → ${target} on the server`;
+    case "remote": {
+      const where = spec.bind_address ?? "loopback";
+      const listen =
+        spec.listen_port === 0
+          ? `${where} (a port it chooses)`
+          : spec.bind_address != null
+            ? hostPort(spec.bind_address, spec.listen_port)
+            : `loopback port ${spec.listen_port}`;
+      return `${lead} the server’s ${listen} → ${target} on this computer`;
+    }
+    case "dynamic":
+      return `${lead} a SOCKS proxy on this computer’s ${hostPort(spec.bind_address ?? "127.0.0.1", spec.listen_port)}, through the server`;
+  }
 }
 
 /** How the forward is doing, in words. */

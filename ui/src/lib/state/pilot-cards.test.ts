@@ -141,6 +141,16 @@ describe("what an approval card says", () => {
     expect(words("upload", { local_path: "~/a.tgz", remote_dir: "/srv" })).toBe("Upload ~/a.tgz to /srv");
     expect(words("download", { remote_path: "/srv/a", local_dir: "~" })).toBe("Download /srv/a to ~");
     expect(words("execute_plan", { ops: [{}, {}] })).toBe("Carry out 2 file operations");
+    const forward: ApprovalPreview = {
+      kind: "forward",
+      forward: { kind: "local", bind_address: "127.0.0.1", listen_port: 8080, to_host: "localhost", to_port: 80 },
+    };
+    expect(words("open_forward", { forward: "-L 8080:localhost:80" }, forward)).toBe(
+      "Open a port forward on web1: this computer’s 127.0.0.1:8080 → localhost:80 on the server",
+    );
+    expect(words("open_forward", { forward: "-L 8080:localhost:80" })).toBe(
+      "Open a port forward on web1: -L 8080:localhost:80",
+    );
     expect(words("something_new", {})).toBe("Let Pilot use something_new");
   });
 

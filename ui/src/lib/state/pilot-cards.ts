@@ -16,6 +16,7 @@ import type {
   Value,
   WriteFileResult,
 } from "../protocol";
+import { forwardHeadline } from "./forwards";
 import type { AlwaysAllowed, Approval, CallCard } from "./pilot";
 
 export type CardStatus =
@@ -116,6 +117,10 @@ export function approvalHeadline(tool: string, args: Value, preview: ApprovalPre
       const asking = preview?.kind === "fleet" ? preview.hosts.filter((h) => h.decision === "ask").length : 0;
       return `Run on ${asking} ${asking === 1 ? "host" : "hosts"} whose rules ask`;
     }
+    case "open_forward":
+      return preview?.kind === "forward"
+        ? forwardHeadline(preview.forward, place)
+        : `Open a port forward on ${place}: ${field("forward")}`;
     default:
       return `Let Pilot use ${tool}`;
   }
@@ -256,6 +261,8 @@ export function shortArgs(tool: string, args: Value): string {
     }
     case "ask_user":
       return oneLine(first("question") ?? "");
+    case "open_forward":
+      return oneLine(first("forward") ?? JSON.stringify(fields["spec"] ?? null));
     case "run_on_hosts": {
       const hosts = Array.isArray(fields["hosts"]) ? fields["hosts"].map((h) => text(h) ?? "").join(", ") : "";
       return oneLine(`${first("command") ?? ""} on ${hosts}`);

@@ -8,6 +8,7 @@
 // downloading get the same policy, approvals and audit lines as Pilot's calls.
 
 import { forPeople, isUsersOwnCancel } from "../people-text";
+import { forwardWords } from "./forwards";
 import type {
   ApprovalPreview,
   DirEntry,
@@ -807,6 +808,8 @@ function previewLines(preview: ApprovalPreview | null | undefined): string[] {
       return [preview.path];
     case "fleet":
       return [preview.command, ...preview.hosts.map((h) => `${h.host}: ${h.decision}`)];
+    case "forward":
+      return [forwardWords({ spec: preview.forward })];
     default: {
       const unknown: never = preview;
       void unknown;

@@ -50,6 +50,7 @@ pub fn sample_args(tool: ToolName) -> Value {
         ToolName::ListChanges => json!({}),
         ToolName::UndoChange => json!({"change_id": "20261205T094425123Z-1a2b3c4d"}),
         ToolName::RunOnHosts => json!({"hosts": ["web"], "command": "uptime"}),
+        ToolName::OpenForward => json!({"forward": "-L 8080:localhost:80"}),
     }
 }
 
@@ -175,6 +176,12 @@ pub fn section(
             quiet.join(", ")
         );
     }
+    if tools.contains(&ToolName::OpenForward) && mode != Mode::Plan {
+        out.push_str(
+            "- open_forward always asks, in every mode and whatever the allowed list says: the user \
+             approves each port forward (loopback only) and closes it in the Forwards list.\n",
+        );
+    }
     out.push_str(
         "- A denied call is the user's decision or a rule: do not try it again in another form; say what \
          you could not do, or ask.\n",
@@ -250,6 +257,36 @@ mod tests {
             }
             let facts = tools::facts_unseen(tool.as_str(), sample_args(tool));
             assert!(facts.is_ok(), "{tool:?}: {facts:?}");
+        }
+    }
+
+    /// The prompt says open_forward always asks where it does (ask and autopilot, with every
+    /// command allowed), and lists it as refused in plan mode.
+    #[cfg(feature = "open-forward")]
+    #[test]
+    fn open_forward_is_said_to_ask_in_every_mode_but_plan() {
+        let settings = ConnectionSettings {
+            allowed_commands: vec!["ssh".to_owned()],
+            ..ConnectionSettings::default()
+        };
+        let tools = [ToolName::RunCommand, ToolName::OpenForward];
+        for mode in [Mode::Ask, Mode::Autopilot, Mode::Plan] {
+            let text = section(&tools, mode, &settings, TabKind::Terminal);
+            assert_eq!(
+                text.contains("- open_forward always asks, in every mode"),
+                mode != Mode::Plan,
+                "{mode:?}:\n{text}"
+            );
+            let expected = if mode == Mode::Plan {
+                Outcome::Refused
+            } else {
+                Outcome::Asks
+            };
+            assert_eq!(
+                tool_outcome(ToolName::OpenForward, mode, &settings, TabKind::Terminal),
+                Some(expected),
+                "{mode:?}"
+            );
         }
     }
 }
