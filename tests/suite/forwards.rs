@@ -133,7 +133,10 @@ async fn a_local_forward_reaches_a_server_behind_the_ssh_server() {
         .filter(|line| line["tool"] == "port_forward")
         .map(|line| {
             // The user's own action: the audit view's "By" says "you" for `user-` ids.
-            assert!(line["call"].as_str().unwrap().starts_with("user-"), "{line}");
+            assert!(
+                line["call"].as_str().unwrap().starts_with("user-"),
+                "{line}"
+            );
             (
                 line["args"]["action"].as_str().unwrap(),
                 line["args"]["forward"].as_str().unwrap(),
@@ -482,6 +485,12 @@ mod pilot {
             opened[0]["args"],
             json!({"action": "open", "forward": forward, "opened_by": "pilot",
                    "pilot_call": call["call"]})
+        );
+        // Pilot's: the audit view's "By" says Pilot (not `user-…`).
+        let id = opened[0]["call"].as_str().unwrap();
+        assert!(
+            id.starts_with(call["call"].as_str().unwrap()) && !id.starts_with("user-"),
+            "{id}"
         );
     }
 

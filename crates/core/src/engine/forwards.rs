@@ -189,7 +189,10 @@ impl Inner {
             tab: Some(found.id.clone()),
             connection: found.connection.clone(),
             tool: "port_forward",
-            call: format!("forward-{id}"),
+            call: match pilot_call {
+                Some(call) => format!("{call}-forward-{id}"),
+                None => format!("user-forward-{id}"),
+            },
             args,
             status,
             error,

@@ -62,7 +62,7 @@ impl Inner {
             tab: tab.clone(),
             connection,
             tool: "replace_host_key",
-            call: format!("host-key-{host}:{port}"),
+            call: format!("user-host-key-{host}:{port}"),
             args,
             status,
             error,

@@ -762,17 +762,18 @@ impl Inner {
         let _ = queue.send(op);
     }
 
-    /// The audit line of something the user did outside a tool call (a port forward, a
-    /// replaced host key): decided by the user, `Denied` counted as a deny, its call id
-    /// starting with `user-` as the user's own calls do (the audit view's "By" reads it). A
-    /// failed write is told as an `Error` of `tab`.
+    /// The audit line of something decided by the user outside a tool call's own line (a port
+    /// forward, a replaced host key, a settings change): `Denied` counted as a deny. The call
+    /// id says who did it, as the audit view's "By" reads it: `user-…` for the user's own
+    /// actions, Pilot's call id for what the user approved of Pilot's (a forward it opened).
+    /// A failed write is told as an `Error` of `tab`.
     fn audit_user_action(&self, action: UserAction) {
         let record = crate::audit::AuditRecord {
             time: crate::audit::now_rfc3339(),
             tab: action.tab.clone().unwrap_or_default(),
             connection: action.connection,
             tool: action.tool.to_owned(),
-            call: format!("user-{}", action.call),
+            call: action.call,
             args: action.args,
             decision: if action.status == ToolStatus::Denied {
                 Verdict::Deny
