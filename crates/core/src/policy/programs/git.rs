@@ -2189,7 +2189,10 @@ fn git(call: &Call<'_>, verdict: &mut Verdict) {
     let operands = call.operand_texts();
     // The action: a sub-subcommand where the spec lists them (`stash drop`; none for `git config
     // KEY VALUE`), else the first operand (`bundle create`); `rest` and `rest_at` follow it.
-    let has_actions = call.path.first().is_some_and(|level| !level.subs.is_empty());
+    let has_actions = call
+        .path
+        .first()
+        .is_some_and(|level| !level.subs.is_empty());
     let (first, rest, rest_at): (&str, &[&str], &[usize]) = if has_actions {
         (call.sub(1), &operands, &call.operands)
     } else {
