@@ -5,7 +5,7 @@
 //! one only where that can never hide a command or a path from the checks.
 
 use super::args::Call;
-use super::model::{Arity, Runs};
+use super::model::{Arity, OptDef, Runs};
 use super::verdict::Verdict;
 
 /// The words that are not options (nor option values named in `short_values`/`long_values`).
@@ -39,47 +39,81 @@ pub fn positional_args<'a>(
 
 /// An opaque reading's options: each `--long` (before `=`), each whole word the spec lists
 /// (`-ar`) and each letter of a `-cluster` must be one of the spec's spellings; after one of
-/// `extensions` (iptables' `-m`, `-j`, `-p`), long options are that extension's own.
+/// `extensions` (iptables' `-m`, `-j`, `-p`), long options are that extension's own. Each option
+/// found is judged by its class, as the generic reading would (`aptitude --log-file=F` writes F),
+/// however the hook then judges the action.
 pub fn listed_options(call: &Call<'_>, verdict: &mut Verdict, extensions: &[&str]) {
-    let has = |spelling: &str| call.root.options.iter().any(|def| def.has(spelling));
-    let mut unknown = |spelling: &str| {
+    let find = |spelling: &str| call.root.options.iter().find(|def| def.has(spelling));
+    let display = call.display();
+    let unknown = |verdict: &mut Verdict, spelling: &str| {
         verdict.unprovable(format!(
             "option {spelling} of {} is not known to kaiport's rules",
             call.name
         ));
     };
     let mut extended = false;
-    for arg in call.args {
+    for (index, arg) in call.args.iter().enumerate() {
         if arg == "--" {
             break;
         }
         if !arg.starts_with('-') || arg.len() < 2 || arg[1..].chars().all(|c| c.is_ascii_digit()) {
             continue;
         }
-        let word = arg.split('=').next().unwrap_or(arg);
-        if has(word) {
+        let (word, attached) = match arg.split_once('=') {
+            Some((word, value)) => (word, Some(value)),
+            None => (arg.as_str(), None),
+        };
+        if let Some(def) = find(word) {
             extended |= extensions.contains(&word);
+            let next = call.args.get(index + 1).map(String::as_str);
+            let value = match def.arity {
+                Arity::Flag => None,
+                Arity::Optional => attached,
+                Arity::Value => attached.or(next),
+            };
+            let at = if attached.is_some() { index } else { index + 1 };
+            judge_class(call, def, value, at, &display, verdict);
             continue;
         }
         if word.starts_with("--") {
             if !extended {
-                unknown(word);
+                unknown(verdict, word);
             }
             continue;
         }
-        for letter in arg[1..].chars() {
+        for (position, letter) in arg.char_indices().skip(1) {
             let spelling = format!("-{letter}");
-            let Some(def) = call.root.options.iter().find(|def| def.has(&spelling)) else {
-                unknown(&spelling);
+            let Some(def) = find(&spelling) else {
+                unknown(verdict, &spelling);
                 break;
             };
             extended |= extensions.contains(&spelling.as_str());
             // `-D1000`, `-ofile`: the rest of the word is the value.
             if def.arity != Arity::Flag {
+                let rest = &arg[position + letter.len_utf8()..];
+                let (value, at) = if rest.is_empty() && def.arity == Arity::Value {
+                    (call.args.get(index + 1).map(String::as_str), index + 1)
+                } else {
+                    (Some(rest).filter(|rest| !rest.is_empty()), index)
+                };
+                judge_class(call, def, value, at, &display, verdict);
                 break;
             }
+            judge_class(call, def, None, index, &display, verdict);
         }
     }
+}
+
+fn judge_class(
+    call: &Call<'_>,
+    def: &OptDef,
+    value: Option<&str>,
+    index: usize,
+    display: &str,
+    verdict: &mut Verdict,
+) {
+    let how = format!("{} {}", call.name, def.display());
+    super::apply_class(&def.class, &how, value, Some(index), display, verdict);
 }
 
 /// Words that do not start with `-`.

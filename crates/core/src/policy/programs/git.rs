@@ -1138,29 +1138,49 @@ pub const SPECS: &[Spec] = &[Spec {
                --no-local-user
                @sub remote : read-only
                @negatable
-               @subs-optional
                -v, --verbose, --no-verbose
+               @sub remote/add : changes adds a remote to the repository's settings
+               @negatable
+               -t X, --track=X
+               -m X, --master=X
+               -f, --fetch
+               --tags, --no-tags
+               --mirror[=X]
+               @sub remote/rename : changes renames a remote in the repository's settings
+               @negatable
+               --progress, --no-progress
+               @sub remote/remove, remote/rm : changes removes a remote and its remote-tracking branches
+               @sub remote/set-head : changes
+               @negatable
+               -a, --auto
+               -d, --delete
+               @sub remote/show : read-only
+               -n
+               @sub remote/prune : changes
+               -n, --dry-run
+               @sub remote/update : changes
+               -p, --prune, --no-prune
+               @sub remote/set-branches : changes
+               --add
+               @sub remote/get-url : read-only
+               --push
+               --all
+               @sub remote/set-url : changes
+               --push
+               --add
+               --delete
                @sub config : read-only
                @negatable
                @subs-optional
-               --replace-all
-               --add
-               --get
-               --get-all
-               --get-regexp
-               --get-urlmatch=X
+               @block git-config-file
                --global
                --system
                --local
                --worktree
                -f X, --file=X : reads
                --blob=X : harmless
-               --remove-section
-               --rename-section
-               --unset
-               --unset-all
-               -l, --list
-               --fixed-value
+               @end
+               @block git-config-display
                --type=X
                --bool, --int, --bool-or-int, --path, --expiry-date
                --no-type
@@ -1168,84 +1188,255 @@ pub const SPECS: &[Spec] = &[Spec {
                --name-only
                --show-origin
                --show-scope
+               @end
+               @use git-config-file
+               @use git-config-display
+               --replace-all
+               --add
+               --get
+               --get-all
+               --get-regexp
+               --get-urlmatch=X
+               --remove-section
+               --rename-section
+               --unset
+               --unset-all
+               -l, --list
+               --fixed-value
                --get-colorbool=X
                --get-color=X
                -e, --edit : changes opens the settings in an editor
                --includes, --no-includes
                --default=X
+               @sub config/list : read-only
+               @negatable
+               @use git-config-file
+               @use git-config-display
+               --includes, --no-includes
+               @sub config/get : read-only
+               @negatable
+               @use git-config-file
+               @use git-config-display
+               --includes, --no-includes
+               --all
+               --regexp
+               --value=X
+               --fixed-value
+               --url=X
+               --default=X
+               @sub config/set : changes changes git's settings
+               @negatable
+               @use git-config-file
+               --type=X
+               --no-type
+               --bool, --int, --bool-or-int, --path, --expiry-date
+               --all
+               --value=X
+               --fixed-value
+               --append
+               --comment=X
+               @sub config/unset : changes changes git's settings
+               @negatable
+               @use git-config-file
+               --all
+               --value=X
+               --fixed-value
+               @sub config/rename-section, config/remove-section : changes changes git's settings
+               @use git-config-file
+               @sub config/edit : changes opens the settings in an editor
+               @use git-config-file
                @sub stash : read-only
                @negatable
-               @subs-optional
-               -a, --all
-               -u, --include-untracked, --no-include-untracked
-               --only-untracked
-               --index
-               -k, --keep-index, --no-keep-index
+               @block git-stash-push
                -p, --patch
                -S, --staged
-               --pathspec-from-file=X
-               --pathspec-file-nul
+               -k, --keep-index, --no-keep-index
                -q, --quiet
+               -u, --include-untracked, --no-include-untracked
+               -a, --all
+               --pathspec-from-file=X : reads
+               --pathspec-file-nul
+               @end
+               @use git-stash-push
+               --only-untracked
+               --index
+               -m X, --message=X
+               @sub stash/list : read-only
+               @negatable
+               @numeric
+               @use git-1
+               @use git-6
+               @use git-35
+               -n X, --max-count=X
+               @sub stash/show : read-only
+               @negatable
+               -u, --include-untracked, --no-include-untracked
+               --only-untracked
+               @use git-2
+               @sub stash/push : changes
+               @negatable
+               @use git-stash-push
+               -m X, --message=X
+               @sub stash/save : changes
+               @negatable
+               @use git-stash-push
+               @sub stash/pop, stash/apply : changes
+               @negatable
+               --index
+               -q, --quiet
+               @sub stash/branch, stash/create : changes
+               @sub stash/store : changes
+               @negatable
+               -m X, --message=X
+               -q, --quiet
+               @sub stash/drop : deletes drops a stash entry, which cannot be listed again
+               @negatable
+               -q, --quiet
+               @sub stash/clear : deletes drops every stash entry
                @sub worktree : read-only
                @negatable
-               @subs-optional
-               @use git-43
-               -b X, -B X
+               @sub worktree/add : changes adds a working tree in a new folder
+               @negatable
+               -f, --force
+               -q, --quiet
                -d, --detach
                --checkout, --no-checkout
                --guess-remote, --no-guess-remote
                --track, --no-track
                --lock
+               --reason=X
+               --orphan
+               -b X, -B X
+               @sub worktree/list : read-only
+               @negatable
+               -v, --verbose
                --porcelain
                -z
                --expire=X
+               @sub worktree/lock : changes
                --reason=X
+               @sub worktree/move : changes
+               -f, --force
+               @sub worktree/prune : changes
+               @negatable
+               -n, --dry-run
+               -v, --verbose
+               --expire=X
+               @sub worktree/repair, worktree/unlock : changes
+               @sub worktree/remove : deletes deletes a working tree's folder
+               -f, --force
                @sub submodule : read-only
                @negatable
-               @subs-optional
                -q, --quiet
-               --progress
-               --all
+               --cached
+               @sub submodule/add : changes
+               @negatable
                -b X, --branch=X
                -f, --force
+               --name=X
+               --reference=X
+               --dissociate
+               --depth=X
+               --progress
+               @sub submodule/status : read-only
+               @negatable
                --cached
-               --files
-               -n, --summary-limit
+               --recursive
+               @sub submodule/init, submodule/absorbgitdirs : changes
+               @sub submodule/deinit : deletes removes the submodules' working trees
+               -f, --force
+               --all
+               @sub submodule/update : changes
+               @negatable
+               --init
+               --filter=X
                --remote
-               -N, --no-fetch
+               -N, --no-fetch, --fetch
+               -f, --force
                --checkout
                --merge
                --rebase
-               --init
-               --name
+               --recommend-shallow, --no-recommend-shallow
                --reference=X
                --dissociate
                --recursive
-               --depth
-               --recommend-shallow, --no-recommend-shallow
+               --depth=X
                -j X, --jobs=X
                --single-branch, --no-single-branch
+               --progress
+               --require-init
+               @sub submodule/set-branch : changes
+               -d, --default
+               -b X, --branch=X
+               @sub submodule/set-url : changes
+               @sub submodule/summary : read-only
+               @negatable
+               --cached
+               --files
+               -n X, --summary-limit=X
+               @sub submodule/foreach : changes runs a command in every submodule
+               @posix
+               --recursive
+               @sub submodule/sync : changes
+               --recursive
                @sub notes : read-only
                @negatable
-               @subs-optional
-               @use git-43
                --ref=X
                --no-ref
+               @block git-notes-message
+               --allow-empty
+               --separator[=X], --no-separator
+               --stripspace, --no-stripspace
                -m X, --message=X
-               -F X, --file=X
+               -F X, --file=X : reads
                -C X, --reuse-message=X
                -c X, --reedit-message=X
-               --allow-empty
-               --ignore-missing
+               @end
+               @sub notes/list, notes/show, notes/get-ref : read-only
+               @sub notes/add : changes
+               @negatable
+               -f, --force
+               @use git-notes-message
+               @sub notes/append : changes
+               @negatable
+               @use git-notes-message
+               @sub notes/copy : changes
+               @negatable
+               -f, --force
                --stdin
+               --for-rewrite=X
+               @sub notes/edit : changes opens the note in an editor
+               @negatable
+               --allow-empty
+               @sub notes/merge : changes
+               @negatable
+               -v, --verbose
+               -q, --quiet
                -s X, --strategy=X
                --commit
                --abort
-               @sub bisect : read-only
+               @sub notes/remove : changes
                @negatable
+               --ignore-missing
+               --stdin
+               @sub notes/prune : changes
+               @negatable
+               -n, --dry-run
+               -v, --verbose
+               @sub bisect : read-only
                @subs-optional
+               @sub bisect/start : changes checks out commits to test
+               @negatable
+               --term-new=X, --term-bad=X
+               --term-old=X, --term-good=X
                --no-checkout
                --first-parent
+               @sub bisect/good, bisect/bad, bisect/new, bisect/old, bisect/skip, bisect/next, bisect/reset, bisect/replay : changes checks out commits to test
+               @sub bisect/terms : read-only
+               --term-good, --term-bad
+               @sub bisect/log, bisect/visualize, bisect/view, bisect/help : read-only
+               @sub bisect/run : changes checks out commits and runs a command on each
+               @posix
                @sub add : changes
                @negatable
                @use git-32
@@ -1996,7 +2187,21 @@ fn git(call: &Call<'_>, verdict: &mut Verdict) {
     alias(call, &aliases, verdict);
     let sub = call.sub(0);
     let operands = call.operand_texts();
-    let first = operands.first().copied().unwrap_or_default();
+    // The action: a sub-subcommand where the spec lists them (`stash drop`; none for `git config
+    // KEY VALUE`), else the first operand (`bundle create`); `rest` and `rest_at` follow it.
+    let has_actions = call
+        .path
+        .first()
+        .is_some_and(|level| !level.subs.is_empty());
+    let (first, rest, rest_at): (&str, &[&str], &[usize]) = if has_actions {
+        (call.sub(1), &operands, &call.operands)
+    } else {
+        (
+            operands.first().copied().unwrap_or_default(),
+            operands.get(1..).unwrap_or_default(),
+            call.operands.get(1..).unwrap_or_default(),
+        )
+    };
     let dir = work_dir(call);
     let how = format!("git {sub}");
     let not_read_only = |verdict: &mut Verdict| {
@@ -2028,7 +2233,7 @@ fn git(call: &Call<'_>, verdict: &mut Verdict) {
         "rm" if !call.has("--cached") => tree(verdict, &operands),
         // `git bundle create FILE …` writes FILE (relative to the repository's folder).
         "bundle" if first == "create" => {
-            if let Some(file) = operands.get(1) {
+            if let Some(file) = rest.first() {
                 verdict.output(&join(&dir, file), &how, false);
             }
         }
@@ -2068,14 +2273,14 @@ fn git(call: &Call<'_>, verdict: &mut Verdict) {
                 );
             }
         }
+        // The spec classes each action (drop and clear delete); these rewrite the files.
         "stash" => match first {
-            "list" | "show" => {}
             "pop" | "apply" | "branch" => tree(verdict, &[]),
             "" | "push" | "save" => {
                 tree(verdict, &[]);
                 not_read_only(verdict);
             }
-            _ => not_read_only(verdict),
+            _ => {}
         },
         "clone" => {
             let target = operands
@@ -2109,16 +2314,19 @@ fn git(call: &Call<'_>, verdict: &mut Verdict) {
             }
         }
         "worktree" if first == "add" => {
-            if let Some(path) = operands.get(1) {
+            if let Some(path) = rest.first() {
                 verdict.write(&join(&dir, path), "git worktree add", true, true);
             }
-            not_read_only(verdict);
         }
-        "worktree" if !matches!(first, "list" | "") => not_read_only(verdict),
+        "worktree" if first == "move" => {
+            if let Some(path) = rest.get(1) {
+                verdict.write(&join(&dir, path), "git worktree move", true, true);
+            }
+        }
         "submodule" => match first {
             "" | "status" | "summary" => {}
             "foreach" => {
-                let start = call.operands.get(1).copied().unwrap_or(call.args.len());
+                let start = rest_at.first().copied().unwrap_or(call.args.len());
                 let script = call.args[start.min(call.args.len())..].join(" ");
                 let any = Runs::any();
                 verdict.runs_option(&script, "git submodule foreach", &any, None);
@@ -2130,9 +2338,9 @@ fn git(call: &Call<'_>, verdict: &mut Verdict) {
             }
         },
         "bisect" => match first {
-            "log" | "visualize" | "view" | "terms" | "" => {}
+            "log" | "visualize" | "view" | "terms" | "help" | "" => {}
             "run" => {
-                if let Some(start) = call.operands.get(1) {
+                if let Some(start) = rest_at.first() {
                     verdict.args(*start, call.args.len(), "git bisect run");
                 }
                 tree(verdict, &[]);
@@ -2186,10 +2394,8 @@ fn git(call: &Call<'_>, verdict: &mut Verdict) {
                 not_read_only(verdict);
             }
         }
-        "remote" if !matches!(first, "" | "show" | "get-url") => not_read_only(verdict),
-        "notes" if !matches!(first, "" | "list" | "show") => not_read_only(verdict),
         "reflog" if !matches!(first, "" | "show" | "exists") => not_read_only(verdict),
-        "config" => config(call, &display, verdict),
+        "config" => config(call, first, rest, &display, verdict),
         _ => {}
     }
 }
@@ -2336,8 +2542,7 @@ fn alias(call: &Call<'_>, aliases: &[(String, String)], verdict: &mut Verdict) {
 
 /// `git config`: reading forms are read-only; setting a key that names a program (or an alias
 /// starting with `!`) plants a program later git commands run, which asks.
-fn config(call: &Call<'_>, display: &str, verdict: &mut Verdict) {
-    let operands = call.operand_texts();
+fn config(call: &Call<'_>, action: &str, operands: &[&str], display: &str, verdict: &mut Verdict) {
     let reads = [
         "--get",
         "--get-all",
@@ -2349,8 +2554,9 @@ fn config(call: &Call<'_>, display: &str, verdict: &mut Verdict) {
     ]
     .iter()
     .any(|option| call.has(option))
-        || matches!(operands.first().copied(), Some("get" | "list"))
-        || operands.len() == 1
+        || matches!(action, "get" | "list")
+        || action.is_empty()
+            && operands.len() == 1
             && ![
                 "--unset",
                 "--unset-all",
@@ -2366,9 +2572,8 @@ fn config(call: &Call<'_>, display: &str, verdict: &mut Verdict) {
     verdict.not_read_only(format!(
         "`{display}` is not read-only: it changes git's settings (plan mode allows only reading forms)"
     ));
-    let (key, value) = match operands.as_slice() {
-        ["set", key, value, ..] => (*key, *value),
-        [key, value, ..] if *key != "set" => (*key, *value),
+    let (key, value) = match (action, operands) {
+        ("set" | "", [key, value, ..]) => (*key, *value),
         _ => return,
     };
     let key = key.to_ascii_lowercase();

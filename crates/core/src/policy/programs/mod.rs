@@ -268,7 +268,8 @@ pub(super) fn judge_options_from(call: &Call<'_>, start: usize, verdict: &mut Ve
     options.operands.first().copied().unwrap_or(call.args.len())
 }
 
-fn apply_class(
+/// What an option's or a subcommand's class adds to the verdict.
+pub(super) fn apply_class(
     class: &Class,
     how: &str,
     value: Option<&str>,
@@ -474,6 +475,13 @@ pub fn option_class(program: &str, path: &[&str], option: &str) -> Option<(Class
     read_alone(program, path, option, |call| {
         if !call.unknown.is_empty() {
             return None;
+        }
+        // An opaque level's code reads the words with its table (`listed_options`), by spelling.
+        let level = call.level();
+        if level.opaque
+            && let Some(def) = level.options.iter().find(|def| def.has(option))
+        {
+            return Some((def.class.clone(), def.arity));
         }
         // `--no-X` of a known option only turns it off.
         Some(

@@ -168,7 +168,7 @@ pub const SPECS: &[Spec] = &[
                --disable-columns
                --full-resolver
                --group-by=X
-               --log-file=X
+               --log-file=X : writes
                --log-level=X
                --log-resolver
                --no-new-installs
@@ -602,7 +602,7 @@ pub const SPECS: &[Spec] = &[
                -u, --upgrades
                -v, --verbose
                --arch=X
-               --cachedir=X
+               --cachedir=X : writes-into
                --color=X
                --config=X
                --confirm
@@ -610,7 +610,7 @@ pub const SPECS: &[Spec] = &[
                --disable-download-timeout
                --gpgdir=X
                --hookdir=X : unprovable runs the hooks in a folder
-               --logfile=X
+               --logfile=X : writes
                --noconfirm
                --sysroot
                -w, --downloadonly
@@ -630,10 +630,10 @@ pub const SPECS: &[Spec] = &[
                --print
                --nodeps
                --cascade
-               --nosave
+               --nosave : deletes removes the packages' saved configuration files
                --recursive
                --unneeded
-               --clean
+               --clean : deletes removes packages from the cache
                --sysupgrade
                -x, --regex
                --machinereadable
@@ -970,6 +970,9 @@ fn other(call: &Call<'_>, verdict: &mut Verdict) {
         }
     }
     removes_ssh(call, verdict);
+    if call.name == "pacman" {
+        pacman_letters(call, verdict);
+    }
     let first = positional(args).first().copied().unwrap_or_default();
     let reads = match call.name {
         "rpm" => {
@@ -1002,6 +1005,33 @@ fn other(call: &Call<'_>, verdict: &mut Verdict) {
     };
     if !reads {
         not_read_only(call, verdict);
+    }
+}
+
+/// pacman's letters mean one thing per action, so the table files `-c` under `--changelog` and
+/// `-n` under `--native`; with `-S`, `-c` is `--clean` and with `-R`, `-n` is `--nosave`, which
+/// delete like their long spellings.
+fn pacman_letters(call: &Call<'_>, verdict: &mut Verdict) {
+    let clusters: Vec<&str> = call
+        .args
+        .iter()
+        .filter(|arg| arg.starts_with('-') && !arg.starts_with("--"))
+        .map(|arg| &arg[1..])
+        .collect();
+    let action = clusters
+        .iter()
+        .flat_map(|cluster| cluster.chars())
+        .find(char::is_ascii_uppercase);
+    let letters: String = clusters.concat();
+    let deletes = match action {
+        Some('S') if letters.contains('c') => Some("-c removes packages from the cache"),
+        Some('R') if letters.contains('n') => {
+            Some("-n removes the packages' saved configuration files")
+        }
+        _ => None,
+    };
+    if let Some(what) = deletes {
+        verdict.dangerous(&call.display(), &format!("pacman {what}"));
     }
 }
 

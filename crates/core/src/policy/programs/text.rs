@@ -273,11 +273,31 @@ pub const SPECS: &[Spec] = &[
         hook: Some(awk),
     },
     Spec {
-        names: &["less", "more", "most", "pager"],
+        names: &["less", "more", "pager"],
         family: "text",
         text: "@read-only
                @opaque",
         hook: Some(less),
+    },
+    Spec {
+        names: &["most"],
+        family: "text",
+        // From `most --help` and `man most`; the `+` switches are operands here, read by the hook.
+        text: "@read-only
+               @operands files
+               -1
+               -b
+               -C
+               -c
+               -d
+               -M
+               -s
+               -t[WIDTH]
+               -u
+               -v
+               -w
+               -z",
+        hook: Some(most),
     },
     Spec {
         names: &["rg"],
@@ -1417,6 +1437,34 @@ fn less(call: &Call<'_>, verdict: &mut Verdict) {
         "less" | "pager" => pager_options(call.name, &LESS_OPTIONS, call.args, verdict),
         "more" => pager_options(call.name, &MORE_OPTIONS, call.args, verdict),
         _ => {}
+    }
+}
+
+/// most's `+` switches: a line, a search, UTF-8 on, case-sensitive search and secure mode are
+/// harmless; `+d` lets the viewer delete the files it shows (`:D`), which asks like `rm`; any
+/// other `+` switch is not known.
+fn most(call: &Call<'_>, verdict: &mut Verdict) {
+    let display = call.display();
+    for word in call.operand_texts() {
+        let Some(switch) = word.strip_prefix('+') else {
+            continue;
+        };
+        let harmless = switch.starts_with('/')
+            || switch.chars().all(|c| c.is_ascii_digit())
+            || matches!(switch, "s" | "u" | "c");
+        if switch == "d" {
+            verdict.dangerous(
+                &display,
+                "most +d lets the viewer delete the files it shows",
+            );
+            verdict.not_read_only(format!(
+                "`{display}` is not read-only: most +d lets the viewer delete files (plan mode allows only reading forms)"
+            ));
+        } else if !harmless {
+            verdict.unprovable(format!(
+                "option {word} of most is not known to kaiport's rules"
+            ));
+        }
     }
 }
 
