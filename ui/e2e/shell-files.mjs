@@ -510,16 +510,16 @@ export function shellFilesTests(h) {
     await text.getByText("second line").waitFor();
     await editor.getByText("· changed").waitFor();
     await page.screenshot({ path: join(OUTPUT, "editor-after-tab-switch.png") });
+    // Done with it: discard, and close the tab Ctrl+Shift+T opened.
+    await editor.getByRole("button", { name: "Close", exact: true }).click();
+    await discard.getByRole("button", { name: "Discard" }).click();
+    await editor.waitFor({ state: "detached" });
     await page.getByRole("tab").last().click();
     await page.keyboard.press("Control+Shift+W");
     await page.getByRole("tab").nth(1).waitFor({ state: "detached" });
     await page.getByRole("tab").first().click();
-    await editor.waitFor();
 
     // Putting the pane away asks (Ctrl+Shift+E), and so does closing the tab (Ctrl+Shift+W).
-    await editor.getByRole("button", { name: "Close", exact: true }).click();
-    await discard.getByRole("button", { name: "Discard" }).click();
-    await editor.waitFor({ state: "detached" });
     await open();
     await edit();
     await page.keyboard.press("Control+Shift+E");
