@@ -1702,7 +1702,7 @@ impl Walker {
             remote: frame.remote.clone(),
             judged,
         };
-        self.apply_writes(&verdict, frame);
+        self.apply_writes(verdict, frame);
         for (folder, how) in &verdict.into_folders {
             // After a literal `cd` the folder is known and its writes were judged by path.
             if self.cwd_path().is_none() {
