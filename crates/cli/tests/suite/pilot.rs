@@ -933,7 +933,7 @@ fn the_context_budget_elides_old_results_in_a_long_session() {
                 "--mode",
                 "autopilot",
                 "--context-tokens",
-                "12000",
+                "13000",
                 "--max-output-tokens",
                 "500",
             ],
