@@ -324,56 +324,6 @@ function keyAtHome(fixture, home) {
   chmodSync(join(home, ".ssh/id_ed25519"), 0o600);
 }
 
-test("files dropped from the file manager on an SSH tab's file pane are uploaded to its folder", async () => {
-  const folder = mkdtempSync(join(tmpdir(), "kaiport-desktop-drop-"));
-  chmodSync(folder, 0o777);
-  const content = `dropped on the SSH pane ${Date.now()}\n`;
-  try {
-    await withSshd(async (fixture) => {
-      await withApp(
-        null,
-        async (driver, { env, home }) => {
-          await driver.click(
-            "//dialog[@open]//button[normalize-space()='Trust and connect']",
-            "the unknown host key question",
-          );
-          await runInTerminal(driver, `cd ${folder} && echo in-$((3*3))`, "in-9");
-          await driver.click(button("Files"), "Files");
-          const remote = "//aside[@aria-label='Files']//*[@data-storage-side='remote']";
-          await driver.find(
-            `${remote}//nav//*[@aria-current='location'][@title='${folder}']`,
-            "the pane in the folder",
-          );
-          await dropFiles(driver, env, "remote", [join(home, "dropped on ssh.txt")]);
-          await driver.find(
-            "//ul[@aria-label='Transfers']/li[.//*[normalize-space()='dropped on ssh.txt']]//*[normalize-space()='done']",
-            "the dropped file done in Transfers",
-          );
-          await until(
-            "the dropped file on the server",
-            async () =>
-              existsSync(join(folder, "dropped on ssh.txt")) &&
-              readFileSync(join(folder, "dropped on ssh.txt"), "utf8") === content,
-            10_000,
-          );
-          await driver.find(`${remote}//tr[.//*[normalize-space()='dropped on ssh.txt']]`, "the file in the pane");
-          await driver.screenshot("drop-files-ssh-pane.png");
-        },
-        {
-          args: [`ssh://${fixture.user}@127.0.0.1:${fixture.port}`],
-          prepare: (home) => {
-            keyAtHome(fixture, home);
-            // This computer's side of an SSH tab is the home folder: the file comes from there.
-            writeFileSync(join(home, "dropped on ssh.txt"), content);
-          },
-        },
-      );
-    });
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
-});
-
 test("files dropped from the file manager on a storage tab's server side are uploaded there", async () => {
   const ftp = await startFtp(15_000, freePort);
   try {
