@@ -123,7 +123,7 @@ impl EngineHarness {
         (cols, rows): (u16, u16),
     ) -> Result<EngineHarness> {
         let settings = ConnectionSettings::default();
-        let resize = Some((cols, rows));
+        let resize = Some(WhileConnecting::Resize(cols, rows));
         Self::open_inner(
             target,
             known_hosts,
@@ -136,6 +136,27 @@ impl EngineHarness {
         .await
     }
 
+    /// Like [`EngineHarness::open`], with `line` and Enter typed the moment the first prompt
+    /// shows (`$ ` or `# ` at the end of the output), before the tab counts as connected: a
+    /// user typing at once. Fails when the tab connected before that prompt showed.
+    pub async fn open_typing_at_the_first_prompt(
+        target: TabTarget,
+        known_hosts: Option<PathBuf>,
+        line: &str,
+    ) -> Result<EngineHarness> {
+        let typing = Some(WhileConnecting::TypeAtPrompt(format!("{line}\r")));
+        Self::open_inner(
+            target,
+            known_hosts,
+            ConnectionSettings::default(),
+            Mode::Autopilot,
+            None,
+            |_, _| {},
+            typing,
+        )
+        .await
+    }
+
     async fn open_inner(
         target: TabTarget,
         known_hosts: Option<PathBuf>,
@@ -143,7 +164,7 @@ impl EngineHarness {
         mode: Mode,
         secret: Option<String>,
         configure: impl FnOnce(&mut EngineConfig, &std::path::Path),
-        resize_while_connecting: Option<(u16, u16)>,
+        while_connecting: Option<WhileConnecting>,
     ) -> Result<EngineHarness> {
         let home = tempfile::tempdir()?;
         let mut config = EngineConfig::in_dir(home.path());
@@ -259,21 +280,49 @@ impl EngineHarness {
                 mode: Some(mode),
             })
             .await;
-        if let Some((cols, rows)) = resize_while_connecting {
-            engine
-                .handle(Op::Resize {
-                    tab: tab.clone(),
-                    cols,
-                    rows,
-                })
-                .await;
+        let mut type_at_prompt = None;
+        match while_connecting {
+            Some(WhileConnecting::Resize(cols, rows)) => {
+                engine
+                    .handle(Op::Resize {
+                        tab: tab.clone(),
+                        cols,
+                        rows,
+                    })
+                    .await;
+            }
+            Some(WhileConnecting::TypeAtPrompt(keys)) => type_at_prompt = Some(keys),
+            None => {}
         }
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         loop {
-            match tokio::time::timeout(Duration::from_secs(30), connected_rx.recv()).await {
+            if let Some(keys) = &type_at_prompt {
+                let shown = output_text(&events.lock().unwrap_or_else(|p| p.into_inner()));
+                if shown.ends_with("$ ") || shown.ends_with("# ") {
+                    let data = keys.clone().into_bytes();
+                    engine
+                        .handle(Op::TerminalInput {
+                            tab: tab.clone(),
+                            data,
+                        })
+                        .await;
+                    type_at_prompt = None;
+                }
+            }
+            // While keys wait for a prompt, the events are looked at every few milliseconds.
+            let wait = match type_at_prompt {
+                Some(_) => Duration::from_millis(5),
+                None => deadline.saturating_duration_since(tokio::time::Instant::now()),
+            };
+            match tokio::time::timeout(wait, connected_rx.recv()).await {
+                Ok(Some(ConnectionState::Connected)) if type_at_prompt.is_some() => {
+                    bail!("the tab connected before its first prompt showed")
+                }
                 Ok(Some(ConnectionState::Connected)) => break,
                 Ok(Some(ConnectionState::Failed { error })) => bail!("could not connect: {error}"),
                 Ok(Some(_)) => {}
                 Ok(None) => bail!("engine stopped"),
+                Err(_) if tokio::time::Instant::now() < deadline => {}
                 Err(_) => bail!("no connection after 30 s"),
             }
         }
@@ -426,8 +475,16 @@ impl EngineHarness {
         }
     }
 
-    /// Sends the user's message `text` to Pilot with `model` and waits for the turn's end.
+    /// Sends the user's message `text` to Pilot with `model` and waits for this turn's end (not
+    /// an earlier turn's, whose end is already among the events).
     pub async fn turn(&self, text: &str, model: kaiport_protocol::ModelSettings) -> Result<()> {
+        let finished = || {
+            self.events()
+                .iter()
+                .filter(|event| matches!(event, Event::TurnFinished { .. }))
+                .count()
+        };
+        let before = finished();
         self.engine
             .handle(Op::SendMessage {
                 tab: self.tab.clone(),
@@ -435,8 +492,8 @@ impl EngineHarness {
                 model: Some(model),
             })
             .await;
-        self.event("the turn's end", Duration::from_secs(120), |event| {
-            matches!(event, Event::TurnFinished { .. })
+        self.event("the turn's end", Duration::from_secs(120), |_| {
+            finished() > before
         })
         .await
         .map(|_| ())
@@ -488,12 +545,25 @@ impl EngineHarness {
 
     /// Everything the terminal printed so far, as text.
     pub fn terminal_text(&self) -> String {
-        let mut bytes = Vec::new();
-        for event in self.events() {
-            if let Event::TerminalOutput { data, .. } = event {
-                bytes.extend(data);
-            }
-        }
-        String::from_utf8_lossy(&bytes).into_owned()
+        output_text(&self.events())
     }
+}
+
+/// What the page does while the tab it asked for connects.
+enum WhileConnecting {
+    /// Fits its terminal to this size (columns, rows).
+    Resize(u16, u16),
+    /// Types these keys once the first prompt shows.
+    TypeAtPrompt(String),
+}
+
+/// The terminal output among `events`, as text.
+fn output_text(events: &[Event]) -> String {
+    let mut bytes = Vec::new();
+    for event in events {
+        if let Event::TerminalOutput { data, .. } = event {
+            bytes.extend(data);
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }

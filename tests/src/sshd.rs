@@ -588,7 +588,8 @@ pub struct SshAgent {
 }
 
 impl SshAgent {
-    /// Starts `ssh-agent -D -a <socket>` and waits for its socket.
+    /// Starts `ssh-agent -D -a <socket>` and waits until its socket takes connections (the
+    /// file exists from `bind`, a moment before the agent listens: `ssh-add` then fails).
     pub fn start() -> Result<SshAgent> {
         let dir = tempfile::Builder::new()
             .prefix("kaiport-agent-")
@@ -605,9 +606,9 @@ impl SshAgent {
             .context("starting ssh-agent (install openssh-client)")?;
         let agent = SshAgent { dir, child };
         let deadline = Instant::now() + READY_TIMEOUT;
-        while !agent.socket().exists() {
+        while std::os::unix::net::UnixStream::connect(agent.socket()).is_err() {
             if Instant::now() > deadline {
-                bail!("ssh-agent did not create {}", agent.socket().display());
+                bail!("ssh-agent did not listen on {}", agent.socket().display());
             }
             std::thread::sleep(Duration::from_millis(20));
         }

@@ -16,6 +16,15 @@ pub(crate) async fn open(sshd: &Sshd, settings: ConnectionSettings, mode: Mode) 
         .unwrap()
 }
 
+/// An autopilot tab whose connection forbids `rm`.
+async fn open_forbidding_rm(sshd: &Sshd) -> EngineHarness {
+    let settings = ConnectionSettings {
+        forbidden_commands: vec!["rm".to_owned()],
+        ..ConnectionSettings::default()
+    };
+    open(sshd, settings, Mode::Autopilot).await
+}
+
 /// The shell's own idea of its terminal size.
 async fn stty_size(tab: &EngineHarness) -> String {
     let result = tab
@@ -32,15 +41,11 @@ async fn stty_size(tab: &EngineHarness) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_shell_starts_at_the_size_given_while_connecting() {
     let sshd = Sshd::start().unwrap();
-    let (ssh, known_hosts) = ssh_target(&sshd);
-    for target in [ssh, TabTarget::Local] {
-        let tab = EngineHarness::open_resized_while_connecting(
-            target.clone(),
-            Some(known_hosts.clone()),
-            (95, 52),
-        )
-        .await
-        .unwrap();
+    for (target, known_hosts) in ssh_and_local(&sshd) {
+        let tab =
+            EngineHarness::open_resized_while_connecting(target.clone(), known_hosts, (95, 52))
+                .await
+                .unwrap();
         assert_eq!(stty_size(&tab).await, "52 95", "{target:?}");
         let resize = |cols, rows| Op::Resize {
             tab: tab.tab.clone(),
@@ -165,6 +170,15 @@ pub(crate) fn ssh_target(sshd: &Sshd) -> (TabTarget, std::path::PathBuf) {
     let known_hosts = sshd.dir().join("engine_known_hosts");
     sshd.write_known_hosts(&known_hosts).unwrap();
     (sshd.tab_target(), known_hosts)
+}
+
+/// An SSH tab's target on `sshd` and a local tab's, each with the known_hosts file to open it with.
+fn ssh_and_local(sshd: &Sshd) -> [(TabTarget, Option<std::path::PathBuf>); 2] {
+    let (ssh, known_hosts) = ssh_target(sshd);
+    [
+        (ssh, Some(known_hosts.clone())),
+        (TabTarget::Local, Some(known_hosts)),
+    ]
 }
 
 fn without_integration() -> ConnectionSettings {
@@ -495,11 +509,7 @@ async fn ask_user_waits_for_the_user_even_in_autopilot() {
 #[tokio::test(flavor = "multi_thread")]
 async fn send_input_at_a_prompt_is_judged_on_the_line_enter_runs() {
     let sshd = Sshd::start().unwrap();
-    let settings = ConnectionSettings {
-        forbidden_commands: vec!["rm".to_owned()],
-        ..ConnectionSettings::default()
-    };
-    let tab = open(&sshd, settings, Mode::Autopilot).await;
+    let tab = open_forbidding_rm(&sshd).await;
     tab.set_approvals(Approvals::Deny);
     tab.ok("run_command", json!({"command": "touch /tmp/kp_v"}))
         .await
@@ -580,6 +590,100 @@ async fn send_input_at_a_prompt_is_judged_on_the_line_enter_runs() {
             .any(|line| line["tool"] == "send_input" && line["decision"] == "deny"),
         "{audit:?}"
     );
+}
+
+/// The line send_input's Enter would run is read only once the shell has read every key before
+/// it: a shell that falls behind (a loaded machine; here stopped for a second) would otherwise
+/// show a half-edited line, which is judged and then, once the shell catches up, becomes
+/// another line when Enter runs it.
+#[tokio::test(flavor = "multi_thread")]
+async fn send_input_judges_the_line_once_a_slow_shell_has_read_the_keys() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open_forbidding_rm(&sshd).await;
+    tab.set_approvals(Approvals::Deny);
+    let file = format!("/tmp/kp_slow_{}", std::process::id());
+    tab.ok("run_command", json!({"command": format!("touch {file}")}))
+        .await
+        .unwrap();
+    let shell = tab
+        .ok("run_command", json!({"command": "echo $$"}))
+        .await
+        .unwrap();
+    let pid = shell["output"].as_str().unwrap().trim().to_owned();
+    let kill = |signal: &str, pid: &str| {
+        std::process::Command::new("kill")
+            .args([signal, pid])
+            .status()
+            .is_ok_and(|status| status.success())
+    };
+    assert!(kill("-STOP", &pid), "kill -STOP {pid}");
+    let resume = std::thread::spawn({
+        let pid = pid.clone();
+        move || {
+            std::thread::sleep(Duration::from_secs(1));
+            kill("-CONT", &pid)
+        }
+    });
+    let outcome = tab
+        .call(
+            "send_input",
+            json!({"text": format!("m {file}\u{1}r"), "key": "enter"}),
+        )
+        .await
+        .unwrap();
+    assert!(resume.join().unwrap(), "kill -CONT {pid}");
+    assert_eq!(outcome.status, ToolStatus::Denied, "{outcome:?}");
+    assert!(
+        outcome.error.as_deref().unwrap_or_default().contains("rm"),
+        "{outcome:?}"
+    );
+    let listed = tab
+        .ok("run_command", json!({"command": format!("ls {file}")}))
+        .await
+        .unwrap();
+    assert_eq!(listed["output"], file.as_str(), "{listed}");
+    // What Pilot typed to find the line out is gone again: the prompt is empty.
+    let screen = tab.ok("read_screen", json!({})).await.unwrap();
+    let last = screen["screen"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap_or_default();
+    assert!(last.trim_end().ends_with('$'), "{screen}");
+    // The tab forbids rm; the server is this machine.
+    std::fs::remove_file(&file).unwrap();
+}
+
+/// After a refused send_input Pilot's Ctrl-C takes the line back; a shell slow to draw its next
+/// prompt (here PROMPT_COMMAND sleeps a second) must not lend that interrupted line's end
+/// (status 130) to the next run_command, which gets its own output and status.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_taken_back_line_does_not_end_the_next_command() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open_forbidding_rm(&sshd).await;
+    tab.set_approvals(Approvals::Approve);
+    tab.ok(
+        "run_command",
+        json!({"command": "PROMPT_COMMAND=$'__s=$?; sleep 1; (exit $__s)\\n'\"$PROMPT_COMMAND\""}),
+    )
+    .await
+    .unwrap();
+    tab.set_approvals(Approvals::Deny);
+    let outcome = tab
+        .call(
+            "send_input",
+            json!({"text": "rm /tmp/kp_nothing", "key": "enter"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, ToolStatus::Denied, "{outcome:?}");
+    let result = tab
+        .ok("run_command", json!({"command": "echo kp-own; false"}))
+        .await
+        .unwrap();
+    assert_eq!(result["output"], "kp-own", "{result}");
+    assert_eq!(result["exit_code"], 1, "{result}");
 }
 
 /// Closing a tab observes the shell's end instead of waiting out the close
@@ -862,5 +966,37 @@ async fn read_screen_since_command_reads_the_running_commands_output() {
             let output = ended["command"]["output"].as_str().unwrap();
             assert!(output.trim_end().ends_with("got-yes-42"), "{output}");
         }
+    }
+}
+
+/// A user who types the moment the first prompt shows (before the tab counts as connected,
+/// while the shell integration goes in) has their keys taken and sees the command's output;
+/// the integration still goes in. SSH and local tabs.
+#[tokio::test(flavor = "multi_thread")]
+async fn keys_typed_at_the_first_prompt_reach_the_shell() {
+    let sshd = Sshd::start().unwrap();
+    for (target, known_hosts) in ssh_and_local(&sshd) {
+        let tab = EngineHarness::open_typing_at_the_first_prompt(
+            target.clone(),
+            known_hosts,
+            "echo early-$((6*7))",
+        )
+        .await
+        .unwrap();
+        tab.output_shows("early-42\r\n", Duration::from_secs(10))
+            .await
+            .unwrap();
+        let result = tab
+            .ok("run_command", json!({"command": "echo after"}))
+            .await
+            .unwrap();
+        assert_eq!(result["output"], "after", "{target:?}");
+        assert_eq!(result["detection"], "shell_integration", "{target:?}");
+        assert_eq!(
+            tab.terminal_text().matches("early-42\r\n").count(),
+            1,
+            "{target:?}: {}",
+            tab.terminal_text()
+        );
     }
 }

@@ -121,15 +121,10 @@ async fn ssh_tab_file_pane_lists_and_follows_the_shell() {
     reported(&tab, "/").await;
 }
 
-/// The pane's transfers with this computer: the user's own upload and download move a file to
-/// the server and back byte for byte, between the tab's server and this computer's folder for
-/// it (the documents folder here, else the home folder); Pilot's calls are refused both the
-/// transfer tools and this computer's side in an SSH tab.
-#[tokio::test(flavor = "multi_thread")]
-async fn ssh_tab_file_pane_uploads_and_downloads_with_this_computer() {
-    use kaiport_core::agent::PilotHost;
-    let sshd = Sshd::start().unwrap();
-    let known_hosts = sshd.dir().join("pane_transfer_known_hosts");
+/// An SSH tab (ask mode) whose "this computer" folder is a fresh one (returned); `name` keeps
+/// its known_hosts file apart.
+async fn open_with_this_computer(sshd: &Sshd, name: &str) -> (EngineHarness, std::path::PathBuf) {
+    let known_hosts = sshd.dir().join(format!("{name}_known_hosts"));
     sshd.write_known_hosts(&known_hosts).unwrap();
     let mut local = None;
     let tab = EngineHarness::open_configured(
@@ -140,14 +135,26 @@ async fn ssh_tab_file_pane_uploads_and_downloads_with_this_computer() {
         None,
         |config, home| {
             let folder = home.join("this-computer");
-            std::fs::create_dir_all(folder.join("back")).unwrap();
+            std::fs::create_dir_all(&folder).unwrap();
             local = Some(folder.clone());
             config.documents_dir = Some(folder);
         },
     )
     .await
     .unwrap();
-    let local = local.unwrap();
+    (tab, local.unwrap())
+}
+
+/// The pane's transfers with this computer: the user's own upload and download move a file to
+/// the server and back byte for byte, between the tab's server and this computer's folder for
+/// it (the documents folder here, else the home folder); Pilot's calls are refused both the
+/// transfer tools and this computer's side in an SSH tab.
+#[tokio::test(flavor = "multi_thread")]
+async fn ssh_tab_file_pane_uploads_and_downloads_with_this_computer() {
+    use kaiport_core::agent::PilotHost;
+    let sshd = Sshd::start().unwrap();
+    let (tab, local) = open_with_this_computer(&sshd, "pane_transfer").await;
+    std::fs::create_dir_all(local.join("back")).unwrap();
     let content: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(local.join("up.bin"), &content).unwrap();
     let remote = sshd.writable_folder().unwrap();
@@ -214,4 +221,128 @@ async fn ssh_tab_file_pane_uploads_and_downloads_with_this_computer() {
     )
     .await;
     assert_refused(&refused, "only in storage tabs");
+}
+
+/// A folder of 2,100 files: the pane's own listing (the user's call) gives every entry, in name
+/// order, and none left out; Pilot's list_dir of the same folder gives the first 500 and says
+/// how many more there are, in the result the model reads too.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_pane_lists_a_big_folder_whole_and_pilot_500() {
+    use kaiport_tests::model_server::ModelServer;
+    use std::os::unix::fs::PermissionsExt;
+
+    const FILES: usize = 2_100;
+    let sshd = Sshd::start().unwrap();
+    let folder = tempfile::Builder::new()
+        .prefix("kp-pane-big-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let expected: Vec<String> = (0..FILES).map(|index| format!("f{index:04}.txt")).collect();
+    // Made in reverse: the order listed is the engine's, not the disk's.
+    for name in expected.iter().rev() {
+        std::fs::File::create(folder.path().join(name)).unwrap();
+    }
+    let path = folder.path().display().to_string();
+    let tab = EngineHarness::open_sshd(&sshd, ConnectionSettings::default(), Mode::Ask)
+        .await
+        .unwrap();
+
+    let outcome = user_call(&tab, 1, "list_dir", json!({ "path": path })).await;
+    assert_eq!(outcome.status, ToolStatus::Ok, "{:?}", outcome.error);
+    let result: ListDirResult = serde_json::from_value(outcome.result.unwrap()).unwrap();
+    let listed: Vec<String> = result.entries.into_iter().map(|entry| entry.name).collect();
+    assert_eq!((listed, result.omitted), (expected.clone(), 0));
+
+    // Pilot's own call, scripted.
+    let model = ModelServer::from_json(json!({ "steps": [
+        {"respond": {"tool_calls": [{"name": "list_dir", "arguments": {"path": path}}]}},
+        {"respond": {"text": "Listed."}},
+    ]}))
+    .unwrap();
+    tab.turn("what is in the folder?", model.openai_settings())
+        .await
+        .unwrap();
+    assert!(model.failures().is_empty(), "{:?}", model.failures());
+    let pilots = tab
+        .events()
+        .into_iter()
+        .find_map(|event| match event {
+            Event::ToolFinished { call, outcome, .. } if !call.starts_with("user-") => {
+                Some(outcome)
+            }
+            _ => None,
+        })
+        .expect("Pilot's list_dir finished");
+    assert_eq!(pilots.status, ToolStatus::Ok, "{:?}", pilots.error);
+    let result: ListDirResult = serde_json::from_value(pilots.result.unwrap()).unwrap();
+    let listed: Vec<String> = result.entries.into_iter().map(|entry| entry.name).collect();
+    assert_eq!(
+        (listed, result.omitted),
+        (expected[..500].to_vec(), (FILES - 500) as u64)
+    );
+    let told = model.requests().last().unwrap().tool_results();
+    assert!(
+        told.iter()
+            .any(|text| text.contains(": 500 entries,") && text.contains("; 1600 more not shown")),
+        "{told:?}"
+    );
+}
+
+/// The user's upload over an existing server file keeps the old one first, as write_file does:
+/// the card, the result and the audit line name the backup, and undo puts the old bytes and
+/// mode back.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upload_over_a_server_file_keeps_the_old_one_first() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let sshd = Sshd::start().unwrap();
+    let (tab, local) = open_with_this_computer(&sshd, "pane_backup").await;
+    let new: Vec<u8> = (0..300_000u32).map(|i| (i * 13 % 253) as u8).collect();
+    std::fs::write(local.join("app.bin"), &new).unwrap();
+    let remote = sshd.writable_folder().unwrap();
+    let target = remote.path().join("app.bin");
+    let old: Vec<u8> = (0..70_000u32).map(|i| (i * 3 % 241) as u8).collect();
+    std::fs::write(&target, &old).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let (uid, gid) = super::files::uid_gid(sshd.user());
+    std::os::unix::fs::chown(&target, Some(uid), Some(gid)).unwrap();
+
+    let outcome = user_call(
+        &tab,
+        1,
+        "upload",
+        json!({
+            "local_path": local.join("app.bin").display().to_string(),
+            "remote_dir": remote.path().display().to_string(),
+        }),
+    )
+    .await;
+    assert_eq!(outcome.status, ToolStatus::Ok, "{:?}", outcome.error);
+    assert_eq!(std::fs::read(&target).unwrap(), new);
+    let result = outcome.result.unwrap();
+    let (id, backup) = super::undo::backup_holding(&result, &old);
+    let backup = backup.display().to_string();
+    let card = tab.events().into_iter().any(|event| match event {
+        Event::ApprovalRequested {
+            preview: Some(ApprovalPreview::Operations { lines }),
+            ..
+        } => lines.iter().any(|line| {
+            line.contains("REPLACING") && line.contains(&format!("backup: {backup} (change {id})"))
+        }),
+        _ => false,
+    });
+    assert!(card, "the card names the backup");
+    let audit = tab.audit().unwrap();
+    let line = audit.iter().find(|line| line["tool"] == "upload").unwrap();
+    assert_eq!(line["result"]["change"]["change_id"], id.as_str(), "{line}");
+    assert_eq!(line["result"]["change"]["backup"], backup.as_str());
+
+    let outcome = user_call(&tab, 2, "undo_change", json!({ "change_id": id })).await;
+    assert_eq!(outcome.status, ToolStatus::Ok, "{:?}", outcome.error);
+    assert_eq!(std::fs::read(&target).unwrap(), old);
+    let meta = std::fs::metadata(&target).unwrap();
+    assert_eq!(
+        (meta.uid(), meta.gid(), meta.mode() & 0o7777),
+        (uid, gid, 0o640)
+    );
 }

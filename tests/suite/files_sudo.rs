@@ -310,3 +310,67 @@ async fn sftp_and_sudo_writes_keep_owner_group_and_mode() {
     assert_eq!(owner_group_mode(&target), (0, gid, 0o664));
     password_nowhere(&tab);
 }
+
+/// The file pane's "Open as root" on a file inside a folder the login cannot even enter (0700
+/// root) : read, saved (write_file), backed up to root's area, undone and redone, all through
+/// sudo, with owner, group and mode kept and nothing left beside the file.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_in_a_folder_only_root_may_enter_is_saved_backed_up_and_undone() {
+    let sshd = start_server();
+    let tab = open(&sshd, Mode::Autopilot, Some(TEST_PASSWORD)).await;
+    let (uid, _) = super::files::uid_gid(sshd.user());
+    let parent = tempfile::tempdir_in("/tmp").unwrap();
+    std::fs::set_permissions(parent.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let vault = parent.path().join("root-only");
+    std::fs::create_dir(&vault).unwrap();
+    std::fs::set_permissions(&vault, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let target = vault.join("app 'x'.conf");
+    let first = b"token = old\n\xc3\xa9\n";
+    std::fs::write(&target, first).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let path = target.display().to_string();
+
+    let read = tab
+        .ok("read_file", json!({"path": path, "sudo": true}))
+        .await
+        .unwrap();
+    assert_eq!(read["content"], "token = old\né\n");
+    let saved = tab
+        .ok(
+            "write_file",
+            json!({"path": path, "sudo": true, "content": "token = new\n"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(&target).unwrap(), b"token = new\n");
+    assert_eq!(owner_group_mode(&target), (0, 0, 0o600));
+    let (id, backup) = super::undo::backup_holding(&saved, first);
+    assert!(
+        backup.starts_with(format!("/var/backups/kaiport/uid-{uid}/")),
+        "{}",
+        backup.display()
+    );
+    assert_eq!(owner_group_mode(&backup), (0, 0, 0o600));
+    let listed = tab.ok("list_changes", json!({})).await.unwrap();
+    assert_eq!(listed["changes"][0]["id"], id.as_str());
+    assert_eq!(listed["changes"][0]["sudo"], true);
+    assert_eq!(listed["changes"][0]["undoable"], true, "{listed}");
+
+    // Mode changed meanwhile: the undo puts bytes and mode back, through sudo.
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let undone = super::undo::undo(&tab, &id).await;
+    assert_eq!(undone["restored"], true);
+    assert_eq!(std::fs::read(&target).unwrap(), first);
+    assert_eq!(owner_group_mode(&target), (0, 0, 0o600));
+    // The undo kept what it replaced: undoing it is a redo.
+    let (undo_id, _) = super::undo::backup_holding(&undone, b"token = new\n");
+    super::undo::undo(&tab, &undo_id).await;
+    assert_eq!(std::fs::read(&target).unwrap(), b"token = new\n");
+    assert_eq!(owner_group_mode(&target), (0, 0, 0o640));
+    assert_eq!(
+        std::fs::read_dir(&vault).unwrap().count(),
+        1,
+        "no temp file beside the target"
+    );
+    password_nowhere(&tab);
+}

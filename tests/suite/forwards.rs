@@ -107,6 +107,8 @@ async fn a_local_forward_reaches_a_server_behind_the_ssh_server() {
             address: format!("127.0.0.1:{port}")
         }
     );
+    // The user's own: no Pilot call named.
+    assert_eq!(report.pilot_call, None);
     let answer = fetch(port).await;
     assert!(answer.ends_with("hello through -L"), "{answer}");
     let done = forward_state(&tab, "the traffic", 0, |f| {
@@ -373,22 +375,7 @@ mod pilot {
             .collect();
         steps.push(json!({"respond": {"text": "Done."}}));
         let model = ModelServer::from_json(json!({ "steps": steps })).unwrap();
-        // A turn of its own: the tab may have finished turns before this one.
-        let finished = || {
-            tab.events()
-                .iter()
-                .filter(|event| matches!(event, Event::TurnFinished { .. }))
-                .count()
-        };
-        let before = finished();
-        tab.engine
-            .handle(Op::SendMessage {
-                tab: tab.tab.clone(),
-                text: "forward the web server to me".to_owned(),
-                model: Some(model.openai_settings()),
-            })
-            .await;
-        tab.event("the turn's end", QUICK, |_| finished() > before)
+        tab.turn("forward the web server to me", model.openai_settings())
             .await
             .unwrap();
         assert!(model.failures().is_empty(), "{:?}", model.failures());
@@ -491,6 +478,12 @@ mod pilot {
         assert!(
             id.starts_with(call["call"].as_str().unwrap()) && !id.starts_with("user-"),
             "{id}"
+        );
+        // Its reports name that call, for the Forwards list's "Pilot" marker.
+        assert_eq!(
+            report.pilot_call.as_deref(),
+            call["call"].as_str(),
+            "{report:?}"
         );
     }
 

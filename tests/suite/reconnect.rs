@@ -428,8 +428,10 @@ async fn exit_ends_the_session(tab: &EngineHarness) {
 }
 
 /// Without tmux, a kept session runs in GNU screen: a command started before the drop prints
-/// `done` into the same tab after the reconnect, and Pilot's commands run there before and
-/// after. (Its own login user: it never shares a session with the tmux tests.)
+/// `done` into the same tab after the reconnect, and the shell integration works there before
+/// and after (marks and OSC 7 passed through screen's DCS), its end, exit status and folder
+/// told. A dead screen of the same name (screen killed, its socket left behind) is not taken
+/// for the kept shell. (Its own login user: it never shares a session with the tmux tests.)
 #[tokio::test(flavor = "multi_thread")]
 async fn without_tmux_a_kept_session_runs_in_screen_through_a_drop() {
     let sshd = Sshd::start_with(SshdConfig {
@@ -437,15 +439,81 @@ async fn without_tmux_a_kept_session_runs_in_screen_through_a_drop() {
         ..SshdConfig::default()
     })
     .unwrap();
+    leave_a_dead_screen(&sshd, "kaiport-t1");
     let tab = open_kept(&sshd).await;
-    // The integration's marks do not come through screen (yet): commands there end by the
-    // prompt heuristic.
     let probe = "command -v tmux || echo no-tmux; echo in-${STY:+screen}";
-    ran(&tab, probe, "no-tmux\nin-screen").await;
+    integrated(&tab, probe, "no-tmux\nin-screen").await;
+    exits_with(&tab, "sh -c 'exit 3'", 3).await;
+    reports_folder(&tab, "/tmp").await;
+    let parent = sshd.writable_folder().unwrap();
+    reports_a_long_folder(&tab, parent.path()).await;
     goes_on_through_a_drop(&tab, 3, "done", || sshd.drop_connections()).await;
+    // Attached again: the same shell's marks, carrying the secret it was given.
     let again = "echo again-$((6 * 7))-${STY:+screen}";
-    ran(&tab, again, "again-42-screen").await;
+    integrated(&tab, again, "again-42-screen").await;
+    exits_with(&tab, "false", 1).await;
+    reports_folder(&tab, "/var/tmp").await;
     exit_ends_the_session(&tab).await;
+}
+
+/// Leaves a screen session named `name` of `sshd`'s user dead, as after a crash: its screen
+/// killed before its window (whose end would end it cleanly), its socket listed as
+/// `(Dead ???)` once the process is gone. Each step waits for what it needs (a loaded machine
+/// lists a new session as attached until screen has detached it, and forks its window late).
+fn leave_a_dead_screen(sshd: &Sshd, name: &str) {
+    let script = format!(
+        "screen -dmS {name} sleep 60 || exit 1; \
+         for _ in $(seq 200); do \
+         pid=$(screen -ls | sed -n \"s/^[[:space:]]*\\([0-9]*\\)[.]{name}[[:space:]].*Detached.*/\\1/p\"); \
+         [ -n \"$pid\" ] && child=$(pgrep -P \"$pid\") && break; sleep 0.05; done; \
+         [ -n \"$pid\" ] && [ -n \"$child\" ] || {{ echo \"no detached {name} with a window\"; screen -ls; exit 1; }}; \
+         kill -9 \"$pid\"; kill -9 $child; \
+         for _ in $(seq 200); do \
+         screen -ls | grep -q \"^[[:space:]]*$pid[.]{name}[[:space:]].*Dead\" && exit 0; \
+         sleep 0.05; done; screen -ls; exit 1"
+    );
+    let status = kaiport_tests::command_as(sshd.user(), "sh")
+        .unwrap()
+        .args(["-c", &script])
+        .status()
+        .unwrap();
+    assert!(status.success(), "no dead screen {name} was left");
+}
+
+/// Runs `command` as Pilot does: its end told by the shell integration, with `code`.
+async fn exits_with(tab: &EngineHarness, command: &str, code: i64) {
+    let result = tab
+        .ok("run_command", json!({ "command": command }))
+        .await
+        .unwrap();
+    assert_eq!(result["detection"], "shell_integration", "{result}");
+    assert_eq!(result["exit_code"], code, "{result}");
+}
+
+/// `cd folder` in the shell: the folder it reports is taken as the tab's.
+async fn reports_folder(tab: &EngineHarness, folder: &str) {
+    integrated(tab, &format!("cd {folder} && pwd"), folder).await;
+    let cwd = |event: &Event| matches!(event, Event::TerminalCwd { cwd, .. } if cwd == folder);
+    tab.event(&format!("a TerminalCwd for {folder}"), WAIT, cwd)
+        .await
+        .unwrap();
+}
+
+/// A folder whose URL is longer than screen passes on in one piece (2 KiB, with characters to
+/// encode) is told all the same, and the mark before it still ends the command.
+async fn reports_a_long_folder(tab: &EngineHarness, parent: &std::path::Path) {
+    let mut folder = parent.to_path_buf();
+    for i in 0..16 {
+        folder.push(format!("{i}-folder-é-{}", "x".repeat(150)));
+    }
+    std::fs::create_dir_all(&folder).unwrap();
+    let folder = folder.to_str().unwrap().to_owned();
+    exits_with(tab, &format!("cd '{folder}'"), 0).await;
+    let cwd = |event: &Event| matches!(event, Event::TerminalCwd { cwd, .. } if *cwd == folder);
+    tab.event("a TerminalCwd for the long folder", WAIT, cwd)
+        .await
+        .unwrap();
+    exits_with(tab, "cd /tmp", 0).await;
 }
 
 /// With neither tmux nor screen, the tab says its shell cannot be kept and why, and the shell

@@ -278,6 +278,59 @@ async fn ssh_agent() {
     drop(agent);
 }
 
+/// An agent that takes the connection and never answers (a locked password manager) is
+/// skipped after the agent's time limit: the key file logs in, and without one the error names
+/// the agent that did not answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_agent_is_skipped() {
+    let sshd = Sshd::start().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("silent.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    // Accepts and holds every connection, answering nothing, until the test ends.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            match stream {
+                Ok(stream) => held.push(stream),
+                Err(_) => break,
+            }
+        }
+    });
+    let interaction = Arc::new(ScriptedInteraction::refusing());
+    let mut options = sshd.options().unwrap();
+    options.use_agent = true;
+    options.agent = Some(kaiport_core::ssh::agent::AgentSource::Socket(
+        socket.clone(),
+    ));
+
+    let session = tokio::time::timeout(
+        QUICK,
+        SshSession::connect(&sshd.target(), &options, interaction.clone()),
+    )
+    .await
+    .expect("the silent agent held up the login")
+    .unwrap_or_else(|e| panic!("{e}\nsshd log:\n{}", sshd.log()));
+    assert_eq!(whoami(&session).await, sshd.user());
+    session.disconnect().await;
+
+    let failed = tokio::time::timeout(
+        QUICK,
+        SshSession::connect(&sshd.target_without_keys(), &options, interaction),
+    )
+    .await
+    .expect("the silent agent held up the login");
+    match failed {
+        Err(error @ SshError::AuthFailed { .. }) => {
+            let message = error.to_string();
+            assert!(message.contains("did not answer"), "{message}");
+            assert!(message.contains("silent.sock"), "{message}");
+        }
+        Err(other) => panic!("not an authentication failure: {other}"),
+        Ok(_) => panic!("logged in with no key and a silent agent"),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_host_key_accepted_is_recorded() {
     let sshd = Sshd::start().unwrap();

@@ -342,8 +342,8 @@ async fn sftp_writes_keep_owner_or_write_nothing() {
     assert_eq!(listed["changes"], json!([]));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn storage_delete_and_rename_over_are_backed_up_and_undone() {
+/// An SFTP storage tab in autopilot, its local side an empty folder (kept while it lives).
+async fn sftp_storage() -> (StorageServer, tempfile::TempDir, EngineHarness) {
     let server = StorageServer::start(StorageKind::Sftp).unwrap();
     let local = tempfile::tempdir().unwrap();
     let tab = EngineHarness::open_storage(
@@ -355,17 +355,25 @@ async fn storage_delete_and_rename_over_are_backed_up_and_undone() {
     )
     .await
     .unwrap();
+    (server, local, tab)
+}
+
+/// A file `name` of `content` and `mode` in the served folder `data`, owned as `data` is.
+fn served_file(data: &Path, name: &str, content: &str, mode: u32) -> PathBuf {
+    let path = data.join(name);
+    std::fs::write(&path, content).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    let owner = std::fs::metadata(data).unwrap();
+    std::os::unix::fs::chown(&path, Some(owner.uid()), Some(owner.gid())).unwrap();
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn storage_delete_and_rename_over_are_backed_up_and_undone() {
+    let (server, _local, tab) = sftp_storage().await;
     let data = server.data_dir();
-    let write = |name: &str, content: &str| {
-        let path = data.join(name);
-        std::fs::write(&path, content).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-        let owner = std::fs::metadata(&data).unwrap();
-        std::os::unix::fs::chown(&path, Some(owner.uid()), Some(owner.gid())).unwrap();
-        path
-    };
-    let kept = write("kept.txt", "keep me\n");
-    let incoming = write("incoming.txt", "newer\n");
+    let kept = served_file(&data, "kept.txt", "keep me\n", 0o640);
+    let incoming = served_file(&data, "incoming.txt", "newer\n", 0o640);
     let renamed = tab
         .ok(
             "rename",
@@ -402,6 +410,27 @@ async fn storage_delete_and_rename_over_are_backed_up_and_undone() {
     // Undo the rename over it: the replaced content is back.
     undo(&tab, &rename_id).await;
     assert_eq!(std::fs::read_to_string(&kept).unwrap(), "keep me\n");
+}
+
+/// A file its owner may not read (mode 000) is deleted: its hard-linked backup keeps that mode,
+/// and undo still gives the file back, bytes and mode, and the backup its mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_file_deleted_is_undone() {
+    let (server, _local, tab) = sftp_storage().await;
+    let data = server.data_dir();
+    let path = served_file(&data, "sealed.key", "sealed\n", 0o000);
+    let owner = std::fs::metadata(&data).unwrap();
+
+    let deleted = tab
+        .ok("delete", json!({"path": "/sealed.key"}))
+        .await
+        .unwrap();
+    assert!(!path.exists());
+    let (id, backup) = backup_holding(&deleted, b"sealed\n");
+    undo(&tab, &id).await;
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "sealed\n");
+    assert_eq!(owner_group_mode(&path), (owner.uid(), owner.gid(), 0o000));
+    assert_eq!(std::fs::metadata(&backup).unwrap().mode() & 0o7777, 0o000);
 }
 
 /// The approval lines of the cards shown so far.
@@ -552,5 +581,146 @@ async fn s3_without_versioning_says_no_backup_as_before() {
     assert!(
         !lines.iter().any(|line| line.contains(claimed)),
         "{lines:?}"
+    );
+}
+
+/// One entry of a folder as the test sees it: path below the folder, what it is ("dir",
+/// "file", "link"), mode (links: 0), owner, group, and the bytes (a link: its target).
+type Entry = (String, &'static str, u32, u32, u32, Vec<u8>);
+
+/// Everything under `root` (itself as `""`), sorted by path.
+fn snapshot(root: &Path) -> Vec<Entry> {
+    fn walk(root: &Path, at: &Path, into: &mut Vec<Entry>) {
+        let meta = std::fs::symlink_metadata(at).unwrap();
+        let below = at.strip_prefix(root).unwrap().display().to_string();
+        let (kind, mode, bytes) = if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(at).unwrap();
+            ("link", 0, target.display().to_string().into_bytes())
+        } else if meta.is_dir() {
+            ("dir", meta.mode() & 0o7777, Vec::new())
+        } else {
+            ("file", meta.mode() & 0o7777, std::fs::read(at).unwrap())
+        };
+        into.push((below, kind, mode, meta.uid(), meta.gid(), bytes));
+        if meta.is_dir() {
+            for entry in std::fs::read_dir(at).unwrap() {
+                walk(root, &entry.unwrap().path(), into);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(root, root, &mut found);
+    found.sort();
+    found
+}
+
+/// A recursive delete keeps the whole folder first (files with their bytes and modes, empty
+/// folders, links as links); undo puts it back as it was, the undo of that deletes it again
+/// (kept first too), and undoing that brings it back once more. The card, the result, the
+/// audit line and list_changes name the backup. A folder over the area's limit is deleted
+/// with "no backup: folder too large (…)" said on the card and in the result.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deleted_folder_is_kept_whole_and_undone() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, allowed()).await;
+    let (dir, _) = user_file(&sshd, b"unused\n");
+    let (uid, gid) = uid_gid(sshd.user());
+    let site = dir.path().join("site 'x'");
+    std::fs::create_dir_all(site.join("sub/deeper")).unwrap();
+    std::fs::create_dir(site.join("empty")).unwrap();
+    std::fs::write(site.join("index.html"), "<h1>hi</h1>\n").unwrap();
+    let binary: Vec<u8> = (0..150_000u32).map(|i| (i * 31 % 256) as u8).collect();
+    std::fs::write(site.join("sub/data.bin"), &binary).unwrap();
+    std::fs::write(site.join("sub/deeper/run.sh"), "#!/bin/sh\necho ok\n").unwrap();
+    std::os::unix::fs::symlink("../index.html", site.join("sub/home")).unwrap();
+    for (path, mode) in [
+        ("", 0o750),
+        ("index.html", 0o644),
+        ("sub", 0o700),
+        ("sub/data.bin", 0o600),
+        ("sub/deeper", 0o755),
+        ("sub/deeper/run.sh", 0o754),
+        ("empty", 0o711),
+    ] {
+        let at = site.join(path);
+        std::fs::set_permissions(&at, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let chown = std::process::Command::new("chown")
+        .args(["-hR", &format!("{uid}:{gid}")])
+        .arg(&site)
+        .status()
+        .unwrap();
+    assert!(chown.success());
+    let before = snapshot(&site);
+    assert_eq!(before.len(), 8, "{before:?}");
+
+    let deleted = tab
+        .ok("delete", json!({"path": s(&site), "recursive": true}))
+        .await
+        .unwrap();
+    assert!(!site.exists());
+    let id = deleted["change"]["change_id"].as_str().unwrap().to_owned();
+    let backup = deleted["change"]["backup"].as_str().unwrap().to_owned();
+    assert!(Path::new(&backup).starts_with(area(&sshd)), "{deleted}");
+    assert!(
+        card_lines(&tab)
+            .iter()
+            .any(|line| line.contains("delete folder")
+                && line.contains(&format!("backup: {backup}"))),
+        "{:?}",
+        card_lines(&tab)
+    );
+    assert!(
+        audit_lines(&tab, "delete")
+            .iter()
+            .any(|line| line.contains(&id) && line.contains(&backup))
+    );
+    let listed = tab.ok("list_changes", json!({})).await.unwrap();
+    let newest = &listed["changes"][0];
+    assert_eq!(
+        (&newest["id"], &newest["folder"], &newest["undoable"]),
+        (&json!(id), &json!(true), &json!(true)),
+        "{listed}"
+    );
+
+    let undone = undo(&tab, &id).await;
+    assert_eq!(undone["restored"], true);
+    assert_eq!(snapshot(&site), before);
+    // The undo is a change too: undoing it deletes the folder again, kept first.
+    let undo_id = undone["change"]["change_id"].as_str().unwrap().to_owned();
+    let again = undo(&tab, &undo_id).await;
+    assert!(!site.exists());
+    let redo_id = again["change"]["change_id"].as_str().unwrap().to_owned();
+    assert!(again["change"]["backup"].is_string(), "{again}");
+    undo(&tab, &redo_id).await;
+    assert_eq!(snapshot(&site), before);
+
+    // Over the area's limit: deleted without a backup, and said so first.
+    let small = open(
+        &sshd,
+        ConnectionSettings {
+            backup_total_kb: 64,
+            ..allowed()
+        },
+    )
+    .await;
+    let result = small
+        .ok("delete", json!({"path": s(&site), "recursive": true}))
+        .await
+        .unwrap();
+    assert!(!site.exists());
+    let note = result["change"]["note"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        note.starts_with("no backup: folder too large (") && note.contains("limit 64"),
+        "{result}"
+    );
+    assert_eq!(result["change"]["backup"], Value::Null);
+    assert!(
+        card_lines(&small).iter().any(|line| line.contains(&note)),
+        "{:?}",
+        card_lines(&small)
     );
 }

@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
+import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { freePort, ownSshd as startOwnSshd, removeHome } from "./wait.mjs";
 
@@ -463,6 +464,49 @@ export function register({
         await new Promise((r) => serve.child.once("exit", r));
       }
       agent.child.kill("SIGTERM");
+      await removeHome(own);
+    }
+  });
+
+  test("an agent that never answers holds up neither Connect nor the login: the key file is checked, then logs in", async ({
+    page,
+    sshd,
+  }) => {
+    // An agent socket that takes connections and says nothing (a locked password manager): the
+    // form's list of the agents' keys waits for it (5 s at most) while Connect checks the key
+    // file, which is answered first.
+    const own = mkdtempSync(join(tmpdir(), "kaiport-e2e-silent-agent-"));
+    const socket = join(own, "agent.sock");
+    const held = [];
+    const silent = createNetServer((connection) => held.push(connection));
+    await new Promise((resolvePromise) => silent.listen(socket, resolvePromise));
+    let serve = null;
+    try {
+      serve = await startWithFirstLine(KAIPORT, ["serve", "--known-hosts", join(own, "known_hosts")], {
+        env: { ...process.env, SSH_AUTH_SOCK: socket, KAIPORT_HOME: own, HOME: own, SHELL: "/bin/bash" },
+        cwd: own,
+      });
+      await page.goto(serve.line.trim());
+      const form = await fillNewConnection(page, {
+        host: "127.0.0.1",
+        port: sshd.port,
+        user: sshd.user,
+        key: sshd.key,
+      });
+      await until("the agent to be asked", () => held.length > 0);
+      await form.getByRole("button", { name: "Connect" }).click();
+      await page
+        .getByRole("dialog", { name: "Unknown host key" })
+        .getByRole("button", { name: "Trust and connect" })
+        .click();
+      await runInTerminal(page, "echo past-the-agent-$((6*7))", "past-the-agent-42");
+    } finally {
+      serve?.child.kill("SIGINT");
+      if (serve !== null && serve.child.exitCode === null) {
+        await new Promise((r) => serve.child.once("exit", r));
+      }
+      for (const connection of held) connection.destroy();
+      await new Promise((r) => silent.close(r));
       await removeHome(own);
     }
   });

@@ -2,13 +2,13 @@
 // helpers of the window's tests (desktop.mjs) and benchmarks (desktop-bench.mjs). Every process
 // started here is stopped by its PID.
 
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { freePort, removeHome, until as waitUntil } from "./wait.mjs";
+import { freePort, outputTail, removeHome, until as waitUntil } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(here, "../..");
@@ -30,12 +30,35 @@ export function until(what, check, timeout = TIMEOUT) {
   return waitUntil(what, check, timeout, { retryErrors: true });
 }
 
+/** A process every test stops by its PID; `output()` is the end of what it (and what it
+ * started with its stdout and stderr: the app under tauri-driver) printed. */
 export function started(command, args, options) {
   const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], ...options });
-  let output = "";
-  child.stdout.on("data", (chunk) => (output += chunk));
-  child.stderr.on("data", (chunk) => (output += chunk));
-  return { child, output: () => output };
+  const output = outputTail({
+    loud: 16 * 1024 * 1024,
+    // Something printing without end (a loop that logs): named here with what it printed and
+    // what runs, since the test may pass and no error message would show it.
+    onLoud: (bytes) =>
+      console.log(
+        `desktop harness: ${command} ${args.join(" ")} (pid ${child.pid}) printed over ${bytes >> 20} MB; ` +
+          `its last lines:\n${output.text().slice(-4000)}\n${processes()}`,
+      ),
+  });
+  child.stdout.on("data", (chunk) => output.add(chunk));
+  child.stderr.on("data", (chunk) => output.add(chunk));
+  return { child, output: output.text };
+}
+
+/** What runs now, with its CPU use: who prints without end shows near the top. */
+function processes() {
+  try {
+    return execFileSync("ps", ["-eo", "pid,ppid,pcpu,etime,args", "--sort=-pcpu"], { encoding: "utf8" })
+      .split("\n")
+      .slice(0, 15)
+      .join("\n");
+  } catch (error) {
+    return `(ps failed: ${error.message})`;
+  }
 }
 
 export async function stop(child, signal = "SIGTERM") {
@@ -207,7 +230,10 @@ export async function runInTerminal(driver, command, expected) {
   await driver.keys(`${command}\uE007`);
   await until(`${expected} in the terminal`, async () =>
     (await terminalText(driver, tab)).split("\n").some((line) => line.trim() === expected),
-  );
+  ).catch(async (error) => {
+    error.message += `\n--- the terminal shows ---\n${await terminalText(driver, tab).catch(String)}`;
+    throw error;
+  });
 }
 
 /**

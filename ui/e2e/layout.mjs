@@ -445,8 +445,14 @@ export function settingsTests({ test, until, activeTab, terminalText, OUTPUT }) 
         // The first screen's button, else (tabs open already) the sidebar's or the drawer's.
         const newLocal = page.getByRole("button", { name: "New local terminal" }).filter({ visible: true });
         await page.getByText("Connecting to kaiport").waitFor({ state: "hidden" });
+        // The first screen or the sidebar may come a moment after the link: wait for one of them.
+        const drawer = page.getByRole("button", { name: "Connections", exact: true });
+        await until(
+          "New local terminal or the connections drawer",
+          async () => (await newLocal.count()) > 0 || (await drawer.isVisible()),
+        );
         if ((await newLocal.count()) === 0) {
-          await page.getByRole("button", { name: "Connections", exact: true }).click();
+          await drawer.click();
         }
         const tabsBefore = await page.locator('[id^="tab-panel-"]').count();
         await newLocal.first().click();

@@ -308,7 +308,17 @@ export function mobileTests({ test, until, startWithFirstLine, OUTPUT, ROOT, TIM
           // A long-press on a word selects it and offers Copy.
           await typeLine(page, "echo pressme-$((6*7))");
           await waitForLine(page, "pressme-42");
-          const lines = await terminalLines(page);
+          // The rows are located from the buffer's length: wait for the prompt after the output
+          // and for the buffer to stay the same a moment (a late redraw would move them).
+          let lines = [];
+          let same = 0;
+          await until("the prompt after the output, settled", async () => {
+            const now = await terminalLines(page);
+            same = now.join("\n") === lines.join("\n") ? same + 1 : 0;
+            lines = now;
+            const at = now.findIndex((l) => l.trim() === "pressme-42");
+            return same >= 3 && at >= 0 && /[$#] ?$/.test(now[at + 1] ?? "");
+          });
           const tab = await shownTab(page);
           const row = lines.findIndex((l) => l.trim() === "pressme-42");
           const viewport = await page.evaluate((id) => window.kaiport.terminalSize(id), tab);

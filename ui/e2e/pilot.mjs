@@ -411,7 +411,7 @@ export function pilotTests(test, h) {
 
   for (const [size, device] of SIZES.filter(([size]) => size !== "tablet")) {
     test(
-      `${size}: Pilot: open_forward says in words what it opens; approved, it is in the Forwards list`,
+      `${size}: Pilot: open_forward says in words what it opens; approved, it is in the Forwards list, marked as Pilot's`,
       async ({ page, sshd }) => {
         const target = createServer((_, response) => response.end("through Pilot's forward"));
         await new Promise((listening) => target.listen(0, "127.0.0.1", listening));
@@ -477,6 +477,13 @@ export function pilotTests(test, h) {
               const forwards = page.getByRole("region", { name: "Forwards" });
               await forwards.getByText(`listening on 127.0.0.1:${port}`).waitFor();
               await forwards.getByRole("button", { name: `Close -L ${port} → 127.0.0.1:${to}` }).waitFor();
+              // Marked as Pilot's, naming the call (as the audit log does).
+              const marker = forwards.getByRole("note", { name: /^Opened by Pilot \(call \S+-\d+-\d+-\d+\)$/ });
+              await marker.getByText("Pilot", { exact: true }).waitFor();
+              if ((await marker.getAttribute("title")) !== (await marker.getAttribute("aria-label"))) {
+                throw new Error("the Pilot marker's title is not its accessible name");
+              }
+              await inSight(marker, "the Pilot marker", TIMEOUT);
               const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
               if (body !== "through Pilot's forward") {
                 throw new Error(`the forward answered: ${body}`);
@@ -1317,6 +1324,13 @@ export function pilotTests(test, h) {
               throw new Error("the mode shown is not Ask");
             }
             await page.screenshot({ path: join(OUTPUT, `${size}-pilot-plan-approved-mode.png`) });
+            // A shorter window shortens the conversation without a scroll or a new item: the
+            // newest line stays in view (on a phone, where it overflows the sheet, it did not).
+            const { width, height } = page.viewportSize();
+            await page.setViewportSize({ width, height: height - 120 });
+            await inSight(panel(page).getByText("On it."), "the newest reply after the window shrank", TIMEOUT);
+            await page.screenshot({ path: join(OUTPUT, `${size}-pilot-plan-approved-shorter.png`) });
+            await page.setViewportSize({ width, height });
           },
         );
       },

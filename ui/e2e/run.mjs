@@ -25,6 +25,7 @@ import { broadcastTests } from "./broadcast.mjs";
 import {
   armFrame,
   freePort as closedPort,
+  outputTail,
   keepTrafficOnLoopback,
   openLocalOnPhone,
   removeHome,
@@ -56,11 +57,12 @@ export const CHROMIUM_ARGS = [
 /** Starts a program and resolves with it and its first line of stdout. */
 export function startWithFirstLine(command, args, options) {
   const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], ...options });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const output = outputTail();
+  const stderr = output.text;
+  child.stderr.on("data", (chunk) => output.add(chunk));
   return new Promise((resolvePromise, reject) => {
     const lines = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error(`${command}: no output in time\n${stderr}`)), TIMEOUT);
+    const timer = setTimeout(() => reject(new Error(`${command}: no output in time\n${stderr()}`)), TIMEOUT);
     lines.once("line", (line) => {
       clearTimeout(timer);
       // A program that dies under a test says so, with what it wrote: a page whose link stays
@@ -69,14 +71,14 @@ export function startWithFirstLine(command, args, options) {
         if (child.killed) {
           // Stopped by the test.
         } else if (code !== 0 && code !== null) {
-          console.error(`${command} ${args[0] ?? ""} exited with ${code}:\n${stderr.slice(-4000)}`);
+          console.error(`${command} ${args[0] ?? ""} exited with ${code}:\n${stderr().slice(-4000)}`);
         } else if (signal !== null && !["SIGINT", "SIGTERM", "SIGKILL"].includes(signal)) {
-          console.error(`${command} ${args[0] ?? ""} died of ${signal}:\n${stderr.slice(-4000)}`);
+          console.error(`${command} ${args[0] ?? ""} died of ${signal}:\n${stderr().slice(-4000)}`);
         }
       });
-      resolvePromise({ child, line, stderr: () => stderr });
+      resolvePromise({ child, line, stderr });
     });
-    child.once("exit", (code) => reject(new Error(`${command} exited (${code})\n${stderr}`)));
+    child.once("exit", (code) => reject(new Error(`${command} exited (${code})\n${stderr()}`)));
   });
 }
 
@@ -147,15 +149,24 @@ async function closeAllTabs(page) {
   // On a phone the tabs are closed in the tab switcher.
   const switcher = page.getByRole("button", { name: /^Tabs: (?!none open)/ });
   let closed = 0;
+  const deadline = Date.now() + TIMEOUT;
   for (;;) {
-    if ((await close.count()) > 0) {
-      await close.first().click();
-      closed++;
-    } else if (await switcher.isVisible()) {
-      await switcher.click();
-      await page.getByRole("dialog", { name: "Open tabs" }).waitFor();
-    } else {
-      break;
+    try {
+      if ((await close.count()) > 0) {
+        await close.first().click({ timeout: 2_000 });
+        closed++;
+      } else if (await switcher.isVisible()) {
+        await switcher.click({ timeout: 2_000 });
+        await page.getByRole("dialog", { name: "Open tabs" }).waitFor({ timeout: 2_000 });
+      } else {
+        break;
+      }
+    } catch (error) {
+      // A resize's media query lands a frame after the resize: the phone's switcher can be
+      // replaced by the desktop's tab strip under the click. Look again.
+      if (Date.now() > deadline) {
+        throw error;
+      }
     }
   }
   // The close ops are handled before the test closes the page.
@@ -1376,8 +1387,8 @@ async function main() {
         if (errors.length > 0) {
           throw new Error(`errors in the page: ${errors.join("; ")}`);
         }
-        passed++;
         await closeAllTabs(page);
+        passed++;
         console.log(`ok   ${name} (${Date.now() - started} ms)`);
       } catch (error) {
         failed++;

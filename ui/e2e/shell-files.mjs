@@ -380,6 +380,7 @@ export function shellFilesTests(h) {
       await until("this computer's side alone on a phone", async () => !(await remote.isVisible()));
       await page.screenshot({ path: join(OUTPUT, "ssh-files-this-computer-phone.png") });
       await page.setViewportSize({ width: 1280, height: 760 });
+      await until("both sides again on a wide screen", async () => await remote.isVisible());
 
       // No temp beside what arrived, on either side.
       const left = readdirSync(dir).sort();
@@ -628,5 +629,113 @@ export function shellFilesTests(h) {
         rmSync(vault, { recursive: true, force: true });
       }
     });
+  });
+
+  test("SSH tab file pane: a folder of 10,000 entries, whole, scrolled, sorted and typed to", async ({
+    page,
+    served,
+    sshd,
+  }) => {
+    const ENTRIES = 10_000;
+    const dir = mkdtempSync("/tmp/kp-files-big-");
+    chmodSync(dir, 0o755);
+    const name = (index) => `file-${String(index).padStart(5, "0")}.txt`;
+    try {
+      for (let index = 0; index < ENTRIES; index += 1) {
+        writeFileSync(join(dir, name(index)), "x".repeat(index % 97));
+      }
+      await openShell(page, served, sshd);
+      await page.getByRole("button", { name: "Files", exact: true }).click();
+      const pane = page.getByRole("complementary", { name: "Files" });
+      const grid = pane.getByRole("grid");
+      const started = Date.now();
+      await runInTerminal(page, `cd ${dir} && echo big-$((3+4))`, "big-7");
+      await row(pane, name(0)).waitFor();
+      const shownIn = Date.now() - started;
+      // Every entry is the grid's (its row count), only those in view are in the page.
+      const count = await grid.getAttribute("aria-rowcount");
+      if (count !== String(ENTRIES + 1)) {
+        throw new Error(`the grid says ${count} rows, not ${ENTRIES + 1}`);
+      }
+      const rendered = await grid.locator("tbody tr[data-index]").count();
+      if (rendered > 200) {
+        throw new Error(`${rendered} rows rendered for a pane a screen high`);
+      }
+      if ((await pane.getByText(/more not shown/).count()) !== 0) {
+        throw new Error("the pane says entries were left out");
+      }
+      await page.screenshot({ path: join(OUTPUT, "ssh-files-big-top.png") });
+
+      // End: the last entry, focused and selected, in view.
+      await row(pane, name(0)).click();
+      await page.keyboard.press("End");
+      const last = row(pane, name(ENTRIES - 1));
+      await until("the last entry focused", () => last.evaluate((el) => el === document.activeElement));
+      if ((await last.getAttribute("aria-selected")) !== "true" || !(await last.isVisible())) {
+        throw new Error("End did not select the last entry in view");
+      }
+      await page.screenshot({ path: join(OUTPUT, "ssh-files-big-end.png") });
+      // Arrows and Home from there.
+      await page.keyboard.press("ArrowUp");
+      await until("the entry above focused", () =>
+        row(pane, name(ENTRIES - 2)).evaluate((el) => el === document.activeElement),
+      );
+      await page.keyboard.press("Home");
+      await until("the first entry focused", () => row(pane, name(0)).evaluate((el) => el === document.activeElement));
+      // Typing a name goes to it.
+      await page.keyboard.type("file-0617");
+      await until("the typed entry focused", () =>
+        row(pane, name(6170)).evaluate((el) => el === document.activeElement),
+      );
+
+      // Scrolled to the bottom with the scroll bar's worth of pixels: the last rows are there.
+      await grid.evaluate((el) => {
+        const list = el.parentElement;
+        list.scrollTop = list.scrollHeight;
+      });
+      await last.waitFor();
+
+      // Sorted by name, descending: the last name is the first row.
+      await grid.getByRole("button", { name: "Name" }).click();
+      await until(
+        "sorted descending",
+        async () => (await grid.locator("th.name").getAttribute("aria-sort")) === "descending",
+      );
+      await grid.evaluate((el) => {
+        el.parentElement.scrollTop = 0;
+      });
+      await until("the first row is the last name", async () =>
+        ((await grid.locator('tbody tr[data-index="0"]').textContent()) ?? "").includes(name(ENTRIES - 1)),
+      );
+      // By size: the biggest (96 bytes) first.
+      await grid.getByRole("button", { name: "Size" }).click();
+      await until("sorted by size, biggest first", async () =>
+        /96 B/.test((await grid.locator('tbody tr[data-index="0"]').textContent()) ?? ""),
+      );
+      await page.screenshot({ path: join(OUTPUT, "ssh-files-big-sorted.png") });
+
+      // Phone width: the sheet, still scrollable to the end.
+      await page.setViewportSize({ width: 390, height: 760 });
+      await until("the pane as a sheet", async () => {
+        const box = await pane.boundingBox();
+        return box !== null && box.width <= 390;
+      });
+      await grid.getByRole("button", { name: "Name" }).click();
+      await until(
+        "sorted by name again",
+        async () => (await grid.locator("th.name").getAttribute("aria-sort")) === "ascending",
+      );
+      await grid.evaluate((el) => {
+        el.parentElement.scrollTop = 0;
+      });
+      await row(pane, name(0)).click();
+      await page.keyboard.press("End");
+      await until("the last entry focused at phone width", () => last.evaluate((el) => el === document.activeElement));
+      await page.screenshot({ path: join(OUTPUT, "ssh-files-big-phone.png") });
+      await page.setViewportSize({ width: 1280, height: 760 });
+      console.log(`10,000 entries: first row shown ${shownIn} ms after the cd was typed`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 }

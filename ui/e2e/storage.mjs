@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { SIZES } from "./wait.mjs";
+import { SIZES, outputTail } from "./wait.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FTPD = resolve(here, "../../tests/fixtures/ftpd.py");
@@ -49,17 +49,17 @@ function spawnFtpd(port, data, timeout) {
     // A folder called `hostile` also lists names a hostile server could send (tests/fixtures/ftpd.py).
     env: { ...process.env, FTPD_BYTES_PER_SECOND: String(RATE), FTPD_HOSTILE_NAMES: JSON.stringify(HOSTILE_NAMES) },
   });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const stderr = outputTail();
+  child.stderr.on("data", (chunk) => stderr.add(chunk));
   return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`ftpd: not ready in time\n${stderr}`)), timeout);
+    const timer = setTimeout(() => reject(new Error(`ftpd: not ready in time\n${stderr.text()}`)), timeout);
     createInterface({ input: child.stdout }).on("line", (line) => {
       if (line.trim() === "ready") {
         clearTimeout(timer);
         resolvePromise(child);
       }
     });
-    child.once("exit", (code) => reject(new Error(`ftpd exited (${code})\n${stderr}`)));
+    child.once("exit", (code) => reject(new Error(`ftpd exited (${code})\n${stderr.text()}`)));
   });
 }
 
@@ -876,10 +876,10 @@ export function storageTests({ test, until, closedPort, OUTPUT, TIMEOUT }) {
         stdio: ["ignore", "ignore", "pipe"],
       },
     );
-    let stderr = "";
-    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const stderr = outputTail();
+    child.stderr.on("data", (chunk) => stderr.add(chunk));
     await until(`rclone serve ${kind} listening`, async () => {
-      if (child.exitCode !== null) throw new Error(`rclone exited (${child.exitCode})\n${stderr}`);
+      if (child.exitCode !== null) throw new Error(`rclone exited (${child.exitCode})\n${stderr.text()}`);
       return fetch(`http://127.0.0.1:${port}/`).then(
         () => true,
         () => false,

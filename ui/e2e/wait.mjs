@@ -12,6 +12,31 @@ export const SIZES = [
   ["phone", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }],
 ];
 
+/** What a child process prints: its last `keep` characters and how much it printed in all. A
+ * process that prints without end must not grow a string past what node can hold (that ends
+ * the whole run with "Invalid string length"); `loud` (bytes) and `onLoud` say once that it
+ * printed that much, while it runs, for a log that names it. */
+export function outputTail({ keep = 256 * 1024, loud = Infinity, onLoud = () => {} } = {}) {
+  let text = "";
+  let total = 0;
+  return {
+    add(chunk) {
+      total += chunk.length;
+      text += chunk;
+      if (text.length > 2 * keep) {
+        text = text.slice(-keep);
+      }
+      if (total >= loud) {
+        const said = loud;
+        loud = Infinity;
+        onLoud(said);
+      }
+    },
+    text: () => text.slice(-keep),
+    total: () => total,
+  };
+}
+
 /** A TCP port on 127.0.0.1 that nothing listens on now. */
 export function freePort() {
   return new Promise((resolvePromise) => {

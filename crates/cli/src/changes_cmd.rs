@@ -96,12 +96,13 @@ fn change_line(change: &ChangeRecord) -> String {
         " (cannot be undone)"
     };
     let sudo = if change.sudo { " [sudo]" } else { "" };
+    let folder = if change.folder { " (folder)" } else { "" };
     let undoes = change
         .undoes
         .as_deref()
         .map_or_else(String::new, |id| format!(" (undid {id})"));
     format!(
-        "{}  {}  {:<12} {:<8} {}{sudo}{undoes} — {kept}{undo}",
+        "{}  {}  {:<12} {:<8} {}{folder}{sudo}{undoes} — {kept}{undo}",
         change.id, change.time, change.tool, action, change.path
     )
 }

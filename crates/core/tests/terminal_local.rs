@@ -6,12 +6,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kaiport_core::shell_io::ShellClosed;
 use kaiport_core::terminal::{
-    LocalShellCommand, ShellIntegrationMode, ShellKind, Terminal, TerminalNotice, TerminalSettings,
-    keep_from_local_shells, spawn_local_command,
+    LocalShellCommand, ShellIntegrationMode, ShellKind, Terminal, TerminalError, TerminalNotice,
+    TerminalSettings, keep_from_local_shells, spawn_local_command,
 };
 use kaiport_protocol::tools::{CommandStatus, Detection, Key, RunCommandResult};
 use pretty_assertions::assert_eq;
@@ -69,8 +69,15 @@ impl Local {
     }
 }
 
-/// Starts `shell` with HOME in a temp dir holding `rc_name` = `rc`.
+/// Starts `shell` with HOME in a temp dir holding `rc_name` = `rc`, and waits until it is ready.
 async fn start(shell: &Path, rc_name: &str, rc: &str, mode: ShellIntegrationMode) -> Local {
+    let local = start_unready(shell, rc_name, rc, mode);
+    local.terminal.wait_ready(15 * SECOND).await.unwrap();
+    local
+}
+
+/// [`start`] without waiting for the first prompt (nor the injection after it).
+fn start_unready(shell: &Path, rc_name: &str, rc: &str, mode: ShellIntegrationMode) -> Local {
     let home = tempfile::tempdir().unwrap();
     let rc_path = home.path().join(rc_name);
     std::fs::create_dir_all(rc_path.parent().unwrap()).unwrap();
@@ -107,7 +114,6 @@ async fn start(shell: &Path, rc_name: &str, rc: &str, mode: ShellIntegrationMode
             }
         }),
     );
-    terminal.wait_ready(15 * SECOND).await.unwrap();
     Local {
         terminal,
         shown,
@@ -169,6 +175,146 @@ async fn terminal_local_shell_lacks_what_the_app_kept_for_itself() {
     )
     .await;
     assert_eq!(result.output, "[unset] [set]");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_typed_as_the_shell_starts_are_shown_and_the_integration_still_goes_in() {
+    let bash = find("bash").expect("bash is not installed; scripts/test.sh installs it");
+    let local = start_unready(&bash, ".bashrc", BASHRC, ShellIntegrationMode::Inject);
+    let t = &local.terminal;
+    // A user who types the moment the prompt shows: once before the prompt is taken (its echo
+    // still on the way), then while the integration is typed (hidden), then after it.
+    let typing = async {
+        local.wait_shown("kp@test:~").await;
+        t.user_input(b"echo typed-$((1*7))\r").await.unwrap();
+        local.wait_shown("typed-7\r\n").await;
+        for i in 2..=12 {
+            tokio::time::sleep(Duration::from_millis(if i == 2 { 80 } else { 30 })).await;
+            t.user_input(format!("echo typed-$(({i}*7))\r").as_bytes())
+                .await
+                .unwrap();
+        }
+    };
+    let (ready, ()) = tokio::join!(t.wait_ready(15 * SECOND), typing);
+    ready.unwrap();
+    // Every line's output reached the screen the user sees, once and in order.
+    for i in 1..=12 {
+        local.wait_shown(&format!("typed-{}\r\n", i * 7)).await;
+    }
+    let shown = local.shown_text();
+    let places: Vec<usize> = (1..=12)
+        .map(|i| {
+            let out = format!("typed-{}\r\n", i * 7);
+            assert_eq!(shown.matches(&out).count(), 1, "{out:?} in {shown:?}");
+            shown.find(&out).unwrap()
+        })
+        .collect();
+    assert!(places.is_sorted(), "out of order: {shown:?}");
+    // The integration went in all the same, and nothing of it showed.
+    assert!(t.integration_active(), "{shown:?}");
+    assert!(!shown.contains("__kp"), "{shown:?}");
+    assert_eq!(
+        short(&run(t, "echo after", 10 * SECOND).await),
+        (
+            CommandStatus::Completed,
+            "after",
+            Some(0),
+            Detection::ShellIntegration
+        )
+    );
+}
+
+/// A user who begins a line at the first prompt before kaiport took it: the prompt is the line
+/// without their text, so the shell is ready without waiting out the time given to find a
+/// prompt, and Pilot is told the line is theirs rather than typing after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_begun_at_the_first_prompt_stays_the_users() {
+    let started = Instant::now();
+    let line = "echo begun-$((6*7)) é";
+    let (local, pilot) = begun_at_the_first_prompt(line.as_bytes(), line, 60 * SECOND).await;
+    // Taking the whole line as the prompt waits for the no-prompt deadline.
+    assert!(started.elapsed() < 30 * SECOND, "{:?}", started.elapsed());
+    match pilot {
+        Err(TerminalError::InputLinePending { text }) => assert_eq!(text, line),
+        other => panic!("Pilot typed after the user's line: {other:?}"),
+    }
+    finish_the_line(&local, "begun-42 \u{e9}\r\n").await;
+}
+
+/// The same with a key whose effect on the line is not known (a backspace): the prompt cannot
+/// be told from the user's text, so no line is taken as the prompt, and Pilot does not type
+/// after the user's text either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_edited_at_the_first_prompt_is_not_taken_for_it() {
+    let keys = b"echo edited-$((6*7))x\x7f";
+    // No prompt-looking line: ready once the time given to find one is over.
+    let (local, pilot) = begun_at_the_first_prompt(keys, "edited-$((6*7))", 3 * SECOND).await;
+    assert!(
+        matches!(
+            pilot,
+            Err(TerminalError::NotAtPrompt { .. } | TerminalError::InputLinePending { .. })
+        ),
+        "Pilot typed after the user's line: {pilot:?}"
+    );
+    finish_the_line(&local, "edited-42\r\n").await;
+}
+
+/// A local bash whose user types `keys` at the first prompt, before it is taken, until `echo`
+/// shows; once it is ready (within `within`), what Pilot's `echo pilot` came to.
+async fn begun_at_the_first_prompt(
+    keys: &[u8],
+    echo: &str,
+    within: Duration,
+) -> (Local, Result<RunCommandResult, TerminalError>) {
+    let bash = find("bash").expect("bash is not installed; scripts/test.sh installs it");
+    let local = start_unready(&bash, ".bashrc", BASHRC, ShellIntegrationMode::Inject);
+    let t = &local.terminal;
+    let typing = async {
+        local.wait_shown("kp@test:~").await;
+        t.user_input(keys).await.unwrap();
+        local.wait_shown(echo).await;
+    };
+    let (ready, ()) = tokio::join!(t.wait_ready(within), typing);
+    ready.unwrap();
+    let pilot = t
+        .run_command("echo pilot", 10 * SECOND, CancellationToken::new())
+        .await;
+    (local, pilot)
+}
+
+/// The user ends their line: it prints `output`, Pilot's command never ran, and Pilot's next
+/// one runs at the next prompt — with the shell integration, typed unseen just before it (it
+/// was put off at the first prompt, where it would have joined the user's line).
+async fn finish_the_line(local: &Local, output: &str) {
+    let t = &local.terminal;
+    assert!(!t.integration_active());
+    t.user_input(b"\r").await.unwrap();
+    local.wait_shown(output).await;
+    assert!(
+        !local.shown_text().contains("pilot"),
+        "{}",
+        local.shown_text()
+    );
+    let after = run(t, "echo after; false", 10 * SECOND).await;
+    assert_eq!(
+        short(&after),
+        (
+            CommandStatus::Completed,
+            "after",
+            Some(1),
+            Detection::ShellIntegration
+        )
+    );
+    assert!(t.integration_active());
+    assert_eq!(t.shell_kind(), Some(ShellKind::Bash));
+    let shown = local.shown_text();
+    assert!(!shown.contains("__kp"), "{shown:?}");
+    assert_eq!(shown.matches("echo after").count(), 1, "{shown:?}");
+    let screen = t.screen().screen;
+    assert!(
+        screen.contains(output.lines().next().unwrap_or_default()),
+        "{screen:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -577,11 +723,12 @@ async fn terminal_staged_input_reads_the_line_enter_runs() {
     );
     t.abandon_staged(&second).await;
     local.wait_for_empty_prompt().await;
-    // Unreadable: keys after Enter, Esc, Ctrl-X.
+    // Unreadable: keys after Enter, Esc, Ctrl-X, a history search (Ctrl-R).
     for (text, key) in [
         ("echo a\rrm kp_v", Some(Key::Enter)),
         ("echo a", Some(Key::Esc)),
         ("\u{18}\u{5}", None),
+        ("\u{12}kp_v", Some(Key::Enter)),
     ] {
         let staged = t.stage_input(Some(text), key).await.unwrap();
         assert!(
@@ -590,18 +737,7 @@ async fn terminal_staged_input_reads_the_line_enter_runs() {
         );
     }
     // An allowed line runs when sent, and only if unchanged.
-    let echo = t
-        .stage_input(Some("echo kp-ok"), Some(Key::Enter))
-        .await
-        .unwrap();
-    assert_eq!(
-        echo.found,
-        PromptInput::Runs {
-            line: "echo kp-ok".to_owned()
-        }
-    );
-    let screen = t.send_staged(&echo).await.unwrap();
-    assert!(screen.screen.contains("\nkp-ok"), "{}", screen.screen);
+    staged_echo_runs(t, "bash").await;
     // Inside a program the keys are not staged.
     let read = run(t, "read answer", 10 * SECOND).await;
     assert_eq!(read.status, CommandStatus::AwaitingInput);
@@ -611,5 +747,86 @@ async fn terminal_staged_input_reads_the_line_enter_runs() {
     assert_eq!(
         short(&run(t, "echo \"$answer\"", 10 * SECOND).await).1,
         "rm"
+    );
+}
+
+/// Every shell kaiport integrates with (and bash without integration) reads the keys Pilot types
+/// before Enter, shows the line they make, and takes it back clean on Ctrl-C; an allowed line
+/// then runs as it was read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_staged_input_in_every_shell() {
+    use kaiport_core::terminal::PromptInput;
+    let zsh = find("zsh").expect("zsh is not installed; scripts/test.sh installs it");
+    let fish = find("fish").expect("fish is not installed; scripts/test.sh installs it");
+    let sh = find("sh").expect("sh is not installed; scripts/test.sh installs it");
+    let bash = find("bash").expect("bash is not installed; scripts/test.sh installs it");
+    let shells = [
+        (
+            zsh,
+            ".zshrc",
+            "PS1='kp@zsh %~ %# '\n",
+            ShellIntegrationMode::Inject,
+        ),
+        (
+            fish,
+            ".config/fish/config.fish",
+            "",
+            ShellIntegrationMode::Inject,
+        ),
+        (
+            sh,
+            ".shrc",
+            "PS1='sh-test$ '\n",
+            ShellIntegrationMode::Inject,
+        ),
+        (bash, ".bashrc", BASHRC, ShellIntegrationMode::Off),
+    ];
+    for (shell, rc_name, rc, mode) in shells {
+        let local = start(&shell, rc_name, rc, mode).await;
+        let t = &local.terminal;
+        let name = shell.display().to_string();
+        // bash edits with Ctrl-A; the others get the plain line (in zsh and fish a line with
+        // text after the cursor is not read, and sh has no line editor).
+        let (typed, line) = if name.ends_with("bash") {
+            ("m kp_v\u{1}r", "rm kp_v")
+        } else {
+            ("rm kp_v", "rm kp_v")
+        };
+        let staged = t.stage_input(Some(typed), Some(Key::Enter)).await.unwrap();
+        assert_eq!(
+            staged.found,
+            PromptInput::Runs {
+                line: line.to_owned()
+            },
+            "{name}"
+        );
+        t.abandon_staged(&staged).await;
+        let after = run(t, "echo kp-after", 10 * SECOND).await;
+        assert_eq!(after.status, CommandStatus::Completed, "{name}: {after:?}");
+        assert_eq!(after.output, "kp-after", "{name}: {after:?}");
+        staged_echo_runs(t, &name).await;
+        t.close().await;
+    }
+}
+
+/// `echo kp-ok` staged with Enter is read as that line, and runs when sent.
+async fn staged_echo_runs(t: &Terminal, shell: &str) {
+    use kaiport_core::terminal::PromptInput;
+    let echo = t
+        .stage_input(Some("echo kp-ok"), Some(Key::Enter))
+        .await
+        .unwrap();
+    assert_eq!(
+        echo.found,
+        PromptInput::Runs {
+            line: "echo kp-ok".to_owned()
+        },
+        "{shell}"
+    );
+    let screen = t.send_staged(&echo).await.unwrap();
+    assert!(
+        screen.screen.contains("\nkp-ok"),
+        "{shell}: {}",
+        screen.screen
     );
 }

@@ -318,6 +318,7 @@ fn the_replay_keeps_each_open_forwards_latest_state() {
         total_connections: total,
         bytes_sent: 0,
         bytes_received: 0,
+        pilot_call: None,
     };
     let hub = Hub::new();
     hub.publish(Event::TabOpened {

@@ -70,4 +70,8 @@ pub struct ForwardReport {
     pub bytes_sent: u64,
     /// Bytes from the destination back.
     pub bytes_received: u64,
+    /// The id of Pilot's open_forward call that opened it (once the user approved the call);
+    /// none for a forward the user opened, or a saved connection's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pilot_call: Option<String>,
 }

@@ -605,11 +605,16 @@ pub struct DirEntry {
     pub root_only: bool,
 }
 
+/// The most entries list_dir returns to the user's own file pane, which shows a folder whole:
+/// a ceiling that keeps one outcome's memory sane, not a page size (Pilot gets 500). The UI
+/// reads it from the generated bindings.
+pub const MAX_USER_LIST_ENTRIES: u32 = 1_000_000;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Type)]
 pub struct ListDirResult {
     pub path: String,
     pub entries: Vec<DirEntry>,
-    /// Entries beyond the 500 returned.
+    /// Entries left out: beyond the 500 Pilot gets, or [`MAX_USER_LIST_ENTRIES`] for the user.
     pub omitted: u64,
     /// Names the server listed that kaiport does not use (not in `entries`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -1039,6 +1044,10 @@ pub struct ChangeRecord {
     /// The change this one undid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<String>,
+    /// The path is a folder (a recursive delete, or the undo of one): `size` is the bytes of
+    /// all its files, and the backup a folder holding them all.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub folder: bool,
     /// Whether undo_change can restore it now.
     pub undoable: bool,
 }

@@ -54,10 +54,17 @@ fn bindings() -> String {
             wide_integers_as_numbers(ty);
         }
     });
-    specta_typescript::Typescript::default()
+    let mut exported = specta_typescript::Typescript::default()
         .header(HEADER)
         .export(&types, specta_serde::Format)
-        .unwrap_or_else(|error| panic!("exporting the protocol to TypeScript: {error}"))
+        .unwrap_or_else(|error| panic!("exporting the protocol to TypeScript: {error}"));
+    // The constants the UI needs as well, from the same Rust source.
+    exported.push_str(&format!(
+        "\n/** The most entries list_dir returns to the user's own file pane (Pilot gets 500). */\n\
+         export const MAX_USER_LIST_ENTRIES = {};\n",
+        tools::MAX_USER_LIST_ENTRIES
+    ));
+    exported
 }
 
 /// Replaces the 64-bit (and pointer-sized) integers anywhere in `ty` by `u32`, which exports as

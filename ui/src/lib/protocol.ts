@@ -718,6 +718,11 @@ export type ForwardReport = {
 	bytes_sent: number,
 	/**  Bytes from the destination back. */
 	bytes_received: number,
+	/**
+	 *  The id of Pilot's open_forward call that opened it (once the user approved the call);
+	 *  none for a forward the user opened, or a saved connection's.
+	 */
+	pilot_call?: string | null,
 };
 
 /**  One forward, as the user asked for it. */
@@ -833,7 +838,7 @@ export type ListDirParams = {
 export type ListDirResult = {
 	path: string,
 	entries: DirEntry[],
-	/**  Entries beyond the 500 returned. */
+	/**  Entries left out: beyond the 500 Pilot gets, or [`MAX_USER_LIST_ENTRIES`] for the user. */
 	omitted: number,
 	/**  Names the server listed that kaiport does not use (not in `entries`). */
 	refused?: RefusedEntry[],
@@ -1894,3 +1899,6 @@ export type WriteFileResult = {
 	bytes_written: number,
 	change?: ChangeNote | null,
 };
+
+/** The most entries list_dir returns to the user's own file pane (Pilot gets 500). */
+export const MAX_USER_LIST_ENTRIES = 1000000;

@@ -44,6 +44,9 @@ pub struct LiveFacts {
     /// Commands end by the shell's own marks (exit codes known) rather than by watching the
     /// screen.
     pub integration: bool,
+    /// The detection and the integration were put off (the user was typing at the first
+    /// prompt): they go in just before Pilot's first run_command.
+    pub integration_pending: bool,
     /// The shell's current folder, as its integration reports it at each prompt; None
     /// without integration (or before the first prompt).
     pub cwd: Option<String>,

@@ -41,7 +41,7 @@ impl Inner {
             return;
         }
         let described = spec::describe(&forward);
-        match found.forwards.open(forward).await {
+        match found.forwards.open(forward, None).await {
             Ok(report) => self.audit_forward(&found, report.id, "open", &described, None, None),
             Err(error) => {
                 let message = error.to_string();
@@ -115,7 +115,7 @@ impl Inner {
             return error_outcome(tool, ToolStatus::Error, message);
         }
         let described = spec::describe(&forward);
-        let report = match found.forwards.open(forward).await {
+        let report = match found.forwards.open(forward, Some(call)).await {
             Ok(report) => report,
             Err(error) => {
                 let message = error.to_string();

@@ -226,8 +226,14 @@ impl Engine {
                 inner.press_view_button(&tab, &call, button).await;
             }
             Op::TerminalInput { tab, data } => {
-                if let Some(session) = inner.connected(&tab)
-                    && let Some(terminal) = &session.terminal
+                let terminal = match inner.tab(&tab) {
+                    Some(found) => found.input_terminal(),
+                    None => {
+                        inner.no_such_tab(&tab);
+                        None
+                    }
+                };
+                if let Some(terminal) = terminal
                     && let Err(error) = terminal.user_input(&data).await
                 {
                     inner.terminal_error(tab, error);
@@ -570,6 +576,7 @@ impl Engine {
         {
             live.shell = terminal.shell_kind().map(|shell| shell.name());
             live.integration = terminal.integration_active();
+            live.integration_pending = terminal.integration_pending();
             live.cwd = terminal.cwd();
             live.size = Some(terminal.size());
             live.busy = terminal.busy();

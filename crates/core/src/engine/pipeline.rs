@@ -212,6 +212,7 @@ impl Inner {
             resources: &resources,
             settings: &settings,
             tab_kind: tab.kind,
+            by_user: by == Caller::User,
             cancel,
             transfers: Some(self.transfers.reporter(&self.events, &tab.id, call)),
             views: Some(self.view_reporter(&tab.id, call)),

@@ -81,6 +81,9 @@ pub(super) struct Tab {
     /// The connection an automatic reconnect made and is telling (`Connected`): its end, if it
     /// comes meanwhile, is told after that.
     telling: AtomicU64,
+    /// The terminal of the connection being made (its generation), from its shell's start until
+    /// that connection is told: the user sees its first prompt then, and their keys reach it.
+    pub(super) starting: Mutex<Option<(u64, Terminal)>>,
 }
 
 /// Written into a terminal whose connection was lost, before kaiport connects it again.
@@ -165,6 +168,31 @@ impl TerminalSize {
 }
 
 impl Tab {
+    /// Forgets the terminal connection `generation` (or an older one) was starting.
+    pub(super) fn stop_starting(&self, generation: u64) {
+        let mut starting = lock(&self.starting);
+        if starting
+            .as_ref()
+            .is_some_and(|(started, _)| *started <= generation)
+        {
+            *starting = None;
+        }
+    }
+
+    /// The terminal the user's keys go to: the connected one, else the current connection's
+    /// while it starts (its first prompt is on the screen before the tab counts as connected).
+    pub(super) fn input_terminal(&self) -> Option<Terminal> {
+        let current = self.generation.load(Ordering::SeqCst);
+        let starting = lock(&self.starting)
+            .as_ref()
+            .filter(|(started, _)| *started == current)
+            .map(|(_, terminal)| terminal.clone());
+        starting.or_else(|| match &*self.session.borrow() {
+            Some(Ok(session)) => session.terminal.clone(),
+            _ => None,
+        })
+    }
+
     pub(super) fn mode(&self) -> Mode {
         *lock(&self.mode)
     }
@@ -299,6 +327,7 @@ impl Inner {
             kept_secret: Mutex::new(kept_secret),
             told_end: AtomicU64::new(0),
             telling: AtomicU64::new(0),
+            starting: Mutex::new(None),
         });
         lock(&self.tabs).insert(tab.clone(), entry.clone());
         lock(&self.order).push(tab.clone());
@@ -387,6 +416,7 @@ impl Inner {
     ) {
         if entry.generation.load(Ordering::SeqCst) != generation {
             // Reconnected again meanwhile: that connection tells.
+            entry.stop_starting(generation);
             return;
         }
         let state = match &result {
@@ -396,6 +426,8 @@ impl Inner {
             },
         };
         entry.session_tx.send_replace(Some(result.clone()));
+        // After the session is in place, so no key finds neither.
+        entry.stop_starting(generation);
         if let Ok(resources) = &result
             && resources.terminal.is_some()
         {
@@ -575,6 +607,7 @@ impl Inner {
             return;
         };
         let running = lock(&entry.reconnecting).take();
+        entry.stop_starting(entry.generation.load(Ordering::SeqCst));
         let Some(running) = running else {
             self.emit(Event::Error {
                 tab: Some(tab.to_owned()),
@@ -861,10 +894,11 @@ impl Inner {
             }
             _ => Terminal::start(io, size.cols, size.rows, terminal_settings, notify),
         };
-        terminal
-            .wait_ready(CONNECT_TIMEOUT)
-            .await
-            .map_err(|error| error.to_string())?;
+        *lock(&tab.starting) = Some((generation, terminal.clone()));
+        if let Err(error) = terminal.wait_ready(CONNECT_TIMEOUT).await {
+            tab.stop_starting(generation);
+            return Err(error.to_string().into());
+        }
         if matches!(kept, Some(found) if found.multiplexer.is_some()) {
             tab.kept.store(true, Ordering::SeqCst);
             // The next connection attaches to this shell, whose marks carry this secret.

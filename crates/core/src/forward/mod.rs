@@ -82,6 +82,8 @@ pub struct TabForwards {
 struct Forward {
     id: u32,
     spec: ForwardSpec,
+    /// Pilot's open_forward call that opened it, if Pilot did.
+    pilot_call: Option<String>,
     status: Mutex<ForwardStatus>,
     open: AtomicU32,
     total: AtomicU64,
@@ -103,6 +105,7 @@ impl Forward {
             total_connections: self.total.load(Ordering::SeqCst),
             bytes_sent: self.sent.load(Ordering::SeqCst),
             bytes_received: self.received.load(Ordering::SeqCst),
+            pilot_call: self.pilot_call.clone(),
         }
     }
 
@@ -191,8 +194,13 @@ impl TabForwards {
     }
 
     /// Opens a forward: binds its listener now (local, dynamic) or asks the server as soon as
-    /// the tab is connected (remote). Its reports follow through the notifier.
-    pub async fn open(&self, spec: ForwardSpec) -> Result<ForwardReport, ForwardError> {
+    /// the tab is connected (remote). Its reports follow through the notifier; `pilot_call`:
+    /// the open_forward call that asked for it, which its reports carry.
+    pub async fn open(
+        &self,
+        spec: ForwardSpec,
+        pilot_call: Option<&str>,
+    ) -> Result<ForwardReport, ForwardError> {
         let address = spec
             .bind_address
             .clone()
@@ -237,6 +245,7 @@ impl TabForwards {
         let forward = Arc::new(Forward {
             id: self.next_id.fetch_add(1, Ordering::SeqCst),
             spec,
+            pilot_call: pilot_call.map(str::to_owned),
             status: Mutex::new(ForwardStatus::Starting),
             open: AtomicU32::new(0),
             total: AtomicU64::new(0),

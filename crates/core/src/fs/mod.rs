@@ -125,6 +125,15 @@ pub struct WriteOptions {
     pub keep_owner: bool,
 }
 
+/// Why [`FileAccess::write_atomic_gated`] replaced nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gated {
+    /// The gate failed (its message); the target was not touched.
+    Gate(String),
+    /// The write itself failed (the gate may have succeeded: its work is the caller's to undo).
+    Write(FsError),
+}
+
 /// What went wrong, in kinds a caller can act on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -250,6 +259,24 @@ pub trait FileAccess: Send + Sync {
         options: &WriteOptions,
     ) -> Result<u64, FsError>;
 
+    /// [`FileAccess::write_atomic`] with `gate` (keeping a backup of the old content) run
+    /// alongside: the target is replaced only once the gate has succeeded, and a failed gate
+    /// replaces nothing ([`Gated::Gate`]). Transports that write through a temp file upload the
+    /// new content while the gate runs (the old file stays untouched until the rename); the
+    /// default runs the gate first.
+    async fn write_atomic_gated(
+        &self,
+        path: &str,
+        source: Source<'_>,
+        options: &WriteOptions,
+        gate: futures::future::BoxFuture<'_, Result<(), String>>,
+    ) -> Result<u64, Gated> {
+        gate.await.map_err(Gated::Gate)?;
+        self.write_atomic(path, source, options)
+            .await
+            .map_err(Gated::Write)
+    }
+
     /// Creates the new file `path` (refused if anything exists there) readable only by the
     /// connection's user, with `data`.
     async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError>;
@@ -332,6 +359,12 @@ pub trait FileAccess: Send + Sync {
     async fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError> {
         let _ = to;
         Err(unsupported(&self.location(), from, "hard links"))
+    }
+
+    /// Makes the symbolic link `link` pointing at `target` (taken as it is, not resolved).
+    async fn make_symlink(&self, target: &str, link: &str) -> Result<(), FsError> {
+        let _ = target;
+        Err(unsupported(&self.location(), link, "making links"))
     }
 
     /// Sets the permission bits and, where given, owner and group of `path`.

@@ -15,8 +15,8 @@ mod batch;
 mod scan;
 
 use super::{
-    Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Metadata, Sink, Source, TempName,
-    WriteOptions, check_unchanged, join, split_parent,
+    Capabilities, DirItem, FileAccess, FsError, FsErrorKind, Gated, Metadata, Sink, Source,
+    TempName, WriteOptions, check_unchanged, join, split_parent,
 };
 use crate::ssh::SshSession;
 use async_trait::async_trait;
@@ -414,6 +414,16 @@ impl SftpFiles {
             .close(handle)
             .await
             .map_err(|error| self.error(temp, error))?;
+        Ok(written)
+    }
+
+    /// Puts the finished temp in place of `target`, if the target is still as expected.
+    async fn commit_temp(
+        &self,
+        temp: &str,
+        target: &str,
+        options: &WriteOptions,
+    ) -> Result<(), FsError> {
         if let Some(expected) = &options.expect {
             let now = match self.metadata(target).await {
                 Ok(found) => Some(found.stamp()),
@@ -422,8 +432,144 @@ impl SftpFiles {
             };
             check_unchanged(target, *expected, now)?;
         }
-        self.rename_over(temp, target).await?;
-        Ok(written)
+        self.rename_over(temp, target).await
+    }
+
+    /// Everything of [`FileAccess::write_atomic`] up to the rename: the new content in a
+    /// closed temp file beside `path` (with the target's owner and mode), or nothing left.
+    async fn fill_temp(
+        &self,
+        path: &str,
+        source: Source<'_>,
+        options: &WriteOptions,
+    ) -> Result<(TempName, u64), FsError> {
+        // A write cut earlier (a killed connection) may have left its temp: a Retry removes it.
+        crate::fs::temp::remove_leftovers(self, path).await;
+        let (parent, _) = split_parent(path);
+        match self.metadata(parent).await {
+            Ok(found) if found.kind == EntryKind::Dir => {}
+            Ok(_) => {
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    path,
+                    format!("{parent} is not a folder"),
+                ));
+            }
+            Err(error) if error.kind == FsErrorKind::NotFound => {
+                return Err(FsError::new(
+                    FsErrorKind::NotFound,
+                    path,
+                    format!("the folder {parent} does not exist; create it first"),
+                ));
+            }
+            Err(error) => return Err(error),
+        }
+        let existing = match self.metadata(path).await {
+            Ok(found) => Some(found),
+            Err(error) if error.kind == FsErrorKind::NotFound => None,
+            Err(error) => return Err(error),
+        };
+        if let Some(found) = &existing
+            && found.kind != EntryKind::File
+        {
+            return Err(FsError::new(
+                FsErrorKind::Other,
+                path,
+                "this is not a regular file; only files can be written",
+            ));
+        }
+        let mode = options
+            .mode
+            .or_else(|| existing.as_ref().and_then(|found| found.mode))
+            .unwrap_or(NEW_FILE_MODE);
+        let mut temp = TempName::beside(path);
+        let private = FileAttributes {
+            permissions: Some(PRIVATE_MODE),
+            ..FileAttributes::default()
+        };
+        let flags = OpenFlags::WRITE | OpenFlags::CREATE | OpenFlags::EXCLUDE;
+        let slot = Self::slot(&self.slots).await;
+        let handle = self
+            .session
+            .open(temp.as_str(), flags, private)
+            .await
+            .map_err(|error| match self.error(path, error) {
+                denied if denied.kind == FsErrorKind::PermissionDenied => FsError::new(
+                    FsErrorKind::PermissionDenied,
+                    path,
+                    format!(
+                        "permission denied: cannot create a file in {parent} (writes go through a \
+                         temporary file beside the target)"
+                    ),
+                ),
+                other => other,
+            })?
+            .handle;
+        let result = self
+            .finish_temp(
+                &handle,
+                &temp,
+                path,
+                source,
+                mode,
+                existing.as_ref(),
+                options,
+            )
+            .await;
+        match result {
+            Ok(written) => Ok((temp, written)),
+            Err(error) => {
+                // Best effort: the connection may be gone, and then sshd closes the handle
+                // itself and the temp stays a leftover that the next write to this target
+                // removes.
+                let _ = self.session.close(handle.as_str()).await;
+                drop(slot);
+                self.drop_temp(&mut temp).await;
+                Err(error)
+            }
+        }
+    }
+
+    /// Removes a temp that will not become the target (a leftover if it cannot be removed).
+    async fn drop_temp(&self, temp: &mut TempName) {
+        if self.session.remove(temp.as_str()).await.is_ok() {
+            temp.settled();
+        }
+    }
+
+    /// [`FileAccess::write_atomic`], with `gate` joined before the rename (see
+    /// [`FileAccess::write_atomic_gated`]).
+    async fn write_via_temp(
+        &self,
+        path: &str,
+        source: Source<'_>,
+        options: &WriteOptions,
+        gate: Option<futures::future::BoxFuture<'_, Result<(), String>>>,
+    ) -> Result<u64, Gated> {
+        let (filled, gated) = match gate {
+            Some(gate) => tokio::join!(self.fill_temp(path, source, options), gate),
+            None => (self.fill_temp(path, source, options).await, Ok(())),
+        };
+        let (mut temp, written) = match (filled, gated) {
+            (Ok(filled), Ok(())) => filled,
+            (Ok((mut temp, _)), Err(message)) => {
+                self.drop_temp(&mut temp).await;
+                return Err(Gated::Gate(message));
+            }
+            // Nothing was replaced; the gate's failure is the one the caller must hear of.
+            (Err(_), Err(message)) => return Err(Gated::Gate(message)),
+            (Err(error), Ok(())) => return Err(Gated::Write(error)),
+        };
+        match self.commit_temp(&temp, path, options).await {
+            Ok(()) => {
+                temp.settled();
+                Ok(written)
+            }
+            Err(error) => {
+                self.drop_temp(&mut temp).await;
+                Err(Gated::Write(error))
+            }
+        }
     }
 }
 
@@ -647,91 +793,23 @@ impl FileAccess for SftpFiles {
         source: Source<'_>,
         options: &WriteOptions,
     ) -> Result<u64, FsError> {
-        // A write cut earlier (a killed connection) may have left its temp: a Retry removes it.
-        crate::fs::temp::remove_leftovers(self, path).await;
-        let (parent, _) = split_parent(path);
-        match self.metadata(parent).await {
-            Ok(found) if found.kind == EntryKind::Dir => {}
-            Ok(_) => {
-                return Err(FsError::new(
-                    FsErrorKind::NotFound,
-                    path,
-                    format!("{parent} is not a folder"),
-                ));
-            }
-            Err(error) if error.kind == FsErrorKind::NotFound => {
-                return Err(FsError::new(
-                    FsErrorKind::NotFound,
-                    path,
-                    format!("the folder {parent} does not exist; create it first"),
-                ));
-            }
-            Err(error) => return Err(error),
-        }
-        let existing = match self.metadata(path).await {
-            Ok(found) => Some(found),
-            Err(error) if error.kind == FsErrorKind::NotFound => None,
-            Err(error) => return Err(error),
-        };
-        if let Some(found) = &existing
-            && found.kind != EntryKind::File
-        {
-            return Err(FsError::new(
-                FsErrorKind::Other,
-                path,
-                "this is not a regular file; only files can be written",
-            ));
-        }
-        let mode = options
-            .mode
-            .or_else(|| existing.as_ref().and_then(|found| found.mode))
-            .unwrap_or(NEW_FILE_MODE);
-        let mut temp = TempName::beside(path);
-        let private = FileAttributes {
-            permissions: Some(PRIVATE_MODE),
-            ..FileAttributes::default()
-        };
-        let flags = OpenFlags::WRITE | OpenFlags::CREATE | OpenFlags::EXCLUDE;
-        let slot = Self::slot(&self.slots).await;
-        let handle = self
-            .session
-            .open(temp.as_str(), flags, private)
+        self.write_via_temp(path, source, options, None)
             .await
-            .map_err(|error| match self.error(path, error) {
-                denied if denied.kind == FsErrorKind::PermissionDenied => FsError::new(
-                    FsErrorKind::PermissionDenied,
-                    path,
-                    format!(
-                        "permission denied: cannot create a file in {parent} (writes go through a \
-                         temporary file beside the target); use sudo: true in a terminal tab"
-                    ),
-                ),
-                other => other,
-            })?
-            .handle;
-        let result = self
-            .finish_temp(
-                &handle,
-                &temp,
-                path,
-                source,
-                mode,
-                existing.as_ref(),
-                options,
-            )
-            .await;
-        if result.is_err() {
-            // Best effort: the connection may be gone, and then sshd closes the handle itself
-            // and the temp stays a leftover that the next write to this target removes.
-            let _ = self.session.close(handle.as_str()).await;
-            drop(slot);
-            if self.session.remove(temp.as_str()).await.is_ok() {
-                temp.settled();
-            }
-        } else {
-            temp.settled();
-        }
-        result
+            .map_err(|failed| match failed {
+                Gated::Write(error) => error,
+                // No gate, so no gate failure; said plainly should that ever change.
+                Gated::Gate(message) => FsError::new(FsErrorKind::Other, path, message),
+            })
+    }
+
+    async fn write_atomic_gated(
+        &self,
+        path: &str,
+        source: Source<'_>,
+        options: &WriteOptions,
+        gate: futures::future::BoxFuture<'_, Result<(), String>>,
+    ) -> Result<u64, Gated> {
+        self.write_via_temp(path, source, options, Some(gate)).await
     }
 
     async fn create_private(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
@@ -787,6 +865,17 @@ impl FileAccess for SftpFiles {
             .await
             .map(|_| ())
             .map_err(|error| self.error(to, error))
+    }
+
+    async fn make_symlink(&self, target: &str, link: &str) -> Result<(), FsError> {
+        // OpenSSH reads SSH_FXP_SYMLINK's two paths the other way round from the draft (target
+        // first, then the link), as its own sftp client sends them; russh-sftp sends them in
+        // the draft's order, so they go in swapped.
+        self.session
+            .symlink(target, link)
+            .await
+            .map(|_| ())
+            .map_err(|error| self.error(link, error))
     }
 
     async fn set_attributes(

@@ -44,7 +44,7 @@
 
 use super::paths::lockout_match;
 use super::paths::normalise_path;
-use super::programs::{self, Judged, Payload, Run, Shape, Verdict};
+use super::programs::{self, Judged, Payload, Prints, Run, Shape, Verdict};
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 use tree_sitter::{Node, Parser};
@@ -618,7 +618,7 @@ impl Walker {
         // What the redirections write, when the command prints literal text: a script the line
         // runs later is then read (see `check_file_runs`).
         let printed = match (&inner.stdin, body) {
-            (Stdin::Literal(text), Some(body)) if is_plain_cat(body, src) => Some(text.clone()),
+            (Stdin::Literal(text), Some(body)) if prints_stdin(body, src) => Some(text.clone()),
             (_, Some(body)) => literal_output(body, src),
             (_, None) => None,
         };
@@ -639,7 +639,7 @@ impl Walker {
             }
         }
         let body_output = match (&inner.stdin, body) {
-            (Stdin::Literal(text), Some(body)) if is_plain_cat(body, src) => Some(text.clone()),
+            (Stdin::Literal(text), Some(body)) if prints_stdin(body, src) => Some(text.clone()),
             _ => None,
         };
         for rest in rest_of_line {
@@ -1271,7 +1271,7 @@ impl Walker {
             .map(|word| normalise_name(&word.text))
             .unwrap_or_default();
         let mut frame = frame.clone();
-        self.empties_output = words_print_nothing(&name, &words);
+        self.empties_output = words_print_nothing(&words);
         let writes_before = self.out.writes.len();
         for redirect in redirects {
             if let Some(stdin) = self.redirect(redirect, src, &name, &mut rest_of_line) {
@@ -1289,7 +1289,9 @@ impl Walker {
             }
         }
         let body_output = match &frame.stdin {
-            Stdin::Literal(text) if name == "cat" && words.len() == 1 => Some(text.clone()),
+            Stdin::Literal(text) if words_print(&words) == Some(Prints::Stdin) => {
+                Some(text.clone())
+            }
             _ => None,
         };
         if name == "let" {
@@ -1510,7 +1512,7 @@ impl Walker {
                 }
             }
             Shape::Plain => {
-                if name == "cd" || name == "pushd" {
+                if verdict.changes_folder {
                     self.change_folder(args);
                 }
                 if let Some(index) = verdict.script_file {
@@ -1521,9 +1523,7 @@ impl Walker {
                             file.text
                         ));
                     } else {
-                        let as_script = programs::SHELLS.contains(&name.as_str())
-                            || matches!(name.as_str(), "source" | ".");
-                        self.note_file_run(&file.text, &texts, as_script, frame);
+                        self.note_file_run(&file.text, &texts, verdict.script_is_shell, frame);
                     }
                 }
                 if let Some(service) = init_script(&first.text, self.cwd_path().as_deref()) {
@@ -1917,42 +1917,39 @@ fn join_continued_lines(source: &str) -> String {
 /// A command that prints nothing, so `cmd > file` only empties the file: `:`, `true`, `false`,
 /// `cat /dev/null`, `echo -n`, `printf ''` (and no command at all: `> file`).
 fn prints_nothing(node: Node<'_>, src: &[u8]) -> bool {
-    if node.kind() != "command" {
-        return false;
-    }
+    node.kind() == "command" && words_print_nothing(&command_words(node, src))
+}
+
+/// The words of a simple command as written, name first.
+fn command_words(node: Node<'_>, src: &[u8]) -> Vec<Word> {
     let name = node
         .child_by_field_name("name")
         .map(|name| normalise_name(&word_value_of_name(name, src)))
         .unwrap_or_default();
-    let words: Vec<Word> = fields(node, "argument")
-        .into_iter()
-        .map(|argument| word_value(argument, src))
-        .collect();
-    let mut all = vec![Word {
-        text: name.clone(),
+    let mut words = vec![Word {
+        text: name,
         ..Word::default()
     }];
-    all.extend(words);
-    words_print_nothing(&name, &all)
-        || literal_output(node, src).is_some_and(|text| text.trim().is_empty())
+    words.extend(
+        fields(node, "argument")
+            .into_iter()
+            .map(|argument| word_value(argument, src)),
+    );
+    words
 }
 
-fn words_print_nothing(name: &str, words: &[Word]) -> bool {
-    let args: Vec<&str> = words
-        .iter()
-        .skip(1)
-        .map(|word| word.text.as_str())
-        .collect();
-    match name {
-        ":" | "true" | "false" => true,
-        "cat" => !args.is_empty() && args.iter().all(|arg| *arg == "/dev/null"),
-        "echo" => {
-            args.iter()
-                .all(|arg| arg.starts_with('-') || arg.is_empty())
-                && args.contains(&"-n")
-        }
-        "printf" => args.first().is_some_and(|format| format.is_empty()),
-        _ => false,
+/// What the spec of a command made of these words says it prints (see [`programs::prints`]).
+fn words_print(words: &[Word]) -> Option<Prints> {
+    let texts: Vec<String> = words.iter().map(|word| word.text.clone()).collect();
+    programs::prints(&texts)
+}
+
+/// Nothing, or only white space (`echo`, `printf '\n'`): the file it is sent to is emptied.
+fn words_print_nothing(words: &[Word]) -> bool {
+    match words_print(words) {
+        Some(Prints::Nothing) => true,
+        Some(Prints::Text(text)) => text.trim().is_empty(),
+        Some(Prints::Stdin) | None => false,
     }
 }
 
@@ -2347,13 +2344,9 @@ fn is_statement_kind(kind: &str) -> bool {
     )
 }
 
-/// `cat` with no arguments (it prints its standard input).
-fn is_plain_cat(node: Node<'_>, src: &[u8]) -> bool {
-    node.kind() == "command"
-        && named_children(node).len() == 1
-        && node
-            .child_by_field_name("name")
-            .is_some_and(|name| normalise_name(&word_value_of_name(name, src)) == "cat")
+/// A command that prints its standard input unchanged (`cat` with no arguments).
+fn prints_stdin(node: Node<'_>, src: &[u8]) -> bool {
+    node.kind() == "command" && words_print(&command_words(node, src)) == Some(Prints::Stdin)
 }
 
 fn word_value_of_name(name: Node<'_>, src: &[u8]) -> String {
@@ -2366,42 +2359,19 @@ fn word_value_of_name(name: Node<'_>, src: &[u8]) -> String {
 fn literal_output(node: Node<'_>, src: &[u8]) -> Option<String> {
     match node.kind() {
         "command" => {
-            let name = node.child_by_field_name("name")?;
-            let name = normalise_name(&word_value_of_name(name, src));
-            let words: Vec<Word> = fields(node, "argument")
-                .into_iter()
-                .map(|argument| word_value(argument, src))
-                .collect();
+            let words = command_words(node, src);
             if words.iter().any(|word| word.dynamic) {
                 return None;
             }
-            // Only leading options are options (`echo -n rm -f x` prints `rm -f x`).
-            let is_echo_option = |text: &str| {
-                text.len() > 1
-                    && text.starts_with('-')
-                    && text[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
-            };
-            let texts: Vec<String> = words.into_iter().map(|word| word.text).collect();
-            match name.as_str() {
-                "echo" => Some(
-                    texts
-                        .iter()
-                        .skip_while(|text| is_echo_option(text))
-                        .cloned()
-                        .collect::<Vec<String>>()
-                        .join(" "),
-                ),
-                "printf" => match texts.first().map(String::as_str) {
-                    Some("--") => texts.get(1).map(|format| format.replace("\\n", "\n")),
-                    Some(format) if !format.starts_with('-') => Some(format.replace("\\n", "\n")),
-                    _ => None,
-                },
-                _ => None,
+            match words_print(&words)? {
+                Prints::Nothing => Some(String::new()),
+                Prints::Text(text) => Some(text),
+                Prints::Stdin => None,
             }
         }
         "redirected_statement" => {
             let body = node.child_by_field_name("body")?;
-            if !is_plain_cat(body, src) {
+            if !prints_stdin(body, src) {
                 return None;
             }
             let heredoc = fields(node, "redirect")

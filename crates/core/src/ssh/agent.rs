@@ -23,7 +23,7 @@ pub type Agent = AgentClient<AgentConnection>;
 pub const WINDOWS_OPENSSH_PIPE: &str = r"\\.\pipe\openssh-ssh-agent";
 /// How long an agent may take to list its keys for a form (a locked password manager may
 /// never answer).
-const LIST_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+pub(crate) const LIST_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// How `identity_agent` names Pageant (no socket or pipe path: it is found by its window).
 pub const PAGEANT: &str = "pageant";
 

@@ -160,22 +160,41 @@ impl Authenticator<'_> {
         let Some(source) = self.options.agent_source(self.target) else {
             return Ok(false);
         };
-        let mut agent = match source.connect().await {
-            Ok(agent) => agent,
-            Err(e) => {
-                tracing::warn!(error = %e, "SSH agent not reachable; skipping it");
-                return Ok(false);
+        // An agent that takes the connection and never answers (a locked password manager)
+        // must not hold up the login: past the limit it is skipped, as one that is not there.
+        let listing = async {
+            let mut agent = match source.connect().await {
+                Ok(agent) => agent,
+                Err(e) => {
+                    tracing::warn!(error = %e, "SSH agent not reachable; skipping it");
+                    return None;
+                }
+            };
+            if let Some(binding) = self.handle.agent_session_binding()
+                && let Err(e) = agent.bind_session(binding, /* forwarding */ false).await
+            {
+                tracing::debug!(error = %e, "SSH agent does not support session binding");
+            }
+            match agent.request_identities().await {
+                Ok(ids) => Some((agent, ids)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "SSH agent did not list its keys; skipping it");
+                    None
+                }
             }
         };
-        if let Some(binding) = self.handle.agent_session_binding()
-            && let Err(e) = agent.bind_session(binding, /* forwarding */ false).await
-        {
-            tracing::debug!(error = %e, "SSH agent does not support session binding");
-        }
-        let identities = match agent.request_identities().await {
-            Ok(ids) => ids,
-            Err(e) => {
-                tracing::warn!(error = %e, "SSH agent did not list its keys; skipping it");
+        let (agent, identities) = match tokio::time::timeout(agent::LIST_LIMIT, listing).await {
+            Ok(Some(listed)) => listed,
+            Ok(None) => return Ok(false),
+            Err(_) => {
+                tracing::warn!(
+                    seconds = agent::LIST_LIMIT.as_secs(),
+                    "SSH agent did not list its keys in time; skipping it"
+                );
+                self.tried.push(format!(
+                    "publickey (agent {}: did not answer)",
+                    source.label()
+                ));
                 return Ok(false);
             }
         };

@@ -18,8 +18,9 @@
 //! [`without_alternate_screen`] takes those switches out, so a tab kept in screen is a terminal
 //! at a prompt as one kept in tmux is.
 //!
-//! This module must never run anything on the server but the lookup and the attach command
-//! below, and never use a session name it did not make.
+//! This module must never run anything on the server but the lookup, the attach command and
+//! the end of a session below (with the wiping of dead screen sockets of its own session
+//! names), and never use a session name it did not make.
 
 use std::time::Duration;
 
@@ -87,17 +88,29 @@ fn in_sh(script: &str) -> String {
     format!("exec sh -c '{script}'")
 }
 
+/// A screen session named `name` whose screen is gone (the server rebooted, screen was killed)
+/// leaves its socket behind, listed as `(Dead ???)`. `screen -wipe` removes such sockets of
+/// `name`: left, they would make `screen -S name -X quit` ambiguous (it ends nothing), and a
+/// lookup that counted them would take the new session for one running already, which gets no
+/// shell integration.
+fn wipe_dead_screens(name: &str) -> String {
+    format!("screen -wipe {name} >/dev/null 2>&1")
+}
+
 /// Asks the server (on an exec channel, never in the user's terminal) which multiplexer it has
-/// and whether session `name` runs already.
+/// and whether session `name` runs already (for screen: listed as attached or detached, not
+/// dead).
 pub async fn look(session: &SshSession, name: &str) -> Result<Found, SshError> {
     let script = format!(
         "if command -v tmux >/dev/null 2>&1; then \
          if tmux -L {TMUX_SOCKET} has-session -t ={name} >/dev/null 2>&1; then echo tmux attach; \
          else echo tmux new; fi; \
-         elif command -v screen >/dev/null 2>&1; then \
-         if screen -ls 2>/dev/null | grep -q \"[.]{name}[[:space:]]\"; then echo screen attach; \
+         elif command -v screen >/dev/null 2>&1; then {wipe}; \
+         if screen -ls 2>/dev/null | grep -Eq \"[.]{name}[[:space:]].*[(](Multi, )?(At|De)tached[)]\"; \
+         then echo screen attach; \
          else echo screen new; fi; \
-         else echo none; fi"
+         else echo none; fi",
+        wipe = wipe_dead_screens(name)
     );
     let output = session.exec(&in_sh(&script)).await?;
     let answer = String::from_utf8_lossy(&output.stdout);
@@ -118,7 +131,8 @@ pub async fn look(session: &SshSession, name: &str) -> Result<Found, SshError> {
 pub async fn end(session: &SshSession, name: &str) -> Result<(), SshError> {
     let script = format!(
         "tmux -L {TMUX_SOCKET} kill-session -t ={name} >/dev/null 2>&1; \
-         screen -S {name} -X quit >/dev/null 2>&1; true"
+         {wipe}; screen -S {name} -X quit >/dev/null 2>&1; true",
+        wipe = wipe_dead_screens(name)
     );
     session.exec(&in_sh(&script)).await.map(drop)
 }

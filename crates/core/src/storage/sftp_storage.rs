@@ -191,6 +191,10 @@ impl FileAccess for ReconnectingSftp {
         once!(self, files => files.copy_on_server(from, to, size))
     }
 
+    async fn make_symlink(&self, target: &str, link: &str) -> Result<(), FsError> {
+        once!(self, files => files.make_symlink(target, link))
+    }
+
     async fn set_attributes(
         &self,
         path: &str,

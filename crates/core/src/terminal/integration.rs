@@ -221,8 +221,51 @@ pub fn snippet_for(shell: ShellKind, secret: &str, passthrough: Passthrough) -> 
             .replace(OSC7_AFTER_MARK, &format!("{NONCE}{bel}{inner_esc}]7;"))
             .replace(osc7_end, osc7_wrapped);
     }
+    if passthrough == Passthrough::Screen {
+        for (at, split) in screen_url_split(shell) {
+            text = text.replacen(at, split, 1);
+        }
+    }
     text.push_str(CLEAR_MULTIPLEXER);
     text.replace(NONCE, secret)
+}
+
+/// Where a shell's snippet for screen splits its folder's URL, and how: screen drops a control
+/// string longer than about 760 bytes and prints the rest of it as text (and the mark before it
+/// is lost with it), while a percent-encoded path may be 12 KiB. The URL is cut into pieces of
+/// 300 characters, each piece its own passthrough (`ESC \ ESC P` between them): screen hands
+/// them on back to back, so the terminal reads one OSC 7. The first piece shares its
+/// passthrough with the mark and a host name (at most 64 bytes): well under the limit. The URL
+/// is percent-encoded ASCII, so characters are bytes. Each pair is (text in the snippet, the
+/// same text with the split).
+fn screen_url_split(shell: ShellKind) -> &'static [(&'static str, &'static str)] {
+    match shell {
+        ShellKind::Bash => &[
+            (
+                "__kp_pre() {",
+                r#"__kp_split() { local u=$__kp_url r=; while ((${#u} > 300)); do r+=${u:0:300}$'\e\\\eP'; u=${u:300}; done; __kp_url=$r$u; }; __kp_pre() {"#,
+            ),
+            (
+                "__kp_cwd; builtin printf",
+                "__kp_cwd; __kp_split; builtin printf",
+            ),
+        ],
+        ShellKind::Zsh => &[
+            (
+                "__kp_precmd() {",
+                r#"__kp_split() { emulate -L zsh; local u=$REPLY r=; while (( ${#u} > 300 )); do r+=${u[1,300]}$'\e\\\eP'; u=${u[301,-1]}; done; REPLY=$r$u; }; __kp_precmd() {"#,
+            ),
+            (
+                "__kp_cwd; builtin printf",
+                "__kp_cwd; __kp_split; builtin printf",
+            ),
+        ],
+        ShellKind::Fish => &[(
+            "(string escape --style=url -- $PWD)",
+            r#"(set -l u (string escape --style=url -- $PWD); set -l r ''; while test (string length -- $u) -gt 300; set r $r(string sub -l 300 -- $u)\e\\\eP; set u (string sub -s 301 -- $u); end; printf '%s' $r$u)"#,
+        )],
+        ShellKind::Sh => &[],
+    }
 }
 
 /// Ends a snippet typed into a multiplexer's fresh session. The multiplexer keeps what it drew
@@ -243,6 +286,7 @@ pub fn new_secret() -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::marks;
     use super::*;
     use pretty_assertions::assert_eq;
 
@@ -306,6 +350,77 @@ mod tests {
             Ok(out) => assert_eq!(out.stdout, b"\x1b[H\x1b[2J\x1b[3J"),
             Err(err) => eprintln!("skipped: sh not runnable: {err}"),
         }
+    }
+
+    /// Each shell inside screen, in a folder whose URL is 2 KiB: every passthrough it prints is
+    /// short enough for screen, and handed on back to back they are the shell's mark and one
+    /// OSC 7 that names the whole folder.
+    #[test]
+    fn in_screen_a_long_folder_is_told_in_pieces_screen_passes_on() {
+        let root = tempfile::tempdir().unwrap();
+        let mut folder = std::fs::canonicalize(root.path()).unwrap();
+        for i in 0..16 {
+            folder.push(format!("{i} a folder é {}", "x".repeat(150)));
+        }
+        std::fs::create_dir_all(&folder).unwrap();
+        let folder = folder.to_str().unwrap().to_owned();
+        // The function that prints the folder, called as the shell's prompt would.
+        for (program, shell, prompt) in [
+            ("bash", ShellKind::Bash, "__kp_pre"),
+            ("zsh", ShellKind::Zsh, "__kp_precmd"),
+            ("fish", ShellKind::Fish, "__kp_prompt_start"),
+        ] {
+            let text = snippet_for(shell, "0123abcd", Passthrough::Screen);
+            let text = text.trim_end_matches(CLEAR_MULTIPLEXER);
+            let script = format!("{text}; cd '{folder}'; {prompt}");
+            let out = match std::process::Command::new(program)
+                .args(["-c", &script])
+                .env("HOME", root.path())
+                .output()
+            {
+                Ok(out) => out,
+                Err(err) => {
+                    eprintln!("skipped: {program} not runnable: {err}");
+                    continue;
+                }
+            };
+            assert!(out.status.success(), "{program}: {out:?}");
+            let passed = screen_passthroughs(&out.stdout, program);
+            let mark = if shell == ShellKind::Fish { "A" } else { "D;0" };
+            let head = format!("\x1b]133;{mark};kp=0123abcd\x07\x1b]7;");
+            let url = passed
+                .strip_prefix(head.as_bytes())
+                .and_then(|rest| rest.strip_suffix(b"\x07"))
+                .unwrap_or_else(|| panic!("{program}: {}", passed.escape_ascii()));
+            assert!(url.len() > 2000, "{program}: {}", url.escape_ascii());
+            assert_eq!(
+                marks::parse_osc7(url).as_deref(),
+                Some(folder.as_str()),
+                "{program}"
+            );
+        }
+    }
+
+    /// What screen hands on from `out`'s passthroughs (`ESC P … ESC \`), each checked to be under
+    /// screen's limit; nothing but passthroughs is printed.
+    fn screen_passthroughs(out: &[u8], program: &str) -> Vec<u8> {
+        let mut passed = Vec::new();
+        let mut rest = out;
+        while let Some(body) = rest.strip_prefix(b"\x1bP") {
+            let end = body
+                .windows(2)
+                .position(|pair| pair == b"\x1b\\")
+                .unwrap_or_else(|| panic!("{program}: unended: {}", body.escape_ascii()));
+            assert!(end < 700, "{program}: {end} bytes in one passthrough");
+            passed.extend_from_slice(&body[..end]);
+            rest = &body[end + 2..];
+        }
+        assert!(
+            rest.is_empty(),
+            "{program}: also printed {}",
+            rest.escape_ascii()
+        );
+        passed
     }
 
     #[test]

@@ -149,6 +149,15 @@ pub enum TerminalError {
         crate::taint::server_text(.now)
     )]
     LineChanged { checked: String, now: String },
+    /// send_input's keys before Enter were not seen through: the shell did not show that it had
+    /// read them all, so the line Enter would run could not be read. They were taken back.
+    #[error(
+        "the shell did not show within {} s that it had read the keys typed at its prompt, so \
+         the line Enter would run could not be read; Enter was not pressed and the typed keys \
+         were taken back with Ctrl-C — look with read_screen and try again, or use run_command",
+        .waited.as_secs()
+    )]
+    TypingNotConfirmed { waited: std::time::Duration },
     /// send_input got neither text nor key.
     #[error("send_input needs text, a key, or both")]
     NothingToSend,

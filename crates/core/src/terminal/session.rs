@@ -81,6 +81,17 @@ const READY_QUIET: Duration = Duration::from_millis(60);
 const READY_FOR_COMMAND: Duration = Duration::from_millis(2000);
 /// A refused send_input line: how long to wait for the shell to redraw its empty prompt.
 const ABANDON_WAIT: Duration = Duration::from_secs(3);
+/// stage_input: how long the shell may take to show the keys typed at its prompt.
+const CONFIRM_WAIT: Duration = Duration::from_secs(5);
+const CONFIRM_TOKEN_LEN: usize = 6;
+/// The key that erases the character before the cursor (DEL) in every line editor.
+const BACKSPACE: u8 = 0x7f;
+/// After the cursor left the prompt's line for an empty one, how long a quiet shell is still
+/// taken to be on its way to the next prompt (a slow PROMPT_COMMAND after Ctrl-C) rather than
+/// at an empty line. Below [`READY_FOR_COMMAND`], so run_command does not give up first.
+const LINE_LEFT_QUIET: Duration = Duration::from_millis(1500);
+/// stage_input: how long to wait for a prompt being drawn.
+const PROMPT_DRAW_WAIT: Duration = Duration::from_secs(3);
 /// send_input: settled when quiet this long; never longer than `SETTLE_MAX`.
 const SETTLE_QUIET: Duration = Duration::from_millis(300);
 const SETTLE_MIN: Duration = Duration::from_millis(100);
@@ -89,6 +100,8 @@ const SETTLE_MAX: Duration = Duration::from_secs(2);
 const READ_SCREEN_MAX: Duration = Duration::from_secs(120);
 /// Hidden probe / injection: how long each may take before it is abandoned and shown.
 const HIDDEN_TIMEOUT: Duration = Duration::from_secs(4);
+/// How long the first prompt waits for the echo of keys the user typed before it was taken.
+const ECHO_WAIT: Duration = Duration::from_millis(500);
 /// Re-check conditions at least this often while waiting (quiet periods are time-based).
 const POLL: Duration = Duration::from_millis(25);
 /// close(): how long to wait for the shell to report that it is gone.
@@ -155,6 +168,19 @@ struct State {
     last_run: Option<LastRun>,
     /// While `Some`, output is hidden from the UI and the mirror (injection).
     hidden: Option<Vec<u8>>,
+    /// While `Some`, the integration is being typed: the user's keys wait here and reach the
+    /// shell after it, so they neither split the snippet nor have their output hidden with its.
+    held_input: Option<Vec<u8>>,
+    /// When the user's keys last reached the shell before it was ready: the first prompt is not
+    /// taken while their echo is still on its way.
+    user_input_before_ready: Option<Instant>,
+    /// The line the user has typed since their last Enter, before the shell was ready: drawn
+    /// after the first prompt, it is not part of it. `None` after keys other than text and
+    /// Enter (an arrow, a backspace), whose effect on the line is not known, until an Enter.
+    line_typed_before_ready: Option<String>,
+    /// The integration was not typed at the first prompt because the user had begun a line
+    /// there: it is typed before Pilot's first command, at an empty prompt.
+    inject_later: bool,
     closed: Option<ShellClosed>,
     ready: bool,
     session_prompt: Option<String>,
@@ -458,6 +484,34 @@ impl State {
         self.mode != ShellIntegrationMode::Off && self.marks_live
     }
 
+    /// The cursor's place counted in cells from the screen's top left (a cursor waiting to
+    /// wrap past the last column counts as the next row's first cell).
+    fn cursor_index(&self) -> usize {
+        let screen = self.mirror.screen();
+        let (row, col) = screen.cursor_position();
+        let (_, cols) = screen.size();
+        usize::from(row) * usize::from(cols.get()) + usize::from(col)
+    }
+
+    /// The cursor's index ([`State::cursor_index`]) if the cells just before it hold `text`
+    /// (single-width characters).
+    fn cursor_after(&self, text: &[u8]) -> Option<usize> {
+        let screen = self.mirror.screen();
+        let cols = usize::from(screen.size().1.get());
+        let end = self.cursor_index();
+        let start = end.checked_sub(text.len())?;
+        let matches = text.iter().enumerate().all(|(i, &byte)| {
+            let at = start + i;
+            let (Ok(row), Ok(col)) = (u16::try_from(at / cols), u16::try_from(at % cols)) else {
+                return false;
+            };
+            screen
+                .cell(row, col)
+                .is_some_and(|cell| cell.contents().as_bytes() == [byte])
+        });
+        matches.then_some(end)
+    }
+
     /// The cursor row's text before and after the cursor.
     fn cursor_line(&self) -> (String, String) {
         let screen = self.mirror.screen();
@@ -478,7 +532,9 @@ impl State {
     /// prompt, `Some(Err(why))` when it is but the line cannot be read off the screen.
     fn prompt_line(&self, now: Instant, quiet_period: Duration) -> Option<Result<String, String>> {
         match self.prompt_state(now, quiet_period) {
-            PromptState::FullScreen | PromptState::NotAtPrompt => return None,
+            PromptState::FullScreen | PromptState::NotAtPrompt | PromptState::Drawing => {
+                return None;
+            }
             PromptState::Empty | PromptState::Typed(_) => {}
         }
         let screen = self.mirror.screen();
@@ -597,7 +653,18 @@ impl State {
                     }
                     let cursor = self.mirror.screen().cursor_position();
                     if let Some((row, col)) = last.cursor {
-                        let typed = if cursor.0 == row && cursor.1 >= col {
+                        let on_prompt_line = cursor.0 == row && cursor.1 >= col;
+                        if !on_prompt_line
+                            && before.trim().is_empty()
+                            && after.trim().is_empty()
+                            && self.quiet_for(now) < LINE_LEFT_QUIET.max(quiet_period)
+                        {
+                            // The cursor left the prompt's line for an empty one: the line was
+                            // run or interrupted (Ctrl-C), and the shell is about to print the
+                            // command's marks or a new prompt. Until then the line is not empty.
+                            return PromptState::Drawing;
+                        }
+                        let typed = if on_prompt_line {
                             let (_, cols) = self.mirror.screen().size();
                             self.mirror
                                 .screen()
@@ -619,7 +686,7 @@ impl State {
                 MarkKind::PromptStart | MarkKind::CommandFinished { .. } => {
                     // The prompt is being drawn; wait for B (or the heuristic) a moment.
                     if now.saturating_duration_since(last.at) < PROMPT_AFTER_D {
-                        return PromptState::NotAtPrompt;
+                        return PromptState::Drawing;
                     }
                 }
                 MarkKind::OutputStart => return PromptState::NotAtPrompt,
@@ -645,12 +712,32 @@ impl State {
     }
 }
 
+/// `line` after the user typed `bytes`: text joins it and Enter starts a new, empty one. Any
+/// other key (or bytes that are not whole UTF-8) makes it `None` until the next Enter: what an
+/// arrow or a backspace did to the line is not known.
+fn typed_line(mut line: Option<String>, bytes: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    for c in text.chars() {
+        match c {
+            '\r' | '\n' => line = Some(String::new()),
+            c if c.is_control() => line = None,
+            c => {
+                if let Some(line) = &mut line {
+                    line.push(c);
+                }
+            }
+        }
+    }
+    line
+}
+
 /// Bytes that make a line editor run the line: CR (Enter, Ctrl-M), LF (Ctrl-J), and Ctrl-O
 /// (bash's operate-and-get-next, zsh's accept-line-and-down-history).
 const SUBMIT_BYTES: &[u8] = b"\r\n\x0f";
 
 /// Why keys at a prompt may run something that cannot be read first: Ctrl-X (prefix of bash's
-/// edit-and-execute-command and many other bindings) and Esc not starting a cursor-key sequence
+/// edit-and-execute-command and many other bindings), Ctrl-R and Ctrl-S (history search), and
+/// Esc not starting a cursor-key sequence
 /// (Meta bindings, vi command mode: `v` opens an editor whose buffer then runs). `None`: only
 /// typing, line editing and cursor keys.
 fn editor_keys(bytes: &[u8]) -> Option<String> {
@@ -658,6 +745,13 @@ fn editor_keys(bytes: &[u8]) -> Option<String> {
         return Some(
             "the input has Ctrl-X, which starts key bindings that can open an editor and run \
              its text"
+                .to_owned(),
+        );
+    }
+    if bytes.iter().any(|b| matches!(b, 0x12 | 0x13)) {
+        return Some(
+            "the input has Ctrl-R or Ctrl-S (history search), after which Enter runs the line \
+             found, which the screen shows inside the search, not as a line"
                 .to_owned(),
         );
     }
@@ -710,6 +804,9 @@ enum PromptState {
     Typed(String),
     FullScreen,
     NotAtPrompt,
+    /// Between a line and the next prompt (a prompt being drawn, a line just run or
+    /// interrupted): keys sent now are read by whatever comes next, so they wait.
+    Drawing,
 }
 
 fn screen_result(screen: &vt100::Screen) -> ScreenResult {
@@ -1018,6 +1115,10 @@ impl Terminal {
             capture: None,
             last_run: None,
             hidden: None,
+            held_input: None,
+            user_input_before_ready: None,
+            line_typed_before_ready: Some(String::new()),
+            inject_later: false,
             closed: None,
             // An attached shell was made ready (and given its integration) by an earlier
             // connection; it may be running a command now, with no prompt to wait for.
@@ -1065,6 +1166,7 @@ impl Terminal {
         let deadline = Instant::now() + timeout;
         let quiet_period = self.shared.settings.quiet_period;
         let mut changed = self.shared.changed.subscribe();
+        let inject;
         loop {
             let now = Instant::now();
             {
@@ -1089,17 +1191,57 @@ impl Terminal {
                 let drawn_prompt = ends_like_prompt(text)
                     && one_blank_after
                     && state.cursor_line().1.trim().is_empty();
+                let give_up = now >= deadline;
+                // Keys the user sent whose echo has not come back yet: the line is about to
+                // change, so it is not the prompt yet.
+                let typed_at = state.user_input_before_ready;
+                let echo_pending = typed_at.is_some_and(|at| {
+                    at > state.last_output_at && now.saturating_duration_since(at) < ECHO_WAIT
+                });
+                // A line the user began at the prompt, echoed: the prompt is what precedes it.
+                let before_typed = match state.line_typed_before_ready.as_deref() {
+                    Some(line) if !line.trim().is_empty() && !echo_pending => before
+                        .trim_end()
+                        .strip_suffix(line.trim_end())
+                        .filter(|prompt| looks_like_prompt(prompt, None))
+                        .map(str::to_owned),
+                    _ => None,
+                };
+                let typed_prompt = before_typed.is_some() && quiet >= READY_QUIET;
                 let heuristic = looks_like_prompt(&before, None)
                     && (quiet >= quiet_period || (drawn_prompt && quiet >= READY_QUIET));
-                let give_up = now >= deadline;
-                if marked_prompt
-                    || heuristic
-                    || (give_up && quiet >= quiet_period && !before.trim().is_empty())
+                if (!echo_pending || give_up)
+                    && (marked_prompt
+                        || typed_prompt
+                        || heuristic
+                        || (give_up && quiet >= quiet_period && !before.trim().is_empty()))
                 {
-                    if !marked_prompt && !heuristic {
+                    if !marked_prompt && !typed_prompt && !heuristic {
                         tracing::warn!(prompt = %before, "no prompt-looking line; taking the cursor line as the prompt");
                     }
-                    state.session_prompt = Some(before.trim_end().to_owned());
+                    let prompt = before_typed.as_deref().unwrap_or(&before);
+                    // After keys whose effect on the line is not known, the cursor line may hold
+                    // the user's text: remembered as the prompt, it would make their line look
+                    // empty (and Pilot type after it).
+                    let unknown_line =
+                        typed_at.is_some() && state.line_typed_before_ready.is_none();
+                    state.session_prompt =
+                        (marked_prompt || !unknown_line).then(|| prompt.trim_end().to_owned());
+                    // Typed after a line the user may have begun, the probe would join it: with
+                    // keys typed before and no empty prompt for certain, the heuristic serves.
+                    let line_clear = typed_at.is_none() || marked_prompt || drawn_prompt;
+                    let wanted =
+                        state.mode == ShellIntegrationMode::Inject && !state.integration_active();
+                    inject = wanted && line_clear;
+                    // In a multiplexer the snippet ends by clearing its screen and history (they
+                    // would keep the secret): later, that would wipe what the user did there.
+                    state.inject_later = wanted
+                        && !line_clear
+                        && state.passthrough == integration::Passthrough::None;
+                    if inject {
+                        // Taken in the same lock as the prompt: no key slips in between.
+                        state.held_input = Some(Vec::new());
+                    }
                     break;
                 }
                 if give_up {
@@ -1108,21 +1250,54 @@ impl Terminal {
             }
             let _ = tokio::time::timeout(POLL, changed.changed()).await;
         }
-        let inject = {
-            let state = self.lock();
-            state.mode == ShellIntegrationMode::Inject && !state.integration_active()
-        };
         if inject {
-            match self.inject().await {
-                Ok(Some(shell)) => {
-                    tracing::debug!(shell = shell.name(), "shell integration injected")
-                }
-                Ok(None) => tracing::debug!("no shell integration for this shell"),
-                Err(err) => tracing::warn!(%err, "shell integration was not injected"),
-            }
+            self.inject_holding_input().await;
         }
         self.lock().ready = true;
         Ok(())
+    }
+
+    /// Injects the integration (the caller took `held_input` in the lock that saw the prompt
+    /// empty), then lets the keys the user typed meanwhile go. A failed injection is logged and
+    /// the heuristic serves.
+    async fn inject_holding_input(&self) {
+        let _release = ReleaseHeldInput(&self.shared);
+        match self.inject().await {
+            Ok(Some(shell)) => {
+                tracing::debug!(shell = shell.name(), "shell integration injected")
+            }
+            Ok(None) => tracing::debug!("no shell integration for this shell"),
+            Err(err) => tracing::warn!(%err, "shell integration was not injected"),
+        }
+        self.send_held_input().await;
+    }
+
+    /// Sends the keys the user typed during the injection, in order: keys typed while a batch
+    /// is on its way join the next batch, and only an empty batch ends the holding.
+    async fn send_held_input(&self) {
+        loop {
+            let batch = {
+                let mut state = self.lock();
+                match state.held_input.as_mut() {
+                    Some(held) if !held.is_empty() => std::mem::take(held),
+                    _ => {
+                        state.held_input = None;
+                        return;
+                    }
+                }
+            };
+            if self.send(batch).await.is_err() {
+                // The shell is gone; nothing more reaches it.
+                self.lock().held_input = None;
+                return;
+            }
+        }
+    }
+
+    /// The integration was put off at the first prompt (the user had begun a line there) and
+    /// goes in before Pilot's next command.
+    pub fn integration_pending(&self) -> bool {
+        self.lock().inject_later
     }
 
     /// Detects the shell and injects its snippet, with the shell's output hidden. `Ok(None)`: a
@@ -1291,7 +1466,10 @@ impl Terminal {
             () = cancel.cancelled() => return Err(TerminalError::Cancelled),
         };
         let started_at = Instant::now();
-        self.ready_for_command(&cancel).await?;
+        if self.ready_for_command(&cancel).await? {
+            self.inject_holding_input().await;
+            self.ready_for_command(&cancel).await?;
+        }
         let quiet_period = self.shared.settings.quiet_period;
         let mut ctx = {
             let mut state = self.lock();
@@ -1450,8 +1628,9 @@ impl Terminal {
         }
     }
 
-    /// Waits (briefly) until the shell sits at an empty prompt; errors say why not.
-    async fn ready_for_command(&self, cancel: &CancellationToken) -> Result<(), TerminalError> {
+    /// Waits (briefly) until the shell sits at an empty prompt; errors say why not. `true`: the
+    /// integration put off at the first prompt is to be typed now (the user's keys are held).
+    async fn ready_for_command(&self, cancel: &CancellationToken) -> Result<bool, TerminalError> {
         let deadline = Instant::now() + READY_FOR_COMMAND;
         let quiet_period = self.shared.settings.quiet_period;
         let mut changed = self.shared.changed.subscribe();
@@ -1467,7 +1646,14 @@ impl Terminal {
                     PromptState::Empty => {
                         state.busy = false;
                         state.staged_by_pilot = None;
-                        return Ok(());
+                        // Tried once; taken in the lock that saw the line empty, so no key of
+                        // the user's slips in before it.
+                        let inject =
+                            std::mem::take(&mut state.inject_later) && !state.integration_active();
+                        if inject {
+                            state.held_input = Some(Vec::new());
+                        }
+                        return Ok(inject);
                     }
                     PromptState::FullScreen => return Err(TerminalError::FullScreenActive),
                     PromptState::Typed(text) if !state.busy => {
@@ -1476,7 +1662,7 @@ impl Terminal {
                             Some(true) | None => TerminalError::InputLinePending { text },
                         });
                     }
-                    PromptState::Typed(_) | PromptState::NotAtPrompt => {
+                    PromptState::Typed(_) | PromptState::NotAtPrompt | PromptState::Drawing => {
                         if now >= deadline {
                             return Err(TerminalError::NotAtPrompt {
                                 cursor_line: state.cursor_line().0.trim_end().to_owned(),
@@ -1544,12 +1730,21 @@ impl Terminal {
             return Err(TerminalError::NothingToSend);
         }
         let quiet_period = self.shared.settings.quiet_period;
+        // Keys sent while the shell draws its next prompt are read by that prompt: wait for it
+        // rather than take them for a program's input.
+        let drawn = self
+            .wait_screen(PROMPT_DRAW_WAIT, |state, now| {
+                (!matches!(state.prompt_state(now, quiet_period), PromptState::Drawing))
+                    .then_some(())
+            })
+            .await?;
         {
             let mut state = self.lock();
-            if let Some(closed) = &state.closed {
-                return Err(TerminalError::from_closed(closed));
-            }
             state.flush_mirror();
+            if drawn.is_none() {
+                let reason = "the shell was still between a line and its next prompt".to_owned();
+                return Ok(StagedInput::new(PromptInput::Unknown { reason }, bytes));
+            }
             if state.prompt_line(Instant::now(), quiet_period).is_none() {
                 return Ok(StagedInput::new(PromptInput::NotAtPrompt, bytes));
             }
@@ -1569,8 +1764,7 @@ impl Terminal {
         }
         let (prefix, submit) = bytes.split_at(submit_at);
         if !prefix.is_empty() {
-            self.send(prefix.to_vec()).await?;
-            self.settle(Instant::now()).await;
+            self.type_and_confirm(prefix).await?;
         }
         let mut state = self.lock();
         state.flush_mirror();
@@ -1646,37 +1840,110 @@ impl Terminal {
         }
     }
 
-    /// Takes back what [`Terminal::stage_input`] typed at the prompt (the call was refused):
-    /// Ctrl-C discards the line in every shell and line-editing mode.
+    /// Types `prefix` at the prompt and returns once the shell has shown that it read all of
+    /// it. Reading the line after a quiet moment is not enough: a shell slow to run (a loaded
+    /// machine) shows half the keys, and Enter would then run a line nobody judged. So a random
+    /// token follows the keys; a shell reads keys in order, so once the token stands before the
+    /// cursor every key before it was read. The token is then erased (Backspace) and the line
+    /// read once the cursor is back where the token began. A shell that does not show this in
+    /// time gets the keys taken back (Ctrl-C) and the call fails.
+    async fn type_and_confirm(&self, prefix: &[u8]) -> Result<(), TerminalError> {
+        let token: Vec<u8> = (0..CONFIRM_TOKEN_LEN)
+            .map(|_| rand::random_range(b'a'..=b'z'))
+            .collect();
+        let mut keys = prefix.to_vec();
+        keys.extend_from_slice(&token);
+        self.send(keys).await?;
+        let end = self
+            .wait_screen(CONFIRM_WAIT, |state, _| state.cursor_after(&token))
+            .await?;
+        let confirmed = match end {
+            Some(end) => {
+                self.send(vec![BACKSPACE; token.len()]).await?;
+                let start = end.saturating_sub(token.len());
+                self.wait_screen(CONFIRM_WAIT, |state, _| {
+                    (state.cursor_index() == start).then_some(())
+                })
+                .await?
+                .is_some()
+            }
+            None => false,
+        };
+        if !confirmed {
+            self.discard_line().await;
+            return Err(TerminalError::TypingNotConfirmed {
+                waited: CONFIRM_WAIT,
+            });
+        }
+        self.settle(Instant::now()).await;
+        Ok(())
+    }
+
+    /// Polls the state (after every chunk of output, at least every [`POLL`]) until `check`
+    /// returns `Some`, for at most `limit`: `None` when the time ran out.
+    async fn wait_screen<T>(
+        &self,
+        limit: Duration,
+        mut check: impl FnMut(&State, Instant) -> Option<T>,
+    ) -> Result<Option<T>, TerminalError> {
+        let deadline = Instant::now() + limit;
+        let mut changed = self.shared.changed.subscribe();
+        loop {
+            let now = Instant::now();
+            {
+                let mut state = self.lock();
+                if let Some(closed) = &state.closed {
+                    return Err(TerminalError::from_closed(closed));
+                }
+                state.flush_mirror();
+                if let Some(found) = check(&state, now) {
+                    return Ok(Some(found));
+                }
+                if now >= deadline {
+                    return Ok(None);
+                }
+            }
+            let _ = tokio::time::timeout(POLL, changed.changed()).await;
+        }
+    }
+
+    /// Takes back what [`Terminal::stage_input`] typed at the prompt (the call was refused).
     pub async fn abandon_staged(&self, staged: &StagedInput) {
-        if !staged.typed || self.closed().is_some() {
+        if staged.typed {
+            self.discard_line().await;
+        }
+    }
+
+    /// Ctrl-C discards the line at the prompt in every shell and line-editing mode.
+    async fn discard_line(&self) {
+        if self.closed().is_some() {
             return;
         }
+        let sent_at = self.lock().offset();
         if let Err(err) = self.send(encode_key_for(Key::CtrlC, false).to_vec()).await {
             tracing::debug!(%err, "could not discard the staged line");
             return;
         }
         self.lock().staged_by_pilot = None;
         // Until the shell has drawn its fresh prompt the staged text is still on the screen, and
-        // the next call would take it for the user's typing (on a loaded machine the redraw can
-        // come late). Wait for the empty prompt, briefly; never mark the terminal busy here: a
-        // busy terminal takes keys as a program's input, unjudged.
-        let deadline = Instant::now() + ABANDON_WAIT;
+        // the next call would take it for the user's typing, or a run_command would take the
+        // interrupted line's `D` mark (status 130) for its own end. Wait for the empty prompt
+        // (with marks: one drawn after the Ctrl-C), briefly; never mark the terminal busy here:
+        // a busy terminal takes keys as a program's input, unjudged.
         let quiet_period = self.shared.settings.quiet_period;
-        let mut changed = self.shared.changed.subscribe();
-        loop {
-            let now = Instant::now();
-            {
-                let mut state = self.lock();
-                state.flush_mirror();
-                if state.closed.is_some()
-                    || now >= deadline
-                    || matches!(state.prompt_state(now, quiet_period), PromptState::Empty)
-                {
-                    return;
-                }
-            }
-            let _ = tokio::time::timeout(POLL, changed.changed()).await;
+        let redrawn = self
+            .wait_screen(ABANDON_WAIT, |state, now| {
+                let fresh = !state.integration_active()
+                    || state
+                        .marks
+                        .iter()
+                        .any(|m| m.mark.start >= sent_at && m.mark.kind == MarkKind::CommandStart);
+                (fresh && matches!(state.prompt_state(now, quiet_period), PromptState::Empty))
+                    .then_some(())
+            })
+            .await;
+        if !matches!(redrawn, Ok(Some(()))) {
+            tracing::debug!("no fresh prompt after Ctrl-C within the wait");
         }
     }
 
@@ -1788,6 +2055,15 @@ impl Terminal {
             // Whatever Pilot left at the prompt is now the user's line too.
             if state.staged_by_pilot.is_some() {
                 state.staged_by_pilot = Some(true);
+            }
+            if let Some(held) = &mut state.held_input {
+                held.extend_from_slice(bytes);
+                return Ok(());
+            }
+            if !state.ready {
+                state.user_input_before_ready = Some(Instant::now());
+                state.line_typed_before_ready =
+                    typed_line(state.line_typed_before_ready.take(), bytes);
             }
         }
         self.send(bytes.to_vec()).await
@@ -1904,6 +2180,20 @@ enum HiddenDone {
     ProbeAnswered,
     /// A `B` mark arrived: the integrated prompt is drawn.
     PromptMarked,
+}
+
+/// Lets the keys held during an injection go when the injection is abandoned midway (its
+/// future dropped): they must never stay held.
+struct ReleaseHeldInput<'a>(&'a Shared);
+
+impl Drop for ReleaseHeldInput<'_> {
+    fn drop(&mut self) {
+        let held = self.0.lock().held_input.take();
+        if let Some(bytes) = held.filter(|bytes| !bytes.is_empty()) {
+            // Best effort: a full input queue here means the shell is not reading anyway.
+            let _ = self.0.input.try_send(ShellInput::Data(bytes));
+        }
+    }
 }
 
 impl Shared {

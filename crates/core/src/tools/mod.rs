@@ -199,6 +199,9 @@ pub struct ToolContext<'a> {
     pub resources: &'a TabResources,
     pub settings: &'a ConnectionSettings,
     pub tab_kind: TabKind,
+    /// The call is the user's own (a file pane's, `kaiport tool`), not Pilot's: a listing is
+    /// whole for a person, capped for the model's context (`files::walk::list_limit`).
+    pub by_user: bool,
     pub cancel: &'a CancellationToken,
     /// Where transfer progress goes (the engine turns it into `TransferProgress` events).
     pub transfers: Option<TransferReporter>,

@@ -5,6 +5,7 @@ import {
   forwardExposure,
   forwardFromForm,
   forwardHeadline,
+  forwardOpener,
   forwardStatusWords,
   forwardWords,
   isLoopback,
@@ -53,6 +54,12 @@ describe("a tab's forwards", () => {
     };
     expect(forwardWords(socks)).toBe("-D [::1]:1080 (SOCKS)");
     expect(forwardStatusWords(socks)).toBe("failed: port 1080 is in use");
+  });
+
+  it("names Pilot's call for a forward Pilot opened, and no one for the user's", () => {
+    const mine = report(1, { state: "starting" });
+    expect(forwardOpener(mine)).toBeNull();
+    expect(forwardOpener({ ...mine, pilot_call: "call_7" })).toBe("Opened by Pilot (call call_7)");
   });
 });
 

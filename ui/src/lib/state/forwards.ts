@@ -82,6 +82,13 @@ export function forwardStatusWords(forward: ForwardReport): string {
   }
 }
 
+/** Who opened the forward, when Pilot did (the user approved its open_forward call): the marker's
+ * accessible name and title, naming the call as the approval card and audit log do. */
+export function forwardOpener(forward: Pick<ForwardReport, "pilot_call">): string | null {
+  const call = forward.pilot_call;
+  return call === undefined || call === null ? null : `Opened by Pilot (call ${call})`;
+}
+
 /** Whether `address` is loopback (or `localhost`), as the engine decides it: a listener anywhere
  * else is reachable from other computers. */
 export function isLoopback(address: string): boolean {

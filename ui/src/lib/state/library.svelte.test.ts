@@ -75,6 +75,27 @@ describe("the library's requests", () => {
     await expect(done).resolves.toBeNull();
   });
 
+  it("settles a request answered before an older one: the agents' keys come when they come", async () => {
+    const transport = new FakeTransport();
+    const library = new Library(transport);
+    // The form lists the agents' keys as it opens; Connect checks the key file meanwhile, and
+    // the page's server answers that at once.
+    const agents = library.listAgentKeys();
+    const checked = library.checkKeyFile("/h/key");
+    let agentsDone = false;
+    void agents.then(() => (agentsDone = true));
+    transport.emit({ type: "key_file_checked", path: "/h/key", problem: null });
+    await expect(checked).resolves.toBeNull();
+    expect(agentsDone).toBe(false);
+    // A refusal answers the request that can be refused, not the list that cannot be.
+    const saved = library.save("web1", { kind: "local" }, []);
+    transport.emit({ type: "error", message: "cannot save web1: the disk is full" });
+    await expect(saved).resolves.toBe("cannot save web1: the disk is full");
+    expect(agentsDone).toBe(false);
+    transport.emit({ type: "agent_keys", agents: [] });
+    await expect(agents).resolves.toBeNull();
+  });
+
   it("gives up waiting when the link to kaiport is lost", async () => {
     const transport = new FakeTransport();
     const library = new Library(transport);

@@ -20,6 +20,8 @@ export const AUDIT_LINES = 200;
 
 interface Waiter {
   awaited: Event["type"];
+  /** A tab-less error can be its answer (the engine refused the request). */
+  refusable: boolean;
   done: (error: string | null) => void;
 }
 
@@ -27,7 +29,9 @@ export class Library {
   state: LibraryState = $state.raw(initialLibrary());
   private readonly transport: Transport;
   private readonly stop: () => void;
-  /** Requests waiting for their answer, oldest first (the engine answers in order). */
+  /** Requests waiting for their answer, oldest first. Not answered in order: some are answered
+   * by the page's own server (a key file's check) or in the engine's background (the agents'
+   * keys, a replaced host key), so an answer settles the oldest request it answers. */
   private waiting: Waiter[] = [];
   /** The last error event that answered a request here (the dialog shows it, not a notice). */
   private answeredError: Event | null = null;
@@ -60,23 +64,30 @@ export class Library {
   }
 
   private settle(event: Event): void {
-    const first = this.waiting[0];
-    if (first === undefined) {
-      return;
-    }
-    const answer = answers(event, first.awaited);
-    if (answer !== null) {
-      this.waiting.shift();
+    for (const [index, waiter] of this.waiting.entries()) {
+      if (event.type === "error" && !waiter.refusable) {
+        continue;
+      }
+      const answer = answers(event, waiter.awaited);
+      if (answer === null) {
+        continue;
+      }
+      this.waiting.splice(index, 1);
       if (!answer.ok) {
         this.answeredError = event;
       }
-      first.done(answer.ok ? null : answer.message);
+      waiter.done(answer.ok ? null : answer.message);
+      return;
     }
   }
 
-  private request(op: Parameters<Transport["send"]>[0], awaited: Event["type"]): Promise<string | null> {
+  private request(
+    op: Parameters<Transport["send"]>[0],
+    awaited: Event["type"],
+    refusable = true,
+  ): Promise<string | null> {
     return new Promise((resolve) => {
-      this.waiting.push({ awaited, done: resolve });
+      this.waiting.push({ awaited, refusable, done: resolve });
       this.transport.send(op);
     });
   }
@@ -116,7 +127,8 @@ export class Library {
 
   /** Ask for the SSH agents where the engine runs and their keys (into `state.agents`). */
   listAgentKeys(): Promise<string | null> {
-    return this.request({ type: "list_agent_keys" }, "agent_keys");
+    // Always answered by the list (an agent that fails is listed with why).
+    return this.request({ type: "list_agent_keys" }, "agent_keys", false);
   }
 
   delete(name: string): Promise<string | null> {

@@ -45,7 +45,7 @@ export interface Pane {
   /** The folder shown (absolute; remote paths start with `/`). */
   path: string;
   entries: DirEntry[];
-  /** Entries the engine left out (it lists at most 500). */
+  /** Entries the engine left out (it lists at most the protocol's `MAX_USER_LIST_ENTRIES` for the user). */
   omitted: number;
   /** The list_dir call whose answer is awaited, if any. */
   listing: CallId | null;

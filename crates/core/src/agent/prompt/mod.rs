@@ -286,20 +286,32 @@ fn live(out: &mut String, tab: &TabInfo) {
         );
         return;
     }
-    let shell = match live.shell {
-        Some(shell) => format!("the interactive shell is {shell}"),
-        None => "the interactive shell is unknown (it did not answer kaiport's detection: csh, a \
-                 router's shell, or a program holding the terminal)"
-            .to_owned(),
-    };
-    let integration = if live.integration {
-        "shell integration is on: kaiport sees where each command ends and its exit code".to_owned()
+    if live.integration_pending {
+        out.push_str(
+            "- Terminal: the shell is not detected yet: the user was typing at the first prompt, so \
+             kaiport's detection and shell integration go in, unseen, just before your first \
+             run_command; from then on kaiport sees where each command ends and its exit code.\n",
+        );
     } else {
-        "shell integration is off: kaiport guesses a command's end from a quiet screen and a prompt, \
-         so there is no exit code (append `; echo \"exit=$?\"`, or `; echo \"exit=$status\"` in fish)"
-            .to_owned()
-    };
-    let _ = writeln!(out, "- Terminal: {shell}; {integration}.");
+        let shell = match live.shell {
+            Some(shell) => format!("the interactive shell is {shell}"),
+            None => {
+                "the interactive shell is unknown (it did not answer kaiport's detection: csh, a \
+                     router's shell, or a program holding the terminal)"
+                    .to_owned()
+            }
+        };
+        let integration = if live.integration {
+            "shell integration is on: kaiport sees where each command ends and its exit code"
+                .to_owned()
+        } else {
+            "shell integration is off: kaiport guesses a command's end from a quiet screen and a \
+             prompt, so there is no exit code (append `; echo \"exit=$?\"`, or \
+             `; echo \"exit=$status\"` in fish)"
+                .to_owned()
+        };
+        let _ = writeln!(out, "- Terminal: {shell}; {integration}.");
+    }
     match &live.cwd {
         // A folder name comes from the server: quoted, so it reads as a name, not as words.
         Some(cwd) => {

@@ -88,6 +88,7 @@ fn terminal(
             reconnecting: false,
             shell,
             integration,
+            integration_pending: false,
             cwd: integration.then(|| "/home/alice".to_owned()),
             size: Some((120, 40)),
             busy: false,
@@ -139,6 +140,13 @@ fn cases() -> Vec<Case> {
         probe_error: Some("it did not answer within 8 s".to_owned()),
         ..HostFacts::default()
     });
+    let mut typing = terminal(
+        Mode::Ask,
+        Some(debian("alice", 1000, &["sudo"])),
+        None,
+        false,
+    );
+    typing.live.integration_pending = true;
     let mut planned = terminal(
         Mode::Autopilot,
         Some(debian("root", 0, &["root"])),
@@ -208,6 +216,12 @@ fn cases() -> Vec<Case> {
         Case {
             name: "integration off, probe failed",
             tab: failed,
+            ledger: Ledger::default(),
+            style: Style::Full,
+        },
+        Case {
+            name: "typed at the first prompt",
+            tab: typing,
             ledger: Ledger::default(),
             style: Style::Full,
         },
@@ -432,6 +446,15 @@ const RUBRIC: &[Item] = &[
         says: "An undetected shell is called unknown",
         cases: &["integration off, probe failed"],
         needs: &["the interactive shell is unknown"],
+    },
+    Item {
+        says: "An integration put off at the first prompt comes before Pilot's first command",
+        cases: &["typed at the first prompt"],
+        needs: &[
+            "the shell is not detected yet",
+            "just before your first run_command",
+            "its exit code",
+        ],
     },
     Item {
         says: "Integration on: exit codes are known",

@@ -153,6 +153,15 @@ pub fn read_call<'t>(name: &'t str, table: &'t Table, args: &'t [String]) -> Cal
         if is_option && arg == "--" {
             options_done = true;
             index += 1;
+            if subs_open
+                && level_operands == 0
+                && let Some(name) = &level.dashdash
+                && let Some(sub) = level.sub(name)
+            {
+                call.path.push(sub);
+                call.sub_words.push(name);
+                subs_open = !sub.subs.is_empty();
+            }
             continue;
         }
         if is_option {

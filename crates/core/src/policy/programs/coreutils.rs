@@ -13,7 +13,7 @@ use super::common::{
     empties_destination, is_empty_source, is_sink, is_system_folder, positional_args, recursive,
 };
 use super::spec::Spec;
-use super::verdict::Verdict;
+use super::verdict::{Prints, Verdict};
 use crate::policy::paths::{is_home_root, is_key_folder, normalise_path};
 
 /// Option lines several of these programs share (`@use NAME` in their text).
@@ -156,6 +156,16 @@ pub const BLOCKS: &[(&str, &str)] = &[
         --version",
     ),
 ];
+
+/// What `cat` prints (see [`super::prints`]): its standard input with no arguments, nothing when
+/// every file is `/dev/null`.
+pub(super) fn prints(name: &str, args: &[String]) -> Option<Prints> {
+    match name {
+        "cat" if args.is_empty() => Some(Prints::Stdin),
+        "cat" if args.iter().all(|arg| arg == "/dev/null") => Some(Prints::Nothing),
+        _ => None,
+    }
+}
 
 pub const SPECS: &[Spec] = &[
     Spec {

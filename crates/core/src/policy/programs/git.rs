@@ -1247,6 +1247,7 @@ pub const SPECS: &[Spec] = &[Spec {
                @use git-config-file
                @sub stash : read-only
                @negatable
+               @dashdash push
                @block git-stash-push
                -p, --patch
                -S, --staged
@@ -2276,7 +2277,12 @@ fn git(call: &Call<'_>, verdict: &mut Verdict) {
         // The spec classes each action (drop and clear delete); these rewrite the files.
         "stash" => match first {
             "pop" | "apply" | "branch" => tree(verdict, &[]),
-            "" | "push" | "save" => {
+            // Push's operands are the paths it puts back to HEAD (save's are a message).
+            "" | "push" => {
+                tree(verdict, rest);
+                not_read_only(verdict);
+            }
+            "save" => {
                 tree(verdict, &[]);
                 not_read_only(verdict);
             }

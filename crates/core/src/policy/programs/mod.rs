@@ -49,11 +49,10 @@ mod wrappers;
 use super::paths::normalise_name;
 use args::{Call, read_call};
 use model::{Class, Operands, Table, read_table_with};
-pub use shells::SHELLS;
 pub use spec::Spec;
 use std::collections::HashMap;
 use std::sync::OnceLock;
-pub use verdict::{Embedded, Judged, Payload, Run, Shape, Verdict, WriteSpec};
+pub use verdict::{Embedded, Judged, Payload, Prints, Run, Shape, Verdict, WriteSpec};
 
 /// Every family's specs.
 const FAMILIES: &[&[Spec]] = &[
@@ -188,6 +187,14 @@ pub fn judge(words: &[String]) -> Verdict {
         hook(&call, &mut verdict);
     }
     verdict
+}
+
+/// What one simple command (its words, name first, all literal) prints, where its family knows
+/// it from the words alone; `None` when it does not (most programs).
+pub fn prints(words: &[String]) -> Option<Prints> {
+    let (first, args) = words.split_first()?;
+    let name = normalise_name(first);
+    shells::prints(&name, args).or_else(|| coreutils::prints(&name, args))
 }
 
 /// What the spec text alone says about a call: unknown options, option and subcommand classes,

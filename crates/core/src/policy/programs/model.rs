@@ -16,6 +16,7 @@
 //! -I, --use-compress-program=PROG : runs gzip xz zstd   # runs one of these, else asks
 //! --remove-files : deletes removes the files it archived
 //! @sub status, show : read-only           # a subcommand (with its options below it)
+//! @dashdash push                          # `--` before a subcommand chooses this one
 //! @root compose                           # the program is this subcommand (docker-compose)
 //! ```
 //!
@@ -181,6 +182,9 @@ pub struct Level {
     /// A first operand that is not one of its subcommands is an operand (by default, a level
     /// with subcommands takes it for a subcommand kaiport does not know, and asks).
     pub subs_optional: bool,
+    /// `--` before any subcommand chooses this one (`@dashdash push`: `git stash -- f` is
+    /// `git stash push -- f`).
+    pub dashdash: Option<String>,
     /// Compiler style (`gcc -std=c11 -Idir -Wl,-O1 -fno-pic`): options are single-dash words that
     /// never cluster; an option with a value also takes it joined (the longest listed name that
     /// starts the word), and `-fno-X`, `-Wno-X`, `-mno-X` only turn a listed `-fX`, … off.
@@ -277,6 +281,7 @@ pub fn read_table_with(text: &str, shared: &[(&str, &str)]) -> Result<Table, Str
                 "opaque" => level.opaque = true,
                 "loose" => level.loose = true,
                 "subs-optional" => level.subs_optional = true,
+                "dashdash" => level.dashdash = Some(rest.to_owned()),
                 "negatable" => level.negatable = true,
                 "joined" => level.joined = true,
                 "anywhere" => table.anywhere = true,

@@ -12,7 +12,7 @@
 use super::args::Call;
 use super::common::has_flag;
 use super::spec::Spec;
-use super::verdict::{Payload, Shape, Verdict};
+use super::verdict::{Payload, Prints, Shape, Verdict};
 
 pub const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "csh", "tcsh",
@@ -183,6 +183,7 @@ fn shell(call: &Call<'_>, verdict: &mut Verdict) {
     } else if index < args.len() && !read_stdin {
         // A script file: like running any program.
         verdict.script_file = Some(index);
+        verdict.script_is_shell = true;
         Shape::Plain
     } else {
         Shape::Shell {
@@ -200,6 +201,7 @@ fn source(call: &Call<'_>, verdict: &mut Verdict) {
         verdict.unprovable(format!("`{}` without a file", call.name));
     } else {
         verdict.script_file = Some(0);
+        verdict.script_is_shell = true;
     }
 }
 
@@ -434,8 +436,47 @@ fn leading_literal(text: &str) -> Option<String> {
 }
 
 /// The shell's own commands: they read, except the forms below.
+/// What the printing builtins print (see [`super::prints`]): `:`, `true` and `false` nothing;
+/// `echo` its arguments after its leading options (`echo -n rm -f x` prints `rm -f x`), nothing
+/// with `-n` and no text; `printf` its format, nothing when the format is empty, unknown with an
+/// option (`printf -v var`).
+pub(super) fn prints(name: &str, args: &[String]) -> Option<Prints> {
+    match name {
+        ":" | "true" | "false" => Some(Prints::Nothing),
+        "echo" => {
+            let is_option = |text: &str| {
+                text.len() > 1
+                    && text.starts_with('-')
+                    && text[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+            };
+            let options = args.iter().take_while(|arg| is_option(arg));
+            let no_newline = options.clone().any(|option| option.contains('n'));
+            let text = args[options.count()..].join(" ");
+            Some(if no_newline && text.is_empty() {
+                Prints::Nothing
+            } else {
+                Prints::Text(text)
+            })
+        }
+        "printf" => {
+            let format = match args.first().map(String::as_str) {
+                Some("--") => args.get(1)?,
+                Some(format) if !format.starts_with('-') => args.first()?,
+                _ => return None,
+            };
+            Some(if format.is_empty() {
+                Prints::Nothing
+            } else {
+                Prints::Text(format.replace("\\n", "\n"))
+            })
+        }
+        _ => None,
+    }
+}
+
 fn shell_builtins(call: &Call<'_>, verdict: &mut Verdict) {
     let args = call.args;
+    verdict.changes_folder = matches!(call.name, "cd" | "pushd");
     let positional = || {
         args.iter()
             .filter(|arg| !arg.starts_with('-') && !arg.starts_with('+'))

@@ -41,6 +41,18 @@ pub enum Payload {
     Stdin,
 }
 
+/// What a command prints, when its words alone say it (`echo text`, `printf ''`, `cat` with no
+/// files): the walker follows literal text into pipes and files, and `cmd > file` that prints
+/// nothing only empties the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prints {
+    Nothing,
+    /// Its standard input, unchanged (`cat` with no arguments).
+    Stdin,
+    /// This text (newlines written as `\n` in a format already turned into line breaks).
+    Text(String),
+}
+
 /// A command a program runs through an option or subcommand.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Run {
@@ -137,6 +149,10 @@ pub struct Verdict {
     pub commands_on_stdin: bool,
     /// The argument (index) that is a script file it runs (`bash s.sh`, `. s.sh`, `python3 x.py`).
     pub script_file: Option<usize>,
+    /// That script is shell code (`bash s.sh`, `. s.sh`), read as if typed when kaiport knows it.
+    pub script_is_shell: bool,
+    /// The shell moves to the folder its operand names (`cd`, `pushd`).
+    pub changes_folder: bool,
     /// In the command it runs, this text is replaced by input when it runs (`xargs -I {}`,
     /// `find -exec … {}`): a word holding it is only known then.
     pub replace: Option<String>,

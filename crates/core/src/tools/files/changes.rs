@@ -173,18 +173,28 @@ impl Tool for UndoChange {
             ));
         }
         let path = record.path.as_str();
-        let current = metadata_if_exists(files, path)
-            .await
-            .map_err(|error| format!("{TOOL}: {}", error.for_model()))?;
+        let current = current_of(files, &record, context).await?;
+        let wanted = match record.folder {
+            true => (kaiport_protocol::tools::EntryKind::Dir, "a folder"),
+            false => (kaiport_protocol::tools::EntryKind::File, "a regular file"),
+        };
         if let Some(found) = &current
-            && found.kind != kaiport_protocol::tools::EntryKind::File
+            && found.kind != wanted.0
         {
             return Err(format!(
-                "{TOOL}: {path} is no longer a regular file; nothing was changed"
+                "{TOOL}: {path} is no longer {}; nothing was changed",
+                wanted.1
+            ));
+        }
+        if record.folder && record.action == ChangeAction::Deleted && current.is_some() {
+            return Err(format!(
+                "{TOOL}: {path} exists again; a folder is put back only where nothing is (move it away first); nothing was changed"
             ));
         }
         let kind = match (record.action, &current) {
-            (ChangeAction::Created, Some(_)) => ChangeKind::Delete { recursive: false },
+            (ChangeAction::Created, Some(_)) => ChangeKind::Delete {
+                recursive: record.folder,
+            },
             (ChangeAction::Created, None) => {
                 return Err(format!(
                     "{TOOL}: {path}, which change {} created, is already gone",
@@ -195,8 +205,20 @@ impl Tool for UndoChange {
             (_, None) => ChangeKind::Create,
         };
         let limits = backup::Limits::of(context.settings);
-        let planned = PlannedBackup::plan(files, &limits, current.as_ref(), record.sudo).await;
-        let preview = undo_preview(files, &record, current.as_ref(), &planned).await;
+        let planned = match (&current, record.folder) {
+            // Undoing a folder's restore deletes it again, kept first as a delete is.
+            (Some(found), true) => {
+                let tree = crate::tools::storage::walk_tree(files, path)
+                    .await
+                    .map_err(|error| format!("{TOOL}: {}", error.for_model()))?;
+                PlannedBackup::plan_folder(files, &limits, found, &tree).await
+            }
+            _ => PlannedBackup::plan(files, &limits, current.as_ref(), record.sudo).await,
+        };
+        let preview = match record.folder {
+            true => folder_undo_preview(&record, &planned),
+            false => undo_preview(files, &record, current.as_ref(), &planned).await,
+        };
         // The policy judges the path as the tab names it.
         let shown = match record.path.strip_prefix(root) {
             Some(rest) if !root.is_empty() && rest.starts_with('/') => rest.to_owned(),
@@ -213,6 +235,55 @@ impl Tool for UndoChange {
             })),
         })
     }
+}
+
+/// The changed file as it is now (`None`: gone); a sudo change's file in a folder only root
+/// may enter, as root sees it.
+async fn current_of(
+    files: &dyn FileAccess,
+    record: &ChangeRecord,
+    context: &ToolContext<'_>,
+) -> Result<Option<Metadata>, String> {
+    const TOOL: ToolName = ToolName::UndoChange;
+    match metadata_if_exists(files, &record.path).await {
+        Ok(found) => Ok(found),
+        Err(error) if record.sudo && error.kind == FsErrorKind::PermissionDenied => {
+            Ok(sudo::look_as_root(&record.path, context)
+                .await
+                .map_err(|message| format!("{TOOL}: {message}"))?
+                .found)
+        }
+        Err(error) => Err(format!("{TOOL}: {}", error.for_model())),
+    }
+}
+
+/// The first line of an undo's card: which change, then `what` the undo does.
+fn undo_words(record: &ChangeRecord, what: &str) -> String {
+    format!(
+        "undo change {} ({} by {}): {what}",
+        record.id, record.time, record.tool
+    )
+}
+
+/// The approval card of a folder's undo: what will happen, in words.
+fn folder_undo_preview(record: &ChangeRecord, planned: &PlannedBackup) -> ApprovalPreview {
+    let path = record.path.as_str();
+    let what = match record.action {
+        ChangeAction::Created => undo_words(
+            record,
+            &format!("delete the folder {path}, which it put back, with everything in it"),
+        ),
+        _ => undo_words(
+            record,
+            &format!(
+                "put the folder {path} back with all its files ({} bytes), folders and links, their modes and owners",
+                record.size.unwrap_or(0)
+            ),
+        ),
+    };
+    let mut lines = vec![what];
+    lines.extend(planned.card_line());
+    ApprovalPreview::Operations { lines }
 }
 
 /// The bytes of `path` for the card's diff, when they are small, readable and text.
@@ -250,16 +321,13 @@ async fn undo_preview(
         _ => String::new(),
     };
     let what = match record.action {
-        ChangeAction::Created => format!(
-            "undo change {} ({} by {}): remove {path}, which it created",
-            record.id, record.time, record.tool
-        ),
-        _ => format!(
-            "undo change {} ({} by {}): put {path} back as it was ({} bytes{owner})",
-            record.id,
-            record.time,
-            record.tool,
-            record.size.unwrap_or(0)
+        ChangeAction::Created => undo_words(record, &format!("remove {path}, which it created")),
+        _ => undo_words(
+            record,
+            &format!(
+                "put {path} back as it was ({} bytes{owner})",
+                record.size.unwrap_or(0)
+            ),
         ),
     };
     match (now, after) {
@@ -293,9 +361,7 @@ pub(crate) async fn undo(plan: PlannedUndo, context: &ToolContext<'_>) -> Result
     let path = record.path.as_str();
     let before = current.as_ref().map(Metadata::stamp);
     // The approval may have taken minutes: the file must still be as the diff saw it.
-    let now = metadata_if_exists(files, path)
-        .await
-        .map_err(|error| format!("{TOOL}: {}", error.for_model()))?;
+    let now = current_of(files, &record, context).await?;
     crate::fs::check_unchanged(path, before, now.as_ref().map(Metadata::stamp))
         .map_err(|error| format!("{TOOL}: {error}"))?;
     let action = match (record.action, &current) {
@@ -311,10 +377,19 @@ pub(crate) async fn undo(plan: PlannedUndo, context: &ToolContext<'_>) -> Result
         sudo: record.sudo,
         undoes: Some(&record.id),
     };
-    backup::take(files, &planned, &facts)
-        .await
-        .map_err(|error| format!("{TOOL}: {error}; nothing was changed"))?;
-    let done = restore(files, &record, before, &planned, context).await;
+    let done = match record.folder {
+        true => match undo_folder(files, &record, &planned, &facts, context).await {
+            Ok(done) => Ok(done),
+            Err(FolderUndoFailed::KeepBackup(error)) => return Err(format!("{TOOL}: {error}")),
+            Err(FolderUndoFailed::Plain(error)) => Err(error),
+        },
+        false => {
+            backup::take(files, &planned, &facts)
+                .await
+                .map_err(|error| format!("{TOOL}: {error}; nothing was changed"))?;
+            restore(files, &record, before, &planned, context).await
+        }
+    };
     let (bytes_written, warning) = match done {
         Ok(done) => done,
         Err(error) => {
@@ -333,6 +408,53 @@ pub(crate) async fn undo(plan: PlannedUndo, context: &ToolContext<'_>) -> Result
         change: planned.note(),
         warning,
     })
+}
+
+/// Why a folder's undo failed: `KeepBackup` when part of the folder may be gone, so what was
+/// kept first must stay (the message names it).
+enum FolderUndoFailed {
+    Plain(String),
+    KeepBackup(String),
+}
+
+/// Puts a folder back from its backup, or deletes the folder an undo put back (kept first).
+async fn undo_folder(
+    files: &dyn FileAccess,
+    record: &ChangeRecord,
+    planned: &PlannedBackup,
+    facts: &ChangeFacts<'_>,
+    context: &ToolContext<'_>,
+) -> Result<(u64, Option<String>), FolderUndoFailed> {
+    let path = record.path.as_str();
+    let tree = match record.action {
+        ChangeAction::Created => crate::tools::storage::walk_tree(files, path)
+            .await
+            .map_err(|error| FolderUndoFailed::Plain(error.for_model()))?,
+        _ => Vec::new(),
+    };
+    backup::take_folder(files, planned, facts, &tree)
+        .await
+        .map_err(|error| FolderUndoFailed::Plain(format!("{error}; nothing was changed")))?;
+    match (record.action, &record.backup) {
+        (ChangeAction::Created, _) => {
+            match crate::tools::storage::delete_walked(files, path, tree, context).await {
+                Ok(_) => Ok((0, None)),
+                Err(error) => Err(match &planned.backup {
+                    Some(kept) => FolderUndoFailed::KeepBackup(format!(
+                        "{error}; everything was kept first in {kept} (change {})",
+                        planned.id
+                    )),
+                    None => FolderUndoFailed::Plain(error),
+                }),
+            }
+        }
+        (_, Some(backup)) => backup::restore_folder(files, backup, path, context.cancel)
+            .await
+            .map_err(FolderUndoFailed::Plain),
+        (_, None) => Err(FolderUndoFailed::Plain(
+            "its old content was not kept".to_owned(),
+        )),
+    }
 }
 
 /// Puts the file back (or removes the one the change created). Returns the bytes written and
@@ -382,17 +504,39 @@ async fn restore(
         size: record.size,
         keep_owner: false,
     };
-    let written = crate::storage::transfer::copy_file(
-        files,
-        backup,
-        files,
-        path,
-        &options,
-        None,
-        context.cancel,
-    )
-    .await
-    .map_err(|error| match error.kind {
+    let copy = || {
+        crate::storage::transfer::copy_file(
+            files,
+            backup,
+            files,
+            path,
+            &options,
+            None,
+            context.cancel,
+        )
+    };
+    let written = match copy().await {
+        // A hard-linked backup is the old file itself, in its mode: one its owner may not read
+        // (a mode-000 key deleted) is made readable for the copy, then given its mode back.
+        Err(error)
+            if error.kind == FsErrorKind::PermissionDenied
+                && error.path == *backup
+                && let Some(mode) = record.mode.filter(|mode| mode & 0o400 == 0) =>
+        {
+            match files.set_attributes(backup, Some(mode | 0o400), None).await {
+                Ok(()) => {
+                    let again = copy().await;
+                    if let Err(error) = files.set_attributes(backup, Some(mode), None).await {
+                        tracing::warn!(%error, "the backup's mode was not given back");
+                    }
+                    again
+                }
+                Err(_) => Err(error),
+            }
+        }
+        other => other,
+    };
+    let written = written.map_err(|error| match error.kind {
         FsErrorKind::PermissionDenied => format!(
             "{}. The file needs root: undo it from a terminal tab of a login that may write it",
             error.for_model()

@@ -48,7 +48,14 @@ impl Tool for EditFile {
             files,
             existing,
             target: resolution,
-        } = write_site(TOOL, context, params.side, path).await?;
+        } = write_site(
+            TOOL,
+            context,
+            params.side,
+            path,
+            params.sudo.unwrap_or(false),
+        )
+        .await?;
         let found = match existing {
             Ok(Some(found)) => found,
             Ok(None) => {

@@ -1,5 +1,8 @@
 //! list_dir: a folder's entries (name, type, size, modified, permissions). Reads metadata only;
 //! with `sudo` (terminal tabs), a folder only root may open, listed as root (`sudo::list_as_root`).
+//! Pilot gets at most [`walk::MAX_LIST_ENTRIES`] entries (its context); the user's own pane gets
+//! the whole folder, up to [`walk::MAX_USER_LIST_ENTRIES`]. The tool's description and result
+//! shape are the model's and must not change with the caller.
 
 use super::super::tool::Tool;
 use super::super::{Action, Prepared, ToolContext, to_value};
@@ -49,12 +52,13 @@ pub(crate) async fn execute(
     params: ListDirParams,
     context: &ToolContext<'_>,
 ) -> Result<Value, String> {
+    let limit = walk::list_limit(context.by_user);
     if params.sudo == Some(true) {
         let listed = super::sudo::list_as_root(&params.path, context).await?;
-        return to_value(&walk::root_listing(&params.path, &listed)?);
+        return to_value(&walk::root_listing(&params.path, &listed, limit)?);
     }
     let tab = tab_files(context, params.side)?;
     let files = tab.access().await?;
     let login = tab.login().await;
-    to_value(&walk::list_dir(files.as_ref(), &params.path, login).await?)
+    to_value(&walk::list_dir(files.as_ref(), &params.path, login, limit).await?)
 }

@@ -28,7 +28,7 @@ pub(super) mod write_file;
 
 use super::ToolContext;
 use crate::fs::{
-    FileAccess, FsError, FsErrorKind, LocalFiles, Metadata, SftpFiles, Stamp, WriteOptions,
+    FileAccess, FsError, FsErrorKind, Gated, LocalFiles, Metadata, SftpFiles, Stamp, WriteOptions,
     read_whole,
 };
 use crate::policy::{CallFacts, ChangeKind, FileChange, Resolved};
@@ -68,6 +68,9 @@ enum FilesSource {
 pub struct TabFiles {
     source: FilesSource,
     opened: tokio::sync::OnceCell<Arc<dyn FileAccess>>,
+    /// A second SFTP channel for backups, so the server copies the old file while the new one
+    /// arrives on the first (OpenSSH's sftp-server answers one request at a time).
+    copier: tokio::sync::OnceCell<Arc<dyn FileAccess>>,
     login: tokio::sync::OnceCell<Option<Login>>,
     reads: Mutex<HashMap<String, ReadRecord>>,
 }
@@ -140,6 +143,7 @@ impl TabFiles {
         TabFiles {
             source,
             opened: tokio::sync::OnceCell::new(),
+            copier: tokio::sync::OnceCell::new(),
             login: tokio::sync::OnceCell::new(),
             reads: Mutex::new(HashMap::new()),
         }
@@ -160,6 +164,29 @@ impl TabFiles {
             })
             .await
             .cloned()
+    }
+
+    /// Where backups are copied through while a write uploads: a second SFTP channel on SSH
+    /// tabs (opened on first use; where the server refuses one, the tab's own files), else
+    /// the tab's files.
+    async fn copier(&self) -> Result<Arc<dyn FileAccess>, String> {
+        let files = self.access().await?;
+        let FilesSource::Sftp(ssh) = &self.source else {
+            return Ok(files);
+        };
+        Ok(self
+            .copier
+            .get_or_init(|| async {
+                match SftpFiles::open(ssh).await {
+                    Ok(second) => Arc::new(second) as Arc<dyn FileAccess>,
+                    Err(error) => {
+                        tracing::debug!(error = %error, "no second SFTP channel for backups");
+                        files.clone()
+                    }
+                }
+            })
+            .await
+            .clone())
     }
 
     /// The login's uid and groups (SSH tabs, asked once on an exec channel); `None` elsewhere
@@ -286,18 +313,29 @@ struct WriteSite<'a> {
     target: Result<(String, Option<Resolved>), String>,
 }
 
+/// `sudo`: a write as root, which looks as root where the login may not (a file in a folder
+/// only root may enter).
 async fn write_site<'a>(
     tool: ToolName,
     context: &'a ToolContext<'_>,
     on: Option<Side>,
     path: &str,
+    sudo: bool,
 ) -> Result<WriteSite<'a>, String> {
     let tab = tab_files(context, on)?;
     let files = tab.access().await?;
-    let (existing, target) = tokio::join!(
+    let (mut existing, mut target) = tokio::join!(
         metadata_if_exists(files.as_ref(), path),
         write_target(tool, files.as_ref(), path)
     );
+    if sudo && matches!(&existing, Err(error) if error.kind == FsErrorKind::PermissionDenied) {
+        let look = sudo::look_as_root(path, context)
+            .await
+            .map_err(|message| format!("{tool}: {message}"))?;
+        let resolved = (look.real != path).then(|| Resolved::To(look.real.clone()));
+        existing = Ok(look.found);
+        target = Ok((look.real, resolved));
+    }
     Ok(WriteSite {
         tab,
         files,
@@ -454,10 +492,11 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
         sudo: plan.sudo,
         undoes: None,
     };
-    crate::backup::take(files.as_ref(), &plan.backup, &change)
-        .await
-        .map_err(|error| format!("{tool}: {error}; nothing was changed"))?;
     let written = if plan.sudo {
+        // The sudo script copies the old content itself; the record goes first.
+        crate::backup::take(files.as_ref(), &plan.backup, &change)
+            .await
+            .map_err(|error| format!("{tool}: {error}; nothing was changed"))?;
         let job = sudo::Job {
             tool,
             target: &plan.target,
@@ -475,17 +514,25 @@ pub(super) async fn write(plan: PlannedWrite, context: &ToolContext<'_>) -> Resu
             keep_owner: true,
         };
         let mut source: &[u8] = &plan.content;
+        // The backup is kept while the new content uploads; the file is replaced only after.
+        let copier = tab.copier().await?;
+        let gate = Box::pin(crate::backup::take(copier.as_ref(), &plan.backup, &change));
         // Through a link, the target is replaced and the link stays.
-        files
-            .write_atomic(&plan.target, &mut source, &options)
+        match files
+            .write_atomic_gated(&plan.target, &mut source, &options, gate)
             .await
-            .map(drop)
-            .map_err(|error| match error.kind {
+        {
+            Ok(_) => Ok(()),
+            Err(Gated::Gate(error)) => {
+                return Err(format!("{tool}: {error}; nothing was changed"));
+            }
+            Err(Gated::Write(error)) => Err(match error.kind {
                 FsErrorKind::PermissionDenied => format!(
                     "{tool}: {error}. If the file needs root, retry with sudo: true (the user may be asked for the sudo password)."
                 ),
                 _ => fs_message(tool, &error),
-            })
+            }),
+        }
     };
     if let Err(error) = written {
         crate::backup::discard(files.as_ref(), &plan.backup).await;

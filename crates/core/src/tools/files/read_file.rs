@@ -65,16 +65,17 @@ pub(crate) async fn execute(
     let path = params.path.as_str();
     let found = match files.metadata(path).await {
         Ok(found) => found,
-        // In a folder only root may open, only root can look: the file is read as root up to
-        // the limit, and what was read is checked below.
+        // In a folder only root may open, only root can look (and the stamp it sees is what a
+        // later sudo write compares).
         Err(error)
             if params.sudo == Some(true)
                 && error.kind == crate::fs::FsErrorKind::PermissionDenied =>
         {
-            crate::fs::Metadata {
-                kind: EntryKind::File,
-                ..crate::fs::Metadata::bare_folder()
-            }
+            super::sudo::look_as_root(path, context)
+                .await
+                .map_err(|message| format!("{TOOL}: {message}"))?
+                .found
+                .ok_or_else(|| format!("{TOOL}: {path} does not exist"))?
         }
         Err(error) => return Err(fs_message(TOOL, &error)),
     };

@@ -151,6 +151,16 @@ pub(crate) async fn run(
         let now = match files.metadata(job.target).await {
             Ok(found) => Some(found.stamp()),
             Err(error) if error.kind == crate::fs::FsErrorKind::NotFound => None,
+            // In a folder only root may enter, root looks.
+            Err(error)
+                if error.kind == crate::fs::FsErrorKind::PermissionDenied
+                    && context.resources.ssh.is_some() =>
+            {
+                look_as_root(job.target, context)
+                    .await?
+                    .found
+                    .map(|found| found.stamp())
+            }
             Err(error) => return Err(format!("{tool}: {error}")),
         };
         crate::fs::check_unchanged(job.target, job.before, now)
@@ -269,6 +279,75 @@ pub(super) async fn list_as_root(path: &str, context: &ToolContext<'_>) -> Resul
         sh_quote(path)
     );
     stdout_as_root(&line, path, ["listing", "list", "listed"], context).await
+}
+
+/// What root sees of `path`, for a file in a folder the login may not enter: where a write to
+/// it lands (`readlink -f`: links followed) and its facts (links followed; `None`: it does not
+/// exist).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct RootLook {
+    pub real: String,
+    pub found: Option<crate::fs::Metadata>,
+}
+
+/// The sh script of [`look_as_root`]: the real path, then (if it exists) `find`'s fields of
+/// it, each ended by NUL: type, size, modified, mode (octal), uid, gid.
+const LOOK_SCRIPT: &str = r#"r=$(readlink -f -- "$1") || exit 3
+printf '%s\0' "$r"
+[ -e "$1" ] || exit 0
+exec find -L "$1" -maxdepth 0 -printf '%y\0%s\0%T@\0%m\0%U\0%G\0'"#;
+
+/// Looks at `path` as root ([`RootLook`]): one sudo command, the path a single-quoted
+/// argument.
+pub(super) async fn look_as_root(
+    path: &str,
+    context: &ToolContext<'_>,
+) -> Result<RootLook, String> {
+    let line = format!("sh -c {} sh {}", sh_quote(LOOK_SCRIPT), sh_quote(path));
+    let raw = stdout_as_root(&line, path, ["looking at", "look at", "looked at"], context).await?;
+    parse_look(path, &raw)
+}
+
+/// Reads [`LOOK_SCRIPT`]'s output.
+fn parse_look(path: &str, raw: &[u8]) -> Result<RootLook, String> {
+    let fields: Vec<String> = raw
+        .split(|byte| *byte == 0)
+        .map(|field| String::from_utf8_lossy(field).into_owned())
+        .collect();
+    let cut = || format!("what root sees of {path} came cut short; try again");
+    match fields.as_slice() {
+        [real, rest] if rest.is_empty() && real.starts_with('/') => Ok(RootLook {
+            real: real.clone(),
+            found: None,
+        }),
+        [real, kind, size, modified, mode, uid, gid, rest]
+            if rest.is_empty() && real.starts_with('/') =>
+        {
+            let kind = match kind.as_str() {
+                "d" => kaiport_protocol::tools::EntryKind::Dir,
+                "f" => kaiport_protocol::tools::EntryKind::File,
+                "l" => kaiport_protocol::tools::EntryKind::Symlink,
+                _ => kaiport_protocol::tools::EntryKind::Other,
+            };
+            Ok(RootLook {
+                real: real.clone(),
+                found: Some(crate::fs::Metadata {
+                    kind,
+                    size: size.parse().map_err(|_| cut())?,
+                    // Whole seconds, as SFTP gives them.
+                    modified: modified
+                        .split('.')
+                        .next()
+                        .and_then(|seconds| seconds.parse().ok()),
+                    mode: u32::from_str_radix(mode, 8).ok(),
+                    uid: uid.parse().ok(),
+                    gid: gid.parse().ok(),
+                    ..crate::fs::Metadata::bare_folder()
+                }),
+            })
+        }
+        _ => Err(cut()),
+    }
 }
 
 /// What `line` (about `path`) printed, run as root; `[doing, verb, done]`: the words for it in
@@ -400,6 +479,56 @@ mod tests {
         assert!(script.contains(r"dst='/etc/x'\''y'"), "{script}");
         assert!(script.contains("chown 0:0 -- \"$tmp\""), "{script}");
         assert!(script.contains("chmod 640 -- \"$tmp\""), "{script}");
+    }
+
+    #[test]
+    fn what_root_sees_is_read_back() {
+        let look = parse_look(
+            "/v/a",
+            b"/v/a\0f\x0012\x001733480000.5\x00600\x000\x0042\x00",
+        )
+        .unwrap();
+        assert_eq!(look.real, "/v/a");
+        let found = look.found.unwrap();
+        assert_eq!(
+            (found.size, found.modified, found.mode, found.uid, found.gid),
+            (12, Some(1_733_480_000), Some(0o600), Some(0), Some(42))
+        );
+        assert_eq!(parse_look("/v/b", b"/v/b\0").unwrap().found, None);
+        assert!(parse_look("/v/c", b"/v/c\0f\x0012").is_err(), "cut short");
+        assert!(parse_look("/v/d", b"").is_err());
+    }
+
+    /// The look runs under a real sh (as root or not): the real path and the facts, or the
+    /// real path alone for a file that does not exist.
+    #[cfg(unix)]
+    #[test]
+    fn the_look_script_runs_with_real_sh() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("it's x");
+        std::fs::write(&file, "12345").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let run = |path: &std::path::Path| {
+            let output = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(LOOK_SCRIPT)
+                .arg("sh")
+                .arg(path)
+                .output()
+                .unwrap();
+            assert!(output.status.success());
+            parse_look(&path.display().to_string(), &output.stdout).unwrap()
+        };
+        let real = std::fs::canonicalize(&file).unwrap().display().to_string();
+        let look = run(&link);
+        assert_eq!(look.real, real);
+        let found = look.found.unwrap();
+        assert_eq!((found.size, found.mode), (5, Some(0o640)));
+        let gone = run(&dir.path().join("gone"));
+        assert_eq!(gone.found, None);
     }
 
     /// The script runs under a real sh: names with spaces, quotes and newlines land intact.

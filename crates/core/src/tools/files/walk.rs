@@ -16,8 +16,20 @@ use futures::stream::{self, FuturesOrdered, StreamExt};
 use kaiport_protocol::tools::*;
 use std::collections::{HashMap, VecDeque};
 
-/// list_dir returns at most this many entries.
+/// list_dir returns at most this many entries to Pilot (the model's context).
 pub const MAX_LIST_ENTRIES: usize = 500;
+/// list_dir returns at most this many entries to the user's own file pane (the protocol's
+/// `MAX_USER_LIST_ENTRIES`, which the UI reads too).
+pub const MAX_USER_LIST_ENTRIES: usize = kaiport_protocol::tools::MAX_USER_LIST_ENTRIES as usize;
+
+/// How many entries a list_dir returns: the model's cap, or a person's whole folder.
+pub(super) fn list_limit(by_user: bool) -> usize {
+    if by_user {
+        MAX_USER_LIST_ENTRIES
+    } else {
+        MAX_LIST_ENTRIES
+    }
+}
 /// search_files goes at most this many folder levels deep.
 pub const MAX_SEARCH_DEPTH: u32 = 6;
 /// search_files returns at most this many matching lines.
@@ -175,11 +187,12 @@ fn permission_string(mode: u32) -> String {
 // ---------------------------------------------------------------------------------------------
 
 /// `login`: who the tab's login is, where known (entries it may not read or replace are marked
-/// `root_only`).
+/// `root_only`). The first `limit` entries by name are returned, the rest counted.
 pub(super) async fn list_dir(
     files: &dyn FileAccess,
     path: &str,
     login: Option<&super::Login>,
+    limit: usize,
 ) -> Result<ListDirResult, String> {
     const TOOL: ToolName = ToolName::ListDir;
     let mut refused = Vec::new();
@@ -206,8 +219,8 @@ pub(super) async fn list_dir(
     // so that they can be deleted.
     items.retain(|item| !crate::fs::temp::in_flight(&item.name));
     items.sort_by(|a, b| a.name.cmp(&b.name));
-    let omitted = items.len().saturating_sub(MAX_LIST_ENTRIES) as u64;
-    items.truncate(MAX_LIST_ENTRIES);
+    let omitted = items.len().saturating_sub(limit) as u64;
+    items.truncate(limit);
     let entries = stream::iter(items)
         .map(|item| async move {
             let link_target = match item.metadata.kind {
@@ -241,7 +254,11 @@ pub(super) async fn list_dir(
 
 /// A folder's entries as [`super::sudo::list_as_root`] read them: every one `root_only` (the
 /// login may not even open the folder they are in).
-pub(super) fn root_listing(path: &str, listed: &[u8]) -> Result<ListDirResult, String> {
+pub(super) fn root_listing(
+    path: &str,
+    listed: &[u8],
+    limit: usize,
+) -> Result<ListDirResult, String> {
     let fields: Vec<&[u8]> = listed.split(|byte| *byte == 0).collect();
     let mut items = Vec::new();
     // The last piece is what follows the last NUL: nothing.
@@ -287,8 +304,8 @@ pub(super) fn root_listing(path: &str, listed: &[u8]) -> Result<ListDirResult, S
         .collect();
     let mut items = keep_usable(path, items, &mut refused);
     items.sort_by(|a, b| a.name.cmp(&b.name));
-    let omitted = items.len().saturating_sub(MAX_LIST_ENTRIES) as u64;
-    items.truncate(MAX_LIST_ENTRIES);
+    let omitted = items.len().saturating_sub(limit) as u64;
+    items.truncate(limit);
     let entries = items
         .into_iter()
         .map(|item| DirEntry {

@@ -43,7 +43,14 @@ impl Tool for WriteFile {
             files,
             existing,
             target: resolution,
-        } = write_site(TOOL, context, params.side, path).await?;
+        } = write_site(
+            TOOL,
+            context,
+            params.side,
+            path,
+            params.sudo.unwrap_or(false),
+        )
+        .await?;
         let existing = existing.map_err(|error| fs_message(TOOL, &error))?;
         let (kind, before_text, before_hash, content) = match &existing {
             Some(found) => {

@@ -66,13 +66,15 @@ pub enum CheckedOp {
         path: String,
         side: Side,
         recursive: bool,
-        /// Where the deleted file's content goes (`None`: a folder, not backed up).
+        /// Where the deleted file's or folder's content goes (`None`: nothing to keep).
         backup: Option<Box<Backup>>,
     },
     Upload {
         local_path: String,
         remote_path: String,
         target: Option<Stamp>,
+        /// Where the replaced file's old content goes (`None`: nothing is replaced).
+        backup: Option<Box<Backup>>,
     },
     Download {
         remote_path: String,
@@ -422,8 +424,23 @@ async fn check_op(
                         .filter(|(_, item)| item.kind != EntryKind::Dir)
                         .count();
                     let bytes: u64 = tree.iter().map(|(_, item)| item.size).sum();
+                    let limits = crate::backup::Limits::of(context.settings);
+                    let planned = crate::backup::PlannedBackup::plan_folder(
+                        files.as_ref(),
+                        &limits,
+                        found,
+                        &tree,
+                    )
+                    .await;
+                    let backup_line = planned
+                        .card_line()
+                        .map_or_else(String::new, |line| format!(" — {line}"));
+                    backup = Some(Box::new(Backup {
+                        planned,
+                        existing: found.clone(),
+                    }));
                     format!(
-                        "delete folder {path} ({}) with {count} files, {}",
+                        "delete folder {path} ({}) with {count} files, {}{backup_line}",
                         side_name(side),
                         exact_bytes(bytes)
                     )
@@ -461,7 +478,7 @@ async fn check_op(
             local_path,
             remote_dir,
         } => {
-            let (source, target_path, target, line) = check_transfer(
+            let (_, target_path, target, mut line) = check_transfer(
                 ToolName::Upload,
                 context,
                 (Side::Local, &local_path),
@@ -469,7 +486,17 @@ async fn check_op(
                 strict,
             )
             .await?;
-            let _ = source;
+            // Replacing a server file keeps its old content first, as write_file does.
+            let backup = match &target {
+                Some(existing) => {
+                    let remote = files_of(context, Side::Remote).await?;
+                    let (backup, backup_line) =
+                        plan_backup(remote.as_ref(), context, existing).await;
+                    line.push_str(&backup_line);
+                    Some(backup)
+                }
+                None => None,
+            };
             let change = op_change(
                 &PlanOp::Upload {
                     local_path: local_path.clone(),
@@ -483,7 +510,8 @@ async fn check_op(
                 CheckedOp::Upload {
                     local_path,
                     remote_path: target_path,
-                    target,
+                    target: target.map(|found| found.stamp()),
+                    backup,
                 },
                 change,
                 line,
@@ -514,7 +542,7 @@ async fn check_op(
                 CheckedOp::Download {
                     remote_path,
                     local_path: target_path,
-                    target,
+                    target: target.map(|found| found.stamp()),
                 },
                 change,
                 line,
@@ -549,7 +577,7 @@ async fn check_transfer(
     (from_side, from): (Side, &str),
     (into_side, into): (Side, &str),
     strict: bool,
-) -> Result<(Option<Metadata>, String, Option<Stamp>, String), String> {
+) -> Result<(Option<Metadata>, String, Option<Metadata>, String), String> {
     super::files::check_path(tool, from)?;
     super::files::check_path(tool, into)?;
     let source_files = files_of(context, from_side).await?;
@@ -600,7 +628,7 @@ async fn check_transfer(
         Some(_) => format!("{verb} {from} to {target_path}{size}, REPLACING the existing file"),
         None => format!("{verb} {from} to {target_path}{size}"),
     };
-    Ok((source, target_path, target.map(|found| found.stamp()), line))
+    Ok((source, target_path, target, line))
 }
 
 fn prepared(
@@ -854,23 +882,74 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
                     change,
                 });
             }
-            let (count, bytes) = delete_tree(files.as_ref(), &path, recursive, context).await?;
+            let path = path.trim_end_matches('/').to_owned();
+            let tree = walk_tree(files.as_ref(), &path)
+                .await
+                .map_err(|error| error.for_model())?;
+            if !tree.is_empty() && !recursive {
+                return Err(format!(
+                    "the folder {path} is not empty; nothing was deleted"
+                ));
+            }
+            if let Some(backup) = &backup {
+                let facts = crate::backup::ChangeFacts {
+                    tool: ToolName::Delete.as_str(),
+                    path: &path,
+                    action: ChangeAction::Deleted,
+                    before: Some(&found),
+                    sudo: false,
+                    undoes: None,
+                };
+                crate::backup::take_folder(files.as_ref(), &backup.planned, &facts, &tree)
+                    .await
+                    .map_err(|error| format!("{error}; nothing was deleted"))?;
+            }
+            let deleted = delete_walked(files.as_ref(), &path, tree, context).await;
+            let change = match (&backup, &deleted) {
+                (Some(backup), Ok(_)) => {
+                    settle_backup(files.as_ref(), backup, &deleted, context).await
+                }
+                // Part of the folder may be gone: its backup stays (the error names it).
+                (Some(backup), Err(error)) if backup.planned.backup.is_some() => {
+                    return Err(format!(
+                        "{error}; everything was kept first in {} (change {})",
+                        backup.planned.backup.as_deref().unwrap_or_default(),
+                        backup.planned.id
+                    ));
+                }
+                (Some(backup), Err(_)) => {
+                    crate::backup::discard(files.as_ref(), &backup.planned).await;
+                    None
+                }
+                (None, _) => None,
+            };
+            let (count, bytes) = deleted?;
             Ok(StorageOpResult {
-                message: format!(
-                    "deleted the folder {path} with {count} files (folders are not backed up)"
-                ),
+                message: format!("deleted the folder {path} with {count} files"),
                 bytes: Some(bytes),
-                change: None,
+                change,
             })
         }
         CheckedOp::Upload {
             local_path,
             remote_path,
             target,
+            backup,
         } => {
             let local = files_of(context, Side::Local).await?;
             let remote = files_of(context, Side::Remote).await?;
-            copy_checked(
+            if let Some(backup) = &backup {
+                still_as_approved(remote.as_ref(), &remote_path, target).await?;
+                keep_old(
+                    remote.as_ref(),
+                    ToolName::Upload,
+                    &remote_path,
+                    ChangeAction::Replaced,
+                    backup,
+                )
+                .await?;
+            }
+            let copied = copy_checked(
                 local.as_ref(),
                 &local_path,
                 remote.as_ref(),
@@ -878,11 +957,16 @@ async fn run_op(op: CheckedOp, context: &ToolContext<'_>) -> Result<StorageOpRes
                 target,
                 context,
             )
-            .await
-            .map(|bytes| StorageOpResult {
+            .await;
+            let change = match &backup {
+                Some(backup) => settle_backup(remote.as_ref(), backup, &copied, context).await,
+                None => None,
+            };
+            let bytes = copied?;
+            Ok(StorageOpResult {
                 message: format!("uploaded {local_path} to {remote_path}"),
                 bytes: Some(bytes),
-                change: None,
+                change,
             })
         }
         CheckedOp::Download {
@@ -955,6 +1039,17 @@ async fn delete_tree(
             "the folder {path} is not empty; nothing was deleted"
         ));
     }
+    delete_walked(files, path, tree, context).await
+}
+
+/// Deletes the folder `path` whose entries are `tree` (as walked): files first, deepest
+/// folders first. Returns files and bytes deleted.
+pub(crate) async fn delete_walked(
+    files: &dyn FileAccess,
+    path: &str,
+    tree: Vec<(String, Metadata)>,
+    context: &ToolContext<'_>,
+) -> Result<(u64, u64), String> {
     let (folders, doomed): (Vec<_>, Vec<_>) = tree
         .iter()
         .partition(|(_, item)| item.kind == EntryKind::Dir);

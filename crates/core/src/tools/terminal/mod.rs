@@ -5,7 +5,8 @@
 //! **At a shell prompt, whatever Enter will run is judged as a command line** (docs/policy.md).
 //! send_input's keys can edit a line into a forbidden command (`m /tmp/v`, Ctrl-A, `r`, Enter
 //! runs `rm /tmp/v`), so at a prompt send_input is prepared by [`Terminal::stage_input`]: the
-//! keys before Enter are typed, the resulting line is read off the screen and decided like
+//! keys before Enter are typed, the resulting line is read off the screen (once the shell shows
+//! it has read every key, not after a quiet moment: a slow shell shows half) and decided like
 //! run_command's line ([`CallFacts::Command`]); Enter is pressed only once that allows it, and
 //! only if the line is still the same. A line that cannot be read first (keys after Enter, Esc
 //! or Ctrl-X that can open an editor, text after the cursor in zsh/fish) asks
