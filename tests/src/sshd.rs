@@ -228,7 +228,7 @@ impl Sshd {
             write_config(dir.path(), host, port, &user, config, &env)?;
             match spawn_sshd(dir.path(), host, port, netns) {
                 Ok(child) => {
-                    return Ok(Sshd {
+                    let sshd = Sshd {
                         dir,
                         host: host.to_owned(),
                         port,
@@ -236,7 +236,9 @@ impl Sshd {
                         child: Some(child),
                         user,
                         keys,
-                    });
+                    };
+                    sshd.forget_backups()?;
+                    return Ok(sshd);
                 }
                 // Another process may have taken the port in between: try another one.
                 Err(e) => last_error = Some(e),
@@ -278,7 +280,7 @@ impl Sshd {
             )?;
             match spawn_sshd(dir.path(), &self.host, port, None) {
                 Ok(child) => {
-                    return Ok(Sshd {
+                    let sshd = Sshd {
                         dir,
                         host: self.host.clone(),
                         port,
@@ -286,7 +288,9 @@ impl Sshd {
                         child: Some(child),
                         user: self.user.clone(),
                         keys: self.keys.clone(),
-                    });
+                    };
+                    sshd.forget_backups()?;
+                    return Ok(sshd);
                 }
                 Err(e) => last_error = Some(e),
             }
@@ -560,6 +564,37 @@ impl Sshd {
         Ok(())
     }
 
+    /// The backup areas kaiport keeps on this server for its connection (the login user's, and
+    /// root's for that user), named after host and port: every fixture logs in as the same user,
+    /// so an area an earlier server on this port left would show its changes as this one's.
+    pub fn backup_areas(&self) -> Result<Vec<PathBuf>> {
+        let slug = format!("{}_{}", self.host, self.port);
+        let home = passwd_field(&self.user, 5)?;
+        let mut areas = vec![
+            PathBuf::from(home)
+                .join(".local/state/kaiport/backups")
+                .join(&slug),
+        ];
+        if is_root() {
+            let uid = passwd_field(&self.user, 2)?;
+            areas.push(PathBuf::from(format!("/var/backups/kaiport/uid-{uid}")).join(&slug));
+        }
+        Ok(areas)
+    }
+
+    /// Removes [`Sshd::backup_areas`]: at start (a test that crashed left them) and on drop.
+    fn forget_backups(&self) -> Result<()> {
+        for area in self.backup_areas()? {
+            match std::fs::remove_dir_all(&area) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| format!("removing {}", area.display()));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Kills sshd and every process it started (connection handlers, shells) at once, as if the
     /// server died: clients see their TCP connections drop. Idempotent.
     pub fn kill(&mut self) {
@@ -577,6 +612,8 @@ impl Sshd {
 impl Drop for Sshd {
     fn drop(&mut self) {
         self.kill();
+        // Nothing to do about a failure here; the next server on this port clears it again.
+        let _ = self.forget_backups();
     }
 }
 
@@ -822,6 +859,19 @@ fn set_mode(path: &Path, mode: u32) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
         .with_context(|| format!("chmod {mode:o} {}", path.display()))
+}
+
+/// Field `index` (0-based) of `user`'s line in the password database.
+fn passwd_field(user: &str, index: usize) -> Result<String> {
+    let out = Command::new("getent")
+        .args(["passwd", user])
+        .output()
+        .context("running getent passwd")?;
+    let line = String::from_utf8_lossy(&out.stdout);
+    match line.trim_end().split(':').nth(index) {
+        Some(field) if out.status.success() && !field.is_empty() => Ok(field.to_owned()),
+        _ => bail!("getent passwd {user} printed no field {index}: {line:?}"),
+    }
 }
 
 /// A port on 127.0.0.1 that was free a moment ago.

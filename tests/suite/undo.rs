@@ -7,8 +7,9 @@
 //! Changes through sudo: `files::sudo_write_keeps_owner_group_and_mode`.
 //!
 //! The tests run as root (like CI); sshd logs in as the fixture's test user (passwordless sudo).
-//! Each sshd listens on its own port, so each test has its own backup area (areas are per
-//! connection) even though all share the test user's home.
+//! Areas are per connection (host and port) and all tests share the test user's home: a port is
+//! used again by later servers, so the sshd fixture removes its port's areas when it starts and
+//! when it is dropped.
 
 use super::files::uid_gid;
 use kaiport_protocol::*;
@@ -68,9 +69,7 @@ pub(super) fn backup_holding(result: &Value, old: &[u8]) -> (String, PathBuf) {
 
 /// The test user's backup area for `sshd`'s connection.
 fn area(sshd: &Sshd) -> PathBuf {
-    let home = PathBuf::from(format!("/home/{}", sshd.user()));
-    home.join(".local/state/kaiport/backups")
-        .join(format!("127.0.0.1_{}", sshd.port()))
+    sshd.backup_areas().unwrap().remove(0)
 }
 
 /// read_file, then edit_file replacing `old` with `new` in `path`.
@@ -308,6 +307,26 @@ async fn another_file_system_is_backed_up_by_a_server_side_copy() {
     assert_eq!(std::fs::metadata(&backup).unwrap().mode() & 0o777, 0o600);
     undo(&tab, &id).await;
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "tmpfs = 1\n");
+}
+
+/// A later server on the same port must not list this one's changes as its own.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stopped_server_leaves_no_changes_for_the_next_on_its_port() {
+    let sshd = Sshd::start().unwrap();
+    let tab = open(&sshd, allowed()).await;
+    let (_dir, file) = user_file(&sshd, b"port = 1\n");
+    let edited = read_and_edit(&tab, &file, "port = 1", "port = 2")
+        .await
+        .result
+        .unwrap();
+    let (_, backup) = backup_holding(&edited, b"port = 1\n");
+    assert!(backup.starts_with(area(&sshd)), "{}", backup.display());
+    let areas = sshd.backup_areas().unwrap();
+    drop(tab);
+    drop(sshd);
+    for area in areas {
+        assert!(!area.exists(), "{} was left", area.display());
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
