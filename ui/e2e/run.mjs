@@ -281,6 +281,25 @@ test("--open starts the browser on a private page that leads to the UI", async (
   }
 });
 
+test("a part of the page that cannot be fetched (the server stopped) is no error in it", async ({ page, served }) => {
+  // The parts load in the background after the engine's hello; kaiport serve may be gone by
+  // then. The markdown renderer's load failed unhandled, an error in the page.
+  let refused = 0;
+  await page.route(/\/assets\/markdown-[^/]+\.js$/, async (route) => {
+    refused++;
+    await route.abort("connectionrefused");
+  });
+  await page.goto(served.url);
+  await page.getByRole("navigation", { name: "Connections" }).waitFor();
+  await until("the markdown renderer was asked for", async () => refused > 0);
+  // The rest of the page works on.
+  await page
+    .getByRole("navigation", { name: "Connections" })
+    .getByRole("button", { name: "New local terminal" })
+    .click();
+  await runInTerminal(page, "echo still-$((5*5))", "still-25");
+});
+
 test("a local terminal: type echo and see it", async ({ page, served }) => {
   await page.goto(served.url);
   await page

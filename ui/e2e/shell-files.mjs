@@ -446,6 +446,35 @@ export function shellFilesTests(h) {
     }
   });
 
+  test("SSH tab file editor that cannot be fetched says so and closes, and the pane works on", async ({
+    page,
+    served,
+    sshd,
+  }) => {
+    // The editor is fetched on the first file opened; a kaiport serve stopped or upgraded since
+    // the page loaded cannot give it. The pane said nothing and the page had an error.
+    const dir = `/tmp/kp-editor-fetch-e2e-${Date.now()}`;
+    await page.route(/\/assets\/FileEditor-[^/]+\.js$/, (route) => route.abort("connectionrefused"));
+    await openShell(page, served, sshd);
+    await runInTerminal(
+      page,
+      `mkdir -p ${dir} && printf 'first\\n' > ${dir}/notes.txt && cd ${dir} && echo ok-$((5+2))`,
+      "ok-7",
+    );
+    await page.getByRole("button", { name: "Files", exact: true }).click();
+    const files = page.getByRole("complementary", { name: "Files" });
+    await row(files, "notes.txt").dblclick();
+    const failed = page.getByRole("alert").filter({ hasText: "Could not load the editor" });
+    await failed.waitFor();
+    await failed.getByText("Reload the page to try again").waitFor();
+    await page.screenshot({ path: join(OUTPUT, "editor-not-fetched.png") });
+    await failed.getByRole("button", { name: "Close" }).click();
+    await failed.waitFor({ state: "detached" });
+    // The pane is still there and still lists the folder.
+    await row(files, "notes.txt").waitFor();
+    await runInTerminal(page, `rm -r ${dir} && echo gone-$((4+4))`, "gone-8");
+  });
+
   test("SSH tab file editor: closing with unsaved edits asks first; without edits it closes at once", async ({
     page,
     served,

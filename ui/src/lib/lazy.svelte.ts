@@ -35,8 +35,14 @@ const markdownModule = once(() => import("./markdown"));
 /** The markdown renderer once loaded (until then, Markdown.svelte shows the text as it is). */
 export const markdown = $state<{ render: typeof RenderMarkdown | null }>({ render: null });
 
+/** Loads with `load` and hands the part to `use`. A failed load (the server stopped, the
+ * network went) is no error in the page: what needs the part asks again on its next use. */
+export function loadInto<T>(load: () => Promise<T>, use: (part: T) => void): Promise<void> {
+  return load().then(use, () => {});
+}
+
 export function loadMarkdown(): void {
-  void markdownModule().then((module) => {
+  void loadInto(markdownModule, (module) => {
     markdown.render = module.renderMarkdown;
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { once } from "./lazy.svelte";
+import { loadInto, once } from "./lazy.svelte";
 
 describe("once", () => {
   it("loads once however often it is asked", async () => {
@@ -22,5 +22,24 @@ describe("once", () => {
     await expect(load()).rejects.toThrow("offline");
     expect(await load()).toBe(2);
     expect(await load()).toBe(2);
+  });
+});
+
+describe("loadInto", () => {
+  it("hands the loaded part over, and a failed load leaves no rejection behind", async () => {
+    let loads = 0;
+    const load = once(async () => {
+      loads += 1;
+      if (loads === 1) {
+        throw new TypeError("Failed to fetch dynamically imported module");
+      }
+      return "renderer";
+    });
+    const used: string[] = [];
+    // An unhandled rejection here fails the run (Vitest reports it).
+    await loadInto(load, (part) => used.push(part));
+    expect(used).toEqual([]);
+    await loadInto(load, (part) => used.push(part));
+    expect(used).toEqual(["renderer"]);
   });
 });
