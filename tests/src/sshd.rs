@@ -23,6 +23,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use kaiport_core::backup::{ROOT_AREAS, USER_AREA};
 use kaiport_core::ssh::{SshOptions, SshTarget};
 use tempfile::TempDir;
 
@@ -570,14 +571,10 @@ impl Sshd {
     pub fn backup_areas(&self) -> Result<Vec<PathBuf>> {
         let slug = format!("{}_{}", self.host, self.port);
         let home = passwd_field(&self.user, 5)?;
-        let mut areas = vec![
-            PathBuf::from(home)
-                .join(".local/state/kaiport/backups")
-                .join(&slug),
-        ];
+        let mut areas = vec![PathBuf::from(home).join(USER_AREA).join(&slug)];
         if is_root() {
             let uid = passwd_field(&self.user, 2)?;
-            areas.push(PathBuf::from(format!("/var/backups/kaiport/uid-{uid}")).join(&slug));
+            areas.push(Path::new(ROOT_AREAS).join(format!("uid-{uid}")).join(&slug));
         }
         Ok(areas)
     }

@@ -468,6 +468,10 @@ export function shellFilesTests(h) {
     await failed.waitFor();
     await failed.getByText("Reload the page to try again").waitFor();
     await page.screenshot({ path: join(OUTPUT, "editor-not-fetched.png") });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await failed.getByRole("button", { name: "Close" }).waitFor();
+    await page.screenshot({ path: join(OUTPUT, "editor-not-fetched-phone.png") });
+    await page.setViewportSize({ width: 1280, height: 760 });
     await failed.getByRole("button", { name: "Close" }).click();
     await failed.waitFor({ state: "detached" });
     // The pane is still there and still lists the folder.

@@ -41,6 +41,11 @@ export function loadInto<T>(load: () => Promise<T>, use: (part: T) => void): Pro
   return load().then(use, () => {});
 }
 
+/** What the page says where a part of it could not be loaded. */
+export function loadFailedText(what: string, error: unknown): string {
+  return `Could not load ${what}: ${error instanceof Error ? error.message : String(error)}. Reload the page to try again.`;
+}
+
 export function loadMarkdown(): void {
   void loadInto(markdownModule, (module) => {
     markdown.render = module.renderMarkdown;
